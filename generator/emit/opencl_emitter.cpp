@@ -1,0 +1,42 @@
+// The OpenCL backend: a self-contained folder with the host program, its CMakeLists.txt, the
+// runtime headers it includes and the user's kernel sources, unmodified.
+
+#include <string>
+
+#include "emit/emitter.hpp"
+#include "emit/view.hpp"
+
+namespace stepgen::emit {
+
+namespace {
+
+std::string cl_scalar_type(model::ScalarType t) {
+  return std::string("cl_") + model::type_info(t).name;
+}
+
+std::string cl_buffer_arg(const std::string& name) { return "buf[array::" + name + "]"; }
+
+class OpenClEmitter : public Emitter {
+ public:
+  const char* name() const override { return "opencl"; }
+
+  void emit(const model::Model& m, OutputSet& out) const override {
+    View v = common_view(m, BackendNames{cl_scalar_type, cl_buffer_arg});
+    std::vector<std::string> kernels = add_kernel_sources(m, out);
+    std::string paths;
+    for (const std::string& k : kernels) paths += (paths.empty() ? "" : " ") + k;
+    v.set("kernel_paths", paths);
+    v.set("build_options", "");
+    out.add(m.name + ".cpp", render("templates/opencl/host.cpp.mustache", v));
+    out.add("CMakeLists.txt", render("templates/opencl/CMakeLists.txt.mustache", v));
+    out.add("cmake/embed_kernels.cmake", render("templates/common/embed_kernels.cmake.mustache", v));
+    add_runtime_headers({"box.hpp", "exchange.hpp", "init.hpp", "opencl.hpp", "partition.hpp", "program.hpp"},
+                        out);
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Emitter> make_opencl_emitter() { return std::make_unique<OpenClEmitter>(); }
+
+}  // namespace stepgen::emit

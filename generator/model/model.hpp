@@ -1,0 +1,161 @@
+#pragma once
+/// \file
+/// The validated model: the single truth that plan and emit stages read. Built once by
+/// `build_model` from a SpecTree; immutable afterwards. Names are resolved to indices, constant
+/// expressions are folded, and every fact a backend needs is stated here, not re-derived.
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "diag/diagnostics.hpp"
+#include "model/expr.hpp"
+#include "spec/spec_tree.hpp"
+
+namespace stepgen::model {
+
+enum class ScalarType {
+  kFloat,
+  kDouble,
+  kInt,
+  kUint,
+  kLong,
+  kUlong,
+  kShort,
+  kUshort,
+  kChar,
+  kUchar
+};
+
+struct TypeInfo {
+  ScalarType type;
+  const char* name;      ///< spec and OpenCL C name: "float", "uint", ...
+  const char* cpp_name;  ///< host C++ type: "float", "std::uint32_t", ...
+  int bytes;
+  bool is_float;
+};
+const TypeInfo& type_info(ScalarType t);
+std::optional<ScalarType> parse_type(const std::string& name);
+std::vector<std::string> type_names();
+
+struct Init {
+  enum class Kind { kZero, kRandom, kValue, kCopy, kFile, kNone };
+  Kind kind = Kind::kZero;
+  std::uint64_t seed = 0;  ///< kRandom
+  std::string value;       ///< kValue: the literal as written (valid for the array's type)
+  int source = -1;         ///< kCopy: array index
+  std::string path;        ///< kFile: as written, relative to the spec's folder
+};
+
+enum class Access { kRead, kWrite, kReadWrite };
+
+/// Points an argument reads around each element. `lo`/`hi` are the widths below/above per
+/// dimension (non-negative), from the points or given directly. `points` is empty when the halo
+/// was given as widths: then the whole box lo..hi is read (corners included).
+struct Halo {
+  std::vector<std::array<int, 3>> points;
+  std::array<int, 3> lo{0, 0, 0};
+  std::array<int, 3> hi{0, 0, 0};
+  bool empty() const {
+    return lo == std::array<int, 3>{0, 0, 0} && hi == std::array<int, 3>{0, 0, 0};
+  }
+};
+
+struct Array {
+  std::string name;
+  ScalarType type = ScalarType::kFloat;
+  int dims = 1;
+  std::array<std::int64_t, 3> size{1, 1, 1};  ///< unused dimensions are 1
+  Init init;
+  bool written = false;  ///< some launch writes it
+  bool read = false;     ///< some launch reads it
+  Halo read_halo;        ///< union of the halos of every argument reading it
+  bool save = true;      ///< saved / compared at the end (all written arrays by default)
+  spec::Loc loc;
+};
+
+struct KernelArg {
+  enum class Kind { kArray, kScalar };
+  Kind kind = Kind::kArray;
+  int array = -1;  ///< kArray
+  Access access = Access::kRead;
+  Halo halo;
+  ScalarType scalar_type = ScalarType::kInt;  ///< kScalar
+  Expr value;                                 ///< kScalar
+  spec::Loc loc;
+};
+
+enum class Language { kOpenCL, kCuda };
+
+struct Kernel {
+  std::string name;
+  std::string source;  ///< as written, relative to the spec's folder
+  Language language = Language::kOpenCL;
+  std::vector<KernelArg> args;
+  std::vector<Expr>
+      global;  ///< one per grid dimension (default filled in: extents of the first written array)
+  std::vector<std::int64_t> local;  ///< empty = let the runtime choose
+  spec::Loc loc;
+};
+
+struct Step {
+  enum class Kind { kLaunch, kSwap, kRotate };
+  Kind kind = Kind::kLaunch;
+  int kernel = -1;          ///< kLaunch
+  std::vector<int> arrays;  ///< kSwap (2) / kRotate (>= 2): array indices, in order
+  spec::Loc loc;
+};
+
+struct Devices {
+  enum class Type { kAll, kGpu, kCpu };
+  Type type = Type::kAll;
+  int count = 0;                ///< 0 = all
+  std::vector<double> weights;  ///< empty = equal / measured
+};
+
+struct OutOfCore {
+  bool enabled = false;    ///< an <out_of_core> element was given
+  int chunks = 0;          ///< 0 = auto
+  int steps_per_pass = 0;  ///< 0 = auto
+  bool region_sharing = true;
+  std::int64_t device_memory = 0;  ///< bytes; 0 = auto
+};
+
+struct Constant {
+  std::string name;
+  Value value;
+  std::string text;  ///< the value as a C++ literal
+};
+
+struct Model {
+  std::string name;
+  std::string spec_path;            ///< as given
+  std::string spec_dir;             ///< folder of the spec ("" = current)
+  std::vector<Constant> constants;  ///< in spec order
+  std::map<std::string, Value> constant_values;
+  std::vector<Array> arrays;
+  std::vector<Kernel> kernels;
+  std::int64_t steps = 1;
+  std::vector<Step> body;
+  Devices devices;
+  int exchange_every = 1;
+  OutOfCore out_of_core;
+  bool mpi = false;
+
+  /// The grid: the shape every partitioned array shares (the first array's size).
+  int dims = 1;
+  std::array<std::int64_t, 3> domain{1, 1, 1};
+
+  int find_array(const std::string& name) const;
+  int find_kernel(const std::string& name) const;
+};
+
+/// Validates the tree and builds the model. Reports every error and warning into `diags`;
+/// returns nullopt when there was any error. Kernel and data files are looked up relative to the
+/// spec file's folder.
+std::optional<Model> build_model(const spec::SpecTree& tree, Diagnostics& diags);
+
+}  // namespace stepgen::model

@@ -1,0 +1,134 @@
+#pragma once
+/// \file
+/// From the validated Model to the runtime's numbers: the partition request, the exchange plan
+/// per array and, out of core, the chunk plan per part. Every rule that turns a Model into a
+/// number lives here, one function each, because two consumers must agree on it: `stepgen plan`
+/// (which prints the plan) and the emitters (which write the same rules' results as constants
+/// into generated programs, which then call the same runtime functions at run time).
+/// See docs/plan.md for the reasoning and the papers' worked examples.
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "model/model.hpp"
+#include "stepgen/chunk.hpp"
+#include "stepgen/exchange.hpp"
+#include "stepgen/partition.hpp"
+
+namespace stepgen::model {
+
+/// What `stepgen plan` (or the generated program) knows that the spec does not.
+struct PlanOptions {
+  int devices = 1;
+  /// Relative device speeds. Empty: the spec's weights when they give one per device, else
+  /// equal weights.
+  std::vector<double> weights;
+  rt::Strategy strategy = rt::Strategy::kMinExchange;
+  std::int64_t device_memory = 0;  ///< bytes per device; 0 = the spec's (out of core only)
+};
+
+/// A model halo as the runtime's type, in `dims` dimensions.
+rt::Halo to_rt_halo(const Halo& h, int dims);
+
+/// The union of every array's read halo: what the grid as a whole reads around a cell.
+rt::Halo grid_halo(const Model& m);
+
+/// The validity shrink of one time step: per dimension and side, the sum over the body's
+/// launches of the widest halo that launch reads (a launch reading with width h makes its
+/// output valid h cells less far into the ghost zone than its input).
+std::array<rt::Index, 3> step_shrink_lo(const Model& m);
+std::array<rt::Index, 3> step_shrink_hi(const Model& m);
+
+/// Ghost widths of the local buffers below / above the owned box. exchange_every == 1: the
+/// grid halo's widths (an exchange follows every launch that needs one). k = exchange_every
+/// > 1: k * step_shrink, the depth that keeps the owned box valid for k steps of redundant
+/// computation between exchanges.
+std::array<rt::Index, 3> ghost_lo(const Model& m);
+std::array<rt::Index, 3> ghost_hi(const Model& m);
+
+/// Split granularity: per dimension the lcm of the kernels' local sizes (1 where none).
+rt::Vec3 granule(const Model& m);
+
+/// The merged read halos of the array's swap/rotate group (its buffers serve every member).
+rt::Halo group_halo(const Model& m, int array);
+
+/// True when the array has the grid's shape and is therefore split over the devices; other
+/// arrays (coefficient tables, ...) are copied whole to every device.
+bool is_partitioned(const Model& m, int array);
+
+/// True when the partitioned array's ghost cells are exchanged (see model/groups.hpp).
+bool is_exchanged(const Model& m, int array);
+
+/// How many times the array's ghost cells are refreshed per exchange interval (every
+/// exchange_every steps). Exchanging every step: once after each launch that writes it (so
+/// of a swapped pair A/B written as B, only B). Deep halos: once, after the body's k-th run,
+/// for every exchanged array. 0 when it is not exchanged.
+int exchanges_per_interval(const Model& m, int array);
+
+/// The partition request: grid, granule, grid halo, ghost widths, devices, weights, strategy,
+/// exchange interval. bytes_per_cell is the element bytes of the exchanged arrays, each
+/// counted exchanges_per_interval times, so that the partitioner's cost is the bytes the
+/// program moves per interval (its ranking of grids does not depend on this factor).
+rt::PartitionRequest partition_request(const Model& m, const PlanOptions& options);
+
+/// One exchanged array's transfers for one exchange.
+struct ArrayExchange {
+  int array = -1;
+  rt::Halo halo;  ///< group_halo(array)
+  int times = 1;  ///< exchanges_per_interval(array)
+  std::vector<rt::Transfer> transfers;
+  rt::Index bytes_per_exchange = 0;
+};
+
+/// The chunk request of one part: planes along the slowest dimension, the per-step halo along
+/// it (step_shrink), chunks and steps_per_pass as given, region sharing from the spec, one
+/// entry per partitioned array (planes as wide as the part's ghost box in the other
+/// dimensions; read-only when its group holds no results). No padding: a model's arrays are
+/// the domain itself.
+rt::ChunkRequest chunk_request(const Model& m, const rt::Partition& p, int part, int chunks,
+                               int steps_per_pass);
+
+/// Device bytes a part needs besides its chunk buffers: the arrays that are not partitioned.
+rt::Index resident_bytes(const Model& m);
+
+struct Plan {
+  rt::Partition partition;
+  int every = 1;                         ///< steps between exchanges
+  std::vector<ArrayExchange> exchanges;  ///< exchanged arrays, in model order
+  /// Per part: bytes received (its ghost cells refreshed) / sent, per step: the sum over
+  /// exchanged arrays of bytes_per_exchange * times, divided by `every` (rounded down).
+  std::vector<rt::Index> recv_bytes_per_step;
+  std::vector<rt::Index> send_bytes_per_step;
+  rt::Index exchange_bytes_per_step = 0;  ///< all parts (each byte counted once)
+  /// Per part: device buffers when running in core (ghost box per partitioned array, whole
+  /// arrays otherwise).
+  std::vector<rt::Index> buffer_bytes;
+  // Out of core.
+  bool out_of_core = false;
+  int steps_per_pass = 0;
+  std::int64_t device_memory = 0;     ///< the budget used (0 when none was needed)
+  std::vector<rt::ChunkPlan> chunks;  ///< one per part
+};
+
+/// Builds the plan. Throws rt::PlanError with a message a user can act on.
+/// Out of core: the chunk count is the spec's, or the fewest that fit device_memory (the
+/// options', else the spec's, else an error asking for --device-memory); steps_per_pass is the
+/// spec's, else 1 (larger k trades redundant halo work for fewer passes: not chosen
+/// automatically yet).
+Plan make_plan(const Model& m, const PlanOptions& options);
+
+/// A table per part (owned, ghost, buffer bytes, neighbours, bytes per step) and totals; out of
+/// core also each part's chunk table and per-pass bytes with and without region sharing.
+std::string plan_text(const Model& m, const Plan& p);
+
+/// The plan as deterministic JSON (boxes as {"lo":[...],"hi":[...]}, hi exclusive).
+std::string plan_json(const Model& m, const Plan& p);
+
+/// A picture of the plan: parts in colours, ghost zones hatched, exchanged regions outlined,
+/// chunk boundaries out of core. 2D: x across, y down; 3D: the x-z section through the middle
+/// of y; 1D: a strip. About 800 pixels wide; deterministic.
+std::string plan_svg(const Model& m, const Plan& p);
+
+}  // namespace stepgen::model

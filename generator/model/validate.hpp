@@ -1,0 +1,118 @@
+#pragma once
+/// \file
+/// Private to model/: the state of one build_model run. Each validate_*.cpp file checks one part
+/// of the spec (arrays, kernels, the time loop, the run settings) and fills the matching part of
+/// the Model; every check reports and goes on, so one run reports every error of a file.
+
+#include <array>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "diag/diagnostics.hpp"
+#include "model/model.hpp"
+#include "spec/spec_tree.hpp"
+
+namespace stepgen::model::detail {
+
+class Builder {
+ public:
+  Builder(const spec::SpecTree& tree, Diagnostics& diags);
+  std::optional<Model> run();
+
+ private:
+  // --- names and values (model.cpp) ---
+  /// Checks `name` and enters it into the one namespace of constants, arrays and kernels.
+  /// Returns false for a duplicate of the same kind (the caller then drops the definition).
+  bool declare(const spec::Text& name, const std::string& kind);
+  std::optional<Expr> parse(const spec::Text& text, bool allow_runtime, const std::string& what);
+  /// Parses and folds a constant expression; errors are reported.
+  std::optional<Value> fold(const spec::Text& text, const std::string& what);
+  /// A constant expression that must be an integer >= `min` (1, 0, or the lowest int64 for
+  /// any integer); `what` starts the messages ("size must be a positive integer, got -4").
+  std::optional<std::int64_t> constant_int(const spec::Text& text, const std::string& what,
+                                           std::int64_t min);
+  /// A plain decimal integer >= `min`, or one of `keywords` (returned as 0).
+  std::optional<std::int64_t> plain_int(const spec::Text& text, const std::string& what,
+                                        std::int64_t min, const std::vector<std::string>& keywords);
+  std::optional<bool> boolean(const spec::Text& text, const std::string& what);
+  /// Returns true when `text` is present and not blank; otherwise reports `message` (through
+  /// form_error when the text is absent).
+  bool require(const spec::Text& text, const std::string& message);
+  /// Reports an error of form (a missing value, a wrong count of items) unless the reader
+  /// reported errors: readers check form and stop short where they did, so the model would only
+  /// say it again. For a tree the reader found no fault in (or one built by hand) the model
+  /// still reports it, so that no malformed tree passes.
+  void form_error(spec::Loc loc, const std::string& message);
+  /// The path of a file named in the spec, as stepgen opens it (relative to the spec's folder).
+  std::string resolve(const std::string& path) const;
+  std::string size_string(int array) const;
+  void build_constants();
+
+  // --- validate_arrays.cpp ---
+  void build_arrays();
+  void build_inits();
+  Init parse_init(int index);
+
+  // --- validate_kernels.cpp ---
+  void build_shadow();
+  void build_kernels();
+  void build_kernel(const spec::Kernel& k);
+  std::optional<Language> kernel_language(const spec::Kernel& k);
+  KernelArg build_arg(const spec::KernelArg& a, std::size_t position, Kernel& kernel);
+  Halo build_halo(const spec::KernelArg& a, int array, bool& given);
+  /// One halo point's offsets; `owner` names what it belongs to in messages.
+  std::optional<std::array<int, 3>> halo_point(const spec::HaloPoint& p, int dims,
+                                               const std::string& owner);
+  /// Reports a halo reach `width` wider than `array` (or, for -1, the grid) in `dim`.
+  bool check_reach(std::int64_t width, int dim, int array, spec::Loc loc);
+  void build_launch_sizes(const spec::Kernel& k, Kernel& kernel);
+
+  // --- validate_loop.cpp ---
+  void build_loop();
+  void build_usage();
+  void build_settings();
+  /// device_memory: 'auto' (0) or a byte count with an optional unit (8GiB, 512MiB, 1000).
+  std::optional<std::int64_t> memory_size(const spec::Text& text);
+
+  const spec::SpecTree& tree_;
+  Diagnostics& diags_;
+  int reader_errors_ = 0;  ///< errors reported before build_model began
+  Model m_;
+
+  struct Name {
+    std::string kind;
+    int line = 0;
+  };
+  std::map<std::string, Name> names_;
+  std::vector<std::string> array_names_;  ///< index = Model::arrays index
+  std::vector<int> array_dims_;
+  struct ArrayState {
+    const spec::Array* spec = nullptr;
+    bool type_ok = false;
+    bool size_ok = false;
+    bool copy_source = false;  ///< some array's init copies it
+  };
+  std::vector<ArrayState> array_state_;
+  bool grid_ok_ = false;
+  std::optional<Halo> shadow_;  ///< the top-level shadow, when given and valid
+  struct KernelState {
+    const spec::Kernel* spec = nullptr;
+    bool writes = false;
+    bool accesses_known = true;  ///< every array argument has a valid access
+    bool launched = false;
+    bool language_ok = false;
+  };
+  std::vector<KernelState> kernel_state_;
+};
+
+/// A value as a C++ literal (and for messages): integers as they are, floats in their shortest
+/// exact form, always with a '.' or an exponent.
+std::string value_string(const Value& v);
+
+/// Adds `h` to `into`: widths are the maxima; points are the union, unless either side was
+/// given as widths (a box), which makes the union a box too.
+void merge_halo(Halo& into, const Halo& h);
+
+}  // namespace stepgen::model::detail

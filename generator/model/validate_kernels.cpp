@@ -1,0 +1,434 @@
+// Kernels: sources and languages, arguments and their halos, the shadow, global and local sizes.
+
+#include <algorithm>
+#include <filesystem>
+#include <limits>
+
+#include "model/validate.hpp"
+#include "model/validate_util.hpp"
+
+namespace stepgen::model::detail {
+
+namespace {
+
+std::string dim_name(int d) {
+  return std::to_string(d) + " (" + "xyz"[d] + ")";
+}
+
+std::string count_of(std::size_t n, const char* one, const char* many) {
+  return std::to_string(n) + " " + (n == 1 ? one : many);
+}
+
+const char* language_name(Language l) {
+  return l == Language::kCuda ? "CUDA" : "OpenCL";
+}
+
+// The language a file's extension names, if any.
+std::optional<Language> language_of_path(const std::string& path) {
+  std::string ext = std::filesystem::path(path).extension().string();
+  if (ext == ".cl") return Language::kOpenCL;
+  if (ext == ".cu") return Language::kCuda;
+  return std::nullopt;
+}
+
+Halo halo_of_points(const std::vector<std::array<int, 3>>& points) {
+  Halo h;
+  for (const auto& p : points) {
+    for (std::size_t d = 0; d < 3; ++d) {
+      h.lo[d] = std::max(h.lo[d], -p[d]);
+      h.hi[d] = std::max(h.hi[d], p[d]);
+    }
+    if (std::find(h.points.begin(), h.points.end(), p) == h.points.end()) h.points.push_back(p);
+  }
+  std::sort(h.points.begin(), h.points.end());
+  return h;
+}
+
+}  // namespace
+
+bool Builder::check_reach(std::int64_t width, int dim, int array, spec::Loc loc) {
+  std::int64_t size = 0;
+  std::string what;
+  if (array >= 0) {
+    if (!array_state_[static_cast<std::size_t>(array)].size_ok) return true;
+    size = m_.arrays[static_cast<std::size_t>(array)].size[static_cast<std::size_t>(dim)];
+    what = "halo of array " + quote(m_.arrays[static_cast<std::size_t>(array)].name);
+  } else {
+    if (!grid_ok_) return true;
+    size = m_.domain[static_cast<std::size_t>(dim)];
+    what = "shadow";
+  }
+  if (width <= size) return true;
+  diags_.error(loc, what + " is " + std::to_string(width) + " wide in dimension " + dim_name(dim) +
+                        ", wider than the " + (array >= 0 ? "array" : "grid") + " (" +
+                        std::to_string(size) + ")");
+  return false;
+}
+
+std::optional<std::array<int, 3>> Builder::halo_point(const spec::HaloPoint& p, int dims,
+                                                      const std::string& owner) {
+  if (p.offsets.size() != static_cast<std::size_t>(dims)) {
+    diags_.error(p.loc, (owner.empty() ? std::string("shadow point") : "halo point") + " has " +
+                            count_of(p.offsets.size(), "offset", "offsets") + " but " +
+                            (owner.empty() ? std::string("the grid") : owner) + " has " +
+                            count_of(static_cast<std::size_t>(dims), "dimension", "dimensions"));
+    return std::nullopt;
+  }
+  std::array<int, 3> point{0, 0, 0};
+  bool ok = true;
+  for (std::size_t d = 0; d < p.offsets.size(); ++d) {
+    std::optional<std::int64_t> v =
+        constant_int(p.offsets[d], "halo offset", std::numeric_limits<std::int64_t>::min());
+    if (!v) {
+      ok = false;
+    } else if (*v > (1 << 24) || *v < -(1 << 24)) {
+      diags_.error(p.offsets[d].loc, "halo offset " + std::to_string(*v) + " is too large");
+      ok = false;
+    } else {
+      point[d] = static_cast<int>(*v);
+    }
+  }
+  if (!ok) return std::nullopt;
+  return point;
+}
+
+void Builder::build_shadow() {
+  if (tree_.shadow.empty() || !grid_ok_) return;
+  std::vector<std::array<int, 3>> points;
+  bool ok = true;
+  for (const spec::HaloPoint& p : tree_.shadow) {
+    std::optional<std::array<int, 3>> point = halo_point(p, m_.dims, "");
+    if (!point) {
+      ok = false;
+      continue;
+    }
+    for (int d = 0; d < m_.dims; ++d) {
+      int v = (*point)[static_cast<std::size_t>(d)];
+      ok = check_reach(v < 0 ? -v : v, d, -1, p.offsets[static_cast<std::size_t>(d)].loc) && ok;
+    }
+    points.push_back(*point);
+  }
+  if (ok) shadow_ = halo_of_points(points);
+}
+
+void Builder::build_kernels() {
+  for (const spec::Kernel& k : tree_.kernels) build_kernel(k);
+  if (tree_.kernels.empty())
+    form_error(tree_.loc, "the spec declares no kernel: expected at least one");
+
+  // One program is generated for one language.
+  const Kernel* first = nullptr;
+  for (std::size_t i = 0; i < m_.kernels.size(); ++i) {
+    if (!kernel_state_[i].language_ok) continue;
+    const Kernel& k = m_.kernels[i];
+    if (!first) {
+      first = &k;
+    } else if (k.language != first->language) {
+      diags_.error(k.loc, "kernel " + quote(k.name) + " is written in " +
+                              language_name(k.language) + " but kernel " + quote(first->name) +
+                              " in " + language_name(first->language) +
+                              "; all kernels of a spec must use one language");
+    }
+  }
+}
+
+void Builder::build_kernel(const spec::Kernel& k) {
+  if (!declare(k.name, "kernel")) return;
+  Kernel kernel;
+  kernel.name = k.name.value;
+  kernel.loc = k.name.loc;
+  KernelState state;
+  state.spec = &k;
+  if (require(k.source, "missing source for kernel " + quote(kernel.name) +
+                            ": expected the kernel's file, such as " + kernel.name + ".cl")) {
+    kernel.source = k.source.value;
+    std::string full = resolve(kernel.source);
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(full, ec)) {
+      // Suggest a file of the same folder, written as the spec would write it.
+      std::vector<std::string> siblings;
+      std::filesystem::path folder = std::filesystem::path(kernel.source).parent_path();
+      for (const auto& entry :
+           std::filesystem::directory_iterator(std::filesystem::path(full).parent_path(), ec))
+        if (entry.is_regular_file(ec))
+          siblings.push_back((folder / entry.path().filename()).generic_string());
+      std::sort(siblings.begin(), siblings.end());
+      diags_.error(k.source.loc, "kernel source " + quote(kernel.source) +
+                                     " does not exist (looked for " + full + ")" +
+                                     did_you_mean(kernel.source, siblings));
+    }
+    if (std::optional<Language> l = kernel_language(k)) {
+      kernel.language = *l;
+      state.language_ok = true;
+    }
+  }
+  for (std::size_t i = 0; i < k.args.size(); ++i) {
+    kernel.args.push_back(build_arg(k.args[i], i + 1, kernel));
+    const KernelArg& a = kernel.args.back();
+    if (a.kind != KernelArg::Kind::kArray) continue;
+    const spec::Text& access = k.args[i].access;
+    if (access.value != "read" && access.value != "write" && access.value != "readwrite")
+      state.accesses_known = false;
+    else if (a.access != Access::kRead)
+      state.writes = true;
+  }
+  build_launch_sizes(k, kernel);
+  m_.kernels.push_back(std::move(kernel));
+  kernel_state_.push_back(state);
+}
+
+std::optional<Language> Builder::kernel_language(const spec::Kernel& k) {
+  std::optional<Language> from_path = language_of_path(k.source.value);
+  if (!k.language.present) {
+    if (!from_path)
+      diags_.error(k.source.loc, "cannot tell the language of kernel source " +
+                                     quote(k.source.value) +
+                                     ": expected a .cl (OpenCL) or .cu (CUDA) file, or a language "
+                                     "(opencl or cuda)");
+    return from_path;
+  }
+  std::optional<Language> given;
+  if (k.language.value == "opencl") given = Language::kOpenCL;
+  if (k.language.value == "cuda") given = Language::kCuda;
+  if (!given) {
+    std::string hint = did_you_mean(k.language.value, {"opencl", "cuda"});
+    diags_.error(k.language.loc, "unknown language " + quote(k.language.value) +
+                                     (hint.empty() ? "; expected opencl or cuda" : hint));
+    return std::nullopt;
+  }
+  if (from_path && *from_path != *given) {
+    diags_.error(k.language.loc,
+                 "language " + quote(k.language.value) + " does not match the source " +
+                     quote(k.source.value) +
+                     (*from_path == Language::kCuda ? ", a CUDA file" : ", an OpenCL file"));
+    return std::nullopt;
+  }
+  return given;
+}
+
+KernelArg Builder::build_arg(const spec::KernelArg& a, std::size_t position, Kernel& kernel) {
+  KernelArg arg;
+  bool scalar = a.kind == spec::KernelArg::Kind::kScalar;
+  arg.kind = scalar ? KernelArg::Kind::kScalar : KernelArg::Kind::kArray;
+  arg.loc = a.loc;
+  std::string which = "argument " + std::to_string(position) + " of kernel " + quote(kernel.name);
+  if (scalar) {
+    bool type_ok = false;
+    if (require(a.scalar_type, "missing type for scalar " + which + ": expected " +
+                                   "a type such as int or float")) {
+      if (std::optional<ScalarType> t = parse_type(a.scalar_type.value)) {
+        arg.scalar_type = *t;
+        type_ok = true;
+      } else {
+        std::string hint = did_you_mean(a.scalar_type.value, type_names());
+        diags_.error(a.scalar_type.loc,
+                     "unknown scalar type " + quote(a.scalar_type.value) +
+                         (hint.empty() ? "; expected a type such as int or float" : hint));
+      }
+    }
+    if (require(a.value, "missing value for scalar " + which)) {
+      if (std::optional<Expr> e = parse(a.value, true, "a scalar argument")) {
+        if (type_ok && !type_info(arg.scalar_type).is_float && e->is_float)
+          diags_.error(a.value.loc, "scalar " + which + " is " + type_info(arg.scalar_type).name +
+                                        " but its value is a floating expression");
+        arg.value = std::move(*e);
+      }
+    }
+    return arg;
+  }
+
+  if (require(a.array, which + " names no array")) {
+    arg.array = m_.find_array(a.array.value);
+    if (arg.array < 0)
+      diags_.error(a.array.loc, "array " + quote(a.array.value) + " is not declared" +
+                                    did_you_mean(a.array.value, array_names_));
+  }
+  bool access_ok = false;
+  std::string name = a.array.present ? quote(a.array.value) : which;
+  if (require(a.access, "missing access for array " + name + " in kernel " + quote(kernel.name) +
+                            ": expected read, write or readwrite")) {
+    const std::string& v = a.access.value;
+    access_ok = true;
+    if (v == "read")
+      arg.access = Access::kRead;
+    else if (v == "write")
+      arg.access = Access::kWrite;
+    else if (v == "readwrite")
+      arg.access = Access::kReadWrite;
+    else {
+      access_ok = false;
+      std::string hint = did_you_mean(v, {"read", "write", "readwrite"});
+      diags_.error(a.access.loc, "unknown access " + quote(v) +
+                                     (hint.empty() ? "; expected read, write or readwrite" : hint));
+    }
+  }
+  if (arg.array >= 0 && grid_ok_ && array_state_[static_cast<std::size_t>(arg.array)].size_ok) {
+    const Array& arr = m_.arrays[static_cast<std::size_t>(arg.array)];
+    if (arr.dims != m_.dims || arr.size != m_.domain)
+      diags_.error(a.array.loc, "array " + quote(arr.name) + " has size " + size_string(arg.array) +
+                                    " but the grid is " + size_string(0) +
+                                    "; every array a kernel takes must have the grid's size");
+  }
+  bool given = false;
+  Halo halo = build_halo(a, arg.array, given);
+  if (!access_ok) return arg;
+  if (arg.access == Access::kWrite) {
+    if (given)
+      diags_.warning(a.loc, "the halo of write-only array " + name + " in kernel " +
+                                quote(kernel.name) +
+                                " is ignored: only arguments that are read have halos");
+  } else if (given) {
+    arg.halo = halo;
+  } else if (shadow_) {
+    arg.halo = *shadow_;
+  }
+  return arg;
+}
+
+Halo Builder::build_halo(const spec::KernelArg& a, int array, bool& given) {
+  bool widths = !a.halo_lo.empty() || !a.halo_hi.empty();
+  given = widths || !a.halo.empty();
+  if (!given) return {};
+  if (widths && !a.halo.empty()) {
+    diags_.error(a.halo.front().loc,
+                 "give the halo of array " + quote(a.array.value) +
+                     " either as points or as halo_lo/halo_hi widths, not both");
+    return {};
+  }
+  // Without the array, the dimension count is unknown: offsets are still checked as values.
+  int dims = array >= 0 ? array_dims_[static_cast<std::size_t>(array)] : -1;
+  std::string owner = "array " + quote(a.array.value);
+  if (!widths) {
+    std::vector<std::array<int, 3>> points;
+    for (const spec::HaloPoint& p : a.halo) {
+      std::optional<std::array<int, 3>> point =
+          halo_point(p, dims < 0 ? static_cast<int>(p.offsets.size()) : dims, owner);
+      if (!point) continue;
+      for (std::size_t d = 0; array >= 0 && d < p.offsets.size(); ++d) {
+        int v = (*point)[d];
+        check_reach(v < 0 ? -v : v, static_cast<int>(d), array, p.offsets[d].loc);
+      }
+      points.push_back(*point);
+    }
+    return halo_of_points(points);
+  }
+  Halo h;
+  auto side = [&](const std::vector<spec::Text>& texts, std::array<int, 3>& out, const char* key) {
+    if (texts.empty()) return;
+    if (dims >= 0 && texts.size() != static_cast<std::size_t>(dims)) {
+      diags_.error(texts.front().loc,
+                   std::string(key) + " has " + count_of(texts.size(), "width", "widths") +
+                       " but " + owner + " has " +
+                       count_of(static_cast<std::size_t>(dims), "dimension", "dimensions"));
+      return;
+    }
+    for (std::size_t d = 0; d < texts.size() && d < 3; ++d) {
+      std::optional<std::int64_t> v = constant_int(texts[d], "halo width", 0);
+      if (!v) continue;
+      if (array >= 0 && !check_reach(*v, static_cast<int>(d), array, texts[d].loc)) continue;
+      if (*v > (1 << 24)) {
+        diags_.error(texts[d].loc, "halo width " + std::to_string(*v) + " is too large");
+        continue;
+      }
+      out[d] = static_cast<int>(*v);
+    }
+  };
+  side(a.halo_lo, h.lo, "halo_lo");
+  side(a.halo_hi, h.hi, "halo_hi");
+  return h;
+}
+
+void Builder::build_launch_sizes(const spec::Kernel& k, Kernel& kernel) {
+  auto count_error = [&](const std::vector<spec::Text>& texts, const char* what) {
+    diags_.error(texts.front().loc,
+                 std::string(what) + " has " + count_of(texts.size(), "size", "sizes") +
+                     " but the grid has " +
+                     count_of(static_cast<std::size_t>(m_.dims), "dimension", "dimensions"));
+  };
+  bool global_ok = grid_ok_;
+  if (!k.global.empty()) {
+    if (grid_ok_ && k.global.size() != static_cast<std::size_t>(m_.dims)) {
+      count_error(k.global, "global");
+      global_ok = false;
+    }
+    for (const spec::Text& g : k.global) {
+      std::optional<Expr> e = parse(g, true, "a global size");
+      if (!e) {
+        global_ok = false;
+        continue;
+      }
+      if (!e->is_runtime()) {
+        std::string error;
+        spec::Loc where = g.loc;
+        std::optional<Value> v = eval(*e, m_.constant_values, nullptr, &error, &where);
+        if (!v) {
+          diags_.error(where, error);
+          global_ok = false;
+        } else if (v->is_float || v->i < 1) {
+          diags_.error(g.loc, "global size must be a positive integer, got " + value_string(*v));
+          global_ok = false;
+        }
+      }
+      kernel.global.push_back(std::move(*e));
+    }
+  } else {
+    // The default: one work-item per element of the first written array's local buffer.
+    for (const KernelArg& a : kernel.args) {
+      if (a.kind != KernelArg::Kind::kArray || a.array < 0 || a.access == Access::kRead) continue;
+      for (int d = 0; grid_ok_ && d < m_.dims; ++d) {
+        Expr e;
+        e.kind = Expr::Kind::kArrayDim;
+        e.text = "extent";
+        e.array = a.array;
+        e.dim = d;
+        e.loc = kernel.loc;
+        kernel.global.push_back(e);
+      }
+      break;
+    }
+    global_ok = global_ok && !kernel.global.empty();
+  }
+
+  if (k.local.empty()) return;
+  if (grid_ok_ && k.local.size() != static_cast<std::size_t>(m_.dims)) {
+    count_error(k.local, "local");
+    return;
+  }
+  bool local_ok = true;
+  for (const spec::Text& l : k.local) {
+    std::optional<std::int64_t> v = constant_int(l, "local size", 1);
+    if (v)
+      kernel.local.push_back(*v);
+    else
+      local_ok = false;
+  }
+  if (!local_ok || !global_ok) return;
+
+  // Per-device sizes are judged on the whole grid: extents are the arrays' sizes there.
+  EvalEnv whole;
+  whole.extent = [&](int array, int dim) {
+    return m_.arrays[static_cast<std::size_t>(array)].size[static_cast<std::size_t>(dim)];
+  };
+  whole.global_extent = whole.extent;
+  whole.offset = [](int, int) { return std::int64_t{0}; };
+  for (std::size_t d = 0; d < kernel.local.size(); ++d) {
+    const Expr& g = kernel.global[d];
+    std::optional<Value> v = eval(g, m_.constant_values, &whole);
+    if (!v || v->is_float || v->i <= 0) continue;
+    std::int64_t local = kernel.local[d];
+    if (v->i % local == 0) continue;
+    std::string dim = dim_name(static_cast<int>(d));
+    if (!g.is_runtime()) {
+      diags_.error(k.local[d].loc, "local size " + std::to_string(local) +
+                                       " does not divide the global size " + std::to_string(v->i) +
+                                       " in dimension " + dim);
+    } else {
+      diags_.warning(k.local[d].loc, "local size " + std::to_string(local) + " does not divide " +
+                                         std::to_string(v->i) +
+                                         ", the global size over the whole grid in dimension " +
+                                         dim + "; the kernel must guard its index");
+    }
+  }
+}
+
+}  // namespace stepgen::model::detail

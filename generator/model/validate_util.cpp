@@ -1,0 +1,115 @@
+#include "model/validate_util.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <set>
+#include <sstream>
+#include <string_view>
+
+namespace stepgen::model::detail {
+
+spec::Loc loc_in(const spec::Text& text, std::size_t offset) {
+  spec::Loc loc = text.loc;
+  if (loc.line <= 0) return loc;
+  for (std::size_t i = 0; i < offset && i < text.value.size(); ++i) {
+    if (text.value[i] == '\n') {
+      ++loc.line;
+      loc.col = 1;
+    } else {
+      ++loc.col;
+    }
+  }
+  return loc;
+}
+
+bool is_identifier(const std::string& name) {
+  if (name.empty()) return false;
+  if (std::isdigit(static_cast<unsigned char>(name[0]))) return false;
+  return std::all_of(name.begin(), name.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+  });
+}
+
+namespace {
+
+// The keywords of C11, C++20 and OpenCL C, OpenCL C's built-in scalar and object types, and the
+// CUDA qualifiers; blank-separated.
+const char* const kKeywords =
+    "_Alignas _Alignof _Atomic _Bool _Complex _Generic _Imaginary _Noreturn _Static_assert "
+    "_Thread_local __constant __global __kernel __local __private __read_only __read_write "
+    "__write_only alignas alignof and and_eq asm auto bitand bitor bool break case catch char "
+    "char16_t char32_t char8_t class co_await co_return co_yield compl complex concept const "
+    "const_cast consteval constexpr constinit constant continue decltype default delete do "
+    "double dynamic_cast else enum event_t explicit export extern false float for friend "
+    "global goto half if image1d_array_t image1d_buffer_t image1d_t image2d_array_t image2d_t "
+    "image3d_t imaginary inline int intptr_t kernel local long mutable namespace new noexcept "
+    "not not_eq nullptr operator or or_eq private protected ptrdiff_t public read_only "
+    "read_write register reinterpret_cast requires restrict return sampler_t short signed "
+    "size_t sizeof static static_assert static_cast struct switch template this thread_local "
+    "throw true try typedef typeid typename uchar uint uintptr_t ulong union unsigned ushort "
+    "using virtual void volatile wchar_t while write_only xor xor_eq __global__ __device__ "
+    "__host__ __shared__ __constant__ __restrict__ __attribute__ __inline __asm";
+
+const std::set<std::string>& keywords() {
+  static const std::set<std::string> set = [] {
+    std::set<std::string> words;
+    std::istringstream in(kKeywords);
+    for (std::string w; in >> w;) words.insert(w);
+    return words;
+  }();
+  return set;
+}
+
+bool is_vector_type(const std::string& name) {
+  static constexpr std::array<std::string_view, 11> kBases = {"char", "uchar", "short", "ushort",
+                                                              "int",  "uint",  "long",  "ulong",
+                                                              "half", "float", "double"};
+  for (std::string_view base : kBases) {
+    if (name.size() <= base.size() || name.compare(0, base.size(), base) != 0) continue;
+    std::string_view width = std::string_view(name).substr(base.size());
+    if (width == "2" || width == "3" || width == "4" || width == "8" || width == "16") return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+bool is_keyword(const std::string& name) {
+  return keywords().count(name) > 0 || is_vector_type(name);
+}
+
+bool is_reserved_by_expressions(const std::string& name) {
+  return name == "step" || name == "min" || name == "max" || name == "round_up" ||
+         name == "extent" || name == "global_extent" || name == "offset";
+}
+
+// True for [+-]digits[.digits][e[+-]digits] (or a fraction alone, ".5"): a C decimal literal
+// without suffix; strtod alone would also take "inf", "nan" and hexadecimal.
+bool is_decimal_number(const std::string& s) {
+  std::size_t i = 0, n = s.size();
+  auto digits = [&] {
+    std::size_t from = i;
+    while (i < n && std::isdigit(static_cast<unsigned char>(s[i]))) ++i;
+    return i - from;
+  };
+  if (i < n && (s[i] == '-' || s[i] == '+')) ++i;
+  std::size_t whole = digits(), fraction = 0;
+  if (i < n && s[i] == '.') {
+    ++i;
+    fraction = digits();
+  }
+  if (whole + fraction == 0) return false;
+  if (i < n && (s[i] == 'e' || s[i] == 'E')) {
+    ++i;
+    if (i < n && (s[i] == '-' || s[i] == '+')) ++i;
+    if (digits() == 0) return false;
+  }
+  return i == n;
+}
+
+std::string quote(const std::string& value) {
+  return "'" + value + "'";
+}
+
+}  // namespace stepgen::model::detail

@@ -1,0 +1,34 @@
+#pragma once
+/// \file
+/// Private helpers shared by expr.cpp and the model's validation (not part of the model's
+/// interface): positions inside a spec value, and the rules for names.
+
+#include <cstddef>
+#include <string>
+
+#include "spec/spec_tree.hpp"
+
+namespace stepgen::model::detail {
+
+/// The position of the character at `offset` inside `text`'s value. Values that span lines
+/// (YAML block scalars, XML text) move to the next line at each '\n'.
+spec::Loc loc_in(const spec::Text& text, std::size_t offset);
+
+/// True for letters, digits and '_' not starting with a digit.
+bool is_identifier(const std::string& name);
+
+/// True for the keywords of C, C++ and OpenCL C, and OpenCL C's built-in type names (uint,
+/// float4, ...): names the generated host code or kernels could not declare.
+bool is_keyword(const std::string& name);
+
+/// True for the names the expression language gives a meaning (step, min, extent, ...).
+bool is_reserved_by_expressions(const std::string& name);
+
+/// True for a C decimal literal without suffix: [+-]digits[.digits][e[+-]digits] or a
+/// fraction alone (".5"). strtod alone would also take "inf", "nan" and hexadecimal.
+bool is_decimal_number(const std::string& s);
+
+/// `value` quoted for a message: 'value'.
+std::string quote(const std::string& value);
+
+}  // namespace stepgen::model::detail

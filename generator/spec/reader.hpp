@@ -1,0 +1,58 @@
+#pragma once
+/// \file
+/// Spec readers: XML (pugixml) and YAML (yaml-cpp) files in, one neutral SpecTree out, with every
+/// value's one-based source position. Neither library's types appear outside generator/spec/.
+///
+/// The readers check form, not meaning: unknown or duplicate elements, attributes and keys,
+/// missing required ones, wrong YAML node kinds, malformed halo points and syntax errors. Every
+/// error goes to the Diagnostics object and reading goes on, so that one run reports them all;
+/// names, types and expressions are checked later by model/.
+///
+/// Any input is safe to read: files over kMaxSpecBytes (YAML: kMaxYamlSpecBytes) or holding NUL
+/// bytes are refused, nesting and list lengths are capped, and no exception escapes.
+
+#include <cstddef>
+#include <optional>
+#include <string>
+
+#include "diag/diagnostics.hpp"
+#include "spec/spec_tree.hpp"
+
+namespace stepgen::spec {
+
+/// Largest spec file the readers accept.
+inline constexpr std::size_t kMaxSpecBytes = std::size_t{16} << 20;
+/// Largest YAML spec: yaml-cpp may need some hundreds of bytes of memory per byte of input.
+inline constexpr std::size_t kMaxYamlSpecBytes = std::size_t{1} << 20;
+/// Most items in a per-dimension list (size, global, local, halo widths, one halo point).
+inline constexpr std::size_t kMaxDims = 3;
+/// Most halo points one argument (or the top-level shadow) may list.
+inline constexpr std::size_t kMaxHaloPoints = 4096;
+/// After this many errors a reader stops reporting (and says so once).
+inline constexpr int kMaxReaderErrors = 50;
+
+/// Reads the file at `path` into `text`. Returns false, with a one-line reason in `error`, when the
+/// file cannot be read or is larger than kMaxSpecBytes.
+bool load_spec_text(const std::string& path, std::string& text, std::string& error);
+
+/// Reads an XML spec (root <stencil>, or the STEPOCL paper's form: see xml_reader.cpp). `diags`
+/// was constructed with `path` and `text`. Returns nullopt only when a syntax error (or a refused
+/// file) leaves no tree; other errors are reported and the tree is still returned.
+std::optional<SpecTree> read_xml(const std::string& path, const std::string& text,
+                                 Diagnostics& diags);
+
+/// Reads a YAML spec (a mapping with key `stencil` and the keys of yaml_reader.cpp). Same contract
+/// as read_xml.
+std::optional<SpecTree> read_yaml(const std::string& path, const std::string& text,
+                                  Diagnostics& diags);
+
+/// Reads a spec in either form: XML when `path` ends in .xml, YAML when it ends in .yaml or .yml;
+/// otherwise XML when the first non-blank character is '<', else YAML.
+std::optional<SpecTree> read_spec(const std::string& path, const std::string& text,
+                                  Diagnostics& diags);
+
+/// Reports, at its position, what makes `text` unfit for either reader (too large, a NUL byte).
+/// Returns false when something was reported. read_xml and read_yaml call it first.
+bool check_spec_text(const std::string& text, Diagnostics& diags);
+
+}  // namespace stepgen::spec

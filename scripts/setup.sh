@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Installs what stepgen needs from Debian's packages (only what is missing) and builds it.
+# Usage: scripts/setup.sh [BUILD_DIR]     (default: build)
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=${1:-$root/build}
+
+packages=(cmake g++ make clang libpugixml-dev libyaml-cpp-dev libkainjow-mustache-dev libcli11-dev
+          doctest-dev ocl-icd-opencl-dev opencl-headers opencl-clhpp-headers pocl-opencl-icd
+          libopenmpi-dev openmpi-bin libgit2-dev)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "setup: installing ${missing[*]}"
+  sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+jobs=$(nproc 2>/dev/null || echo 2)
+cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake --build "$build" -j "$jobs" 2>&1 | grep -vE '^\[ *[0-9]+%\]' || true
+test -x "$build/stepgen"

@@ -1,0 +1,20 @@
+# End-to-end: every example, from XML and YAML, generated for OpenCL, built with -Werror, run
+# on 1-4 PoCL CPU devices and compared bit for bit with its serial reference.
+find_package(OpenCL QUIET)
+if(OpenCL_FOUND AND EXISTS ${PROJECT_SOURCE_DIR}/examples/CMakeLists.txt)
+  file(GLOB example_dirs LIST_DIRECTORIES true ${PROJECT_SOURCE_DIR}/examples/*)
+  foreach(dir IN LISTS example_dirs)
+    get_filename_component(example ${dir} NAME)
+    if(NOT EXISTS ${dir}/reference.cpp OR NOT EXISTS ${dir}/${example}.xml)
+      continue()
+    endif()
+    foreach(format xml yaml)
+      add_test(NAME "e2e: opencl ${example} ${format}"
+               COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/e2e/example_test.sh $<TARGET_FILE:stepgen>
+                       ${PROJECT_SOURCE_DIR} ${example} ${format} ${CMAKE_CURRENT_BINARY_DIR}/e2e
+                       $<TARGET_FILE:reference_${example}>)
+      set_tests_properties("e2e: opencl ${example} ${format}" PROPERTIES TIMEOUT 600 LABELS e2e
+                           ENVIRONMENT "POCL_MAX_PTHREAD_COUNT=2")
+    endforeach()
+  endforeach()
+endif()

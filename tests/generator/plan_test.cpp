@@ -1,0 +1,252 @@
+// model/plan: the rules that turn a Model into a partition, exchanges and chunk plans, and the
+// three reports. Models are built by hand so these tests do not depend on the spec readers.
+#include "model/plan.hpp"
+
+#include <doctest/doctest.h>
+
+#include <string>
+
+using namespace stepgen;
+using namespace stepgen::model;
+
+namespace {
+
+Halo five_point() {
+  Halo h;
+  h.points = {{-1, 0, 0}, {1, 0, 0}, {0, -1, 0}, {0, 1, 0}};
+  h.lo = {1, 1, 0};
+  h.hi = {1, 1, 0};
+  return h;
+}
+
+Halo widths(std::array<int, 3> lo, std::array<int, 3> hi) {
+  Halo h;
+  h.lo = lo;
+  h.hi = hi;
+  return h;
+}
+
+Array grid_array(const std::string& name, int dims, std::array<std::int64_t, 3> size) {
+  Array a;
+  a.name = name;
+  a.dims = dims;
+  a.size = size;
+  return a;
+}
+
+KernelArg array_arg(int array, Access access, Halo halo = {}) {
+  KernelArg k;
+  k.array = array;
+  k.access = access;
+  k.halo = halo;
+  return k;
+}
+
+Step launch(int kernel) {
+  Step s;
+  s.kind = Step::Kind::kLaunch;
+  s.kernel = kernel;
+  return s;
+}
+
+Step swap(int a, int b) {
+  Step s;
+  s.kind = Step::Kind::kSwap;
+  s.arrays = {a, b};
+  return s;
+}
+
+/// Jacobi 2D: B = f(A with a 5-point halo); swap(A, B). Floats on an n x n grid.
+Model jacobi2d(std::int64_t n, std::vector<std::int64_t> local = {}) {
+  Model m;
+  m.name = "jacobi2d";
+  m.dims = 2;
+  m.domain = {n, n, 1};
+  m.arrays = {grid_array("A", 2, {n, n, 1}), grid_array("B", 2, {n, n, 1})};
+  m.arrays[0].read = true;
+  m.arrays[0].read_halo = five_point();
+  m.arrays[1].written = true;
+  Kernel k;
+  k.name = "jacobi";
+  k.args = {array_arg(0, Access::kRead, five_point()), array_arg(1, Access::kWrite)};
+  k.local = std::move(local);
+  m.kernels = {k};
+  m.body = {launch(0), swap(0, 1)};
+  return m;
+}
+
+/// A 3D stencil streamed out of core: nx x ny x nz floats, halo 1 along z.
+Model ooc3d(std::int64_t nx, std::int64_t ny, std::int64_t nz) {
+  Model m;
+  m.name = "heat3d";
+  m.dims = 3;
+  m.domain = {nx, ny, nz};
+  m.arrays = {grid_array("U", 3, {nx, ny, nz}), grid_array("V", 3, {nx, ny, nz})};
+  m.arrays[0].read = true;
+  m.arrays[0].read_halo = widths({1, 1, 1}, {1, 1, 1});
+  m.arrays[1].written = true;
+  Kernel k;
+  k.name = "heat";
+  k.args = {array_arg(0, Access::kRead, widths({1, 1, 1}, {1, 1, 1})),
+            array_arg(1, Access::kWrite)};
+  m.kernels = {k};
+  m.body = {launch(0), swap(0, 1)};
+  m.out_of_core.enabled = true;
+  return m;
+}
+
+int count(const std::string& text, const std::string& what) {
+  int n = 0;
+  for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+}  // namespace
+
+TEST_CASE("plan rules: halos, ghost widths, granule, groups") {
+  Model m = jacobi2d(64, {16, 4});
+  Kernel other;
+  other.name = "other";
+  other.local = {8, 8};
+  m.kernels.push_back(other);
+  CHECK(granule(m) == rt::Vec3{16, 8, 1});
+
+  const rt::Halo h = grid_halo(m);
+  CHECK(h.points.size() == 4);
+  CHECK(h.lo == rt::Vec3{1, 1, 0});
+  CHECK(ghost_lo(m) == std::array<rt::Index, 3>{1, 1, 0});
+  CHECK(ghost_hi(m) == std::array<rt::Index, 3>{1, 1, 0});
+  // B is read through its swap partner: the group's halo is A's.
+  CHECK(group_halo(m, 1).points.size() == 4);
+  CHECK(is_exchanged(m, 0));
+  CHECK(is_exchanged(m, 1));
+  CHECK(exchanges_per_interval(m, 0) == 0);  // never written by a launch: swapped in
+  CHECK(exchanges_per_interval(m, 1) == 1);
+  CHECK(partition_request(m, PlanOptions{}).bytes_per_cell == 4);
+}
+
+TEST_CASE("plan rules: deep halos sum each launch's widest halo") {
+  // Two launches per step: B = f(A, halo 1 in x), A = g(B, halo 2 in x, 1 in y).
+  Model m = jacobi2d(64);
+  m.body = {launch(0)};
+  Kernel k2;
+  k2.name = "back";
+  k2.args = {array_arg(1, Access::kRead, widths({2, 1, 0}, {2, 0, 0})),
+             array_arg(0, Access::kWrite)};
+  m.kernels.push_back(k2);
+  m.body.push_back(launch(1));
+  m.arrays[0].written = true;
+  m.arrays[1].read = true;
+  m.arrays[1].read_halo = widths({2, 1, 0}, {2, 0, 0});
+  CHECK(ghost_lo(m) == std::array<rt::Index, 3>{2, 1, 0});  // every = 1: the union
+  m.exchange_every = 3;
+  CHECK(step_shrink_lo(m) == std::array<rt::Index, 3>{3, 2, 0});
+  CHECK(ghost_lo(m) == std::array<rt::Index, 3>{9, 6, 0});
+  CHECK(ghost_hi(m) == std::array<rt::Index, 3>{9, 3, 0});
+  CHECK(exchanges_per_interval(m, 0) == 1);
+  CHECK(exchanges_per_interval(m, 1) == 1);
+}
+
+TEST_CASE("make_plan: jacobi2d on 4 devices") {
+  Model m = jacobi2d(64);
+  PlanOptions o;
+  o.devices = 4;
+  Plan p = make_plan(m, o);
+  CHECK(p.partition.grid == std::array<int, 3>{2, 2, 1});
+  REQUIRE(p.exchanges.size() == 1);
+  CHECK(p.exchanges[0].array == 1);
+  // Each part receives a 32-cell row and a 32-cell column of floats per step.
+  for (rt::Index b : p.recv_bytes_per_step) CHECK(b == 2 * 32 * 4);
+  CHECK(p.exchange_bytes_per_step == 4 * 2 * 32 * 4);
+  CHECK(p.buffer_bytes[0] == 2 * 33 * 33 * 4);
+  CHECK_FALSE(p.out_of_core);
+
+  o.strategy = rt::Strategy::kStepocl;
+  CHECK(make_plan(m, o).partition.grid == std::array<int, 3>{1, 4, 1});
+  o.weights = {1, 2};
+  CHECK_THROWS_AS(make_plan(m, o), rt::PlanError);
+}
+
+TEST_CASE("make_plan: arrays not shaped like the grid stay whole") {
+  Model m = jacobi2d(32);
+  m.arrays.push_back(grid_array("coef", 1, {5, 1, 1}));
+  m.arrays.back().type = ScalarType::kDouble;
+  m.arrays.back().read = true;
+  PlanOptions o;
+  o.devices = 2;
+  Plan p = make_plan(m, o);
+  CHECK_FALSE(is_partitioned(m, 2));
+  CHECK(resident_bytes(m) == 40);
+  CHECK(p.buffer_bytes[0] == 2 * 32 * 17 * 4 + 40);
+}
+
+TEST_CASE("make_plan: out of core picks the fewest chunks that fit") {
+  Model m = ooc3d(8, 8, 100);
+  PlanOptions o;
+  CHECK_THROWS_WITH(make_plan(m, o), "device_memory unknown: give --device-memory");
+  // Two arrays of 8*8*4 = 256 bytes per plane, 3 buffers each: 1536 bytes per loaded plane.
+  // 27 planes fit: 25 own + 2 halo, so 4 chunks.
+  o.device_memory = 1536 * 27;
+  Plan p = make_plan(m, o);
+  REQUIRE(p.chunks.size() == 1);
+  const rt::ChunkPlan& c = p.chunks[0];
+  CHECK(c.chunks.size() == 4);
+  CHECK(c.max_load_planes == 27);
+  CHECK(c.device_bytes == 1536 * 27);
+  CHECK(c.h2d_planes_per_pass == 100);
+  CHECK(c.h2d_planes_without_sharing == 100 + 2 * 1 + 2 * 2);
+  CHECK(c.d2h_bytes_per_pass == 2 * 100 * 256);  // both arrays of the pair hold results
+  CHECK(p.steps_per_pass == 1);
+
+  o.device_memory = 1536 * 2;
+  CHECK_THROWS_AS(make_plan(m, o), rt::PlanError);
+  // Chunks given by the spec are used as given, and checked against the memory when known.
+  m.out_of_core.chunks = 2;
+  o.device_memory = 0;
+  CHECK(make_plan(m, o).chunks[0].chunks.size() == 2);
+  m.out_of_core.device_memory = 1000;
+  CHECK_THROWS_AS(make_plan(m, o), rt::PlanError);
+}
+
+TEST_CASE("plan_text, plan_json and plan_svg") {
+  Model m = jacobi2d(64);
+  PlanOptions o;
+  o.devices = 4;
+  const Plan p = make_plan(m, o);
+  const std::string text = plan_text(m, p);
+  CHECK(
+      text.find("plan for 'jacobi2d': 2D grid 64x64, 4 part(s) of 4 device(s), device grid 2x2") !=
+      std::string::npos);
+  CHECK(text.find("[0,32)x[0,32)") != std::string::npos);
+  CHECK(text.find("total: 1024 bytes exchanged per step") != std::string::npos);
+
+  const std::string json = plan_json(m, p);
+  CHECK(json == plan_json(m, p));
+  CHECK(json.find("\"stencil\": \"jacobi2d\"") != std::string::npos);
+  CHECK(json.find("\"grid\": [2, 2]") != std::string::npos);
+  CHECK(json.find("\"owned\": {\"lo\": [0, 0], \"hi\": [32, 32]}") != std::string::npos);
+  CHECK(json.find("\"ghost\": {\"lo\": [0, 0], \"hi\": [33, 33]}") != std::string::npos);
+  CHECK(count(json, "\"neighbours\": [") == 4);
+  CHECK(count(json, "\"exchange_bytes_per_step\": 256") == 4);
+  CHECK(count(json, "{") == count(json, "}"));
+  CHECK(count(json, "[") == count(json, "]"));
+
+  const std::string svg = plan_svg(m, p);
+  CHECK(svg == plan_svg(m, p));
+  CHECK(svg.rfind("<svg", 0) == 0);
+  CHECK(svg.find("<pattern id=\"ghost\"") != std::string::npos);
+  CHECK(count(svg, "<title>part ") == 4);
+  CHECK(count(svg, "fill=\"url(#ghost)\"") >= 8);
+  CHECK(svg.find("width=\"800\"") != std::string::npos);
+
+  Model ooc = ooc3d(8, 8, 100);
+  ooc.out_of_core.chunks = 4;
+  const Plan q = make_plan(ooc, PlanOptions{});
+  const std::string qj = plan_json(ooc, q);
+  for (const char* key :
+       {"\"h2d_bytes_per_pass\"", "\"d2h_bytes_per_pass\"", "\"d2d_bytes_per_pass\"",
+        "\"h2d_bytes_per_pass_without_sharing\"", "\"device_bytes\""})
+    CHECK(qj.find(key) != std::string::npos);
+  CHECK(plan_text(ooc, q).find("4 chunk(s) of planes along z") != std::string::npos);
+  CHECK(count(plan_svg(ooc, q), "stroke-dasharray=\"6 3\"/>") == 3 + 1);  // 3 boundaries + legend
+}
