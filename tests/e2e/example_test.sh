@@ -48,3 +48,26 @@ for n in $counts; do
   done
   echo "ok: $example ($format) on $n device(s): $(echo $arrays | tr '\n' ' ') equal the reference"
 done
+
+# The generated program's errors: a clear message and exit status 1, never a crash or a hang.
+if [ "$example" = jacobi2d ] && [ "$format" = xml ]; then
+  expect_error() {  # expect_error "MESSAGE PART" ARGS...
+    local want=$1; shift
+    set +e
+    POCL_DEVICES="pthread pthread" timeout 60 "$out/build/$example" --device-type cpu "$@" > "$work/err.txt" 2>&1
+    local status=$?
+    set -e
+    if [ "$status" -ne 1 ] || ! grep -qF -- "$want" "$work/err.txt"; then
+      echo "FAIL: '$*' exited $status; expected 1 and '$want' in:"; cat "$work/err.txt"; exit 1
+    fi
+    echo "ok: '$*' fails with: $(head -1 "$work/err.txt")"
+  }
+  expect_error "asked for 9 devices but only 2 match" --devices 9
+  expect_error "unknown option '--bogus'" --bogus
+  expect_error "no array named 'Q'" --save Q=x.raw
+  expect_error "cannot open '$work/missing.raw'" --load "A=$work/missing.raw"
+  head -c 100 /dev/zero > "$work/short.raw"
+  expect_error "holds 100 bytes but array A needs 3145728" --load "A=$work/short.raw"
+  expect_error "--steps expects an integer >= 0" --steps -3
+  expect_error "no OpenCL device matches (type gpu)" --device-type gpu
+fi
