@@ -80,6 +80,11 @@ int plan(const std::string& spec_path, int devices, const std::vector<double>& w
   options.device_memory = device_memory;
   try {
     model::Plan p = model::make_plan(*model, options);
+    // Fewer parts than devices is not an error (a program uses what fits), but say so plainly.
+    std::size_t used = p.partition.parts.size();
+    if (used < static_cast<std::size_t>(devices))
+      err << spec_path << ": warning: only " << used << " of " << devices
+          << " devices can be used: " << p.partition.rationale << "\n";
     out << (json ? model::plan_json(*model, p) : model::plan_text(*model, p));
     if (!svg.empty()) {
       std::ofstream file(svg, std::ios::binary | std::ios::trunc);
