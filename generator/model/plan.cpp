@@ -624,10 +624,10 @@ std::string plan_json(const Model& m, const Plan& plan) {
       for (const rt::Chunk& ch : c.chunks)
         chunks.push(
             Json::object()
-                .set("own", Json::numbers(std::array<Index, 2>{ch.own_lo, ch.own_hi}, 2))
-                .set("load", Json::numbers(std::array<Index, 2>{ch.load_lo, ch.load_hi}, 2))
-                .set("h2d", Json::numbers(std::array<Index, 2>{ch.h2d_lo, ch.h2d_hi}, 2))
-                .set("shared", Json::numbers(std::array<Index, 2>{ch.shared_lo, ch.shared_hi}, 2)));
+                .set("own", Json::array().push(Json::number(ch.own_lo)).push(Json::number(ch.own_hi)))
+                .set("load", Json::array().push(Json::number(ch.load_lo)).push(Json::number(ch.load_hi)))
+                .set("h2d", Json::array().push(Json::number(ch.h2d_lo)).push(Json::number(ch.h2d_hi)))
+                .set("shared", Json::array().push(Json::number(ch.shared_lo)).push(Json::number(ch.shared_hi))));
       j.set("chunks", chunks);
       h2d += c.h2d_bytes_per_pass;
       h2d_plain += c.h2d_bytes_without_sharing;
