@@ -150,7 +150,7 @@ View common_view(const Model& m, const BackendNames& names) {
   }
   enum_items.push_back("kCount");
   v.set("array_enum", join(enum_items, ", "));
-  v.set("array_names", join(quoted, ", "));
+  v.set("array_names", "{" + join(quoted, ", ") + "}");
   v.set("arrays", arrays);
   // Initialisation in dependency order (copies after their sources).
   View init_lines{View::type::list};
@@ -183,7 +183,7 @@ View common_view(const Model& m, const BackendNames& names) {
     s << w;
     weights.push_back(s.str());
   }
-  v.set("weights", join(weights, ", "));
+  v.set("weights", "{" + join(weights, ", ") + "}");
 
   // Kernels and their argument bindings.
   View kernels{View::type::list};
@@ -240,11 +240,11 @@ View common_view(const Model& m, const BackendNames& names) {
           written_anywhere.insert(a.array);
         }
       sv.set("exchange_each_step", flag(m.exchange_every == 1 && !ids.empty()));
-      sv.set("exchange_arrays", join(ids, ", "));
+      sv.set("exchange_arrays", "{" + join(ids, ", ") + "}");
     } else {
       std::vector<std::string> ids;
       for (int a : s.arrays) ids.push_back("array::" + m.arrays[static_cast<std::size_t>(a)].name);
-      sv.set("arrays", join(ids, ", "));
+      sv.set("arrays", "{" + join(ids, ", ") + "}");
     }
     body.push_back(sv);
   }
@@ -253,7 +253,7 @@ View common_view(const Model& m, const BackendNames& names) {
   for (std::size_t i = 0; i < m.arrays.size(); ++i)
     if (model::needs_exchange(m, static_cast<int>(i))) deep.push_back("array::" + m.arrays[i].name);
   v.set("exchange_deep", flag(m.exchange_every > 1 && !deep.empty()));
-  v.set("exchange_arrays", join(deep, ", "));
+  v.set("exchange_arrays", "{" + join(deep, ", ") + "}");
   return v;
 }
 

@@ -1,0 +1,378 @@
+#pragma once
+/// \file
+/// OpenCL helpers for generated programs: checked calls that name the call, the device and the
+/// error; device discovery over every platform; one context and in-order queue per device (so
+/// devices of different platforms work together); program builds that print the build log;
+/// rectangular copies of boxes between device buffers and host arrays. OpenCL 1.2 API.
+
+#ifndef CL_TARGET_OPENCL_VERSION
+#define CL_TARGET_OPENCL_VERSION 120
+#endif
+#include <CL/cl.h>
+
+#include <cstdio>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "stepgen/box.hpp"
+#include "stepgen/exchange.hpp"
+#include "stepgen/program.hpp"
+
+namespace stepgen::cl {
+
+inline const char* error_name(cl_int e) {
+  switch (e) {
+#define STEPGEN_CL_ERROR(x) \
+  case x:                   \
+    return #x;
+    STEPGEN_CL_ERROR(CL_SUCCESS)
+    STEPGEN_CL_ERROR(CL_DEVICE_NOT_FOUND)
+    STEPGEN_CL_ERROR(CL_DEVICE_NOT_AVAILABLE)
+    STEPGEN_CL_ERROR(CL_COMPILER_NOT_AVAILABLE)
+    STEPGEN_CL_ERROR(CL_MEM_OBJECT_ALLOCATION_FAILURE)
+    STEPGEN_CL_ERROR(CL_OUT_OF_RESOURCES)
+    STEPGEN_CL_ERROR(CL_OUT_OF_HOST_MEMORY)
+    STEPGEN_CL_ERROR(CL_PROFILING_INFO_NOT_AVAILABLE)
+    STEPGEN_CL_ERROR(CL_MEM_COPY_OVERLAP)
+    STEPGEN_CL_ERROR(CL_IMAGE_FORMAT_MISMATCH)
+    STEPGEN_CL_ERROR(CL_IMAGE_FORMAT_NOT_SUPPORTED)
+    STEPGEN_CL_ERROR(CL_BUILD_PROGRAM_FAILURE)
+    STEPGEN_CL_ERROR(CL_MAP_FAILURE)
+    STEPGEN_CL_ERROR(CL_MISALIGNED_SUB_BUFFER_OFFSET)
+    STEPGEN_CL_ERROR(CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST)
+    STEPGEN_CL_ERROR(CL_COMPILE_PROGRAM_FAILURE)
+    STEPGEN_CL_ERROR(CL_LINKER_NOT_AVAILABLE)
+    STEPGEN_CL_ERROR(CL_LINK_PROGRAM_FAILURE)
+    STEPGEN_CL_ERROR(CL_DEVICE_PARTITION_FAILED)
+    STEPGEN_CL_ERROR(CL_KERNEL_ARG_INFO_NOT_AVAILABLE)
+    STEPGEN_CL_ERROR(CL_INVALID_VALUE)
+    STEPGEN_CL_ERROR(CL_INVALID_DEVICE_TYPE)
+    STEPGEN_CL_ERROR(CL_INVALID_PLATFORM)
+    STEPGEN_CL_ERROR(CL_INVALID_DEVICE)
+    STEPGEN_CL_ERROR(CL_INVALID_CONTEXT)
+    STEPGEN_CL_ERROR(CL_INVALID_QUEUE_PROPERTIES)
+    STEPGEN_CL_ERROR(CL_INVALID_COMMAND_QUEUE)
+    STEPGEN_CL_ERROR(CL_INVALID_HOST_PTR)
+    STEPGEN_CL_ERROR(CL_INVALID_MEM_OBJECT)
+    STEPGEN_CL_ERROR(CL_INVALID_IMAGE_FORMAT_DESCRIPTOR)
+    STEPGEN_CL_ERROR(CL_INVALID_IMAGE_SIZE)
+    STEPGEN_CL_ERROR(CL_INVALID_SAMPLER)
+    STEPGEN_CL_ERROR(CL_INVALID_BINARY)
+    STEPGEN_CL_ERROR(CL_INVALID_BUILD_OPTIONS)
+    STEPGEN_CL_ERROR(CL_INVALID_PROGRAM)
+    STEPGEN_CL_ERROR(CL_INVALID_PROGRAM_EXECUTABLE)
+    STEPGEN_CL_ERROR(CL_INVALID_KERNEL_NAME)
+    STEPGEN_CL_ERROR(CL_INVALID_KERNEL_DEFINITION)
+    STEPGEN_CL_ERROR(CL_INVALID_KERNEL)
+    STEPGEN_CL_ERROR(CL_INVALID_ARG_INDEX)
+    STEPGEN_CL_ERROR(CL_INVALID_ARG_VALUE)
+    STEPGEN_CL_ERROR(CL_INVALID_ARG_SIZE)
+    STEPGEN_CL_ERROR(CL_INVALID_KERNEL_ARGS)
+    STEPGEN_CL_ERROR(CL_INVALID_WORK_DIMENSION)
+    STEPGEN_CL_ERROR(CL_INVALID_WORK_GROUP_SIZE)
+    STEPGEN_CL_ERROR(CL_INVALID_WORK_ITEM_SIZE)
+    STEPGEN_CL_ERROR(CL_INVALID_GLOBAL_OFFSET)
+    STEPGEN_CL_ERROR(CL_INVALID_EVENT_WAIT_LIST)
+    STEPGEN_CL_ERROR(CL_INVALID_EVENT)
+    STEPGEN_CL_ERROR(CL_INVALID_OPERATION)
+    STEPGEN_CL_ERROR(CL_INVALID_GL_OBJECT)
+    STEPGEN_CL_ERROR(CL_INVALID_BUFFER_SIZE)
+    STEPGEN_CL_ERROR(CL_INVALID_MIP_LEVEL)
+    STEPGEN_CL_ERROR(CL_INVALID_GLOBAL_WORK_SIZE)
+    STEPGEN_CL_ERROR(CL_INVALID_PROPERTY)
+#undef STEPGEN_CL_ERROR
+    default:
+      return "unknown OpenCL error";
+  }
+}
+
+/// Throws RunError("CALL failed on DEVICE: CL_ERROR (code)") when `status` is not CL_SUCCESS.
+inline void check(cl_int status, const char* call, const std::string& device) {
+  if (status == CL_SUCCESS) return;
+  throw rt::RunError(std::string(call) + " failed on " + device + ": " + error_name(status) + " (" +
+                     std::to_string(status) + ")");
+}
+
+/// Owns one OpenCL object and releases it (clRelease*) when it goes.
+template <typename T, cl_int (*Release)(T)>
+class Handle {
+ public:
+  Handle() = default;
+  explicit Handle(T h) : h_(h) {}
+  Handle(const Handle&) = delete;
+  Handle& operator=(const Handle&) = delete;
+  Handle(Handle&& o) noexcept : h_(std::exchange(o.h_, nullptr)) {}
+  Handle& operator=(Handle&& o) noexcept {
+    if (this != &o) {
+      reset();
+      h_ = std::exchange(o.h_, nullptr);
+    }
+    return *this;
+  }
+  ~Handle() { reset(); }
+  void reset() {
+    if (h_) Release(h_);
+    h_ = nullptr;
+  }
+  T get() const { return h_; }
+  /// For swap/rotate: buffers change names, not contents.
+  friend void swap(Handle& a, Handle& b) noexcept { std::swap(a.h_, b.h_); }
+
+ private:
+  T h_ = nullptr;
+};
+using Context = Handle<cl_context, clReleaseContext>;
+using Queue = Handle<cl_command_queue, clReleaseCommandQueue>;
+using Program = Handle<cl_program, clReleaseProgram>;
+using Kernel = Handle<cl_kernel, clReleaseKernel>;
+using Mem = Handle<cl_mem, clReleaseMemObject>;
+using Event = Handle<cl_event, clReleaseEvent>;
+
+/// One device with its own context and in-order queue.
+struct Device {
+  int index = 0;  ///< position in the run's device list
+  cl_platform_id platform = nullptr;
+  cl_device_id id = nullptr;
+  std::string name;
+  std::string platform_name;
+  cl_device_type type = 0;
+  cl_ulong global_mem = 0;
+  cl_ulong max_alloc = 0;
+  Context context;
+  Queue queue;
+  /// "device 1 (NVIDIA H100, NVIDIA CUDA)": how messages name it.
+  std::string label() const {
+    return "device " + std::to_string(index) + " (" + name + ", " + platform_name + ")";
+  }
+};
+
+inline std::string platform_string(cl_platform_id p, cl_platform_info what) {
+  size_t n = 0;
+  check(clGetPlatformInfo(p, what, 0, nullptr, &n), "clGetPlatformInfo", "platform");
+  std::string s(n, '\0');
+  check(clGetPlatformInfo(p, what, n, s.data(), nullptr), "clGetPlatformInfo", "platform");
+  while (!s.empty() && s.back() == '\0') s.pop_back();
+  return s;
+}
+
+inline std::string device_string(cl_device_id d, cl_device_info what) {
+  size_t n = 0;
+  check(clGetDeviceInfo(d, what, 0, nullptr, &n), "clGetDeviceInfo", "device");
+  std::string s(n, '\0');
+  check(clGetDeviceInfo(d, what, n, s.data(), nullptr), "clGetDeviceInfo", "device");
+  while (!s.empty() && s.back() == '\0') s.pop_back();
+  return s;
+}
+
+inline const char* type_name(cl_device_type t) {
+  if (t & CL_DEVICE_TYPE_GPU) return "gpu";
+  if (t & CL_DEVICE_TYPE_CPU) return "cpu";
+  if (t & CL_DEVICE_TYPE_ACCELERATOR) return "accelerator";
+  return "other";
+}
+
+/// Finds the devices the options ask for, on every platform, in platform order, and gives
+/// each its context and queue. Throws RunError naming what was found when too few match.
+inline std::vector<Device> discover(const rt::Options& opt) {
+  cl_uint nplat = 0;
+  // The ICD loader answers CL_PLATFORM_NOT_FOUND_KHR (-1001) when no platform is installed.
+  cl_int status = clGetPlatformIDs(0, nullptr, &nplat);
+  if (status == -1001 || nplat == 0)
+    throw rt::RunError("no OpenCL platform found (is an ICD installed? e.g. pocl-opencl-icd)");
+  check(status, "clGetPlatformIDs", "host");
+  std::vector<cl_platform_id> platforms(nplat);
+  check(clGetPlatformIDs(nplat, platforms.data(), nullptr), "clGetPlatformIDs", "host");
+
+  cl_device_type want = CL_DEVICE_TYPE_ALL;
+  if (opt.device_type == "gpu") want = CL_DEVICE_TYPE_GPU;
+  if (opt.device_type == "cpu") want = CL_DEVICE_TYPE_CPU;
+
+  std::vector<Device> found;
+  std::string seen;  // every device, for the error message
+  for (cl_platform_id p : platforms) {
+    std::string pname = platform_string(p, CL_PLATFORM_NAME);
+    cl_uint ndev = 0;
+    if (clGetDeviceIDs(p, CL_DEVICE_TYPE_ALL, 0, nullptr, &ndev) != CL_SUCCESS) continue;
+    std::vector<cl_device_id> ids(ndev);
+    check(clGetDeviceIDs(p, CL_DEVICE_TYPE_ALL, ndev, ids.data(), nullptr), "clGetDeviceIDs", pname);
+    for (cl_device_id id : ids) {
+      Device d;
+      d.platform = p;
+      d.id = id;
+      d.platform_name = pname;
+      d.name = device_string(id, CL_DEVICE_NAME);
+      check(clGetDeviceInfo(id, CL_DEVICE_TYPE, sizeof d.type, &d.type, nullptr), "clGetDeviceInfo", d.name);
+      check(clGetDeviceInfo(id, CL_DEVICE_GLOBAL_MEM_SIZE, sizeof d.global_mem, &d.global_mem, nullptr),
+            "clGetDeviceInfo", d.name);
+      check(clGetDeviceInfo(id, CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof d.max_alloc, &d.max_alloc, nullptr),
+            "clGetDeviceInfo", d.name);
+      seen += "\n  " + d.name + " [" + type_name(d.type) + "] on " + pname;
+      bool type_ok = (d.type & want) != 0;
+      bool platform_ok = opt.platform.empty() || pname.find(opt.platform) != std::string::npos;
+      if (type_ok && platform_ok) found.push_back(std::move(d));
+    }
+  }
+  std::string filter = "type " + opt.device_type + (opt.platform.empty() ? "" : ", platform '" + opt.platform + "'");
+  if (found.empty()) throw rt::RunError("no OpenCL device matches (" + filter + "); devices present:" + seen);
+  if (opt.devices > 0) {
+    if (static_cast<size_t>(opt.devices) > found.size())
+      throw rt::RunError("asked for " + std::to_string(opt.devices) + " devices but only " +
+                         std::to_string(found.size()) + " match (" + filter + "); devices present:" + seen);
+    found.resize(static_cast<size_t>(opt.devices));
+  }
+  for (size_t i = 0; i < found.size(); ++i) {
+    Device& d = found[i];
+    d.index = static_cast<int>(i);
+    cl_int err = CL_SUCCESS;
+    cl_context_properties props[] = {CL_CONTEXT_PLATFORM, reinterpret_cast<cl_context_properties>(d.platform), 0};
+    d.context = Context(clCreateContext(props, 1, &d.id, nullptr, nullptr, &err));
+    check(err, "clCreateContext", d.label());
+    d.queue = Queue(clCreateCommandQueue(d.context.get(), d.id, 0, &err));
+    check(err, "clCreateCommandQueue", d.label());
+  }
+  return found;
+}
+
+/// Builds `source` for one device; on failure the message carries the build log.
+inline Program build_program(const Device& d, const std::string& source, const std::string& options) {
+  cl_int err = CL_SUCCESS;
+  const char* text = source.c_str();
+  size_t length = source.size();
+  Program p(clCreateProgramWithSource(d.context.get(), 1, &text, &length, &err));
+  check(err, "clCreateProgramWithSource", d.label());
+  err = clBuildProgram(p.get(), 1, &d.id, options.c_str(), nullptr, nullptr);
+  if (err != CL_SUCCESS) {
+    size_t n = 0;
+    clGetProgramBuildInfo(p.get(), d.id, CL_PROGRAM_BUILD_LOG, 0, nullptr, &n);
+    std::string log(n, '\0');
+    clGetProgramBuildInfo(p.get(), d.id, CL_PROGRAM_BUILD_LOG, n, log.data(), nullptr);
+    throw rt::RunError(std::string("clBuildProgram failed on ") + d.label() + ": " + error_name(err) +
+                       "\n--- build log ---\n" + log);
+  }
+  return p;
+}
+
+inline Kernel create_kernel(const Device& d, const Program& p, const char* name) {
+  cl_int err = CL_SUCCESS;
+  Kernel k(clCreateKernel(p.get(), name, &err));
+  check(err, (std::string("clCreateKernel(") + name + ")").c_str(), d.label());
+  return k;
+}
+
+/// A device buffer holding the box `box` of an array.
+inline Mem create_buffer(const Device& d, const rt::Box& box, size_t element_bytes, const std::string& array) {
+  size_t bytes = static_cast<size_t>(box.volume()) * element_bytes;
+  if (bytes > d.max_alloc)
+    throw rt::RunError("array " + array + " needs " + rt::human_bytes(static_cast<double>(bytes)) + " on " +
+                       d.label() + " but its largest allocation is " +
+                       rt::human_bytes(static_cast<double>(d.max_alloc)) + "; use more devices");
+  cl_int err = CL_SUCCESS;
+  Mem m(clCreateBuffer(d.context.get(), CL_MEM_READ_WRITE, bytes, nullptr, &err));
+  check(err, ("clCreateBuffer(" + array + ")").c_str(), d.label());
+  return m;
+}
+
+namespace detail {
+inline void rect_args(const rt::Box& sub, const rt::Box& buffer, const rt::Box& host, size_t elem,
+                      rt::RectCopy& dev, rt::RectCopy& hst) {
+  dev = rt::rect_of(sub, buffer, elem);
+  hst = rt::rect_of(sub, host, elem);
+}
+}  // namespace detail
+
+/// Enqueues a non-blocking copy of `sub` (global coordinates) from a device buffer holding
+/// `buffer` into the host array. Appends the event to `events` when given.
+inline void read_box(const Device& d, const Mem& mem, const rt::Box& buffer, rt::HostArray& host,
+                     const rt::Box& sub, std::vector<Event>* events) {
+  rt::RectCopy dev, hst;
+  detail::rect_args(sub, buffer, host.box, host.element_bytes, dev, hst);
+  cl_event ev = nullptr;
+  check(clEnqueueReadBufferRect(d.queue.get(), mem.get(), CL_FALSE, dev.origin.data(), hst.origin.data(),
+                                dev.region.data(), dev.row_pitch, dev.slice_pitch, hst.row_pitch,
+                                hst.slice_pitch, host.bytes.data(), 0, nullptr, events ? &ev : nullptr),
+        ("clEnqueueReadBufferRect(" + host.name + ")").c_str(), d.label());
+  if (events) events->emplace_back(ev);
+}
+
+/// Enqueues a non-blocking copy of `sub` from the host array into a device buffer holding
+/// `buffer`. The host bytes must stay untouched until the queue has run it.
+inline void write_box(const Device& d, const Mem& mem, const rt::Box& buffer, const rt::HostArray& host,
+                      const rt::Box& sub, std::vector<Event>* events) {
+  rt::RectCopy dev, hst;
+  detail::rect_args(sub, buffer, host.box, host.element_bytes, dev, hst);
+  cl_event ev = nullptr;
+  check(clEnqueueWriteBufferRect(d.queue.get(), mem.get(), CL_FALSE, dev.origin.data(), hst.origin.data(),
+                                 dev.region.data(), dev.row_pitch, dev.slice_pitch, hst.row_pitch,
+                                 hst.slice_pitch, host.bytes.data(), 0, nullptr, events ? &ev : nullptr),
+        ("clEnqueueWriteBufferRect(" + host.name + ")").c_str(), d.label());
+  if (events) events->emplace_back(ev);
+}
+
+inline void finish(const Device& d) { check(clFinish(d.queue.get()), "clFinish", d.label()); }
+
+inline void finish_all(const std::vector<Device>& devices) {
+  for (const Device& d : devices) finish(d);
+}
+
+/// Sets kernel argument `index` to a plain value or a buffer.
+template <typename T>
+void set_arg(const Device& d, const Kernel& k, cl_uint index, const T& value, const char* what) {
+  check(clSetKernelArg(k.get(), index, sizeof(T), &value),
+        (std::string("clSetKernelArg(") + what + ")").c_str(), d.label());
+}
+inline void set_arg(const Device& d, const Kernel& k, cl_uint index, const Mem& m, const char* what) {
+  cl_mem raw = m.get();
+  set_arg(d, k, index, raw, what);
+}
+
+inline void launch(const Device& d, const Kernel& k, const char* name, cl_uint dims, const size_t* global,
+                   const size_t* local) {
+  check(clEnqueueNDRangeKernel(d.queue.get(), k.get(), dims, nullptr, global, local, 0, nullptr, nullptr),
+        (std::string("clEnqueueNDRangeKernel(") + name + ")").c_str(), d.label());
+}
+
+/// Waits for each event (events of different contexts cannot share one clWaitForEvents call).
+inline void wait_all(std::vector<Event>& events, const char* what) {
+  for (Event& e : events) {
+    cl_event raw = e.get();
+    check(clWaitForEvents(1, &raw), "clWaitForEvents", what);
+  }
+  events.clear();
+}
+
+/// One array's halo exchange between devices, through the host array as staging: each box a
+/// part owns and another part reads is read from its owner into the host array at its global
+/// place, then written from there to the reader. Only the boxes of the exchange plan move.
+struct ExchangeArray {
+  rt::HostArray* host = nullptr;                 ///< staging: the array's host copy
+  std::vector<const Mem*> buffers;               ///< per part: the array's current buffer
+  const std::vector<rt::Transfer>* plan = nullptr;
+};
+
+/// Moves every transfer of every array; returns the bytes moved device->host->device (counted
+/// once). Writes stay in flight on the receivers' in-order queues; `pending` keeps their
+/// events, and the next exchange waits for them before it reuses the host staging.
+inline std::size_t exchange(const std::vector<Device>& devices, const rt::Partition& partition,
+                            const std::vector<ExchangeArray>& arrays, std::vector<Event>& pending) {
+  wait_all(pending, "exchange");
+  std::vector<Event> reads;
+  std::size_t bytes = 0;
+  for (const ExchangeArray& a : arrays)
+    for (const rt::Transfer& t : *a.plan)
+      for (const rt::Box& box : t.boxes) {
+        const auto src = static_cast<std::size_t>(t.src);
+        read_box(devices[src], *a.buffers[src], partition.parts[src].ghost, *a.host, box, &reads);
+        bytes += static_cast<std::size_t>(box.volume()) * a.host->element_bytes;
+      }
+  wait_all(reads, "exchange");
+  for (const ExchangeArray& a : arrays)
+    for (const rt::Transfer& t : *a.plan)
+      for (const rt::Box& box : t.boxes) {
+        const auto dst = static_cast<std::size_t>(t.dst);
+        write_box(devices[dst], *a.buffers[dst], partition.parts[dst].ghost, *a.host, box, &pending);
+      }
+  return bytes;
+}
+
+}  // namespace stepgen::cl
