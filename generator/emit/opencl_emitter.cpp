@@ -3,6 +3,7 @@
 
 #include <string>
 
+#include "emit/embedded_files.hpp"
 #include "emit/emitter.hpp"
 #include "emit/view.hpp"
 
@@ -14,7 +15,7 @@ std::string cl_scalar_type(model::ScalarType t) {
   return std::string("cl_") + model::type_info(t).name;
 }
 
-std::string cl_buffer_arg(const std::string& name) { return "buf[array::" + name + "]"; }
+std::string cl_buffer_arg(const std::string& name) { return "at.buf[array::" + name + "]"; }
 
 class OpenClEmitter : public Emitter {
  public:
@@ -29,6 +30,7 @@ class OpenClEmitter : public Emitter {
     v.set("build_options", "");
     out.add(m.name + ".cpp", render("templates/opencl/host.cpp.mustache", v));
     out.add("CMakeLists.txt", render("templates/opencl/CMakeLists.txt.mustache", v));
+    out.add(".clang-format", embedded_file("templates/common/clang-format.mustache"));
     out.add("cmake/embed_kernels.cmake", render("templates/common/embed_kernels.cmake.mustache", v));
     add_runtime_headers({"box.hpp", "exchange.hpp", "init.hpp", "opencl.hpp", "partition.hpp", "program.hpp"},
                         out);

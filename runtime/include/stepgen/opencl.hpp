@@ -260,6 +260,14 @@ inline Kernel create_kernel(const Device& d, const Program& p, const char* name)
   return k;
 }
 
+/// Throws when a part's buffers (`bytes` in all) cannot fit the device's global memory.
+inline void check_fits(const Device& d, size_t bytes) {
+  if (bytes > d.global_mem)
+    throw rt::RunError("the arrays of this part need " + rt::human_bytes(static_cast<double>(bytes)) + " on " +
+                       d.label() + " but it has " + rt::human_bytes(static_cast<double>(d.global_mem)) +
+                       "; use more devices");
+}
+
 /// A device buffer holding the box `box` of an array.
 inline Mem create_buffer(const Device& d, const rt::Box& box, size_t element_bytes, const std::string& array) {
   size_t bytes = static_cast<size_t>(box.volume()) * element_bytes;

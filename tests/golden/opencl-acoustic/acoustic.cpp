@@ -30,15 +30,14 @@ namespace cl = stepgen::cl;
 // -------------------------------------------------------------------------------------------------
 // 1. The problem, as acoustic.xml describes it
 // -------------------------------------------------------------------------------------------------
-[[maybe_unused]] constexpr std::int64_t NX = 64;
-[[maybe_unused]] constexpr std::int64_t NY = 56;
-[[maybe_unused]] constexpr std::int64_t NZ = 48;
-
 constexpr int kDims = 3;
 const rt::Box kGrid = rt::Box::from_extent(kDims, {64, 56, 48});
 constexpr std::int64_t kSteps = 10;
 /// Ghost cells are refreshed every kExchangeEvery steps (deep halos when > 1).
 constexpr int kExchangeEvery = 1;
+[[maybe_unused]] constexpr std::int64_t NX = 64;
+[[maybe_unused]] constexpr std::int64_t NY = 56;
+[[maybe_unused]] constexpr std::int64_t NZ = 48;
 
 /// The spec's arrays. swap/rotate exchange the buffers behind these names, never their bytes.
 namespace array {
@@ -57,6 +56,9 @@ const ArrayInfo kArrayInfo[array::kCount] = {
     {"p2", sizeof(float), true, true},
     {"vel", sizeof(float), false, false},
 };
+
+// Tables from the spec, laid out by stepgen (one entry per spec item), not by clang-format.
+// clang-format off
 
 /// The points read around each element of an array (its swap/rotate group's union): the
 /// exchange moves exactly the cells these reach in a neighbour.
@@ -91,6 +93,8 @@ rt::PartitionRequest partition_request(int devices, const std::vector<double>& w
   return r;
 }
 
+// clang-format on
+
 // -------------------------------------------------------------------------------------------------
 // 2. Initial values
 // -------------------------------------------------------------------------------------------------
@@ -124,27 +128,37 @@ Kernels build_kernels(const cl::Device& d) {
 /// The buffers of one part, by array name.
 using PartBuffers = std::vector<cl::Mem>;
 
+/// What a launch needs to know about the part it runs on.
+struct PartLaunch {
+  const cl::Device& d;
+  const Kernels& k;
+  const PartBuffers& buf;
+  const rt::Part& part;
+  std::int64_t step;
+};
+
+// The launches bind the spec's arguments, one line each, as stepgen lays them out.
+// clang-format off
+
 /// Launches 'acoustic' on one part over its local buffer. extent() is the local buffer's
 /// extent, offset() its first cell's global index, global_extent() the whole grid's.
-void launch_acoustic(const cl::Device& d, const Kernels& k, const PartBuffers& buf,
-                     const rt::Part& part, std::int64_t step) {
-  (void)step;
-  auto extent = [&](int, int dim) { return part.ghost.extent(dim); };
-  auto offset = [&](int, int dim) { return part.ghost.lo[static_cast<std::size_t>(dim)]; };
-  auto global_extent = [&](int, int dim) { return kGrid.extent(dim); };
-  (void)extent, (void)offset, (void)global_extent;
-  cl::set_arg(d, k.acoustic, 0, buf[array::p0], "p0");
-  cl::set_arg(d, k.acoustic, 1, buf[array::p1], "p1");
-  cl::set_arg(d, k.acoustic, 2, buf[array::vel], "vel");
-  cl::set_arg(d, k.acoustic, 3, buf[array::p2], "p2");
-  cl::set_arg(d, k.acoustic, 4, static_cast<cl_int>(extent(array::p1, 0)), "argument 4");
-  cl::set_arg(d, k.acoustic, 5, static_cast<cl_int>(extent(array::p1, 1)), "argument 5");
-  cl::set_arg(d, k.acoustic, 6, static_cast<cl_int>(extent(array::p1, 2)), "argument 6");
+void launch_acoustic(const PartLaunch& at) {
+  [[maybe_unused]] const std::int64_t step = at.step;
+  [[maybe_unused]] auto extent = [&](int, int dim) { return at.part.ghost.extent(dim); };
+  [[maybe_unused]] auto offset = [&](int, int dim) { return at.part.ghost.lo[static_cast<std::size_t>(dim)]; };
+  [[maybe_unused]] auto global_extent = [&](int, int dim) { return kGrid.extent(dim); };
+  cl::set_arg(at.d, at.k.acoustic, 0, at.buf[array::p0], "p0");
+  cl::set_arg(at.d, at.k.acoustic, 1, at.buf[array::p1], "p1");
+  cl::set_arg(at.d, at.k.acoustic, 2, at.buf[array::vel], "vel");
+  cl::set_arg(at.d, at.k.acoustic, 3, at.buf[array::p2], "p2");
+  cl::set_arg(at.d, at.k.acoustic, 4, static_cast<cl_int>(extent(array::p1, 0)), "argument 4");
+  cl::set_arg(at.d, at.k.acoustic, 5, static_cast<cl_int>(extent(array::p1, 1)), "argument 5");
+  cl::set_arg(at.d, at.k.acoustic, 6, static_cast<cl_int>(extent(array::p1, 2)), "argument 6");
   const size_t global[3] = {static_cast<size_t>(stepgen::rt::round_up(extent(array::p1, 0), 16)), static_cast<size_t>(stepgen::rt::round_up(extent(array::p1, 1), 16)), static_cast<size_t>(extent(array::p1, 2))};
   const size_t local[3] = {16, 16, 1};
-  cl::launch(d, k.acoustic, "acoustic", 3, global, local);
-
+  cl::launch(at.d, at.k.acoustic, "acoustic", 3, global, local);
 }
+// clang-format on
 
 // -------------------------------------------------------------------------------------------------
 // 4. One run: buffers, time loop with exchanges, gather
@@ -166,7 +180,7 @@ class Run {
     upload();
     for (std::int64_t step = 0; step < steps; ++step) {
       for (std::size_t p = 0; p < parts(); ++p)
-        launch_acoustic(devices_[p], kernels_[p], buffers_[p], partition_.parts[p], step);
+        launch_acoustic({devices_[p], kernels_[p], buffers_[p], partition_.parts[p], step});
       exchange({array::p2});
       swap_arrays({array::p0, array::p1, array::p2});
     }
@@ -193,6 +207,10 @@ class Run {
     for (std::size_t p = 0; p < parts(); ++p) {
       const cl::Device& d = devices_[p];
       const rt::Box& ghost = partition_.parts[p].ghost;
+      std::size_t bytes = 0;
+      for (const ArrayInfo& a : kArrayInfo)
+        bytes += static_cast<std::size_t>(ghost.volume()) * a.element_bytes;
+      cl::check_fits(d, bytes);
       for (int id = 0; id < array::kCount; ++id) {
         buffers_[p].push_back(
             cl::create_buffer(d, ghost, kArrayInfo[id].element_bytes, kArrayInfo[id].name));
@@ -277,8 +295,14 @@ void print_partition(const std::vector<cl::Device>& devices, const rt::Partition
 // 5. main: options, devices, partition, run, verify, save, report
 // -------------------------------------------------------------------------------------------------
 int run_program(int argc, char** argv) {
-  const rt::ProgramInfo info{
-      "acoustic", "acoustic.xml", "opencl", "all", 0, kSteps, {"p0", "p1", "p2", "vel"}};
+  rt::ProgramInfo info;
+  info.name = "acoustic";
+  info.spec = "acoustic.xml";
+  info.backend = "opencl";
+  info.default_device_type = "all";
+  info.default_device_count = 0;
+  info.default_steps = kSteps;
+  info.arrays = {"p0", "p1", "p2", "vel"};
   rt::Options opt = rt::parse_options(argc, argv, info);
   if (opt.help) {
     rt::print_usage(info, stdout);

@@ -30,13 +30,12 @@ namespace cl = stepgen::cl;
 // -------------------------------------------------------------------------------------------------
 // 1. The problem, as jacobi2d.xml describes it
 // -------------------------------------------------------------------------------------------------
-[[maybe_unused]] constexpr std::int64_t NX = 1024;
-
 constexpr int kDims = 2;
 const rt::Box kGrid = rt::Box::from_extent(kDims, {1024, 768, 1});
 constexpr std::int64_t kSteps = 100;
 /// Ghost cells are refreshed every kExchangeEvery steps (deep halos when > 1).
 constexpr int kExchangeEvery = 1;
+[[maybe_unused]] constexpr std::int64_t NX = 1024;
 
 /// The spec's arrays. swap/rotate exchange the buffers behind these names, never their bytes.
 namespace array {
@@ -53,6 +52,9 @@ const ArrayInfo kArrayInfo[array::kCount] = {
     {"A", sizeof(float), true, true},
     {"B", sizeof(float), true, true},
 };
+
+// Tables from the spec, laid out by stepgen (one entry per spec item), not by clang-format.
+// clang-format off
 
 /// The points read around each element of an array (its swap/rotate group's union): the
 /// exchange moves exactly the cells these reach in a neighbour.
@@ -82,6 +84,8 @@ rt::PartitionRequest partition_request(int devices, const std::vector<double>& w
   r.strategy = rt::Strategy::kMinExchange;
   return r;
 }
+
+// clang-format on
 
 // -------------------------------------------------------------------------------------------------
 // 2. Initial values
@@ -114,24 +118,34 @@ Kernels build_kernels(const cl::Device& d) {
 /// The buffers of one part, by array name.
 using PartBuffers = std::vector<cl::Mem>;
 
+/// What a launch needs to know about the part it runs on.
+struct PartLaunch {
+  const cl::Device& d;
+  const Kernels& k;
+  const PartBuffers& buf;
+  const rt::Part& part;
+  std::int64_t step;
+};
+
+// The launches bind the spec's arguments, one line each, as stepgen lays them out.
+// clang-format off
+
 /// Launches 'jacobi' on one part over its local buffer. extent() is the local buffer's
 /// extent, offset() its first cell's global index, global_extent() the whole grid's.
-void launch_jacobi(const cl::Device& d, const Kernels& k, const PartBuffers& buf,
-                     const rt::Part& part, std::int64_t step) {
-  (void)step;
-  auto extent = [&](int, int dim) { return part.ghost.extent(dim); };
-  auto offset = [&](int, int dim) { return part.ghost.lo[static_cast<std::size_t>(dim)]; };
-  auto global_extent = [&](int, int dim) { return kGrid.extent(dim); };
-  (void)extent, (void)offset, (void)global_extent;
-  cl::set_arg(d, k.jacobi, 0, buf[array::A], "A");
-  cl::set_arg(d, k.jacobi, 1, buf[array::B], "B");
-  cl::set_arg(d, k.jacobi, 2, static_cast<cl_int>(extent(array::A, 0)), "argument 2");
-  cl::set_arg(d, k.jacobi, 3, static_cast<cl_int>(extent(array::A, 1)), "argument 3");
+void launch_jacobi(const PartLaunch& at) {
+  [[maybe_unused]] const std::int64_t step = at.step;
+  [[maybe_unused]] auto extent = [&](int, int dim) { return at.part.ghost.extent(dim); };
+  [[maybe_unused]] auto offset = [&](int, int dim) { return at.part.ghost.lo[static_cast<std::size_t>(dim)]; };
+  [[maybe_unused]] auto global_extent = [&](int, int dim) { return kGrid.extent(dim); };
+  cl::set_arg(at.d, at.k.jacobi, 0, at.buf[array::A], "A");
+  cl::set_arg(at.d, at.k.jacobi, 1, at.buf[array::B], "B");
+  cl::set_arg(at.d, at.k.jacobi, 2, static_cast<cl_int>(extent(array::A, 0)), "argument 2");
+  cl::set_arg(at.d, at.k.jacobi, 3, static_cast<cl_int>(extent(array::A, 1)), "argument 3");
   const size_t global[2] = {static_cast<size_t>(stepgen::rt::round_up(extent(array::A, 0), 16)), static_cast<size_t>(stepgen::rt::round_up(extent(array::A, 1), 8))};
   const size_t local[2] = {16, 8};
-  cl::launch(d, k.jacobi, "jacobi", 2, global, local);
-
+  cl::launch(at.d, at.k.jacobi, "jacobi", 2, global, local);
 }
+// clang-format on
 
 // -------------------------------------------------------------------------------------------------
 // 4. One run: buffers, time loop with exchanges, gather
@@ -153,7 +167,7 @@ class Run {
     upload();
     for (std::int64_t step = 0; step < steps; ++step) {
       for (std::size_t p = 0; p < parts(); ++p)
-        launch_jacobi(devices_[p], kernels_[p], buffers_[p], partition_.parts[p], step);
+        launch_jacobi({devices_[p], kernels_[p], buffers_[p], partition_.parts[p], step});
       exchange({array::B});
       swap_arrays({array::A, array::B});
     }
@@ -180,6 +194,10 @@ class Run {
     for (std::size_t p = 0; p < parts(); ++p) {
       const cl::Device& d = devices_[p];
       const rt::Box& ghost = partition_.parts[p].ghost;
+      std::size_t bytes = 0;
+      for (const ArrayInfo& a : kArrayInfo)
+        bytes += static_cast<std::size_t>(ghost.volume()) * a.element_bytes;
+      cl::check_fits(d, bytes);
       for (int id = 0; id < array::kCount; ++id) {
         buffers_[p].push_back(
             cl::create_buffer(d, ghost, kArrayInfo[id].element_bytes, kArrayInfo[id].name));
@@ -264,8 +282,14 @@ void print_partition(const std::vector<cl::Device>& devices, const rt::Partition
 // 5. main: options, devices, partition, run, verify, save, report
 // -------------------------------------------------------------------------------------------------
 int run_program(int argc, char** argv) {
-  const rt::ProgramInfo info{
-      "jacobi2d", "jacobi2d.xml", "opencl", "all", 0, kSteps, {"A", "B"}};
+  rt::ProgramInfo info;
+  info.name = "jacobi2d";
+  info.spec = "jacobi2d.xml";
+  info.backend = "opencl";
+  info.default_device_type = "all";
+  info.default_device_count = 0;
+  info.default_steps = kSteps;
+  info.arrays = {"A", "B"};
   rt::Options opt = rt::parse_options(argc, argv, info);
   if (opt.help) {
     rt::print_usage(info, stdout);
