@@ -699,14 +699,23 @@ struct Canvas {
   bool visible(const rt::Box& b) const {
     return !b.empty() && (dims < 3 || (b.lo[1] <= section && section < b.hi[1]));
   }
-  std::string rect(const rt::Box& b, const std::string& style,
-                   const std::string& title = "") const {
-    const double x = x0 + static_cast<double>(b.lo[0]) * sx,
-                 w = static_cast<double>(b.extent(0)) * sx;
+  /// `min_px`: thin zones (a one-cell ghost layer of a large grid) are drawn at least this
+  /// wide, centred on their place, so that they stay visible; titles give the exact boxes.
+  std::string rect(const rt::Box& b, const std::string& style, const std::string& title = "",
+                   double min_px = 0) const {
+    double x = x0 + static_cast<double>(b.lo[0]) * sx, w = static_cast<double>(b.extent(0)) * sx;
     double y = y0, h = height;
     if (down >= 0) {
       y = y0 + static_cast<double>(b.lo[static_cast<std::size_t>(down)]) * sy;
       h = static_cast<double>(b.extent(down)) * sy;
+    }
+    if (w < min_px) {
+      x -= (min_px - w) / 2;
+      w = min_px;
+    }
+    if (h < min_px) {
+      y -= (min_px - h) / 2;
+      h = min_px;
     }
     const std::string open = "<rect x=\"" + num(x) + "\" y=\"" + num(y) + "\" width=\"" + num(w) +
                              "\" height=\"" + num(h) + "\" " + style;
@@ -769,7 +778,11 @@ std::string plan_svg(const Model& m, const Plan& plan) {
   // Ghost zones: hatched where a part keeps copies of its neighbours' cells.
   for (const rt::Part& pt : p.parts)
     for (const rt::Box& g : rt::subtract(pt.ghost, pt.owned))
-      if (c.visible(g)) s += "  " + c.rect(g, "fill=\"url(#ghost)\" stroke=\"none\"") + "\n";
+      if (c.visible(g))
+        s += "  " +
+             c.rect(g, "fill=\"#444\" fill-opacity=\"0.35\" stroke=\"none\"",
+                    "part " + std::to_string(pt.id) + " ghost cells " + g.str(), 4) +
+             "\n";
   // Exchanged cells: what moves each exchange, outlined in red (once per box, all arrays).
   std::set<std::tuple<rt::Vec3, rt::Vec3>> marked;
   for (const ArrayExchange& x : plan.exchanges)
@@ -777,9 +790,8 @@ std::string plan_svg(const Model& m, const Plan& plan) {
       for (const rt::Box& b : t.boxes)
         if (c.visible(b) && marked.insert({b.lo, b.hi}).second)
           s += "  " +
-               c.rect(
-                   b,
-                   "fill=\"#d62728\" fill-opacity=\"0.25\" stroke=\"#d62728\" stroke-width=\"1\"") +
+               c.rect(b, "fill=\"#d62728\" fill-opacity=\"0.5\" stroke=\"#d62728\" stroke-width=\"1\"",
+                      "exchanged " + b.str(), 2) +
                "\n";
   // Out of core: chunk boundaries across each part, along the slowest dimension.
   if (plan.out_of_core)
@@ -830,12 +842,12 @@ std::string plan_svg(const Model& m, const Plan& plan) {
   }
   const double ky = legend_y + static_cast<double>(legend_rows) * 18 + 8;
   s += "  <rect x=\"20\" y=\"" + num(ky - 10) +
-       "\" width=\"12\" height=\"12\" fill=\"url(#ghost)\" stroke=\"#000\"/>\n";
-  s += "  <text x=\"36\" y=\"" + num(ky) + "\">ghost zone</text>\n";
+       "\" width=\"12\" height=\"12\" fill=\"#444\" fill-opacity=\"0.35\" stroke=\"#000\"/>\n";
+  s += "  <text x=\"36\" y=\"" + num(ky) + "\">ghost zone (thin ones drawn 4 px)</text>\n";
   s +=
-      "  <rect x=\"146\" y=\"" + num(ky - 10) +
-      "\" width=\"12\" height=\"12\" fill=\"#d62728\" fill-opacity=\"0.25\" stroke=\"#d62728\"/>\n";
-  s += "  <text x=\"162\" y=\"" + num(ky) + "\">exchanged every " + std::to_string(plan.every) +
+      "  <rect x=\"246\" y=\"" + num(ky - 10) +
+      "\" width=\"12\" height=\"12\" fill=\"#d62728\" fill-opacity=\"0.5\" stroke=\"#d62728\"/>\n";
+  s += "  <text x=\"262\" y=\"" + num(ky) + "\">exchanged every " + std::to_string(plan.every) +
        " step(s)</text>\n";
   if (plan.out_of_core) {
     s += "  <line x1=\"340\" y1=\"" + num(ky - 4) + "\" x2=\"360\" y2=\"" + num(ky - 4) +
