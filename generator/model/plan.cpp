@@ -750,13 +750,6 @@ std::string plan_svg(const Model& m, const Plan& plan) {
   std::string s;
   s += "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"800\" height=\"" + num(total_h) +
        "\" viewBox=\"0 0 800 " + num(total_h) + "\" font-family=\"sans-serif\" font-size=\"12\">\n";
-  s += "  <defs>\n"
-       "    <pattern id=\"ghost\" patternUnits=\"userSpaceOnUse\" width=\"6\" height=\"6\" "
-       "patternTransform=\"rotate(45)\">\n"
-       "      <line x1=\"0\" y1=\"0\" x2=\"0\" y2=\"6\" stroke=\"#333\" stroke-width=\"1.2\" "
-       "stroke-opacity=\"0.5\"/>\n"
-       "    </pattern>\n"
-       "  </defs>\n";
   s += "  <rect width=\"800\" height=\"" + num(total_h) + "\" fill=\"#ffffff\"/>\n";
   std::string title = xml_escape(m.name) + ": " + extent_str(p.domain) + " grid, " +
                       std::to_string(n) + " part(s), device grid ";
@@ -781,7 +774,7 @@ std::string plan_svg(const Model& m, const Plan& plan) {
       if (c.visible(g))
         s += "  " +
              c.rect(g, "fill=\"#444\" fill-opacity=\"0.35\" stroke=\"none\"",
-                    "part " + std::to_string(pt.id) + " ghost cells " + g.str(), 4) +
+                    "ghost cells of part " + std::to_string(pt.id) + ": " + g.str(), 4) +
              "\n";
   // Exchanged cells: what moves each exchange, outlined in red (once per box, all arrays).
   std::set<std::tuple<rt::Vec3, rt::Vec3>> marked;
@@ -850,9 +843,9 @@ std::string plan_svg(const Model& m, const Plan& plan) {
   s += "  <text x=\"262\" y=\"" + num(ky) + "\">exchanged every " + std::to_string(plan.every) +
        " step(s)</text>\n";
   if (plan.out_of_core) {
-    s += "  <line x1=\"340\" y1=\"" + num(ky - 4) + "\" x2=\"360\" y2=\"" + num(ky - 4) +
+    s += "  <line x1=\"480\" y1=\"" + num(ky - 4) + "\" x2=\"500\" y2=\"" + num(ky - 4) +
          "\" stroke=\"#1f4e9c\" stroke-width=\"1.5\" stroke-dasharray=\"6 3\"/>\n";
-    s += "  <text x=\"366\" y=\"" + num(ky) + "\">chunk boundary</text>\n";
+    s += "  <text x=\"506\" y=\"" + num(ky) + "\">chunk boundary</text>\n";
   }
   s += "</svg>\n";
   return s;
