@@ -1,17 +1,29 @@
 #!/usr/bin/env bash
 # Regenerates the golden trees under tests/golden/ with the built stepgen. Regenerating is an
 # explicit act: review `git diff tests/golden` before committing it.
-# Each case folder is named TARGET-EXAMPLE and holds the tree generated from
-# examples/EXAMPLE/EXAMPLE.xml for TARGET.
-# Usage: scripts/update-golden.sh [STEPGEN]   (default: build/stepgen)
+# Each case folder tests/golden/CASE/ holds `spec` (the spec's path from the source root),
+# `target` (the backend) and `tree/` (what `stepgen generate SPEC --target TARGET` writes). The
+# tree is deleted first, so files the generator no longer writes disappear too.
+# Usage: scripts/update-golden.sh [STEPGEN]   (default: the first of build/stepgen,
+#        build-gold/stepgen that exists)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-stepgen=${1:-$root/build/stepgen}
+stepgen=${1:-}
+if [[ -z $stepgen ]]; then
+  for candidate in "$root/build/stepgen" "$root/build-gold/stepgen"; do
+    if [[ -x $candidate ]]; then stepgen=$candidate; break; fi
+  done
+fi
+if [[ -z $stepgen || ! -x $stepgen ]]; then
+  echo "update-golden.sh: no stepgen binary (build it, or pass its path)" >&2
+  exit 2
+fi
 for dir in "$root"/tests/golden/*/; do
+  dir=${dir%/}
   case=$(basename "$dir")
-  target=${case%%-*}
-  example=${case#*-}
-  rm -rf "$dir"
-  "$stepgen" generate "$root/examples/$example/$example.xml" --target "$target" -o "$dir" >/dev/null
-  echo "regenerated tests/golden/$case"
+  spec=$(head -n 1 "$dir/spec")
+  target=$(head -n 1 "$dir/target")
+  rm -rf "$dir/tree"
+  (cd "$root" && "$stepgen" generate "$spec" --target "$target" -o "$dir/tree" >/dev/null)
+  echo "regenerated tests/golden/$case ($spec, $target)"
 done

@@ -9,7 +9,12 @@ for spec in "$src"/examples/*/*.xml; do
   out="$work/format-$name"
   rm -rf "$out"
   "$stepgen" generate "$spec" --target opencl -o "$out" >/dev/null
-  if (cd "$out" && clang-format --dry-run --Werror "$name.cpp"); then
+  # The .clang-format shipped with the program is the project's own.
+  if ! cmp -s "$out/.clang-format" "$src/.clang-format"; then
+    echo "error: $out/.clang-format differs from $src/.clang-format" >&2
+    status=1
+  fi
+  if (cd "$out" && clang-format --style=file --dry-run --Werror "$name.cpp"); then
     echo "ok: $name.cpp is clang-formatted"
   else
     status=1

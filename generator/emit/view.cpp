@@ -214,6 +214,14 @@ View common_view(const Model& m, const BackendNames& names) {
     for (std::int64_t l : k.local) local.push_back(std::to_string(l));
     kv.set("work_dims", std::to_string(k.global.size()));
     kv.set("global", "{" + join(global, ", ") + "}");
+    // One size per line (a trailing comma keeps clang-format from joining or re-wrapping them).
+    View global_items{View::type::list};
+    for (const std::string& g : global) {
+      View item;
+      item.set("value", g);
+      global_items.push_back(item);
+    }
+    kv.set("global_items", global_items);
     kv.set("has_local", flag(!local.empty()));
     kv.set("local", "{" + join(local, ", ") + "}");
     kernels.push_back(kv);

@@ -1,11 +1,14 @@
-// Golden files: the generated tree of a few examples is checked in under tests/golden/, and
-// generation must reproduce it byte for byte (scripts/update-golden.sh regenerates it).
-// Also: generation is deterministic and free of absolute paths.
+// Golden files: tests/golden/CASE/ holds `spec` (the spec's path from the source root), `target`
+// (a backend name) and `tree/`, the expected generated folder. Generation must reproduce the tree
+// byte for byte, with no file missing or added (scripts/update-golden.sh regenerates it; see
+// tests/golden/README.md). Also: generation is deterministic, the same from XML and YAML, and free
+// of absolute paths and timestamps.
 #include <doctest/doctest.h>
 
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <regex>
 #include <sstream>
 #include <string>
 
@@ -18,6 +21,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
+using Tree = std::map<std::string, std::string>;
+
 std::string read_text(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);
   std::ostringstream s;
@@ -25,17 +30,35 @@ std::string read_text(const fs::path& p) {
   return s.str();
 }
 
-// Generates the tree of `spec` for `target` in memory.
-std::map<std::string, std::string> generate(const std::string& spec, const std::string& target) {
+// The first line of a one-line file, without its line ending.
+std::string read_line(const fs::path& p) {
+  std::ifstream in(p);
+  std::string line;
+  std::getline(in, line);
+  return line;
+}
+
+// Generates the tree of `spec` for `target` in memory, as `stepgen generate` would write it.
+Tree generate(const std::string& spec, const std::string& target) {
   stepgen::Diagnostics diags(spec, read_text(spec));
   auto tree = stepgen::spec::read_spec(spec, diags.source(), diags);
-  REQUIRE(tree);
+  REQUIRE_MESSAGE(tree, spec);
   auto model = stepgen::model::build_model(*tree, diags);
   REQUIRE_MESSAGE(!diags.has_errors(), spec);
   REQUIRE(model);
+  auto emitter = stepgen::emit::make_emitter(target);
+  REQUIRE_MESSAGE(emitter, "no backend " << target);
   stepgen::emit::OutputSet out;
-  stepgen::emit::make_emitter(target)->emit(*model, out);
+  emitter->emit(*model, out);
   return out.files();
+}
+
+Tree read_tree(const fs::path& root) {
+  Tree files;
+  for (const auto& f : fs::recursive_directory_iterator(root))
+    if (f.is_regular_file())
+      files[fs::relative(f.path(), root).generic_string()] = read_text(f.path());
+  return files;
 }
 
 // The first line where two texts differ, for a readable failure.
@@ -44,11 +67,44 @@ std::string first_difference(const std::string& want, const std::string& got) {
   std::string la, lb;
   for (int line = 1;; ++line) {
     bool ha = static_cast<bool>(std::getline(a, la)), hb = static_cast<bool>(std::getline(b, lb));
-    if (!ha && !hb) return "same lines, different line endings";
+    if (!ha && !hb) return "same lines, different line endings or final newline";
     if (la != lb || ha != hb)
-      return "line " + std::to_string(line) + ":\n  golden:    " + (ha ? la : "<end>") + "\n  generated: " + (hb ? lb : "<end>");
+      return "line " + std::to_string(line) + ":\n  golden:    " + (ha ? la : "<end of file>") +
+             "\n  generated: " + (hb ? lb : "<end of file>");
   }
 }
+
+// Compares a generated tree with its golden one; every difference is one failed check.
+void check_same_tree(const Tree& golden, const Tree& generated) {
+  for (const auto& [path, text] : golden) {
+    CAPTURE(path);
+    auto it = generated.find(path);
+    if (it == generated.end())
+      FAIL_CHECK("golden file no longer generated (run scripts/update-golden.sh and review)");
+    else if (it->second != text)
+      FAIL_CHECK(
+          "generated file differs from the golden one (run scripts/update-golden.sh and "
+          "review): "
+          << first_difference(text, it->second));
+  }
+  for (const auto& entry : generated) {
+    const std::string& path = entry.first;
+    CAPTURE(path);
+    if (golden.count(path) == 0)
+      FAIL_CHECK("generated file missing from the golden tree (run scripts/update-golden.sh)");
+  }
+}
+
+// Replaces every occurrence of `from` in `text` by `to`.
+std::string replace_all(std::string text, const std::string& from, const std::string& to) {
+  for (std::size_t at = text.find(from); at != std::string::npos;
+       at = text.find(from, at + to.size()))
+    text.replace(at, from.size(), to);
+  return text;
+}
+
+const char* const kExamples[] = {"acoustic", "advect",         "blur9",   "heat3d",
+                                 "jacobi2d", "stepocl_jacobi", "twostage"};
 
 }  // namespace
 
@@ -57,55 +113,73 @@ TEST_CASE("generated trees equal the golden files") {
   int cases = 0;
   for (const auto& entry : fs::directory_iterator(golden)) {
     if (!entry.is_directory()) continue;
-    const std::string name = entry.path().filename().string();
-    const std::string target = name.substr(0, name.find('-'));
-    const std::string example = name.substr(name.find('-') + 1);
-    const std::string spec = std::string(STEPGEN_SOURCE_DIR) + "/examples/" + example + "/" + example + ".xml";
+    const fs::path dir = entry.path();
+    const std::string name = dir.filename().string();
     CAPTURE(name);
-    std::map<std::string, std::string> files = generate(spec, target);
-    std::map<std::string, std::string> expected;
-    for (const auto& f : fs::recursive_directory_iterator(entry.path()))
-      if (f.is_regular_file())
-        expected[fs::relative(f.path(), entry.path()).generic_string()] = read_text(f.path());
-    for (const auto& [path, text] : expected) {
-      CAPTURE(path);
-      auto it = files.find(path);
-      CHECK_MESSAGE(it != files.end(), "golden file no longer generated (run scripts/update-golden.sh)");
-      if (it != files.end() && it->second != text)
-        FAIL_CHECK("generated file differs from the golden one (run scripts/update-golden.sh and review): "
-                   << first_difference(text, it->second));
-    }
-    for (const auto& [path, text] : files) {
-      CAPTURE(path);
-      CHECK_MESSAGE(expected.count(path) == 1, "new generated file not in the golden tree");
-    }
+    REQUIRE_MESSAGE(fs::is_regular_file(dir / "spec"), "a golden case needs a 'spec' file");
+    REQUIRE_MESSAGE(fs::is_regular_file(dir / "target"), "a golden case needs a 'target' file");
+    REQUIRE_MESSAGE(fs::is_directory(dir / "tree"), "a golden case needs a 'tree' folder");
+    const std::string spec = (fs::path(STEPGEN_SOURCE_DIR) / read_line(dir / "spec")).string();
+    check_same_tree(read_tree(dir / "tree"), generate(spec, read_line(dir / "target")));
     ++cases;
   }
   CHECK(cases >= 2);
 }
 
-TEST_CASE("generation is deterministic, the same from XML and YAML, and names no absolute path") {
+TEST_CASE("the golden comparison names the first differing line") {
+  CHECK(first_difference("one\ntwo\n", "one\nthree\n") ==
+        "line 2:\n  golden:    two\n  generated: three");
+  CHECK(first_difference("one\n", "one\ntwo\n") ==
+        "line 2:\n  golden:    <end of file>\n  generated: two");
+  CHECK(first_difference("one\n", "one") == "same lines, different line endings or final newline");
+  CHECK(replace_all("a.yaml b.yaml", "a.yaml", "a.xml") == "a.xml b.yaml");
+}
+
+// Generating twice gives the same bytes. The XML and YAML spec of an example describe the same
+// program, so they give the same bytes too, except where the generated files name the spec file
+// (the header comment and `stepgen plan SPEC` hints): those are compared after replacing
+// NAME.yaml by NAME.xml, and everything else must be identical.
+TEST_CASE("generation is deterministic and the same from XML and YAML") {
   const std::string dir = std::string(STEPGEN_SOURCE_DIR) + "/examples/";
-  for (const char* example : {"jacobi2d", "acoustic", "twostage", "heat3d"}) {
+  for (const char* example : kExamples) {
     CAPTURE(example);
     const std::string base = dir + example + "/" + example;
-    auto xml = generate(base + ".xml", "opencl");
+    const Tree xml = generate(base + ".xml", "opencl");
     CHECK(xml == generate(base + ".xml", "opencl"));
-    auto yaml = generate(base + ".yaml", "opencl");
-    REQUIRE(xml.size() == yaml.size());
-    for (auto& [path, text] : yaml) {
-      // The headers name the spec file; everything else must be identical.
-      std::string same = text;
-      const std::string from = std::string(example) + ".yaml", to = std::string(example) + ".xml";
-      for (std::size_t at = same.find(from); at != std::string::npos; at = same.find(from, at + to.size()))
-        same.replace(at, from.size(), to);
+    const Tree yaml = generate(base + ".yaml", "opencl");
+    Tree yaml_as_xml;
+    for (const auto& [path, text] : yaml)
+      yaml_as_xml[path] =
+          replace_all(text, std::string(example) + ".yaml", std::string(example) + ".xml");
+    check_same_tree(xml, yaml_as_xml);
+  }
+}
+
+TEST_CASE("generated files name no absolute path and carry no timestamp") {
+  const std::string dir = std::string(STEPGEN_SOURCE_DIR) + "/examples/";
+  // Places this test runs from: none may leak into the output.
+  std::vector<std::string> paths = {STEPGEN_SOURCE_DIR,
+                                    fs::path(STEPGEN_BINARY).parent_path().string(),
+                                    fs::current_path().string(),
+                                    "/work/",
+                                    "/home/",
+                                    "/tmp/"};
+  // __DATE__-like macros, ISO dates and clock times (a year alone is fine: papers are cited).
+  const std::regex stamp(
+      R"(__DATE__|__TIME__|__TIMESTAMP__|\b\d{4}-\d{2}-\d{2}\b|\b\d{1,2}:\d{2}:\d{2}\b)");
+  for (const char* example : kExamples) {
+    CAPTURE(example);
+    // Generated from an absolute spec path, so any path that leaked would show.
+    for (const auto& [path, text] : generate(dir + example + "/" + example + ".xml", "opencl")) {
       CAPTURE(path);
-      CHECK(same == xml[path]);
-    }
-    for (const auto& [path, text] : xml) {
-      CAPTURE(path);
-      CHECK(text.find(STEPGEN_SOURCE_DIR) == std::string::npos);
-      CHECK(text.find("\r\n") == std::string::npos);
+      for (const std::string& p : paths) {
+        CAPTURE(p);
+        CHECK(text.find(p) == std::string::npos);
+      }
+      std::smatch m;
+      CHECK_MESSAGE(!std::regex_search(text, m, stamp), "looks like a timestamp: " << m.str());
+      CHECK(text.find('\r') == std::string::npos);
+      CHECK((text.empty() || text.back() == '\n'));
     }
   }
 }
