@@ -94,6 +94,7 @@ struct Kernel {
   std::string name;
   std::string source;  ///< as written, relative to the spec's folder
   Language language = Language::kOpenCL;
+  std::string cuda_source;  ///< optional CUDA version (.cu), relative to the spec's folder
   std::vector<KernelArg> args;
   std::vector<Expr>
       global;  ///< one per grid dimension (default filled in: extents of the first written array)

@@ -162,6 +162,18 @@ void Builder::build_kernel(const spec::Kernel& k) {
       state.language_ok = true;
     }
   }
+  if (k.cuda_source.present) {
+    kernel.cuda_source = k.cuda_source.value;
+    std::string full = resolve(kernel.cuda_source);
+    std::error_code ec;
+    if (std::filesystem::path(kernel.cuda_source).extension() != ".cu")
+      diags_.error(k.cuda_source.loc, "CUDA source " + quote(kernel.cuda_source) + " of kernel " +
+                                          quote(kernel.name) + " must be a .cu file");
+    else if (!std::filesystem::is_regular_file(full, ec))
+      diags_.error(k.cuda_source.loc, "CUDA source " + quote(kernel.cuda_source) + " of kernel " +
+                                          quote(kernel.name) + " does not exist (looked for " +
+                                          full + ")");
+  }
   for (std::size_t i = 0; i < k.args.size(); ++i) {
     kernel.args.push_back(build_arg(k.args[i], i + 1, kernel));
     const KernelArg& a = kernel.args.back();

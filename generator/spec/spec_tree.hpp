@@ -62,6 +62,7 @@ struct Kernel {
   Text name;
   Text source;    ///< path relative to the spec file
   Text language;  ///< opencl | cuda (optional: from the extension)
+  Text cuda_source;  ///< optional CUDA version of the kernel (.cu), relative to the spec file
   std::vector<KernelArg> args;
   std::vector<Text> global;  ///< expressions; empty = the first written array's extents
   std::vector<Text> local;   ///< expressions; empty = backend default

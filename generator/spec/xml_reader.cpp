@@ -711,7 +711,7 @@ void XmlReader::kernel_size(const Element& el, const char* item, std::vector<Tex
 }
 
 void XmlReader::kernel(const Element& el) {
-  check_attributes(el, {"name", "source", "language"});
+  check_attributes(el, {"name", "source", "language", "cuda-source", "cuda_source"});
   Kernel k;
   k.loc = el.loc;
   Text paper_name;  // STEPOCL: <name>file.cl</name>
@@ -729,6 +729,7 @@ void XmlReader::kernel(const Element& el) {
   const Attr* name = find(el, "name");
   const Attr* source = find(el, "source");
   k.language = optional_attr(el, "language");
+  k.cuda_source = value(el, find_either(el, "cuda-source", "cuda_source"));
   if (paper_name.present) {
     if (source)
       error(loc(source->name_offset),

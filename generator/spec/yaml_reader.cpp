@@ -503,10 +503,11 @@ void YamlReader::array(const YAML::Node& node) {
 void YamlReader::kernel(const YAML::Node& node) {
   Kernel k;
   k.loc = loc(node);
-  Fields f = fields(node, "kernel", {"name", "source", "language", "args", "global", "local"});
+  Fields f = fields(node, "kernel", {"name", "source", "language", "cuda_source", "args", "global", "local"});
   k.name = required(f, "name", "kernel", k.loc);
   k.source = required(f, "source", "kernel", k.loc);
   k.language = scalar_of(f, "language", k.loc);
+  k.cuda_source = scalar_of(f, "cuda_source", k.loc);
   if (f.count("args"))
     for_each_map(f["args"], "array or scalar, ...", [&](const YAML::Node& n) { arg(n, k); });
   if (f.count("global")) k.global = scalar_list(f["global"], true);

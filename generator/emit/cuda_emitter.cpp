@@ -1,0 +1,136 @@
+// The CUDA backend: a self-contained folder with the host program (NAME.cu, which #includes the
+// user's .cu kernels, unmodified, from kernels/), its CMakeLists.txt and the runtime headers.
+// Each kernel's CUDA file is its source when that is CUDA, else its cuda-source.
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <string>
+
+#include "emit/embedded_files.hpp"
+#include "emit/emitter.hpp"
+#include "emit/view.hpp"
+
+namespace stepgen::emit {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string cuda_scalar_type(model::ScalarType t) {
+  switch (t) {
+    case model::ScalarType::kFloat:
+      return "float";
+    case model::ScalarType::kDouble:
+      return "double";
+    case model::ScalarType::kInt:
+      return "int";
+    case model::ScalarType::kUint:
+      return "unsigned int";
+    case model::ScalarType::kLong:
+      return "long long";
+    case model::ScalarType::kUlong:
+      return "unsigned long long";
+    case model::ScalarType::kShort:
+      return "short";
+    case model::ScalarType::kUshort:
+      return "unsigned short";
+    case model::ScalarType::kChar:
+      return "signed char";
+    case model::ScalarType::kUchar:
+      return "unsigned char";
+  }
+  return "int";
+}
+
+// The device pointer of the part's buffer, typed as the array's elements.
+std::string cuda_buffer_arg(const std::string& name) {
+  return "static_cast<element::" + name + "*>(at.buf[array::" + name + "].get())";
+}
+
+// The CUDA file of a kernel: its source when that is CUDA, else its cuda-source.
+std::string cuda_file(const model::Kernel& k) {
+  if (k.language == model::Language::kCuda) return k.source;
+  if (!k.cuda_source.empty()) return k.cuda_source;
+  throw EmitError("kernel '" + k.name + "' has no CUDA source: add cuda-source=\"" +
+                  fs::path(k.source).stem().string() +
+                  ".cu\" (YAML: cuda_source) to it (the cuda target cannot run OpenCL C)");
+}
+
+// Copies each kernel's CUDA file into kernels/ and returns their paths there (each once).
+std::vector<std::string> add_cuda_sources(const model::Model& m, OutputSet& out) {
+  std::vector<std::string> paths;
+  std::set<std::string> seen;
+  for (const model::Kernel& k : m.kernels) {
+    fs::path source = fs::path(m.spec_dir) / cuda_file(k);
+    std::string target = "kernels/" + source.filename().string();
+    if (!seen.insert(target).second) continue;
+    std::ifstream in(source, std::ios::binary);
+    if (!in) throw EmitError("cannot read CUDA kernel source '" + source.string() + "'");
+    std::ostringstream text;
+    text << in.rdbuf();
+    out.add(target, text.str());
+    paths.push_back(target);
+  }
+  return paths;
+}
+
+// Marks the last argument of each kernel (the launch separates arguments with commas).
+void mark_last_args(View& v) {
+  const View* kernels = v.get("kernels");
+  if (!kernels || !kernels->is_list()) return;
+  View marked{View::type::list};
+  for (const View& k : kernels->list_value()) {
+    View kv = k;
+    const View* args = k.get("args");
+    View new_args{View::type::list};
+    if (args && args->is_list()) {
+      const auto& list = args->list_value();
+      for (std::size_t i = 0; i < list.size(); ++i) {
+        View a = list[i];
+        a.set("last", flag(i + 1 == list.size()));
+        new_args.push_back(a);
+      }
+    }
+    kv.set("args", new_args);
+    marked.push_back(kv);
+  }
+  v.set("kernels", marked);
+}
+
+class CudaEmitter : public Emitter {
+ public:
+  const char* name() const override { return "cuda"; }
+
+  void emit(const model::Model& m, OutputSet& out) const override {
+    for (const model::Kernel& k : m.kernels) cuda_file(k);  // every kernel has one, or stop here
+    View v = common_view(m, BackendNames{cuda_scalar_type, cuda_buffer_arg});
+    mark_last_args(v);
+    std::vector<std::string> kernels = add_cuda_sources(m, out);
+    std::string names;
+    View includes{View::type::list};
+    for (const std::string& k : kernels) {
+      names += (names.empty() ? "" : ", ") + fs::path(k).filename().string();
+      View item;
+      item.set("path", k);
+      includes.push_back(item);
+    }
+    v.set("kernel_files", names);
+    v.set("kernel_includes", includes);
+    std::string paths;
+    for (const std::string& k : kernels) paths += (paths.empty() ? "" : " ") + k;
+    v.set("kernel_paths", paths);
+    out.add(m.name + ".cu", render("templates/cuda/host.cu.mustache", v));
+    out.add("CMakeLists.txt", render("templates/cuda/CMakeLists.txt.mustache", v));
+    out.add(".clang-format", embedded_file("templates/common/clang-format.mustache"));
+    add_runtime_headers({"box.hpp", "cuda.hpp", "exchange.hpp", "init.hpp", "partition.hpp", "program.hpp"},
+                        out);
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Emitter> make_cuda_emitter() { return std::make_unique<CudaEmitter>(); }
+
+}  // namespace stepgen::emit

@@ -1,0 +1,580 @@
+#pragma once
+/// \file
+/// CUDA helpers for generated programs (CUDA runtime API): checked calls that name the call,
+/// the device and the error; GPU discovery; one non-blocking stream per GPU; device buffers
+/// holding a part's ghost box; rectangular copies of boxes (cudaMemcpy3DAsync over pitched
+/// pointers made from rt::rect_of); peer access; the halo exchange, GPU to GPU by
+/// cudaMemcpy3DPeerAsync where peer access works, else through pinned host staging; and a
+/// per-GPU timeline of CUDA events that orders the exchange across GPUs (cudaStreamWaitEvent,
+/// no host waits) and measures kernel and exchange time on the GPUs.
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <cstdio>
+#include <cstdlib>
+#include <deque>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "stepgen/box.hpp"
+#include "stepgen/exchange.hpp"
+#include "stepgen/program.hpp"
+
+namespace stepgen::cuda {
+
+/// "cudaErrorInvalidValue (1): invalid argument".
+inline std::string error_text(cudaError_t status) {
+  return std::string(cudaGetErrorName(status)) + " (" + std::to_string(static_cast<int>(status)) +
+         "): " + cudaGetErrorString(status);
+}
+
+/// Errors that a call reports for work enqueued before it (CUDA errors are asynchronous).
+inline bool is_sticky(cudaError_t status) {
+  return status == cudaErrorIllegalAddress || status == cudaErrorLaunchFailure ||
+         status == cudaErrorIllegalInstruction || status == cudaErrorMisalignedAddress ||
+         status == cudaErrorInvalidPc || status == cudaErrorHardwareStackError ||
+         status == cudaErrorAssert || status == cudaErrorLaunchTimeout;
+}
+
+/// Throws RunError("CALL failed on WHERE: cudaErrorX (code): description") unless cudaSuccess.
+inline void check(cudaError_t status, const std::string& call, const std::string& where) {
+  if (status == cudaSuccess) return;
+  std::string hint;
+  if (is_sticky(status))
+    hint = " (an earlier kernel or copy on this GPU failed; its error surfaces here. Run under "
+           "compute-sanitizer to find it)";
+  throw rt::RunError(call + " failed on " + where + ": " + error_text(status) + hint);
+}
+
+/// One GPU with its own non-blocking stream.
+class Device {
+ public:
+  Device() = default;
+  Device(const Device&) = delete;
+  Device& operator=(const Device&) = delete;
+  Device(Device&& o) noexcept
+      : index(o.index), ordinal(o.ordinal), name(std::move(o.name)), global_mem(o.global_mem),
+        stream_(std::exchange(o.stream_, nullptr)) {}
+  Device& operator=(Device&& o) noexcept {
+    if (this != &o) {
+      reset();
+      index = o.index;
+      ordinal = o.ordinal;
+      name = std::move(o.name);
+      global_mem = o.global_mem;
+      stream_ = std::exchange(o.stream_, nullptr);
+    }
+    return *this;
+  }
+  ~Device() { reset(); }
+
+  int index = 0;    ///< position in the run's device list
+  int ordinal = 0;  ///< the CUDA device number (cudaSetDevice)
+  std::string name;
+  std::size_t global_mem = 0;
+
+  /// "device 1 (GPU 1, NVIDIA H100 80GB HBM3)": how messages name it.
+  std::string label() const {
+    return "device " + std::to_string(index) + " (GPU " + std::to_string(ordinal) + ", " + name + ")";
+  }
+  /// Makes this GPU current for the calling thread.
+  void use() const;
+  /// Creates the stream (on discovery).
+  void open();
+  cudaStream_t stream() const { return stream_; }
+
+ private:
+  void reset() {
+    if (stream_) {
+      cudaSetDevice(ordinal);
+      cudaStreamDestroy(stream_);
+    }
+    stream_ = nullptr;
+  }
+  cudaStream_t stream_ = nullptr;
+};
+
+/// check() naming a device: "CALL failed on device 1 (GPU 1, NAME): ...".
+inline void check(cudaError_t status, const std::string& call, const Device& d) {
+  if (status != cudaSuccess) check(status, call, d.label());
+}
+
+inline void Device::use() const { check(cudaSetDevice(ordinal), "cudaSetDevice", *this); }
+
+inline void Device::open() {
+  use();
+  check(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreateWithFlags", *this);
+}
+
+/// The name NVIDIA's drivers give the CUDA platform; --platform is matched against it.
+inline const char* platform_name() { return "NVIDIA CUDA"; }
+
+/// Finds the GPUs the options ask for (the first --devices N, default all) and gives each its
+/// stream. --device-type gpu and all mean the CUDA GPUs; cpu is an error. --platform must be a
+/// part of "NVIDIA CUDA". Throws RunError when there are none or too few.
+inline std::vector<Device> discover(const rt::Options& opt) {
+  if (opt.device_type == "cpu")
+    throw rt::RunError("the CUDA backend runs on GPUs only, and --device-type cpu asks for CPUs "
+                       "(generate with --target opencl to run on CPUs)");
+  if (!opt.platform.empty() && std::string(platform_name()).find(opt.platform) == std::string::npos)
+    throw rt::RunError("no CUDA device matches (platform '" + opt.platform + "'): the CUDA backend's only platform is '" +
+                       platform_name() + "'");
+  int count = 0;
+  cudaError_t status = cudaGetDeviceCount(&count);
+  if (status == cudaErrorNoDevice || status == cudaErrorInsufficientDriver ||
+      (status == cudaSuccess && count == 0)) {
+    (void)cudaGetLastError();
+    throw rt::RunError(std::string("no CUDA device found (") +
+                       (status == cudaSuccess ? "cudaGetDeviceCount returned 0" : error_text(status)) + ")");
+  }
+  check(status, "cudaGetDeviceCount", "host");
+  std::string seen;
+  std::vector<Device> found;
+  for (int i = 0; i < count; ++i) {
+    cudaDeviceProp prop{};
+    check(cudaGetDeviceProperties(&prop, i), "cudaGetDeviceProperties", "GPU " + std::to_string(i));
+    Device d;
+    d.ordinal = i;
+    d.name = prop.name;
+    d.global_mem = prop.totalGlobalMem;
+    seen += "\n  GPU " + std::to_string(i) + ": " + d.name;
+    found.push_back(std::move(d));
+  }
+  if (opt.devices > 0) {
+    if (static_cast<std::size_t>(opt.devices) > found.size())
+      throw rt::RunError("asked for " + std::to_string(opt.devices) + " devices but only " +
+                         std::to_string(found.size()) + " CUDA device(s) are present:" + seen);
+    found.resize(static_cast<std::size_t>(opt.devices));
+  }
+  for (std::size_t i = 0; i < found.size(); ++i) {
+    found[i].index = static_cast<int>(i);
+    found[i].open();
+  }
+  return found;
+}
+
+/// Throws when a part's buffers (`bytes` in all) cannot fit the GPU's memory.
+inline void check_fits(const Device& d, std::size_t bytes) {
+  if (bytes > d.global_mem)
+    throw rt::RunError("the arrays of this part need " + rt::human_bytes(static_cast<double>(bytes)) + " on " +
+                       d.label() + " but it has " + rt::human_bytes(static_cast<double>(d.global_mem)) +
+                       "; use more devices");
+}
+
+/// Device memory holding one box of an array (cudaMalloc); freed when it goes.
+class Buffer {
+ public:
+  Buffer() = default;
+  Buffer(const Buffer&) = delete;
+  Buffer& operator=(const Buffer&) = delete;
+  Buffer(Buffer&& o) noexcept : ptr_(std::exchange(o.ptr_, nullptr)), ordinal_(o.ordinal_) {}
+  Buffer& operator=(Buffer&& o) noexcept {
+    if (this != &o) {
+      reset();
+      ptr_ = std::exchange(o.ptr_, nullptr);
+      ordinal_ = o.ordinal_;
+    }
+    return *this;
+  }
+  ~Buffer() { reset(); }
+  Buffer(const Device& d, const rt::Box& box, std::size_t element_bytes, const std::string& array)
+      : ordinal_(d.ordinal) {
+    const std::size_t bytes = static_cast<std::size_t>(box.volume()) * element_bytes;
+    d.use();
+    check(cudaMalloc(&ptr_, bytes), "cudaMalloc(" + array + ", " + rt::human_bytes(static_cast<double>(bytes)) + ")",
+          d);
+  }
+  void* get() const { return ptr_; }
+  /// For swap/rotate: buffers change names, not contents.
+  friend void swap(Buffer& a, Buffer& b) noexcept {
+    std::swap(a.ptr_, b.ptr_);
+    std::swap(a.ordinal_, b.ordinal_);
+  }
+
+ private:
+  void reset() {
+    if (ptr_) {
+      cudaSetDevice(ordinal_);
+      cudaFree(ptr_);
+    }
+    ptr_ = nullptr;
+  }
+  void* ptr_ = nullptr;
+  int ordinal_ = 0;
+};
+
+/// Page-locks a host array's bytes (cudaHostRegister, portable to every GPU) for as long as it
+/// lives, so that copies to and from it run asynchronously on the streams. The bytes must not
+/// be reallocated meanwhile (swap/rotate exchange whole vectors: the memory stays put).
+class PinnedHost {
+ public:
+  PinnedHost() = default;
+  PinnedHost(const PinnedHost&) = delete;
+  PinnedHost& operator=(const PinnedHost&) = delete;
+  PinnedHost(PinnedHost&& o) noexcept : ptr_(std::exchange(o.ptr_, nullptr)) {}
+  PinnedHost& operator=(PinnedHost&&) = delete;
+  explicit PinnedHost(rt::HostArray& a) {
+    if (a.bytes.empty()) return;
+    check(cudaHostRegister(a.bytes.data(), a.bytes.size(), cudaHostRegisterPortable),
+          "cudaHostRegister(" + a.name + ", " + rt::human_bytes(static_cast<double>(a.bytes.size())) + ")", "host");
+    ptr_ = a.bytes.data();
+  }
+  ~PinnedHost() {
+    if (ptr_) cudaHostUnregister(ptr_);
+  }
+
+ private:
+  void* ptr_ = nullptr;
+};
+
+namespace detail {
+inline cudaPitchedPtr pitched(const void* base, const rt::RectCopy& r) {
+  const std::size_t rows = r.row_pitch ? r.slice_pitch / r.row_pitch : 0;
+  return make_cudaPitchedPtr(const_cast<void*>(base), r.row_pitch, r.row_pitch, rows);
+}
+inline cudaPos pos(const rt::RectCopy& r) { return make_cudaPos(r.origin[0], r.origin[1], r.origin[2]); }
+inline cudaExtent extent(const rt::RectCopy& r) { return make_cudaExtent(r.region[0], r.region[1], r.region[2]); }
+
+/// One rectangular copy on `d`'s stream (cudaMemcpy3DAsync).
+inline void rect_copy(const Device& d, void* dst, const rt::RectCopy& dr, const void* src, const rt::RectCopy& sr,
+                      cudaMemcpyKind kind, const std::string& what) {
+  if (dr.bytes() == 0) return;
+  cudaMemcpy3DParms p{};
+  p.srcPtr = pitched(src, sr);
+  p.srcPos = pos(sr);
+  p.dstPtr = pitched(dst, dr);
+  p.dstPos = pos(dr);
+  p.extent = extent(dr);
+  p.kind = kind;
+  d.use();
+  check(cudaMemcpy3DAsync(&p, d.stream()), "cudaMemcpy3DAsync(" + what + ")", d);
+}
+}  // namespace detail
+
+/// Enqueues a copy of `sub` (global coordinates) from a device buffer holding `buffer` into
+/// the host array at the same place, on the device's stream. The host bytes are ready once
+/// the stream has run it (at once when they are not page-locked).
+inline void read_box(const Device& d, const Buffer& buf, const rt::Box& buffer, rt::HostArray& host,
+                     const rt::Box& sub) {
+  detail::rect_copy(d, host.bytes.data(), rt::rect_of(sub, host.box, host.element_bytes), buf.get(),
+                    rt::rect_of(sub, buffer, host.element_bytes), cudaMemcpyDeviceToHost, "read " + host.name);
+}
+
+/// Enqueues a copy of `sub` from the host array into a device buffer holding `buffer`. The
+/// host bytes must stay untouched until the stream has run it.
+inline void write_box(const Device& d, const Buffer& buf, const rt::Box& buffer, const rt::HostArray& host,
+                      const rt::Box& sub) {
+  detail::rect_copy(d, buf.get(), rt::rect_of(sub, buffer, host.element_bytes), host.bytes.data(),
+                    rt::rect_of(sub, host.box, host.element_bytes), cudaMemcpyHostToDevice, "write " + host.name);
+}
+
+/// Enqueues a GPU-to-GPU copy of `sub` from the buffer of one part into another's
+/// (cudaMemcpy3DPeerAsync), on the receiver's stream.
+inline void peer_box(const Device& src, const Buffer& src_buf, const rt::Box& src_box, const Device& dst,
+                     const Buffer& dst_buf, const rt::Box& dst_box, const rt::Box& sub, std::size_t element_bytes,
+                     const std::string& array) {
+  rt::RectCopy s = rt::rect_of(sub, src_box, element_bytes);
+  rt::RectCopy d = rt::rect_of(sub, dst_box, element_bytes);
+  if (d.bytes() == 0) return;
+  cudaMemcpy3DPeerParms p{};
+  p.srcPtr = detail::pitched(src_buf.get(), s);
+  p.srcPos = detail::pos(s);
+  p.srcDevice = src.ordinal;
+  p.dstPtr = detail::pitched(dst_buf.get(), d);
+  p.dstPos = detail::pos(d);
+  p.dstDevice = dst.ordinal;
+  p.extent = detail::extent(d);
+  dst.use();
+  check(cudaMemcpy3DPeerAsync(&p, dst.stream()), "cudaMemcpy3DPeerAsync(" + array + " from " + src.label() + ")",
+        dst);
+}
+
+/// Waits on the host for everything enqueued on the GPU's stream.
+inline void finish(const Device& d) {
+  d.use();
+  check(cudaStreamSynchronize(d.stream()), "cudaStreamSynchronize", d);
+}
+
+/// Block size of a launch: the spec's local size, else 256 / 32x8 / 32x4x2 by dimensions.
+inline dim3 block_of(int dims, const std::size_t* local) {
+  auto u = [](std::size_t v) { return static_cast<unsigned>(v); };
+  if (local) return dim3(u(local[0]), dims > 1 ? u(local[1]) : 1u, dims > 2 ? u(local[2]) : 1u);
+  if (dims == 1) return dim3(256);
+  if (dims == 2) return dim3(32, 8);
+  return dim3(32, 4, 2);
+}
+
+/// Grid of a launch: ceil(global / block) per dimension. Unlike an OpenCL NDRange, whole blocks
+/// run: threads past `global` exist, and the kernel's guard must drop them.
+inline dim3 grid_of(int dims, const std::size_t* global, const dim3& block) {
+  auto up = [](std::size_t g, unsigned b) { return static_cast<unsigned>((g + b - 1) / b); };
+  return dim3(up(global[0], block.x), dims > 1 ? up(global[1], block.y) : 1u, dims > 2 ? up(global[2], block.z) : 1u);
+}
+
+/// Checks a launch that was just enqueued (bad configuration, no kernel image for this GPU...).
+inline void check_launch(const Device& d, const char* kernel, const dim3& grid, const dim3& block) {
+  cudaError_t status = cudaGetLastError();
+  if (status == cudaSuccess) return;
+  auto str = [](const dim3& v) {
+    return std::to_string(v.x) + "x" + std::to_string(v.y) + "x" + std::to_string(v.z);
+  };
+  check(status, std::string(kernel) + "<<<" + str(grid) + ", " + str(block) + ">>>", d);
+}
+
+/// peer[src][dst]: parts on these GPUs copy directly (cudaMemcpy3DPeerAsync).
+using PeerMatrix = std::vector<std::vector<bool>>;
+
+/// Enables peer access between every pair of GPUs that can (cudaDeviceCanAccessPeer both ways,
+/// then cudaDeviceEnablePeerAccess both ways) and says which pairs copy directly. With the
+/// environment variable STEPGEN_CUDA_PEER=off no pair does: every exchange goes through pinned
+/// host memory (to test or compare that path on GPUs that have peer access).
+inline PeerMatrix enable_peers(const std::vector<Device>& devices) {
+  const std::size_t n = devices.size();
+  const char* knob = std::getenv("STEPGEN_CUDA_PEER");
+  if (knob && std::string(knob) == "off") return PeerMatrix(n, std::vector<bool>(n, false));
+  PeerMatrix can(n, std::vector<bool>(n, false));
+  for (std::size_t a = 0; a < n; ++a)
+    for (std::size_t b = 0; b < n; ++b) {
+      if (a == b) continue;
+      int yes = 0;
+      check(cudaDeviceCanAccessPeer(&yes, devices[a].ordinal, devices[b].ordinal),
+            "cudaDeviceCanAccessPeer(" + devices[b].label() + ")", devices[a]);
+      can[a][b] = yes != 0;
+    }
+  PeerMatrix peer(n, std::vector<bool>(n, false));
+  for (std::size_t a = 0; a < n; ++a)
+    for (std::size_t b = 0; b < n; ++b) {
+      if (a == b || !can[a][b] || !can[b][a]) continue;
+      devices[a].use();
+      cudaError_t e = cudaDeviceEnablePeerAccess(devices[b].ordinal, 0);
+      if (e == cudaErrorPeerAccessAlreadyEnabled) {
+        (void)cudaGetLastError();  // enabled by an earlier run of this process: not an error
+        e = cudaSuccess;
+      }
+      check(e, "cudaDeviceEnablePeerAccess(" + devices[b].label() + ")", devices[a]);
+      peer[a][b] = true;
+    }
+  return peer;
+}
+
+/// One line per ordered pair of parts that exchange ghost cells, saying which path it uses.
+inline void print_exchange_paths(const std::vector<Device>& devices, const PeerMatrix& peer,
+                                 const std::vector<const std::vector<rt::Transfer>*>& plans, std::FILE* out) {
+  const std::size_t n = peer.size();
+  std::vector<std::vector<bool>> used(n, std::vector<bool>(n, false));
+  for (const auto* plan : plans)
+    for (const rt::Transfer& t : *plan) used[static_cast<std::size_t>(t.src)][static_cast<std::size_t>(t.dst)] = true;
+  for (std::size_t s = 0; s < n; ++s)
+    for (std::size_t d = 0; d < n; ++d)
+      if (used[s][d])
+        std::fprintf(out, "  exchange %s -> %s: %s\n", devices[s].label().c_str(), devices[d].label().c_str(),
+                     peer[s][d] ? "GPU to GPU (peer access, cudaMemcpy3DPeerAsync)"
+                                : "through pinned host memory (no peer access, or STEPGEN_CUDA_PEER=off)");
+}
+
+/// A CUDA event (timing enabled) of one GPU; destroyed when it goes.
+class Event {
+ public:
+  Event() = default;
+  explicit Event(const Device& d) : ordinal_(d.ordinal) {
+    d.use();
+    check(cudaEventCreate(&ev_), "cudaEventCreate", d);
+  }
+  Event(const Event&) = delete;
+  Event& operator=(const Event&) = delete;
+  Event(Event&& o) noexcept : ev_(std::exchange(o.ev_, nullptr)), ordinal_(o.ordinal_) {}
+  Event& operator=(Event&& o) noexcept {
+    if (this != &o) {
+      reset();
+      ev_ = std::exchange(o.ev_, nullptr);
+      ordinal_ = o.ordinal_;
+    }
+    return *this;
+  }
+  ~Event() { reset(); }
+  cudaEvent_t get() const { return ev_; }
+
+ private:
+  void reset() {
+    if (ev_) {
+      cudaSetDevice(ordinal_);
+      cudaEventDestroy(ev_);
+    }
+    ev_ = nullptr;
+  }
+  cudaEvent_t ev_ = nullptr;
+  int ordinal_ = 0;
+};
+
+/// The timeline of each GPU's stream, cut by events into spans of kernels and spans of exchange.
+/// Its marks also order the exchange across GPUs (cudaStreamWaitEvent). Elapsed times are read
+/// (cudaEventElapsedTime) once both ends have completed: while the run goes on (poll()) only
+/// when a mark is already done (cudaEventQuery, no wait) or when very many are pending; all at
+/// finish().
+class Timeline {
+ public:
+  enum Span { kKernels, kExchange };
+
+  explicit Timeline(const std::vector<Device>& devices, std::size_t parts) {
+    for (std::size_t p = 0; p < parts; ++p) lanes_.emplace_back(devices[p]);
+  }
+
+  /// Starts the first span of kernels on every GPU.
+  void begin() {
+    for (std::size_t p = 0; p < lanes_.size(); ++p) mark(p, kKernels);
+  }
+
+  /// Ends the current span of GPU `p` (it was of kind `ended`) here on its stream; returns the
+  /// mark's event, which other GPUs' streams may wait for.
+  cudaEvent_t mark(std::size_t p, Span ended) {
+    Lane& l = lanes_[p];
+    Event ev = l.spare.empty() ? Event(*l.d) : take(l.spare);
+    l.d->use();
+    check(cudaEventRecord(ev.get(), l.d->stream()), "cudaEventRecord", *l.d);
+    const cudaEvent_t raw = ev.get();
+    l.marks.push_back(std::move(ev));
+    l.ended.push_back(ended);
+    return raw;
+  }
+
+  /// Accounts the spans that have completed, without waiting (unless very many are pending).
+  /// Marks are recycled here, so call it only where no wait on them is still to be issued.
+  void poll() {
+    for (Lane& l : lanes_) collect(l, false);
+  }
+
+  /// Makes GPU `p`'s stream wait (on the GPU) until `event` of another GPU has happened.
+  void wait(std::size_t p, cudaEvent_t event) {
+    const Device& d = *lanes_[p].d;
+    d.use();
+    check(cudaStreamWaitEvent(d.stream(), event, 0), "cudaStreamWaitEvent", d);
+  }
+
+  /// Ends the last span of kernels on every GPU, waits for them all and adds up the spans.
+  void finish() {
+    for (std::size_t p = 0; p < lanes_.size(); ++p) mark(p, kKernels);
+    for (Lane& l : lanes_) collect(l, true);
+  }
+
+  /// Seconds of kernels and of exchange of the busiest GPU (the longest timeline).
+  std::pair<double, double> busiest() const {
+    std::pair<double, double> best{0, 0};
+    for (const Lane& l : lanes_)
+      if (l.kernels_s + l.exchange_s > best.first + best.second) best = {l.kernels_s, l.exchange_s};
+    return best;
+  }
+
+ private:
+  struct Lane {
+    explicit Lane(const Device& dev) : d(&dev) {}
+    const Device* d;
+    std::deque<Event> marks;  ///< recorded, not yet accounted; front() opened the current span
+    std::deque<Span> ended;   ///< per mark, the kind of span it ended
+    std::vector<Event> spare;
+    double kernels_s = 0, exchange_s = 0;
+  };
+  static Event take(std::vector<Event>& v) {
+    Event e = std::move(v.back());
+    v.pop_back();
+    return e;
+  }
+  /// Accounts the spans whose end has completed; all of them when `all` (host waits), else
+  /// without waiting unless too many marks are pending.
+  static void collect(Lane& l, bool all) {
+    constexpr std::size_t kMaxPending = 512;
+    while (l.marks.size() > 1) {
+      cudaEvent_t end = l.marks[1].get();
+      if (all || l.marks.size() > kMaxPending) {
+        check(cudaEventSynchronize(end), "cudaEventSynchronize", *l.d);
+      } else {
+        cudaError_t s = cudaEventQuery(end);
+        if (s == cudaErrorNotReady) return;
+        check(s, "cudaEventQuery", *l.d);
+      }
+      float ms = 0;
+      check(cudaEventElapsedTime(&ms, l.marks[0].get(), end), "cudaEventElapsedTime", *l.d);
+      (l.ended[1] == kKernels ? l.kernels_s : l.exchange_s) += ms / 1e3;
+      l.spare.push_back(std::move(l.marks.front()));
+      l.marks.pop_front();
+      l.ended.pop_front();
+    }
+  }
+  std::deque<Lane> lanes_;  // a deque: lanes never move (they hold events)
+};
+
+/// One array's halo exchange between GPUs.
+struct ExchangeArray {
+  rt::HostArray* host = nullptr;       ///< staging for pairs without peer access (page-locked)
+  std::vector<const Buffer*> buffers;  ///< per part: the array's current buffer
+  const std::vector<rt::Transfer>* plan = nullptr;
+};
+
+/// Enqueues one exchange of `arrays` after the kernels enqueued so far, with no host wait:
+///  1. each GPU marks the end of its kernels;
+///  2. senders without peer access to a receiver read the boxes it needs into the host array
+///     (page-locked) at their global place, on the sender's stream, and mark that;
+///  3. each receiver's stream waits for its senders' marks, then copies the boxes in: GPU to
+///     GPU (cudaMemcpy3DPeerAsync) or from the host array; and marks that;
+///  4. each sender's stream waits for its receivers' marks before going on, so that no later
+///     kernel overwrites cells a receiver has not copied yet.
+/// Returns the bytes moved (each box counted once).
+inline std::size_t exchange(const std::vector<Device>& devices, const rt::Partition& partition,
+                            const std::vector<ExchangeArray>& arrays, const PeerMatrix& peer, Timeline& timeline) {
+  const std::size_t n = partition.parts.size();
+  std::vector<std::vector<bool>> pair(n, std::vector<bool>(n, false));
+  std::vector<bool> sends_staged(n, false);
+  for (const ExchangeArray& a : arrays)
+    for (const rt::Transfer& t : *a.plan) {
+      const auto s = static_cast<std::size_t>(t.src), d = static_cast<std::size_t>(t.dst);
+      pair[s][d] = true;
+      if (!peer[s][d]) sends_staged[s] = true;
+    }
+  timeline.poll();  // before any mark: the marks below stay in place until the next exchange
+  std::vector<cudaEvent_t> computed(n), staged(n), received(n);
+  for (std::size_t p = 0; p < n; ++p) computed[p] = timeline.mark(p, Timeline::kKernels);
+
+  std::size_t bytes = 0;
+  for (const ExchangeArray& a : arrays)
+    for (const rt::Transfer& t : *a.plan) {
+      const auto s = static_cast<std::size_t>(t.src), d = static_cast<std::size_t>(t.dst);
+      for (const rt::Box& box : t.boxes) {
+        if (!peer[s][d]) read_box(devices[s], *a.buffers[s], partition.parts[s].ghost, *a.host, box);
+        bytes += static_cast<std::size_t>(box.volume()) * a.host->element_bytes;
+      }
+    }
+  for (std::size_t p = 0; p < n; ++p)
+    if (sends_staged[p]) staged[p] = timeline.mark(p, Timeline::kExchange);
+
+  for (std::size_t d = 0; d < n; ++d) {
+    for (std::size_t s = 0; s < n; ++s)
+      if (pair[s][d]) timeline.wait(d, peer[s][d] ? computed[s] : staged[s]);
+    for (const ExchangeArray& a : arrays)
+      for (const rt::Transfer& t : *a.plan) {
+        if (static_cast<std::size_t>(t.dst) != d) continue;
+        const auto s = static_cast<std::size_t>(t.src);
+        for (const rt::Box& box : t.boxes) {
+          if (peer[s][d])
+            peer_box(devices[s], *a.buffers[s], partition.parts[s].ghost, devices[d], *a.buffers[d],
+                     partition.parts[d].ghost, box, a.host->element_bytes, a.host->name);
+          else
+            write_box(devices[d], *a.buffers[d], partition.parts[d].ghost, *a.host, box);
+        }
+      }
+  }
+  for (std::size_t p = 0; p < n; ++p) received[p] = timeline.mark(p, Timeline::kExchange);
+
+  for (std::size_t s = 0; s < n; ++s) {
+    bool waited = false;
+    for (std::size_t d = 0; d < n; ++d)
+      if (pair[s][d]) {
+        timeline.wait(s, received[d]);
+        waited = true;
+      }
+    if (waited) timeline.mark(s, Timeline::kExchange);
+  }
+  return bytes;
+}
+
+}  // namespace stepgen::cuda

@@ -1,0 +1,15 @@
+# CUDA backend, compile only (CI has no GPU): every example generated with --target cuda (from
+# XML; the YAML spec must give the same tree), clang-formatted, configured for sm_90 (no GPU
+# needed) and built with nvcc, host and device warnings as errors; then the program's --help and
+# its "no CUDA device" error are checked where no GPU is present. One ctest, 2 builds at a time.
+if(CMAKE_CUDA_COMPILER)
+  set(STEPGEN_NVCC ${CMAKE_CUDA_COMPILER})
+else()
+  find_program(STEPGEN_NVCC nvcc HINTS ENV CUDA_PATH PATH_SUFFIXES bin PATHS /usr/local/cuda/bin)
+endif()
+if(STEPGEN_NVCC AND EXISTS ${PROJECT_SOURCE_DIR}/examples/CMakeLists.txt)
+  add_test(NAME "cuda-compile: every example"
+           COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cuda/compile_test.sh $<TARGET_FILE:stepgen>
+                   ${PROJECT_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/cuda-compile ${STEPGEN_NVCC})
+  set_tests_properties("cuda-compile: every example" PROPERTIES TIMEOUT 900 LABELS cuda-compile)
+endif()

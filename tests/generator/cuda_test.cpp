@@ -1,0 +1,140 @@
+// The CUDA backend's tree (in memory; compiling it with nvcc is tests/cuda.cmake's job): which
+// files, which kernel file each kernel runs (source when CUDA, else cuda-source), the launch
+// configuration, the CMake options, and the error for a kernel without a CUDA version.
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+
+#include "diag/diagnostics.hpp"
+#include "emit/emitter.hpp"
+#include "model/model.hpp"
+#include "spec/reader.hpp"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+using Tree = std::map<std::string, std::string>;
+
+std::string read_text(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+std::unique_ptr<stepgen::model::Model> load(const std::string& spec) {
+  stepgen::Diagnostics diags(spec, read_text(spec));
+  auto tree = stepgen::spec::read_spec(spec, diags.source(), diags);
+  REQUIRE_MESSAGE(tree, spec);
+  auto model = stepgen::model::build_model(*tree, diags);
+  REQUIRE_MESSAGE(!diags.has_errors(), spec);
+  REQUIRE(model);
+  return std::make_unique<stepgen::model::Model>(std::move(*model));
+}
+
+Tree generate_cuda(const stepgen::model::Model& m) {
+  auto emitter = stepgen::emit::make_emitter("cuda");
+  REQUIRE(emitter);
+  stepgen::emit::OutputSet out;
+  emitter->emit(m, out);
+  return out.files();
+}
+
+std::string example(const std::string& name, const std::string& ext = "xml") {
+  return std::string(STEPGEN_SOURCE_DIR) + "/examples/" + name + "/" + name + "." + ext;
+}
+
+bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+}  // namespace
+
+TEST_CASE("cuda: the tree holds the host program, CMakeLists, the .cu kernels and the runtime") {
+  auto m = load(example("twostage"));
+  Tree t = generate_cuda(*m);
+  for (const char* f : {"twostage.cu", "CMakeLists.txt", ".clang-format", "kernels/twostage.cu",
+                        "runtime/stepgen/cuda.hpp", "runtime/stepgen/program.hpp",
+                        "runtime/stepgen/partition.hpp", "runtime/stepgen/exchange.hpp",
+                        "runtime/stepgen/box.hpp", "runtime/stepgen/init.hpp"}) {
+    CAPTURE(f);
+    CHECK(t.count(f) == 1);
+  }
+  CHECK(t.count("kernels/twostage.cl") == 0);  // OpenCL C is not shipped to the CUDA target
+  CHECK(t.at("kernels/twostage.cu") == read_text(std::string(STEPGEN_SOURCE_DIR) + "/examples/twostage/twostage.cu"));
+  const std::string& host = t.at("twostage.cu");
+  CHECK(has(host, "#include \"kernels/twostage.cu\""));
+  CHECK(has(host, "::laplacian<<<grid, block, 0, at.d.stream()>>>("));
+  CHECK(has(host, "::hyperdiffuse<<<grid, block, 0, at.d.stream()>>>("));
+  CHECK(has(host, "static_cast<int>(extent(array::T, 0))"));  // scalar int passed as int
+  CHECK(has(host, "info.backend = \"cuda\""));
+  CHECK(has(host, "overlap: off (compute then exchange)"));
+  const std::string& cmake = t.at("CMakeLists.txt");
+  CHECK(has(cmake, "enable_language(CUDA)"));
+  CHECK(has(cmake, "find_package(CUDAToolkit REQUIRED)"));
+  CHECK(has(cmake, "set(CMAKE_CUDA_ARCHITECTURES native CACHE STRING"));
+  CHECK(has(cmake, "option(TWOSTAGE_FMAD"));
+  CHECK(has(cmake, "--fmad=false"));
+  CHECK(t.at("runtime/stepgen/cuda.hpp") ==
+        read_text(std::string(STEPGEN_SOURCE_DIR) + "/runtime/include/stepgen/cuda.hpp"));
+}
+
+TEST_CASE("cuda: float scalars are passed as float, and the spec's block or the default is used") {
+  auto heat = load(example("heat3d"));
+  const std::string host = generate_cuda(*heat).at("heat3d.cu");
+  CHECK(has(host, "static_cast<float>(0.125)"));
+  CHECK(has(host, "const size_t local[3] = {8, 4, 2};"));
+  CHECK(has(host, "cuda::block_of(3, local)"));
+  auto blur = load(example("blur9"));
+  CHECK(has(generate_cuda(*blur).at("blur9.cu"), "cuda::block_of(2, nullptr)"));  // 32x8
+}
+
+TEST_CASE("cuda: XML and YAML specs give the same tree but for the spec's name") {
+  for (const char* name : {"jacobi2d", "acoustic", "twostage"}) {
+    CAPTURE(name);
+    Tree x = generate_cuda(*load(example(name, "xml")));
+    Tree y = generate_cuda(*load(example(name, "yaml")));
+    REQUIRE(x.size() == y.size());
+    for (auto& [path, text] : y) {
+      std::string fixed = text;
+      const std::string from = std::string(name) + ".yaml", to = std::string(name) + ".xml";
+      for (std::size_t at = fixed.find(from); at != std::string::npos; at = fixed.find(from, at))
+        fixed.replace(at, from.size(), to);
+      CAPTURE(path);
+      CHECK(fixed == x.at(path));
+    }
+  }
+}
+
+TEST_CASE("cuda: a kernel with only an OpenCL source is an error naming the fix") {
+  auto m = load(example("jacobi2d"));
+  m->kernels[0].cuda_source.clear();
+  auto emitter = stepgen::emit::make_emitter("cuda");
+  stepgen::emit::OutputSet out;
+  try {
+    emitter->emit(*m, out);
+    FAIL("expected an EmitError");
+  } catch (const stepgen::emit::EmitError& e) {
+    CHECK(std::string(e.what()) ==
+          "kernel 'jacobi' has no CUDA source: add cuda-source=\"jacobi2d.cu\" (YAML: cuda_source) to it "
+          "(the cuda target cannot run OpenCL C)");
+  }
+  CHECK(out.files().empty());
+}
+
+TEST_CASE("cuda: a kernel whose source is CUDA runs that file") {
+  auto m = load(example("jacobi2d"));
+  m->kernels[0].language = stepgen::model::Language::kCuda;
+  m->kernels[0].source = "jacobi2d.cu";
+  m->kernels[0].cuda_source.clear();
+  Tree t = generate_cuda(*m);
+  CHECK(t.count("kernels/jacobi2d.cu") == 1);
+}
+
+TEST_CASE("the cuda and opencl targets are both listed") {
+  auto names = stepgen::emit::emitter_names();
+  CHECK(names == std::vector<std::string>{"cuda", "opencl"});
+}
