@@ -13,29 +13,15 @@
 #include "emit/emitter.hpp"
 #include "model/model.hpp"
 #include "spec/reader.hpp"
+#include "test_support.hpp"
 
 namespace fs = std::filesystem;
 
 namespace {
 
-using Tree = std::map<std::string, std::string>;
-
-std::string read_text(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-std::unique_ptr<stepgen::model::Model> load(const std::string& spec) {
-  stepgen::Diagnostics diags(spec, read_text(spec));
-  auto tree = stepgen::spec::read_spec(spec, diags.source(), diags);
-  REQUIRE_MESSAGE(tree, spec);
-  auto model = stepgen::model::build_model(*tree, diags);
-  REQUIRE_MESSAGE(!diags.has_errors(), spec);
-  REQUIRE(model);
-  return std::make_unique<stepgen::model::Model>(std::move(*model));
-}
+using test_support::read_text;
+using test_support::Tree;
+const auto load = test_support::load_model;
 
 Tree generate_cuda(const stepgen::model::Model& m) {
   auto emitter = stepgen::emit::make_emitter("cuda");
