@@ -44,10 +44,8 @@ std::string cuda_scalar_type(model::ScalarType t) {
   return "int";
 }
 
-// The device pointer of the part's buffer, typed as the array's elements.
-std::string cuda_buffer_arg(const std::string& name) {
-  return "static_cast<element::" + name + "*>(at.buf[array::" + name + "].get())";
-}
+// The device pointer of the launch's view of the part's buffer, typed as the array's elements.
+std::string cuda_buffer_arg(const std::string& name) { return "at.ptr<element::" + name + ">(array::" + name + ")"; }
 
 // The CUDA file of a kernel: its source when that is CUDA, else its cuda-source.
 std::string cuda_file(const model::Kernel& k) {

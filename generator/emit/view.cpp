@@ -1,5 +1,6 @@
 #include "emit/view.hpp"
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -102,6 +103,44 @@ std::vector<std::size_t> init_order(const Model& m) {
     }
   if (order.size() != m.arrays.size()) throw EmitError("copy() initialisations form a cycle");
   return order;
+}
+
+// True when `e` uses extent(X, dim) of some array.
+bool uses_extent(const Expr& e, int dim) {
+  if (e.kind == Expr::Kind::kArrayDim && e.text == "extent" && e.dim == dim) return true;
+  for (const Expr& a : e.args)
+    if (uses_extent(a, dim)) return true;
+  return false;
+}
+
+// Why kernel `k` cannot run on a slab of its buffer (a view: pointers advanced to the slab,
+// extent() and offset() the slab's) along the slowest dimension; empty when it can. A kernel
+// can when its launch and its arguments follow the buffer's extent there, which is how it
+// learns where its buffer ends. (It must also write only cells whose whole stencil lies in its
+// buffer: docs/spec.md's rule for every kernel, which any partition relies on already.)
+std::string view_obstacle(const Model& m, const model::Kernel& k) {
+  const int axis = m.dims - 1;
+  const std::string e = "extent(X, " + std::to_string(axis) + ")";
+  if (static_cast<int>(k.global.size()) != m.dims)
+    return "kernel '" + k.name + "' has " + std::to_string(k.global.size()) + " global size(s) for a " +
+           std::to_string(m.dims) + "D grid";
+  if (!uses_extent(k.global[static_cast<std::size_t>(axis)], axis))
+    return "kernel '" + k.name + "': its global size along the slowest dimension does not follow " + e;
+  for (const model::KernelArg& a : k.args)
+    if (a.kind == model::KernelArg::Kind::kScalar && uses_extent(a.value, axis)) return {};
+  return "kernel '" + k.name + "' is given no " + e + " argument, so it cannot tell where a slab ends";
+}
+
+// How far kernel `k` reads below and above along the slowest dimension ("{lo, hi}").
+std::string kernel_reach(const Model& m, const model::Kernel& k) {
+  const auto axis = static_cast<std::size_t>(m.dims - 1);
+  int lo = 0, hi = 0;
+  for (const model::KernelArg& a : k.args)
+    if (a.kind == model::KernelArg::Kind::kArray && a.access != model::Access::kWrite) {
+      lo = std::max(lo, a.halo.lo[axis]);
+      hi = std::max(hi, a.halo.hi[axis]);
+    }
+  return std::to_string(lo) + ", " + std::to_string(hi);
 }
 
 }  // namespace
@@ -231,8 +270,10 @@ View common_view(const Model& m, const BackendNames& names) {
 
   // The time-loop body: launches (each followed by the exchange of what it wrote, when
   // exchanging every step), swaps and rotations; deep halos exchange after the body.
+  // A launch followed by an exchange overlaps the two where its kernel can run on slabs.
   View body{View::type::list};
   std::set<int> written_anywhere;
+  std::vector<std::string> no_overlap;
   for (const model::Step& s : m.body) {
     View sv;
     sv.set("is_launch", flag(s.kind == model::Step::Kind::kLaunch));
@@ -247,7 +288,12 @@ View common_view(const Model& m, const BackendNames& names) {
           ids.push_back("array::" + m.arrays[static_cast<std::size_t>(a.array)].name);
           written_anywhere.insert(a.array);
         }
-      sv.set("exchange_each_step", flag(m.exchange_every == 1 && !ids.empty()));
+      const bool each_step = m.exchange_every == 1 && !ids.empty();
+      const std::string obstacle = each_step ? view_obstacle(m, k) : std::string();
+      if (!obstacle.empty()) no_overlap.push_back(obstacle);
+      sv.set("exchange_each_step", flag(each_step));
+      sv.set("overlap", flag(each_step && obstacle.empty()));
+      sv.set("reach", kernel_reach(m, k));
       sv.set("exchange_arrays", "{" + join(ids, ", ") + "}");
     } else {
       std::vector<std::string> ids;
@@ -257,6 +303,13 @@ View common_view(const Model& m, const BackendNames& names) {
     body.push_back(sv);
   }
   v.set("body", body);
+  // Why some exchanges cannot overlap computation (empty: all can), for the report.
+  std::string why_not;
+  if (m.exchange_every > 1)
+    why_not = "deep halos (exchange every " + std::to_string(m.exchange_every) + " steps) compute then exchange";
+  else if (!no_overlap.empty())
+    why_not = join(no_overlap, "; ");
+  v.set("no_overlap", why_not);
   std::vector<std::string> deep;
   for (std::size_t i = 0; i < m.arrays.size(); ++i)
     if (model::needs_exchange(m, static_cast<int>(i))) deep.push_back("array::" + m.arrays[i].name);

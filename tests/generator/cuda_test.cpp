@@ -53,11 +53,11 @@ TEST_CASE("cuda: the tree holds the host program, CMakeLists, the .cu kernels an
   CHECK(t.at("kernels/twostage.cu") == read_text(std::string(STEPGEN_SOURCE_DIR) + "/examples/twostage/twostage.cu"));
   const std::string& host = t.at("twostage.cu");
   CHECK(has(host, "#include \"kernels/twostage.cu\""));
-  CHECK(has(host, "::laplacian<<<grid, block, 0, at.d.stream()>>>("));
-  CHECK(has(host, "::hyperdiffuse<<<grid, block, 0, at.d.stream()>>>("));
+  CHECK(has(host, "::laplacian<<<grid, block, 0, at.d.stream(at.on)>>>("));
+  CHECK(has(host, "::hyperdiffuse<<<grid, block, 0, at.d.stream(at.on)>>>("));
   CHECK(has(host, "static_cast<int>(extent(array::T, 0))"));  // scalar int passed as int
   CHECK(has(host, "info.backend = \"cuda\""));
-  CHECK(has(host, "overlap: off (compute then exchange)"));
+  CHECK(has(host, "overlap: off (%s): compute then exchange"));
   const std::string& cmake = t.at("CMakeLists.txt");
   CHECK(has(cmake, "enable_language(CUDA)"));
   CHECK(has(cmake, "find_package(CUDAToolkit REQUIRED)"));
@@ -118,6 +118,43 @@ TEST_CASE("cuda: a kernel whose source is CUDA runs that file") {
   m->kernels[0].cuda_source.clear();
   Tree t = generate_cuda(*m);
   CHECK(t.count("kernels/jacobi2d.cu") == 1);
+}
+
+TEST_CASE("cuda: a launch followed by an exchange overlaps the two when its kernel can run on slabs") {
+  // jacobi2d: the kernel's global size and its ny argument follow extent(A, 1).
+  Tree t = generate_cuda(*load(example("jacobi2d")));
+  const std::string& host = t.at("jacobi2d.cu");
+  CHECK(has(host, "launch_and_exchange(launch_jacobi, 1, 1, {array::B}, step);"));
+  CHECK(has(host, "static const char* const kGenerated = \"\";"));
+  // advect reads 1 below and nothing above along y.
+  Tree a = generate_cuda(*load(example("advect")));
+  CHECK(has(a.at("advect.cu"), "launch_and_exchange(launch_advect, 1, 0, {array::V}, step);"));
+  // twostage: both launches are followed by an exchange (T, then V).
+  Tree two = generate_cuda(*load(example("twostage")));
+  CHECK(has(two.at("twostage.cu"), "launch_and_exchange(launch_laplacian, 1, 1, {array::T}, step);"));
+
+  SUBCASE("a global size that does not follow extent() along the slowest dimension") {
+    auto m = load(example("jacobi2d"));
+    m->kernels[0].global[1] = m->kernels[0].global[0];
+    Tree g = generate_cuda(*m);
+    const std::string& text = g.at("jacobi2d.cu");
+    CHECK(!has(text, "launch_and_exchange(launch_jacobi"));
+    CHECK(has(text, "kGenerated = \"kernel 'jacobi': its global size along the slowest dimension does not "
+                    "follow extent(X, 1)\";"));
+  }
+  SUBCASE("no argument gives the slab's extent") {
+    auto m = load(example("jacobi2d"));
+    m->kernels[0].args[3].value = m->kernels[0].args[2].value;
+    Tree g = generate_cuda(*m);
+    CHECK(has(g.at("jacobi2d.cu"), "kernel 'jacobi' is given no extent(X, 1) argument"));
+  }
+  SUBCASE("deep halos compute then exchange") {
+    auto m = load(example("jacobi2d"));
+    m->exchange_every = 3;
+    Tree g = generate_cuda(*m);
+    CHECK(!has(g.at("jacobi2d.cu"), "launch_and_exchange(launch_jacobi"));
+    CHECK(has(g.at("jacobi2d.cu"), "deep halos (exchange every 3 steps) compute then exchange"));
+  }
 }
 
 TEST_CASE("the cuda and opencl targets are both listed") {

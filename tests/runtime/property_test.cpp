@@ -241,3 +241,67 @@ TEST_CASE("property: chunk plans cover every plane once per pass") {
     CHECK(p.d2h_bytes_per_pass == p.d2h_planes_per_pass * r.arrays[0].bytes_per_plane);
   }
 }
+
+TEST_CASE("property: overlap views compute what one launch computes, exchange-safe") {
+  // A kernel over a buffer computes the planes its stencil stays inside along the slowest
+  // axis. Cut into views, the boundary views must compute every plane that is sent, the
+  // interior must read owned cells only and write no sent or ghost cell, and all views
+  // together must compute the same planes as the whole buffer, each once.
+  std::mt19937 rng(77);
+  int split = 0, whole = 0;
+  for (int n = 0; n < 400; ++n) {
+    const int dims = static_cast<int>(pick(rng, 1, 3));
+    const int axis = dims - 1;
+    const auto a = static_cast<std::size_t>(axis);
+    PartitionRequest r;
+    r.dims = dims;
+    for (int d = 0; d < dims; ++d) r.domain[static_cast<std::size_t>(d)] = pick(rng, 1, d == axis ? 80 : 6);
+    r.halo = random_halo(rng, dims);
+    r.ghost_lo = r.halo.lo;
+    r.ghost_hi = r.halo.hi;
+    r.devices = static_cast<int>(pick(rng, 1, 6));
+    const Partition p = partition(r);
+    const std::vector<Transfer> plan = exchange_plan(p, r.halo, 1);
+    const std::vector<const std::vector<Transfer>*> plans{&plan};
+    const Index reach_lo = r.halo.lo[a], reach_hi = r.halo.hi[a];
+    CAPTURE(n);
+    for (const Part& part : p.parts) {
+      const OverlapViews v = overlap_views(part, axis, reach_lo, reach_hi, plans);
+      auto computed = [&](const Box& view) {  // planes a launch over `view` computes
+        return std::pair<Index, Index>{view.lo[a] + reach_lo, view.hi[a] - reach_hi};
+      };
+      std::map<Index, int> times;
+      auto add = [&](const Box& view) {
+        CHECK(part.ghost.contains(view));
+        for (int d = 0; d < dims; ++d)
+          if (d != axis) CHECK(view.extent(d) == part.ghost.extent(d));
+        auto [c0, c1] = computed(view);
+        for (Index z = c0; z < c1; ++z) ++times[z];
+      };
+      for (const Box& b : v.boundary) add(b);
+      if (!v.split) {
+        CHECK(v.boundary.size() == 1);
+        CHECK(v.boundary[0] == part.ghost);
+        ++whole;
+        continue;
+      }
+      ++split;
+      add(v.interior);
+      auto [w0, w1] = computed(part.ghost);
+      for (Index z = w0; z < w1; ++z) CHECK(times[z] == 1);
+      Index total = 0;
+      for (auto [z, t] : times) total += t;
+      CHECK(total == std::max<Index>(0, w1 - w0));
+      // The interior reads owned planes only and writes no plane another part receives.
+      auto [i0, i1] = computed(v.interior);
+      CHECK(i0 < i1);
+      CHECK(i0 - reach_lo >= part.owned.lo[a]);
+      CHECK(i1 + reach_hi <= part.owned.hi[a]);
+      for (const Transfer& t : plan)
+        if (t.src == part.id)
+          for (const Box& b : t.boxes) CHECK((b.hi[a] <= i0 || b.lo[a] >= i1));
+    }
+  }
+  CHECK(split > 50);
+  CHECK(whole > 50);
+}

@@ -48,7 +48,12 @@ inline void check(cudaError_t status, const std::string& call, const std::string
   throw rt::RunError(call + " failed on " + where + ": " + error_text(status) + hint);
 }
 
-/// One GPU with its own non-blocking stream.
+/// The two streams of a GPU. Kernels run on kCompute; when an exchange overlaps computation,
+/// the boundary slabs and the halo copies run on kBoundary, a stream of the highest priority,
+/// beside the interior's kernel on kCompute.
+enum class On { kCompute, kBoundary };
+
+/// One GPU with its two non-blocking streams.
 class Device {
  public:
   Device() = default;
@@ -56,7 +61,7 @@ class Device {
   Device& operator=(const Device&) = delete;
   Device(Device&& o) noexcept
       : index(o.index), ordinal(o.ordinal), name(std::move(o.name)), global_mem(o.global_mem),
-        stream_(std::exchange(o.stream_, nullptr)) {}
+        stream_(std::exchange(o.stream_, nullptr)), boundary_(std::exchange(o.boundary_, nullptr)) {}
   Device& operator=(Device&& o) noexcept {
     if (this != &o) {
       reset();
@@ -65,6 +70,7 @@ class Device {
       name = std::move(o.name);
       global_mem = o.global_mem;
       stream_ = std::exchange(o.stream_, nullptr);
+      boundary_ = std::exchange(o.boundary_, nullptr);
     }
     return *this;
   }
@@ -81,19 +87,19 @@ class Device {
   }
   /// Makes this GPU current for the calling thread.
   void use() const;
-  /// Creates the stream (on discovery).
+  /// Creates the streams (on discovery).
   void open();
-  cudaStream_t stream() const { return stream_; }
+  cudaStream_t stream(On on = On::kCompute) const { return on == On::kCompute ? stream_ : boundary_; }
 
  private:
   void reset() {
-    if (stream_) {
-      cudaSetDevice(ordinal);
-      cudaStreamDestroy(stream_);
-    }
-    stream_ = nullptr;
+    if (stream_ || boundary_) cudaSetDevice(ordinal);
+    if (stream_) cudaStreamDestroy(stream_);
+    if (boundary_) cudaStreamDestroy(boundary_);
+    stream_ = boundary_ = nullptr;
   }
   cudaStream_t stream_ = nullptr;
+  cudaStream_t boundary_ = nullptr;
 };
 
 /// check() naming a device: "CALL failed on device 1 (GPU 1, NAME): ...".
@@ -106,6 +112,10 @@ inline void Device::use() const { check(cudaSetDevice(ordinal), "cudaSetDevice",
 inline void Device::open() {
   use();
   check(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreateWithFlags", *this);
+  int least = 0, greatest = 0;
+  check(cudaDeviceGetStreamPriorityRange(&least, &greatest), "cudaDeviceGetStreamPriorityRange", *this);
+  check(cudaStreamCreateWithPriority(&boundary_, cudaStreamNonBlocking, greatest), "cudaStreamCreateWithPriority",
+        *this);
 }
 
 /// The name NVIDIA's drivers give the CUDA platform; --platform is matched against it.
@@ -237,10 +247,19 @@ inline cudaPitchedPtr pitched(const void* base, const rt::RectCopy& r) {
 inline cudaPos pos(const rt::RectCopy& r) { return make_cudaPos(r.origin[0], r.origin[1], r.origin[2]); }
 inline cudaExtent extent(const rt::RectCopy& r) { return make_cudaExtent(r.region[0], r.region[1], r.region[2]); }
 
-/// One rectangular copy on `d`'s stream (cudaMemcpy3DAsync).
+/// One rectangular copy on one of `d`'s streams: cudaMemcpyAsync when both sides are one
+/// contiguous range (slabs of a split along the slowest dimension), else cudaMemcpy3DAsync.
 inline void rect_copy(const Device& d, void* dst, const rt::RectCopy& dr, const void* src, const rt::RectCopy& sr,
-                      cudaMemcpyKind kind, const std::string& what) {
+                      cudaMemcpyKind kind, const std::string& what, On on = On::kCompute) {
   if (dr.bytes() == 0) return;
+  d.use();
+  if (dr.contiguous() && sr.contiguous()) {
+    check(cudaMemcpyAsync(static_cast<char*>(dst) + dr.offset(), static_cast<const char*>(src) + sr.offset(),
+                          dr.bytes(), kind,
+                          d.stream(on)),
+          "cudaMemcpyAsync(" + what + ")", d);
+    return;
+  }
   cudaMemcpy3DParms p{};
   p.srcPtr = pitched(src, sr);
   p.srcPos = pos(sr);
@@ -248,8 +267,7 @@ inline void rect_copy(const Device& d, void* dst, const rt::RectCopy& dr, const 
   p.dstPos = pos(dr);
   p.extent = extent(dr);
   p.kind = kind;
-  d.use();
-  check(cudaMemcpy3DAsync(&p, d.stream()), "cudaMemcpy3DAsync(" + what + ")", d);
+  check(cudaMemcpy3DAsync(&p, d.stream(on)), "cudaMemcpy3DAsync(" + what + ")", d);
 }
 }  // namespace detail
 
@@ -257,27 +275,35 @@ inline void rect_copy(const Device& d, void* dst, const rt::RectCopy& dr, const 
 /// the host array at the same place, on the device's stream. The host bytes are ready once
 /// the stream has run it (at once when they are not page-locked).
 inline void read_box(const Device& d, const Buffer& buf, const rt::Box& buffer, rt::HostArray& host,
-                     const rt::Box& sub) {
+                     const rt::Box& sub, On on = On::kCompute) {
   detail::rect_copy(d, host.bytes.data(), rt::rect_of(sub, host.box, host.element_bytes), buf.get(),
-                    rt::rect_of(sub, buffer, host.element_bytes), cudaMemcpyDeviceToHost, "read " + host.name);
+                    rt::rect_of(sub, buffer, host.element_bytes), cudaMemcpyDeviceToHost, "read " + host.name, on);
 }
 
 /// Enqueues a copy of `sub` from the host array into a device buffer holding `buffer`. The
 /// host bytes must stay untouched until the stream has run it.
 inline void write_box(const Device& d, const Buffer& buf, const rt::Box& buffer, const rt::HostArray& host,
-                      const rt::Box& sub) {
+                      const rt::Box& sub, On on = On::kCompute) {
   detail::rect_copy(d, buf.get(), rt::rect_of(sub, buffer, host.element_bytes), host.bytes.data(),
-                    rt::rect_of(sub, host.box, host.element_bytes), cudaMemcpyHostToDevice, "write " + host.name);
+                    rt::rect_of(sub, host.box, host.element_bytes), cudaMemcpyHostToDevice, "write " + host.name, on);
 }
 
-/// Enqueues a GPU-to-GPU copy of `sub` from the buffer of one part into another's
-/// (cudaMemcpy3DPeerAsync), on the receiver's stream.
+/// Enqueues a GPU-to-GPU copy of `sub` from the buffer of one part into another's, on the
+/// receiver's stream: cudaMemcpyPeerAsync for a contiguous slab, else cudaMemcpy3DPeerAsync.
 inline void peer_box(const Device& src, const Buffer& src_buf, const rt::Box& src_box, const Device& dst,
                      const Buffer& dst_buf, const rt::Box& dst_box, const rt::Box& sub, std::size_t element_bytes,
-                     const std::string& array) {
+                     const std::string& array, On on = On::kCompute) {
   rt::RectCopy s = rt::rect_of(sub, src_box, element_bytes);
   rt::RectCopy d = rt::rect_of(sub, dst_box, element_bytes);
   if (d.bytes() == 0) return;
+  dst.use();
+  if (d.contiguous() && s.contiguous()) {
+    check(cudaMemcpyPeerAsync(static_cast<char*>(dst_buf.get()) + d.offset(), dst.ordinal,
+                              static_cast<const char*>(src_buf.get()) + s.offset(), src.ordinal, d.bytes(),
+                              dst.stream(on)),
+          "cudaMemcpyPeerAsync(" + array + " from " + src.label() + ")", dst);
+    return;
+  }
   cudaMemcpy3DPeerParms p{};
   p.srcPtr = detail::pitched(src_buf.get(), s);
   p.srcPos = detail::pos(s);
@@ -286,8 +312,7 @@ inline void peer_box(const Device& src, const Buffer& src_buf, const rt::Box& sr
   p.dstPos = detail::pos(d);
   p.dstDevice = dst.ordinal;
   p.extent = detail::extent(d);
-  dst.use();
-  check(cudaMemcpy3DPeerAsync(&p, dst.stream()), "cudaMemcpy3DPeerAsync(" + array + " from " + src.label() + ")",
+  check(cudaMemcpy3DPeerAsync(&p, dst.stream(on)), "cudaMemcpy3DPeerAsync(" + array + " from " + src.label() + ")",
         dst);
 }
 
@@ -378,9 +403,11 @@ inline void print_exchange_paths(const std::vector<Device>& devices, const PeerM
 class Event {
  public:
   Event() = default;
-  explicit Event(const Device& d) : ordinal_(d.ordinal) {
+  /// An event for timing, or (`timing` false) only for ordering streams, which is cheaper.
+  explicit Event(const Device& d, bool timing = true) : ordinal_(d.ordinal) {
     d.use();
-    check(cudaEventCreate(&ev_), "cudaEventCreate", d);
+    check(cudaEventCreateWithFlags(&ev_, timing ? cudaEventDefault : cudaEventDisableTiming),
+          "cudaEventCreateWithFlags", d);
   }
   Event(const Event&) = delete;
   Event& operator=(const Event&) = delete;
@@ -445,11 +472,23 @@ class Timeline {
     for (Lane& l : lanes_) collect(l, false);
   }
 
-  /// Makes GPU `p`'s stream wait (on the GPU) until `event` of another GPU has happened.
-  void wait(std::size_t p, cudaEvent_t event) {
+  /// Makes a stream of GPU `p` wait (on the GPU) until `event` (of any GPU) has happened.
+  void wait(std::size_t p, cudaEvent_t event, On on = On::kCompute) {
     const Device& d = *lanes_[p].d;
     d.use();
-    check(cudaStreamWaitEvent(d.stream(), event, 0), "cudaStreamWaitEvent", d);
+    check(cudaStreamWaitEvent(d.stream(on), event, 0), "cudaStreamWaitEvent", d);
+  }
+
+  /// Records an event (no timing) here on a stream of GPU `p`, for other streams to wait on.
+  /// Events are reused in turn: every wait on one must be enqueued before it comes round again
+  /// (kSignals later), as the overlapped exchange does within one call.
+  cudaEvent_t signal(std::size_t p, On on) {
+    Lane& l = lanes_[p];
+    if (l.signals.size() < kSignals) l.signals.emplace_back(*l.d, false);
+    const cudaEvent_t ev = l.signals[l.next_signal++ % kSignals].get();
+    l.d->use();
+    check(cudaEventRecord(ev, l.d->stream(on)), "cudaEventRecord", *l.d);
+    return ev;
   }
 
   /// Ends the last span of kernels on every GPU, waits for them all and adds up the spans.
@@ -473,8 +512,11 @@ class Timeline {
     std::deque<Event> marks;  ///< recorded, not yet accounted; front() opened the current span
     std::deque<Span> ended;   ///< per mark, the kind of span it ended
     std::vector<Event> spare;
+    std::vector<Event> signals;  ///< ordering-only events, reused in turn
+    std::size_t next_signal = 0;
     double kernels_s = 0, exchange_s = 0;
   };
+  static constexpr std::size_t kSignals = 8;
   static Event take(std::vector<Event>& v) {
     Event e = std::move(v.back());
     v.pop_back();
@@ -573,6 +615,80 @@ inline std::size_t exchange(const std::vector<Device>& devices, const rt::Partit
         waited = true;
       }
     if (waited) timeline.mark(s, Timeline::kExchange);
+  }
+  return bytes;
+}
+
+/// The element pointer of `view`'s first cell in a buffer holding `buffer` (a kernel given it
+/// sees a buffer of `view`'s extents: a slab of the part's buffer along its slowest dimension).
+template <typename T>
+T* view_pointer(const Buffer& buf, const rt::Box& buffer, const rt::Box& view) {
+  return static_cast<T*>(buf.get()) + rt::rect_of(view, buffer, sizeof(T)).offset() / sizeof(T);
+}
+
+/// One launch whose written `arrays` are then exchanged, the exchange overlapping the
+/// interior's computation. `views[p]` (rt::overlap_views) cut part p's launch; `launch(p,
+/// view, on)` enqueues the kernel over `view` on a stream of part p's GPU. No host waits:
+///  1. each boundary stream waits for what its compute stream has enqueued so far, runs the
+///     boundary views (high priority) and, for receivers without peer access, reads the boxes
+///     sent into the page-locked host arrays; a signal marks that;
+///  2. the interior runs on the compute stream meanwhile;
+///  3. each receiver's boundary stream waits for its senders' signals and copies the boxes in
+///     (GPU to GPU, or from the host arrays); a signal marks that;
+///  4. each compute stream waits for its boundary stream and for its receivers' copies, so that
+///     no later kernel overwrites a cell before it is copied. The timeline counts this wait as
+///     exchange: the part of the exchange not hidden behind the interior.
+/// Returns the bytes moved (each box counted once).
+template <typename Launch>
+std::size_t launch_and_exchange(const std::vector<Device>& devices, const rt::Partition& partition,
+                                const std::vector<rt::OverlapViews>& views, const std::vector<ExchangeArray>& arrays,
+                                const PeerMatrix& peer, Timeline& timeline, Launch launch) {
+  const std::size_t n = partition.parts.size();
+  std::vector<std::vector<bool>> pair(n, std::vector<bool>(n, false));
+  for (const ExchangeArray& a : arrays)
+    for (const rt::Transfer& t : *a.plan) pair[static_cast<std::size_t>(t.src)][static_cast<std::size_t>(t.dst)] = true;
+  timeline.poll();
+  std::vector<cudaEvent_t> sent(n), received(n);
+  std::size_t bytes = 0;
+  for (std::size_t p = 0; p < n; ++p) {
+    timeline.wait(p, timeline.signal(p, On::kCompute), On::kBoundary);
+    for (const rt::Box& view : views[p].boundary) launch(p, view, On::kBoundary);
+    for (const ExchangeArray& a : arrays)
+      for (const rt::Transfer& t : *a.plan) {
+        if (static_cast<std::size_t>(t.src) != p) continue;
+        for (const rt::Box& box : t.boxes) {
+          if (!peer[p][static_cast<std::size_t>(t.dst)])
+            read_box(devices[p], *a.buffers[p], partition.parts[p].ghost, *a.host, box, On::kBoundary);
+          bytes += static_cast<std::size_t>(box.volume()) * a.host->element_bytes;
+        }
+      }
+    sent[p] = timeline.signal(p, On::kBoundary);
+  }
+  for (std::size_t p = 0; p < n; ++p)
+    if (views[p].split) launch(p, views[p].interior, On::kCompute);
+  for (std::size_t d = 0; d < n; ++d) {
+    for (std::size_t s = 0; s < n; ++s)
+      if (pair[s][d]) timeline.wait(d, sent[s], On::kBoundary);
+    for (const ExchangeArray& a : arrays)
+      for (const rt::Transfer& t : *a.plan) {
+        if (static_cast<std::size_t>(t.dst) != d) continue;
+        const auto s = static_cast<std::size_t>(t.src);
+        for (const rt::Box& box : t.boxes) {
+          if (peer[s][d])
+            peer_box(devices[s], *a.buffers[s], partition.parts[s].ghost, devices[d], *a.buffers[d],
+                     partition.parts[d].ghost, box, a.host->element_bytes, a.host->name, On::kBoundary);
+          else
+            write_box(devices[d], *a.buffers[d], partition.parts[d].ghost, *a.host, box, On::kBoundary);
+        }
+      }
+    received[d] = timeline.signal(d, On::kBoundary);
+  }
+  for (std::size_t p = 0; p < n; ++p) {
+    timeline.mark(p, Timeline::kKernels);
+    timeline.wait(p, received[p]);
+    for (std::size_t d = 0; d < n; ++d)
+      if (pair[p][d]) timeline.wait(p, received[d]);
+    timeline.mark(p, Timeline::kExchange);
   }
   return bytes;
 }

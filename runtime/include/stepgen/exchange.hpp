@@ -74,4 +74,64 @@ inline Index sent_cells(const std::vector<Transfer>& plan, int id) {
   return c;
 }
 
+/// How one part's launch is cut so that its exchange overlaps computation. `boundary` views
+/// compute the cells other parts receive (plus any ghost cells the launch writes), `interior`
+/// the rest; together they compute exactly the cells one launch over the whole buffer does,
+/// each once. Every view is a slab of the part's buffer (ghost box) along `axis`, the slowest
+/// dimension, full in the others: the kernel runs on it as on a buffer of that extent, and,
+/// since it skips the rim its stencil would read past (`reach_lo` below, `reach_hi` above
+/// along `axis`), computes the slab's middle. The interior reads only owned cells, so copies
+/// into ghost cells may run beside it.
+struct OverlapViews {
+  std::vector<Box> boundary;  ///< run first; the exchange waits for them
+  Box interior;               ///< runs beside the exchange (empty: nothing to overlap)
+  bool split = false;         ///< false: no cut (`boundary` is the whole buffer)
+};
+
+/// The views of part `part` for a launch whose written arrays then exchange by `plans`.
+/// No cut (one boundary view of the whole buffer) when the part has ghost cells along another
+/// dimension than `axis` (the partition splits that dimension too), or when the slabs would
+/// leave no interior.
+inline OverlapViews overlap_views(const Part& part, int axis, Index reach_lo, Index reach_hi,
+                                  const std::vector<const std::vector<Transfer>*>& plans) {
+  const auto a = static_cast<std::size_t>(axis);
+  const Box& g = part.ghost;
+  const Box& o = part.owned;
+  OverlapViews v;
+  v.boundary = {g};
+  for (int d = 0; d < g.dims; ++d) {
+    const auto u = static_cast<std::size_t>(d);
+    if (d != axis && (g.lo[u] != o.lo[u] || g.hi[u] != o.hi[u])) return v;
+  }
+  // The planes sent below end at lower_end, those sent above start at upper_start.
+  Index lower_end = o.lo[a], upper_start = o.hi[a];
+  for (const std::vector<Transfer>* plan : plans)
+    for (const Transfer& t : *plan) {
+      if (t.src != part.id) continue;
+      for (const Box& b : t.boxes) {
+        if (b.lo[a] == o.lo[a]) lower_end = std::max(lower_end, b.hi[a]);
+        if (b.hi[a] == o.hi[a]) upper_start = std::min(upper_start, b.lo[a]);
+        if (b.lo[a] != o.lo[a] && b.hi[a] != o.hi[a]) return v;  // sent from the middle
+      }
+    }
+  // The launch computes [c0, c1) along the axis; the interior reads owned cells only.
+  const Index c0 = g.lo[a] + reach_lo, c1 = g.hi[a] - reach_hi;
+  const Index i0 = std::max({lower_end, o.lo[a] + reach_lo, c0});
+  const Index i1 = std::min({upper_start, o.hi[a] - reach_hi, c1});
+  if (i0 >= i1) return v;
+  // The box of the buffer a kernel is given to compute planes [p0, p1).
+  auto view = [&](Index p0, Index p1) {
+    Box b = g;
+    b.lo[a] = std::max(g.lo[a], p0 - reach_lo);
+    b.hi[a] = std::min(g.hi[a], p1 + reach_hi);
+    return b;
+  };
+  v.boundary.clear();
+  if (i0 > c0) v.boundary.push_back(view(c0, i0));
+  if (c1 > i1) v.boundary.push_back(view(i1, c1));
+  v.interior = view(i0, i1);
+  v.split = true;
+  return v;
+}
+
 }  // namespace stepgen::rt
