@@ -76,7 +76,7 @@ int plan(const std::string& spec_path, int devices, const std::vector<double>& w
   model::PlanOptions options;
   options.devices = devices;
   options.weights = weights;
-  options.strategy = strategy == "stepocl" ? rt::Strategy::kStepocl : rt::Strategy::kMinExchange;
+  options.strategy = rt::parse_strategy(strategy);
   options.device_memory = device_memory;
   try {
     model::Plan p = model::make_plan(*model, options);
@@ -153,8 +153,8 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
   pl->add_option("spec", plan_spec, "Spec file (.xml, .yaml)")->required();
   pl->add_option("--devices,-n", devices, "Number of devices")->check(CLI::PositiveNumber)->capture_default_str();
   pl->add_option("--weights", weights, "Relative device speeds, one per device")->delimiter(',');
-  pl->add_option("--strategy", strategy, "min-exchange (default) or stepocl")
-      ->check(CLI::IsMember({"min-exchange", "stepocl"}));
+  pl->add_option("--strategy", strategy, "min-exchange (default), slabs or stepocl")
+      ->check(CLI::IsMember({"min-exchange", "slabs", "stepocl"}));
   pl->add_option("--device-memory", memory, "Device memory budget for out-of-core plans (e.g. 8GiB)");
   pl->add_flag("--json", json, "Machine-readable output");
   pl->add_option("--svg", svg, "Also draw the plan into this SVG file");

@@ -208,7 +208,9 @@ View common_view(const Model& m, const BackendNames& names) {
   v.set("ghost_lo", vec3(request.ghost_lo));
   v.set("ghost_hi", vec3(request.ghost_hi));
   v.set("bytes_per_cell", std::to_string(request.bytes_per_cell));
-  v.set("strategy", request.strategy == rt::Strategy::kStepocl ? "kStepocl" : "kMinExchange");
+  v.set("strategy", request.strategy == rt::Strategy::kStepocl ? "kStepocl"
+                    : request.strategy == rt::Strategy::kSlabs ? "kSlabs"
+                                                                : "kMinExchange");
 
   // Devices.
   const char* type = m.devices.type == model::Devices::Type::kGpu   ? "gpu"

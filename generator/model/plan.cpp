@@ -211,7 +211,8 @@ Json box_json(const rt::Box& b) {
 }
 
 const char* strategy_name(const rt::Partition& p) {
-  return p.rationale.rfind("stepocl", 0) == 0 ? "stepocl" : "min-exchange";
+  if (p.rationale.rfind("stepocl", 0) == 0) return "stepocl";
+  return p.rationale.rfind("slabs: grid", 0) == 0 ? "slabs" : "min-exchange";
 }
 
 }  // namespace

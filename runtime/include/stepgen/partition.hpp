@@ -63,7 +63,17 @@ class PlanError : public std::runtime_error {
 enum class Strategy {
   kStepocl,      ///< the paper's priority list + gcd rule
   kMinExchange,  ///< the device grid with the fewest bytes exchanged per step
+  kSlabs,        ///< slabs along the slowest dimension (contiguous halos, whose exchange can
+                 ///< overlap the interior's computation), else as kMinExchange
 };
+
+/// "stepocl", "min-exchange", "slabs" -> the strategy; throws PlanError naming the choices.
+inline Strategy parse_strategy(const std::string& name) {
+  if (name == "stepocl") return Strategy::kStepocl;
+  if (name == "min-exchange") return Strategy::kMinExchange;
+  if (name == "slabs") return Strategy::kSlabs;
+  throw PlanError("unknown partition strategy '" + name + "': use min-exchange, slabs or stepocl");
+}
 
 struct PartitionRequest {
   int dims = 1;
@@ -519,6 +529,21 @@ inline Partition partition(const PartitionRequest& r) {
     return best;
   }
 
+  // Slabs: all `top` parts along the slowest dimension when that is feasible.
+  std::string slab_note;
+  if (r.strategy == Strategy::kSlabs) {
+    std::array<int, 3> g{1, 1, 1};
+    g[static_cast<std::size_t>(r.dims - 1)] = top;
+    Partition p;
+    if (feasible(g, &p)) {
+      p.rationale = "slabs: grid " + detail::grid_str(g, r.dims) + " along the slowest dimension exchanges " +
+                    std::to_string(exchanged_cells_per_step(p, r.halo, r.every) * r.bytes_per_cell) +
+                    " bytes per step in contiguous slabs; " + used(top);
+      return p;
+    }
+    slab_note = "slabs: " + std::to_string(top) + " slabs do not fit the slowest dimension; ";
+  }
+
   // Min-exchange: every factorisation of n, from the most devices down; the first n with a
   // feasible grid wins. Ties prefer fewer cuts in the fast dimensions (contiguous slabs).
   for (int n = top; n >= 1; --n) {
@@ -545,7 +570,7 @@ inline Partition partition(const PartitionRequest& r) {
       }
     }
     if (best_cost >= 0) {
-      best.rationale = "min-exchange: grid " + detail::grid_str(best.grid, r.dims) + " exchanges " +
+      best.rationale = slab_note + "min-exchange: grid " + detail::grid_str(best.grid, r.dims) + " exchanges " +
                        std::to_string(best_cost) + " bytes per step, the least of " +
                        std::to_string(tried) + " feasible grids of " + std::to_string(n) +
                        " parts; " + used(n);

@@ -51,6 +51,7 @@ struct Options {
   std::vector<std::pair<std::string, std::string>> loads;  ///< NAME=PATH
   std::vector<std::pair<std::string, std::string>> saves;  ///< NAME=PATH
   std::vector<double> weights;  ///< relative device speeds; empty = equal
+  std::string strategy;         ///< --strategy: min-exchange | slabs | stepocl; "" = the program's
   bool verify = false;
   bool quiet = false;
   bool help = false;
@@ -66,6 +67,8 @@ inline void print_usage(const ProgramInfo& info, std::FILE* out) {
                "  --platform NAME      only devices of platforms whose name contains NAME\n"
                "  --steps T            time steps (default: %" PRId64 ")\n"
                "  --weights W1,W2,...  relative device speeds for the split (default: equal)\n"
+               "  --strategy S         how the grid is split: min-exchange, slabs (along the slowest\n"
+               "                       dimension) or stepocl (default: the program's, see its report)\n"
                "  --load NAME=PATH     initial contents of an array (raw little-endian, x fastest)\n"
                "  --save NAME=PATH     write an array at the end (same format)\n"
                "  --verify             rerun on one device over the whole grid and compare every\n"
@@ -143,6 +146,10 @@ inline Options parse_options(int argc, char** argv, const ProgramInfo& info) {
         if (comma == std::string::npos) break;
         start = comma + 1;
       }
+    } else if (flag == "--strategy") {
+      o.strategy = value();
+      if (o.strategy != "min-exchange" && o.strategy != "slabs" && o.strategy != "stepocl")
+        throw RunError("--strategy expects min-exchange, slabs or stepocl, got '" + o.strategy + "'");
     } else if (flag == "--load") {
       o.loads.push_back(detail::split_assignment(flag, value(), info));
     } else if (flag == "--save") {
