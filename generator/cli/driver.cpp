@@ -76,7 +76,7 @@ int plan(const std::string& spec_path, int devices, const std::vector<double>& w
   model::PlanOptions options;
   options.devices = devices;
   options.weights = weights;
-  options.strategy = rt::parse_strategy(strategy);
+  if (!strategy.empty()) options.strategy = rt::parse_strategy(strategy);
   options.device_memory = device_memory;
   try {
     model::Plan p = model::make_plan(*model, options);
@@ -145,7 +145,7 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
   gen->add_option("--target,-t", target, "Backend: " + targets_list())->capture_default_str();
   gen->add_option("-o,--output", out_dir, "Output folder (default: NAME-TARGET)");
 
-  std::string plan_spec, strategy = "min-exchange", svg, memory;
+  std::string plan_spec, strategy, svg, memory;
   int devices = 1;
   std::vector<double> weights;
   bool json = false;
@@ -153,7 +153,9 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
   pl->add_option("spec", plan_spec, "Spec file (.xml, .yaml)")->required();
   pl->add_option("--devices,-n", devices, "Number of devices")->check(CLI::PositiveNumber)->capture_default_str();
   pl->add_option("--weights", weights, "Relative device speeds, one per device")->delimiter(',');
-  pl->add_option("--strategy", strategy, "min-exchange (default), slabs or stepocl")
+  pl->add_option("--strategy", strategy,
+                 "min-exchange, slabs or stepocl (default: slabs where the exchange can overlap computation, "
+                 "else min-exchange)")
       ->check(CLI::IsMember({"min-exchange", "slabs", "stepocl"}));
   pl->add_option("--device-memory", memory, "Device memory budget for out-of-core plans (e.g. 8GiB)");
   pl->add_flag("--json", json, "Machine-readable output");

@@ -105,9 +105,6 @@ class CudaEmitter : public Emitter {
     for (const model::Kernel& k : m.kernels) cuda_file(k);  // every kernel has one, or stop here
     View v = common_view(m, BackendNames{cuda_scalar_type, cuda_buffer_arg});
     mark_last_args(v);
-    // Where exchanges can overlap computation, slabs along the slowest dimension let them.
-    const View* no_overlap = v.get("no_overlap");
-    if (no_overlap && no_overlap->is_string() && no_overlap->string_value().empty()) v.set("strategy", "kSlabs");
     std::vector<std::string> kernels = add_cuda_sources(m, out);
     std::string names;
     View includes{View::type::list};

@@ -22,7 +22,7 @@ class OpenClEmitter : public Emitter {
   const char* name() const override { return "opencl"; }
 
   void emit(const model::Model& m, OutputSet& out) const override {
-    View v = common_view(m, BackendNames{cl_scalar_type, cl_buffer_arg});
+    View v = common_view(m, BackendNames{cl_scalar_type, cl_buffer_arg, true});
     std::vector<std::string> kernels = add_kernel_sources(m, out);
     std::string paths;
     for (const std::string& k : kernels) paths += (paths.empty() ? "" : " ") + k;

@@ -8,6 +8,7 @@
 
 #include "emit/embedded_files.hpp"
 #include "model/groups.hpp"
+#include "model/overlap.hpp"
 #include "model/plan.hpp"
 
 namespace stepgen::emit {
@@ -103,32 +104,6 @@ std::vector<std::size_t> init_order(const Model& m) {
     }
   if (order.size() != m.arrays.size()) throw EmitError("copy() initialisations form a cycle");
   return order;
-}
-
-// True when `e` uses extent(X, dim) of some array.
-bool uses_extent(const Expr& e, int dim) {
-  if (e.kind == Expr::Kind::kArrayDim && e.text == "extent" && e.dim == dim) return true;
-  for (const Expr& a : e.args)
-    if (uses_extent(a, dim)) return true;
-  return false;
-}
-
-// Why kernel `k` cannot run on a slab of its buffer (a view: pointers advanced to the slab,
-// extent() and offset() the slab's) along the slowest dimension; empty when it can. A kernel
-// can when its launch and its arguments follow the buffer's extent there, which is how it
-// learns where its buffer ends. (It must also write only cells whose whole stencil lies in its
-// buffer: docs/spec.md's rule for every kernel, which any partition relies on already.)
-std::string view_obstacle(const Model& m, const model::Kernel& k) {
-  const int axis = m.dims - 1;
-  const std::string e = "extent(X, " + std::to_string(axis) + ")";
-  if (static_cast<int>(k.global.size()) != m.dims)
-    return "kernel '" + k.name + "' has " + std::to_string(k.global.size()) + " global size(s) for a " +
-           std::to_string(m.dims) + "D grid";
-  if (!uses_extent(k.global[static_cast<std::size_t>(axis)], axis))
-    return "kernel '" + k.name + "': its global size along the slowest dimension does not follow " + e;
-  for (const model::KernelArg& a : k.args)
-    if (a.kind == model::KernelArg::Kind::kScalar && uses_extent(a.value, axis)) return {};
-  return "kernel '" + k.name + "' is given no " + e + " argument, so it cannot tell where a slab ends";
 }
 
 // How far kernel `k` reads below and above along the slowest dimension ("{lo, hi}").
@@ -291,11 +266,17 @@ View common_view(const Model& m, const BackendNames& names) {
           written_anywhere.insert(a.array);
         }
       const bool each_step = m.exchange_every == 1 && !ids.empty();
-      const std::string obstacle = each_step ? view_obstacle(m, k) : std::string();
-      if (!obstacle.empty()) no_overlap.push_back(obstacle);
+      std::string obstacle = each_step ? model::view_obstacle(m, k) : std::string();
+      if (each_step && obstacle.empty() && names.slabs_by_work_items && !model::one_item_per_cell(m, k))
+        obstacle = "kernel '" + k.name + "': its global size along the slowest dimension is not extent(X, " +
+                   std::to_string(m.dims - 1) + ") or round_up(extent(X, " + std::to_string(m.dims - 1) +
+                   "), c), so its work-items are not one per cell";
+      if (!obstacle.empty() && std::find(no_overlap.begin(), no_overlap.end(), obstacle) == no_overlap.end())
+        no_overlap.push_back(obstacle);
       sv.set("exchange_each_step", flag(each_step));
       sv.set("overlap", flag(each_step && obstacle.empty()));
       sv.set("reach", kernel_reach(m, k));
+      sv.set("group", std::to_string(k.local.empty() ? 1 : k.local[static_cast<std::size_t>(m.dims - 1)]));
       sv.set("exchange_arrays", "{" + join(ids, ", ") + "}");
     } else {
       std::vector<std::string> ids;
@@ -306,12 +287,7 @@ View common_view(const Model& m, const BackendNames& names) {
   }
   v.set("body", body);
   // Why some exchanges cannot overlap computation (empty: all can), for the report.
-  std::string why_not;
-  if (m.exchange_every > 1)
-    why_not = "deep halos (exchange every " + std::to_string(m.exchange_every) + " steps) compute then exchange";
-  else if (!no_overlap.empty())
-    why_not = join(no_overlap, "; ");
-  v.set("no_overlap", why_not);
+  v.set("no_overlap", m.exchange_every > 1 ? model::overlap_obstacle(m) : join(no_overlap, "; "));
   std::vector<std::string> deep;
   for (std::size_t i = 0; i < m.arrays.size(); ++i)
     if (model::needs_exchange(m, static_cast<int>(i))) deep.push_back("array::" + m.arrays[i].name);

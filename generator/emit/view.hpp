@@ -19,6 +19,10 @@ struct BackendNames {
   std::string (*scalar_type)(model::ScalarType);
   /// The expression that passes array `name`'s buffer of the current part to a kernel.
   std::string (*buffer_arg)(const std::string& name);
+  /// True when the backend runs a kernel on a slab by a range of its work-items (OpenCL's
+  /// global_work_offset) rather than on a view of the buffer (CUDA): the overlap of exchange and
+  /// computation then also needs one work-item per cell along the slowest dimension.
+  bool slabs_by_work_items = false;
 };
 
 /// Builds the shared keys. Throws EmitError when the model cannot be generated for.

@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "model/groups.hpp"
+#include "model/overlap.hpp"
 
 namespace stepgen::model {
 
@@ -338,7 +339,9 @@ rt::PartitionRequest partition_request(const Model& m, const PlanOptions& o) {
   r.ghost_hi = ghost_hi(m);
   r.devices = o.devices;
   r.weights = resolved_weights(m, o);
-  r.strategy = o.strategy;
+  r.strategy = o.strategy ? *o.strategy
+                          : overlap_obstacle(m).empty() ? rt::Strategy::kSlabs
+                                                        : rt::Strategy::kMinExchange;
   r.every = std::max(1, m.exchange_every);
   r.bytes_per_cell = 0;
   for (std::size_t i = 0; i < m.arrays.size(); ++i)

@@ -9,6 +9,7 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -25,7 +26,9 @@ struct PlanOptions {
   /// Relative device speeds. Empty: the spec's weights when they give one per device, else
   /// equal weights.
   std::vector<double> weights;
-  rt::Strategy strategy = rt::Strategy::kMinExchange;
+  /// How the grid is split. None: slabs where the exchanges can overlap computation
+  /// (overlap_obstacle() is empty), else min-exchange.
+  std::optional<rt::Strategy> strategy;
   std::int64_t device_memory = 0;  ///< bytes per device; 0 = the spec's (out of core only)
 };
 

@@ -10,6 +10,7 @@
 #endif
 #include <CL/cl.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <string>
 #include <utility>
@@ -129,7 +130,11 @@ using Kernel = Handle<cl_kernel, clReleaseKernel>;
 using Mem = Handle<cl_mem, clReleaseMemObject>;
 using Event = Handle<cl_event, clReleaseEvent>;
 
-/// One device with its own context and in-order queue.
+/// The two in-order queues of a device. Kernels run on kCompute; when an exchange overlaps
+/// computation, the boundary slabs and the halo copies run on kBoundary, beside the interior.
+enum class On { kCompute, kBoundary };
+
+/// One device with its own context and two in-order queues.
 struct Device {
   int index = 0;  ///< position in the run's device list
   cl_platform_id platform = nullptr;
@@ -140,7 +145,9 @@ struct Device {
   cl_ulong global_mem = 0;
   cl_ulong max_alloc = 0;
   Context context;
-  Queue queue;
+  Queue queue;     ///< kernels
+  Queue boundary;  ///< boundary slabs and copies that overlap the kernels of `queue`
+  cl_command_queue on(On q) const { return q == On::kCompute ? queue.get() : boundary.get(); }
   /// "device 1 (NVIDIA H100, NVIDIA CUDA)": how messages name it.
   std::string label() const {
     return "device " + std::to_string(index) + " (" + name + ", " + platform_name + ")";
@@ -230,6 +237,8 @@ inline std::vector<Device> discover(const rt::Options& opt) {
     check(err, "clCreateContext", d.label());
     d.queue = Queue(clCreateCommandQueue(d.context.get(), d.id, 0, &err));
     check(err, "clCreateCommandQueue", d.label());
+    d.boundary = Queue(clCreateCommandQueue(d.context.get(), d.id, 0, &err));
+    check(err, "clCreateCommandQueue(boundary)", d.label());
   }
   return found;
 }
@@ -292,11 +301,11 @@ inline void rect_args(const rt::Box& sub, const rt::Box& buffer, const rt::Box& 
 /// Enqueues a non-blocking copy of `sub` (global coordinates) from a device buffer holding
 /// `buffer` into the host array. Appends the event to `events` when given.
 inline void read_box(const Device& d, const Mem& mem, const rt::Box& buffer, rt::HostArray& host,
-                     const rt::Box& sub, std::vector<Event>* events) {
+                     const rt::Box& sub, std::vector<Event>* events, On on = On::kCompute) {
   rt::RectCopy dev, hst;
   detail::rect_args(sub, buffer, host.box, host.element_bytes, dev, hst);
   cl_event ev = nullptr;
-  check(clEnqueueReadBufferRect(d.queue.get(), mem.get(), CL_FALSE, dev.origin.data(), hst.origin.data(),
+  check(clEnqueueReadBufferRect(d.on(on), mem.get(), CL_FALSE, dev.origin.data(), hst.origin.data(),
                                 dev.region.data(), dev.row_pitch, dev.slice_pitch, hst.row_pitch,
                                 hst.slice_pitch, host.bytes.data(), 0, nullptr, events ? &ev : nullptr),
         ("clEnqueueReadBufferRect(" + host.name + ")").c_str(), d.label());
@@ -306,18 +315,20 @@ inline void read_box(const Device& d, const Mem& mem, const rt::Box& buffer, rt:
 /// Enqueues a non-blocking copy of `sub` from the host array into a device buffer holding
 /// `buffer`. The host bytes must stay untouched until the queue has run it.
 inline void write_box(const Device& d, const Mem& mem, const rt::Box& buffer, const rt::HostArray& host,
-                      const rt::Box& sub, std::vector<Event>* events) {
+                      const rt::Box& sub, std::vector<Event>* events, On on = On::kCompute) {
   rt::RectCopy dev, hst;
   detail::rect_args(sub, buffer, host.box, host.element_bytes, dev, hst);
   cl_event ev = nullptr;
-  check(clEnqueueWriteBufferRect(d.queue.get(), mem.get(), CL_FALSE, dev.origin.data(), hst.origin.data(),
+  check(clEnqueueWriteBufferRect(d.on(on), mem.get(), CL_FALSE, dev.origin.data(), hst.origin.data(),
                                  dev.region.data(), dev.row_pitch, dev.slice_pitch, hst.row_pitch,
                                  hst.slice_pitch, host.bytes.data(), 0, nullptr, events ? &ev : nullptr),
         ("clEnqueueWriteBufferRect(" + host.name + ")").c_str(), d.label());
   if (events) events->emplace_back(ev);
 }
 
-inline void finish(const Device& d) { check(clFinish(d.queue.get()), "clFinish", d.label()); }
+inline void finish(const Device& d, On on = On::kCompute) {
+  check(clFinish(d.on(on)), "clFinish", d.label());
+}
 
 inline void finish_all(const std::vector<Device>& devices) {
   for (const Device& d : devices) finish(d);
@@ -334,10 +345,48 @@ inline void set_arg(const Device& d, const Kernel& k, cl_uint index, const Mem& 
   set_arg(d, k, index, raw, what);
 }
 
+/// Part of a launch: work-items [begin, end) along dimension `axis` (global_work_offset; `end`
+/// past the launch's global size means to its end), on queue `on`, after the events `after`.
+struct Slab {
+  int axis = 0;
+  size_t begin = 0, end = 0;
+  On on = On::kCompute;
+  const std::vector<Event>* after = nullptr;
+};
+
+/// Enqueues a kernel over `global` work-items (all of them, or a slab of them).
 inline void launch(const Device& d, const Kernel& k, const char* name, cl_uint dims, const size_t* global,
-                   const size_t* local) {
-  check(clEnqueueNDRangeKernel(d.queue.get(), k.get(), dims, nullptr, global, local, 0, nullptr, nullptr),
+                   const size_t* local, const Slab* slab = nullptr) {
+  size_t offset[3] = {0, 0, 0}, size[3] = {0, 0, 0};
+  for (cl_uint i = 0; i < dims && i < 3; ++i) size[i] = global[i];
+  cl_command_queue q = d.queue.get();
+  std::vector<cl_event> after;
+  if (slab) {
+    const auto a = static_cast<std::size_t>(slab->axis);
+    const size_t end = std::min(slab->end, global[a]);
+    if (slab->begin >= end) return;
+    offset[a] = slab->begin;
+    size[a] = end - slab->begin;
+    q = d.on(slab->on);
+    if (slab->after)
+      for (const Event& e : *slab->after) after.push_back(e.get());
+  }
+  check(clEnqueueNDRangeKernel(q, k.get(), dims, slab ? offset : nullptr, size, local,
+                               static_cast<cl_uint>(after.size()), after.empty() ? nullptr : after.data(), nullptr),
         (std::string("clEnqueueNDRangeKernel(") + name + ")").c_str(), d.label());
+}
+
+/// Submits what is enqueued on both queues of a device, without waiting.
+inline void flush(const Device& d) {
+  check(clFlush(d.queue.get()), "clFlush", d.label());
+  check(clFlush(d.boundary.get()), "clFlush(boundary)", d.label());
+}
+
+/// An event that completes when everything enqueued so far on the device's kernel queue has.
+inline Event marker(const Device& d) {
+  cl_event ev = nullptr;
+  check(clEnqueueMarkerWithWaitList(d.queue.get(), 0, nullptr, &ev), "clEnqueueMarkerWithWaitList", d.label());
+  return Event(ev);
 }
 
 /// Waits for each event (events of different contexts cannot share one clWaitForEvents call).

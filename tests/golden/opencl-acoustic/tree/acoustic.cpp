@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <utility>
 #include <vector>
@@ -97,7 +98,7 @@ rt::PartitionRequest partition_request(int devices, const std::vector<double>& w
   r.weights = weights;
   r.bytes_per_cell = 4;
   r.every = kExchangeEvery;
-  r.strategy = rt::Strategy::kMinExchange;
+  r.strategy = rt::Strategy::kSlabs;
   return r;
 }
 
@@ -134,13 +135,15 @@ Kernels build_kernels(const cl::Device& d) {
 /// The buffers of one part, by array name.
 using PartBuffers = std::vector<cl::Mem>;
 
-/// What a launch needs to know about the part it runs on.
+/// What a launch needs to know about the part it runs on, and which of its work-items run
+/// (`slab`: a range of them along the slowest dimension, for overlap; nullptr: all).
 struct PartLaunch {
   const cl::Device& d;
   const Kernels& k;
   const PartBuffers& buf;
   const rt::Part& part;
   std::int64_t step;
+  const cl::Slab* slab;
 };
 
 /// Launches 'acoustic' on one part over its local buffer. extent() is the local buffer's
@@ -165,7 +168,7 @@ void launch_acoustic(const PartLaunch& at) {
       static_cast<size_t>(extent(array::p1, 2)),
   };
   const size_t local[3] = {16, 16, 1};
-  cl::launch(at.d, at.k.acoustic, "acoustic", 3, global, local);
+  cl::launch(at.d, at.k.acoustic, "acoustic", 3, global, local, at.slab);
 }
 
 // -------------------------------------------------------------------------------------------------
@@ -180,6 +183,31 @@ class Run {
     for (int id = 0; id < array::kCount; ++id)
       if (kArrayInfo[id].exchanged)
         plans_[id] = rt::exchange_plan(partition_, array_halo(id), kExchangeEvery);
+    overlap_ = why_no_overlap().empty();
+  }
+
+  /// Why exchanges do not overlap computation in this run; empty when they do.
+  std::string why_no_overlap() const {
+    static const char* const kGenerated = "";  // what stepgen found in the spec
+    if (*kGenerated) return kGenerated;
+    if (parts() < 2) return "one device";
+    const char* env = std::getenv("STEPGEN_OVERLAP");
+    if (env && std::string(env) == "off") return "STEPGEN_OVERLAP=off";
+    for (int d = 0; d + 1 < kDims; ++d)
+      if (partition_.grid[static_cast<std::size_t>(d)] > 1)
+        return "the partition splits dimension " + std::to_string(d) + ", not only the slowest";
+    return {};
+  }
+
+  /// The report's line on overlap.
+  void print_overlap() const {
+    const std::string why = why_no_overlap();
+    if (why.empty())
+      std::printf(
+          "overlap: on (boundary slabs first, on a second queue; exchange time = the part not "
+          "hidden behind the interior)\n");
+    else
+      std::printf("overlap: off (%s): compute then exchange\n", why.c_str());
   }
 
   rt::RunStats run(std::int64_t steps) {
@@ -187,9 +215,7 @@ class Run {
     total.start();
     upload();
     for (std::int64_t step = 0; step < steps; ++step) {
-      for (std::size_t p = 0; p < parts(); ++p)
-        launch_acoustic({devices_[p], kernels_[p], buffers_[p], partition_.parts[p], step});
-      exchange({array::p2});
+      launch_and_exchange(launch_acoustic, 4, 4, 1, {array::p2}, step);
       swap_arrays({array::p0, array::p1, array::p2});
     }
     kernel_timer_.start();
@@ -252,6 +278,79 @@ class Run {
     exchange_timer_.stop();
   }
 
+  /// Launches a kernel on every part and refreshes the ghost cells of the arrays `ids` it
+  /// wrote, the exchange overlapping the interior's computation: on each device, the boundary
+  /// slabs (rt::overlap_views; work-items along the slowest dimension are cells, cut at
+  /// multiples of the work-group size `group`) run first on the second queue, which then reads
+  /// the boxes other parts need into the host arrays; the interior runs meanwhile on the kernel
+  /// queue; the boxes are then written to their receivers on their second queues. Compute then
+  /// exchange when overlap is off. `reach_lo`/`reach_hi`: how far the kernel reads below and
+  /// above along the slowest dimension.
+  void launch_and_exchange(void (*launch)(const PartLaunch&), rt::Index reach_lo,
+                           rt::Index reach_hi, std::size_t group, std::initializer_list<int> ids,
+                           std::int64_t step) {
+    if (!overlap_) {
+      for (std::size_t p = 0; p < parts(); ++p)
+        launch({devices_[p], kernels_[p], buffers_[p], partition_.parts[p], step, nullptr});
+      exchange(ids);
+      return;
+    }
+    constexpr int kAxis = kDims - 1;
+    constexpr auto a = static_cast<std::size_t>(kAxis);
+    kernel_timer_.start();
+    std::vector<const std::vector<rt::Transfer>*> plans;
+    for (int id : ids) plans.push_back(&plans_[id]);
+    std::vector<cl::Event> reads;
+    std::vector<cl::Slab> interior(parts());
+    for (std::size_t p = 0; p < parts(); ++p) {
+      const rt::Part& part = partition_.parts[p];
+      const rt::OverlapViews v = rt::overlap_views(part, kAxis, reach_lo, reach_hi, plans);
+      // The interior's cells, in the buffer's coordinates, shrunk to whole work-groups.
+      size_t i0 = 0, i1 = 0;
+      if (v.split) {
+        i0 = static_cast<size_t>(rt::round_up(v.interior.lo[a] + reach_lo - part.ghost.lo[a],
+                                              static_cast<rt::Index>(group)));
+        i1 = static_cast<size_t>(v.interior.hi[a] - reach_hi - part.ghost.lo[a]) / group * group;
+      }
+      if (i0 >= i1) i0 = i1 = 0;
+      std::vector<cl::Event> ready;
+      ready.push_back(cl::marker(devices_[p]));
+      const cl::Slab below{kAxis, 0, i0 < i1 ? i0 : SIZE_MAX, cl::On::kBoundary, &ready};
+      const cl::Slab above{kAxis, i1, i0 < i1 ? SIZE_MAX : 0, cl::On::kBoundary, nullptr};
+      launch({devices_[p], kernels_[p], buffers_[p], part, step, &below});
+      launch({devices_[p], kernels_[p], buffers_[p], part, step, &above});
+      for (int id : ids)
+        for (const rt::Transfer& t : plans_[id]) {
+          if (static_cast<std::size_t>(t.src) != p) continue;
+          for (const rt::Box& box : t.boxes) {
+            cl::read_box(devices_[p], buffers_[p][id], part.ghost, host_[id], box, &reads,
+                         cl::On::kBoundary);
+            stats_.exchange_bytes +=
+                static_cast<std::size_t>(box.volume()) * kArrayInfo[id].element_bytes;
+          }
+        }
+      interior[p] = cl::Slab{kAxis, i0, i1, cl::On::kCompute, nullptr};
+    }
+    for (std::size_t p = 0; p < parts(); ++p) {
+      launch({devices_[p], kernels_[p], buffers_[p], partition_.parts[p], step, &interior[p]});
+      cl::flush(devices_[p]);
+    }
+    cl::wait_all(reads, "exchange");
+    for (int id : ids)
+      for (const rt::Transfer& t : plans_[id]) {
+        const auto dst = static_cast<std::size_t>(t.dst);
+        for (const rt::Box& box : t.boxes)
+          cl::write_box(devices_[dst], buffers_[dst][id], partition_.parts[dst].ghost, host_[id],
+                        box, &pending_writes_, cl::On::kBoundary);
+      }
+    for (std::size_t p = 0; p < parts(); ++p) cl::finish(devices_[p]);
+    kernel_timer_.stop();
+    // What is left of the exchange once the interior is done: the part not hidden.
+    exchange_timer_.start();
+    cl::wait_all(pending_writes_, "exchange");
+    exchange_timer_.stop();
+  }
+
   /// swap(a, b) or rotate(a, b, c, ...): each name takes the next one's buffer, the last takes
   /// the first's. Host arrays follow so that names keep meaning the same data.
   void swap_arrays(std::initializer_list<int> ids) {
@@ -287,6 +386,7 @@ class Run {
   std::vector<rt::Transfer> plans_[array::kCount];
   std::vector<cl::Event> pending_writes_;
   rt::Stopwatch kernel_timer_, exchange_timer_;
+  bool overlap_ = false;  ///< launches followed by an exchange overlap the two
   rt::RunStats stats_;
 };
 
@@ -322,8 +422,9 @@ int run_program(int argc, char** argv) {
   if (!opt.weights.empty() && opt.weights.size() != devices.size())
     throw rt::RunError("--weights gives " + std::to_string(opt.weights.size()) + " weights for " +
                        std::to_string(devices.size()) + " devices");
-  rt::Partition partition =
-      rt::partition(partition_request(static_cast<int>(devices.size()), opt.weights));
+  rt::PartitionRequest request = partition_request(static_cast<int>(devices.size()), opt.weights);
+  if (!opt.strategy.empty()) request.strategy = rt::parse_strategy(opt.strategy);
+  rt::Partition partition = rt::partition(request);
   if (!opt.quiet) print_partition(devices, partition);
 
   std::vector<rt::HostArray> host = make_host_arrays();
@@ -334,7 +435,9 @@ int run_program(int argc, char** argv) {
   std::vector<rt::HostArray> initial;
   if (opt.verify) initial = host;
 
-  rt::RunStats stats = Run(devices, partition, host).run(opt.steps);
+  Run run(devices, partition, host);
+  if (!opt.quiet) run.print_overlap();
+  rt::RunStats stats = run.run(opt.steps);
   if (!opt.quiet) rt::print_report(stats, stdout);
 
   int status = 0;

@@ -1,0 +1,29 @@
+#pragma once
+/// \file
+/// Whether a launch's exchange can overlap computation. The generated programs then run the
+/// kernel on slabs of each part's buffer along the slowest dimension: first the slabs other
+/// parts read, whose exchange starts at once, then the interior beside it. A kernel runs on a
+/// slab as on a smaller buffer (CUDA: pointers advanced, extent()/offset() the slab's) or over
+/// part of its work-items (OpenCL: global_work_offset), so both need the kernel to learn its
+/// buffer's extent from its arguments, and the second one work-item per cell.
+
+#include <string>
+
+#include "model/model.hpp"
+
+namespace stepgen::model {
+
+/// Why kernel `k` cannot run on a slab of its buffer along the slowest dimension; empty when
+/// it can: its launch's global size there and some argument follow extent(X, d).
+std::string view_obstacle(const Model& m, const Kernel& k);
+
+/// True when `k`'s global size along the slowest dimension is extent(X, d) or
+/// round_up(extent(X, d), c): work-item i there computes cell i, so a range of work-items is
+/// a slab of cells.
+bool one_item_per_cell(const Model& m, const Kernel& k);
+
+/// Why the exchanges of the time loop cannot overlap computation (deep halos, or the reasons of
+/// each kernel that cannot run on slabs, "; "-joined); empty when they all can.
+std::string overlap_obstacle(const Model& m);
+
+}  // namespace stepgen::model
