@@ -81,7 +81,8 @@ void fill(const Grid& g, float* a, std::uint64_t seed, const float* from) {
 }
 
 float* alloc(const Grid& g) {
-  auto* p = static_cast<float*>(std::aligned_alloc(64, (static_cast<std::size_t>(g.count()) * 4 + 63) / 64 * 64));
+  auto* p = static_cast<float*>(
+      std::aligned_alloc(64, (static_cast<std::size_t>(g.count()) * 4 + 63) / 64 * 64));
   if (!p) {
     std::fprintf(stderr, "acoustic_omp: out of memory\n");
     std::exit(1);
@@ -102,7 +103,9 @@ long positive(const char* s, const char* what) {
 void write_raw(const std::string& dir, const char* name, const float* a, long count) {
   const std::string path = dir + "/" + name + ".raw";
   std::FILE* f = std::fopen(path.c_str(), "wb");
-  if (!f || std::fwrite(a, sizeof(float), static_cast<std::size_t>(count), f) != static_cast<std::size_t>(count) ||
+  if (!f ||
+      std::fwrite(a, sizeof(float), static_cast<std::size_t>(count), f) !=
+          static_cast<std::size_t>(count) ||
       std::fclose(f) != 0) {
     std::fprintf(stderr, "acoustic_omp: cannot write %s\n", path.c_str());
     std::exit(1);
@@ -144,8 +147,10 @@ int main(int argc, char** argv) {
     p2 = old0;
   }
   const double s = (omp_get_wtime() - t0) / static_cast<double>(steps);
-  std::printf("RESULT name=acoustic_omp grid=%ldx%ldx%ld steps=%ld threads=%d s_per_step=%.6f ms_per_step=%.3f\n",
-              g.nx, g.ny, g.nz, steps, threads, s, 1e3 * s);
+  std::printf(
+      "RESULT name=acoustic_omp grid=%ldx%ldx%ld steps=%ld threads=%d s_per_step=%.6f "
+      "ms_per_step=%.3f\n",
+      g.nx, g.ny, g.nz, steps, threads, s, 1e3 * s);
   if (argc == 8) {
     write_raw(argv[7], "p0", p0, g.count());
     write_raw(argv[7], "p1", p1, g.count());

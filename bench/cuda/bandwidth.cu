@@ -14,9 +14,11 @@
 
 namespace {
 
-__global__ void copy_float4(const float4* __restrict__ in, float4* __restrict__ out, std::size_t n) {
+__global__ void copy_float4(const float4* __restrict__ in, float4* __restrict__ out,
+                            std::size_t n) {
   const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
-  for (std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride)
+  for (std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
+       i += stride)
     out[i] = in[i];
 }
 
@@ -56,8 +58,8 @@ void line(const char* kind, int gpu, int peer, std::size_t bytes, double gbps) {
 /// Two streams timed together, `a` of GPU `da` and `b` of GPU `db` (the same GPU or two): the
 /// start on `a`, `b` waits for it, `op_a` on `a`, `op_b` on `b`, the end on `a` after `b`.
 template <typename OpA, typename OpB>
-double measure_both(int da, cudaStream_t a, int db, cudaStream_t b, int reps, double bytes, OpA op_a,
-                    OpB op_b) {
+double measure_both(int da, cudaStream_t a, int db, cudaStream_t b, int reps, double bytes,
+                    OpA op_a, OpB op_b) {
   cudaEvent_t fork, join;  // each created on the GPU of the stream that records it
   BENCH_CHECK(cudaSetDevice(db));
   BENCH_CHECK(cudaEventCreateWithFlags(&join, cudaEventDisableTiming));
@@ -86,7 +88,8 @@ double measure_both(int da, cudaStream_t a, int db, cudaStream_t b, int reps, do
 
 int main(int argc, char** argv) {
   const char* usage = "[MIB REPS]";
-  const std::size_t bytes = static_cast<std::size_t>(bench::arg_or(argc, argv, 1, 1024, usage)) << 20;
+  const std::size_t bytes = static_cast<std::size_t>(bench::arg_or(argc, argv, 1, 1024, usage))
+                            << 20;
   const int reps = static_cast<int>(bench::arg_or(argc, argv, 2, 9, usage));
   int count = 0;
   BENCH_CHECK(cudaGetDeviceCount(&count));
@@ -133,8 +136,12 @@ int main(int argc, char** argv) {
     line("bidir_pinned", g, -1, bytes,
          measure_both(
              g, s1[g], g, s2[g], reps, 2.0 * bytes,
-             [&] { BENCH_CHECK(cudaMemcpyAsync(d_a[g], h_in, bytes, cudaMemcpyHostToDevice, s1[g])); },
-             [&] { BENCH_CHECK(cudaMemcpyAsync(h_out, d_b[g], bytes, cudaMemcpyDeviceToHost, s2[g])); }));
+             [&] {
+               BENCH_CHECK(cudaMemcpyAsync(d_a[g], h_in, bytes, cudaMemcpyHostToDevice, s1[g]));
+             },
+             [&] {
+               BENCH_CHECK(cudaMemcpyAsync(h_out, d_b[g], bytes, cudaMemcpyDeviceToHost, s2[g]));
+             }));
   }
 
   // GPU to GPU.
@@ -146,8 +153,10 @@ int main(int argc, char** argv) {
       if (can) {
         BENCH_CHECK(cudaSetDevice(g));
         const cudaError_t e = cudaDeviceEnablePeerAccess(p, 0);
-        if (e == cudaErrorPeerAccessAlreadyEnabled) (void)cudaGetLastError();
-        else BENCH_CHECK(e);
+        if (e == cudaErrorPeerAccessAlreadyEnabled)
+          (void)cudaGetLastError();
+        else
+          BENCH_CHECK(e);
       }
       std::printf("peer access %d -> %d: %s\n", g, p, can ? "yes" : "no (staged by the driver)");
     }

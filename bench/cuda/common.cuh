@@ -14,14 +14,14 @@
 
 #include "stepgen/init.hpp"
 
-#define BENCH_CHECK(call)                                                                       \
-  do {                                                                                          \
-    cudaError_t e_ = (call);                                                                    \
-    if (e_ != cudaSuccess) {                                                                    \
-      std::fprintf(stderr, "%s:%d: %s failed: %s\n", __FILE__, __LINE__, #call,                 \
-                   cudaGetErrorString(e_));                                                     \
-      std::exit(1);                                                                             \
-    }                                                                                           \
+#define BENCH_CHECK(call)                                                       \
+  do {                                                                          \
+    cudaError_t e_ = (call);                                                    \
+    if (e_ != cudaSuccess) {                                                    \
+      std::fprintf(stderr, "%s:%d: %s failed: %s\n", __FILE__, __LINE__, #call, \
+                   cudaGetErrorString(e_));                                     \
+      std::exit(1);                                                             \
+    }                                                                           \
   } while (0)
 
 namespace bench {
@@ -108,6 +108,8 @@ std::vector<double> time_loop(cudaStream_t stream, long steps, int reps, long wa
   return out;
 }
 
-inline unsigned blocks(long n, unsigned b) { return static_cast<unsigned>((n + b - 1) / b); }
+inline unsigned blocks(long n, unsigned b) {
+  return static_cast<unsigned>((n + b - 1) / b);
+}
 
 }  // namespace bench

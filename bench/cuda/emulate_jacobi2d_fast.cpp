@@ -40,7 +40,8 @@ void emulate(const std::vector<float>& a, std::vector<float>& b, int nx, int ny,
   blockDim = {bx, 1, 1};
   for (blockIdx.y = 0; blockIdx.y < gy; ++blockIdx.y)
     for (blockIdx.x = 0; blockIdx.x < gx; ++blockIdx.x)
-      for (threadIdx.x = 0; threadIdx.x < bx; ++threadIdx.x) jacobi_fast(a.data(), b.data(), nx, ny);
+      for (threadIdx.x = 0; threadIdx.x < bx; ++threadIdx.x)
+        jacobi_fast(a.data(), b.data(), nx, ny);
 }
 
 bool check(int nx, int ny, int steps, unsigned bx) {
@@ -60,8 +61,8 @@ bool check(int nx, int ny, int steps, unsigned bx) {
     std::swap(a, b);
     std::swap(ea, eb);
   }
-  std::printf("ok: %dx%d, block %u x 1, %d rows per thread, %d steps\n", nx, ny, bx, JACOBI_FAST_ROWS,
-              steps);
+  std::printf("ok: %dx%d, block %u x 1, %d rows per thread, %d steps\n", nx, ny, bx,
+              JACOBI_FAST_ROWS, steps);
   return true;
 }
 

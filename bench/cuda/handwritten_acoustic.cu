@@ -5,9 +5,8 @@
 // x nz). After each step the three pressure levels rotate (p0 <- p1 <- p2 <- old p0), as the
 // spec's <rotate arrays="p0 p1 p2"/>. CUDA events, warm-up, the median of REPS repetitions.
 // Usage: handwritten_acoustic [NX NY NZ STEPS REPS]   (default 512 512 512 200 5)
-#include "common.cuh"
-
 #include "../../examples/acoustic/acoustic.cu"
+#include "common.cuh"
 
 int main(int argc, char** argv) {
   const char* usage = "[NX NY NZ STEPS REPS]";
@@ -42,7 +41,8 @@ int main(int argc, char** argv) {
   };
   const std::vector<double> ms = bench::time_loop(stream, steps, reps, 10, step);
   bench::report("handwritten_acoustic", 1,
-                std::to_string(nx) + "x" + std::to_string(ny) + "x" + std::to_string(nz), steps, ms);
+                std::to_string(nx) + "x" + std::to_string(ny) + "x" + std::to_string(nz), steps,
+                ms);
   for (float* p : {p0, p1, p2, vel}) BENCH_CHECK(cudaFree(p));
   return 0;
 }

@@ -4,9 +4,8 @@
 // bench/specs/heat3d_512.xml (blocks of 8 x 4 x 2 covering round_up(n, block) per dimension).
 // U and V swap after each step. CUDA events, warm-up, the median of REPS repetitions.
 // Usage: handwritten_heat3d [NX NY NZ STEPS REPS]   (default 512 512 512 200 5)
-#include "common.cuh"
-
 #include "../../examples/heat3d/heat3d.cu"
+#include "common.cuh"
 
 int main(int argc, char** argv) {
   const char* usage = "[NX NY NZ STEPS REPS]";
@@ -30,7 +29,8 @@ int main(int argc, char** argv) {
   };
   const std::vector<double> ms = bench::time_loop(stream, steps, reps, 10, step);
   bench::report("handwritten_heat3d", 1,
-                std::to_string(nx) + "x" + std::to_string(ny) + "x" + std::to_string(nz), steps, ms);
+                std::to_string(nx) + "x" + std::to_string(ny) + "x" + std::to_string(nz), steps,
+                ms);
   BENCH_CHECK(cudaFree(u));
   BENCH_CHECK(cudaFree(v));
   return 0;

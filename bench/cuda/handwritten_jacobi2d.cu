@@ -4,9 +4,8 @@
 // (global round_up(nx, 32) x round_up(ny, 8), blocks of 32 x 8). A and B swap after each step.
 // The time loop is timed with CUDA events; warm-up steps first; the median of REPS repetitions.
 // Usage: handwritten_jacobi2d [NX NY STEPS REPS BX BY]   (default 16384 16384 1000 5 32 8)
-#include "common.cuh"
-
 #include "../../examples/jacobi2d/jacobi2d.cu"
+#include "common.cuh"
 
 int main(int argc, char** argv) {
   const char* usage = "[NX NY STEPS REPS BX BY]";
@@ -30,7 +29,8 @@ int main(int argc, char** argv) {
     std::swap(a, b);
   };
   const std::vector<double> ms = bench::time_loop(stream, steps, reps, 20, step);
-  bench::report("handwritten_jacobi2d", 1, std::to_string(nx) + "x" + std::to_string(ny), steps, ms);
+  bench::report("handwritten_jacobi2d", 1, std::to_string(nx) + "x" + std::to_string(ny), steps,
+                ms);
   BENCH_CHECK(cudaFree(a));
   BENCH_CHECK(cudaFree(b));
   return 0;

@@ -21,9 +21,8 @@
 // Usage: handwritten_jacobi2d_2gpu [NX NY STEPS REPS]   (default 16384 16384 1000 5)
 #include <cstring>
 
-#include "common.cuh"
-
 #include "../../examples/jacobi2d/jacobi2d.cu"
+#include "common.cuh"
 
 namespace {
 
@@ -36,13 +35,13 @@ void launch(const float* a, float* b, int nx, int rows, cudaStream_t s) {
   jacobi<<<grid, block, 0, s>>>(a, b, nx, rows);
 }
 
-/// One GPU's part: rows [y0, y0 + rows) of the grid in its buffers, `own_lo`/`own_hi` owned.
+/// One GPU's part: rows [y0, y0 + rows) of the grid in its buffers (owned rows + one ghost row).
 struct Part {
   int dev = 0;
-  int y0 = 0, rows = 0;      // buffer rows in the grid
-  int boundary = 0;          // buffer row of the owned row the other GPU reads
-  int ghost = 0;             // buffer row the other GPU's boundary row is copied into
-  int other_ghost = 0;       // the other GPU's buffer row our boundary row goes to
+  int y0 = 0, rows = 0;  // buffer rows in the grid
+  int boundary = 0;      // buffer row of the owned row the other GPU reads
+  int ghost = 0;         // buffer row the other GPU's boundary row is copied into
+  int other_ghost = 0;   // the other GPU's buffer row our boundary row goes to
   float* a = nullptr;
   float* b = nullptr;
   cudaStream_t hi = nullptr, lo = nullptr;
@@ -91,8 +90,8 @@ class TwoGpus {
       BENCH_CHECK(cudaSetDevice(1));
       BENCH_CHECK(cudaDeviceEnablePeerAccess(0, 0));
     }
-    std::printf("exchange path: %s\n", can01 && can10 ? "peer access (GPU to GPU)"
-                                                      : "no peer access (the driver stages)");
+    std::printf("exchange path: %s\n",
+                can01 && can10 ? "peer access (GPU to GPU)" : "no peer access (the driver stages)");
     reset(init);
   }
 
@@ -123,8 +122,8 @@ class TwoGpus {
       }
       // Boundary row first: a view of the 3 rows around it.
       launch(p.a + row * (p.boundary - 1), p.b + row * (p.boundary - 1), nx_, 3, p.hi);
-      BENCH_CHECK(cudaMemcpyPeerAsync(o.b + row * p.other_ghost, o.dev, p.b + row * p.boundary, p.dev,
-                                      row * sizeof(float), p.hi));
+      BENCH_CHECK(cudaMemcpyPeerAsync(o.b + row * p.other_ghost, o.dev, p.b + row * p.boundary,
+                                      p.dev, row * sizeof(float), p.hi));
       BENCH_CHECK(cudaEventRecord(p.hi_done[cur], p.hi));
       // The interior: the buffer without the boundary row's side (GPU 0: rows [0, h - 1] as a
       // view of h rows, computing 1..h-2; GPU 1: rows [1, end), computing 2..).
@@ -145,7 +144,6 @@ class TwoGpus {
       BENCH_CHECK(cudaEventRecord(p.start, p.lo));
       BENCH_CHECK(cudaStreamWaitEvent(p.hi, p.start, 0));
     }
-    // The other GPU's start also orders the first cross-GPU waits after both starts.
     for (long s = 0; s < steps; ++s) step();
     BENCH_CHECK(cudaGetLastError());
     double worst = 0;
@@ -235,8 +233,10 @@ int main(int argc, char** argv) {
     for (long s = 0; s < kCheckSteps; ++s) one.step();
     BENCH_CHECK(cudaStreamSynchronize(one.stream));
     want.resize(init.size());
-    BENCH_CHECK(cudaMemcpy(want.data(), one.a, want.size() * sizeof(float), cudaMemcpyDeviceToHost));
-    const std::vector<double> ms = bench::time_loop(one.stream, steps, reps, 0, [&](long) { one.step(); });
+    BENCH_CHECK(
+        cudaMemcpy(want.data(), one.a, want.size() * sizeof(float), cudaMemcpyDeviceToHost));
+    const std::vector<double> ms =
+        bench::time_loop(one.stream, steps, reps, 0, [&](long) { one.step(); });
     t1 = bench::report("handwritten_jacobi2d_p2p", 1, grid, steps, ms);
   }
 
@@ -244,13 +244,14 @@ int main(int argc, char** argv) {
   two.run(kCheckSteps);
   const std::vector<float> got = two.gather(ny);
   const bool exact = std::memcmp(got.data(), want.data(), got.size() * sizeof(float)) == 0;
-  std::printf("check: 2 GPUs %s 1 GPU after %ld steps\n", exact ? "equal (bit for bit)" : "DIFFER FROM",
-              kCheckSteps);
+  std::printf("check: 2 GPUs %s 1 GPU after %ld steps\n",
+              exact ? "equal (bit for bit)" : "DIFFER FROM", kCheckSteps);
   two.run(20);  // warm-up
   std::vector<double> ms;
   for (int r = 0; r < reps; ++r) ms.push_back(two.run(steps) / static_cast<double>(steps));
   const double t2 = bench::report("handwritten_jacobi2d_p2p", 2, grid, steps, ms);
-  std::printf("EFFICIENCY name=handwritten_jacobi2d_p2p grid=%s t1=%.4f t2=%.4f efficiency=%.4f check=%s\n",
-              grid.c_str(), t1, t2, t1 / (2 * t2), exact ? "bit-exact" : "DIFFERS");
+  std::printf(
+      "EFFICIENCY name=handwritten_jacobi2d_p2p grid=%s t1=%.4f t2=%.4f efficiency=%.4f check=%s\n",
+      grid.c_str(), t1, t2, t1 / (2 * t2), exact ? "bit-exact" : "DIFFERS");
   return exact ? 0 : 1;
 }

@@ -6,9 +6,8 @@
 // the median of REPS repetitions. BX changes the block width (a tuning aid: the spec uses 128);
 // build with -DJACOBI_FAST_ROWS=R for another number of rows per thread.
 // Usage: handwritten_jacobi2d_fast [NX NY STEPS REPS BX]   (default 16384 16384 1000 5 128)
-#include "common.cuh"
-
 #include "../../examples/jacobi2d_fast/jacobi2d_fast.cu"
+#include "common.cuh"
 
 int main(int argc, char** argv) {
   const char* usage = "[NX NY STEPS REPS BX]";
