@@ -20,9 +20,11 @@
 # The generated program's figure is its time loop per step, kernels + exchange, GPU time of the
 # busiest GPU measured with CUDA events (the report's "kernels:" and "exchange:" lines, as
 # bench/gpu_cuda_check.sh's loop_ms reads them); the hand-written ones time their loops with CUDA
-# events too. Each generated configuration: one short warm-up run, then the median of REPS runs
-# (default 3); the hand-written ones: warm-up steps, then the median of HREPS repetitions in one
-# process (default 5). Logs, the bandwidth lines and the table go to $OUT (default /tmp/out);
+# events too. Each generated program: one short warm-up run (20 steps) the first time it runs,
+# then every configuration the median of REPS runs (default 3); the hand-written ones: warm-up
+# steps, then the median of HREPS repetitions in one process (default 5). About 4-5 minutes on
+# 2 GPUs and 7-8 on 4 (builds included; most of it is the programs' host initialisation and
+# uploads); MAX_GPUS=2 skips the 4-GPU section, REPS=2 shortens everything. Logs, the bandwidth lines and the table go to $OUT (default /tmp/out);
 # the table is printed last. CUDA_ARCH=90 compiles for a given architecture instead of native;
 # SKIP_BUILD=1 reuses the builds of an earlier run (in /tmp/stepgen-cuda-check).
 set -u
@@ -44,6 +46,7 @@ start_all=$SECONDS
   nproc
 } 2>&1 | tee "$out/machine.txt"
 gpus=$(nvidia-smi -L 2>/dev/null | wc -l)
+[ -n "${MAX_GPUS:-}" ] && [ "$gpus" -gt "$MAX_GPUS" ] && gpus=$MAX_GPUS
 [ "$gpus" -ge 1 ] || { echo "cuda_gpu.sh: no GPU (nvidia-smi -L lists none)"; exit 1; }
 
 # ------------------------------------------------------------------------------------------------
@@ -100,7 +103,7 @@ exchange_ms() {
 }
 
 # gen_run NAME GPUS VISIBLE [VAR=VALUE...]: runs the generated program REPS times on GPUS GPUs
-# (after one short warm-up run per binary and GPU count), environment VAR=VALUE added; sets R to
+# (after one short warm-up run per binary), environment VAR=VALUE added; sets R to
 # the median loop ms/step ("?" when no run succeeded) and LOG to the first run's log
 # (gen-NAME-GGPU[-TAG]-runI.log). Not to be called in a subshell (it remembers the warm-ups).
 declare -A warmed
@@ -113,9 +116,9 @@ gen_run() {
   R="?"
   LOG=$out/gen-$name-${n}gpu$tag-run1.log
   [ -x "$bin" ] || { echo "not built: $name" >"$LOG"; return; }
-  if [ -z "${warmed[$name-$n]:-}" ]; then
+  if [ -z "${warmed[$name]:-}" ]; then
     env CUDA_VISIBLE_DEVICES="$vis" "$@" "$bin" --devices "$n" --steps 20 >"$out/gen-$name-${n}gpu-warmup.log" 2>&1
-    warmed[$name-$n]=1
+    warmed[$name]=1
   fi
   local ms=() i log
   for ((i = 1; i <= reps; i++)); do
