@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Generates, here, the CUDA programs that bench/gpu_cuda_check.sh builds and runs on a GPU
 # machine (whose image has nvcc and cmake but not the generator's libraries): every example and
-# the 16384^2 Jacobi benchmark, into bench/generated/cuda-<name>/. The trees are plain files that
+# the 16384^2 Jacobi benchmark, into bench/generated/cuda-<name>/, and the other benchmark specs
+# of bench/specs/ (those bench/cuda_gpu.sh runs) into bench/generated/bench/cuda-<name>/ (a
+# sub-folder, so that gpu_cuda_check.sh does not build them). The trees are plain files that
 # travel with the working tree (bench/generated/ is deliberately not ignored by git).
 # Usage: scripts/gen-gpu-trees.sh [STEPGEN]   (default: build/stepgen, else build-*/stepgen)
 set -euo pipefail
@@ -26,5 +28,13 @@ for spec in "${specs[@]}"; do
   rm -rf "$out/cuda-$name"
   "$stepgen" generate "$spec" --target cuda -o "$out/cuda-$name" >/dev/null
   echo "generated bench/generated/cuda-$name"
+done
+mkdir -p "$out/bench"
+for spec in "$root"/bench/specs/*.xml; do
+  name=$(basename "$spec" .xml)
+  [ "$name" = jacobi2d_16384 ] && continue
+  rm -rf "$out/bench/cuda-$name"
+  "$stepgen" generate "$spec" --target cuda -o "$out/bench/cuda-$name" >/dev/null
+  echo "generated bench/generated/bench/cuda-$name"
 done
 du -sh "$out"
