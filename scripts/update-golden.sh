@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Regenerates the golden trees under tests/golden/ with the built stepgen. Regenerating is an
 # explicit act: review `git diff tests/golden` before committing it.
+# Every example (examples/NAME/NAME.xml) gets a case TARGET-NAME for every backend (the cases
+# are created when missing); other cases (any folder with `spec` and `target`) are kept.
 # Each case folder tests/golden/CASE/ holds `spec` (the spec's path from the source root),
 # `target` (the backend) and `tree/` (what `stepgen generate SPEC --target TARGET` writes). The
 # tree is deleted first, so files the generator no longer writes disappear too.
@@ -18,6 +20,17 @@ if [[ -z $stepgen || ! -x $stepgen ]]; then
   echo "update-golden.sh: no stepgen binary (build it, or pass its path)" >&2
   exit 2
 fi
+targets=(opencl cuda)
+for spec in "$root"/examples/*/*.xml; do
+  name=$(basename "$spec" .xml)
+  [[ $(basename "$(dirname "$spec")") == "$name" ]] || continue
+  for target in "${targets[@]}"; do
+    dir=$root/tests/golden/$target-$name
+    mkdir -p "$dir"
+    echo "examples/$name/$name.xml" >"$dir/spec"
+    echo "$target" >"$dir/target"
+  done
+done
 for dir in "$root"/tests/golden/*/; do
   dir=${dir%/}
   case=$(basename "$dir")
@@ -26,6 +39,7 @@ for dir in "$root"/tests/golden/*/; do
   rm -rf "$dir/tree"
   (cd "$root" && "$stepgen" generate "$spec" --target "$target" -o "$dir/tree" >/dev/null)
   # runtime/ is a verbatim copy of runtime/include/stepgen: the test compares it with that.
-  rm -rf "$dir/tree/runtime"
+  # .stepgen/ holds pristine copies (for merging hand edits): the same files again.
+  rm -rf "$dir/tree/runtime" "$dir/tree/.stepgen"
   echo "regenerated tests/golden/$case ($spec, $target)"
 done

@@ -9,6 +9,8 @@
 
 #include "diag/diagnostics.hpp"
 #include "emit/emitter.hpp"
+#include "emit/provenance.hpp"
+#include "emit/regenerate.hpp"
 #include "model/model.hpp"
 #include "model/plan.hpp"
 #include "spec/reader.hpp"
@@ -43,27 +45,108 @@ std::string targets_list() {
   return s;
 }
 
-int generate(const std::string& spec_path, const std::string& target, std::string out_dir, std::ostream& out,
-             std::ostream& err) {
-  std::unique_ptr<emit::Emitter> emitter = emit::make_emitter(target);
+/// What `stepgen generate` was asked to do besides SPEC.
+struct GenerateRequest {
+  std::string target = "opencl";
+  std::string out_dir;
+  std::string templates;  ///< custom template folder, "" = built-in
+  std::string depfile, depfile_target;
+  bool check = false;
+  bool force = false;
+};
+
+// A path as make and ninja read it in a depfile.
+std::string depfile_escape(const std::string& path) {
+  std::string s;
+  for (char c : path) {
+    if (c == ' ' || c == '#' || c == '\\') s += '\\';
+    if (c == '$') s += '$';
+    s += c;
+  }
+  return s;
+}
+
+void write_depfile(const std::string& file, const std::string& target, const std::vector<std::string>& inputs) {
+  std::string text = depfile_escape(target) + ":";
+  for (const std::string& in : inputs)
+    text += " \\\n  " + depfile_escape(fs::absolute(in).lexically_normal().generic_string());
+  emit::write_file_if_changed(file, text + "\n");
+}
+
+int generate(const std::string& spec_path, GenerateRequest request, std::ostream& out, std::ostream& err) {
+  std::unique_ptr<emit::Emitter> emitter = emit::make_emitter(request.target);
   if (!emitter) {
-    err << "stepgen: error: no backend '" << target << "' (available: " << targets_list() << ")\n";
+    err << "stepgen: error: no backend '" << request.target << "' (available: " << targets_list() << ")\n";
     return kUsage;
+  }
+  emit::GenerateOptions options;
+  if (!request.templates.empty()) {
+    try {
+      options.templates = emit::TemplateSet::from_folder(request.templates);
+    } catch (const emit::EmitError& e) {
+      err << "stepgen: error: " << e.what() << "\n";
+      return kUsage;
+    }
   }
   std::optional<model::Model> model = load(spec_path, err);
   if (!model) return kSpecErrors;
-  if (out_dir.empty()) out_dir = model->name + "-" + target;
-  emit::OutputSet files;
+  std::string& out_dir = request.out_dir;
+  if (out_dir.empty()) out_dir = model->name + "-" + request.target;
+  options.output_dir = out_dir;
   try {
-    emitter->emit(*model, files);
-    emit::WriteResult result = emit::write_output(files, out_dir);
-    out << "stepgen: " << target << " program '" << model->name << "' in " << out_dir << ": "
-        << result.written.size() << " file(s) written, " << result.unchanged.size() << " unchanged\n"
-        << "  build: cmake -S " << out_dir << " -B " << out_dir << "/build && cmake --build " << out_dir
+    emit::OutputSet files = emit::generate_files(*model, *emitter, options);
+    emit::UpdateOptions update;
+    update.force = request.force;
+    emit::UpdatePlan plan = emit::plan_update(files, out_dir, update);
+    if (request.check) {
+      if (plan.up_to_date()) {
+        out << "stepgen: " << out_dir << " is up to date\n";
+        return kOk;
+      }
+      out << emit::describe_changes(plan);
+      err << "stepgen: " << out_dir << " is not up to date with " << spec_path
+          << " (run the same command without --check)\n";
+      return kSpecErrors;
+    }
+    emit::apply_update(plan);
+    if (!request.depfile.empty())
+      write_depfile(request.depfile, request.depfile_target.empty() ? out_dir : request.depfile_target,
+                    emit::generation_inputs(*model, options));
+    std::size_t written = 0, unchanged = 0;
+    for (const emit::FileChange& c : plan.files) {
+      if (c.after && c.after != c.before) ++written;
+      if (c.after && c.after == c.before) ++unchanged;
+      std::string note = emit::change_note(c);
+      if (!note.empty()) out << note << "\n";
+    }
+    std::vector<std::string> conflicts = plan.conflicts();
+    out << "stepgen: " << request.target << " program '" << model->name << "' in " << out_dir << ": " << written
+        << " file(s) written, " << unchanged << " unchanged";
+    if (!conflicts.empty()) {
+      out << "\n";
+      err << "stepgen: " << conflicts.size() << " file(s) need your attention:\n";
+      for (const std::string& c : conflicts) err << "  " << out_dir << "/" << c << "\n";
+      err << "Resolve them and regenerate, or regenerate with --force (your files are saved as .orig).\n";
+      return kConflicts;
+    }
+    out << "\n  build: cmake -S " << out_dir << " -B " << out_dir << "/build && cmake --build " << out_dir
         << "/build\n"
         << "  run:   " << out_dir << "/build/" << model->name << " --help\n";
   } catch (const std::exception& e) {
     err << spec_path << ": error: " << e.what() << "\n";
+    return kSpecErrors;
+  }
+  return kOk;
+}
+
+int export_templates(const std::string& dir, std::ostream& out, std::ostream& err) {
+  try {
+    std::vector<std::string> files = emit::export_templates(dir);
+    for (const std::string& f : files) out << "  " << (fs::path(dir) / f).generic_string() << "\n";
+    out << "stepgen: " << files.size() << " template(s) written; generate with them: stepgen generate SPEC "
+        << "--templates " << dir << "\n";
+  } catch (const emit::EmitError& e) {
+    err << "stepgen: error: " << e.what() << "\n";
     return kSpecErrors;
   }
   return kOk;
@@ -125,7 +208,7 @@ std::optional<std::int64_t> parse_bytes(const std::string& text) {
 int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
   // `stepgen SPEC ...` means `stepgen generate SPEC ...`.
   std::vector<std::string> args(argv + 1, argv + argc);
-  const std::vector<std::string> commands = {"check", "generate", "plan"};
+  const std::vector<std::string> commands = {"check", "generate", "plan", "templates"};
   if (!args.empty() && args[0][0] != '-' &&
       std::find(commands.begin(), commands.end(), args[0]) == commands.end())
     args.insert(args.begin(), "generate");
@@ -133,17 +216,27 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
   CLI::App app{"stepgen: multi-device stencil host programs from a spec and an unmodified kernel", "stepgen"};
   app.set_version_flag("--version", "stepgen " STEPGEN_VERSION);
   app.require_subcommand(1);
-  app.footer("A spec alone (stepgen SPEC) means: stepgen generate SPEC.\nExit codes: 0 success, 1 spec errors, 2 usage errors.");
+  app.footer("A spec alone (stepgen SPEC) means: stepgen generate SPEC.\nExit codes: 0 success, 1 spec errors (generate --check: not up to date), 2 usage errors,\n"
+      "3 files need your attention (merge conflicts; see docs/editing.md).");
 
   std::vector<std::string> check_specs;
   CLI::App* check = app.add_subcommand("check", "Read and validate specs; report every error and warning");
   check->add_option("specs", check_specs, "Spec files (.xml, .yaml)")->required();
 
-  std::string gen_spec, target = "opencl", out_dir;
-  CLI::App* gen = app.add_subcommand("generate", "Generate a host program for a backend");
+  std::string gen_spec;
+  GenerateRequest request;
+  CLI::App* gen = app.add_subcommand("generate", "Generate a host program for a backend (hand edits are merged)");
   gen->add_option("spec", gen_spec, "Spec file (.xml, .yaml)")->required();
-  gen->add_option("--target,-t", target, "Backend: " + targets_list())->capture_default_str();
-  gen->add_option("-o,--output", out_dir, "Output folder (default: NAME-TARGET)");
+  gen->add_option("--target,-t", request.target, "Backend: " + targets_list())->capture_default_str();
+  gen->add_option("-o,--output", request.out_dir, "Output folder (default: NAME-TARGET)");
+  gen->add_flag("--check", request.check,
+                "Write nothing; exit 0 when the output folder is up to date, else 1 with a diff");
+  gen->add_flag("--force", request.force,
+                "Replace edited, conflicting or deleted files (an edited file is saved as FILE.orig)");
+  gen->add_option("--templates", request.templates, "Use the templates in this folder (stepgen templates export)");
+  gen->add_option("--depfile", request.depfile, "Also write a make/ninja depfile of the inputs (spec, kernels, templates)");
+  gen->add_option("--depfile-target", request.depfile_target, "The target the depfile names (default: the output folder)");
+  gen->get_option("--check")->excludes("--force");
 
   std::string plan_spec, strategy, svg, memory;
   int devices = 1;
@@ -160,6 +253,12 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
   pl->add_option("--device-memory", memory, "Device memory budget for out-of-core plans (e.g. 8GiB)");
   pl->add_flag("--json", json, "Machine-readable output");
   pl->add_option("--svg", svg, "Also draw the plan into this SVG file");
+
+  std::string export_dir;
+  CLI::App* tpl = app.add_subcommand("templates", "Work with the code templates");
+  tpl->require_subcommand(1);
+  CLI::App* tpl_export = tpl->add_subcommand("export", "Write the built-in templates into a folder, for editing");
+  tpl_export->add_option("dir", export_dir, "Folder to write them into (new files only)")->required();
 
   std::vector<const char*> cargs{"stepgen"};
   for (const std::string& a : args) cargs.push_back(a.c_str());
@@ -185,7 +284,8 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
       if (!load(s, err)) status = kSpecErrors;
     return status;
   }
-  if (gen->parsed()) return generate(gen_spec, target, out_dir, out, err);
+  if (gen->parsed()) return generate(gen_spec, request, out, err);
+  if (tpl_export->parsed()) return export_templates(export_dir, out, err);
   if (pl->parsed()) {
     std::int64_t bytes = 0;
     if (!memory.empty()) {

@@ -4,6 +4,7 @@
 /// generation succeeded, and then only the files whose bytes changed.
 
 #include <map>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -34,5 +35,14 @@ struct WriteResult {
 
 /// Writes every file under `dir` (created as needed), skipping files whose bytes are equal.
 WriteResult write_output(const OutputSet& out, const std::string& dir);
+
+/// The bytes of the regular file at `path`, or nullopt when there is none. Throws EmitError
+/// when it exists but cannot be read.
+std::optional<std::string> read_file_if_exists(const std::string& path);
+
+/// Writes `content` to `path` (folders created as needed) through a temporary file and a
+/// rename, unless the file already holds exactly these bytes (its mtime is then kept).
+/// Returns true when it wrote. Throws EmitError.
+bool write_file_if_changed(const std::string& path, const std::string& content);
 
 }  // namespace stepgen::emit

@@ -1,5 +1,11 @@
 #include "emit/render.hpp"
 
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <sstream>
+
 #include "emit/embedded_files.hpp"
 #include "emit/output.hpp"
 
@@ -7,47 +13,172 @@ namespace stepgen::emit {
 
 namespace {
 
+namespace fs = std::filesystem;
 namespace mu = kainjow::mustache;
+
+const std::string kPrefix = "templates/";
+
+const std::map<std::string, std::string>& builtin_templates() {
+  static const std::map<std::string, std::string> files = [] {
+    std::map<std::string, std::string> m;
+    for (const EmbeddedFile& f : embedded_files())
+      if (std::string(f.path).rfind(kPrefix, 0) == 0) m.emplace(f.path, f.text);
+    return m;
+  }();
+  return files;
+}
+
+// One-based line of character `offset` in `text`.
+int line_of(const std::string& text, std::size_t offset) {
+  offset = std::min(offset, text.size());
+  return 1 + static_cast<int>(std::count(text.begin(),
+                                         text.begin() + static_cast<std::ptrdiff_t>(offset), '\n'));
+}
+
+// kainjow reports syntax errors as "... at OFFSET": turn that into "file:line: ...".
+std::string syntax_error(const std::string& file, const std::string& text,
+                         const std::string& message) {
+  std::smatch m;
+  static const std::regex at(R"(^(.*) at (\d+)$)");
+  if (std::regex_match(message, m, at))
+    return file + ":" + std::to_string(line_of(text, std::stoul(m[2].str()))) + ": " + m[1].str();
+  return file + ": " + message;
+}
+
+// The line of the first tag naming `key` ({{key}}, {{#key}}, {{^key}}, {{&key}}, {{{key}}}).
+int first_use(const std::string& text, const std::string& key) {
+  std::string escaped;
+  for (char c : key) {
+    if (std::string(".[]{}()*+?^$|\\").find(c) != std::string::npos) escaped += '\\';
+    escaped += c;
+  }
+  std::smatch m;
+  if (std::regex_search(text, m, std::regex(R"(\{\{\{?\s*[#^&]?\s*)" + escaped + R"(\s*\}?\}\})")))
+    return line_of(text, static_cast<std::size_t>(m.position(0)));
+  return 0;
+}
 
 /// A context whose lookups fail loudly: a typo in a template or a key the view model forgot
 /// would otherwise render as nothing and produce a program that compiles but is wrong.
 class StrictContext : public mu::context<std::string> {
  public:
-  StrictContext(const mu::data* root, std::string template_path)
-      : mu::context<std::string>(root), path_(std::move(template_path)) {}
+  StrictContext(const mu::data* root, std::string file, const std::string& text)
+      : mu::context<std::string>(root), file_(std::move(file)), text_(text) {}
 
   const mu::data* get(const std::string& name) const override {
     const mu::data* value = mu::context<std::string>::get(name);
-    if (!value) throw EmitError(path_ + ": the view model has no key '" + name + "'");
+    if (!value) throw EmitError(where(name) + ": the view model has no key '" + name + "'");
     return value;
   }
 
   const mu::data* get_partial(const std::string& name) const override {
     const mu::data* value = mu::context<std::string>::get_partial(name);
-    if (!value) throw EmitError(path_ + ": no partial named '" + name + "'");
+    if (!value) throw EmitError(where(name) + ": no partial named '" + name + "'");
     return value;
   }
 
  private:
-  std::string path_;
+  // The renderer does not say which tag it is at: name the first one that uses the key.
+  std::string where(const std::string& name) const {
+    int line = first_use(text_, name);
+    return line ? file_ + ":" + std::to_string(line) : file_;
+  }
+  std::string file_;
+  const std::string& text_;
 };
+
+thread_local const TemplateSet* g_active = nullptr;
+
+std::string read_file(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  if (!in) throw EmitError("cannot read '" + p.string() + "'");
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
 
 }  // namespace
 
-std::string render(const std::string& path, const View& view) {
-  const std::string* text = nullptr;
-  try {
-    text = &embedded_file(path);
-  } catch (const std::out_of_range&) {
+TemplateSet TemplateSet::from_folder(const std::string& dir) {
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) throw EmitError("template folder '" + dir + "' does not exist");
+  TemplateSet set;
+  set.dir_ = dir;
+  for (const auto& entry : fs::recursive_directory_iterator(dir, ec)) {
+    if (!entry.is_regular_file() || entry.path().extension() != ".mustache") continue;
+    set.files_.emplace(kPrefix + fs::relative(entry.path(), dir).generic_string(),
+                       read_file(entry.path()));
+  }
+  if (ec) throw EmitError("cannot list template folder '" + dir + "': " + ec.message());
+  return set;
+}
+
+const std::map<std::string, std::string>& TemplateSet::files() const {
+  return custom() ? files_ : builtin_templates();
+}
+
+const std::string& TemplateSet::text(const std::string& path) const {
+  auto it = files().find(path);
+  if (it == files().end()) {
+    if (custom())
+      throw EmitError(display_name(path) +
+                      ": no such template (stepgen templates export writes every one)");
     throw EmitError("no template '" + path + "'");
   }
-  mu::mustache tmpl(*text);
-  if (!tmpl.is_valid()) throw EmitError(path + ": " + tmpl.error_message());
+  return it->second;
+}
+
+std::string TemplateSet::display_name(const std::string& path) const {
+  if (!custom() || path.rfind(kPrefix, 0) != 0) return path;
+  return (fs::path(dir_) / path.substr(kPrefix.size())).generic_string();
+}
+
+const TemplateSet& active_templates() {
+  static const TemplateSet builtin;
+  return g_active ? *g_active : builtin;
+}
+
+UseTemplates::UseTemplates(const TemplateSet& set) : previous_(g_active) {
+  g_active = &set;
+}
+UseTemplates::~UseTemplates() {
+  g_active = previous_;
+}
+
+std::string render(const std::string& path, const View& view) {
+  const TemplateSet& set = active_templates();
+  const std::string& text = set.text(path);
+  const std::string file = set.display_name(path);
+  mu::mustache tmpl(text);
+  if (!tmpl.is_valid()) throw EmitError(syntax_error(file, text, tmpl.error_message()));
   tmpl.set_custom_escape([](const std::string& s) { return s; });
-  StrictContext ctx(&view, path);
+  StrictContext ctx(&view, file, text);
   std::string out = tmpl.render(ctx);
-  if (!tmpl.is_valid()) throw EmitError(path + ": " + tmpl.error_message());
+  if (!tmpl.is_valid()) throw EmitError(syntax_error(file, text, tmpl.error_message()));
   return out;
+}
+
+std::vector<std::string> export_templates(const std::string& dir) {
+  std::vector<std::string> written;
+  for (const auto& [path, text] : builtin_templates()) {
+    const std::string relative = path.substr(kPrefix.size());
+    const fs::path target = fs::path(dir) / relative;
+    std::error_code ec;
+    if (fs::exists(target, ec))
+      throw EmitError("'" + target.string() +
+                      "' exists: not overwritten (export into an empty folder)");
+  }
+  for (const auto& [path, text] : builtin_templates()) {
+    const std::string relative = path.substr(kPrefix.size());
+    const fs::path target = fs::path(dir) / relative;
+    std::error_code ec;
+    fs::create_directories(target.parent_path(), ec);
+    std::ofstream file(target, std::ios::binary);
+    file.write(text.data(), static_cast<std::streamsize>(text.size()));
+    if (!file) throw EmitError("cannot write '" + target.string() + "'");
+    written.push_back(relative);
+  }
+  return written;
 }
 
 }  // namespace stepgen::emit

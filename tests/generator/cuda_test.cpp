@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <regex>
 #include <sstream>
 #include <string>
 
@@ -89,8 +90,10 @@ TEST_CASE("cuda: XML and YAML specs give the same tree but for the spec's name")
       const std::string from = std::string(name) + ".yaml", to = std::string(name) + ".xml";
       for (std::size_t at = fixed.find(from); at != std::string::npos; at = fixed.find(from, at))
         fixed.replace(at, from.size(), to);
+      // The header's hash covers the spec's bytes: the XML and YAML specs differ there.
+      const std::regex hash("templates hash [0-9a-f]{16}");
       CAPTURE(path);
-      CHECK(fixed == x.at(path));
+      CHECK(std::regex_replace(fixed, hash, "H") == std::regex_replace(x.at(path), hash, "H"));
     }
   }
 }

@@ -1,0 +1,91 @@
+#include "emit/provenance.hpp"
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "emit/merge.hpp"
+
+namespace stepgen::emit {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+thread_local const Provenance* g_provenance = nullptr;
+
+// Sets the provenance header_comment() reports while generate_files() runs the emitter.
+class UseProvenance {
+ public:
+  explicit UseProvenance(const Provenance& p) : previous_(g_provenance) { g_provenance = &p; }
+  ~UseProvenance() { g_provenance = previous_; }
+  UseProvenance(const UseProvenance&) = delete;
+  UseProvenance& operator=(const UseProvenance&) = delete;
+
+ private:
+  const Provenance* previous_;
+};
+
+std::string read_spec(const model::Model& m) {
+  std::ifstream in(m.spec_path, std::ios::binary);
+  if (!in) throw EmitError("cannot read the spec '" + m.spec_path + "'");
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// One hash over the spec's bytes and every template (path and text, in sorted order), each
+// prefixed by its length so that no two different inputs concatenate to the same text.
+std::string inputs_hash(const std::string& spec, const TemplateSet& templates) {
+  std::string all = "stepgen inputs\nspec " + std::to_string(spec.size()) + "\n" + spec;
+  for (const auto& [path, text] : templates.files())
+    all += "\ntemplate " + path + " " + std::to_string(text.size()) + "\n" + text;
+  return content_hash(all).substr(0, 16);
+}
+
+}  // namespace
+
+std::string spec_path_from(const std::string& spec_path, const std::string& output_dir) {
+  const fs::path spec = fs::absolute(spec_path).lexically_normal();
+  const std::string name = spec.filename().generic_string();
+  if (output_dir.empty()) return name;
+  const fs::path out = fs::absolute(output_dir).lexically_normal();
+  // Below the root, the first folder must be shared: ../../home/... would name the machine.
+  auto s = spec.begin(), o = out.begin();
+  if (s == spec.end() || o == out.end() || *s != *o || ++s == spec.end() || ++o == out.end() ||
+      *s != *o)
+    return name;
+  fs::path relative = spec.lexically_relative(out);
+  return relative.empty() ? name : relative.generic_string();
+}
+
+Provenance current_provenance(const model::Model& m) {
+  if (g_provenance) return *g_provenance;
+  return Provenance{spec_path_from(m.spec_path, ""), inputs_hash(read_spec(m), active_templates()),
+                    ""};
+}
+
+OutputSet generate_files(const model::Model& model, const Emitter& emitter,
+                         const GenerateOptions& options) {
+  const Provenance provenance{spec_path_from(model.spec_path, options.output_dir),
+                              inputs_hash(read_spec(model), options.templates), emitter.name()};
+  UseTemplates templates(options.templates);
+  UseProvenance use(provenance);
+  OutputSet out;
+  emitter.emit(model, out);
+  return out;
+}
+
+std::vector<std::string> generation_inputs(const model::Model& model,
+                                           const GenerateOptions& options) {
+  std::vector<std::string> inputs{model.spec_path};
+  for (const model::Kernel& k : model.kernels)
+    for (const std::string& source : {k.source, k.cuda_source})
+      if (!source.empty()) inputs.push_back((fs::path(model.spec_dir) / source).generic_string());
+  if (options.templates.custom())
+    for (const auto& entry : options.templates.files())
+      inputs.push_back(options.templates.display_name(entry.first));
+  return inputs;
+}
+
+}  // namespace stepgen::emit
