@@ -49,7 +49,8 @@ for n in $counts; do
   echo "ok: $example ($format) on $n device(s): $(echo $arrays | tr '\n' ' ') equal the reference"
   # Every example's kernels can run on slabs: several devices split into slabs and overlap the
   # exchange with the interior (the path these comparisons then cover).
-  if [ "$n" -gt 1 ] && ! grep -q "^overlap: on" "$run/log.txt"; then
+  # (Only a kernel with several cells per work-item cannot, in OpenCL: its generator test says why.)
+  if [ "$n" -gt 1 ] && ! grep -q -e "^overlap: on" -e "work-items are not one per cell" "$run/log.txt"; then
     cat "$run/log.txt"; echo "FAIL: $example ($format) on $n device(s): the exchange does not overlap"; exit 1
   fi
 done
