@@ -341,6 +341,7 @@ inline std::vector<OocOp> ooc_ops(const OocSchedule& sc, Index steps) {
     o.slot = static_cast<int>(t % B);
     return o;
   };
+  if (total == 0) return ops;
   auto load = [&](int part, Index t) {
     OocOp o = op(K::kLoad, part, t);
     if (t - B >= 0) o.waits.push_back({K::kStore, t - B});  // the slot is free
@@ -451,7 +452,7 @@ inline OocSchedule ooc_choose(OocRequest r, Index budget, const OocLink& link, I
   bool have = false;
   OocSchedule best;
   double best_t = 0;
-  std::string why;  // the last reason a candidate was refused
+  std::string why, budget_why;  // the last reasons a candidate was refused
   for (int k = want_k > 0 ? want_k : 1; k <= k_hi; ++k) {
     r.steps_per_pass = k;
     const Index n_lo = want_n > 0 ? want_n : 1, n_hi = want_n > 0 ? want_n : planes;
@@ -468,10 +469,10 @@ inline OocSchedule ooc_choose(OocRequest r, Index budget, const OocLink& link, I
         continue;
       }
       if (budget > 0 && sc.device_bytes > budget) {
-        why = "each device needs " + human_bytes(static_cast<double>(sc.device_bytes)) +
-              " of chunk buffers in " + std::to_string(n) + " chunk(s) of " + std::to_string(k) +
-              " step(s) per pass, more than the budget of " +
-              human_bytes(static_cast<double>(budget));
+        budget_why = "each device needs " + human_bytes(static_cast<double>(sc.device_bytes)) +
+                     " of chunk buffers in " + std::to_string(n) + " chunk(s) of " +
+                     std::to_string(k) + " step(s) per pass, more than the budget of " +
+                     human_bytes(static_cast<double>(budget));
         continue;
       }
       if (!first_fit) first_fit = n;
@@ -484,7 +485,11 @@ inline OocSchedule ooc_choose(OocRequest r, Index budget, const OocLink& link, I
       if (n >= first_fit * 8) break;
     }
   }
-  if (!have) throw PlanError("out-of-core: one chunk with its halos cannot fit: " + why);
+  if (!have)
+    throw PlanError("out-of-core: one chunk with its halos cannot fit: " +
+                    (budget_why.empty()
+                         ? why
+                         : budget_why + "; give more --device-memory or fewer --steps-per-pass"));
   return best;
 }
 

@@ -18,6 +18,8 @@
 #include "kernel_source.hpp"  // kKernelSource: jacobi2d.cl, embedded at build time
 #include "stepgen/exchange.hpp"
 #include "stepgen/init.hpp"
+#include "stepgen/ooc.hpp"
+#include "stepgen/ooc_opencl.hpp"
 #include "stepgen/opencl.hpp"
 #include "stepgen/partition.hpp"
 #include "stepgen/program.hpp"
@@ -51,6 +53,11 @@ struct ArrayInfo {
 const ArrayInfo kArrayInfo[array::kCount] = {
     {"A", sizeof(float), true, true},
     {"B", sizeof(float), true, true},
+};
+/// Written by a kernel (in its swap/rotate group): stored back after each out-of-core pass.
+const bool kArrayWritten[array::kCount] = {
+    true,
+    true,
 };
 
 // The spec's halo points, as stepgen lays them out: one list per array on one line (clang-format
@@ -276,6 +283,100 @@ class Run {
   rt::RunStats stats_;
 };
 
+// -------------------------------------------------------------------------------------------------
+// 4b. Out of core: when a part's arrays do not fit its device's memory budget, the part is
+//     streamed through the device in chunks of planes (runtime/stepgen/ooc.hpp explains how)
+// -------------------------------------------------------------------------------------------------
+/// The spec's <out_of_core> settings: the defaults of the out-of-core flags.
+rt::OocOptions out_of_core_defaults() {
+  rt::OocOptions o;
+  o.chunks = 0;
+  o.steps_per_pass = 0;
+  o.region_sharing = true;
+  o.device_memory = 0;
+  return o;
+}
+
+/// One time step of the body on one chunk: its launches over the chunk's buffers, and
+/// swap/rotate as renamings of them.
+void chunk_step(const cl::Device& d, const Kernels& k, PartBuffers& buf, const rt::Part& chunk,
+                std::int64_t step) {
+  launch_jacobi({d, k, buf, chunk, step});
+  cl::rename_buffers(buf, {array::A, array::B});
+}
+
+/// Runs out of core when the options ask for it or the arrays do not fit; else in core.
+rt::RunStats run_in_or_out_of_core(std::vector<cl::Device>& devices, const rt::Partition& partition,
+                                   std::vector<rt::HostArray>& host, const rt::Options& opt,
+                                   const rt::OocOptions& ooc, rt::OocStats& report) {
+  report.budget = ooc.device_memory > 0 ? ooc.device_memory : cl::auto_device_memory(devices);
+  rt::Index in_core = 0;
+  for (const rt::Part& part : partition.parts) {
+    rt::Index bytes = 0;
+    for (const ArrayInfo& a : kArrayInfo)
+      bytes += part.ghost.volume() * static_cast<rt::Index>(a.element_bytes);
+    in_core = std::max(in_core, bytes);
+  }
+  const bool fits = in_core <= report.budget;
+  if (ooc.mode == rt::OocOptions::Mode::kOff || (ooc.mode == rt::OocOptions::Mode::kAuto && fits))
+    return Run(devices, partition, host).run(opt.steps);
+  report.on = true;
+  report.reason = fits ? "asked for with --out-of-core on"
+                       : "a part needs " + rt::human_bytes(static_cast<double>(in_core)) +
+                             ", the budget per device is " +
+                             rt::human_bytes(static_cast<double>(report.budget));
+
+  rt::OocRequest request;
+  request.grid = kGrid;
+  for (const rt::Part& part : partition.parts) request.owned.push_back(part.owned);
+  request.shrink_lo = {1, 1, 0};
+  request.shrink_hi = {1, 1, 0};
+  for (int id = 0; id < array::kCount; ++id)
+    request.arrays.push_back({kArrayInfo[id].name,
+                              static_cast<rt::Index>(kArrayInfo[id].element_bytes),
+                              kArrayWritten[id]});
+  request.chunks = ooc.chunks;
+  request.steps_per_pass = ooc.steps_per_pass;
+  request.region_sharing = ooc.region_sharing;
+  request.buffers = ooc.buffers;
+
+  std::vector<Kernels> kernels;
+  for (const cl::Device& d : devices) kernels.push_back(build_kernels(d));
+  cl::OocStep step = [&](const cl::Device& d, std::size_t part, PartBuffers& buf,
+                         const rt::Part& chunk,
+                         std::int64_t s) { chunk_step(d, kernels[part], buf, chunk, s); };
+  rt::OocSchedule schedule;
+  try {
+    report.auto_chunks = ooc.chunks == 0;
+    report.auto_k = ooc.steps_per_pass == 0;
+    // The model needs the link and the kernels' speed: measure them on a probe chunk.
+    rt::OocRequest probe = request;
+    probe.chunks = 1;
+    probe.steps_per_pass = 1;
+    const rt::Index probe_bytes = std::min<rt::Index>(report.budget / 4, rt::Index{1} << 30);
+    report.link =
+        cl::OocRunner::calibrate(devices, rt::ooc_schedule(probe), host, step, probe_bytes);
+    schedule = rt::ooc_choose(request, report.budget, report.link, opt.steps, ooc.overlap);
+  } catch (const rt::PlanError& e) {
+    throw rt::RunError(e.what());
+  }
+  report.chunks = schedule.chunks;
+  report.steps_per_pass = schedule.steps_per_pass;
+  report.region_sharing = schedule.region_sharing;
+  report.overlap = ooc.overlap;
+  report.buffers = schedule.buffers;
+  report.device_bytes = schedule.device_bytes;
+  report.predicted_s = rt::ooc_predict(schedule, report.link, opt.steps, ooc.overlap);
+  cl::OocRunner runner(devices, schedule, host, step, ooc.overlap);
+  runner.run(opt.steps, report);
+  rt::RunStats stats;
+  stats.total_s = report.measured_s;
+  stats.host_device_s = report.measured_s;
+  stats.host_device_bytes = report.h2d_bytes + report.d2h_bytes;
+  stats.steps = opt.steps;
+  return stats;
+}
+
 void print_partition(const std::vector<cl::Device>& devices, const rt::Partition& partition) {
   std::printf("%zu device(s), grid %dx%dx%d (%s)\n", partition.parts.size(), partition.grid[0],
               partition.grid[1], partition.grid[2], partition.rationale.c_str());
@@ -297,9 +398,12 @@ int run_program(int argc, char** argv) {
   info.default_device_count = 0;
   info.default_steps = kSteps;
   info.arrays = {"A", "B"};
+  rt::OocOptions ooc = out_of_core_defaults();
+  rt::take_ooc_options(argc, argv, ooc);
   rt::Options opt = rt::parse_options(argc, argv, info);
   if (opt.help) {
     rt::print_usage(info, stdout);
+    rt::print_ooc_usage(stdout);
     return 0;
   }
   if (opt.weights.empty()) opt.weights = {};
@@ -320,8 +424,10 @@ int run_program(int argc, char** argv) {
   std::vector<rt::HostArray> initial;
   if (opt.verify) initial = host;
 
-  rt::RunStats stats = Run(devices, partition, host).run(opt.steps);
+  rt::OocStats ooc_stats;
+  rt::RunStats stats = run_in_or_out_of_core(devices, partition, host, opt, ooc, ooc_stats);
   if (!opt.quiet) rt::print_report(stats, stdout);
+  if (!opt.quiet && ooc_stats.on) rt::print_ooc_report(ooc_stats, stdout);
 
   int status = 0;
   if (opt.verify) {
