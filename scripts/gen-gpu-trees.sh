@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Generates, here, the CUDA programs that bench/gpu_cuda_check.sh builds and runs on a GPU
 # machine (whose image has nvcc and cmake but not the generator's libraries): every example and
-# the 16384^2 Jacobi benchmark, into bench/generated/cuda-<name>/. The trees are plain files that
+# the 16384^2 Jacobi benchmark and the out-of-core acoustic benchmarks, into bench/generated/cuda-<name>/. The trees are plain files that
 # travel with the working tree (bench/generated/ is deliberately not ignored by git).
 # Usage: scripts/gen-gpu-trees.sh [STEPGEN]   (default: build/stepgen, else build-*/stepgen)
 set -euo pipefail
@@ -21,6 +21,8 @@ for dir in "$root"/examples/*/; do
   [ -f "$dir/$ex.xml" ] && specs+=("$dir/$ex.xml")
 done
 specs+=("$root/bench/specs/jacobi2d_16384.xml")
+# The out-of-core benchmarks of bench/ooc_gpu.sh.
+specs+=("$root/bench/specs/acoustic_1750.xml" "$root/bench/specs/acoustic_1160.xml")
 for spec in "${specs[@]}"; do
   name=$(basename "$spec" .xml)
   rm -rf "$out/cuda-$name"
