@@ -233,7 +233,7 @@ TEST_CASE("ooc model: picks a plan that fits, prefers fewer passes when the link
   CHECK(given.chunks == 3);
   CHECK(given.steps_per_pass == 2);
   CHECK_THROWS_WITH_AS(ooc_choose(acoustic(1, 0, 0, true), 1000, link, 16, true),
-                       doctest::Contains("one chunk with its halos cannot fit"), PlanError);
+                       doctest::Contains("one chunk with its halos cannot fit: the smallest plan"), PlanError);
 }
 
 TEST_CASE("ooc options: flags are taken out of argv, sizes parsed") {

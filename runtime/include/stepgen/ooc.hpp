@@ -452,7 +452,8 @@ inline OocSchedule ooc_choose(OocRequest r, Index budget, const OocLink& link, I
   bool have = false;
   OocSchedule best;
   double best_t = 0;
-  std::string why, budget_why;  // the last reasons a candidate was refused
+  std::string why, budget_why;  // why candidates were refused
+  Index smallest = -1;
   for (int k = want_k > 0 ? want_k : 1; k <= k_hi; ++k) {
     r.steps_per_pass = k;
     const Index n_lo = want_n > 0 ? want_n : 1, n_hi = want_n > 0 ? want_n : planes;
@@ -469,10 +470,14 @@ inline OocSchedule ooc_choose(OocRequest r, Index budget, const OocLink& link, I
         continue;
       }
       if (budget > 0 && sc.device_bytes > budget) {
-        budget_why = "each device needs " + human_bytes(static_cast<double>(sc.device_bytes)) +
-                     " of chunk buffers in " + std::to_string(n) + " chunk(s) of " +
-                     std::to_string(k) + " step(s) per pass, more than the budget of " +
-                     human_bytes(static_cast<double>(budget));
+        if (smallest < 0 || sc.device_bytes < smallest) {
+          smallest = sc.device_bytes;
+          budget_why = "the smallest plan (" + std::to_string(n) + " chunk(s) of " +
+                       std::to_string(k) + " step(s) per pass) needs " +
+                       human_bytes(static_cast<double>(sc.device_bytes)) +
+                       " of chunk buffers per device, more than the budget of " +
+                       human_bytes(static_cast<double>(budget));
+        }
         continue;
       }
       if (!first_fit) first_fit = n;
