@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Generates, here, the CUDA programs that bench/gpu_cuda_check.sh builds and runs on a GPU
 # machine (whose image has nvcc and cmake but not the generator's libraries): every example and
-# the 16384^2 Jacobi benchmark, into bench/generated/cuda-<name>/, and the other benchmark specs
+# the 16384^2 Jacobi benchmark and the out-of-core acoustic benchmarks of bench/ooc_gpu.sh, into
+# bench/generated/cuda-<name>/, and the other benchmark specs
 # of bench/specs/ (those bench/cuda_gpu.sh runs) into bench/generated/bench/cuda-<name>/ (a
 # sub-folder, so that gpu_cuda_check.sh does not build them). The trees are plain files that
-# travel with the working tree (bench/generated/ is deliberately not ignored by git).
+# travel to the GPU machine through the run tool's carry (bench/generated/ is ignored by git).
 # Usage: scripts/gen-gpu-trees.sh [STEPGEN]   (default: build/stepgen, else build-*/stepgen)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -23,6 +24,8 @@ for dir in "$root"/examples/*/; do
   [ -f "$dir/$ex.xml" ] && specs+=("$dir/$ex.xml")
 done
 specs+=("$root/bench/specs/jacobi2d_16384.xml")
+# The out-of-core benchmarks of bench/ooc_gpu.sh.
+specs+=("$root/bench/specs/acoustic_1750.xml" "$root/bench/specs/acoustic_1160.xml")
 for spec in "${specs[@]}"; do
   name=$(basename "$spec" .xml)
   rm -rf "$out/cuda-$name"
@@ -32,7 +35,7 @@ done
 mkdir -p "$out/bench"
 for spec in "$root"/bench/specs/*.xml; do
   name=$(basename "$spec" .xml)
-  [ "$name" = jacobi2d_16384 ] && continue
+  case $name in jacobi2d_16384 | acoustic_1750 | acoustic_1160) continue ;; esac
   rm -rf "$out/bench/cuda-$name"
   "$stepgen" generate "$spec" --target cuda -o "$out/bench/cuda-$name" >/dev/null
   echo "generated bench/generated/bench/cuda-$name"

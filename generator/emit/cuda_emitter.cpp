@@ -122,7 +122,8 @@ class CudaEmitter : public Emitter {
     out.add(m.name + ".cu", render("templates/cuda/host.cu.mustache", v));
     out.add("CMakeLists.txt", render("templates/cuda/CMakeLists.txt.mustache", v));
     out.add(".clang-format", embedded_file("templates/common/clang-format.mustache"));
-    add_runtime_headers({"box.hpp", "cuda.hpp", "exchange.hpp", "init.hpp", "partition.hpp", "program.hpp"},
+    add_runtime_headers({"box.hpp", "chunk.hpp", "cuda.hpp", "exchange.hpp", "init.hpp", "ooc.hpp", "ooc_cuda.hpp",
+                         "partition.hpp", "program.hpp"},
                         out);
   }
 };

@@ -32,7 +32,8 @@ class OpenClEmitter : public Emitter {
     out.add("CMakeLists.txt", render("templates/opencl/CMakeLists.txt.mustache", v));
     out.add(".clang-format", embedded_file("templates/common/clang-format.mustache"));
     out.add("cmake/embed_kernels.cmake", render("templates/common/embed_kernels.cmake.mustache", v));
-    add_runtime_headers({"box.hpp", "exchange.hpp", "init.hpp", "opencl.hpp", "partition.hpp", "program.hpp"},
+    add_runtime_headers({"box.hpp", "chunk.hpp", "exchange.hpp", "init.hpp", "ooc.hpp", "ooc_opencl.hpp",
+                         "opencl.hpp", "partition.hpp", "program.hpp"},
                         out);
   }
 };

@@ -165,6 +165,7 @@ View common_view(const Model& m, const BackendNames& names) {
     item.set("compared", model::holds_results(m, static_cast<int>(i)) && a.save ? "true" : "false");
     item.set("halo", halo_cpp(model::group_halo(m, static_cast<int>(i))));
     item.set("init", inits[i]);
+    item.set("written", model::holds_results(m, static_cast<int>(i)) ? "true" : "false");
     arrays.push_back(item);
   }
   enum_items.push_back("kCount");
@@ -191,6 +192,16 @@ View common_view(const Model& m, const BackendNames& names) {
   v.set("strategy", request.strategy == rt::Strategy::kStepocl ? "kStepocl"
                     : request.strategy == rt::Strategy::kSlabs ? "kSlabs"
                                                                 : "kMinExchange");
+
+  // Out of core: one step's validity shrink (the chunk halo per step) and the spec's settings,
+  // the defaults of the program's out-of-core flags.
+  v.set("shrink_lo", vec3(model::step_shrink_lo(m)));
+  v.set("shrink_hi", vec3(model::step_shrink_hi(m)));
+  const model::OutOfCore& ooc = m.out_of_core;
+  v.set("ooc_chunks", std::to_string(ooc.chunks));
+  v.set("ooc_steps_per_pass", std::to_string(ooc.steps_per_pass));
+  v.set("ooc_region_sharing", ooc.region_sharing ? "true" : "false");
+  v.set("ooc_device_memory", std::to_string(ooc.device_memory));
 
   // Devices.
   const char* type = m.devices.type == model::Devices::Type::kGpu   ? "gpu"

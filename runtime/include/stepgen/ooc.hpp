@@ -1,0 +1,555 @@
+#pragma once
+/// \file
+/// Out-of-core execution, the backend-neutral part: what a generated program runs when its
+/// arrays (with ghosts) do not fit the device memory budget. Each device part is streamed
+/// through its device in chunks of planes along the slowest dimension (extended PACC, Shen et
+/// al. 2020, Algorithm 1):
+///
+/// - Temporal blocking with overlapped tiling: a pass runs k = steps_per_pass steps on each
+///   chunk. A chunk is loaded with k * halo extra cells around its own planes (along every
+///   dimension where its part has neighbours, clipped at the grid); each step's valid region
+///   shrinks by one step's halo, so after k steps exactly its own planes are valid.
+/// - Region sharing: a chunk after the first receives only its remnant from the host; the
+///   planes it shares with the previous chunk are copied on the device from that chunk's buffer
+///   before its kernels overwrite it.
+/// - Pipelining: `buffers` (>= 3) buffer slots per array; loads, kernels and stores of
+///   different chunks run on three streams ordered by events only (`ooc_ops` below).
+/// - Several parts: each streams its own chunks; at each pass boundary the cells a part reads
+///   from its neighbours (`OocPart::foreign`) are snapshot from the host arrays, which hold
+///   every part's results: that is the halo exchange between parts.
+///
+/// The host arrays keep their names: chunk loads read host array `a` into the slot's current
+/// buffer of `a`, the kernels' swap/rotate rename the slot's buffers, and stores write each
+/// name's own cells back to host array `a`. Read-only arrays are loaded, never stored.
+///
+/// Hazards the schedule rules out (tested in tests/runtime/ooc_test.cpp): a store never
+/// overwrites host cells a later load of the same pass still has to read (without region
+/// sharing, chunk c's store waits for chunk c+1's load; chunks must own at least halo * k
+/// planes so that no other load reaches them), and a load of the next pass waits for the stores
+/// of the planes it reads. Standard library only.
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cinttypes>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "stepgen/box.hpp"
+#include "stepgen/chunk.hpp"
+#include "stepgen/partition.hpp"
+#include "stepgen/program.hpp"
+
+namespace stepgen::rt {
+
+// ---------------------------------------------------------------------------------------------
+// Options: the spec's <out_of_core> as defaults, the program's flags on top.
+
+/// How out-of-core runs, as the spec and the command line ask.
+struct OocOptions {
+  enum class Mode { kAuto, kOn, kOff };
+  Mode mode = Mode::kAuto;  ///< auto: on when the arrays do not fit the budget
+  Index device_memory =
+      0;           ///< budget per device in bytes; 0 = auto (a safe share of the free memory)
+  int chunks = 0;  ///< 0 = auto (the model)
+  int steps_per_pass = 0;  ///< 0 = auto (the model)
+  bool region_sharing = true;
+  bool overlap = true;  ///< false: one stream, nothing overlaps (the naive scheme, for comparison)
+  int buffers = 3;      ///< buffer slots per array
+};
+
+/// The share of a device's free memory that `device_memory="auto"` uses.
+constexpr double kAutoMemoryShare = 0.85;
+
+/// Parses "8GiB", "512MiB", "1.5GB", "4096" (bytes). Throws RunError naming the flag.
+inline Index parse_size(const std::string& flag, const std::string& text) {
+  char* end = nullptr;
+  errno = 0;
+  double v = std::strtod(text.c_str(), &end);
+  std::string unit = end ? end : "";
+  for (char& c : unit) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  double scale = -1;
+  const std::pair<const char*, double> units[] = {{"", 1},
+                                                  {"b", 1},
+                                                  {"k", 1024.0},
+                                                  {"kib", 1024.0},
+                                                  {"kb", 1e3},
+                                                  {"m", 1048576.0},
+                                                  {"mib", 1048576.0},
+                                                  {"mb", 1e6},
+                                                  {"g", 1073741824.0},
+                                                  {"gib", 1073741824.0},
+                                                  {"gb", 1e9},
+                                                  {"t", 1099511627776.0},
+                                                  {"tib", 1099511627776.0},
+                                                  {"tb", 1e12}};
+  for (const auto& [name, s] : units)
+    if (unit == name) scale = s;
+  if (text.empty() || end == text.c_str() || errno != 0 || scale < 0 || !(v > 0))
+    throw RunError(flag + " expects a size such as 8GiB, 512MiB or 1000000 (bytes), got '" + text +
+                   "'");
+  return static_cast<Index>(v * scale);
+}
+
+/// Takes the out-of-core flags out of argv (so that parse_options never sees them) into `o`.
+inline void take_ooc_options(int& argc, char** argv, OocOptions& o) {
+  int kept = 1;
+  for (int i = 1; i < argc; ++i) {
+    const std::string flag = argv[i];
+    auto value = [&]() -> std::string {
+      if (i + 1 >= argc) throw RunError(flag + " needs a value (see --help)");
+      return argv[++i];
+    };
+    auto on_off = [&](const std::string& v) {
+      if (v != "on" && v != "off") throw RunError(flag + " expects on or off, got '" + v + "'");
+      return v == "on";
+    };
+    if (flag == "--device-memory") {
+      const std::string v = value();
+      o.device_memory = v == "auto" ? 0 : parse_size(flag, v);
+      if (o.mode == OocOptions::Mode::kOff) o.mode = OocOptions::Mode::kAuto;
+    } else if (flag == "--out-of-core") {
+      const std::string v = value();
+      if (v != "on" && v != "off" && v != "auto")
+        throw RunError(flag + " expects on, off or auto, got '" + v + "'");
+      o.mode = v == "on"    ? OocOptions::Mode::kOn
+               : v == "off" ? OocOptions::Mode::kOff
+                            : OocOptions::Mode::kAuto;
+    } else if (flag == "--ooc-chunks") {
+      const std::string v = value();
+      o.chunks = v == "auto" ? 0 : static_cast<int>(detail::parse_count(flag, v, 1));
+    } else if (flag == "--steps-per-pass") {
+      const std::string v = value();
+      o.steps_per_pass = v == "auto" ? 0 : static_cast<int>(detail::parse_count(flag, v, 1));
+    } else if (flag == "--region-sharing") {
+      o.region_sharing = on_off(value());
+    } else if (flag == "--overlap") {
+      o.overlap = on_off(value());
+    } else if (flag == "--ooc-buffers") {
+      o.buffers = static_cast<int>(detail::parse_count(flag, value(), 3));
+    } else {
+      argv[kept++] = argv[i];
+    }
+  }
+  argc = kept;
+}
+
+inline void print_ooc_usage(std::FILE* out) {
+  std::fprintf(out,
+               "\nout of core (when the arrays do not fit a device; see docs/out-of-core.md):\n"
+               "  --device-memory SIZE  device memory budget per device, e.g. 8GiB, 300MiB;\n"
+               "                        auto = %.0f%% of its free memory (default: the spec's)\n"
+               "  --out-of-core M       auto (when the arrays do not fit) | on | off\n"
+               "  --ooc-chunks N        chunks per device part, or auto (the model)\n"
+               "  --steps-per-pass K    time steps per pass over the chunks, or auto (the model)\n"
+               "  --region-sharing S    on | off: shared planes copied on the device\n"
+               "  --overlap S           on | off: copies and kernels of different chunks at once\n"
+               "  --ooc-buffers B       buffer slots per array (default 3, at least 3)\n",
+               100 * kAutoMemoryShare);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The schedule: chunks and their boxes.
+
+struct OocArray {
+  std::string name;
+  Index element_bytes = 0;
+  bool written = false;  ///< some member of its swap/rotate group is written: stored each pass
+};
+
+struct OocRequest {
+  Box grid;
+  std::vector<Box> owned;   ///< per part
+  Vec3 shrink_lo{0, 0, 0};  ///< one time step's validity shrink below, per dimension
+  Vec3 shrink_hi{0, 0, 0};  ///< ... and above
+  std::vector<OocArray> arrays;
+  int chunks = 1;
+  int steps_per_pass = 1;
+  bool region_sharing = true;
+  int buffers = 3;
+};
+
+/// One chunk of a part. Boxes are in global coordinates.
+struct OocChunk {
+  int id = 0;
+  Index own_lo = 0, own_hi = 0;  ///< planes it finalises each pass
+  Box load;    ///< its device buffer: own planes + k * halo around, inside the part's reach
+  Box own;     ///< stored back each pass (written arrays): the part's owned cells in own planes
+  Box h2d;     ///< sent from the host each pass: `load` minus `shared`
+  Box shared;  ///< copied on the device from the previous chunk's buffer (empty if none)
+};
+
+struct OocPart {
+  Box owned;
+  Box reach;                 ///< owned grown by k * shrink, clipped at the grid
+  std::vector<Box> foreign;  ///< reach minus owned: read from other parts' results
+  std::vector<OocChunk> chunks;
+  Index buffer_cells = 0;  ///< the largest load: each buffer's size in elements
+  Index h2d_bytes = 0, d2h_bytes = 0, d2d_bytes = 0;  ///< per pass, all arrays
+  Index device_bytes = 0;  ///< buffers * buffer_cells * sum of element bytes
+};
+
+struct OocSchedule {
+  int dims = 1;
+  int chunks = 1;
+  int steps_per_pass = 1;
+  bool region_sharing = true;
+  int buffers = 3;
+  std::vector<OocArray> arrays;
+  std::vector<OocPart> parts;
+  Index h2d_bytes = 0, d2h_bytes = 0, d2d_bytes = 0;  ///< per pass, all parts
+  Index h2d_bytes_without_sharing = 0;
+  Index device_bytes = 0;  ///< the largest part's
+};
+
+/// Builds the schedule. Throws PlanError when a part has fewer planes than chunks, or when a
+/// chunk owns fewer planes than k steps' halo (its neighbours' loads would reach past it).
+OocSchedule ooc_schedule(const OocRequest& r);
+
+inline OocSchedule ooc_schedule(const OocRequest& r) {
+  const int dims = r.grid.dims;
+  const auto s = static_cast<std::size_t>(dims - 1);  // the slowest dimension: whole planes
+  const Index k = r.steps_per_pass;
+  if (k < 1) throw PlanError("steps per pass must be at least 1");
+  if (r.buffers < 3) throw PlanError("out-of-core needs at least 3 buffer slots per array");
+  OocSchedule out;
+  out.dims = dims;
+  out.chunks = r.chunks;
+  out.steps_per_pass = r.steps_per_pass;
+  out.region_sharing = r.region_sharing;
+  out.buffers = r.buffers;
+  out.arrays = r.arrays;
+  Index elem_sum = 0;
+  for (const OocArray& a : r.arrays) elem_sum += a.element_bytes;
+  for (std::size_t p = 0; p < r.owned.size(); ++p) {
+    OocPart part;
+    part.owned = r.owned[p];
+    Vec3 lo{0, 0, 0}, hi{0, 0, 0};
+    for (std::size_t d = 0; d < 3; ++d) {
+      lo[d] = r.shrink_lo[d] * k;
+      hi[d] = r.shrink_hi[d] * k;
+    }
+    part.reach = intersect(part.owned.grown(lo, hi), r.grid);
+    part.foreign = coalesce(subtract(part.reach, part.owned));
+    ChunkRequest cr;
+    cr.plane_lo = part.owned.lo[s];
+    cr.plane_hi = part.owned.hi[s];
+    cr.domain_planes = r.grid.hi[s];
+    cr.halo_lo = r.shrink_lo[s];
+    cr.halo_hi = r.shrink_hi[s];
+    cr.chunks = r.chunks;
+    cr.steps_per_pass = r.steps_per_pass;
+    cr.region_sharing = r.region_sharing;
+    cr.buffers_per_array = r.buffers;
+    const ChunkPlan plan = chunk_plan(cr);
+    const Index need = std::max(r.shrink_lo[s], r.shrink_hi[s]) * k;
+    const std::string who = r.owned.size() > 1 ? "part " + std::to_string(p) + "'s " : "";
+    for (const Chunk& ch : plan.chunks) {
+      if (plan.chunks.size() > 1 && ch.own_hi - ch.own_lo < need)
+        throw PlanError(std::to_string(k) + " steps per pass reach " + std::to_string(need) +
+                        " planes beyond a chunk (halo " +
+                        std::to_string(std::max(r.shrink_lo[s], r.shrink_hi[s])) +
+                        " per step), but " + who + "chunk " + std::to_string(ch.id) + " of " +
+                        std::to_string(plan.chunks.size()) + " owns only " +
+                        std::to_string(ch.own_hi - ch.own_lo) +
+                        " planes; use fewer chunks or fewer steps per pass");
+      OocChunk c;
+      c.id = ch.id;
+      c.own_lo = ch.own_lo;
+      c.own_hi = ch.own_hi;
+      auto planes = [&](const Box& b, Index a, Index z) {
+        Box x = b;
+        x.lo[s] = a;
+        x.hi[s] = std::max(a, z);
+        return x;
+      };
+      c.load = planes(part.reach, ch.load_lo, ch.load_hi);
+      c.own = planes(part.owned, ch.own_lo, ch.own_hi);
+      c.shared = planes(part.reach, ch.shared_lo, ch.shared_hi);
+      c.h2d = planes(part.reach, r.region_sharing ? ch.h2d_lo : ch.load_lo,
+                     r.region_sharing ? ch.h2d_hi : ch.load_hi);
+      part.buffer_cells = std::max(part.buffer_cells, c.load.volume());
+      for (const OocArray& a : r.arrays) {
+        part.h2d_bytes += c.h2d.volume() * a.element_bytes;
+        part.d2d_bytes += c.shared.volume() * a.element_bytes;
+        if (a.written) part.d2h_bytes += c.own.volume() * a.element_bytes;
+        out.h2d_bytes_without_sharing += c.load.volume() * a.element_bytes;
+      }
+      part.chunks.push_back(c);
+    }
+    part.device_bytes = r.buffers * part.buffer_cells * elem_sum;
+    out.h2d_bytes += part.h2d_bytes;
+    out.d2h_bytes += part.d2h_bytes;
+    out.d2d_bytes += part.d2d_bytes;
+    out.device_bytes = std::max(out.device_bytes, part.device_bytes);
+    out.parts.push_back(std::move(part));
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The pipeline: the order in which a backend issues loads, kernels and stores.
+
+/// One command of the pipeline, issued on its own stream: loads on the copy-in stream, kernels
+/// (preceded, with region sharing, by the device-side copy of the planes the next chunk shares)
+/// on the compute stream, stores on the copy-out stream. `t` numbers a part's chunk visits over
+/// the whole run (pass * chunks + chunk); the slot is t % buffers. Before it runs, a command
+/// waits for the events of `waits` (same part); it records its own event when done.
+struct OocOp {
+  enum class Kind { kLoad, kCompute, kStore, kBarrier };
+  Kind kind = Kind::kLoad;
+  int part = 0;
+  Index t = 0;
+  Index pass = 0;
+  int chunk = 0;
+  int slot = 0;
+  Index first_step = 0;     ///< kCompute: the global index of its first step
+  Index steps = 0;          ///< kCompute: steps run in this pass (k, fewer in the last)
+  bool share_next = false;  ///< kCompute: copy the next chunk's shared planes first
+  std::vector<std::pair<Kind, Index>> waits;
+};
+
+/// Passes needed for `steps` time steps at k per pass.
+inline Index ooc_passes(Index steps, int k) {
+  return (steps + k - 1) / k;
+}
+
+/// The whole run's commands in issue order. With one part the pipeline runs on across passes
+/// (a load of the next pass waits only for the stores of the planes it reads); with several,
+/// a kBarrier ends every pass (all streams drained, then the foreign cells are snapshot).
+inline std::vector<OocOp> ooc_ops(const OocSchedule& sc, Index steps) {
+  using K = OocOp::Kind;
+  std::vector<OocOp> ops;
+  const Index k = sc.steps_per_pass;
+  const Index passes = ooc_passes(steps, sc.steps_per_pass);
+  const Index n = sc.chunks;
+  const int parts = static_cast<int>(sc.parts.size());
+  const Index total = passes * n;
+  const Index B = sc.buffers;
+  auto op = [&](K kind, int part, Index t) {
+    OocOp o;
+    o.kind = kind;
+    o.part = part;
+    o.t = t;
+    o.pass = t / n;
+    o.chunk = static_cast<int>(t % n);
+    o.slot = static_cast<int>(t % B);
+    return o;
+  };
+  if (total == 0) return ops;
+  auto load = [&](int part, Index t) {
+    OocOp o = op(K::kLoad, part, t);
+    if (t - B >= 0) o.waits.push_back({K::kStore, t - B});  // the slot is free
+    if (o.pass > 0 && parts == 1) {
+      // The planes it reads were stored by the previous pass's chunks c-1, c, c+1; stores
+      // complete in order.
+      const Index c = std::min<Index>(o.chunk + 1, n - 1);
+      o.waits.push_back({K::kStore, (o.pass - 1) * n + c});
+    }
+    ops.push_back(o);
+  };
+  auto compute = [&](int part, Index t) {
+    OocOp o = op(K::kCompute, part, t);
+    o.first_step = o.pass * k;
+    o.steps = std::min<Index>(k, steps - o.first_step);
+    o.waits.push_back({K::kLoad, t});
+    o.share_next = sc.region_sharing && o.chunk + 1 < n;
+    if (o.share_next && t + 1 - B >= 0) o.waits.push_back({K::kStore, t + 1 - B});
+    ops.push_back(o);
+  };
+  auto store = [&](int part, Index t) {
+    OocOp o = op(K::kStore, part, t);
+    o.waits.push_back({K::kCompute, t});
+    // Without sharing the next chunk of this pass reads this chunk's planes from the host.
+    if (!sc.region_sharing && o.chunk + 1 < n) o.waits.push_back({K::kLoad, t + 1});
+    ops.push_back(o);
+  };
+  for (Index t = 0; t <= total; ++t) {
+    const bool new_pass = t > 0 && t < total && t % n == 0;
+    for (int p = 0; p < parts; ++p) {
+      if (t == total || new_pass) {
+        compute(p, t - 1);
+        store(p, t - 1);
+      }
+    }
+    if (new_pass && parts > 1) {
+      OocOp b = op(K::kBarrier, 0, t);
+      ops.push_back(b);
+    }
+    for (int p = 0; p < parts; ++p) {
+      if (t == total) continue;
+      load(p, t);
+      if (t > 0 && !new_pass) {
+        compute(p, t - 1);
+        store(p, t - 1);
+      }
+    }
+  }
+  return ops;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The model: chunks and steps per pass from the link and the kernel speed.
+
+/// What start-up measures on the first device: link bandwidths (bytes/s) and kernel time.
+struct OocLink {
+  double h2d = 1e10;        ///< host to device
+  double d2h = 1e10;        ///< device to host
+  double bidir = 1.5e10;    ///< both at once, bytes in + out per second
+  double cell_step = 1e-9;  ///< seconds per cell per time step (all of the body's launches)
+  bool measured = false;
+};
+
+/// The predicted wall time of a run: per pass the slowest of the three streams (or their sum
+/// without overlap), plus filling and draining the pipeline (one chunk's load and store) once
+/// with one part, every pass with several (they meet at pass boundaries).
+inline double ooc_predict(const OocSchedule& sc, const OocLink& link, Index steps, bool overlap) {
+  const Index passes = ooc_passes(steps, sc.steps_per_pass);
+  double worst = 0;
+  for (const OocPart& p : sc.parts) {
+    double in = static_cast<double>(p.h2d_bytes), out = static_cast<double>(p.d2h_bytes);
+    double cells = 0;
+    for (const OocChunk& c : p.chunks) cells += static_cast<double>(c.load.volume());
+    const double comp = cells * link.cell_step * sc.steps_per_pass;
+    const double t_in = in / link.h2d, t_out = out / link.d2h;
+    double pass;
+    double fill = 0;
+    if (overlap) {
+      pass = std::max({t_in, t_out, (in + out) / link.bidir, comp});
+      fill = (t_in + t_out + comp) / sc.chunks;
+    } else {
+      pass = t_in + t_out + comp;
+    }
+    const double total = static_cast<double>(passes) * pass +
+                         (sc.parts.size() > 1 ? static_cast<double>(passes) : 1.0) * fill;
+    worst = std::max(worst, total);
+  }
+  return worst;
+}
+
+/// The link bound of a run: max(in / h2d, out / d2h, (in + out) / bidir) over the bytes it
+/// moves: no schedule moving these bytes can be faster.
+inline double ooc_link_bound(double in, double out, const OocLink& link) {
+  return std::max({in / link.h2d, out / link.d2h, (in + out) / link.bidir});
+}
+
+/// The request's chunks and steps_per_pass, where 0 (auto), chosen by the model among those
+/// whose largest part fits `budget` bytes: every k from 1 to 16 (at most `steps`) and, per k,
+/// chunk counts from the fewest that fit to 8 times that. Throws PlanError naming what would
+/// be needed when nothing fits, or when the given values do not.
+inline OocSchedule ooc_choose(OocRequest r, Index budget, const OocLink& link, Index steps,
+                              bool overlap) {
+  const int s = r.grid.dims - 1;
+  Index planes = Index{1} << 40;
+  for (const Box& b : r.owned) planes = std::min(planes, b.extent(s));
+  const int want_n = r.chunks, want_k = r.steps_per_pass;
+  const int k_hi = want_k > 0 ? want_k : static_cast<int>(std::clamp<Index>(steps, 1, 16));
+  bool have = false;
+  OocSchedule best;
+  double best_t = 0;
+  std::string why, budget_why;  // why candidates were refused
+  Index smallest = -1;
+  for (int k = want_k > 0 ? want_k : 1; k <= k_hi; ++k) {
+    r.steps_per_pass = k;
+    const Index n_lo = want_n > 0 ? want_n : 1, n_hi = want_n > 0 ? want_n : planes;
+    Index first_fit = 0;
+    for (Index n = n_lo; n <= n_hi; ++n) {
+      r.chunks = static_cast<int>(n);
+      OocSchedule sc;
+      try {
+        sc = ooc_schedule(r);
+      } catch (const PlanError& e) {
+        why = e.what();
+        // Thinner chunks only make it worse: the halo of k steps does not fit them either.
+        if (why.find("owns only") != std::string::npos) break;
+        continue;
+      }
+      if (budget > 0 && sc.device_bytes > budget) {
+        if (smallest < 0 || sc.device_bytes < smallest) {
+          smallest = sc.device_bytes;
+          budget_why = "the smallest plan (" + std::to_string(n) + " chunk(s) of " +
+                       std::to_string(k) + " step(s) per pass) needs " +
+                       human_bytes(static_cast<double>(sc.device_bytes)) +
+                       " of chunk buffers per device, more than the budget of " +
+                       human_bytes(static_cast<double>(budget));
+        }
+        continue;
+      }
+      if (!first_fit) first_fit = n;
+      const double t = ooc_predict(sc, link, steps, overlap);
+      if (!have || t < best_t) {
+        best = sc;
+        best_t = t;
+        have = true;
+      }
+      if (n >= first_fit * 8) break;
+    }
+  }
+  if (!have)
+    throw PlanError("out-of-core: one chunk with its halos cannot fit: " +
+                    (budget_why.empty()
+                         ? why
+                         : budget_why + "; give more --device-memory or fewer --steps-per-pass"));
+  return best;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The report.
+
+/// What an out-of-core run did, for the report.
+struct OocStats {
+  bool on = false;
+  std::string reason;  ///< why it is on or off
+  Index budget = 0;
+  int chunks = 0, steps_per_pass = 0, buffers = 0;
+  bool region_sharing = false, overlap = false, auto_chunks = false, auto_k = false;
+  bool pinned = false;
+  Index passes = 0;
+  std::size_t h2d_bytes = 0, d2h_bytes = 0, d2d_bytes = 0;
+  Index device_bytes = 0;
+  OocLink link;
+  double predicted_s = 0;
+  double measured_s = 0;  ///< the time loop, loads to last store
+  Index steps = 0;
+};
+
+inline void print_ooc_report(const OocStats& s, std::FILE* out) {
+  if (!s.on) {
+    std::fprintf(out, "out-of-core: off (%s)\n", s.reason.c_str());
+    return;
+  }
+  std::fprintf(out, "out-of-core: on (%s)\n", s.reason.c_str());
+  std::fprintf(
+      out,
+      "  %d chunk(s)%s, %d step(s) per pass%s, %" PRId64
+      " pass(es), region sharing %s, overlap %s, %d buffer slots, %s of chunk buffers "
+      "per device, host arrays %s\n",
+      s.chunks, s.auto_chunks ? " (model)" : "", s.steps_per_pass, s.auto_k ? " (model)" : "",
+      s.passes, s.region_sharing ? "on" : "off", s.overlap ? "on" : "off", s.buffers,
+      human_bytes(static_cast<double>(s.device_bytes)).c_str(), s.pinned ? "pinned" : "pageable");
+  std::fprintf(out, "  moved: host->device %s, device->host %s, device->device %s\n",
+               human_bytes(static_cast<double>(s.h2d_bytes)).c_str(),
+               human_bytes(static_cast<double>(s.d2h_bytes)).c_str(),
+               human_bytes(static_cast<double>(s.d2d_bytes)).c_str());
+  std::fprintf(out,
+               "  link (%s): h2d %.2f GB/s, d2h %.2f GB/s, bidirectional %.2f GB/s; kernels %.3f "
+               "ns per cell-step\n",
+               s.link.measured ? "measured at start-up" : "assumed", s.link.h2d / 1e9,
+               s.link.d2h / 1e9, s.link.bidir / 1e9, s.link.cell_step * 1e9);
+  const double bound =
+      ooc_link_bound(static_cast<double>(s.h2d_bytes), static_cast<double>(s.d2h_bytes), s.link);
+  std::fprintf(out,
+               "  predicted %.6f s, measured %.6f s (%.3f ms/step, %.3f s/pass); link bound %.6f "
+               "s (%.0f%% of it reached)\n",
+               s.predicted_s, s.measured_s,
+               s.steps ? 1e3 * s.measured_s / static_cast<double>(s.steps) : 0.0,
+               s.passes ? s.measured_s / static_cast<double>(s.passes) : 0.0, bound,
+               s.measured_s > 0 ? 100 * bound / s.measured_s : 0.0);
+}
+
+}  // namespace stepgen::rt

@@ -1,0 +1,359 @@
+#pragma once
+/// \file
+/// Out-of-core execution on CUDA GPUs: runs the commands of rt::ooc_ops (ooc.hpp) on three
+/// streams per GPU — a copy-in stream, the device's own stream for kernels (the generated
+/// launch functions use it) and a copy-out stream — ordered by events only
+/// (cudaStreamWaitEvent), so host-to-device copies, kernels and device-to-host copies of
+/// different chunks run at once. Direct mapping: the host arrays are page-locked in place
+/// (cudaHostRegister) and chunks move between them and the chunk buffers with
+/// cudaMemcpy3DAsync, without staging buffers; region sharing copies planes between chunk
+/// buffers on the GPU.
+
+#include <algorithm>
+#include <cstring>
+#include <functional>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "stepgen/cuda.hpp"
+#include "stepgen/ooc.hpp"
+
+namespace stepgen::cuda {
+
+/// One time step of the body on a chunk: the generated launches over the chunk's buffers (by
+/// array id), the chunk seen as a part whose ghost box is `chunk.ghost`, and its swap/rotate
+/// as renamings of these buffers. Enqueues on the device's stream.
+using OocStep = std::function<void(const Device& d, std::size_t part, std::vector<Buffer>& buffers,
+                                   const rt::Part& chunk, std::int64_t step)>;
+
+namespace detail {
+/// A stream of one GPU, destroyed when it goes.
+class OwnedStream {
+ public:
+  OwnedStream() = default;
+  explicit OwnedStream(const Device& d) : ordinal_(d.ordinal) {
+    d.use();
+    check(cudaStreamCreateWithFlags(&s_, cudaStreamNonBlocking), "cudaStreamCreateWithFlags", d);
+  }
+  OwnedStream(const OwnedStream&) = delete;
+  OwnedStream& operator=(const OwnedStream&) = delete;
+  OwnedStream(OwnedStream&& o) noexcept : s_(std::exchange(o.s_, nullptr)), ordinal_(o.ordinal_) {}
+  OwnedStream& operator=(OwnedStream&& o) noexcept {
+    std::swap(s_, o.s_);
+    std::swap(ordinal_, o.ordinal_);
+    return *this;
+  }
+  ~OwnedStream() {
+    if (s_) {
+      cudaSetDevice(ordinal_);
+      cudaStreamDestroy(s_);
+    }
+  }
+  cudaStream_t get() const { return s_; }
+
+ private:
+  cudaStream_t s_ = nullptr;
+  int ordinal_ = 0;
+};
+
+/// An event without timing (cheaper to record), destroyed when it goes.
+class OwnedEvent {
+ public:
+  OwnedEvent() = default;
+  OwnedEvent(const Device& d, cudaStream_t s) : ordinal_(d.ordinal) {
+    d.use();
+    check(cudaEventCreateWithFlags(&e_, cudaEventDisableTiming), "cudaEventCreateWithFlags", d);
+    check(cudaEventRecord(e_, s), "cudaEventRecord", d);
+  }
+  OwnedEvent(const OwnedEvent&) = delete;
+  OwnedEvent& operator=(const OwnedEvent&) = delete;
+  OwnedEvent(OwnedEvent&& o) noexcept : e_(std::exchange(o.e_, nullptr)), ordinal_(o.ordinal_) {}
+  OwnedEvent& operator=(OwnedEvent&& o) noexcept {
+    std::swap(e_, o.e_);
+    std::swap(ordinal_, o.ordinal_);
+    return *this;
+  }
+  ~OwnedEvent() {
+    if (e_) {
+      cudaSetDevice(ordinal_);
+      cudaEventDestroy(e_);
+    }
+  }
+  cudaEvent_t get() const { return e_; }
+
+ private:
+  cudaEvent_t e_ = nullptr;
+  int ordinal_ = 0;
+};
+
+/// `sub` between a host array (whose own box may be any box) and a buffer holding `buffer`.
+inline void host_rect(cudaStream_t s, const Device& d, const Buffer& buf, const rt::Box& buffer,
+                      const rt::HostArray& host, const rt::Box& sub, bool to_device) {
+  if (sub.empty()) return;
+  const rt::RectCopy dev = rt::rect_of(sub, buffer, host.element_bytes);
+  const rt::RectCopy hst = rt::rect_of(sub, host.box, host.element_bytes);
+  cudaMemcpy3DParms p{};
+  if (to_device) {
+    p.srcPtr = pitched(host.bytes.data(), hst);
+    p.srcPos = pos(hst);
+    p.dstPtr = pitched(buf.get(), dev);
+    p.dstPos = pos(dev);
+    p.kind = cudaMemcpyHostToDevice;
+  } else {
+    p.srcPtr = pitched(buf.get(), dev);
+    p.srcPos = pos(dev);
+    p.dstPtr = pitched(host.bytes.data(), hst);
+    p.dstPos = pos(hst);
+    p.kind = cudaMemcpyDeviceToHost;
+  }
+  p.extent = extent(dev);
+  check(cudaMemcpy3DAsync(&p, s),
+        std::string("cudaMemcpy3DAsync(") + (to_device ? "write " : "read ") + host.name + ")", d);
+}
+}  // namespace detail
+
+/// Copies the cells of `box` from `src` (any box) into `dst` (any box) on the host.
+inline void copy_host_box(const rt::HostArray& src, rt::HostArray& dst, const rt::Box& box) {
+  if (box.empty()) return;
+  const rt::RectCopy s = rt::rect_of(box, src.box, src.element_bytes);
+  const rt::RectCopy t = rt::rect_of(box, dst.box, dst.element_bytes);
+  for (std::size_t z = 0; z < s.region[2]; ++z)
+    for (std::size_t y = 0; y < s.region[1]; ++y)
+      std::memcpy(dst.bytes.data() + t.offset() + y * t.row_pitch + z * t.slice_pitch,
+                  src.bytes.data() + s.offset() + y * s.row_pitch + z * s.slice_pitch, s.region[0]);
+}
+
+/// Runs a stencil out of core on every part's GPU.
+class OocRunner {
+ public:
+  OocRunner(std::vector<Device>& devices, const rt::OocSchedule& schedule,
+            std::vector<rt::HostArray>& host, OocStep step, bool overlap)
+      : devices_(devices), sc_(schedule), host_(host), step_(std::move(step)), overlap_(overlap) {
+    for (std::size_t p = 0; p < sc_.parts.size(); ++p) {
+      const Device& d = devices_[p];
+      PartState st;
+      if (overlap_) {
+        st.in = detail::OwnedStream(d);
+        st.out = detail::OwnedStream(d);
+      }
+      st.slots.resize(static_cast<std::size_t>(sc_.buffers));
+      const rt::Box cells = rt::Box::from_extent(1, {sc_.parts[p].buffer_cells, 1, 1});
+      for (auto& slot : st.slots)
+        for (const rt::OocArray& a : sc_.arrays)
+          slot.emplace_back(d, cells, static_cast<std::size_t>(a.element_bytes),
+                            a.name + " (chunk buffer)");
+      st.snapshots.resize(sc_.arrays.size());
+      for (std::size_t a = 0; a < sc_.arrays.size(); ++a)
+        if (sc_.arrays[a].written && sc_.parts.size() > 1)
+          for (const rt::Box& f : sc_.parts[p].foreign)
+            st.snapshots[a].emplace_back(sc_.arrays[a].name,
+                                         static_cast<std::size_t>(sc_.arrays[a].element_bytes), f);
+      parts_.push_back(std::move(st));
+    }
+  }
+
+  /// Runs `steps` steps; fills the byte counts and the measured time of `stats`.
+  void run(std::int64_t steps, rt::OocStats& stats) {
+    rt::Stopwatch clock;
+    clock.start();
+    snapshot();
+    for (const rt::OocOp& op : rt::ooc_ops(sc_, steps)) execute(op, stats);
+    finish_all();
+    stats.measured_s = clock.stop();
+    stats.passes = rt::ooc_passes(steps, sc_.steps_per_pass);
+    stats.steps = steps;
+  }
+
+  /// Measures the link and the kernels on the first part's GPU with a probe of the first
+  /// planes of its reach (at most `probe_bytes` over all arrays): sent, received, both at once
+  /// (two streams), then stepped once. The host arrays keep their values (only the bytes just
+  /// sent are written back, before any kernel ran).
+  static rt::OocLink calibrate(std::vector<Device>& devices, const rt::OocSchedule& sc,
+                               std::vector<rt::HostArray>& host, const OocStep& step,
+                               rt::Index probe_bytes) {
+    const Device& d = devices[0];
+    const rt::OocPart& part = sc.parts[0];
+    const int s = sc.dims - 1;
+    rt::Index elem = 0;
+    for (const rt::OocArray& a : sc.arrays) elem += a.element_bytes;
+    const rt::Index cells_per_plane = part.reach.volume() / part.reach.extent(s);
+    rt::Box probe = part.reach;
+    probe.hi[static_cast<std::size_t>(s)] =
+        probe.lo[static_cast<std::size_t>(s)] +
+        std::clamp<rt::Index>(probe_bytes / std::max<rt::Index>(elem * cells_per_plane, 1), 1,
+                              part.reach.extent(s));
+    std::vector<Buffer> bufs;
+    for (const rt::OocArray& a : sc.arrays)
+      bufs.emplace_back(d, probe, static_cast<std::size_t>(a.element_bytes), a.name + " (probe)");
+    detail::OwnedStream in(d), out(d);
+    const double bytes = static_cast<double>(probe.volume() * elem);
+    auto timed = [&](bool send, bool receive) {
+      rt::Stopwatch t;
+      t.start();
+      for (std::size_t a = 0; a < bufs.size(); ++a) {
+        if (send) detail::host_rect(in.get(), d, bufs[a], probe, host[a], probe, true);
+        if (receive) detail::host_rect(out.get(), d, bufs[a], probe, host[a], probe, false);
+      }
+      check(cudaStreamSynchronize(in.get()), "cudaStreamSynchronize", d);
+      check(cudaStreamSynchronize(out.get()), "cudaStreamSynchronize", d);
+      return std::max(t.stop(), 1e-9);
+    };
+    rt::OocLink link;
+    timed(true, false);  // warm-up
+    link.h2d = bytes / timed(true, false);
+    link.d2h = bytes / timed(false, true);
+    link.bidir = 2 * bytes / timed(true, true);
+    rt::Part chunk;
+    chunk.owned = chunk.ghost = probe;
+    step(d, 0, bufs, chunk, 0);  // warm-up
+    finish(d);
+    rt::Stopwatch t;
+    t.start();
+    step(d, 0, bufs, chunk, 0);
+    finish(d);
+    link.cell_step = std::max(t.stop(), 1e-9) / static_cast<double>(probe.volume());
+    link.measured = true;
+    return link;
+  }
+
+ private:
+  struct PartState {
+    detail::OwnedStream in, out;                        ///< copy streams (none without overlap)
+    std::vector<std::vector<Buffer>> slots;             ///< [slot][array]
+    std::vector<std::vector<rt::HostArray>> snapshots;  ///< [array][foreign box]
+    std::map<std::pair<rt::Index, int>, detail::OwnedEvent> events;  ///< (t, kind) -> done
+  };
+
+  cudaStream_t stream(std::size_t p, rt::OocOp::Kind kind) const {
+    if (!overlap_ || kind == rt::OocOp::Kind::kCompute) return devices_[p].stream();
+    return kind == rt::OocOp::Kind::kLoad ? parts_[p].in.get() : parts_[p].out.get();
+  }
+
+  void execute(const rt::OocOp& op, rt::OocStats& stats) {
+    using K = rt::OocOp::Kind;
+    if (op.kind == K::kBarrier) {
+      finish_all();
+      snapshot();
+      return;
+    }
+    const auto p = static_cast<std::size_t>(op.part);
+    const Device& d = devices_[p];
+    PartState& st = parts_[p];
+    const rt::OocPart& part = sc_.parts[p];
+    const rt::OocChunk& ch = part.chunks[static_cast<std::size_t>(op.chunk)];
+    std::vector<Buffer>& bufs = st.slots[static_cast<std::size_t>(op.slot)];
+    cudaStream_t s = stream(p, op.kind);
+    d.use();
+    for (const auto& w : op.waits) {
+      auto it = st.events.find({w.second, static_cast<int>(w.first)});
+      if (it == st.events.end()) throw rt::RunError("out-of-core: internal error: missing event");
+      check(cudaStreamWaitEvent(s, it->second.get(), 0), "cudaStreamWaitEvent", d);
+    }
+    if (op.kind == K::kLoad) {
+      for (std::size_t a = 0; a < sc_.arrays.size(); ++a) {
+        const rt::HostArray& h = host_[a];
+        if (st.snapshots[a].empty()) {
+          detail::host_rect(s, d, bufs[a], ch.load, h, ch.h2d, true);
+        } else {
+          detail::host_rect(s, d, bufs[a], ch.load, h, rt::intersect(ch.h2d, part.owned), true);
+          for (const rt::HostArray& f : st.snapshots[a])
+            detail::host_rect(s, d, bufs[a], ch.load, f, rt::intersect(ch.h2d, f.box), true);
+        }
+        stats.h2d_bytes += static_cast<std::size_t>(ch.h2d.volume()) * h.element_bytes;
+      }
+    } else if (op.kind == K::kCompute) {
+      if (op.share_next) {
+        const rt::OocChunk& next = part.chunks[static_cast<std::size_t>(op.chunk + 1)];
+        std::vector<Buffer>& to = st.slots[static_cast<std::size_t>((op.t + 1) % sc_.buffers)];
+        for (std::size_t a = 0; a < sc_.arrays.size() && !next.shared.empty(); ++a) {
+          const std::size_t elem = host_[a].element_bytes;
+          const rt::RectCopy src = rt::rect_of(next.shared, ch.load, elem);
+          const rt::RectCopy dst = rt::rect_of(next.shared, next.load, elem);
+          cudaMemcpy3DParms prm{};
+          prm.srcPtr = detail::pitched(bufs[a].get(), src);
+          prm.srcPos = detail::pos(src);
+          prm.dstPtr = detail::pitched(to[a].get(), dst);
+          prm.dstPos = detail::pos(dst);
+          prm.extent = detail::extent(dst);
+          prm.kind = cudaMemcpyDeviceToDevice;
+          check(cudaMemcpy3DAsync(&prm, s), "cudaMemcpy3DAsync(share " + host_[a].name + ")", d);
+          stats.d2d_bytes += static_cast<std::size_t>(next.shared.volume()) * elem;
+        }
+      }
+      rt::Part chunk;
+      chunk.id = static_cast<int>(p);
+      chunk.owned = ch.own;
+      chunk.ghost = ch.load;
+      for (rt::Index i = 0; i < op.steps; ++i) step_(d, p, bufs, chunk, op.first_step + i);
+    } else {
+      for (std::size_t a = 0; a < sc_.arrays.size(); ++a) {
+        if (!sc_.arrays[a].written) continue;
+        detail::host_rect(s, d, bufs[a], ch.load, host_[a], ch.own, false);
+        stats.d2h_bytes += static_cast<std::size_t>(ch.own.volume()) * host_[a].element_bytes;
+      }
+    }
+    st.events[{op.t, static_cast<int>(op.kind)}] = detail::OwnedEvent(d, s);
+    const rt::Index keep = sc_.chunks + sc_.buffers + 2;
+    while (!st.events.empty() && st.events.begin()->first.first + keep < op.t)
+      st.events.erase(st.events.begin());
+  }
+
+  void finish_all() {
+    for (std::size_t p = 0; p < parts_.size(); ++p) {
+      const Device& d = devices_[p];
+      finish(d);
+      if (overlap_) {
+        check(cudaStreamSynchronize(parts_[p].in.get()), "cudaStreamSynchronize", d);
+        check(cudaStreamSynchronize(parts_[p].out.get()), "cudaStreamSynchronize", d);
+      }
+    }
+  }
+
+  /// The cells each part reads from the others, out of the host arrays (all parts stored their
+  /// results): the exchange between parts, at pass boundaries.
+  void snapshot() {
+    for (PartState& st : parts_)
+      for (std::size_t a = 0; a < st.snapshots.size(); ++a)
+        for (rt::HostArray& f : st.snapshots[a]) copy_host_box(host_[a], f, f.box);
+  }
+
+  std::vector<Device>& devices_;
+  const rt::OocSchedule& sc_;
+  std::vector<rt::HostArray>& host_;
+  OocStep step_;
+  bool overlap_;
+  std::vector<PartState> parts_;
+};
+
+/// Swap/rotate inside a chunk: each name takes the next one's buffer, the last the first's.
+inline void rename_buffers(std::vector<Buffer>& buffers, std::initializer_list<int> ids) {
+  std::vector<int> order(ids);
+  for (std::size_t i = 0; i + 1 < order.size(); ++i)
+    swap(buffers[static_cast<std::size_t>(order[i])],
+         buffers[static_cast<std::size_t>(order[i + 1])]);
+}
+
+/// `device_memory="auto"`: a share of the smallest free memory of the GPUs (cudaMemGetInfo).
+inline rt::Index auto_device_memory(const std::vector<Device>& devices) {
+  std::size_t least = 0;
+  for (const Device& d : devices) {
+    std::size_t free = 0, total = 0;
+    d.use();
+    check(cudaMemGetInfo(&free, &total), "cudaMemGetInfo", d);
+    least = least == 0 ? free : std::min(least, free);
+  }
+  return static_cast<rt::Index>(static_cast<double>(least) * rt::kAutoMemoryShare);
+}
+
+/// Page-locks every host array in place (direct mapping: chunks copy straight from them).
+/// Throws RunError naming the array and its size when the system refuses.
+inline std::vector<PinnedHost> pin_host_arrays(std::vector<rt::HostArray>& host) {
+  std::vector<PinnedHost> pinned;
+  pinned.reserve(host.size());
+  for (rt::HostArray& a : host) pinned.emplace_back(a);
+  return pinned;
+}
+
+}  // namespace stepgen::cuda

@@ -1,0 +1,301 @@
+#pragma once
+/// \file
+/// Out-of-core execution on OpenCL devices: runs the commands of rt::ooc_ops (ooc.hpp) with a
+/// copy-in queue, the device's own queue for kernels (the generated launch functions enqueue
+/// there) and a copy-out queue per device, ordered by events only. Chunks move directly
+/// between the host arrays and the chunk buffers (rectangular copies, no staging buffers);
+/// region sharing copies planes between chunk buffers with clEnqueueCopyBufferRect.
+
+#include <algorithm>
+#include <cstring>
+#include <functional>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "stepgen/ooc.hpp"
+#include "stepgen/opencl.hpp"
+
+namespace stepgen::cl {
+
+/// One time step of the body on a chunk: the generated program's launches over the chunk's
+/// buffers (by array id) as if the chunk were a part whose ghost box is `chunk.ghost`, and
+/// its swap/rotate as renamings of these buffers. Enqueues on the device's queue.
+using OocStep = std::function<void(const Device& d, std::size_t part, std::vector<Mem>& buffers,
+                                   const rt::Part& chunk, std::int64_t step)>;
+
+namespace detail {
+inline void wait_on(cl_command_queue q, const std::vector<cl_event>& events, const Device& d) {
+  if (events.empty()) return;
+  check(
+      clEnqueueBarrierWithWaitList(q, static_cast<cl_uint>(events.size()), events.data(), nullptr),
+      "clEnqueueBarrierWithWaitList", d.label());
+}
+inline Event marker(cl_command_queue q, const Device& d) {
+  cl_event ev = nullptr;
+  check(clEnqueueMarkerWithWaitList(q, 0, nullptr, &ev), "clEnqueueMarkerWithWaitList", d.label());
+  return Event(ev);
+}
+inline Queue make_queue(const Device& d) {
+  cl_int err = CL_SUCCESS;
+  Queue q(clCreateCommandQueue(d.context.get(), d.id, 0, &err));
+  check(err, "clCreateCommandQueue", d.label());
+  return q;
+}
+/// `sub` of a host array (whose own box may be any box) to or from a buffer holding `buffer`.
+inline void host_rect(cl_command_queue q, const Device& d, const Mem& mem, const rt::Box& buffer,
+                      const rt::HostArray& host, const rt::Box& sub, bool to_device) {
+  if (sub.empty()) return;
+  rt::RectCopy dev = rt::rect_of(sub, buffer, host.element_bytes);
+  rt::RectCopy hst = rt::rect_of(sub, host.box, host.element_bytes);
+  auto* data = const_cast<unsigned char*>(host.bytes.data());
+  if (to_device)
+    check(clEnqueueWriteBufferRect(q, mem.get(), CL_FALSE, dev.origin.data(), hst.origin.data(),
+                                   dev.region.data(), dev.row_pitch, dev.slice_pitch, hst.row_pitch,
+                                   hst.slice_pitch, data, 0, nullptr, nullptr),
+          ("clEnqueueWriteBufferRect(" + host.name + ")").c_str(), d.label());
+  else
+    check(clEnqueueReadBufferRect(q, mem.get(), CL_FALSE, dev.origin.data(), hst.origin.data(),
+                                  dev.region.data(), dev.row_pitch, dev.slice_pitch, hst.row_pitch,
+                                  hst.slice_pitch, data, 0, nullptr, nullptr),
+          ("clEnqueueReadBufferRect(" + host.name + ")").c_str(), d.label());
+}
+}  // namespace detail
+
+/// Copies the cells of `box` from `src` (any box) into `dst` (any box) on the host.
+inline void copy_host_box(const rt::HostArray& src, rt::HostArray& dst, const rt::Box& box) {
+  if (box.empty()) return;
+  const rt::RectCopy s = rt::rect_of(box, src.box, src.element_bytes);
+  const rt::RectCopy t = rt::rect_of(box, dst.box, dst.element_bytes);
+  for (std::size_t z = 0; z < s.region[2]; ++z)
+    for (std::size_t y = 0; y < s.region[1]; ++y)
+      std::memcpy(dst.bytes.data() + t.offset() + y * t.row_pitch + z * t.slice_pitch,
+                  src.bytes.data() + s.offset() + y * s.row_pitch + z * s.slice_pitch, s.region[0]);
+}
+
+/// Runs a stencil out of core on every part's device.
+class OocRunner {
+ public:
+  OocRunner(std::vector<Device>& devices, const rt::OocSchedule& schedule,
+            std::vector<rt::HostArray>& host, OocStep step, bool overlap)
+      : devices_(devices), sc_(schedule), host_(host), step_(std::move(step)), overlap_(overlap) {
+    for (std::size_t p = 0; p < sc_.parts.size(); ++p) {
+      const Device& d = devices_[p];
+      PartState st;
+      if (overlap_) {
+        st.in = detail::make_queue(d);
+        st.out = detail::make_queue(d);
+      }
+      st.slots.resize(static_cast<std::size_t>(sc_.buffers));
+      for (auto& slot : st.slots)
+        for (const rt::OocArray& a : sc_.arrays)
+          slot.push_back(
+              create_buffer(d, rt::Box::from_extent(1, {sc_.parts[p].buffer_cells, 1, 1}),
+                            static_cast<size_t>(a.element_bytes), a.name + " (chunk buffer)"));
+      // The cells read from other parts, per written array, refreshed at each pass boundary.
+      st.snapshots.resize(sc_.arrays.size());
+      for (std::size_t a = 0; a < sc_.arrays.size(); ++a)
+        if (sc_.arrays[a].written && sc_.parts.size() > 1)
+          for (const rt::Box& f : sc_.parts[p].foreign)
+            st.snapshots[a].emplace_back(sc_.arrays[a].name,
+                                         static_cast<std::size_t>(sc_.arrays[a].element_bytes), f);
+      parts_.push_back(std::move(st));
+    }
+  }
+
+  /// Runs `steps` steps; fills the byte counts and the measured time of `stats`.
+  void run(std::int64_t steps, rt::OocStats& stats) {
+    rt::Stopwatch clock;
+    clock.start();
+    snapshot();
+    for (const rt::OocOp& op : rt::ooc_ops(sc_, steps)) execute(op, stats);
+    finish_all();
+    stats.measured_s = clock.stop();
+    stats.passes = rt::ooc_passes(steps, sc_.steps_per_pass);
+    stats.steps = steps;
+  }
+
+  /// Measures the link and the kernels on the first part's device: a probe of the first
+  /// planes of its reach (at most `probe_bytes` over all arrays) is sent, received, sent and
+  /// received at once, and stepped once. The host arrays are left as they were (only their
+  /// own bytes are written back, before any kernel ran).
+  static rt::OocLink calibrate(std::vector<Device>& devices, const rt::OocSchedule& sc,
+                               std::vector<rt::HostArray>& host, const OocStep& step,
+                               rt::Index probe_bytes) {
+    const Device& d = devices[0];
+    const rt::OocPart& part = sc.parts[0];
+    const int s = sc.dims - 1;
+    rt::Index plane_bytes = 0;
+    for (const rt::OocArray& a : sc.arrays) plane_bytes += a.element_bytes;
+    rt::Index cells_per_plane = part.reach.volume() / part.reach.extent(s);
+    plane_bytes *= cells_per_plane;
+    rt::Box probe = part.reach;
+    probe.hi[static_cast<std::size_t>(s)] =
+        probe.lo[static_cast<std::size_t>(s)] +
+        std::clamp<rt::Index>(probe_bytes / std::max<rt::Index>(plane_bytes, 1), 1,
+                              part.reach.extent(s));
+    std::vector<Mem> bufs;
+    for (const rt::OocArray& a : sc.arrays)
+      bufs.push_back(
+          create_buffer(d, probe, static_cast<size_t>(a.element_bytes), a.name + " (probe)"));
+    Queue in = detail::make_queue(d), out = detail::make_queue(d);
+    const double bytes =
+        static_cast<double>(probe.volume()) * static_cast<double>(plane_bytes / cells_per_plane);
+    auto timed = [&](bool send, bool receive) {
+      rt::Stopwatch t;
+      t.start();
+      for (std::size_t a = 0; a < bufs.size(); ++a) {
+        if (send) detail::host_rect(in.get(), d, bufs[a], probe, host[a], probe, true);
+        if (receive) detail::host_rect(out.get(), d, bufs[a], probe, host[a], probe, false);
+      }
+      check(clFinish(in.get()), "clFinish", d.label());
+      check(clFinish(out.get()), "clFinish", d.label());
+      return std::max(t.stop(), 1e-9);
+    };
+    rt::OocLink link;
+    timed(true, false);  // warm-up
+    link.h2d = bytes / timed(true, false);
+    link.d2h = bytes / timed(false, true);
+    link.bidir = 2 * bytes / timed(true, true);
+    rt::Part chunk;
+    chunk.owned = chunk.ghost = probe;
+    step(d, 0, bufs, chunk, 0);  // warm-up (and first-launch compilation)
+    finish(d);
+    rt::Stopwatch t;
+    t.start();
+    step(d, 0, bufs, chunk, 0);
+    finish(d);
+    link.cell_step = std::max(t.stop(), 1e-9) / static_cast<double>(probe.volume());
+    link.measured = true;
+    return link;
+  }
+
+ private:
+  struct PartState {
+    Queue in, out;                                      ///< copy queues (null without overlap)
+    std::vector<std::vector<Mem>> slots;                ///< [slot][array]
+    std::vector<std::vector<rt::HostArray>> snapshots;  ///< [array][foreign box]
+    std::map<std::pair<rt::Index, int>, Event> events;  ///< (t, kind) -> its completion
+  };
+
+  cl_command_queue queue(std::size_t p, rt::OocOp::Kind kind) const {
+    const Device& d = devices_[p];
+    if (!overlap_ || kind == rt::OocOp::Kind::kCompute) return d.queue.get();
+    return kind == rt::OocOp::Kind::kLoad ? parts_[p].in.get() : parts_[p].out.get();
+  }
+
+  void execute(const rt::OocOp& op, rt::OocStats& stats) {
+    using K = rt::OocOp::Kind;
+    if (op.kind == K::kBarrier) {
+      finish_all();
+      snapshot();
+      return;
+    }
+    const auto p = static_cast<std::size_t>(op.part);
+    const Device& d = devices_[p];
+    PartState& st = parts_[p];
+    const rt::OocPart& part = sc_.parts[p];
+    const rt::OocChunk& ch = part.chunks[static_cast<std::size_t>(op.chunk)];
+    std::vector<Mem>& bufs = st.slots[static_cast<std::size_t>(op.slot)];
+    cl_command_queue q = queue(p, op.kind);
+    std::vector<cl_event> waits;
+    for (const auto& w : op.waits) {
+      auto it = st.events.find({w.second, static_cast<int>(w.first)});
+      if (it == st.events.end()) throw rt::RunError("out-of-core: internal error: missing event");
+      waits.push_back(it->second.get());
+    }
+    detail::wait_on(q, waits, d);
+    if (op.kind == K::kLoad) {
+      for (std::size_t a = 0; a < sc_.arrays.size(); ++a) {
+        const rt::HostArray& h = host_[a];
+        if (st.snapshots[a].empty()) {
+          detail::host_rect(q, d, bufs[a], ch.load, h, ch.h2d, true);
+        } else {
+          detail::host_rect(q, d, bufs[a], ch.load, h, rt::intersect(ch.h2d, part.owned), true);
+          for (const rt::HostArray& f : st.snapshots[a])
+            detail::host_rect(q, d, bufs[a], ch.load, f, rt::intersect(ch.h2d, f.box), true);
+        }
+        stats.h2d_bytes += static_cast<std::size_t>(ch.h2d.volume()) * h.element_bytes;
+      }
+    } else if (op.kind == K::kCompute) {
+      if (op.share_next) {
+        const rt::OocChunk& next = part.chunks[static_cast<std::size_t>(op.chunk + 1)];
+        std::vector<Mem>& to = st.slots[static_cast<std::size_t>((op.t + 1) % sc_.buffers)];
+        for (std::size_t a = 0; a < sc_.arrays.size(); ++a) {
+          const size_t elem = host_[a].element_bytes;
+          const rt::RectCopy src = rt::rect_of(next.shared, ch.load, elem);
+          const rt::RectCopy dst = rt::rect_of(next.shared, next.load, elem);
+          if (next.shared.empty()) continue;
+          check(clEnqueueCopyBufferRect(q, bufs[a].get(), to[a].get(), src.origin.data(),
+                                        dst.origin.data(), src.region.data(), src.row_pitch,
+                                        src.slice_pitch, dst.row_pitch, dst.slice_pitch, 0, nullptr,
+                                        nullptr),
+                ("clEnqueueCopyBufferRect(" + host_[a].name + ")").c_str(), d.label());
+          stats.d2d_bytes += static_cast<std::size_t>(next.shared.volume()) * elem;
+        }
+      }
+      rt::Part chunk;
+      chunk.id = static_cast<int>(p);
+      chunk.owned = ch.own;
+      chunk.ghost = ch.load;
+      for (rt::Index s = 0; s < op.steps; ++s) step_(d, p, bufs, chunk, op.first_step + s);
+    } else {
+      for (std::size_t a = 0; a < sc_.arrays.size(); ++a) {
+        if (!sc_.arrays[a].written) continue;
+        detail::host_rect(q, d, bufs[a], ch.load, host_[a], ch.own, false);
+        stats.d2h_bytes += static_cast<std::size_t>(ch.own.volume()) * host_[a].element_bytes;
+      }
+    }
+    st.events[{op.t, static_cast<int>(op.kind)}] = detail::marker(q, d);
+    // Events far behind can no longer be waited for.
+    const rt::Index keep = sc_.chunks + sc_.buffers + 2;
+    while (!st.events.empty() && st.events.begin()->first.first + keep < op.t)
+      st.events.erase(st.events.begin());
+    // Flush so that the three queues start working now, not at the next blocking call.
+    check(clFlush(q), "clFlush", d.label());
+  }
+
+  void finish_all() {
+    for (std::size_t p = 0; p < parts_.size(); ++p) {
+      finish(devices_[p]);
+      if (overlap_) {
+        check(clFinish(parts_[p].in.get()), "clFinish", devices_[p].label());
+        check(clFinish(parts_[p].out.get()), "clFinish", devices_[p].label());
+      }
+    }
+  }
+
+  /// Copies the cells each part reads from the others out of the host arrays (all parts have
+  /// stored their results): the exchange between parts, at pass boundaries.
+  void snapshot() {
+    for (PartState& st : parts_)
+      for (std::size_t a = 0; a < st.snapshots.size(); ++a)
+        for (rt::HostArray& f : st.snapshots[a]) copy_host_box(host_[a], f, f.box);
+  }
+
+  std::vector<Device>& devices_;
+  const rt::OocSchedule& sc_;
+  std::vector<rt::HostArray>& host_;
+  OocStep step_;
+  bool overlap_;
+  std::vector<PartState> parts_;
+};
+
+/// Swap/rotate inside a chunk: each name takes the next one's buffer, the last the first's.
+inline void rename_buffers(std::vector<Mem>& buffers, std::initializer_list<int> ids) {
+  std::vector<int> order(ids);
+  for (std::size_t i = 0; i + 1 < order.size(); ++i)
+    swap(buffers[static_cast<std::size_t>(order[i])],
+         buffers[static_cast<std::size_t>(order[i + 1])]);
+}
+
+/// The smallest global memory of the devices: what `device_memory="auto"` takes a share of
+/// (OpenCL has no portable query of free memory).
+inline rt::Index auto_device_memory(const std::vector<Device>& devices) {
+  cl_ulong m = devices.empty() ? 0 : devices[0].global_mem;
+  for (const Device& d : devices) m = std::min(m, d.global_mem);
+  return static_cast<rt::Index>(static_cast<double>(m) * rt::kAutoMemoryShare);
+}
+
+}  // namespace stepgen::cl
