@@ -43,8 +43,8 @@ std::string targets_list() {
   return s;
 }
 
-int generate(const std::string& spec_path, const std::string& target, std::string out_dir, std::ostream& out,
-             std::ostream& err) {
+int generate(const std::string& spec_path, const std::string& target, std::string out_dir,
+             const std::string& distribution, std::ostream& out, std::ostream& err) {
   std::unique_ptr<emit::Emitter> emitter = emit::make_emitter(target);
   if (!emitter) {
     err << "stepgen: error: no backend '" << target << "' (available: " << targets_list() << ")\n";
@@ -52,6 +52,12 @@ int generate(const std::string& spec_path, const std::string& target, std::strin
   }
   std::optional<model::Model> model = load(spec_path, err);
   if (!model) return kSpecErrors;
+  if (!distribution.empty()) model->mpi = distribution == "mpi";  // --distribution overrides the spec
+  if (model->mpi && target != "opencl") {
+    err << "stepgen: error: MPI programs (distribution mpi) are generated for the opencl target only, not '" << target
+        << "' (use --distribution none for a one-process program)\n";
+    return distribution.empty() ? kSpecErrors : kUsage;
+  }
   if (out_dir.empty()) out_dir = model->name + "-" + target;
   emit::OutputSet files;
   try {
@@ -144,6 +150,9 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
   gen->add_option("spec", gen_spec, "Spec file (.xml, .yaml)")->required();
   gen->add_option("--target,-t", target, "Backend: " + targets_list())->capture_default_str();
   gen->add_option("-o,--output", out_dir, "Output folder (default: NAME-TARGET)");
+  std::string distribution;
+  gen->add_option("--distribution", distribution, "none or mpi (one rank per device); default: the spec's")
+      ->check(CLI::IsMember({"none", "mpi"}));
 
   std::string plan_spec, strategy = "min-exchange", svg, memory;
   int devices = 1;
@@ -183,7 +192,7 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
       if (!load(s, err)) status = kSpecErrors;
     return status;
   }
-  if (gen->parsed()) return generate(gen_spec, target, out_dir, out, err);
+  if (gen->parsed()) return generate(gen_spec, target, out_dir, distribution, out, err);
   if (pl->parsed()) {
     std::int64_t bytes = 0;
     if (!memory.empty()) {

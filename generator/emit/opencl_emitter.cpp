@@ -28,12 +28,14 @@ class OpenClEmitter : public Emitter {
     for (const std::string& k : kernels) paths += (paths.empty() ? "" : " ") + k;
     v.set("kernel_paths", paths);
     v.set("build_options", "");
+    v.set("mpi", flag(m.mpi));
     out.add(m.name + ".cpp", render("templates/opencl/host.cpp.mustache", v));
     out.add("CMakeLists.txt", render("templates/opencl/CMakeLists.txt.mustache", v));
     out.add(".clang-format", embedded_file("templates/common/clang-format.mustache"));
     out.add("cmake/embed_kernels.cmake", render("templates/common/embed_kernels.cmake.mustache", v));
     add_runtime_headers({"box.hpp", "exchange.hpp", "init.hpp", "opencl.hpp", "partition.hpp", "program.hpp"},
                         out);
+    if (m.mpi) add_runtime_headers({"mpi.hpp"}, out);
   }
 };
 
