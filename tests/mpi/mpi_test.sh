@@ -14,6 +14,9 @@ rm -rf "$out" "$work/$example-runs" "$work/$example-reference"
 mkdir -p "$work/$example-runs" "$work/$example-reference"
 
 "$stepgen" generate "$src/examples/$example/$example.xml" --target opencl --distribution mpi -o "$out" >/dev/null
+if command -v clang-format >/dev/null; then  # the MPI sections are clang-formatted too
+  (cd "$out" && clang-format --style=file --dry-run --Werror "$example.cpp")
+fi
 cmake -S "$out" -B "$out/build" -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build "$out/build" -j 2 >/dev/null
 
@@ -55,3 +58,8 @@ for n in $counts; do
   done
   echo "ok: $example on $n rank(s): $(echo $arrays | tr '\n' ' ')equal the serial reference and 1 rank"
 done
+
+# The MPI program's error paths, on one example's build: a message and a failed job, never a hang.
+if [ "$example" = jacobi2d ]; then
+  source "$here/mpi_errors.sh"
+fi

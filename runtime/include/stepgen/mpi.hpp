@@ -51,8 +51,9 @@ inline void check(int rc, const std::string& call) {
   char text[MPI_MAX_ERROR_STRING];
   int length = 0;
   if (MPI_Error_string(rc, text, &length) != MPI_SUCCESS) length = 0;
-  throw rt::RunError(call + " failed: " + (length ? std::string(text, static_cast<std::size_t>(length))
-                                                  : "MPI error " + std::to_string(rc)));
+  throw rt::RunError(call + " failed: " +
+                     (length ? std::string(text, static_cast<std::size_t>(length))
+                             : "MPI error " + std::to_string(rc)));
 }
 
 /// MPI_Init ... MPI_Finalize around the program, and where this rank runs.
@@ -74,7 +75,8 @@ class Session {
     if (MPI_Get_processor_name(name, &length) == MPI_SUCCESS)
       host_.assign(name, static_cast<std::size_t>(length));
     int first = node_rank_ == 0 ? 1 : 0;
-    check(MPI_Allreduce(&first, &nodes_, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD), "MPI_Allreduce(nodes)");
+    check(MPI_Allreduce(&first, &nodes_, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD),
+          "MPI_Allreduce(nodes)");
   }
   Session(const Session&) = delete;
   Session& operator=(const Session&) = delete;
@@ -94,6 +96,21 @@ class Session {
   std::string where() const {
     return "rank " + std::to_string(rank_) + " of " + std::to_string(size_) + " on " + host_ +
            (device_.empty() ? "" : ", " + device_);
+  }
+  /// Collective: throws on a rank started with other arguments than rank 0 (an MPMD launch of
+  /// different options would split the grid or count steps differently and wait forever).
+  void check_same_arguments(int argc, char** argv) const {
+    std::string mine;
+    for (int i = 1; i < argc; ++i) mine += std::string(argv[i]) + '\n';
+    std::string first = mine;
+    int length = static_cast<int>(first.size());
+    check(MPI_Bcast(&length, 1, MPI_INT, 0, MPI_COMM_WORLD), "MPI_Bcast(arguments)");
+    first.resize(static_cast<std::size_t>(length));
+    check(MPI_Bcast(first.data(), length, MPI_CHAR, 0, MPI_COMM_WORLD), "MPI_Bcast(arguments)");
+    if (first != mine)
+      throw rt::RunError(
+          "started with other arguments than rank 0; every rank must run the same program "
+          "with the same options");
   }
   /// Names the device this rank drives, for error messages.
   void set_device(std::string label) { device_ = std::move(label); }
@@ -146,13 +163,15 @@ inline Datatype box_type(const rt::Box& whole, const rt::Box& sub, std::size_t e
   for (int d = 0; d < 3; ++d) {
     const auto i = static_cast<std::size_t>(d);
     if (whole.extent(d) > INT_MAX)
-      throw rt::RunError("the grid's extent " + std::to_string(whole.extent(d)) + " is too large for MPI's int sizes");
+      throw rt::RunError("the grid's extent " + std::to_string(whole.extent(d)) +
+                         " is too large for MPI's int sizes");
     sizes[2 - d] = static_cast<int>(whole.extent(d));
     subsizes[2 - d] = static_cast<int>(sub.extent(d));
     starts[2 - d] = static_cast<int>(sub.lo[i] - whole.lo[i]);
   }
   MPI_Datatype element = MPI_DATATYPE_NULL, t = MPI_DATATYPE_NULL;
-  check(MPI_Type_contiguous(static_cast<int>(element_bytes), MPI_BYTE, &element), "MPI_Type_contiguous");
+  check(MPI_Type_contiguous(static_cast<int>(element_bytes), MPI_BYTE, &element),
+        "MPI_Type_contiguous");
   Datatype element_owner(element);
   check(MPI_Type_create_subarray(3, sizes, subsizes, starts, MPI_ORDER_C, element, &t),
         "MPI_Type_create_subarray");
@@ -162,17 +181,19 @@ inline Datatype box_type(const rt::Box& whole, const rt::Box& sub, std::size_t e
 
 /// Collective over `comm`: reads the cells of `a.box` (this rank's part of the array) from the
 /// raw file `path` holding the whole grid `grid`. The file must hold exactly the grid's bytes.
-inline void read_array(MPI_Comm comm, rt::HostArray& a, const rt::Box& grid, const std::string& path) {
+inline void read_array(MPI_Comm comm, rt::HostArray& a, const rt::Box& grid,
+                       const std::string& path) {
   MPI_File file = MPI_FILE_NULL;
   if (MPI_File_open(comm, path.c_str(), MPI_MODE_RDONLY, MPI_INFO_NULL, &file) != MPI_SUCCESS)
     throw rt::RunError("cannot open '" + path + "' to load array " + a.name);
   MPI_Offset size = 0;
-  const auto want = static_cast<MPI_Offset>(grid.volume()) * static_cast<MPI_Offset>(a.element_bytes);
+  const auto want =
+      static_cast<MPI_Offset>(grid.volume()) * static_cast<MPI_Offset>(a.element_bytes);
   int rc = MPI_File_get_size(file, &size);
   if (rc == MPI_SUCCESS && size != want) {
     MPI_File_close(&file);
-    throw rt::RunError("'" + path + "' holds " + std::to_string(size) + " bytes but array " + a.name + " needs " +
-                       std::to_string(want));
+    throw rt::RunError("'" + path + "' holds " + std::to_string(size) + " bytes but array " +
+                       a.name + " needs " + std::to_string(want));
   }
   Datatype in_file = box_type(grid, a.box, a.element_bytes);
   Datatype in_memory = box_type(a.box, a.box, a.element_bytes);
@@ -186,19 +207,23 @@ inline void read_array(MPI_Comm comm, rt::HostArray& a, const rt::Box& grid, con
 
 /// Collective over `comm`: writes the cells `owned` of `a` (a rank's part, held over `a.box`)
 /// into the raw file `path` for the whole grid `grid`, created or truncated to its size.
-inline void write_array(MPI_Comm comm, const rt::HostArray& a, const rt::Box& owned, const rt::Box& grid,
-                        const std::string& path) {
+inline void write_array(MPI_Comm comm, const rt::HostArray& a, const rt::Box& owned,
+                        const rt::Box& grid, const std::string& path) {
   MPI_File file = MPI_FILE_NULL;
-  if (MPI_File_open(comm, path.c_str(), MPI_MODE_CREATE | MPI_MODE_WRONLY, MPI_INFO_NULL, &file) != MPI_SUCCESS)
+  if (MPI_File_open(comm, path.c_str(), MPI_MODE_CREATE | MPI_MODE_WRONLY, MPI_INFO_NULL, &file) !=
+      MPI_SUCCESS)
     throw rt::RunError("cannot write '" + path + "' for array " + a.name);
-  const auto bytes = static_cast<MPI_Offset>(grid.volume()) * static_cast<MPI_Offset>(a.element_bytes);
+  const auto bytes =
+      static_cast<MPI_Offset>(grid.volume()) * static_cast<MPI_Offset>(a.element_bytes);
   Datatype in_file = box_type(grid, owned, a.element_bytes);
   Datatype in_memory = box_type(a.box, owned, a.element_bytes);
   int rc = MPI_File_set_size(file, bytes);  // drops what an older, longer file held past the grid
-  if (rc == MPI_SUCCESS) rc = MPI_File_set_view(file, 0, MPI_BYTE, in_file.get(), "native", MPI_INFO_NULL);
+  if (rc == MPI_SUCCESS)
+    rc = MPI_File_set_view(file, 0, MPI_BYTE, in_file.get(), "native", MPI_INFO_NULL);
   MPI_Status status;
   if (rc == MPI_SUCCESS)
-    rc = MPI_File_write_all(file, const_cast<unsigned char*>(a.bytes.data()), 1, in_memory.get(), &status);
+    rc = MPI_File_write_all(file, const_cast<unsigned char*>(a.bytes.data()), 1, in_memory.get(),
+                            &status);
   int closed = MPI_File_close(&file);
   check(rc, "writing '" + path + "' (MPI-IO) for array " + a.name);
   check(closed, "closing '" + path + "' (MPI-IO)");
@@ -215,7 +240,8 @@ void fill_random(rt::HostArray& a, const rt::Box& grid, std::uint64_t seed) {
   for (rt::Index z = b.lo[2]; z < b.hi[2]; ++z)
     for (rt::Index y = b.lo[1]; y < b.hi[1]; ++y) {
       const std::uint64_t row = (static_cast<std::uint64_t>(z - grid.lo[2]) * gy +
-                                 static_cast<std::uint64_t>(y - grid.lo[1])) * gx;
+                                 static_cast<std::uint64_t>(y - grid.lo[1])) *
+                                gx;
       for (rt::Index x = b.lo[0]; x < b.hi[0]; ++x)
         *out++ = rt::random_value<T>(seed, row + static_cast<std::uint64_t>(x - grid.lo[0]));
     }
@@ -233,8 +259,10 @@ class HaloExchange {
   };
 
   /// Duplicates `comm` so that halo messages never meet the program's other messages.
-  HaloExchange(MPI_Comm comm, int rank, int arrays) : rank_(rank), sends_(static_cast<std::size_t>(arrays)),
-                                                      receives_(static_cast<std::size_t>(arrays)) {
+  HaloExchange(MPI_Comm comm, int rank, int arrays)
+      : rank_(rank),
+        sends_(static_cast<std::size_t>(arrays)),
+        receives_(static_cast<std::size_t>(arrays)) {
     check(MPI_Comm_dup(comm, &comm_), "MPI_Comm_dup");
   }
   HaloExchange(const HaloExchange&) = delete;
@@ -244,15 +272,19 @@ class HaloExchange {
   }
 
   /// Adds array `id`'s transfers (its exchange plan, part ids = ranks) that involve this rank.
-  void add(int id, const std::string& name, std::size_t element_bytes, const std::vector<rt::Transfer>& plan) {
+  void add(int id, const std::string& name, std::size_t element_bytes,
+           const std::vector<rt::Transfer>& plan) {
     for (const rt::Transfer& t : plan)
       for (const rt::Box& box : t.boxes) {
         if (static_cast<double>(box.volume()) * static_cast<double>(element_bytes) > INT_MAX)
           throw rt::RunError("a halo box of array " + name + " (" + box.str() +
                              ") is larger than one MPI message can be (2 GiB)");
-        if (t.src == rank_) sends_[static_cast<std::size_t>(id)].push_back({t.dst, rt::HostArray(name, element_bytes, box)});
+        if (t.src == rank_)
+          sends_[static_cast<std::size_t>(id)].push_back(
+              {t.dst, rt::HostArray(name, element_bytes, box)});
         if (t.dst == rank_)
-          receives_[static_cast<std::size_t>(id)].push_back({t.src, rt::HostArray(name, element_bytes, box)});
+          receives_[static_cast<std::size_t>(id)].push_back(
+              {t.src, rt::HostArray(name, element_bytes, box)});
       }
   }
 
@@ -269,13 +301,14 @@ class HaloExchange {
   /// enqueues the host->device copy; the caller waits for those before the next exchange).
   /// Returns the bytes this rank sent.
   template <typename Pack, typename Packed, typename Unpack>
-  std::size_t exchange(std::initializer_list<int> ids, Pack&& pack, Packed&& packed, Unpack&& unpack) {
+  std::size_t exchange(std::initializer_list<int> ids, Pack&& pack, Packed&& packed,
+                       Unpack&& unpack) {
     std::vector<MPI_Request> receives, sends;
     for (int id : ids)
       for (Message& r : receives_[static_cast<std::size_t>(id)]) {
         receives.emplace_back();
-        check(MPI_Irecv(r.buffer.bytes.data(), static_cast<int>(r.buffer.bytes.size()), MPI_BYTE, r.peer, id, comm_,
-                        &receives.back()),
+        check(MPI_Irecv(r.buffer.bytes.data(), static_cast<int>(r.buffer.bytes.size()), MPI_BYTE,
+                        r.peer, id, comm_, &receives.back()),
               "MPI_Irecv(" + r.buffer.name + " from rank " + std::to_string(r.peer) + ")");
       }
     for (int id : ids)
@@ -285,8 +318,8 @@ class HaloExchange {
     for (int id : ids)
       for (Message& s : sends_[static_cast<std::size_t>(id)]) {
         sends.emplace_back();
-        check(MPI_Isend(s.buffer.bytes.data(), static_cast<int>(s.buffer.bytes.size()), MPI_BYTE, s.peer, id, comm_,
-                        &sends.back()),
+        check(MPI_Isend(s.buffer.bytes.data(), static_cast<int>(s.buffer.bytes.size()), MPI_BYTE,
+                        s.peer, id, comm_, &sends.back()),
               "MPI_Isend(" + s.buffer.name + " to rank " + std::to_string(s.peer) + ")");
         bytes += s.buffer.bytes.size();
       }
@@ -294,7 +327,8 @@ class HaloExchange {
           "MPI_Waitall(halo receives)");
     for (int id : ids)
       for (Message& r : receives_[static_cast<std::size_t>(id)]) unpack(id, r.buffer);
-    check(MPI_Waitall(static_cast<int>(sends.size()), sends.data(), MPI_STATUSES_IGNORE), "MPI_Waitall(halo sends)");
+    check(MPI_Waitall(static_cast<int>(sends.size()), sends.data(), MPI_STATUSES_IGNORE),
+          "MPI_Waitall(halo sends)");
     return bytes;
   }
 
@@ -313,7 +347,8 @@ inline rt::RunStats combine(MPI_Comm comm, const rt::RunStats& mine) {
   check(MPI_Allreduce(times, slowest, 4, MPI_DOUBLE, MPI_MAX, comm), "MPI_Allreduce(times)");
   unsigned long long volumes[2] = {mine.exchange_bytes, mine.host_device_bytes};
   unsigned long long sums[2] = {0, 0};
-  check(MPI_Allreduce(volumes, sums, 2, MPI_UNSIGNED_LONG_LONG, MPI_SUM, comm), "MPI_Allreduce(bytes)");
+  check(MPI_Allreduce(volumes, sums, 2, MPI_UNSIGNED_LONG_LONG, MPI_SUM, comm),
+        "MPI_Allreduce(bytes)");
   all.total_s = slowest[0];
   all.kernel_s = slowest[1];
   all.exchange_s = slowest[2];
@@ -330,14 +365,16 @@ inline std::vector<std::string> gather_strings(MPI_Comm comm, const std::string&
   MPI_Comm_size(comm, &size);
   int length = static_cast<int>(text.size());
   std::vector<int> lengths(static_cast<std::size_t>(size)), offsets(static_cast<std::size_t>(size));
-  check(MPI_Gather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, 0, comm), "MPI_Gather(lengths)");
+  check(MPI_Gather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, 0, comm),
+        "MPI_Gather(lengths)");
   int total = 0;
   for (int r = 0; r < size; ++r) {
     offsets[static_cast<std::size_t>(r)] = total;
     total += lengths[static_cast<std::size_t>(r)];
   }
   std::string all(static_cast<std::size_t>(rank == 0 ? total : 0), '\0');
-  check(MPI_Gatherv(text.data(), length, MPI_CHAR, all.data(), lengths.data(), offsets.data(), MPI_CHAR, 0, comm),
+  check(MPI_Gatherv(text.data(), length, MPI_CHAR, all.data(), lengths.data(), offsets.data(),
+                    MPI_CHAR, 0, comm),
         "MPI_Gatherv(text)");
   std::vector<std::string> out;
   if (rank == 0)
@@ -349,15 +386,16 @@ inline std::vector<std::string> gather_strings(MPI_Comm comm, const std::string&
 
 /// Collective: gathers each rank's owned box of an array (held over `mine.box`) into `whole`
 /// (over the grid) on rank 0; `owned[r]` is rank r's owned box. `whole` is unused elsewhere.
-inline void gather_owned(MPI_Comm comm, const rt::HostArray& mine, const std::vector<rt::Box>& owned,
-                         rt::HostArray& whole) {
+inline void gather_owned(MPI_Comm comm, const rt::HostArray& mine,
+                         const std::vector<rt::Box>& owned, rt::HostArray& whole) {
   int rank = 0, size = 1;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &size);
   const rt::Box& own = owned[static_cast<std::size_t>(rank)];
   if (rank != 0) {
     Datatype t = box_type(mine.box, own, mine.element_bytes);
-    check(MPI_Send(mine.bytes.data(), 1, t.get(), 0, 0, comm), "MPI_Send(" + mine.name + " to rank 0)");
+    check(MPI_Send(mine.bytes.data(), 1, t.get(), 0, 0, comm),
+          "MPI_Send(" + mine.name + " to rank 0)");
     return;
   }
   for (int r = 0; r < size; ++r) {
@@ -365,8 +403,8 @@ inline void gather_owned(MPI_Comm comm, const rt::HostArray& mine, const std::ve
     Datatype to = box_type(whole.box, box, whole.element_bytes);
     if (r == 0) {
       Datatype from = box_type(mine.box, box, mine.element_bytes);
-      check(MPI_Sendrecv(mine.bytes.data(), 1, from.get(), 0, 1, whole.bytes.data(), 1, to.get(), 0, 1, comm,
-                         MPI_STATUS_IGNORE),
+      check(MPI_Sendrecv(mine.bytes.data(), 1, from.get(), 0, 1, whole.bytes.data(), 1, to.get(), 0,
+                         1, comm, MPI_STATUS_IGNORE),
             "MPI_Sendrecv(" + mine.name + ")");
     } else {
       check(MPI_Recv(whole.bytes.data(), 1, to.get(), r, 0, comm, MPI_STATUS_IGNORE),
