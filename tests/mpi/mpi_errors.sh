@@ -55,3 +55,14 @@ POCL_DEVICES="pthread pthread" stepgen_mpirun 2 "$prog" --device-type cpu --quie
 grep -q "verify: OK" "$half/log.txt" || { cat "$half/log.txt"; echo "FAIL: --load --verify"; exit 1; }
 cmp "$half/A100.raw" "$refdir/A.raw" || { echo "FAIL: 50 steps, saved, loaded and 50 more differ from 100 steps"; exit 1; }
 echo "ok: 50 steps on 3 ranks, saved, loaded on 2 ranks, 50 more: equal to the reference's 100 steps"
+
+# The generator: MPI programs are OpenCL only (the CUDA target refuses rather than dropping MPI).
+set +e
+"$stepgen" generate "$src/examples/jacobi2d/jacobi2d.xml" --target cuda --distribution mpi -o "$work/cuda-mpi" \
+  > "$work/gen.txt" 2>&1
+status=$?
+set -e
+if [ "$status" -ne 2 ] || ! grep -qF "generated for the opencl target only" "$work/gen.txt" || [ -e "$work/cuda-mpi" ]; then
+  echo "FAIL: --target cuda --distribution mpi exited $status:"; cat "$work/gen.txt"; exit 1
+fi
+echo "ok: --target cuda --distribution mpi is refused: $(head -1 "$work/gen.txt")"
