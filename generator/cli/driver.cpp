@@ -51,6 +51,7 @@ struct GenerateRequest {
   std::string out_dir;
   std::string templates;  ///< custom template folder, "" = built-in
   std::string depfile, depfile_target;
+  std::string distribution;  ///< "none" or "mpi" overrides the spec's; "" = the spec's
   bool check = false;
   bool force = false;
 };
@@ -91,7 +92,15 @@ int generate(const std::string& spec_path, GenerateRequest request, std::ostream
   std::optional<model::Model> model = load(spec_path, err);
   if (!model) return kSpecErrors;
   std::string& out_dir = request.out_dir;
-  if (out_dir.empty()) out_dir = model->name + "-" + request.target;
+  const std::string& target = request.target;
+  const std::string& distribution = request.distribution;
+  if (!distribution.empty()) model->mpi = distribution == "mpi";  // --distribution overrides the spec
+  if (model->mpi && target != "opencl") {
+    err << "stepgen: error: MPI programs (distribution mpi) are generated for the opencl target only, not '" << target
+        << "' (use --distribution none for a one-process program)\n";
+    return distribution.empty() ? kSpecErrors : kUsage;
+  }
+  if (out_dir.empty()) out_dir = model->name + "-" + target;
   options.output_dir = out_dir;
   try {
     emit::OutputSet files = emit::generate_files(*model, *emitter, options);
@@ -237,6 +246,8 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
   gen->add_option("--depfile", request.depfile, "Also write a make/ninja depfile of the inputs (spec, kernels, templates)");
   gen->add_option("--depfile-target", request.depfile_target, "The target the depfile names (default: the output folder)");
   gen->get_option("--check")->excludes("--force");
+  gen->add_option("--distribution", request.distribution, "none or mpi (one rank per device); default: the spec's")
+      ->check(CLI::IsMember({"none", "mpi"}));
 
   std::string plan_spec, strategy, svg, memory;
   int devices = 1;

@@ -28,6 +28,7 @@ class OpenClEmitter : public Emitter {
     for (const std::string& k : kernels) paths += (paths.empty() ? "" : " ") + k;
     v.set("kernel_paths", paths);
     v.set("build_options", "");
+    v.set("mpi", flag(m.mpi));
     out.add(m.name + ".cpp", render("templates/opencl/host.cpp.mustache", v));
     out.add("CMakeLists.txt", render("templates/opencl/CMakeLists.txt.mustache", v));
     out.add(".clang-format", embedded_file("templates/common/clang-format.mustache"));
@@ -35,6 +36,7 @@ class OpenClEmitter : public Emitter {
     add_runtime_headers({"box.hpp", "chunk.hpp", "exchange.hpp", "init.hpp", "ooc.hpp", "ooc_opencl.hpp",
                          "opencl.hpp", "partition.hpp", "program.hpp"},
                         out);
+    if (m.mpi) add_runtime_headers({"mpi.hpp"}, out);
   }
 };
 

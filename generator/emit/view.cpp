@@ -94,6 +94,22 @@ std::string init_cpp(const Model& m, const model::Array& a) {
   return {};
 }
 
+// The same statement in an MPI program's make_rank_arrays(box), where `host` holds one rank's box:
+// per-cell values come from the global cell index, files are read by MPI-IO (collective).
+std::string init_mpi_cpp(const Model& m, const model::Array& a) {
+  const std::string cpp = model::type_info(a.type).cpp_name;
+  const std::string target = "host[array::" + a.name + "]";
+  switch (a.init.kind) {
+    case model::Init::Kind::kRandom:
+      return "mpi::fill_random<" + cpp + ">(" + target + ", kGrid, " + std::to_string(a.init.seed) + "u);";
+    case model::Init::Kind::kFile:
+      return "mpi::read_array(MPI_COMM_WORLD, " + target + ", kGrid, \"" + a.init.path +
+             "\");  // relative to the working directory";
+    default:
+      return init_cpp(m, a);  // zero, a value, copy(): the same for any box
+  }
+}
+
 // The arrays in the order their initialisation must run: copies after their sources.
 std::vector<std::size_t> init_order(const Model& m) {
   std::vector<std::size_t> order;
@@ -177,6 +193,7 @@ View common_view(const Model& m, const BackendNames& names) {
   for (std::size_t i : init_order(m)) {
     View line;
     line.set("init", inits[i]);
+    line.set("init_mpi", init_mpi_cpp(m, m.arrays[i]));
     init_lines.push_back(line);
   }
   v.set("inits", init_lines);

@@ -1,0 +1,422 @@
+#pragma once
+/// \file
+/// MPI for generated programs, whatever the backend (one rank drives one device):
+/// - `Session`: MPI_Init/Finalize, this rank's place (rank, node, node-local rank) and the
+///   failure policy: an error every rank meets alike (options, the split) is printed once by
+///   rank 0 and every rank exits 1; any other error prints its rank, node and device and aborts
+///   the whole job (MPI_Abort), so that no rank waits forever for one that is gone.
+/// - `HaloExchange`: the exchange plan's transfers this rank takes part in, as non-blocking
+///   point-to-point messages of packed boxes. The backend packs and unpacks (a rectangular
+///   device<->host copy into a host buffer holding exactly the box).
+/// - MPI-IO: each rank reads its box of an array from the one raw file, and writes its owned box
+///   into it, by collective calls over subarray datatypes; no rank holds the whole grid.
+/// - Small collectives for the report and --verify (stats, labels, gathering owned boxes).
+/// Depends on MPI and the standard library (and box.hpp, exchange.hpp, init.hpp, program.hpp).
+
+// This runtime uses MPI's C API only; the C++ bindings of older MPIs only add warnings.
+#ifndef OMPI_SKIP_MPICXX
+#define OMPI_SKIP_MPICXX 1
+#endif
+#ifndef MPICH_SKIP_MPICXX
+#define MPICH_SKIP_MPICXX 1
+#endif
+#include <mpi.h>
+
+#include <climits>
+#include <cstdint>
+#include <cstdio>
+#include <exception>
+#include <initializer_list>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "stepgen/box.hpp"
+#include "stepgen/exchange.hpp"
+#include "stepgen/init.hpp"
+#include "stepgen/program.hpp"
+
+namespace stepgen::mpi {
+
+/// An error that every rank meets alike (bad options, a split that cannot be made): rank 0
+/// reports it once and every rank exits with status 1, without aborting the job.
+class UniformError : public rt::RunError {
+ public:
+  using rt::RunError::RunError;
+};
+
+/// Throws RunError("CALL failed: MPI's message") when `rc` is not MPI_SUCCESS.
+inline void check(int rc, const std::string& call) {
+  if (rc == MPI_SUCCESS) return;
+  char text[MPI_MAX_ERROR_STRING];
+  int length = 0;
+  if (MPI_Error_string(rc, text, &length) != MPI_SUCCESS) length = 0;
+  throw rt::RunError(call + " failed: " +
+                     (length ? std::string(text, static_cast<std::size_t>(length))
+                             : "MPI error " + std::to_string(rc)));
+}
+
+/// MPI_Init ... MPI_Finalize around the program, and where this rank runs.
+class Session {
+ public:
+  Session(int& argc, char**& argv) {
+    MPI_Init(&argc, &argv);  // an MPI that cannot start aborts here by itself
+    // Errors come back as codes: every call is checked and reported with its name.
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
+    MPI_Comm_size(MPI_COMM_WORLD, &size_);
+    // Ranks that share memory share a node: they take that node's devices in order.
+    check(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, &node_),
+          "MPI_Comm_split_type");
+    MPI_Comm_rank(node_, &node_rank_);
+    MPI_Comm_size(node_, &node_size_);
+    char name[MPI_MAX_PROCESSOR_NAME];
+    int length = 0;
+    if (MPI_Get_processor_name(name, &length) == MPI_SUCCESS)
+      host_.assign(name, static_cast<std::size_t>(length));
+    int first = node_rank_ == 0 ? 1 : 0;
+    check(MPI_Allreduce(&first, &nodes_, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD),
+          "MPI_Allreduce(nodes)");
+  }
+  Session(const Session&) = delete;
+  Session& operator=(const Session&) = delete;
+  ~Session() {
+    MPI_Comm_free(&node_);
+    MPI_Finalize();
+  }
+
+  int rank() const { return rank_; }
+  int size() const { return size_; }
+  /// This rank's place among the ranks of its node (0 .. node_size()-1): its device's index.
+  int node_rank() const { return node_rank_; }
+  int node_size() const { return node_size_; }
+  int nodes() const { return nodes_; }
+  const std::string& host() const { return host_; }
+  /// "rank 1 of 4 on node7": how error messages name this rank.
+  std::string where() const {
+    return "rank " + std::to_string(rank_) + " of " + std::to_string(size_) + " on " + host_ +
+           (device_.empty() ? "" : ", " + device_);
+  }
+  /// Collective: throws on a rank started with other arguments than rank 0 (an MPMD launch of
+  /// different options would split the grid or count steps differently and wait forever).
+  void check_same_arguments(int argc, char** argv) const {
+    std::string mine;
+    for (int i = 1; i < argc; ++i) mine += std::string(argv[i]) + '\n';
+    std::string first = mine;
+    int length = static_cast<int>(first.size());
+    check(MPI_Bcast(&length, 1, MPI_INT, 0, MPI_COMM_WORLD), "MPI_Bcast(arguments)");
+    first.resize(static_cast<std::size_t>(length));
+    check(MPI_Bcast(first.data(), length, MPI_CHAR, 0, MPI_COMM_WORLD), "MPI_Bcast(arguments)");
+    if (first != mine)
+      throw rt::RunError(
+          "started with other arguments than rank 0; every rank must run the same program "
+          "with the same options");
+  }
+  /// Names the device this rank drives, for error messages.
+  void set_device(std::string label) { device_ = std::move(label); }
+
+  /// Runs `body` (which returns the exit status) under the failure policy above.
+  template <typename Body>
+  int run(const char* program, Body&& body) {
+    try {
+      return body();
+    } catch (const UniformError& e) {
+      if (rank_ == 0) std::fprintf(stderr, "%s: error: %s\n", program, e.what());
+      return 1;
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "%s: error: %s: %s\n", program, where().c_str(), e.what());
+      std::fflush(stderr);
+      std::fflush(stdout);
+      MPI_Abort(MPI_COMM_WORLD, 1);
+      return 1;
+    }
+  }
+
+ private:
+  int rank_ = 0, size_ = 1, node_rank_ = 0, node_size_ = 1, nodes_ = 1;
+  MPI_Comm node_ = MPI_COMM_NULL;
+  std::string host_ = "?";
+  std::string device_;
+};
+
+/// Owns a committed MPI datatype.
+class Datatype {
+ public:
+  explicit Datatype(MPI_Datatype t) : t_(t) {}
+  Datatype(const Datatype&) = delete;
+  Datatype& operator=(const Datatype&) = delete;
+  ~Datatype() {
+    if (t_ != MPI_DATATYPE_NULL) MPI_Type_free(&t_);
+  }
+  MPI_Datatype get() const { return t_; }
+
+ private:
+  MPI_Datatype t_;
+};
+
+/// The cells `sub` of an array laid out over `whole` (x fastest), as one MPI datatype of
+/// `element_bytes`-byte elements: a subarray in C order (slowest dimension first).
+inline Datatype box_type(const rt::Box& whole, const rt::Box& sub, std::size_t element_bytes) {
+  if (!whole.contains(sub))
+    throw rt::RunError("internal error: box " + sub.str() + " is not inside " + whole.str());
+  int sizes[3], subsizes[3], starts[3];
+  for (int d = 0; d < 3; ++d) {
+    const auto i = static_cast<std::size_t>(d);
+    if (whole.extent(d) > INT_MAX)
+      throw rt::RunError("the grid's extent " + std::to_string(whole.extent(d)) +
+                         " is too large for MPI's int sizes");
+    sizes[2 - d] = static_cast<int>(whole.extent(d));
+    subsizes[2 - d] = static_cast<int>(sub.extent(d));
+    starts[2 - d] = static_cast<int>(sub.lo[i] - whole.lo[i]);
+  }
+  MPI_Datatype element = MPI_DATATYPE_NULL, t = MPI_DATATYPE_NULL;
+  check(MPI_Type_contiguous(static_cast<int>(element_bytes), MPI_BYTE, &element),
+        "MPI_Type_contiguous");
+  Datatype element_owner(element);
+  check(MPI_Type_create_subarray(3, sizes, subsizes, starts, MPI_ORDER_C, element, &t),
+        "MPI_Type_create_subarray");
+  check(MPI_Type_commit(&t), "MPI_Type_commit");
+  return Datatype(t);
+}
+
+/// Collective over `comm`: reads the cells of `a.box` (this rank's part of the array) from the
+/// raw file `path` holding the whole grid `grid`. The file must hold exactly the grid's bytes.
+inline void read_array(MPI_Comm comm, rt::HostArray& a, const rt::Box& grid,
+                       const std::string& path) {
+  MPI_File file = MPI_FILE_NULL;
+  if (MPI_File_open(comm, path.c_str(), MPI_MODE_RDONLY, MPI_INFO_NULL, &file) != MPI_SUCCESS)
+    throw rt::RunError("cannot open '" + path + "' to load array " + a.name);
+  MPI_Offset size = 0;
+  const auto want =
+      static_cast<MPI_Offset>(grid.volume()) * static_cast<MPI_Offset>(a.element_bytes);
+  int rc = MPI_File_get_size(file, &size);
+  if (rc == MPI_SUCCESS && size != want) {
+    MPI_File_close(&file);
+    throw rt::RunError("'" + path + "' holds " + std::to_string(size) + " bytes but array " +
+                       a.name + " needs " + std::to_string(want));
+  }
+  Datatype in_file = box_type(grid, a.box, a.element_bytes);
+  Datatype in_memory = box_type(a.box, a.box, a.element_bytes);
+  if (rc == MPI_SUCCESS)
+    rc = MPI_File_set_view(file, 0, MPI_BYTE, in_file.get(), "native", MPI_INFO_NULL);
+  MPI_Status status;
+  if (rc == MPI_SUCCESS) rc = MPI_File_read_all(file, a.bytes.data(), 1, in_memory.get(), &status);
+  MPI_File_close(&file);
+  check(rc, "reading '" + path + "' (MPI-IO) for array " + a.name);
+}
+
+/// Collective over `comm`: writes the cells `owned` of `a` (a rank's part, held over `a.box`)
+/// into the raw file `path` for the whole grid `grid`, created or truncated to its size.
+inline void write_array(MPI_Comm comm, const rt::HostArray& a, const rt::Box& owned,
+                        const rt::Box& grid, const std::string& path) {
+  MPI_File file = MPI_FILE_NULL;
+  if (MPI_File_open(comm, path.c_str(), MPI_MODE_CREATE | MPI_MODE_WRONLY, MPI_INFO_NULL, &file) !=
+      MPI_SUCCESS)
+    throw rt::RunError("cannot write '" + path + "' for array " + a.name);
+  const auto bytes =
+      static_cast<MPI_Offset>(grid.volume()) * static_cast<MPI_Offset>(a.element_bytes);
+  Datatype in_file = box_type(grid, owned, a.element_bytes);
+  Datatype in_memory = box_type(a.box, owned, a.element_bytes);
+  int rc = MPI_File_set_size(file, bytes);  // drops what an older, longer file held past the grid
+  if (rc == MPI_SUCCESS)
+    rc = MPI_File_set_view(file, 0, MPI_BYTE, in_file.get(), "native", MPI_INFO_NULL);
+  MPI_Status status;
+  if (rc == MPI_SUCCESS)
+    rc = MPI_File_write_all(file, const_cast<unsigned char*>(a.bytes.data()), 1, in_memory.get(),
+                            &status);
+  int closed = MPI_File_close(&file);
+  check(rc, "writing '" + path + "' (MPI-IO) for array " + a.name);
+  check(closed, "closing '" + path + "' (MPI-IO)");
+}
+
+/// `random(seed)` over the box `a.box` of the grid `grid`: the values the whole-grid fill gives
+/// those cells (init.hpp's generator depends only on the seed and the global linear index).
+template <typename T>
+void fill_random(rt::HostArray& a, const rt::Box& grid, std::uint64_t seed) {
+  T* out = a.as<T>();
+  const rt::Box& b = a.box;
+  const auto gx = static_cast<std::uint64_t>(grid.extent(0));
+  const auto gy = static_cast<std::uint64_t>(grid.extent(1));
+  for (rt::Index z = b.lo[2]; z < b.hi[2]; ++z)
+    for (rt::Index y = b.lo[1]; y < b.hi[1]; ++y) {
+      const std::uint64_t row = (static_cast<std::uint64_t>(z - grid.lo[2]) * gy +
+                                 static_cast<std::uint64_t>(y - grid.lo[1])) *
+                                gx;
+      for (rt::Index x = b.lo[0]; x < b.hi[0]; ++x)
+        *out++ = rt::random_value<T>(seed, row + static_cast<std::uint64_t>(x - grid.lo[0]));
+    }
+}
+
+/// The halo exchange of one rank: for each exchanged array, the boxes of the plan this rank
+/// sends (it owns them) and receives (it reads them), each with a host buffer holding exactly
+/// that box. Every rank computes the same plans, so both sides of a message agree on its size
+/// and order; the message tag is the array's id, and MPI keeps messages of one tag in order.
+class HaloExchange {
+ public:
+  struct Message {
+    int peer = 0;          ///< the rank sent to or received from
+    rt::HostArray buffer;  ///< the packed cells; buffer.box is the box in global coordinates
+  };
+
+  /// Duplicates `comm` so that halo messages never meet the program's other messages.
+  HaloExchange(MPI_Comm comm, int rank, int arrays)
+      : rank_(rank),
+        sends_(static_cast<std::size_t>(arrays)),
+        receives_(static_cast<std::size_t>(arrays)) {
+    check(MPI_Comm_dup(comm, &comm_), "MPI_Comm_dup");
+  }
+  HaloExchange(const HaloExchange&) = delete;
+  HaloExchange& operator=(const HaloExchange&) = delete;
+  ~HaloExchange() {
+    if (comm_ != MPI_COMM_NULL) MPI_Comm_free(&comm_);
+  }
+
+  /// Adds array `id`'s transfers (its exchange plan, part ids = ranks) that involve this rank.
+  void add(int id, const std::string& name, std::size_t element_bytes,
+           const std::vector<rt::Transfer>& plan) {
+    for (const rt::Transfer& t : plan)
+      for (const rt::Box& box : t.boxes) {
+        if (static_cast<double>(box.volume()) * static_cast<double>(element_bytes) > INT_MAX)
+          throw rt::RunError("a halo box of array " + name + " (" + box.str() +
+                             ") is larger than one MPI message can be (2 GiB)");
+        if (t.src == rank_)
+          sends_[static_cast<std::size_t>(id)].push_back(
+              {t.dst, rt::HostArray(name, element_bytes, box)});
+        if (t.dst == rank_)
+          receives_[static_cast<std::size_t>(id)].push_back(
+              {t.src, rt::HostArray(name, element_bytes, box)});
+      }
+  }
+
+  /// True when this rank neither sends nor receives anything for any array.
+  bool idle() const {
+    for (std::size_t i = 0; i < sends_.size(); ++i)
+      if (!sends_[i].empty() || !receives_[i].empty()) return false;
+    return true;
+  }
+
+  /// Exchanges the arrays `ids`: posts every receive, packs every sent box (`pack(id, buffer)`
+  /// enqueues the device->host copy of buffer.box into buffer), waits for the packs
+  /// (`packed()`), sends, and unpacks each box as all have arrived (`unpack(id, buffer)`
+  /// enqueues the host->device copy; the caller waits for those before the next exchange).
+  /// Returns the bytes this rank sent.
+  template <typename Pack, typename Packed, typename Unpack>
+  std::size_t exchange(std::initializer_list<int> ids, Pack&& pack, Packed&& packed,
+                       Unpack&& unpack) {
+    std::vector<MPI_Request> receives, sends;
+    for (int id : ids)
+      for (Message& r : receives_[static_cast<std::size_t>(id)]) {
+        receives.emplace_back();
+        check(MPI_Irecv(r.buffer.bytes.data(), static_cast<int>(r.buffer.bytes.size()), MPI_BYTE,
+                        r.peer, id, comm_, &receives.back()),
+              "MPI_Irecv(" + r.buffer.name + " from rank " + std::to_string(r.peer) + ")");
+      }
+    for (int id : ids)
+      for (Message& s : sends_[static_cast<std::size_t>(id)]) pack(id, s.buffer);
+    packed();
+    std::size_t bytes = 0;
+    for (int id : ids)
+      for (Message& s : sends_[static_cast<std::size_t>(id)]) {
+        sends.emplace_back();
+        check(MPI_Isend(s.buffer.bytes.data(), static_cast<int>(s.buffer.bytes.size()), MPI_BYTE,
+                        s.peer, id, comm_, &sends.back()),
+              "MPI_Isend(" + s.buffer.name + " to rank " + std::to_string(s.peer) + ")");
+        bytes += s.buffer.bytes.size();
+      }
+    check(MPI_Waitall(static_cast<int>(receives.size()), receives.data(), MPI_STATUSES_IGNORE),
+          "MPI_Waitall(halo receives)");
+    for (int id : ids)
+      for (Message& r : receives_[static_cast<std::size_t>(id)]) unpack(id, r.buffer);
+    check(MPI_Waitall(static_cast<int>(sends.size()), sends.data(), MPI_STATUSES_IGNORE),
+          "MPI_Waitall(halo sends)");
+    return bytes;
+  }
+
+ private:
+  int rank_;
+  MPI_Comm comm_ = MPI_COMM_NULL;
+  std::vector<std::vector<Message>> sends_;     ///< per array id
+  std::vector<std::vector<Message>> receives_;  ///< per array id
+};
+
+/// Collective: the run's times as the slowest rank saw them, its volumes summed over ranks.
+inline rt::RunStats combine(MPI_Comm comm, const rt::RunStats& mine) {
+  rt::RunStats all = mine;
+  double times[4] = {mine.total_s, mine.kernel_s, mine.exchange_s, mine.host_device_s};
+  double slowest[4] = {0, 0, 0, 0};
+  check(MPI_Allreduce(times, slowest, 4, MPI_DOUBLE, MPI_MAX, comm), "MPI_Allreduce(times)");
+  unsigned long long volumes[2] = {mine.exchange_bytes, mine.host_device_bytes};
+  unsigned long long sums[2] = {0, 0};
+  check(MPI_Allreduce(volumes, sums, 2, MPI_UNSIGNED_LONG_LONG, MPI_SUM, comm),
+        "MPI_Allreduce(bytes)");
+  all.total_s = slowest[0];
+  all.kernel_s = slowest[1];
+  all.exchange_s = slowest[2];
+  all.host_device_s = slowest[3];
+  all.exchange_bytes = static_cast<std::size_t>(sums[0]);
+  all.host_device_bytes = static_cast<std::size_t>(sums[1]);
+  return all;
+}
+
+/// Collective: every rank's `text`, on rank 0 (empty elsewhere), in rank order.
+inline std::vector<std::string> gather_strings(MPI_Comm comm, const std::string& text) {
+  int rank = 0, size = 1;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  int length = static_cast<int>(text.size());
+  std::vector<int> lengths(static_cast<std::size_t>(size)), offsets(static_cast<std::size_t>(size));
+  check(MPI_Gather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, 0, comm),
+        "MPI_Gather(lengths)");
+  int total = 0;
+  for (int r = 0; r < size; ++r) {
+    offsets[static_cast<std::size_t>(r)] = total;
+    total += lengths[static_cast<std::size_t>(r)];
+  }
+  std::string all(static_cast<std::size_t>(rank == 0 ? total : 0), '\0');
+  check(MPI_Gatherv(text.data(), length, MPI_CHAR, all.data(), lengths.data(), offsets.data(),
+                    MPI_CHAR, 0, comm),
+        "MPI_Gatherv(text)");
+  std::vector<std::string> out;
+  if (rank == 0)
+    for (int r = 0; r < size; ++r)
+      out.push_back(all.substr(static_cast<std::size_t>(offsets[static_cast<std::size_t>(r)]),
+                               static_cast<std::size_t>(lengths[static_cast<std::size_t>(r)])));
+  return out;
+}
+
+/// Collective: gathers each rank's owned box of an array (held over `mine.box`) into `whole`
+/// (over the grid) on rank 0; `owned[r]` is rank r's owned box. `whole` is unused elsewhere.
+inline void gather_owned(MPI_Comm comm, const rt::HostArray& mine,
+                         const std::vector<rt::Box>& owned, rt::HostArray& whole) {
+  int rank = 0, size = 1;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  const rt::Box& own = owned[static_cast<std::size_t>(rank)];
+  if (rank != 0) {
+    Datatype t = box_type(mine.box, own, mine.element_bytes);
+    check(MPI_Send(mine.bytes.data(), 1, t.get(), 0, 0, comm),
+          "MPI_Send(" + mine.name + " to rank 0)");
+    return;
+  }
+  for (int r = 0; r < size; ++r) {
+    const rt::Box& box = owned[static_cast<std::size_t>(r)];
+    Datatype to = box_type(whole.box, box, whole.element_bytes);
+    if (r == 0) {
+      Datatype from = box_type(mine.box, box, mine.element_bytes);
+      check(MPI_Sendrecv(mine.bytes.data(), 1, from.get(), 0, 1, whole.bytes.data(), 1, to.get(), 0,
+                         1, comm, MPI_STATUS_IGNORE),
+            "MPI_Sendrecv(" + mine.name + ")");
+    } else {
+      check(MPI_Recv(whole.bytes.data(), 1, to.get(), r, 0, comm, MPI_STATUS_IGNORE),
+            "MPI_Recv(" + mine.name + " from rank " + std::to_string(r) + ")");
+    }
+  }
+}
+
+/// Collective: rank 0's value, on every rank.
+inline int broadcast(MPI_Comm comm, int value) {
+  check(MPI_Bcast(&value, 1, MPI_INT, 0, comm), "MPI_Bcast");
+  return value;
+}
+
+}  // namespace stepgen::mpi

@@ -1,0 +1,26 @@
+# MPI: every example generated with --distribution mpi, built with -Werror, run with
+# mpirun -np 1, 2 and 3 on PoCL CPU devices (one per rank), its saved arrays (MPI-IO) compared
+# bit for bit with the serial reference and the 1-rank run. The jacobi2d case also checks the MPI
+# program's error paths (tests/mpi/mpi_errors.sh).
+find_package(OpenCL QUIET)
+find_program(STEPGEN_MPIRUN mpirun)
+find_package(MPI QUIET COMPONENTS CXX)
+if(OpenCL_FOUND AND MPI_CXX_FOUND AND STEPGEN_MPIRUN AND EXISTS ${PROJECT_SOURCE_DIR}/examples/CMakeLists.txt)
+  file(GLOB example_dirs LIST_DIRECTORIES true ${PROJECT_SOURCE_DIR}/examples/*)
+  foreach(dir IN LISTS example_dirs)
+    get_filename_component(example ${dir} NAME)
+    if(NOT EXISTS ${dir}/reference.cpp OR NOT EXISTS ${dir}/${example}.xml)
+      continue()
+    endif()
+    add_test(NAME "mpi: opencl ${example}"
+             COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/mpi/mpi_test.sh $<TARGET_FILE:stepgen> ${PROJECT_SOURCE_DIR}
+                     ${example} ${CMAKE_CURRENT_BINARY_DIR}/mpi $<TARGET_FILE:reference_${example}>)
+    set_tests_properties("mpi: opencl ${example}" PROPERTIES TIMEOUT 600 LABELS mpi)
+  endforeach()
+  add_test(NAME "mpi: opencl file and value inits"
+           COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/mpi/mpi_inits_test.sh $<TARGET_FILE:stepgen> ${PROJECT_SOURCE_DIR}
+                   ${CMAKE_CURRENT_BINARY_DIR}/mpi-inits $<TARGET_FILE:reference_jacobi2d>)
+  set_tests_properties("mpi: opencl file and value inits" PROPERTIES TIMEOUT 600 LABELS mpi)
+elseif(EXISTS ${PROJECT_SOURCE_DIR}/examples/CMakeLists.txt)
+  message(STATUS "MPI tests skipped: needs OpenCL, MPI (libopenmpi-dev) and mpirun (openmpi-bin)")
+endif()

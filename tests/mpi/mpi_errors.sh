@@ -1,0 +1,68 @@
+# Sourced by mpi_test.sh for jacobi2d ($out/build/jacobi2d is the MPI program, $work a scratch
+# folder): each case must fail (non-zero exit) within the time limit and print its message.
+prog="$out/build/$example"
+expect_failure() {  # expect_failure "MESSAGE PART" RANKS DEVICES ARGS...   (ARGS may use ':' MPMD)
+  local want=$1 n=$2 devices=$3
+  shift 3
+  set +e
+  POCL_DEVICES="$devices" stepgen_mpirun "$n" "$@" > "$work/err.txt" 2>&1
+  local status=$?
+  set -e
+  if [ "$status" -eq 0 ] || [ "$status" -eq 124 ] || ! grep -qF -- "$want" "$work/err.txt"; then
+    echo "FAIL: mpirun -np $n $* exited $status (124: timed out); expected a failure and '$want' in:"
+    cat "$work/err.txt"
+    exit 1
+  fi
+  echo "ok: mpirun -np $n ${*#$prog} fails ($status) with: $(grep -F -- "$want" "$work/err.txt" | head -1)"
+}
+expect_once() {  # the message must appear once (rank 0 reports errors every rank meets alike)
+  local count
+  count=$(grep -cF -- "$1" "$work/err.txt")
+  [ "$count" -eq 1 ] || { echo "FAIL: '$1' printed $count times"; cat "$work/err.txt"; exit 1; }
+}
+
+# More ranks on a node than devices there.
+expect_failure "3 ranks run on node $(hostname) but only 2 OpenCL device(s) match there (type cpu): start at most one rank per device" \
+  3 "pthread pthread" "$prog" --device-type cpu
+# One rank fails alone (its node has no OpenCL driver) while the other waits in a collective:
+# the failing rank names itself and aborts the job.
+expect_failure "rank 1 of 2 on $(hostname): no OpenCL platform found" \
+  1 "pthread pthread" "$prog" --device-type cpu : -np 1 env OCL_ICD_VENDORS=/nonexistent "$prog" --device-type cpu
+# Ranks started with different options (they would wait for each other forever).
+expect_failure "rank 1 of 2 on $(hostname): started with other arguments than rank 0" \
+  1 "pthread pthread" "$prog" --device-type cpu --steps 100 : -np 1 "$prog" --device-type cpu --steps 10
+# Errors every rank meets alike: reported once by rank 0, exit status 1, no abort.
+expect_failure "unknown option '--bogus'" 2 "pthread pthread" "$prog" --bogus
+expect_once "unknown option '--bogus'"
+expect_failure "--weights gives 3 weights for 2 ranks (one per rank)" 2 "pthread pthread" "$prog" --weights 1,2,3
+expect_once "--weights gives 3 weights"
+# Files read and written by MPI-IO.
+expect_failure "cannot open '$work/missing.raw' to load array A" 2 "pthread pthread" "$prog" --device-type cpu \
+  --load "A=$work/missing.raw"
+head -c 100 /dev/zero > "$work/short.raw"
+expect_failure "'$work/short.raw' holds 100 bytes but array A needs 3145728" 2 "pthread pthread" "$prog" \
+  --device-type cpu --load "A=$work/short.raw"
+expect_failure "cannot write '$work/no/such/dir/A.raw' for array A" 2 "pthread pthread" "$prog" --device-type cpu \
+  --steps 1 --save "A=$work/no/such/dir/A.raw"
+
+# --load through MPI-IO: a saved state loaded back continues the run exactly (50 + 50 = 100 steps).
+half="$work/half"
+rm -rf "$half" && mkdir -p "$half"
+POCL_DEVICES="pthread pthread pthread" stepgen_mpirun 3 "$prog" --device-type cpu --quiet --steps 50 \
+  --save "A=$half/A.raw" --save "B=$half/B.raw"
+POCL_DEVICES="pthread pthread" stepgen_mpirun 2 "$prog" --device-type cpu --quiet --steps 50 \
+  --load "A=$half/A.raw" --load "B=$half/B.raw" --save "A=$half/A100.raw" --verify > "$half/log.txt"
+grep -q "verify: OK" "$half/log.txt" || { cat "$half/log.txt"; echo "FAIL: --load --verify"; exit 1; }
+cmp "$half/A100.raw" "$refdir/A.raw" || { echo "FAIL: 50 steps, saved, loaded and 50 more differ from 100 steps"; exit 1; }
+echo "ok: 50 steps on 3 ranks, saved, loaded on 2 ranks, 50 more: equal to the reference's 100 steps"
+
+# The generator: MPI programs are OpenCL only (the CUDA target refuses rather than dropping MPI).
+set +e
+"$stepgen" generate "$src/examples/jacobi2d/jacobi2d.xml" --target cuda --distribution mpi -o "$work/cuda-mpi" \
+  > "$work/gen.txt" 2>&1
+status=$?
+set -e
+if [ "$status" -ne 2 ] || ! grep -qF "generated for the opencl target only" "$work/gen.txt" || [ -e "$work/cuda-mpi" ]; then
+  echo "FAIL: --target cuda --distribution mpi exited $status:"; cat "$work/gen.txt"; exit 1
+fi
+echo "ok: --target cuda --distribution mpi is refused: $(head -1 "$work/gen.txt")"

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# MPI initial values that the examples do not use: file(path) (read per rank by MPI-IO) and
+# value(v). A jacobi2d variant (A from a file of real data, B = 0.25 whose outer ring stays) is
+# generated twice, as a one-process program and as an MPI program; 2 and 3 ranks must save
+# exactly what one process on one device saves.
+# Usage: mpi_inits_test.sh STEPGEN SOURCE_DIR WORK_DIR JACOBI2D_REFERENCE_BIN
+set -euo pipefail
+stepgen=$1 src=$2 work=$3 reference=$4
+here=$(cd "$(dirname "$0")" && pwd)
+source "$here/mpirun.sh"
+rm -rf "$work" && mkdir -p "$work/spec" "$work/data"
+"$reference" --steps 3 --out "$work/data" >/dev/null  # 1024x768 floats of real data
+cp "$work/data/A.raw" "$work/spec/A0.raw"
+cp "$src/examples/jacobi2d/jacobi2d.cl" "$work/spec/"
+sed -e 's/init="random(7)"/init="file(A0.raw)"/' -e 's/init="copy(A)"/init="value(0.25)"/' \
+  -e 's/steps="100"/steps="20"/' -e 's/ cuda-source="jacobi2d.cu"//' "$src/examples/jacobi2d/jacobi2d.xml" > "$work/spec/inits.xml"
+grep -q 'file(A0.raw)' "$work/spec/inits.xml" && grep -q 'value(0.25)' "$work/spec/inits.xml"
+
+for d in none mpi; do
+  "$stepgen" generate "$work/spec/inits.xml" --target opencl --distribution "$d" -o "$work/$d" >/dev/null
+  cmake -S "$work/$d" -B "$work/$d/build" -DCMAKE_BUILD_TYPE=Release >/dev/null
+  cmake --build "$work/$d/build" -j 2 >/dev/null
+done
+cd "$work/spec"  # file(path) is read relative to the working directory
+mkdir -p one
+POCL_DEVICES=pthread "$work/none/build/jacobi2d" --device-type cpu --quiet --save A=one/A.raw --save B=one/B.raw
+for n in 2 3; do
+  mkdir -p "ranks$n"
+  POCL_DEVICES=$(printf 'pthread %.0s' $(seq "$n")) stepgen_mpirun "$n" "$work/mpi/build/jacobi2d" --device-type cpu \
+    --quiet --save "A=ranks$n/A.raw" --save "B=ranks$n/B.raw" --verify > "ranks$n/log.txt"
+  grep -q "verify: OK" "ranks$n/log.txt" || { cat "ranks$n/log.txt"; echo "FAIL: --verify on $n ranks"; exit 1; }
+  for a in A B; do
+    cmp "ranks$n/$a.raw" "one/$a.raw" || { echo "FAIL: $a on $n ranks differs from one process"; exit 1; }
+  done
+  echo "ok: file(A0.raw) and value(0.25) inits on $n ranks: A B equal one process on one device"
+done
+# The test would pass on untouched arrays if B's ring were not 0.25 and A not the file's data.
+cmp -s one/A.raw A0.raw && { echo "FAIL: A did not change"; exit 1; }
+[ "$(od -An -tf4 -N4 one/B.raw | tr -d ' ')" = 0.25 ] || { echo "FAIL: B's corner is not 0.25"; exit 1; }
+echo "ok: A changed, B's fixed corner kept value(0.25)"
