@@ -93,7 +93,7 @@ cpu="?"
 if [ -x "$work/acoustic_omp" ]; then
   echo "== cpu: acoustic_omp 1160 1160 1160 3 16"
   "$work/acoustic_omp" 1160 1160 1160 3 16 | tee "$out/ooc-cpu.log"
-  cpu=$(sed -nE 's/^seconds per step: ([0-9.]+).*/\1/p' "$out/ooc-cpu.log")
+  cpu=$(sed -nE 's/.*s_per_step=([0-9.]+).*/\1/p' "$out/ooc-cpu.log")
 fi
 
 {

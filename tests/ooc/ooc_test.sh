@@ -76,13 +76,13 @@ for n in 1 2; do
       --device-memory "$budget" --steps 0 > "$log" 2>&1; then
     check "d$n-auto" "$n" --device-memory "$budget" --ooc-chunks auto --steps-per-pass auto
   else
-    grep -q "one chunk with its halos cannot fit: each device needs" "$log" || { cat "$log"; echo "FAIL: unexpected error"; exit 1; }
+    grep -q "one chunk with its halos cannot fit: " "$log" || { cat "$log"; echo "FAIL: unexpected error"; exit 1; }
     echo "ok: $example on $n device(s) under $budget bytes: $(cat "$log")"
   fi
 done
 # heat3d on 3 devices is split along x: chunk loads grow along x into the neighbours' columns.
 if [ "$example" = heat3d ]; then
-  check "d3-split-x-k3" 3 --out-of-core on --ooc-chunks 3 --steps-per-pass 3
+  check "d3-split-x-k3" 3 --out-of-core on --ooc-chunks 3 --steps-per-pass 3 --strategy min-exchange
   grep -q "grid 3x1x1" "$out/runs/d3-split-x-k3/log.txt" || { echo "FAIL: heat3d not split along x"; exit 1; }
 fi
 # Naive scheme and --verify (the in-core one-device run) once.
