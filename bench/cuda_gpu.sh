@@ -46,6 +46,11 @@ start_all=$SECONDS
   nproc
 } 2>&1 | tee "$out/machine.txt"
 gpus=$(nvidia-smi -L 2>/dev/null | wc -l)
+# CUDA_VISIBLE_DEVICES limits what the programs see: count those, not every GPU of the machine.
+if [ -n "${CUDA_VISIBLE_DEVICES:-}" ]; then
+  vis_n=$(echo "$CUDA_VISIBLE_DEVICES" | tr ',' '\n' | grep -c .)
+  [ "$vis_n" -lt "$gpus" ] && gpus=$vis_n
+fi
 [ -n "${MAX_GPUS:-}" ] && [ "$gpus" -gt "$MAX_GPUS" ] && gpus=$MAX_GPUS
 [ "$gpus" -ge 1 ] || { echo "cuda_gpu.sh: no GPU (nvidia-smi -L lists none)"; exit 1; }
 

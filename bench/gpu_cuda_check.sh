@@ -24,6 +24,11 @@ arch=${CUDA_ARCH:-native}
   cmake --version | head -1
 } 2>&1 | tee "$out/machine.txt"
 gpus=$(nvidia-smi -L 2>/dev/null | wc -l)
+# CUDA_VISIBLE_DEVICES limits what the programs see: count those, not every GPU of the machine.
+if [ -n "${CUDA_VISIBLE_DEVICES:-}" ]; then
+  vis_n=$(echo "$CUDA_VISIBLE_DEVICES" | tr ',' '\n' | grep -c .)
+  [ "$vis_n" -lt "$gpus" ] && gpus=$vis_n
+fi
 
 # References (plain C++, runtime/include only).
 cmake -S "$root/examples" -B "$work/ref" -DCMAKE_BUILD_TYPE=Release >"$out/ref-build.log" 2>&1 &&
