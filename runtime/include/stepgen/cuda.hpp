@@ -635,9 +635,10 @@ T* view_pointer(const Buffer& buf, const rt::Box& buffer, const rt::Box& view) {
 ///  2. the interior runs on the compute stream meanwhile;
 ///  3. each receiver's boundary stream waits for its senders' signals and copies the boxes in
 ///     (GPU to GPU, or from the host arrays); a signal marks that;
-///  4. each compute stream waits for its boundary stream and for its receivers' copies, so that
-///     no later kernel overwrites a cell before it is copied. The timeline counts this wait as
-///     exchange: the part of the exchange not hidden behind the interior.
+///  4. each boundary stream waits for its receivers' copies, so that no later kernel overwrites
+///     a cell before it is copied, and each compute stream waits for its boundary stream (a
+///     wait on its own GPU). The timeline counts this wait as exchange: the part of the
+///     exchange not hidden behind the interior.
 /// Returns the bytes moved (each box counted once).
 template <typename Launch>
 std::size_t launch_and_exchange(const std::vector<Device>& devices, const rt::Partition& partition,
@@ -683,11 +684,18 @@ std::size_t launch_and_exchange(const std::vector<Device>& devices, const rt::Pa
       }
     received[d] = timeline.signal(d, On::kBoundary);
   }
+  // The waits on other GPUs' copies go on the boundary stream, which reaches them early (the
+  // copies are short); the compute stream then waits on its own GPU's boundary stream only, so
+  // that no wait across GPUs sits between one step's interior and the next.
+  std::vector<cudaEvent_t> done(n);
+  for (std::size_t p = 0; p < n; ++p) {
+    for (std::size_t d = 0; d < n; ++d)
+      if (pair[p][d]) timeline.wait(p, received[d], On::kBoundary);
+    done[p] = timeline.signal(p, On::kBoundary);
+  }
   for (std::size_t p = 0; p < n; ++p) {
     timeline.mark(p, Timeline::kKernels);
-    timeline.wait(p, received[p]);
-    for (std::size_t d = 0; d < n; ++d)
-      if (pair[p][d]) timeline.wait(p, received[d]);
+    timeline.wait(p, done[p]);
     timeline.mark(p, Timeline::kExchange);
   }
   return bytes;
