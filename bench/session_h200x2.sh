@@ -30,8 +30,8 @@ cuda)
   tail -30 "$out/cuda_gpu.txt"
   ;;
 mpi)
-  OUT=$logs/mpi timeout 200 bash bench/mpi_gpu.sh >"$out/mpi_gpu.txt" 2>&1
-  OUT=$logs/mpi-cuda timeout 260 bash bench/mpi_cuda_gpu.sh >"$out/mpi_cuda_gpu.txt" 2>&1
+  OUT=$logs/mpi timeout 170 bash bench/mpi_gpu.sh >"$out/mpi_gpu.txt" 2>&1
+  OUT=$logs/mpi-cuda timeout 250 bash bench/mpi_cuda_gpu.sh >"$out/mpi_cuda_gpu.txt" 2>&1
   # Out of core on 2 GPUs at once, each streaming its own part, against one GPU (issue 9's
   # 4-GPU row, on the GPUs lent).
   rows=()
@@ -41,7 +41,7 @@ mpi)
       >"$logs/build-acoustic_1160.log" 2>&1 && cmake --build "$work/build-acoustic_1160" -j 16 >>"$logs/build-acoustic_1160.log" 2>&1
     for n in 1 2; do
       log="$logs/ooc-$n.log"
-      timeout 150 "$work/build-acoustic_1160/acoustic_1160" --devices "$n" --steps 24 --device-memory 8GiB >"$log" 2>&1
+      timeout 90 "$work/build-acoustic_1160/acoustic_1160" --devices "$n" --steps 24 --device-memory 8GiB >"$log" 2>&1
       rows+=("$(printf 'acoustic 1160^3 out of core (8 GiB budget per GPU), %d GPU(s): %s; %s; %s' "$n" \
         "$(grep -m1 -o 'time: [0-9.]* s for [0-9]* steps ([0-9.]* ms/step)' "$log" || echo "FAILED: $(tail -1 "$log")")" \
         "$(grep -m1 -o '[0-9]* chunk(s)[^,]*, [0-9]* step(s) per pass' "$log")" "$(grep -m1 -o 'predicted.*' "$log")")")
