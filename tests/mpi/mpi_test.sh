@@ -4,6 +4,9 @@
 # machine, shows as many PoCL devices as it runs ranks, and rank i of the node takes device i)
 # -> every saved array (written by MPI-IO) equals the serial reference and the 1-rank run bit
 # for bit, on random data; the last run also passes --verify (rank 0 reruns the whole grid).
+# Every run reports whether its exchange overlaps the interior; runs split in slabs along the
+# slowest dimension (--strategy slabs) must overlap unless the spec rules it out, and stay
+# bit-exact. Then out of core per rank (mpi_ooc.sh).
 # Usage: mpi_test.sh STEPGEN SOURCE_DIR EXAMPLE WORK_DIR REFERENCE_BIN [RANK_COUNTS]
 set -euo pipefail
 stepgen=$1 src=$2 example=$3 work=$4 reference=$5 counts=${6:-"1 2 3"}
@@ -43,6 +46,7 @@ for n in $counts; do
     stepgen_mpirun "$n" "$out/build/$example" --device-type cpu "${saves[@]}" "${extra[@]}" > "$run/log.txt" 2>&1 ||
     { cat "$run/log.txt"; echo "FAIL: mpirun -np $n failed"; exit 1; }
   grep -q "^$n rank(s) on 1 node(s)" "$run/log.txt" || { cat "$run/log.txt"; echo "FAIL: no $n-rank split"; exit 1; }
+  grep -q "^overlap: o[nf]" "$run/log.txt" || { cat "$run/log.txt"; echo "FAIL: no overlap line"; exit 1; }
   if [ ${#extra[@]} -gt 0 ] && ! grep -q "verify: OK: $n rank(s) equal 1 device" "$run/log.txt"; then
     cat "$run/log.txt"; echo "FAIL: --verify did not pass on $n ranks"; exit 1
   fi
@@ -58,6 +62,35 @@ for n in $counts; do
   done
   echo "ok: $example on $n rank(s): $(echo $arrays | tr '\n' ' ')equal the serial reference and 1 rank"
 done
+
+# Overlap: split in slabs, every exchange overlaps the interior unless the spec rules it out
+# (kNoOverlap names why; the report must then give that reason).
+no_overlap=$(sed -n 's/^const char\* const kNoOverlap = "\(.*\)";$/\1/p' "$out/$example.cpp")
+for n in $counts; do
+  [ "$n" -ge 2 ] || continue
+  run="$work/$example-runs/slabs-$n"
+  mkdir -p "$run"
+  saves=()
+  for a in $arrays; do saves+=(--save "$a=$run/$a.raw"); done
+  POCL_DEVICES=$(printf 'pthread %.0s' $(seq "$n")) \
+    stepgen_mpirun "$n" "$out/build/$example" --device-type cpu --strategy slabs "${saves[@]}" > "$run/log.txt" 2>&1 ||
+    { cat "$run/log.txt"; echo "FAIL: mpirun -np $n --strategy slabs failed"; exit 1; }
+  grep -q "^$n rank(s) on 1 node(s), one device each, grid [0-9x]* (slabs: " "$run/log.txt" ||
+    { cat "$run/log.txt"; echo "FAIL: --strategy slabs was not honoured"; exit 1; }
+  if [ -z "$no_overlap" ]; then
+    want="overlap: on ("
+  else
+    want="overlap: off ($no_overlap)"
+  fi
+  grep -qF "$want" "$run/log.txt" || { cat "$run/log.txt"; echo "FAIL: expected '$want'"; exit 1; }
+  for a in $arrays; do
+    cmp -s "$run/$a.raw" "$refdir/$a.raw" ||
+      { cat "$run/log.txt"; echo "FAIL: $example on $n rank(s) in slabs: array $a differs from the reference"; exit 1; }
+  done
+  echo "ok: $example on $n rank(s) in slabs, $(grep -o '^overlap: o[nf]*' "$run/log.txt"): equal the serial reference"
+done
+
+source "$here/mpi_ooc.sh"
 
 # The MPI program's error paths, on one example's build: a message and a failed job, never a hang.
 if [ "$example" = jacobi2d ]; then
