@@ -16,7 +16,8 @@
 ///   different chunks run on three streams ordered by events only (`ooc_ops` below).
 /// - Several parts: each streams its own chunks; at each pass boundary the cells a part reads
 ///   from its neighbours (`OocPart::foreign`) are snapshot from the host arrays, which hold
-///   every part's results: that is the halo exchange between parts.
+///   every part's results: that is the halo exchange between parts. In an MPI program (one
+///   part per rank) those cells come by messages first (`ooc_foreign_plan`).
 ///
 /// The host arrays keep their names: chunk loads read host array `a` into the slot's current
 /// buffer of `a`, the kernels' swap/rotate rename the slot's buffers, and stores write each
