@@ -1,10 +1,21 @@
 # MPI: every example generated with --distribution mpi, built with -Werror, run with
 # mpirun -np 1, 2 and 3 on PoCL CPU devices (one per rank), its saved arrays (MPI-IO) compared
-# bit for bit with the serial reference and the 1-rank run. The jacobi2d case also checks the MPI
-# program's error paths (tests/mpi/mpi_errors.sh).
+# bit for bit with the serial reference and the 1-rank run; runs split in slabs must overlap the
+# exchange with the interior; out of core per rank (tests/mpi/mpi_ooc.sh). The jacobi2d case also
+# checks the MPI program's error paths (tests/mpi/mpi_errors.sh).
 find_package(OpenCL QUIET)
 find_program(STEPGEN_MPIRUN mpirun)
 find_package(MPI QUIET COMPONENTS CXX)
+# The MPI runtime's unit test (runtime/include/stepgen/mpi.hpp), on 3 ranks.
+if(MPI_CXX_FOUND AND STEPGEN_MPIRUN)
+  add_executable(mpi_runtime_test ${CMAKE_CURRENT_SOURCE_DIR}/mpi/mpi_runtime_test.cpp)
+  target_link_libraries(mpi_runtime_test PRIVATE stepgen_runtime MPI::MPI_CXX)
+  target_compile_options(mpi_runtime_test PRIVATE ${STEPGEN_WARNINGS})
+  add_test(NAME "mpi: runtime on 3 ranks"
+           COMMAND bash -c "source '${CMAKE_CURRENT_SOURCE_DIR}/mpi/mpirun.sh' && stepgen_mpirun 3 \"$0\""
+                   $<TARGET_FILE:mpi_runtime_test>)
+  set_tests_properties("mpi: runtime on 3 ranks" PROPERTIES TIMEOUT 180 LABELS mpi)
+endif()
 if(OpenCL_FOUND AND MPI_CXX_FOUND AND STEPGEN_MPIRUN AND EXISTS ${PROJECT_SOURCE_DIR}/examples/CMakeLists.txt)
   file(GLOB example_dirs LIST_DIRECTORIES true ${PROJECT_SOURCE_DIR}/examples/*)
   foreach(dir IN LISTS example_dirs)

@@ -36,6 +36,8 @@ expect_failure "unknown option '--bogus'" 2 "pthread pthread" "$prog" --bogus
 expect_once "unknown option '--bogus'"
 expect_failure "--weights gives 3 weights for 2 ranks (one per rank)" 2 "pthread pthread" "$prog" --weights 1,2,3
 expect_once "--weights gives 3 weights"
+expect_failure "--device-memory expects a size" 2 "pthread pthread" "$prog" --device-memory lots
+expect_once "--device-memory expects a size"
 # Files read and written by MPI-IO.
 expect_failure "cannot open '$work/missing.raw' to load array A" 2 "pthread pthread" "$prog" --device-type cpu \
   --load "A=$work/missing.raw"

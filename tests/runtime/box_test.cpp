@@ -22,6 +22,15 @@ TEST_CASE("box basics") {
   CHECK(intersect(b, b.translated({5, 3, 0})).str() == "[5,10)x[3,6)");
 }
 
+TEST_CASE("bounding: the smallest box holding both") {
+  const Box a = Box::from_extent(2, {10, 6, 1});
+  CHECK(bounding(a, a.translated({5, -2, 0})).str() == "[0,15)x[-2,6)");
+  CHECK(bounding(a, a) == a);
+  CHECK(bounding(a, Box::from_extent(2, {0, 0, 1})) == a);  // an empty box adds nothing
+  CHECK(bounding(Box::from_extent(2, {0, 0, 1}), a) == a);
+  CHECK(bounding(a, a.translated({20, 0, 0})).volume() == 30 * 6);
+}
+
 TEST_CASE("subtract cuts the slowest dimension first") {
   Box a = Box::from_extent(2, {10, 10, 1});
   Box hole;

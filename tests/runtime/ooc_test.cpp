@@ -159,6 +159,63 @@ TEST_CASE("ooc schedule: two parts read their neighbour's cells as foreign boxes
     for (const OocChunk& c : p.chunks) CHECK(p.owned.contains(c.own));
 }
 
+TEST_CASE("ooc foreign plan: each part's foreign cells, sent by their owners") {
+  // Three parts along z of 16 planes each; k * halo = 8 planes: every neighbour's 8 nearest
+  // planes are foreign. Part 1 sends part 0 its planes [16,24) and part 2 its [24,32).
+  OocSchedule sc = ooc_schedule(acoustic(3, 2, 2, true));
+  const std::vector<Transfer> plan = ooc_foreign_plan(sc);
+  REQUIRE(plan.size() == 4);
+  auto planes = [](Index lo, Index hi) {
+    Box b = Box::from_extent(3, {64, 56, 48});
+    b.lo[2] = lo;
+    b.hi[2] = hi;
+    return b;
+  };
+  CHECK((plan[0].src == 0 && plan[0].dst == 1));
+  CHECK(plan[0].boxes == std::vector<Box>{planes(8, 16)});
+  CHECK((plan[1].src == 1 && plan[1].dst == 0));
+  CHECK(plan[1].boxes == std::vector<Box>{planes(16, 24)});
+  CHECK((plan[2].src == 1 && plan[2].dst == 2));
+  CHECK(plan[2].boxes == std::vector<Box>{planes(24, 32)});
+  CHECK((plan[3].src == 2 && plan[3].dst == 1));
+  CHECK(plan[3].boxes == std::vector<Box>{planes(32, 40)});
+  // Every foreign cell comes from exactly one owner, and only from cells the sender owns.
+  for (std::size_t p = 0; p < sc.parts.size(); ++p) {
+    std::vector<Box> received;
+    for (const Transfer& t : plan) {
+      if (t.dst == static_cast<int>(p)) received.insert(received.end(), t.boxes.begin(), t.boxes.end());
+      for (const Box& b : t.boxes) CHECK(sc.parts[static_cast<std::size_t>(t.src)].owned.contains(b));
+    }
+    CHECK(disjoint(received));
+    CHECK(volume(received) == volume(sc.parts[p].foreign));
+    CHECK(subtract(sc.parts[p].foreign, received).empty());
+  }
+  // One part: nothing to send.
+  CHECK(ooc_foreign_plan(ooc_schedule(acoustic(1, 2, 2, true))).empty());
+}
+
+TEST_CASE("ooc foreign plan: a 2x2 split also sends the corner cells") {
+  OocRequest r = acoustic(1, 1, 1, true);
+  for (int y = 0; y < 2; ++y)
+    for (int x = 0; x < 2; ++x) {
+      Box b = r.grid;
+      b.lo[0] = 32 * x;
+      b.hi[0] = 32 * (x + 1);
+      b.lo[1] = 28 * y;
+      b.hi[1] = 28 * (y + 1);
+      r.owned.push_back(b);
+    }
+  r.owned.erase(r.owned.begin());  // the whole grid acoustic() put first
+  OocSchedule sc = ooc_schedule(r);
+  const std::vector<Transfer> plan = ooc_foreign_plan(sc);
+  CHECK(plan.size() == 12);  // every ordered pair, diagonal ones for the corners
+  Index to_zero = 0;
+  for (const Transfer& t : plan)
+    if (t.dst == 0) to_zero += t.cells();
+  // Part 0's reach is [0,36)x[0,32): 36*32 - 32*28 cells of every plane are foreign.
+  CHECK(to_zero == (36 * 32 - 32 * 28) * 48);
+}
+
 TEST_CASE("ooc schedule: a split along x grows the loads along x too") {
   OocRequest r = acoustic(1, 2, 2, true);
   Box a = r.grid, b = r.grid;

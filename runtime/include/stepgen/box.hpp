@@ -47,6 +47,8 @@ struct Box {
 
 /// The common part of two boxes (empty when they do not meet).
 Box intersect(const Box& a, const Box& b);
+/// The smallest box holding both (either may be empty: then the other).
+Box bounding(const Box& a, const Box& b);
 /// a minus b as disjoint boxes (at most 2*dims of them), slowest dimension cut first.
 std::vector<Box> subtract(const Box& a, const Box& b);
 /// a minus every box of `bs`, as disjoint boxes.
@@ -156,6 +158,18 @@ inline Box intersect(const Box& a, const Box& b) {
   // A canonical empty box (hi = lo) keeps volumes and comparisons simple.
   if (r.empty())
     for (std::size_t d = 0; d < 3; ++d) r.hi[d] = r.lo[d] = std::min(r.lo[d], r.hi[d]);
+  return r;
+}
+
+inline Box bounding(const Box& a, const Box& b) {
+  if (a.empty()) return b;
+  if (b.empty()) return a;
+  Box r;
+  r.dims = std::max(a.dims, b.dims);
+  for (std::size_t d = 0; d < 3; ++d) {
+    r.lo[d] = std::min(a.lo[d], b.lo[d]);
+    r.hi[d] = std::max(a.hi[d], b.hi[d]);
+  }
   return r;
 }
 

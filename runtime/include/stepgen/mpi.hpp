@@ -11,7 +11,10 @@
 /// - MPI-IO: each rank reads its box of an array from the one raw file, and writes its owned box
 ///   into it, by collective calls over subarray datatypes; no rank holds the whole grid.
 /// - Small collectives for the report and --verify (stats, labels, gathering owned boxes).
-/// Depends on MPI and the standard library (and box.hpp, exchange.hpp, init.hpp, program.hpp).
+/// - Out of core per rank: the collectives that make every rank choose the same schedule (the
+///   smallest budget, the slowest link) and that sum the ranks' out-of-core statistics.
+/// Depends on MPI and the standard library (and box.hpp, exchange.hpp, init.hpp, ooc.hpp,
+/// program.hpp).
 
 // This runtime uses MPI's C API only; the C++ bindings of older MPIs only add warnings.
 #ifndef OMPI_SKIP_MPICXX
@@ -26,7 +29,6 @@
 #include <cstdint>
 #include <cstdio>
 #include <exception>
-#include <initializer_list>
 #include <string>
 #include <utility>
 #include <vector>
@@ -34,6 +36,7 @@
 #include "stepgen/box.hpp"
 #include "stepgen/exchange.hpp"
 #include "stepgen/init.hpp"
+#include "stepgen/ooc.hpp"
 #include "stepgen/program.hpp"
 
 namespace stepgen::mpi {
@@ -299,37 +302,61 @@ class HaloExchange {
   /// enqueues the device->host copy of buffer.box into buffer), waits for the packs
   /// (`packed()`), sends, and unpacks each box as all have arrived (`unpack(id, buffer)`
   /// enqueues the host->device copy; the caller waits for those before the next exchange).
-  /// Returns the bytes this rank sent.
+  /// Returns the bytes this rank sent. The same as start(), send() and finish() in a row.
   template <typename Pack, typename Packed, typename Unpack>
-  std::size_t exchange(std::initializer_list<int> ids, Pack&& pack, Packed&& packed,
-                       Unpack&& unpack) {
-    std::vector<MPI_Request> receives, sends;
+  std::size_t exchange(const std::vector<int>& ids, Pack&& pack, Packed&& packed, Unpack&& unpack) {
+    start(ids, pack);
+    packed();
+    const std::size_t bytes = send(ids);
+    finish(ids, unpack);
+    return bytes;
+  }
+
+  /// The exchange in three steps, so that computation runs between them (overlap): start()
+  /// posts every receive of `ids` and calls `pack(id, buffer)` for every box sent (the caller
+  /// then waits for the packs while its device computes); send() sends the packed boxes and
+  /// returns their bytes; finish() waits for every receive, calls `unpack(id, buffer)` for each,
+  /// and waits for the sends (after which the send buffers may be packed again).
+  template <typename Pack>
+  void start(const std::vector<int>& ids, Pack&& pack) {
+    if (!receive_requests_.empty() || !send_requests_.empty())
+      throw rt::RunError("internal error: a halo exchange started before the last one finished");
     for (int id : ids)
       for (Message& r : receives_[static_cast<std::size_t>(id)]) {
-        receives.emplace_back();
+        receive_requests_.emplace_back();
         check(MPI_Irecv(r.buffer.bytes.data(), static_cast<int>(r.buffer.bytes.size()), MPI_BYTE,
-                        r.peer, id, comm_, &receives.back()),
+                        r.peer, id, comm_, &receive_requests_.back()),
               "MPI_Irecv(" + r.buffer.name + " from rank " + std::to_string(r.peer) + ")");
       }
     for (int id : ids)
       for (Message& s : sends_[static_cast<std::size_t>(id)]) pack(id, s.buffer);
-    packed();
+  }
+
+  std::size_t send(const std::vector<int>& ids) {
     std::size_t bytes = 0;
     for (int id : ids)
       for (Message& s : sends_[static_cast<std::size_t>(id)]) {
-        sends.emplace_back();
+        send_requests_.emplace_back();
         check(MPI_Isend(s.buffer.bytes.data(), static_cast<int>(s.buffer.bytes.size()), MPI_BYTE,
-                        s.peer, id, comm_, &sends.back()),
+                        s.peer, id, comm_, &send_requests_.back()),
               "MPI_Isend(" + s.buffer.name + " to rank " + std::to_string(s.peer) + ")");
         bytes += s.buffer.bytes.size();
       }
-    check(MPI_Waitall(static_cast<int>(receives.size()), receives.data(), MPI_STATUSES_IGNORE),
+    return bytes;
+  }
+
+  template <typename Unpack>
+  void finish(const std::vector<int>& ids, Unpack&& unpack) {
+    check(MPI_Waitall(static_cast<int>(receive_requests_.size()), receive_requests_.data(),
+                      MPI_STATUSES_IGNORE),
           "MPI_Waitall(halo receives)");
+    receive_requests_.clear();
     for (int id : ids)
       for (Message& r : receives_[static_cast<std::size_t>(id)]) unpack(id, r.buffer);
-    check(MPI_Waitall(static_cast<int>(sends.size()), sends.data(), MPI_STATUSES_IGNORE),
+    check(MPI_Waitall(static_cast<int>(send_requests_.size()), send_requests_.data(),
+                      MPI_STATUSES_IGNORE),
           "MPI_Waitall(halo sends)");
-    return bytes;
+    send_requests_.clear();
   }
 
  private:
@@ -337,6 +364,7 @@ class HaloExchange {
   MPI_Comm comm_ = MPI_COMM_NULL;
   std::vector<std::vector<Message>> sends_;     ///< per array id
   std::vector<std::vector<Message>> receives_;  ///< per array id
+  std::vector<MPI_Request> receive_requests_, send_requests_;  ///< of the exchange under way
 };
 
 /// Collective: the run's times as the slowest rank saw them, its volumes summed over ranks.
@@ -355,6 +383,45 @@ inline rt::RunStats combine(MPI_Comm comm, const rt::RunStats& mine) {
   all.host_device_s = slowest[3];
   all.exchange_bytes = static_cast<std::size_t>(sums[0]);
   all.host_device_bytes = static_cast<std::size_t>(sums[1]);
+  return all;
+}
+
+/// Collective: the smallest of the ranks' values (every rank gets it).
+inline rt::Index min_over_ranks(MPI_Comm comm, rt::Index mine) {
+  long long value = mine, least = 0;
+  check(MPI_Allreduce(&value, &least, 1, MPI_LONG_LONG, MPI_MIN, comm), "MPI_Allreduce(min)");
+  return static_cast<rt::Index>(least);
+}
+
+/// Collective: the link of the slowest rank, per figure (least bandwidths, most seconds per
+/// cell-step), so that the out-of-core model makes the same choice on every rank.
+inline rt::OocLink slowest_link(MPI_Comm comm, const rt::OocLink& mine) {
+  double low[3] = {mine.h2d, mine.d2h, mine.bidir}, lowest[3] = {0, 0, 0};
+  check(MPI_Allreduce(low, lowest, 3, MPI_DOUBLE, MPI_MIN, comm), "MPI_Allreduce(link)");
+  double slowest = 0;
+  check(MPI_Allreduce(&mine.cell_step, &slowest, 1, MPI_DOUBLE, MPI_MAX, comm),
+        "MPI_Allreduce(link)");
+  rt::OocLink all = mine;
+  all.h2d = lowest[0];
+  all.d2h = lowest[1];
+  all.bidir = lowest[2];
+  all.cell_step = slowest;
+  return all;
+}
+
+/// Collective: an out-of-core run's statistics over all ranks: bytes summed, the time of the
+/// slowest rank; the schedule's figures are every rank's.
+inline rt::OocStats combine(MPI_Comm comm, const rt::OocStats& mine) {
+  rt::OocStats all = mine;
+  unsigned long long volumes[3] = {mine.h2d_bytes, mine.d2h_bytes, mine.d2d_bytes};
+  unsigned long long sums[3] = {0, 0, 0};
+  check(MPI_Allreduce(volumes, sums, 3, MPI_UNSIGNED_LONG_LONG, MPI_SUM, comm),
+        "MPI_Allreduce(out-of-core bytes)");
+  check(MPI_Allreduce(&mine.measured_s, &all.measured_s, 1, MPI_DOUBLE, MPI_MAX, comm),
+        "MPI_Allreduce(out-of-core time)");
+  all.h2d_bytes = static_cast<std::size_t>(sums[0]);
+  all.d2h_bytes = static_cast<std::size_t>(sums[1]);
+  all.d2d_bytes = static_cast<std::size_t>(sums[2]);
   return all;
 }
 

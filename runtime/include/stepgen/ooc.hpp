@@ -16,7 +16,8 @@
 ///   different chunks run on three streams ordered by events only (`ooc_ops` below).
 /// - Several parts: each streams its own chunks; at each pass boundary the cells a part reads
 ///   from its neighbours (`OocPart::foreign`) are snapshot from the host arrays, which hold
-///   every part's results: that is the halo exchange between parts.
+///   every part's results: that is the halo exchange between parts. In an MPI program (one
+///   part per rank) those cells come by messages first (`ooc_foreign_plan`).
 ///
 /// The host arrays keep their names: chunk loads read host array `a` into the slot's current
 /// buffer of `a`, the kernels' swap/rotate rename the slot's buffers, and stores write each
@@ -42,6 +43,7 @@
 
 #include "stepgen/box.hpp"
 #include "stepgen/chunk.hpp"
+#include "stepgen/exchange.hpp"
 #include "stepgen/partition.hpp"
 #include "stepgen/program.hpp"
 
@@ -289,6 +291,30 @@ inline OocSchedule ooc_schedule(const OocRequest& r) {
     out.device_bytes = std::max(out.device_bytes, part.device_bytes);
     out.parts.push_back(std::move(part));
   }
+  return out;
+}
+
+/// The exchange between parts at pass boundaries, as transfers between parts (ids: indices of
+/// `sc.parts`), ordered by (src, dst): part `src` gives part `dst` the cells of dst's foreign
+/// boxes that src owns. Together they cover every foreign cell once. One process copies them
+/// through its host arrays (the runners' snapshots); an MPI program sends them as messages, one
+/// rank per part.
+inline std::vector<Transfer> ooc_foreign_plan(const OocSchedule& sc) {
+  std::vector<Transfer> out;
+  for (std::size_t src = 0; src < sc.parts.size(); ++src)
+    for (std::size_t dst = 0; dst < sc.parts.size(); ++dst) {
+      if (src == dst) continue;
+      Transfer t;
+      t.src = static_cast<int>(src);
+      t.dst = static_cast<int>(dst);
+      for (const Box& f : sc.parts[dst].foreign) {
+        const Box cut = intersect(sc.parts[src].owned, f);
+        if (!cut.empty()) t.boxes.push_back(cut);
+      }
+      if (t.boxes.empty()) continue;
+      t.boxes = coalesce(std::move(t.boxes));
+      out.push_back(std::move(t));
+    }
   return out;
 }
 

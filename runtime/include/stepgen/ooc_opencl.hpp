@@ -74,14 +74,29 @@ inline void copy_host_box(const rt::HostArray& src, rt::HostArray& dst, const rt
                   src.bytes.data() + s.offset() + y * s.row_pitch + z * s.slice_pitch, s.region[0]);
 }
 
-/// Runs a stencil out of core on every part's device.
+/// What one MPI rank runs of a schedule: its one part, on its one device. The other parts run
+/// on other ranks; at every pass boundary, once this part's stores are done, `exchange` fills
+/// the host arrays' cells of this part's foreign boxes with their owners' results (the
+/// messages of rt::ooc_foreign_plan), and the part's snapshots are taken from there.
+struct OocShare {
+  int part = -1;  ///< the part run here; -1: every part, on devices[part] (one process)
+  std::function<void()> exchange;
+};
+
+/// Runs a stencil out of core on every part's device (or on one part's, see OocShare).
 class OocRunner {
  public:
   OocRunner(std::vector<Device>& devices, const rt::OocSchedule& schedule,
-            std::vector<rt::HostArray>& host, OocStep step, bool overlap)
-      : devices_(devices), sc_(schedule), host_(host), step_(std::move(step)), overlap_(overlap) {
+            std::vector<rt::HostArray>& host, OocStep step, bool overlap, OocShare share = {})
+      : devices_(devices),
+        sc_(schedule),
+        host_(host),
+        step_(std::move(step)),
+        overlap_(overlap),
+        share_(std::move(share)) {
     for (std::size_t p = 0; p < sc_.parts.size(); ++p) {
-      const Device& d = devices_[p];
+      if (!runs_here(p)) continue;
+      const Device& d = device(p);
       PartState st;
       if (overlap_) {
         st.in = detail::make_queue(d);
@@ -109,39 +124,47 @@ class OocRunner {
     rt::Stopwatch clock;
     clock.start();
     snapshot();
-    for (const rt::OocOp& op : rt::ooc_ops(sc_, steps)) execute(op, stats);
+    for (const rt::OocOp& op : rt::ooc_ops(sc_, steps))
+      if (op.kind == rt::OocOp::Kind::kBarrier || runs_here(static_cast<std::size_t>(op.part)))
+        execute(op, stats);
     finish_all();
     stats.measured_s = clock.stop();
     stats.passes = rt::ooc_passes(steps, sc_.steps_per_pass);
     stats.steps = steps;
   }
 
-  /// Measures the link and the kernels on the first part's device: a probe of the first
-  /// planes of its reach (at most `probe_bytes` over all arrays) is sent, received, sent and
-  /// received at once, and stepped once. The host arrays are left as they were (only their
-  /// own bytes are written back, before any kernel ran).
-  static rt::OocLink calibrate(std::vector<Device>& devices, const rt::OocSchedule& sc,
-                               std::vector<rt::HostArray>& host, const OocStep& step,
-                               rt::Index probe_bytes) {
-    const Device& d = devices[0];
+  /// The cells `calibrate` sends: the first planes of the first part's reach, at most
+  /// `probe_bytes` over all arrays (at least one plane). The host arrays must hold them.
+  static rt::Box probe_box(const rt::OocSchedule& sc, rt::Index probe_bytes) {
     const rt::OocPart& part = sc.parts[0];
     const int s = sc.dims - 1;
     rt::Index plane_bytes = 0;
     for (const rt::OocArray& a : sc.arrays) plane_bytes += a.element_bytes;
-    rt::Index cells_per_plane = part.reach.volume() / part.reach.extent(s);
-    plane_bytes *= cells_per_plane;
+    plane_bytes *= part.reach.volume() / part.reach.extent(s);
     rt::Box probe = part.reach;
     probe.hi[static_cast<std::size_t>(s)] =
         probe.lo[static_cast<std::size_t>(s)] +
         std::clamp<rt::Index>(probe_bytes / std::max<rt::Index>(plane_bytes, 1), 1,
                               part.reach.extent(s));
+    return probe;
+  }
+
+  /// Measures the link and the kernels on the first device: the probe_box() is sent,
+  /// received, sent and received at once, and stepped once. The host arrays are left as they
+  /// were (only their own bytes are written back, before any kernel ran).
+  static rt::OocLink calibrate(std::vector<Device>& devices, const rt::OocSchedule& sc,
+                               std::vector<rt::HostArray>& host, const OocStep& step,
+                               rt::Index probe_bytes) {
+    const Device& d = devices[0];
+    const rt::Box probe = probe_box(sc, probe_bytes);
+    rt::Index cell_bytes = 0;
+    for (const rt::OocArray& a : sc.arrays) cell_bytes += a.element_bytes;
     std::vector<Mem> bufs;
     for (const rt::OocArray& a : sc.arrays)
       bufs.push_back(
           create_buffer(d, probe, static_cast<size_t>(a.element_bytes), a.name + " (probe)"));
     Queue in = detail::make_queue(d), out = detail::make_queue(d);
-    const double bytes =
-        static_cast<double>(probe.volume()) * static_cast<double>(plane_bytes / cells_per_plane);
+    const double bytes = static_cast<double>(probe.volume()) * static_cast<double>(cell_bytes);
     auto timed = [&](bool send, bool receive) {
       rt::Stopwatch t;
       t.start();
@@ -179,22 +202,31 @@ class OocRunner {
     std::map<std::pair<rt::Index, int>, Event> events;  ///< (t, kind) -> its completion
   };
 
+  bool runs_here(std::size_t p) const {
+    return share_.part < 0 || p == static_cast<std::size_t>(share_.part);
+  }
+  /// Where part p's device and state are (p runs here).
+  std::size_t local(std::size_t p) const { return share_.part < 0 ? p : 0; }
+  const Device& device(std::size_t p) const { return devices_[local(p)]; }
+
   cl_command_queue queue(std::size_t p, rt::OocOp::Kind kind) const {
-    const Device& d = devices_[p];
+    const Device& d = device(p);
+    const PartState& st = parts_[local(p)];
     if (!overlap_ || kind == rt::OocOp::Kind::kCompute) return d.queue.get();
-    return kind == rt::OocOp::Kind::kLoad ? parts_[p].in.get() : parts_[p].out.get();
+    return kind == rt::OocOp::Kind::kLoad ? st.in.get() : st.out.get();
   }
 
   void execute(const rt::OocOp& op, rt::OocStats& stats) {
     using K = rt::OocOp::Kind;
     if (op.kind == K::kBarrier) {
       finish_all();
+      if (share_.exchange) share_.exchange();
       snapshot();
       return;
     }
     const auto p = static_cast<std::size_t>(op.part);
-    const Device& d = devices_[p];
-    PartState& st = parts_[p];
+    const Device& d = device(p);
+    PartState& st = parts_[local(p)];
     const rt::OocPart& part = sc_.parts[p];
     const rt::OocChunk& ch = part.chunks[static_cast<std::size_t>(op.chunk)];
     std::vector<Mem>& bufs = st.slots[static_cast<std::size_t>(op.slot)];
@@ -257,11 +289,11 @@ class OocRunner {
   }
 
   void finish_all() {
-    for (std::size_t p = 0; p < parts_.size(); ++p) {
-      finish(devices_[p]);
+    for (std::size_t i = 0; i < parts_.size(); ++i) {
+      finish(devices_[i]);
       if (overlap_) {
-        check(clFinish(parts_[p].in.get()), "clFinish", devices_[p].label());
-        check(clFinish(parts_[p].out.get()), "clFinish", devices_[p].label());
+        check(clFinish(parts_[i].in.get()), "clFinish", devices_[i].label());
+        check(clFinish(parts_[i].out.get()), "clFinish", devices_[i].label());
       }
     }
   }
@@ -279,7 +311,8 @@ class OocRunner {
   std::vector<rt::HostArray>& host_;
   OocStep step_;
   bool overlap_;
-  std::vector<PartState> parts_;
+  OocShare share_;
+  std::vector<PartState> parts_;  ///< of the parts run here, in part order
 };
 
 /// Swap/rotate inside a chunk: each name takes the next one's buffer, the last the first's.

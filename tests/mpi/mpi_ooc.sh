@@ -1,0 +1,61 @@
+# Sourced by mpi_test.sh for every example ($out/build/$example is the MPI program, $refdir the
+# serial reference's arrays, $arrays their names, $counts the rank counts): out of core per
+# rank, with k = 1 and 2 steps per pass on 1, 2 and 3 ranks. A --device-memory of 60% of a
+# rank's share of the arrays forces every part out of core (chunks chosen by the model, the same
+# on every rank). Where the chunk buffers of k steps cannot fit that budget (small 3D grids with
+# wide halos), the program must say so, and the run is forced with --out-of-core on and 2
+# chunks (1 where a chunk would be thinner than k steps' halo). Every saved array must equal
+# the reference, which equals the single-process in-core run (tests/e2e), bit for bit; the
+# last rank count with k = 2 also passes --verify.
+all=$(POCL_DEVICES=pthread stepgen_mpirun 1 "$out/build/$example" --help | sed -n 's/^arrays: //p' | wc -w)
+bytes=0
+for a in $arrays; do bytes=$((bytes + $(stat -c %s "$refdir/$a.raw"))); done
+bytes=$((bytes / $(echo $arrays | wc -w) * all))  # every array, the read-only ones too
+ooc_runs=0
+ooc_run() {  # ooc_run RANKS DIR ARGS...: runs out of core; 1 when the plan cannot be made
+  local n=$1 run=$2 saves=()
+  shift 2
+  for a in $arrays; do saves+=(--save "$a=$run/$a.raw"); done
+  POCL_DEVICES=$(printf 'pthread %.0s' $(seq "$n")) \
+    stepgen_mpirun "$n" "$out/build/$example" --device-type cpu "$@" "${saves[@]}" > "$run/log.txt" 2>&1 && return 0
+  if grep -q "one chunk with its halos cannot fit: \|use fewer chunks or fewer steps per pass" "$run/log.txt"; then
+    local errors
+    errors=$(grep -c "^$example: error: " "$run/log.txt")
+    [ "$errors" -eq 1 ] || { cat "$run/log.txt"; echo "FAIL: the plan's error printed $errors times"; exit 1; }
+    echo "ok: $example on $n rank(s) with $*: $(grep "^$example: error: " "$run/log.txt")"
+    return 1
+  fi
+  cat "$run/log.txt"; echo "FAIL: out of core, $n rank(s), $*: the run failed"; exit 1
+}
+for n in $counts; do
+  budget=$((bytes * 6 / 10 / n))
+  for k in 1 2; do
+    run="$work/$example-runs/ooc-$n-k$k"
+    mkdir -p "$run"
+    extra=()  # rank 0 reruns the whole grid in core on its device and compares, once
+    [ "$n" -eq "${counts##* }" ] && [ "$k" -eq 2 ] && extra=(--verify)
+    if ooc_run "$n" "$run" --device-memory "$budget" --steps-per-pass "$k" "${extra[@]}"; then
+      grep -q "^out-of-core: on (the largest part needs" "$run/log.txt" ||
+        { cat "$run/log.txt"; echo "FAIL: $n rank(s) under $budget bytes did not run out of core"; exit 1; }
+    elif ! ooc_run "$n" "$run" --out-of-core on --ooc-chunks 2 --steps-per-pass "$k" "${extra[@]}" &&
+         ! ooc_run "$n" "$run" --out-of-core on --ooc-chunks 1 --steps-per-pass "$k" "${extra[@]}"; then
+      cat "$run/log.txt"; echo "FAIL: $n rank(s), k = $k: no out-of-core plan"; exit 1
+    fi
+    grep -q "^out-of-core: on" "$run/log.txt" || { cat "$run/log.txt"; echo "FAIL: not out of core"; exit 1; }
+    if [ ${#extra[@]} -gt 0 ] && ! grep -q "verify: OK: $n rank(s) equal 1 device" "$run/log.txt"; then
+      cat "$run/log.txt"; echo "FAIL: --verify out of core on $n rank(s)"; exit 1
+    fi
+    grep -q "^  [0-9]* chunk(s)[ (model)]*, $k step(s) per pass" "$run/log.txt" ||
+      { cat "$run/log.txt"; echo "FAIL: not $k step(s) per pass"; exit 1; }
+    for a in $arrays; do
+      if ! cmp -s "$run/$a.raw" "$refdir/$a.raw"; then
+        cat "$run/log.txt"
+        echo "FAIL: $example out of core on $n rank(s), k = $k: array $a differs from the reference"
+        cmp "$run/$a.raw" "$refdir/$a.raw" | head -1 || true
+        exit 1
+      fi
+    done
+    ooc_runs=$((ooc_runs + 1))
+    echo "ok: $example out of core on $n rank(s): $(grep -o '[0-9]* chunk(s)[^,]*, [0-9]* step(s) per pass' "$run/log.txt"): equal the reference"
+  done
+done

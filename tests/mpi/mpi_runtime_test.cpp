@@ -1,0 +1,182 @@
+// Unit test of runtime/include/stepgen/mpi.hpp, run with `mpirun -np 3`: the halo exchange in
+// one call and in three steps (start, send, finish: what overlap runs computation between),
+// two arrays at once (tags keep them apart), the guard against starting an exchange before the
+// last one finished, and the collectives that make out-of-core runs choose alike (the smallest
+// budget, the slowest link) and sum their statistics. Prints "N passed, 0 failed" on rank 0;
+// exits non-zero on any failure.
+#include "stepgen/mpi.hpp"
+
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+namespace rt = stepgen::rt;
+namespace mpi = stepgen::mpi;
+
+namespace {
+
+int passed = 0, failed = 0, rank = 0, size = 1;
+
+void check(bool ok, const std::string& what) {
+  if (ok) {
+    ++passed;
+    return;
+  }
+  ++failed;
+  std::fprintf(stderr, "rank %d: FAILED: %s\n", rank, what.c_str());
+}
+
+// A 2D grid of 8 x (4 * ranks) floats split in rows of 4: rank r owns rows [4r, 4r+4) and
+// reads one row on each side (its ghost box), owned by its neighbours.
+constexpr rt::Index kWidth = 8, kRows = 4;
+
+rt::Box owned_box(int r) {
+  rt::Box b = rt::Box::from_extent(2, {kWidth, kRows, 1});
+  b.lo[1] = kRows * r;
+  b.hi[1] = kRows * (r + 1);
+  return b;
+}
+
+rt::Box ghost_box(int r) {
+  rt::Box b = owned_box(r);
+  if (r > 0) b.lo[1] -= 1;
+  if (r + 1 < size) b.hi[1] += 1;
+  return b;
+}
+
+std::vector<rt::Transfer> plan() {
+  std::vector<rt::Transfer> out;
+  for (int r = 0; r < size; ++r)
+    for (int d : {-1, 1}) {
+      const int to = r + d;
+      if (to < 0 || to >= size) continue;
+      rt::Transfer t;
+      t.src = r;
+      t.dst = to;
+      rt::Box row = owned_box(r);
+      if (d < 0) row.hi[1] = row.lo[1] + 1;
+      else row.lo[1] = row.hi[1] - 1;
+      t.boxes.push_back(row);
+      out.push_back(t);
+    }
+  return out;
+}
+
+float& at(rt::HostArray& a, rt::Index x, rt::Index y) {
+  return a.as<float>()[(y - a.box.lo[1]) * a.box.extent(0) + (x - a.box.lo[0])];
+}
+
+// Owned cells: `base` + the global index; ghost cells: -1.
+void fill(rt::HostArray& a, float base) {
+  const rt::Box own = owned_box(rank);
+  for (rt::Index y = a.box.lo[1]; y < a.box.hi[1]; ++y)
+    for (rt::Index x = a.box.lo[0]; x < a.box.hi[0]; ++x)
+      at(a, x, y) = own.contains_point({x, y, 0}) ? base + static_cast<float>(y * kWidth + x) : -1.0f;
+}
+
+// Every cell of the ghost box holds `base` + its global index.
+bool complete(rt::HostArray& a, float base) {
+  for (rt::Index y = a.box.lo[1]; y < a.box.hi[1]; ++y)
+    for (rt::Index x = a.box.lo[0]; x < a.box.hi[0]; ++x)
+      if (at(a, x, y) != base + static_cast<float>(y * kWidth + x)) return false;
+  return true;
+}
+
+// Host-to-host "device" copies: a box between an array and a message buffer.
+void copy(const rt::HostArray& from, rt::HostArray& to, const rt::Box& box) {
+  const rt::RectCopy s = rt::rect_of(box, from.box, from.element_bytes);
+  const rt::RectCopy t = rt::rect_of(box, to.box, to.element_bytes);
+  for (std::size_t z = 0; z < s.region[2]; ++z)
+    for (std::size_t y = 0; y < s.region[1]; ++y)
+      std::memcpy(to.bytes.data() + t.offset() + y * t.row_pitch + z * t.slice_pitch,
+                  from.bytes.data() + s.offset() + y * s.row_pitch + z * s.slice_pitch, s.region[0]);
+}
+
+int run() {
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  std::vector<rt::HostArray> host;
+  host.emplace_back("A", sizeof(float), ghost_box(rank));
+  host.emplace_back("B", sizeof(float), ghost_box(rank));
+  mpi::HaloExchange halo(MPI_COMM_WORLD, rank, 2);
+  halo.add(0, "A", sizeof(float), plan());
+  halo.add(1, "B", sizeof(float), plan());
+  check(halo.idle() == (size == 1), "idle() only without neighbours");
+  auto pack = [&](int id, rt::HostArray& buffer) { copy(host[static_cast<std::size_t>(id)], buffer, buffer.box); };
+  auto unpack = [&](int id, const rt::HostArray& buffer) {
+    copy(buffer, host[static_cast<std::size_t>(id)], buffer.box);
+  };
+  const std::size_t row_bytes = kWidth * sizeof(float);
+  const std::size_t neighbours = (rank > 0 ? 1 : 0) + (rank + 1 < size ? 1 : 0);
+
+  // One call, one array.
+  fill(host[0], 0);
+  std::size_t sent = halo.exchange({0}, pack, [] {}, unpack);
+  check(complete(host[0], 0), "exchange(): the ghost rows hold the neighbours' owned rows");
+  check(sent == neighbours * row_bytes, "exchange() returns the bytes sent");
+
+  // Three steps, two arrays; the owned cells change after the packs (as the interior's
+  // computation would), and the neighbours still receive what was packed.
+  fill(host[0], 1000);
+  fill(host[1], 2000);
+  halo.start({0, 1}, pack);
+  bool refused = false;
+  try {
+    halo.start({0}, pack);
+  } catch (const rt::RunError&) {
+    refused = true;
+  }
+  check(refused, "a second start() before finish() is refused");
+  const rt::Box own = owned_box(rank);
+  for (rt::Index x = own.lo[0]; x < own.hi[0]; ++x) at(host[1], x, own.lo[1] + 1) += 0.5f;
+  sent = halo.send({0, 1});
+  halo.finish({0, 1}, unpack);
+  check(complete(host[0], 1000), "start/send/finish: A's ghost rows");
+  rt::HostArray b = host[1];
+  for (rt::Index x = own.lo[0]; x < own.hi[0]; ++x) at(b, x, own.lo[1] + 1) -= 0.5f;
+  check(complete(b, 2000), "start/send/finish: B's ghost rows, not mixed up with A's");
+  check(sent == 2 * neighbours * row_bytes, "send() returns the bytes sent");
+  // The exchange can run again once finished.
+  fill(host[0], 3000);
+  halo.exchange({0}, pack, [] {}, unpack);
+  check(complete(host[0], 3000), "a second exchange after finish()");
+
+  // Out-of-core collectives.
+  check(mpi::min_over_ranks(MPI_COMM_WORLD, 100 - rank) == 100 - (size - 1),
+        "min_over_ranks: the smallest budget");
+  rt::OocLink link;
+  link.h2d = 10.0 + rank;
+  link.d2h = 20.0 - rank;
+  link.bidir = 30.0 + rank;
+  link.cell_step = 1e-9 * (1 + rank);
+  link.measured = true;
+  const rt::OocLink slow = mpi::slowest_link(MPI_COMM_WORLD, link);
+  check(slow.h2d == 10.0 && slow.d2h == 20.0 - (size - 1) && slow.bidir == 30.0,
+        "slowest_link: the least bandwidths");
+  check(slow.cell_step == 1e-9 * size, "slowest_link: the most seconds per cell-step");
+  rt::OocStats stats;
+  stats.on = true;
+  stats.chunks = 4;
+  stats.h2d_bytes = 1;
+  stats.d2h_bytes = 10;
+  stats.d2d_bytes = static_cast<std::size_t>(rank);
+  stats.measured_s = rank;
+  const rt::OocStats all = mpi::combine(MPI_COMM_WORLD, stats);
+  check(all.h2d_bytes == static_cast<std::size_t>(size) && all.d2h_bytes == 10u * size &&
+            all.d2d_bytes == static_cast<std::size_t>(size * (size - 1) / 2),
+        "combine(OocStats): bytes summed over the ranks");
+  check(all.measured_s == size - 1 && all.chunks == 4, "combine(OocStats): the slowest rank's time");
+
+  int failures = 0;
+  MPI_Allreduce(&failed, &failures, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  if (rank == 0) std::printf("%d passed, %d failed\n", passed, failures);
+  return failures ? 1 : 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  mpi::Session session(argc, argv);
+  return session.run("mpi_runtime_test", run);
+}
