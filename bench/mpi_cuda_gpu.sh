@@ -87,9 +87,12 @@ build_one() {  # build_one TREE NAME
     > "$out/build-$2.log" 2>&1 && cmake --build "$work/build-$2" -j 4 >> "$out/build-$2.log" 2>&1
 }
 start=$SECONDS
-for tree in "$gen"/cuda-*/ "$gen"/mpi-cuda/*/; do
+# The one-process programs of the examples and of the benchmark only (not the others of gen/).
+trees=("$gen"/mpi-cuda/*/)
+for t in "$gen"/mpi-cuda/*/; do t=${t%/}; trees+=("$gen/cuda-${t##*/}"); done
+for tree in "${trees[@]}"; do
   tree=${tree%/}
-  [ -f "$tree/CMakeLists.txt" ] || continue
+  [ -f "$tree/CMakeLists.txt" ] || { log "FAIL: no generated tree $tree (run scripts/gen-gpu-trees.sh first)"; continue; }
   case $tree in */mpi-cuda/*) name=mpi-${tree##*/} ;; *) name=${tree##*/} ;; esac
   while [ "$(jobs -rp | wc -l)" -ge 4 ]; do wait -n; done
   build_one "$tree" "$name" &
