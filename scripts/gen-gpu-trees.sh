@@ -4,7 +4,8 @@
 # the 16384^2 Jacobi benchmark and the out-of-core acoustic benchmarks of bench/ooc_gpu.sh, into
 # bench/generated/cuda-<name>/, and the other benchmark specs
 # of bench/specs/ (those bench/cuda_gpu.sh runs) into bench/generated/bench/cuda-<name>/ (a
-# sub-folder, so that gpu_cuda_check.sh does not build them). The trees are plain files that
+# sub-folder, so that gpu_cuda_check.sh does not build them), and the MPI + CUDA programs of
+# bench/mpi_cuda_gpu.sh (every example and the 16384^2 Jacobi) into bench/generated/mpi-cuda/<name>/. The trees are plain files that
 # travel to the GPU machine through the run tool's carry (bench/generated/ is ignored by git).
 # Usage: scripts/gen-gpu-trees.sh [STEPGEN]   (default: build/stepgen, else build-*/stepgen)
 set -euo pipefail
@@ -39,5 +40,14 @@ for spec in "$root"/bench/specs/*.xml; do
   rm -rf "$out/bench/cuda-$name"
   "$stepgen" generate "$spec" --target cuda -o "$out/bench/cuda-$name" >/dev/null
   echo "generated bench/generated/bench/cuda-$name"
+done
+# The MPI + CUDA programs of bench/mpi_cuda_gpu.sh: every example and the 16384^2 Jacobi, into
+# bench/generated/mpi-cuda/<name>/ (a sub-folder: gpu_cuda_check.sh does not build them).
+mkdir -p "$out/mpi-cuda"
+for spec in "${specs[@]:0:$((${#specs[@]} - 2))}"; do  # the examples and jacobi2d_16384
+  name=$(basename "$spec" .xml)
+  rm -rf "$out/mpi-cuda/$name"
+  "$stepgen" generate "$spec" --target cuda --distribution mpi -o "$out/mpi-cuda/$name" >/dev/null
+  echo "generated bench/generated/mpi-cuda/$name"
 done
 du -sh "$out"

@@ -11,5 +11,22 @@ if(STEPGEN_NVCC AND EXISTS ${PROJECT_SOURCE_DIR}/examples/CMakeLists.txt)
   add_test(NAME "cuda-compile: every example"
            COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cuda/compile_test.sh $<TARGET_FILE:stepgen>
                    ${PROJECT_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/cuda-compile ${STEPGEN_NVCC})
-  set_tests_properties("cuda-compile: every example" PROPERTIES TIMEOUT 900 LABELS cuda-compile)
+  # The nvcc builds take both cores of CI for minutes: the nvcc tests never run together.
+  set_tests_properties("cuda-compile: every example" PROPERTIES TIMEOUT 900 LABELS cuda-compile RESOURCE_LOCK nvcc)
+endif()
+
+# The MPI + CUDA programs (--target cuda --distribution mpi), compile only: every example built
+# with nvcc for sm_90 and the MPI libraries, run where no GPU is present (--help, the abort of
+# every rank without a GPU). Labels cuda-compile (all nvcc builds) and mpi-cuda, not mpi (the
+# OpenCL MPI runs on PoCL).
+find_package(MPI QUIET COMPONENTS CXX)
+if(STEPGEN_NVCC AND MPI_CXX_FOUND AND EXISTS ${PROJECT_SOURCE_DIR}/examples/CMakeLists.txt)
+  add_test(NAME "cuda-compile: every example, MPI"
+           COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cuda/mpi_compile_test.sh $<TARGET_FILE:stepgen>
+                   ${PROJECT_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/cuda-mpi-compile ${STEPGEN_NVCC}
+                   "${MPI_CXX_INCLUDE_DIRS}" "${MPI_CXX_LIBRARIES}")
+  set_tests_properties("cuda-compile: every example, MPI" PROPERTIES TIMEOUT 900 LABELS "cuda-compile;mpi-cuda"
+                                                                      RESOURCE_LOCK nvcc)
+elseif(STEPGEN_NVCC)
+  message(STATUS "MPI + CUDA compile test skipped: needs MPI (libopenmpi-dev)")
 endif()

@@ -95,11 +95,6 @@ int generate(const std::string& spec_path, GenerateRequest request, std::ostream
   const std::string& target = request.target;
   const std::string& distribution = request.distribution;
   if (!distribution.empty()) model->mpi = distribution == "mpi";  // --distribution overrides the spec
-  if (model->mpi && target != "opencl") {
-    err << "stepgen: error: MPI programs (distribution mpi) are generated for the opencl target only, not '" << target
-        << "' (use --distribution none for a one-process program)\n";
-    return distribution.empty() ? kSpecErrors : kUsage;
-  }
   if (out_dir.empty()) out_dir = model->name + "-" + target;
   options.output_dir = out_dir;
   try {

@@ -60,10 +60,12 @@ int first_use(const std::string& text, const std::string& key) {
 
 /// A context whose lookups fail loudly: a typo in a template or a key the view model forgot
 /// would otherwise render as nothing and produce a program that compiles but is wrong.
+/// A partial `{{> cuda/problem}}` is the template templates/cuda/problem.mustache of the same set,
+/// so that two programs of a backend share their common sections instead of near-copies.
 class StrictContext : public mu::context<std::string> {
  public:
-  StrictContext(const mu::data* root, std::string file, const std::string& text)
-      : mu::context<std::string>(root), file_(std::move(file)), text_(text) {}
+  StrictContext(const mu::data* root, std::string file, const std::string& text, const TemplateSet& set)
+      : mu::context<std::string>(root), file_(std::move(file)), text_(text), set_(set) {}
 
   const mu::data* get(const std::string& name) const override {
     const mu::data* value = mu::context<std::string>::get(name);
@@ -72,9 +74,19 @@ class StrictContext : public mu::context<std::string> {
   }
 
   const mu::data* get_partial(const std::string& name) const override {
-    const mu::data* value = mu::context<std::string>::get_partial(name);
-    if (!value) throw EmitError(where(name) + ": no partial named '" + name + "'");
-    return value;
+    if (const mu::data* value = mu::context<std::string>::get_partial(name)) return value;
+    auto it = partials_.find(name);
+    if (it == partials_.end()) {
+      const std::string path = kPrefix + name + ".mustache";
+      if (!set_.files().count(path))
+        throw EmitError(where(name) + ": no partial named '" + name + "' (no template " +
+                        set_.display_name(path) + ")");
+      // The tag's own line ends the partial: its file's last newline would add an empty line.
+      std::string text = set_.text(path);
+      if (!text.empty() && text.back() == '\n') text.pop_back();
+      it = partials_.emplace(name, View(text)).first;
+    }
+    return &it->second;
   }
 
  private:
@@ -85,6 +97,8 @@ class StrictContext : public mu::context<std::string> {
   }
   std::string file_;
   const std::string& text_;
+  const TemplateSet& set_;
+  mutable std::map<std::string, View> partials_;  ///< by name, read once per render
 };
 
 thread_local const TemplateSet* g_active = nullptr;
@@ -152,7 +166,7 @@ std::string render(const std::string& path, const View& view) {
   mu::mustache tmpl(text);
   if (!tmpl.is_valid()) throw EmitError(syntax_error(file, text, tmpl.error_message()));
   tmpl.set_custom_escape([](const std::string& s) { return s; });
-  StrictContext ctx(&view, file, text);
+  StrictContext ctx(&view, file, text, set);
   std::string out = tmpl.render(ctx);
   if (!tmpl.is_valid()) throw EmitError(syntax_error(file, text, tmpl.error_message()));
   return out;

@@ -164,3 +164,36 @@ TEST_CASE("the cuda and opencl targets are both listed") {
   auto names = stepgen::emit::emitter_names();
   CHECK(names == std::vector<std::string>{"cuda", "opencl"});
 }
+
+TEST_CASE("cuda: distribution mpi gives the MPI program, sharing sections 1-3 with the one-process one") {
+  auto m = load(example("jacobi2d"));
+  Tree one = generate_cuda(*m);
+  m->mpi = true;
+  Tree t = generate_cuda(*m);
+  for (const char* f : {"jacobi2d.cu", "CMakeLists.txt", "kernels/jacobi2d.cu", "runtime/stepgen/mpi.hpp",
+                        "runtime/stepgen/mpi_cuda.hpp", "runtime/stepgen/cuda.hpp"}) {
+    CAPTURE(f);
+    CHECK(t.count(f) == 1);
+  }
+  CHECK(one.count("runtime/stepgen/mpi_cuda.hpp") == 0);
+  const std::string& host = t.at("jacobi2d.cu");
+  CHECK(has(host, "#include \"stepgen/mpi_cuda.hpp\""));
+  CHECK(has(host, "class RankRun"));
+  CHECK(has(host, "mpi::Session session(argc, argv);"));
+  CHECK(has(host, "mpi::choose_message_path(MPI_COMM_WORLD)"));
+  CHECK(has(host, "launch_and_exchange(launch_jacobi,"));
+  CHECK(!has(host, "class Run {"));  // --verify runs RankRun on one part (MPI_COMM_SELF)
+  // Sections 1-3 are the same text in both programs (the partial cuda/problem.mustache).
+  auto section = [](const std::string& text) {
+    const std::size_t from = text.find("// 1. The problem"), to = text.find("// 4. One ");
+    REQUIRE(from != std::string::npos);
+    REQUIRE(to != std::string::npos);
+    return text.substr(from, to - from);
+  };
+  CHECK(section(host) == section(one.at("jacobi2d.cu")));
+  const std::string& cmake = t.at("CMakeLists.txt");
+  CHECK(has(cmake, "find_package(MPI REQUIRED COMPONENTS CXX)"));
+  CHECK(has(cmake, "target_link_libraries(jacobi2d PRIVATE MPI::MPI_CXX)"));
+  CHECK(has(cmake, "enable_language(CUDA)"));
+  CHECK(!has(one.at("CMakeLists.txt"), "find_package(MPI"));
+}

@@ -1,0 +1,367 @@
+#pragma once
+/// \file
+/// MPI for the CUDA programs (one rank drives one GPU), on top of mpi.hpp (Session and its
+/// failure policy, MPI-IO, the collectives of the report and --verify):
+/// - `select_gpu`: the GPU of this rank, by its place among its node's ranks; more ranks than
+///   GPUs on a node is an error, unless STEPGEN_MPI_SHARE_DEVICES=1 (a testing aid: rank i of a
+///   node uses GPU i mod count).
+/// - `choose_message_path`: whether halo messages go from and to device memory (a CUDA-aware
+///   MPI, asked at run time with MPIX_Query_cuda_support() from <mpi-ext.h>, where the library
+///   has it) or through pinned host buffers; STEPGEN_MPI_CUDA_AWARE=on|off overrides; every
+///   rank takes the same path.
+/// - `CudaHaloExchange`: the exchange plan's transfers of this rank as non-blocking
+///   point-to-point messages. Each box is packed by one rectangular copy on a stream
+///   (cudaMemcpy3DAsync, or cudaMemcpyAsync for a contiguous slab) into a contiguous buffer:
+///   device memory for a CUDA-aware MPI, else pinned host memory; received boxes are unpacked
+///   by the reverse copy. The exchange is split in two calls so that the caller can enqueue
+///   the interior's computation between them.
+/// Depends on MPI, the CUDA runtime and the standard library (and cuda.hpp, mpi.hpp).
+
+#include <cuda_runtime.h>
+
+#include <climits>
+#include <cstddef>
+#include <cstdlib>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "stepgen/box.hpp"
+#include "stepgen/cuda.hpp"
+#include "stepgen/exchange.hpp"
+#include "stepgen/mpi.hpp"
+#include "stepgen/program.hpp"
+
+// Open MPI (and MVAPICH2) declare their CUDA-awareness query in <mpi-ext.h>, after <mpi.h>.
+#if defined(__has_include)
+#if __has_include(<mpi-ext.h>)
+#include <mpi-ext.h>
+#endif
+#endif
+
+namespace stepgen::mpi {
+
+/// The value of the environment variable `name`, "" when unset.
+inline std::string env(const char* name) {
+  const char* v = std::getenv(name);
+  return v ? v : "";
+}
+
+/// The GPU this rank drives.
+struct GpuChoice {
+  cuda::Device device;
+  int node_gpus = 0;    ///< GPUs this rank's node offers (after --devices N)
+  bool shared = false;  ///< another rank of the node uses the same GPU (STEPGEN_MPI_SHARE_DEVICES=1)
+};
+
+/// Picks this rank's GPU: the node's ranks take the node's GPUs in CUDA order, rank i of the
+/// node GPU i (`--devices N`: at most the first N). More ranks on a node than GPUs is an error
+/// unless STEPGEN_MPI_SHARE_DEVICES=1, with which rank i uses GPU i mod count (to check several
+/// ranks on a machine with fewer GPUs; the ranks of one GPU take turns on it). Opens only that
+/// GPU (its two streams) and names it in the session's error messages.
+inline GpuChoice select_gpu(Session& session, const rt::Options& opt) {
+  if (opt.device_type == "cpu")
+    throw UniformError(
+        "the CUDA backend runs on GPUs only, and --device-type cpu asks for CPUs (generate with "
+        "--target opencl to run on CPUs)");
+  if (!opt.platform.empty() &&
+      std::string(cuda::platform_name()).find(opt.platform) == std::string::npos)
+    throw UniformError("no CUDA device matches (platform '" + opt.platform +
+                       "'): the CUDA backend's only platform is '" + cuda::platform_name() + "'");
+  int count = 0;
+  cudaError_t status = cudaGetDeviceCount(&count);
+  if (status == cudaErrorNoDevice || status == cudaErrorInsufficientDriver ||
+      (status == cudaSuccess && count == 0)) {
+    (void)cudaGetLastError();
+    throw rt::RunError(std::string("no CUDA device found (") +
+                       (status == cudaSuccess ? "cudaGetDeviceCount returned 0"
+                                              : cuda::error_text(status)) +
+                       ")");
+  }
+  cuda::check(status, "cudaGetDeviceCount", "host");
+  if (opt.devices > 0 && opt.devices < count) count = opt.devices;
+  const std::string share = env("STEPGEN_MPI_SHARE_DEVICES");
+  const bool may_share = !share.empty() && share != "0" && share != "off";
+  if (session.node_size() > count && !may_share)
+    throw rt::RunError(std::to_string(session.node_size()) + " ranks run on node " +
+                       session.host() + " but only " + std::to_string(count) +
+                       " CUDA GPU(s) are there" +
+                       (opt.devices > 0 ? " (--devices " + std::to_string(opt.devices) + ")" : "") +
+                       ": start at most one rank per GPU (STEPGEN_MPI_SHARE_DEVICES=1 lets ranks "
+                       "share GPUs, for testing)");
+  GpuChoice c;
+  c.node_gpus = count;
+  c.shared = session.node_size() > count;
+  c.device.index = 0;
+  c.device.ordinal = session.node_rank() % count;
+  cudaDeviceProp prop{};
+  cuda::check(cudaGetDeviceProperties(&prop, c.device.ordinal), "cudaGetDeviceProperties",
+              "GPU " + std::to_string(c.device.ordinal));
+  c.device.name = prop.name;
+  c.device.global_mem = prop.totalGlobalMem;
+  session.set_device("GPU " + std::to_string(c.device.ordinal) + " (" + c.device.name + ")");
+  c.device.open();
+  return c;
+}
+
+/// Collective: true when some rank shares its GPU with another rank.
+inline bool any_shared(MPI_Comm comm, bool shared) {
+  int mine = shared ? 1 : 0, any = 0;
+  check(MPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_MAX, comm), "MPI_Allreduce(shared GPUs)");
+  return any != 0;
+}
+
+/// Throws when this rank's part (`bytes` of buffers) cannot fit its GPU: MPI programs run in
+/// core (no out of core yet), so the answer is more ranks.
+inline void check_fits_in_core(const cuda::Device& d, std::size_t bytes) {
+  if (bytes > d.global_mem)
+    throw rt::RunError("the arrays of this rank's part need " +
+                       rt::human_bytes(static_cast<double>(bytes)) + " on " + d.label() +
+                       " but it has " + rt::human_bytes(static_cast<double>(d.global_mem)) +
+                       ": run with more ranks (MPI programs run in core; out of core is not "
+                       "available with MPI)");
+}
+
+/// Throws UniformError when the options ask for out of core, which MPI programs do not run
+/// yet (`--out-of-core off` is accepted: it asks for what they do).
+inline void refuse_out_of_core(int argc, char** argv) {
+  const char* const flags[] = {"--device-memory", "--out-of-core",   "--ooc-chunks", "--steps-per-pass",
+                               "--region-sharing", "--overlap", "--ooc-buffers"};
+  for (int i = 1; i < argc; ++i) {
+    const std::string flag = argv[i];
+    for (const char* f : flags)
+      if (flag == f && !(flag == "--out-of-core" && i + 1 < argc && std::string(argv[i + 1]) == "off"))
+        throw UniformError(flag +
+                           ": out of core is not available in MPI programs (each rank's part runs "
+                           "in its GPU's memory; use more ranks, or the one-process program "
+                           "generated with --distribution none)");
+  }
+}
+
+/// Which memory halo messages travel from and to, the same on every rank.
+struct MessagePath {
+  bool device = false;  ///< true: device buffers straight to MPI (CUDA-aware)
+  std::string why;      ///< what decided it, for the report
+
+  /// The report's words for it.
+  std::string describe() const {
+    return device ? "CUDA-aware: boxes packed on the GPU, device buffers straight to MPI (" + why + ")"
+                  : "through pinned host buffers (" + why + ")";
+  }
+};
+
+/// What this rank's MPI library says about CUDA-awareness at run time: 1 yes, 0 no, -1 it has
+/// no query; `query` names the call.
+inline int library_cuda_aware(std::string& query) {
+#if defined(MPIX_CUDA_AWARE_SUPPORT)
+  query = "MPIX_Query_cuda_support()";
+  return MPIX_Query_cuda_support() ? 1 : 0;
+#elif defined(MPIX_GPU_SUPPORT_CUDA)
+  query = "MPIX_GPU_query_support(MPIX_GPU_SUPPORT_CUDA)";
+  int yes = 0;
+  if (MPIX_GPU_query_support(MPIX_GPU_SUPPORT_CUDA, &yes) != MPI_SUCCESS) return 0;
+  return yes ? 1 : 0;
+#else
+  query = "no CUDA-awareness query in this MPI's headers";
+  return -1;
+#endif
+}
+
+/// Collective: the message path of every rank. Device buffers go to MPI when every rank's
+/// library says it is CUDA-aware, or when STEPGEN_MPI_CUDA_AWARE=on (an override: the MPI must
+/// then really be CUDA-aware); STEPGEN_MPI_CUDA_AWARE=off (or a rank whose MPI is not
+/// CUDA-aware) takes every rank through pinned host buffers.
+inline MessagePath choose_message_path(MPI_Comm comm) {
+  std::string query;
+  const int library = library_cuda_aware(query);
+  const std::string knob = env("STEPGEN_MPI_CUDA_AWARE");
+  const bool bad = !knob.empty() && knob != "on" && knob != "off" && knob != "auto";
+  const bool want = knob == "on" || ((knob.empty() || knob == "auto") && library == 1);
+  // Reduced with MAX: any rank that cannot, any bad setting, any forced "on", any "off".
+  int mine[4] = {want ? 0 : 1, bad ? 1 : 0, knob == "on" ? 1 : 0, knob == "off" ? 1 : 0};
+  int all[4] = {0, 0, 0, 0};
+  check(MPI_Allreduce(mine, all, 4, MPI_INT, MPI_MAX, comm), "MPI_Allreduce(message path)");
+  if (all[1])
+    throw UniformError("STEPGEN_MPI_CUDA_AWARE must be on, off or auto (a rank has '" +
+                       (bad ? knob : std::string("?")) + "')");
+  MessagePath p;
+  p.device = all[0] == 0;
+  const std::string said = library < 0 ? query : query + " = " + std::to_string(library);
+  if (all[3])
+    p.why = "STEPGEN_MPI_CUDA_AWARE=off";
+  else if (p.device)
+    p.why = all[2] ? "STEPGEN_MPI_CUDA_AWARE=on; " + said : said;
+  else
+    p.why = want ? "another rank's MPI is not CUDA-aware" : said;
+  return p;
+}
+
+/// Page-locked host memory (cudaMallocHost) holding one packed box; freed when it goes.
+class PinnedBuffer {
+ public:
+  PinnedBuffer() = default;
+  PinnedBuffer(const cuda::Device& d, std::size_t bytes, const std::string& what) {
+    d.use();
+    cuda::check(cudaMallocHost(&ptr_, bytes),
+                "cudaMallocHost(" + what + ", " + rt::human_bytes(static_cast<double>(bytes)) + ")", d);
+  }
+  PinnedBuffer(const PinnedBuffer&) = delete;
+  PinnedBuffer& operator=(const PinnedBuffer&) = delete;
+  PinnedBuffer(PinnedBuffer&& o) noexcept : ptr_(std::exchange(o.ptr_, nullptr)) {}
+  PinnedBuffer& operator=(PinnedBuffer&& o) noexcept {
+    std::swap(ptr_, o.ptr_);
+    return *this;
+  }
+  ~PinnedBuffer() {
+    if (ptr_) cudaFreeHost(ptr_);
+  }
+  void* get() const { return ptr_; }
+
+ private:
+  void* ptr_ = nullptr;
+};
+
+/// The halo exchange of one rank on its GPU. For each exchanged array, the boxes of the plan
+/// this rank sends (it owns them) and receives (it reads them), each with a contiguous buffer
+/// of exactly that box: in device memory when messages go from the GPU (CUDA-aware MPI), else
+/// page-locked host memory. Every rank computes the same plans, so both sides of a message
+/// agree on its size and order; the tag is the array's id (MPI keeps messages of one tag in
+/// order). One exchange is `post_and_pack` then `send_and_unpack`; work enqueued on the GPU
+/// between the two (the interior's launch) overlaps the messages.
+class CudaHaloExchange {
+ public:
+  /// Duplicates `comm` so that halo messages never meet the program's other messages.
+  CudaHaloExchange(MPI_Comm comm, int rank, int arrays, const cuda::Device& d, bool device_messages)
+      : rank_(rank),
+        device_(d),
+        device_messages_(device_messages),
+        sends_(static_cast<std::size_t>(arrays)),
+        receives_(static_cast<std::size_t>(arrays)),
+        unpacked_(d, false) {
+    check(MPI_Comm_dup(comm, &comm_), "MPI_Comm_dup");
+  }
+  CudaHaloExchange(const CudaHaloExchange&) = delete;
+  CudaHaloExchange& operator=(const CudaHaloExchange&) = delete;
+  ~CudaHaloExchange() {
+    if (comm_ != MPI_COMM_NULL) MPI_Comm_free(&comm_);
+  }
+
+  /// Adds array `id`'s transfers (its exchange plan, part ids = ranks) that involve this rank.
+  void add(int id, const std::string& name, std::size_t element_bytes, const std::vector<rt::Transfer>& plan) {
+    for (const rt::Transfer& t : plan)
+      for (const rt::Box& box : t.boxes) {
+        const std::size_t bytes = static_cast<std::size_t>(box.volume()) * element_bytes;
+        if (bytes > static_cast<std::size_t>(INT_MAX))
+          throw rt::RunError("a halo box of array " + name + " (" + box.str() +
+                             ") is larger than one MPI message can be (2 GiB)");
+        if (t.src == rank_)
+          sends_[static_cast<std::size_t>(id)].push_back(message(t.dst, name, element_bytes, box, "to"));
+        if (t.dst == rank_)
+          receives_[static_cast<std::size_t>(id)].push_back(message(t.src, name, element_bytes, box, "from"));
+      }
+  }
+
+  /// True when this rank neither sends nor receives anything for any array.
+  bool idle() const {
+    for (std::size_t i = 0; i < sends_.size(); ++i)
+      if (!sends_[i].empty() || !receives_[i].empty()) return false;
+    return true;
+  }
+
+  /// Posts every receive of the arrays `ids`, then enqueues on stream `on` the packing of every
+  /// box this rank sends from its buffers (`buffer(id)` holds array id over `ghost`). The stream
+  /// must already follow the kernels that wrote those boxes. Returns the bytes it will send.
+  template <typename BufferOf>
+  std::size_t post_and_pack(std::initializer_list<int> ids, BufferOf&& buffer, const rt::Box& ghost, cuda::On on) {
+    // The receive buffers are free again once the previous exchange's unpacking has run.
+    device_.use();
+    cuda::check(cudaEventSynchronize(unpacked_.get()), "cudaEventSynchronize(unpacked halos)", device_);
+    receives_pending_.clear();
+    for (int id : ids)
+      for (Message& r : receives_[static_cast<std::size_t>(id)]) {
+        receives_pending_.emplace_back();
+        check(MPI_Irecv(r.data(), static_cast<int>(r.bytes), MPI_BYTE, r.peer, id, comm_, &receives_pending_.back()),
+              "MPI_Irecv(" + r.name + " from rank " + std::to_string(r.peer) + ")");
+      }
+    std::size_t bytes = 0;
+    for (int id : ids)
+      for (Message& s : sends_[static_cast<std::size_t>(id)]) {
+        const cuda::Buffer& from = buffer(id);
+        cuda::detail::rect_copy(device_, s.data(), rt::rect_of(s.box, s.box, s.element_bytes), from.get(),
+                                rt::rect_of(s.box, ghost, s.element_bytes),
+                                device_messages_ ? cudaMemcpyDeviceToDevice : cudaMemcpyDeviceToHost,
+                                "pack " + s.name + " for rank " + std::to_string(s.peer), on);
+        bytes += s.bytes;
+      }
+    return bytes;
+  }
+
+  /// Waits (host) for the packing on stream `on`, sends, waits for the receives and enqueues
+  /// on `on` the unpacking of every received box into the buffers; waits for the sends. Returns
+  /// an event recorded after the unpacking: a stream that waits for it sees the ghost cells.
+  template <typename BufferOf>
+  cudaEvent_t send_and_unpack(std::initializer_list<int> ids, BufferOf&& buffer, const rt::Box& ghost, cuda::On on) {
+    device_.use();
+    cuda::check(cudaStreamSynchronize(device_.stream(on)), "cudaStreamSynchronize(packed halos)", device_);
+    std::vector<MPI_Request> sends;
+    for (int id : ids)
+      for (Message& s : sends_[static_cast<std::size_t>(id)]) {
+        sends.emplace_back();
+        check(MPI_Isend(s.data(), static_cast<int>(s.bytes), MPI_BYTE, s.peer, id, comm_, &sends.back()),
+              "MPI_Isend(" + s.name + " to rank " + std::to_string(s.peer) + ")");
+      }
+    check(MPI_Waitall(static_cast<int>(receives_pending_.size()), receives_pending_.data(), MPI_STATUSES_IGNORE),
+          "MPI_Waitall(halo receives)");
+    for (int id : ids)
+      for (Message& r : receives_[static_cast<std::size_t>(id)]) {
+        const cuda::Buffer& to = buffer(id);
+        cuda::detail::rect_copy(device_, to.get(), rt::rect_of(r.box, ghost, r.element_bytes), r.data(),
+                                rt::rect_of(r.box, r.box, r.element_bytes),
+                                device_messages_ ? cudaMemcpyDeviceToDevice : cudaMemcpyHostToDevice,
+                                "unpack " + r.name + " from rank " + std::to_string(r.peer), on);
+      }
+    device_.use();
+    cuda::check(cudaEventRecord(unpacked_.get(), device_.stream(on)), "cudaEventRecord(unpacked halos)", device_);
+    check(MPI_Waitall(static_cast<int>(sends.size()), sends.data(), MPI_STATUSES_IGNORE), "MPI_Waitall(halo sends)");
+    return unpacked_.get();
+  }
+
+ private:
+  struct Message {
+    int peer = 0;
+    std::string name;
+    std::size_t element_bytes = 0;
+    rt::Box box;  ///< in global coordinates
+    std::size_t bytes = 0;
+    cuda::Buffer on_device;  ///< the packed box, for a CUDA-aware MPI
+    PinnedBuffer on_host;    ///< the packed box, otherwise
+    void* data() const { return on_device.get() ? on_device.get() : on_host.get(); }
+  };
+
+  Message message(int peer, const std::string& name, std::size_t element_bytes, const rt::Box& box,
+                  const char* direction) {
+    Message m;
+    m.peer = peer;
+    m.name = name;
+    m.element_bytes = element_bytes;
+    m.box = box;
+    m.bytes = static_cast<std::size_t>(box.volume()) * element_bytes;
+    const std::string what = name + " halo " + direction + " rank " + std::to_string(peer);
+    if (device_messages_)
+      m.on_device = cuda::Buffer(device_, box, element_bytes, what);
+    else
+      m.on_host = PinnedBuffer(device_, m.bytes, what);
+    return m;
+  }
+
+  int rank_;
+  const cuda::Device& device_;
+  bool device_messages_;
+  MPI_Comm comm_ = MPI_COMM_NULL;
+  std::vector<std::vector<Message>> sends_;     ///< per array id
+  std::vector<std::vector<Message>> receives_;  ///< per array id
+  std::vector<MPI_Request> receives_pending_;
+  cuda::Event unpacked_;  ///< recorded after the last unpacking (ordering only)
+};
+
+}  // namespace stepgen::mpi

@@ -1,0 +1,102 @@
+#!/usr/bin/env bash
+# MPI + CUDA programs, compile only (CI has no GPU): every example generated with --target cuda
+# --distribution mpi (from XML; the YAML spec must give the same tree), clang-formatted, and
+# compiled with nvcc for one architecture (sm_90), host and device warnings as errors:
+#   - jacobi2d through its generated CMakeLists.txt (find_package(MPI), CUDAToolkit; Release);
+#   - the others by one nvcc call each, linked with the MPI libraries, at -O0 (half the time
+#     of -O3: the host compiler dominates; what differs between examples is sections 1-3, which
+#     cuda/compile_test.sh builds at -O3, and the time loop's launches).
+# Where no GPU is present the programs also run: --help (MPI singleton), and for jacobi2d
+# `mpirun -np 2` ends with each rank's "no CUDA device found" and MPI_Abort (no hang), and an
+# option error is printed once.
+# Usage: mpi_compile_test.sh STEPGEN SOURCE_DIR WORK_DIR NVCC MPI_INCLUDE_DIRS MPI_LIBRARIES [JOBS] [EXAMPLES...]
+#   (the MPI lists ;-separated, as CMake's FindMPI gives them)
+set -uo pipefail
+stepgen=$1 src=$2 work=$3 nvcc=$4 mpi_inc=$5 mpi_libs=$6 jobs=${7:-2}
+shift 7 2>/dev/null || shift $#
+examples=("$@")
+if [ ${#examples[@]} -eq 0 ]; then
+  for spec in "$src"/examples/*/*.xml; do examples+=("$(basename "$spec" .xml)"); done
+fi
+mkdir -p "$work"
+gpu=no
+nvidia-smi -L >/dev/null 2>&1 && gpu=yes
+mpi_flags=()
+IFS=';' read -r -a incs <<<"$mpi_inc"
+for d in "${incs[@]}"; do [ -n "$d" ] && mpi_flags+=("-I$d"); done
+IFS=';' read -r -a libs <<<"$mpi_libs"
+for l in "${libs[@]}"; do [ -n "$l" ] && mpi_flags+=("$l"); done
+mpirun_flags=(--oversubscribe)
+[ "$(id -u)" -eq 0 ] && mpirun_flags+=(--allow-run-as-root)
+export OMPI_MCA_mpi_yield_when_idle=1
+
+one() {  # one EXAMPLE: generate, compare with YAML, format, build, run
+  local ex=$1 out="$work/$1" log="$work/$1.log" t0=$SECONDS
+  rm -rf "$out" "$out-yaml"
+  {
+    "$stepgen" generate "$src/examples/$ex/$ex.xml" --target cuda --distribution mpi -o "$out" >/dev/null || return 1
+    "$stepgen" generate "$src/examples/$ex/$ex.yaml" --target cuda --distribution mpi -o "$out-yaml" >/dev/null || return 1
+    # The same tree but for the spec's file name and the header's hash, which covers the spec's bytes.
+    grep -rl "$ex\.yaml" "$out-yaml" | xargs -r sed -i "s/$ex\.yaml/$ex.xml/g"
+    grep -rlE "templates hash [0-9a-f]{16}" "$out" "$out-yaml" | xargs -r sed -i -E "s/templates hash [0-9a-f]{16}/templates hash H/"
+    diff -r "$out" "$out-yaml" || { echo "the XML and YAML specs give different trees"; return 1; }
+    grep -q "MPI_Abort\|mpi::Session" "$out/$ex.cu" || { echo "$ex.cu is not the MPI program"; return 1; }
+    if command -v clang-format >/dev/null; then
+      (cd "$out" && clang-format --style=file --dry-run --Werror "$ex.cu") || return 1
+    fi
+    local prog
+    if [ "$ex" = jacobi2d ]; then
+      cmake -S "$out" -B "$out/build" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
+        -DCMAKE_CUDA_COMPILER="$nvcc" >/dev/null || return 1
+      cmake --build "$out/build" || return 1
+      prog=$out/build/$ex
+    else
+      mkdir -p "$out/build"
+      "$nvcc" -std=c++17 -O0 -gencode arch=compute_90,code=sm_90 --fmad=false -Werror all-warnings \
+        -Xcompiler=-Wall,-Wextra,-Werror -I"$out" -I"$out/runtime" "$out/$ex.cu" -o "$out/build/$ex" \
+        "${mpi_flags[@]}" || return 1
+      prog=$out/build/$ex
+    fi
+    timeout 60 "$prog" --help > "$out/help.txt" 2>&1 || { cat "$out/help.txt"; return 1; }
+    grep -q "CUDA backend" "$out/help.txt" && grep -q "STEPGEN_MPI_CUDA_AWARE" "$out/help.txt" ||
+      { echo "--help lacks the CUDA or MPI notes"; cat "$out/help.txt"; return 1; }
+    if [ $gpu = no ] && [ "$ex" = jacobi2d ] && command -v mpirun >/dev/null; then
+      timeout 120 mpirun "${mpirun_flags[@]}" -np 2 "$prog" > "$out/run.txt" 2>&1
+      local status=$?
+      # The first rank to abort may end the other before it prints: one message is enough.
+      if [ $status -eq 0 ] || [ $status -eq 124 ] ||
+         ! grep -q "error: rank [01] of 2 on .*: no CUDA device found" "$out/run.txt"; then
+        echo "without a GPU, 2 ranks: exit $status, expected a rank's 'no CUDA device found' and MPI_Abort:"
+        cat "$out/run.txt"; return 1
+      fi
+      timeout 120 mpirun "${mpirun_flags[@]}" -np 2 "$prog" --out-of-core on > "$out/ooc.txt" 2>&1
+      status=$?
+      if [ $status -ne 1 ] || [ "$(grep -c "out of core is not available in MPI programs" "$out/ooc.txt")" -ne 1 ]; then
+        echo "--out-of-core on, 2 ranks: exit $status, expected 1 and the refusal printed once:"
+        cat "$out/ooc.txt"; return 1
+      fi
+    fi
+    echo "built in $((SECONDS - t0)) s"
+  } > "$log" 2>&1
+}
+
+start=$SECONDS
+pids=() names=()
+status=0
+# jacobi2d (its CMake build is the longest) first.
+ordered=()
+for ex in "${examples[@]}"; do [ "$ex" = jacobi2d ] && ordered=("$ex" "${ordered[@]}") || ordered+=("$ex"); done
+for ex in "${ordered[@]}"; do
+  while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n; done
+  one "$ex" &
+  pids+=($!) names+=("$ex")
+done
+for i in "${!pids[@]}"; do
+  if wait "${pids[$i]}"; then
+    echo "ok: ${names[$i]}: generated for cuda + MPI, built with nvcc (sm_90, -Werror all-warnings), $(tail -1 "$work/${names[$i]}.log")"
+  else
+    echo "FAIL: ${names[$i]}:"; sed 's/^/  /' "$work/${names[$i]}.log"; status=1
+  fi
+done
+echo "${#names[@]} MPI example(s) in $((SECONDS - start)) s (GPU present: $gpu)"
+exit $status
