@@ -293,6 +293,44 @@ TEST_CASE("ooc model: picks a plan that fits, prefers fewer passes when the link
                        doctest::Contains("one chunk with its halos cannot fit: the smallest plan"), PlanError);
 }
 
+TEST_CASE("ooc model: devices sharing the host link get their share of it") {
+  OocLink link;
+  link.h2d = link.d2h = 50e9;
+  link.bidir = 100e9;
+  link.cell_step = 1e-15;
+  // Unmeasured aggregate: independent links, two parts (each its half) beat one.
+  const OocSchedule one = ooc_schedule(acoustic(1, 8, 1, true));
+  const OocSchedule two = ooc_schedule(acoustic(2, 4, 1, true));
+  const double t1 = ooc_predict(one, link, 8, true), t2 = ooc_predict(two, link, 8, true);
+  CHECK(t2 < 0.9 * t1);
+  CHECK(ooc_link_bound(10e9, 10e9, link, 2) == doctest::Approx(0.1));
+  // All devices at once move no more than one alone: two parts are no faster than one.
+  link.h2d_all = link.d2h_all = 50e9;
+  link.bidir_all = 100e9;
+  link.devices_all = 2;
+  const OocLink share = ooc_share(link, 2);
+  CHECK(share.h2d == doctest::Approx(25e9));
+  CHECK(share.bidir == doctest::Approx(50e9));
+  CHECK(ooc_share(link, 1).h2d == doctest::Approx(50e9));
+  CHECK(ooc_predict(two, link, 8, true) > t1);
+  CHECK(ooc_link_bound(10e9, 10e9, link, 2) == doctest::Approx(0.2));
+  CHECK(ooc_link_bound(10e9, 10e9, link, 1) == doctest::Approx(0.2));
+  // An aggregate above the sum of the links changes nothing.
+  link.h2d_all = link.d2h_all = 500e9;
+  link.bidir_all = 1000e9;
+  CHECK(ooc_predict(two, link, 8, true) == doctest::Approx(t2));
+}
+
+TEST_CASE("ooc probe: the first planes of a box, at least one, at most the box") {
+  const Box b = Box::from_extent(3, {10, 20, 30});
+  const Box p = ooc_probe_planes(b, 3, 8, 10 * 20 * 8 * 5);
+  CHECK(p.extent(2) == 5);
+  CHECK(p.extent(0) == 10);
+  CHECK(p.lo[2] == b.lo[2]);
+  CHECK(ooc_probe_planes(b, 3, 8, 1).extent(2) == 1);
+  CHECK(ooc_probe_planes(b, 3, 8, Index{1} << 40).extent(2) == 30);
+}
+
 TEST_CASE("ooc options: flags are taken out of argv, sizes parsed") {
   CHECK(parse_size("--device-memory", "4096") == 4096);
   CHECK(parse_size("--device-memory", "2KiB") == 2048);

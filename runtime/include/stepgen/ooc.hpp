@@ -429,13 +429,47 @@ struct OocLink {
   double bidir = 1.5e10;    ///< both at once, bytes in + out per second
   double cell_step = 1e-9;  ///< seconds per cell per time step (all of the body's launches)
   bool measured = false;
+  /// With several devices in one process: the host link when all of them stream at once,
+  /// bytes per second summed over the devices (0: not measured, the links are independent).
+  /// Devices often share the host's memory or PCIe root, so this is less than the sum of
+  /// their links (2 x H200: 78 GB/s against 83 GB/s for one GPU alone).
+  double h2d_all = 0, d2h_all = 0, bidir_all = 0;
+  int devices_all = 0;  ///< how many devices streamed at once for the *_all figures
 };
+
+/// The link each of `parts` devices gets when all of them stream at once: its own link, or
+/// its share of the measured aggregate where that is lower.
+inline OocLink ooc_share(const OocLink& link, std::size_t parts) {
+  OocLink l = link;
+  if (parts > 1 && link.devices_all > 1) {
+    const double n = static_cast<double>(parts);
+    if (link.h2d_all > 0) l.h2d = std::min(l.h2d, link.h2d_all / n);
+    if (link.d2h_all > 0) l.d2h = std::min(l.d2h, link.d2h_all / n);
+    if (link.bidir_all > 0) l.bidir = std::min(l.bidir, link.bidir_all / n);
+  }
+  return l;
+}
+
+/// The first planes (along the slowest dimension) of `box`, at most `bytes` for cells of
+/// `cell_bytes` bytes, at least one plane: what a link calibration sends.
+inline Box ooc_probe_planes(const Box& box, int dims, Index cell_bytes, Index bytes) {
+  const int s = dims - 1;
+  const Index plane_bytes = cell_bytes * (box.volume() / std::max<Index>(box.extent(s), 1));
+  Box probe = box;
+  probe.hi[static_cast<std::size_t>(s)] =
+      probe.lo[static_cast<std::size_t>(s)] +
+      std::clamp<Index>(bytes / std::max<Index>(plane_bytes, 1), 1, box.extent(s));
+  return probe;
+}
 
 /// The predicted wall time of a run: per pass the slowest of the three streams (or their sum
 /// without overlap), plus filling and draining the pipeline (one chunk's load and store) once
-/// with one part, every pass with several (they meet at pass boundaries).
-inline double ooc_predict(const OocSchedule& sc, const OocLink& link, Index steps, bool overlap) {
+/// with one part, every pass with several (they meet at pass boundaries). With several parts
+/// each device gets its share of the link when all stream at once (ooc_share).
+inline double ooc_predict(const OocSchedule& sc, const OocLink& measured, Index steps,
+                          bool overlap) {
   const Index passes = ooc_passes(steps, sc.steps_per_pass);
+  const OocLink link = ooc_share(measured, sc.parts.size());
   double worst = 0;
   for (const OocPart& p : sc.parts) {
     double in = static_cast<double>(p.h2d_bytes), out = static_cast<double>(p.d2h_bytes);
@@ -462,6 +496,13 @@ inline double ooc_predict(const OocSchedule& sc, const OocLink& link, Index step
 /// moves: no schedule moving these bytes can be faster.
 inline double ooc_link_bound(double in, double out, const OocLink& link) {
   return std::max({in / link.h2d, out / link.d2h, (in + out) / link.bidir});
+}
+
+/// The link bound of a run on `parts` devices streaming at once, `in` and `out` summed over
+/// them: each device at its share of the link (ooc_share), the bytes spread evenly.
+inline double ooc_link_bound(double in, double out, const OocLink& link, std::size_t parts) {
+  const double n = static_cast<double>(std::max<std::size_t>(parts, 1));
+  return ooc_link_bound(in / n, out / n, ooc_share(link, parts));
 }
 
 /// The request's chunks and steps_per_pass, where 0 (auto), chosen by the model among those
@@ -542,6 +583,7 @@ struct OocStats {
   double predicted_s = 0;
   double measured_s = 0;  ///< the time loop, loads to last store
   Index steps = 0;
+  std::size_t parts = 1;  ///< devices streaming their parts at once (ranks, with MPI)
 };
 
 inline void print_ooc_report(const OocStats& s, std::FILE* out) {
@@ -567,8 +609,14 @@ inline void print_ooc_report(const OocStats& s, std::FILE* out) {
                "ns per cell-step\n",
                s.link.measured ? "measured at start-up" : "assumed", s.link.h2d / 1e9,
                s.link.d2h / 1e9, s.link.bidir / 1e9, s.link.cell_step * 1e9);
-  const double bound =
-      ooc_link_bound(static_cast<double>(s.h2d_bytes), static_cast<double>(s.d2h_bytes), s.link);
+  if (s.link.devices_all > 1)
+    std::fprintf(out,
+                 "  link, %d devices streaming at once (summed): h2d %.2f GB/s, d2h %.2f GB/s, "
+                 "bidirectional %.2f GB/s\n",
+                 s.link.devices_all, s.link.h2d_all / 1e9, s.link.d2h_all / 1e9,
+                 s.link.bidir_all / 1e9);
+  const double bound = ooc_link_bound(static_cast<double>(s.h2d_bytes),
+                                      static_cast<double>(s.d2h_bytes), s.link, s.parts);
   std::fprintf(out,
                "  predicted %.6f s, measured %.6f s (%.3f ms/step, %.3f s/pass); link bound %.6f "
                "s (%.0f%% of it reached)\n",

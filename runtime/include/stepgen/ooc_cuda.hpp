@@ -164,47 +164,75 @@ class OocRunner {
     stats.measured_s = clock.stop();
     stats.passes = rt::ooc_passes(steps, sc_.steps_per_pass);
     stats.steps = steps;
+    stats.parts = sc_.parts.size();
   }
 
   /// Measures the link and the kernels on the first part's GPU with a probe of the first
   /// planes of its reach (at most `probe_bytes` over all arrays): sent, received, both at once
-  /// (two streams), then stepped once. The host arrays keep their values (only the bytes just
-  /// sent are written back, before any kernel ran).
+  /// (two streams), then stepped once. With several GPUs, the link again with every GPU
+  /// streaming the first planes of its own part at once (the *_all figures): GPUs often share
+  /// the host's memory and PCIe root. The host arrays keep their values (only the bytes just
+  /// sent are written back, before any kernel ran; the parts' probes do not overlap).
   static rt::OocLink calibrate(std::vector<Device>& devices, const rt::OocSchedule& sc,
                                std::vector<rt::HostArray>& host, const OocStep& step,
                                rt::Index probe_bytes) {
-    const Device& d = devices[0];
-    const rt::OocPart& part = sc.parts[0];
-    const int s = sc.dims - 1;
     rt::Index elem = 0;
     for (const rt::OocArray& a : sc.arrays) elem += a.element_bytes;
-    const rt::Index cells_per_plane = part.reach.volume() / part.reach.extent(s);
-    rt::Box probe = part.reach;
-    probe.hi[static_cast<std::size_t>(s)] =
-        probe.lo[static_cast<std::size_t>(s)] +
-        std::clamp<rt::Index>(probe_bytes / std::max<rt::Index>(elem * cells_per_plane, 1), 1,
-                              part.reach.extent(s));
-    std::vector<Buffer> bufs;
-    for (const rt::OocArray& a : sc.arrays)
-      bufs.emplace_back(d, probe, static_cast<std::size_t>(a.element_bytes), a.name + " (probe)");
-    detail::OwnedStream in(d), out(d);
-    const double bytes = static_cast<double>(probe.volume() * elem);
-    auto timed = [&](bool send, bool receive) {
+    // One probe per GPU taking part: a box, its buffers and two copy streams.
+    struct Probe {
+      const Device* d;
+      rt::Box box;
+      std::vector<Buffer> bufs;
+      detail::OwnedStream in, out;
+    };
+    auto make = [&](std::size_t p, const rt::Box& box) {
+      Probe pr{&devices[p], box, {}, detail::OwnedStream(devices[p]),
+               detail::OwnedStream(devices[p])};
+      for (const rt::OocArray& a : sc.arrays)
+        pr.bufs.emplace_back(devices[p], box, static_cast<std::size_t>(a.element_bytes),
+                             a.name + " (probe)");
+      return pr;
+    };
+    // Sends and/or receives every probe at once; returns the bytes per second of one way.
+    auto timed = [&](std::vector<Probe>& probes, bool send, bool receive) {
+      double bytes = 0;
       rt::Stopwatch t;
       t.start();
-      for (std::size_t a = 0; a < bufs.size(); ++a) {
-        if (send) detail::host_rect(in.get(), d, bufs[a], probe, host[a], probe, true);
-        if (receive) detail::host_rect(out.get(), d, bufs[a], probe, host[a], probe, false);
+      for (Probe& pr : probes) {
+        bytes += static_cast<double>(pr.box.volume() * elem);
+        for (std::size_t a = 0; a < pr.bufs.size(); ++a) {
+          if (send) detail::host_rect(pr.in.get(), *pr.d, pr.bufs[a], pr.box, host[a], pr.box, true);
+          if (receive)
+            detail::host_rect(pr.out.get(), *pr.d, pr.bufs[a], pr.box, host[a], pr.box, false);
+        }
       }
-      check(cudaStreamSynchronize(in.get()), "cudaStreamSynchronize", d);
-      check(cudaStreamSynchronize(out.get()), "cudaStreamSynchronize", d);
-      return std::max(t.stop(), 1e-9);
+      for (Probe& pr : probes) {
+        check(cudaStreamSynchronize(pr.in.get()), "cudaStreamSynchronize", *pr.d);
+        check(cudaStreamSynchronize(pr.out.get()), "cudaStreamSynchronize", *pr.d);
+      }
+      return bytes / std::max(t.stop(), 1e-9);
     };
     rt::OocLink link;
-    timed(true, false);  // warm-up
-    link.h2d = bytes / timed(true, false);
-    link.d2h = bytes / timed(false, true);
-    link.bidir = 2 * bytes / timed(true, true);
+    const std::size_t n = std::min(devices.size(), sc.parts.size());
+    if (n > 1) {
+      std::vector<Probe> all;
+      for (std::size_t p = 0; p < n; ++p)
+        all.push_back(make(p, rt::ooc_probe_planes(sc.parts[p].owned, sc.dims, elem, probe_bytes)));
+      timed(all, true, false);  // warm-up
+      link.h2d_all = timed(all, true, false);
+      link.d2h_all = timed(all, false, true);
+      link.bidir_all = 2 * timed(all, true, true);
+      link.devices_all = static_cast<int>(n);
+    }
+    std::vector<Probe> one;
+    one.push_back(make(0, rt::ooc_probe_planes(sc.parts[0].reach, sc.dims, elem, probe_bytes)));
+    timed(one, true, false);  // warm-up
+    link.h2d = timed(one, true, false);
+    link.d2h = timed(one, false, true);
+    link.bidir = 2 * timed(one, true, true);
+    const Device& d = devices[0];
+    const rt::Box probe = one[0].box;
+    std::vector<Buffer>& bufs = one[0].bufs;
     rt::Part chunk;
     chunk.owned = chunk.ghost = probe;
     step(d, 0, bufs, chunk, 0);  // warm-up

@@ -131,56 +131,84 @@ class OocRunner {
     stats.measured_s = clock.stop();
     stats.passes = rt::ooc_passes(steps, sc_.steps_per_pass);
     stats.steps = steps;
+    stats.parts = sc_.parts.size();
   }
 
   /// The cells `calibrate` sends: the first planes of the first part's reach, at most
   /// `probe_bytes` over all arrays (at least one plane). The host arrays must hold them.
   static rt::Box probe_box(const rt::OocSchedule& sc, rt::Index probe_bytes) {
-    const rt::OocPart& part = sc.parts[0];
-    const int s = sc.dims - 1;
-    rt::Index plane_bytes = 0;
-    for (const rt::OocArray& a : sc.arrays) plane_bytes += a.element_bytes;
-    plane_bytes *= part.reach.volume() / part.reach.extent(s);
-    rt::Box probe = part.reach;
-    probe.hi[static_cast<std::size_t>(s)] =
-        probe.lo[static_cast<std::size_t>(s)] +
-        std::clamp<rt::Index>(probe_bytes / std::max<rt::Index>(plane_bytes, 1), 1,
-                              part.reach.extent(s));
-    return probe;
+    rt::Index cell_bytes = 0;
+    for (const rt::OocArray& a : sc.arrays) cell_bytes += a.element_bytes;
+    return rt::ooc_probe_planes(sc.parts[0].reach, sc.dims, cell_bytes, probe_bytes);
   }
 
   /// Measures the link and the kernels on the first device: the probe_box() is sent,
-  /// received, sent and received at once, and stepped once. The host arrays are left as they
-  /// were (only their own bytes are written back, before any kernel ran).
+  /// received, sent and received at once, and stepped once. With several devices (one
+  /// process), the link again with every device streaming the first planes of its own part at
+  /// once (the *_all figures): devices often share the host's memory and PCIe root. The host
+  /// arrays are left as they were (only their own bytes are written back, before any kernel
+  /// ran; the parts' probes do not overlap).
   static rt::OocLink calibrate(std::vector<Device>& devices, const rt::OocSchedule& sc,
                                std::vector<rt::HostArray>& host, const OocStep& step,
                                rt::Index probe_bytes) {
-    const Device& d = devices[0];
-    const rt::Box probe = probe_box(sc, probe_bytes);
     rt::Index cell_bytes = 0;
     for (const rt::OocArray& a : sc.arrays) cell_bytes += a.element_bytes;
-    std::vector<Mem> bufs;
-    for (const rt::OocArray& a : sc.arrays)
-      bufs.push_back(
-          create_buffer(d, probe, static_cast<size_t>(a.element_bytes), a.name + " (probe)"));
-    Queue in = detail::make_queue(d), out = detail::make_queue(d);
-    const double bytes = static_cast<double>(probe.volume()) * static_cast<double>(cell_bytes);
-    auto timed = [&](bool send, bool receive) {
+    // One probe per device taking part: a box, its buffers and two copy queues.
+    struct Probe {
+      const Device* d;
+      rt::Box box;
+      std::vector<Mem> bufs;
+      Queue in, out;
+    };
+    auto make = [&](std::size_t p, const rt::Box& box) {
+      Probe pr{&devices[p], box, {}, detail::make_queue(devices[p]),
+               detail::make_queue(devices[p])};
+      for (const rt::OocArray& a : sc.arrays)
+        pr.bufs.push_back(create_buffer(devices[p], box, static_cast<size_t>(a.element_bytes),
+                                        a.name + " (probe)"));
+      return pr;
+    };
+    // Sends and/or receives every probe at once; returns the bytes per second of one way.
+    auto timed = [&](std::vector<Probe>& probes, bool send, bool receive) {
+      double bytes = 0;
       rt::Stopwatch t;
       t.start();
-      for (std::size_t a = 0; a < bufs.size(); ++a) {
-        if (send) detail::host_rect(in.get(), d, bufs[a], probe, host[a], probe, true);
-        if (receive) detail::host_rect(out.get(), d, bufs[a], probe, host[a], probe, false);
+      for (Probe& pr : probes) {
+        bytes += static_cast<double>(pr.box.volume()) * static_cast<double>(cell_bytes);
+        for (std::size_t a = 0; a < pr.bufs.size(); ++a) {
+          if (send) detail::host_rect(pr.in.get(), *pr.d, pr.bufs[a], pr.box, host[a], pr.box, true);
+          if (receive)
+            detail::host_rect(pr.out.get(), *pr.d, pr.bufs[a], pr.box, host[a], pr.box, false);
+        }
       }
-      check(clFinish(in.get()), "clFinish", d.label());
-      check(clFinish(out.get()), "clFinish", d.label());
-      return std::max(t.stop(), 1e-9);
+      for (Probe& pr : probes) {
+        check(clFinish(pr.in.get()), "clFinish", pr.d->label());
+        check(clFinish(pr.out.get()), "clFinish", pr.d->label());
+      }
+      return bytes / std::max(t.stop(), 1e-9);
     };
     rt::OocLink link;
-    timed(true, false);  // warm-up
-    link.h2d = bytes / timed(true, false);
-    link.d2h = bytes / timed(false, true);
-    link.bidir = 2 * bytes / timed(true, true);
+    const std::size_t n = std::min(devices.size(), sc.parts.size());
+    if (n > 1) {
+      std::vector<Probe> all;
+      for (std::size_t p = 0; p < n; ++p)
+        all.push_back(
+            make(p, rt::ooc_probe_planes(sc.parts[p].owned, sc.dims, cell_bytes, probe_bytes)));
+      timed(all, true, false);  // warm-up
+      link.h2d_all = timed(all, true, false);
+      link.d2h_all = timed(all, false, true);
+      link.bidir_all = 2 * timed(all, true, true);
+      link.devices_all = static_cast<int>(n);
+    }
+    std::vector<Probe> one;
+    one.push_back(make(0, probe_box(sc, probe_bytes)));
+    timed(one, true, false);  // warm-up
+    link.h2d = timed(one, true, false);
+    link.d2h = timed(one, false, true);
+    link.bidir = 2 * timed(one, true, true);
+    const Device& d = devices[0];
+    const rt::Box probe = one[0].box;
+    std::vector<Mem>& bufs = one[0].bufs;
     rt::Part chunk;
     chunk.owned = chunk.ghost = probe;
     step(d, 0, bufs, chunk, 0);  // warm-up (and first-launch compilation)
