@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# Runs ON A GPU MACHINE WITH 2+ GPUs, from the repository root, after scripts/gen-gpu-trees.sh
+# here (carry bench/generated): out of core on 1 GPU and on 2 GPUs at once (each streaming its
+# own half), the 25-point acoustic wave at 1160^3 (4 float arrays, 23.3 GiB of host data),
+# 24 steps, under an 8 GiB budget per GPU:
+#  1. the model's choice on 1 and on 2 GPUs (REPS runs each, median), with the link measured
+#     at start-up by one GPU alone and by both at once, the prediction and the link bound;
+#  2. a sweep of chunks (9, 18, 36 per GPU) x steps_per_pass (4, 8, 12) on 2 GPUs, one run each, to set the model's choice against the best.
+# Prints a table last; logs go to $OUT (default /tmp/out).
+# Usage: bash bench/ooc_2gpu.sh [GENERATED_DIR]   (default bench/generated)
+set -u
+root=$(cd "$(dirname "$0")/.." && pwd)
+gen=${1:-$root/bench/generated}
+out=${OUT:-/tmp/out}
+work=${WORK:-/tmp/stepgen-ooc2}
+reps=${REPS:-2}
+mkdir -p "$out" "$work"
+export PATH=$PATH:/usr/local/cuda/bin
+tree=$gen/cuda-acoustic_1160
+cmake -S "$tree" -B "$work/build" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES="${CUDA_ARCH:-native}" \
+  >"$out/build.log" 2>&1 && cmake --build "$work/build" -j 16 >>"$out/build.log" 2>&1 || {
+  echo "BUILD FAILED"; tail -20 "$out/build.log"; exit 1; }
+bin=$work/build/acoustic_1160
+nvidia-smi --query-gpu=index,name,driver_version --format=csv,noheader >"$out/machine.txt" 2>&1
+rows=()
+one() {  # one NAME ARGS...: run once, log to $out/NAME.log, echo ms/step
+  local name=$1; shift
+  timeout 120 "$bin" --steps 24 --device-memory 8GiB "$@" >"$out/$name.log" 2>&1
+  grep -m1 -o 'time: [0-9.]* s for [0-9]* steps ([0-9.]*' "$out/$name.log" | sed 's/.*(//'
+}
+row() {  # row NAME ARGS...: REPS runs, the median, and what the last report says
+  local name=$1; shift
+  local times=() r t
+  for r in $(seq 1 "$reps"); do
+    t=$(one "$name-$r" "$@"); times+=("${t:-FAIL}")
+  done
+  local med log=$out/$name-$reps.log
+  med=$(printf '%s\n' "${times[@]}" | grep -v FAIL | sort -g | awk '{a[NR]=$1} END {if (NR) print a[int((NR+1)/2)]; else print "FAIL"}')
+  rows+=("$(printf '%-28s %9s ms/step (runs: %s); %s; %s; %s' "$name" "$med" "${times[*]}" \
+    "$(grep -m1 -o '[0-9]* chunk(s)[^,]*, [0-9]* step(s) per pass[^,]*' "$log")" \
+    "$(grep -m1 -o 'predicted [0-9.]* s' "$log")" "$(grep -m1 -o 'link bound.*' "$log")")")
+  grep -m1 'link, ' "$log" >>"$out/links.txt"
+  grep -m1 'link (measured' "$log" >>"$out/links.txt"
+}
+row "1gpu-model" --devices 1
+row "2gpu-model" --devices 2
+reps=1  # the sweep: one run each
+for c in 9 18 36; do
+  for k in 4 8 12; do
+    row "2gpu-c$c-k$k" --devices 2 --ooc-chunks "$c" --steps-per-pass "$k"
+  done
+done
+echo "== acoustic 1160^3 out of core, 24 steps, 8 GiB budget per GPU (time loop; model rows: median of ${REPS:-2})"
+sort -u "$out/links.txt"
+printf '%s\n' "${rows[@]}" | tee "$out/table.txt"
