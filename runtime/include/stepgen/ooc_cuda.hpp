@@ -114,16 +114,8 @@ inline void host_rect(cudaStream_t s, const Device& d, const Buffer& buf, const 
 }
 }  // namespace detail
 
-/// Copies the cells of `box` from `src` (any box) into `dst` (any box) on the host.
-inline void copy_host_box(const rt::HostArray& src, rt::HostArray& dst, const rt::Box& box) {
-  if (box.empty()) return;
-  const rt::RectCopy s = rt::rect_of(box, src.box, src.element_bytes);
-  const rt::RectCopy t = rt::rect_of(box, dst.box, dst.element_bytes);
-  for (std::size_t z = 0; z < s.region[2]; ++z)
-    for (std::size_t y = 0; y < s.region[1]; ++y)
-      std::memcpy(dst.bytes.data() + t.offset() + y * t.row_pitch + z * t.slice_pitch,
-                  src.bytes.data() + s.offset() + y * s.row_pitch + z * s.slice_pitch, s.region[0]);
-}
+/// Copies the cells of a box between host arrays (rt::copy_host_box: threads for large copies).
+using rt::copy_host_box;
 
 /// Runs a stencil out of core on every part's GPU.
 class OocRunner {
@@ -150,6 +142,10 @@ class OocRunner {
           for (const rt::Box& f : sc_.parts[p].foreign)
             st.snapshots[a].emplace_back(sc_.arrays[a].name,
                                          static_cast<std::size_t>(sc_.arrays[a].element_bytes), f);
+      // Page-locked like the host arrays, so that loads of foreign cells are DMA copies that do
+      // not hold up the host thread issuing every GPU's work.
+      for (std::vector<rt::HostArray>& boxes : st.snapshots)
+        for (rt::HostArray& f : boxes) st.pinned.emplace_back(f);
       parts_.push_back(std::move(st));
     }
   }
@@ -251,6 +247,7 @@ class OocRunner {
     detail::OwnedStream in, out;                        ///< copy streams (none without overlap)
     std::vector<std::vector<Buffer>> slots;             ///< [slot][array]
     std::vector<std::vector<rt::HostArray>> snapshots;  ///< [array][foreign box]
+    std::vector<PinnedHost> pinned;                     ///< of the snapshots (destroyed first)
     std::map<std::pair<rt::Index, int>, detail::OwnedEvent> events;  ///< (t, kind) -> done
   };
 

@@ -63,16 +63,8 @@ inline void host_rect(cl_command_queue q, const Device& d, const Mem& mem, const
 }
 }  // namespace detail
 
-/// Copies the cells of `box` from `src` (any box) into `dst` (any box) on the host.
-inline void copy_host_box(const rt::HostArray& src, rt::HostArray& dst, const rt::Box& box) {
-  if (box.empty()) return;
-  const rt::RectCopy s = rt::rect_of(box, src.box, src.element_bytes);
-  const rt::RectCopy t = rt::rect_of(box, dst.box, dst.element_bytes);
-  for (std::size_t z = 0; z < s.region[2]; ++z)
-    for (std::size_t y = 0; y < s.region[1]; ++y)
-      std::memcpy(dst.bytes.data() + t.offset() + y * t.row_pitch + z * t.slice_pitch,
-                  src.bytes.data() + s.offset() + y * s.row_pitch + z * s.slice_pitch, s.region[0]);
-}
+/// Copies the cells of a box between host arrays (rt::copy_host_box: threads for large copies).
+using rt::copy_host_box;
 
 /// What one MPI rank runs of a schedule: its one part, on its one device. The other parts run
 /// on other ranks; at every pass boundary, once this part's stores are done, `exchange` fills
