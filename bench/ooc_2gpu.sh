@@ -9,7 +9,7 @@
 #  1. the model's choice on 1 and on 2 GPUs (REPS runs each, median), with the link measured
 #     at start-up by one GPU alone and by both at once, the prediction and the link bound;
 #  2. a sweep of chunks (9, 18, 36 per GPU) x steps_per_pass (4, 8, 12) on 2 GPUs, one run each, to set the model's choice against the best.
-# SWEEP=0 skips 2. Prints a table last; logs go to $OUT (default /tmp/out).
+# SWEEP=0 skips 2; TIMING=0 skips 1 and 2. Prints a table last; logs go to $OUT (default /tmp/out).
 # Usage: bash bench/ooc_2gpu.sh [GENERATED_DIR]   (default bench/generated)
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -27,8 +27,9 @@ for name in acoustic_1160 acoustic; do
 done
 bin=$work/build-acoustic_1160/acoustic_1160
 checks=()
-for args in "--ooc-chunks 4 --steps-per-pass 1" "--ooc-chunks 4 --steps-per-pass 2" \
-  "--ooc-chunks 2 --steps-per-pass 5" "--ooc-chunks 4 --steps-per-pass 2 --region-sharing off" \
+# Each GPU's part is 24 planes and a chunk must own k x 4 of them: 2 chunks of k = 2, 1 of k = 5.
+for args in "--ooc-chunks 4 --steps-per-pass 1" "--ooc-chunks 2 --steps-per-pass 2" \
+  "--ooc-chunks 1 --steps-per-pass 5" "--ooc-chunks 2 --steps-per-pass 2 --region-sharing off" \
   "--ooc-chunks 3 --steps-per-pass 1 --region-sharing off --overlap off"; do
   log="$out/check.log"
   timeout 60 "$work/build-acoustic/acoustic" --devices 2 --out-of-core on $args --verify >"$log" 2>&1
@@ -58,6 +59,7 @@ row() {  # row NAME ARGS...: REPS runs, the median, and what the last report say
   grep -m1 'link, ' "$log" >>"$out/links.txt"
   grep -m1 'link (measured' "$log" >>"$out/links.txt"
 }
+[ "${TIMING:-1}" = 0 ] && exit 0
 row "1gpu-model" --devices 1
 row "2gpu-model" --devices 2
 reps=1  # the sweep: one run each
