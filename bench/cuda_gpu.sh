@@ -107,8 +107,9 @@ exchange_ms() {
        END {if (steps > 0) printf "%.4f", 1000 * x / steps; else print "?"}' "$1"
 }
 
-# gen_run NAME GPUS VISIBLE [VAR=VALUE...]: runs the generated program REPS times on GPUS GPUs
-# (after one short warm-up run per binary), environment VAR=VALUE added; sets R to
+# gen_run NAME GPUS VISIBLE [VAR=VALUE...] [-- ARGS...]: runs the generated program REPS times on
+# GPUS GPUs (after one short warm-up run per binary), environment VAR=VALUE added, program
+# arguments ARGS added; sets R to
 # the median loop ms/step ("?" when no run succeeded) and LOG to the first run's log
 # (gen-NAME-GGPU[-TAG]-runI.log). Not to be called in a subshell (it remembers the warm-ups).
 declare -A warmed
@@ -116,8 +117,11 @@ R="?"
 LOG=/dev/null
 gen_run() {
   local name=$1 n=$2 vis=$3; shift 3
-  local bin=$work/build-$name/$name tag=""
-  [ $# -gt 0 ] && tag="-$(echo "$*" | tr -c 'A-Za-z0-9=\n' '_' | tr '=' '-')"
+  local bin=$work/build-$name/$name tag="" envs=() args=()
+  while [ $# -gt 0 ] && [ "$1" != -- ]; do envs+=("$1"); shift; done
+  [ $# -gt 0 ] && shift && args=("$@")
+  set -- "${envs[@]}"
+  [ ${#envs[@]} -gt 0 ] || [ ${#args[@]} -gt 0 ] && tag="-$(echo "${envs[*]} ${args[*]}" | tr -c 'A-Za-z0-9=\n' '_' | tr '=' '-')"
   R="?"
   LOG=$out/gen-$name-${n}gpu$tag-run1.log
   [ -x "$bin" ] || { echo "not built: $name" >"$LOG"; return; }
@@ -128,7 +132,7 @@ gen_run() {
   local ms=() i log
   for ((i = 1; i <= reps; i++)); do
     log=$out/gen-$name-${n}gpu$tag-run$i.log
-    if env CUDA_VISIBLE_DEVICES="$vis" "$@" "$bin" --devices "$n" >"$log" 2>&1; then
+    if env CUDA_VISIBLE_DEVICES="$vis" "$@" "$bin" --devices "$n" "${args[@]}" >"$log" 2>&1; then
       ms+=("$(loop_ms "$log")")
     else
       echo "FAILED: $name on $n GPU(s) $*: $(tail -2 "$log" | tr '\n' ' ')"
@@ -318,13 +322,14 @@ fi
 # 4. Four GPUs (0-3): strong scaling of jacobi2d 20480^2 and heat3d 1024^3, weak scaling
 # ------------------------------------------------------------------------------------------------
 if [ "$gpus" -ge 4 ]; then
-  four() {  # four LABEL NAME BYTES_PER_CELL CELLS T1 N VISIBLE
-    local label=$1 name=$2 bpc=$3 cells=$4 t1=$5 n=$6 vis=$7 tn g
-    gen_run "$name" "$n" "$vis"
+  four() {  # four LABEL NAME BYTES_PER_CELL CELLS T1 N VISIBLE [STRATEGY]
+    local label=$1 name=$2 bpc=$3 cells=$4 t1=$5 n=$6 vis=$7 strategy=${8:-} tn g
+    if [ -n "$strategy" ]; then gen_run "$name" "$n" "$vis" -- --strategy "$strategy"; label="$label, $strategy"
+    else gen_run "$name" "$n" "$vis"; fi
     tn=$R
     g=$(gbps "$tn" "$bpc" "$cells" "$n")
     row "$label, $n GPUs vs 1" "$n" "$tn" "$t1" "$(eff "$t1" "$tn" "$n")" "$g" "$(pct "$g" "$copy")" \
-      "efficiency; $(grep -m1 -o 'grid [0-9x]*' "$LOG"); exchange $(exchange_ms "$LOG") ms/step; $(grep -c 'GPU to GPU' "$LOG") peer paths"
+      "efficiency; $(grep -m1 -o 'grid [0-9x]*' "$LOG"); $(grep -m1 -o 'exchanges [0-9]* bytes per step' "$LOG"); exchange $(exchange_ms "$LOG") ms/step; $(grep -m1 -o '^overlap: [a-z]*' "$LOG"); $(grep -c 'GPU to GPU' "$LOG") peer paths"
   }
   four "jacobi2d 20480^2" jacobi2d_20480 8 $c20 "$t1_jacobi2d_20480" 4 0,1,2,3
   gen_run heat3d_1024 1 0
@@ -333,6 +338,17 @@ if [ "$gpus" -ge 4 ]; then
   row "heat3d 1024^3, 1000 steps, 1 GPU" 1 "$t1_heat" - - "$g" "$(pct "$g" "$copy")" ""
   four "heat3d 1024^3" heat3d_1024 8 $c1024 "$t1_heat" 2 0,1
   four "heat3d 1024^3" heat3d_1024 8 $c1024 "$t1_heat" 4 0,1,2,3
+  # The partitioner's other choice: the grid with the fewest bytes exchanged (1x2x2, strided
+  # faces, no overlapped boundary slabs) against the default slabs (1x1x4).
+  four "heat3d 1024^3" heat3d_1024 8 $c1024 "$t1_heat" 4 0,1,2,3 min-exchange
+  if [ "$gpus" -ge 8 ]; then
+    all8=0,1,2,3,4,5,6,7
+    four "jacobi2d 20480^2" jacobi2d_20480 8 $c20 "$t1_jacobi2d_20480" 8 $all8
+    four "jacobi2d 20480^2" jacobi2d_20480 8 $c20 "$t1_jacobi2d_20480" 8 $all8 min-exchange
+    four "heat3d 1024^3" heat3d_1024 8 $c1024 "$t1_heat" 8 $all8
+    four "heat3d 1024^3" heat3d_1024 8 $c1024 "$t1_heat" 8 $all8 min-exchange   # 2x2x2
+    four "heat3d 1024^3" heat3d_1024 8 $c1024 "$t1_heat" 8 $all8 stepocl
+  fi
   gen_run jacobi2d_20480x81920 4 0,1,2,3
   t=$R
   g=$(gbps "$t" 8 $((4 * c20)) 4)
