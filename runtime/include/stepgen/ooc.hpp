@@ -501,6 +501,38 @@ inline Box ooc_probe_planes(const Box& box, int dims, Index cell_bytes, Index by
   return probe;
 }
 
+/// The link measurements of a start-up calibration, shared by the backends. `make(p, box)`
+/// makes a probe: the box's cells of every array, on part p's device, with its copy streams;
+/// `timed(probes, send, receive)` copies every probe of the vector at once and returns the
+/// bytes per second of one way. With several devices, first all of them at once (the *_all
+/// figures: the first planes of each owned box, which do not overlap), then the first part's
+/// device alone (the first planes of its reach): h2d, d2h and both ways, each after a warm-up.
+/// Returns that last probe, on which the caller times the kernels.
+template <typename Probe, typename Make, typename Timed>
+Probe ooc_measure_link(const OocSchedule& sc, std::size_t devices, Index probe_bytes, Make make,
+                       Timed timed, OocLink& link) {
+  Index cell_bytes = 0;
+  for (const OocArray& a : sc.arrays) cell_bytes += a.element_bytes;
+  auto measure = [&](std::vector<Probe>& probes, double& h2d, double& d2h, double& bidir) {
+    timed(probes, true, false);  // warm-up
+    h2d = timed(probes, true, false);
+    d2h = timed(probes, false, true);
+    bidir = 2 * timed(probes, true, true);
+  };
+  const std::size_t n = std::min(devices, sc.parts.size());
+  if (n > 1) {
+    std::vector<Probe> all;
+    for (std::size_t p = 0; p < n; ++p)
+      all.push_back(make(p, ooc_probe_planes(sc.parts[p].owned, sc.dims, cell_bytes, probe_bytes)));
+    measure(all, link.h2d_all, link.d2h_all, link.bidir_all);
+    link.devices_all = static_cast<int>(n);
+  }
+  std::vector<Probe> one;
+  one.push_back(make(0, ooc_probe_planes(sc.parts[0].reach, sc.dims, cell_bytes, probe_bytes)));
+  measure(one, link.h2d, link.d2h, link.bidir);
+  return std::move(one.front());
+}
+
 /// The predicted wall time of a run: per pass the slowest of the three streams (or their sum
 /// without overlap), plus filling and draining the pipeline (one chunk's load and store) once
 /// with one part, every pass with several (they meet at pass boundaries). With several parts

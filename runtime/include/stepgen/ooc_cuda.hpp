@@ -209,26 +209,10 @@ class OocRunner {
       return bytes / std::max(t.stop(), 1e-9);
     };
     rt::OocLink link;
-    const std::size_t n = std::min(devices.size(), sc.parts.size());
-    if (n > 1) {
-      std::vector<Probe> all;
-      for (std::size_t p = 0; p < n; ++p)
-        all.push_back(make(p, rt::ooc_probe_planes(sc.parts[p].owned, sc.dims, elem, probe_bytes)));
-      timed(all, true, false);  // warm-up
-      link.h2d_all = timed(all, true, false);
-      link.d2h_all = timed(all, false, true);
-      link.bidir_all = 2 * timed(all, true, true);
-      link.devices_all = static_cast<int>(n);
-    }
-    std::vector<Probe> one;
-    one.push_back(make(0, rt::ooc_probe_planes(sc.parts[0].reach, sc.dims, elem, probe_bytes)));
-    timed(one, true, false);  // warm-up
-    link.h2d = timed(one, true, false);
-    link.d2h = timed(one, false, true);
-    link.bidir = 2 * timed(one, true, true);
+    Probe pr = rt::ooc_measure_link<Probe>(sc, devices.size(), probe_bytes, make, timed, link);
     const Device& d = devices[0];
-    const rt::Box probe = one[0].box;
-    std::vector<Buffer>& bufs = one[0].bufs;
+    const rt::Box probe = pr.box;
+    std::vector<Buffer>& bufs = pr.bufs;
     rt::Part chunk;
     chunk.owned = chunk.ghost = probe;
     step(d, 0, bufs, chunk, 0);  // warm-up
