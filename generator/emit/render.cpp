@@ -64,7 +64,8 @@ int first_use(const std::string& text, const std::string& key) {
 /// so that two programs of a backend share their common sections instead of near-copies.
 class StrictContext : public mu::context<std::string> {
  public:
-  StrictContext(const mu::data* root, std::string file, const std::string& text, const TemplateSet& set)
+  StrictContext(const mu::data* root, std::string file, const std::string& text,
+                const TemplateSet& set)
       : mu::context<std::string>(root), file_(std::move(file)), text_(text), set_(set) {}
 
   const mu::data* get(const std::string& name) const override {

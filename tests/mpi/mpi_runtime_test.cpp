@@ -4,12 +4,12 @@
 // last one finished, and the collectives that make out-of-core runs choose alike (the smallest
 // budget, the slowest link) and sum their statistics. Prints "N passed, 0 failed" on rank 0;
 // exits non-zero on any failure.
-#include "stepgen/mpi.hpp"
-
 #include <cstdio>
 #include <cstring>
 #include <string>
 #include <vector>
+
+#include "stepgen/mpi.hpp"
 
 namespace rt = stepgen::rt;
 namespace mpi = stepgen::mpi;
@@ -55,8 +55,10 @@ std::vector<rt::Transfer> plan() {
       t.src = r;
       t.dst = to;
       rt::Box row = owned_box(r);
-      if (d < 0) row.hi[1] = row.lo[1] + 1;
-      else row.lo[1] = row.hi[1] - 1;
+      if (d < 0)
+        row.hi[1] = row.lo[1] + 1;
+      else
+        row.lo[1] = row.hi[1] - 1;
       t.boxes.push_back(row);
       out.push_back(t);
     }
@@ -72,7 +74,8 @@ void fill(rt::HostArray& a, float base) {
   const rt::Box own = owned_box(rank);
   for (rt::Index y = a.box.lo[1]; y < a.box.hi[1]; ++y)
     for (rt::Index x = a.box.lo[0]; x < a.box.hi[0]; ++x)
-      at(a, x, y) = own.contains_point({x, y, 0}) ? base + static_cast<float>(y * kWidth + x) : -1.0f;
+      at(a, x, y) =
+          own.contains_point({x, y, 0}) ? base + static_cast<float>(y * kWidth + x) : -1.0f;
 }
 
 // Every cell of the ghost box holds `base` + its global index.
@@ -90,7 +93,8 @@ void copy(const rt::HostArray& from, rt::HostArray& to, const rt::Box& box) {
   for (std::size_t z = 0; z < s.region[2]; ++z)
     for (std::size_t y = 0; y < s.region[1]; ++y)
       std::memcpy(to.bytes.data() + t.offset() + y * t.row_pitch + z * t.slice_pitch,
-                  from.bytes.data() + s.offset() + y * s.row_pitch + z * s.slice_pitch, s.region[0]);
+                  from.bytes.data() + s.offset() + y * s.row_pitch + z * s.slice_pitch,
+                  s.region[0]);
 }
 
 int run() {
@@ -103,7 +107,9 @@ int run() {
   halo.add(0, "A", sizeof(float), plan());
   halo.add(1, "B", sizeof(float), plan());
   check(halo.idle() == (size == 1), "idle() only without neighbours");
-  auto pack = [&](int id, rt::HostArray& buffer) { copy(host[static_cast<std::size_t>(id)], buffer, buffer.box); };
+  auto pack = [&](int id, rt::HostArray& buffer) {
+    copy(host[static_cast<std::size_t>(id)], buffer, buffer.box);
+  };
   auto unpack = [&](int id, const rt::HostArray& buffer) {
     copy(buffer, host[static_cast<std::size_t>(id)], buffer.box);
   };
@@ -112,7 +118,8 @@ int run() {
 
   // One call, one array.
   fill(host[0], 0);
-  std::size_t sent = halo.exchange({0}, pack, [] {}, unpack);
+  std::size_t sent = halo.exchange(
+      {0}, pack, [] {}, unpack);
   check(complete(host[0], 0), "exchange(): the ghost rows hold the neighbours' owned rows");
   check(sent == neighbours * row_bytes, "exchange() returns the bytes sent");
 
@@ -139,7 +146,8 @@ int run() {
   check(sent == 2 * neighbours * row_bytes, "send() returns the bytes sent");
   // The exchange can run again once finished.
   fill(host[0], 3000);
-  halo.exchange({0}, pack, [] {}, unpack);
+  halo.exchange(
+      {0}, pack, [] {}, unpack);
   check(complete(host[0], 3000), "a second exchange after finish()");
 
   // Out-of-core collectives.
@@ -166,7 +174,8 @@ int run() {
   check(all.h2d_bytes == static_cast<std::size_t>(size) && all.d2h_bytes == 10u * size &&
             all.d2d_bytes == static_cast<std::size_t>(size * (size - 1) / 2),
         "combine(OocStats): bytes summed over the ranks");
-  check(all.measured_s == size - 1 && all.chunks == 4, "combine(OocStats): the slowest rank's time");
+  check(all.measured_s == size - 1 && all.chunks == 4,
+        "combine(OocStats): the slowest rank's time");
 
   int failures = 0;
   MPI_Allreduce(&failed, &failures, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);

@@ -184,8 +184,10 @@ TEST_CASE("ooc foreign plan: each part's foreign cells, sent by their owners") {
   for (std::size_t p = 0; p < sc.parts.size(); ++p) {
     std::vector<Box> received;
     for (const Transfer& t : plan) {
-      if (t.dst == static_cast<int>(p)) received.insert(received.end(), t.boxes.begin(), t.boxes.end());
-      for (const Box& b : t.boxes) CHECK(sc.parts[static_cast<std::size_t>(t.src)].owned.contains(b));
+      if (t.dst == static_cast<int>(p))
+        received.insert(received.end(), t.boxes.begin(), t.boxes.end());
+      for (const Box& b : t.boxes)
+        CHECK(sc.parts[static_cast<std::size_t>(t.src)].owned.contains(b));
     }
     CHECK(disjoint(received));
     CHECK(volume(received) == volume(sc.parts[p].foreign));
@@ -291,7 +293,8 @@ TEST_CASE("ooc model: picks a plan that fits, prefers fewer passes when the link
   CHECK(given.chunks == 3);
   CHECK(given.steps_per_pass == 2);
   CHECK_THROWS_WITH_AS(ooc_choose(acoustic(1, 0, 0, true), 1000, link, 16, true),
-                       doctest::Contains("one chunk with its halos cannot fit: the smallest plan"), PlanError);
+                       doctest::Contains("one chunk with its halos cannot fit: the smallest plan"),
+                       PlanError);
 }
 
 TEST_CASE("ooc model: devices sharing the host link get their share of it") {
@@ -346,9 +349,12 @@ TEST_CASE("ooc snapshot copy: a box between host arrays, by threads when large")
   bool same = true;
   for (Index z = box.lo[2]; z < box.hi[2] && same; ++z)
     for (Index y = box.lo[1]; y < box.hi[1] && same; ++y)
-      same = std::memcmp(dst.bytes.data() + 4 * static_cast<std::size_t>(((z - box.lo[2]) * box.extent(1) + (y - box.lo[1])) * box.extent(0)),
-                         src.bytes.data() + 4 * static_cast<std::size_t>((z * 256 + y) * 256 + box.lo[0]),
-                         4 * static_cast<std::size_t>(box.extent(0))) == 0;
+      same = std::memcmp(
+                 dst.bytes.data() +
+                     4 * static_cast<std::size_t>(
+                             ((z - box.lo[2]) * box.extent(1) + (y - box.lo[1])) * box.extent(0)),
+                 src.bytes.data() + 4 * static_cast<std::size_t>((z * 256 + y) * 256 + box.lo[0]),
+                 4 * static_cast<std::size_t>(box.extent(0))) == 0;
   CHECK(same);
   // And back into a zeroed whole array: exactly the box's cells change.
   HostArray back("p", 4, grid);
@@ -360,8 +366,10 @@ TEST_CASE("ooc snapshot copy: a box between host arrays, by threads when large")
         const bool in = z >= box.lo[2] && z < box.hi[2] && y >= box.lo[1] && y < box.hi[1] &&
                         x >= box.lo[0] && x < box.hi[0];
         const std::size_t at = 4 * static_cast<std::size_t>((z * 256 + y) * 256 + x);
-        if (in) same = same && std::memcmp(back.bytes.data() + at, src.bytes.data() + at, 4) == 0;
-        else nonzero_outside += back.bytes[at] != 0;
+        if (in)
+          same = same && std::memcmp(back.bytes.data() + at, src.bytes.data() + at, 4) == 0;
+        else
+          nonzero_outside += back.bytes[at] != 0;
       }
   CHECK(same);
   CHECK(nonzero_outside == 0);

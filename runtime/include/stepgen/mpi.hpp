@@ -362,8 +362,8 @@ class HaloExchange {
  private:
   int rank_;
   MPI_Comm comm_ = MPI_COMM_NULL;
-  std::vector<std::vector<Message>> sends_;     ///< per array id
-  std::vector<std::vector<Message>> receives_;  ///< per array id
+  std::vector<std::vector<Message>> sends_;                    ///< per array id
+  std::vector<std::vector<Message>> receives_;                 ///< per array id
   std::vector<MPI_Request> receive_requests_, send_requests_;  ///< of the exchange under way
 };
 

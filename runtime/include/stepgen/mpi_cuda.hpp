@@ -50,8 +50,9 @@ inline std::string env(const char* name) {
 /// The GPU this rank drives.
 struct GpuChoice {
   cuda::Device device;
-  int node_gpus = 0;    ///< GPUs this rank's node offers (after --devices N)
-  bool shared = false;  ///< another rank of the node uses the same GPU (STEPGEN_MPI_SHARE_DEVICES=1)
+  int node_gpus = 0;  ///< GPUs this rank's node offers (after --devices N)
+  bool shared =
+      false;  ///< another rank of the node uses the same GPU (STEPGEN_MPI_SHARE_DEVICES=1)
 };
 
 /// Picks this rank's GPU: the node's ranks take the node's GPUs in CUDA order, rank i of the
@@ -73,10 +74,9 @@ inline GpuChoice select_gpu(Session& session, const rt::Options& opt) {
   if (status == cudaErrorNoDevice || status == cudaErrorInsufficientDriver ||
       (status == cudaSuccess && count == 0)) {
     (void)cudaGetLastError();
-    throw rt::RunError(std::string("no CUDA device found (") +
-                       (status == cudaSuccess ? "cudaGetDeviceCount returned 0"
-                                              : cuda::error_text(status)) +
-                       ")");
+    throw rt::RunError(
+        std::string("no CUDA device found (") +
+        (status == cudaSuccess ? "cudaGetDeviceCount returned 0" : cuda::error_text(status)) + ")");
   }
   cuda::check(status, "cudaGetDeviceCount", "host");
   if (opt.devices > 0 && opt.devices < count) count = opt.devices;
@@ -125,12 +125,14 @@ inline void check_fits_in_core(const cuda::Device& d, std::size_t bytes) {
 /// Throws UniformError when the options ask for out of core, which MPI programs do not run
 /// yet (`--out-of-core off` is accepted: it asks for what they do).
 inline void refuse_out_of_core(int argc, char** argv) {
-  const char* const flags[] = {"--device-memory", "--out-of-core",   "--ooc-chunks", "--steps-per-pass",
-                               "--region-sharing", "--overlap", "--ooc-buffers"};
+  const char* const flags[] = {"--device-memory",  "--out-of-core",    "--ooc-chunks",
+                               "--steps-per-pass", "--region-sharing", "--overlap",
+                               "--ooc-buffers"};
   for (int i = 1; i < argc; ++i) {
     const std::string flag = argv[i];
     for (const char* f : flags)
-      if (flag == f && !(flag == "--out-of-core" && i + 1 < argc && std::string(argv[i + 1]) == "off"))
+      if (flag == f &&
+          !(flag == "--out-of-core" && i + 1 < argc && std::string(argv[i + 1]) == "off"))
         throw UniformError(flag +
                            ": out of core is not available in MPI programs (each rank's part runs "
                            "in its GPU's memory; use more ranks, or the one-process program "
@@ -145,8 +147,9 @@ struct MessagePath {
 
   /// The report's words for it.
   std::string describe() const {
-    return device ? "CUDA-aware: boxes packed on the GPU, device buffers straight to MPI (" + why + ")"
-                  : "through pinned host buffers (" + why + ")";
+    return device
+               ? "CUDA-aware: boxes packed on the GPU, device buffers straight to MPI (" + why + ")"
+               : "through pinned host buffers (" + why + ")";
   }
 };
 
@@ -203,7 +206,8 @@ class PinnedBuffer {
   PinnedBuffer(const cuda::Device& d, std::size_t bytes, const std::string& what) {
     d.use();
     cuda::check(cudaMallocHost(&ptr_, bytes),
-                "cudaMallocHost(" + what + ", " + rt::human_bytes(static_cast<double>(bytes)) + ")", d);
+                "cudaMallocHost(" + what + ", " + rt::human_bytes(static_cast<double>(bytes)) + ")",
+                d);
   }
   PinnedBuffer(const PinnedBuffer&) = delete;
   PinnedBuffer& operator=(const PinnedBuffer&) = delete;
@@ -247,7 +251,8 @@ class CudaHaloExchange {
   }
 
   /// Adds array `id`'s transfers (its exchange plan, part ids = ranks) that involve this rank.
-  void add(int id, const std::string& name, std::size_t element_bytes, const std::vector<rt::Transfer>& plan) {
+  void add(int id, const std::string& name, std::size_t element_bytes,
+           const std::vector<rt::Transfer>& plan) {
     for (const rt::Transfer& t : plan)
       for (const rt::Box& box : t.boxes) {
         const std::size_t bytes = static_cast<std::size_t>(box.volume()) * element_bytes;
@@ -255,9 +260,11 @@ class CudaHaloExchange {
           throw rt::RunError("a halo box of array " + name + " (" + box.str() +
                              ") is larger than one MPI message can be (2 GiB)");
         if (t.src == rank_)
-          sends_[static_cast<std::size_t>(id)].push_back(message(t.dst, name, element_bytes, box, "to"));
+          sends_[static_cast<std::size_t>(id)].push_back(
+              message(t.dst, name, element_bytes, box, "to"));
         if (t.dst == rank_)
-          receives_[static_cast<std::size_t>(id)].push_back(message(t.src, name, element_bytes, box, "from"));
+          receives_[static_cast<std::size_t>(id)].push_back(
+              message(t.src, name, element_bytes, box, "from"));
       }
   }
 
@@ -272,25 +279,29 @@ class CudaHaloExchange {
   /// box this rank sends from its buffers (`buffer(id)` holds array id over `ghost`). The stream
   /// must already follow the kernels that wrote those boxes. Returns the bytes it will send.
   template <typename BufferOf>
-  std::size_t post_and_pack(std::initializer_list<int> ids, BufferOf&& buffer, const rt::Box& ghost, cuda::On on) {
+  std::size_t post_and_pack(std::initializer_list<int> ids, BufferOf&& buffer, const rt::Box& ghost,
+                            cuda::On on) {
     // The receive buffers are free again once the previous exchange's unpacking has run.
     device_.use();
-    cuda::check(cudaEventSynchronize(unpacked_.get()), "cudaEventSynchronize(unpacked halos)", device_);
+    cuda::check(cudaEventSynchronize(unpacked_.get()), "cudaEventSynchronize(unpacked halos)",
+                device_);
     receives_pending_.clear();
     for (int id : ids)
       for (Message& r : receives_[static_cast<std::size_t>(id)]) {
         receives_pending_.emplace_back();
-        check(MPI_Irecv(r.data(), static_cast<int>(r.bytes), MPI_BYTE, r.peer, id, comm_, &receives_pending_.back()),
+        check(MPI_Irecv(r.data(), static_cast<int>(r.bytes), MPI_BYTE, r.peer, id, comm_,
+                        &receives_pending_.back()),
               "MPI_Irecv(" + r.name + " from rank " + std::to_string(r.peer) + ")");
       }
     std::size_t bytes = 0;
     for (int id : ids)
       for (Message& s : sends_[static_cast<std::size_t>(id)]) {
         const cuda::Buffer& from = buffer(id);
-        cuda::detail::rect_copy(device_, s.data(), rt::rect_of(s.box, s.box, s.element_bytes), from.get(),
-                                rt::rect_of(s.box, ghost, s.element_bytes),
-                                device_messages_ ? cudaMemcpyDeviceToDevice : cudaMemcpyDeviceToHost,
-                                "pack " + s.name + " for rank " + std::to_string(s.peer), on);
+        cuda::detail::rect_copy(
+            device_, s.data(), rt::rect_of(s.box, s.box, s.element_bytes), from.get(),
+            rt::rect_of(s.box, ghost, s.element_bytes),
+            device_messages_ ? cudaMemcpyDeviceToDevice : cudaMemcpyDeviceToHost,
+            "pack " + s.name + " for rank " + std::to_string(s.peer), on);
         bytes += s.bytes;
       }
     return bytes;
@@ -300,29 +311,36 @@ class CudaHaloExchange {
   /// on `on` the unpacking of every received box into the buffers; waits for the sends. Returns
   /// an event recorded after the unpacking: a stream that waits for it sees the ghost cells.
   template <typename BufferOf>
-  cudaEvent_t send_and_unpack(std::initializer_list<int> ids, BufferOf&& buffer, const rt::Box& ghost, cuda::On on) {
+  cudaEvent_t send_and_unpack(std::initializer_list<int> ids, BufferOf&& buffer,
+                              const rt::Box& ghost, cuda::On on) {
     device_.use();
-    cuda::check(cudaStreamSynchronize(device_.stream(on)), "cudaStreamSynchronize(packed halos)", device_);
+    cuda::check(cudaStreamSynchronize(device_.stream(on)), "cudaStreamSynchronize(packed halos)",
+                device_);
     std::vector<MPI_Request> sends;
     for (int id : ids)
       for (Message& s : sends_[static_cast<std::size_t>(id)]) {
         sends.emplace_back();
-        check(MPI_Isend(s.data(), static_cast<int>(s.bytes), MPI_BYTE, s.peer, id, comm_, &sends.back()),
+        check(MPI_Isend(s.data(), static_cast<int>(s.bytes), MPI_BYTE, s.peer, id, comm_,
+                        &sends.back()),
               "MPI_Isend(" + s.name + " to rank " + std::to_string(s.peer) + ")");
       }
-    check(MPI_Waitall(static_cast<int>(receives_pending_.size()), receives_pending_.data(), MPI_STATUSES_IGNORE),
+    check(MPI_Waitall(static_cast<int>(receives_pending_.size()), receives_pending_.data(),
+                      MPI_STATUSES_IGNORE),
           "MPI_Waitall(halo receives)");
     for (int id : ids)
       for (Message& r : receives_[static_cast<std::size_t>(id)]) {
         const cuda::Buffer& to = buffer(id);
-        cuda::detail::rect_copy(device_, to.get(), rt::rect_of(r.box, ghost, r.element_bytes), r.data(),
-                                rt::rect_of(r.box, r.box, r.element_bytes),
-                                device_messages_ ? cudaMemcpyDeviceToDevice : cudaMemcpyHostToDevice,
-                                "unpack " + r.name + " from rank " + std::to_string(r.peer), on);
+        cuda::detail::rect_copy(
+            device_, to.get(), rt::rect_of(r.box, ghost, r.element_bytes), r.data(),
+            rt::rect_of(r.box, r.box, r.element_bytes),
+            device_messages_ ? cudaMemcpyDeviceToDevice : cudaMemcpyHostToDevice,
+            "unpack " + r.name + " from rank " + std::to_string(r.peer), on);
       }
     device_.use();
-    cuda::check(cudaEventRecord(unpacked_.get(), device_.stream(on)), "cudaEventRecord(unpacked halos)", device_);
-    check(MPI_Waitall(static_cast<int>(sends.size()), sends.data(), MPI_STATUSES_IGNORE), "MPI_Waitall(halo sends)");
+    cuda::check(cudaEventRecord(unpacked_.get(), device_.stream(on)),
+                "cudaEventRecord(unpacked halos)", device_);
+    check(MPI_Waitall(static_cast<int>(sends.size()), sends.data(), MPI_STATUSES_IGNORE),
+          "MPI_Waitall(halo sends)");
     return unpacked_.get();
   }
 

@@ -455,9 +455,9 @@ inline void copy_host_box(const HostArray& src, HostArray& dst, const Box& box) 
                     s.region[0]);
   };
   const std::size_t bytes = s.region[0] * s.region[1] * s.region[2];
-  const std::size_t n = std::min<std::size_t>(
-      {std::max(1u, std::thread::hardware_concurrency()), 16, s.region[2],
-       std::max<std::size_t>(bytes >> 24, 1)});  // 16 MiB a thread at least
+  const std::size_t n =
+      std::min<std::size_t>({std::max(1u, std::thread::hardware_concurrency()), 16, s.region[2],
+                             std::max<std::size_t>(bytes >> 24, 1)});  // 16 MiB a thread at least
   std::vector<std::thread> threads;
   std::size_t done = 0;  // planes handed out
   try {
@@ -471,8 +471,10 @@ inline void copy_host_box(const HostArray& src, HostArray& dst, const Box& box) 
   }
   const std::size_t first = n > 1 ? s.region[2] / n : s.region[2];
   planes(0, first);
-  if (done == 0 && first < s.region[2]) planes(first, s.region[2]);
-  else if (done != 0 && done < s.region[2]) planes(done, s.region[2]);
+  if (done == 0 && first < s.region[2])
+    planes(first, s.region[2]);
+  else if (done != 0 && done < s.region[2])
+    planes(done, s.region[2]);
   for (std::thread& th : threads) th.join();
 }
 

@@ -182,8 +182,8 @@ class OocRunner {
       detail::OwnedStream in, out;
     };
     auto make = [&](std::size_t p, const rt::Box& box) {
-      Probe pr{&devices[p], box, {}, detail::OwnedStream(devices[p]),
-               detail::OwnedStream(devices[p])};
+      Probe pr{
+          &devices[p], box, {}, detail::OwnedStream(devices[p]), detail::OwnedStream(devices[p])};
       for (const rt::OocArray& a : sc.arrays)
         pr.bufs.emplace_back(devices[p], box, static_cast<std::size_t>(a.element_bytes),
                              a.name + " (probe)");
@@ -197,7 +197,8 @@ class OocRunner {
       for (Probe& pr : probes) {
         bytes += static_cast<double>(pr.box.volume() * elem);
         for (std::size_t a = 0; a < pr.bufs.size(); ++a) {
-          if (send) detail::host_rect(pr.in.get(), *pr.d, pr.bufs[a], pr.box, host[a], pr.box, true);
+          if (send)
+            detail::host_rect(pr.in.get(), *pr.d, pr.bufs[a], pr.box, host[a], pr.box, true);
           if (receive)
             detail::host_rect(pr.out.get(), *pr.d, pr.bufs[a], pr.box, host[a], pr.box, false);
         }

@@ -153,8 +153,8 @@ class OocRunner {
       Queue in, out;
     };
     auto make = [&](std::size_t p, const rt::Box& box) {
-      Probe pr{&devices[p], box, {}, detail::make_queue(devices[p]),
-               detail::make_queue(devices[p])};
+      Probe pr{
+          &devices[p], box, {}, detail::make_queue(devices[p]), detail::make_queue(devices[p])};
       for (const rt::OocArray& a : sc.arrays)
         pr.bufs.push_back(create_buffer(devices[p], box, static_cast<size_t>(a.element_bytes),
                                         a.name + " (probe)"));
@@ -168,7 +168,8 @@ class OocRunner {
       for (Probe& pr : probes) {
         bytes += static_cast<double>(pr.box.volume()) * static_cast<double>(cell_bytes);
         for (std::size_t a = 0; a < pr.bufs.size(); ++a) {
-          if (send) detail::host_rect(pr.in.get(), *pr.d, pr.bufs[a], pr.box, host[a], pr.box, true);
+          if (send)
+            detail::host_rect(pr.in.get(), *pr.d, pr.bufs[a], pr.box, host[a], pr.box, true);
           if (receive)
             detail::host_rect(pr.out.get(), *pr.d, pr.bufs[a], pr.box, host[a], pr.box, false);
         }
