@@ -94,7 +94,8 @@ int generate(const std::string& spec_path, GenerateRequest request, std::ostream
   std::string& out_dir = request.out_dir;
   const std::string& target = request.target;
   const std::string& distribution = request.distribution;
-  if (!distribution.empty()) model->mpi = distribution == "mpi";  // --distribution overrides the spec
+  if (!distribution.empty())
+    model->mpi = distribution == "mpi";  // --distribution overrides the spec
   if (out_dir.empty()) out_dir = model->name + "-" + target;
   options.output_dir = out_dir;
   try {

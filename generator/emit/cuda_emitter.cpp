@@ -122,7 +122,9 @@ class CudaEmitter : public Emitter {
     v.set("mpi", flag(m.mpi));
     // The MPI program is its own template (one rank, its messages, MPI-IO): it shares sections
     // 1-3 with the one-process program through the partial cuda/problem.mustache.
-    out.add(m.name + ".cu", render(m.mpi ? "templates/cuda/mpi.cu.mustache" : "templates/cuda/host.cu.mustache", v));
+    out.add(
+        m.name + ".cu",
+        render(m.mpi ? "templates/cuda/mpi.cu.mustache" : "templates/cuda/host.cu.mustache", v));
     out.add("CMakeLists.txt", render("templates/cuda/CMakeLists.txt.mustache", v));
     out.add(".clang-format", embedded_file("templates/common/clang-format.mustache"));
     add_runtime_headers({"box.hpp", "chunk.hpp", "cuda.hpp", "exchange.hpp", "init.hpp", "ooc.hpp", "ooc_cuda.hpp",

@@ -165,13 +165,15 @@ TEST_CASE("the cuda and opencl targets are both listed") {
   CHECK(names == std::vector<std::string>{"cuda", "opencl"});
 }
 
-TEST_CASE("cuda: distribution mpi gives the MPI program, sharing sections 1-3 with the one-process one") {
+TEST_CASE(
+    "cuda: distribution mpi gives the MPI program, sharing sections 1-3 with the one-process one") {
   auto m = load(example("jacobi2d"));
   Tree one = generate_cuda(*m);
   m->mpi = true;
   Tree t = generate_cuda(*m);
-  for (const char* f : {"jacobi2d.cu", "CMakeLists.txt", "kernels/jacobi2d.cu", "runtime/stepgen/mpi.hpp",
-                        "runtime/stepgen/mpi_cuda.hpp", "runtime/stepgen/cuda.hpp"}) {
+  for (const char* f :
+       {"jacobi2d.cu", "CMakeLists.txt", "kernels/jacobi2d.cu", "runtime/stepgen/mpi.hpp",
+        "runtime/stepgen/mpi_cuda.hpp", "runtime/stepgen/cuda.hpp"}) {
     CAPTURE(f);
     CHECK(t.count(f) == 1);
   }

@@ -504,17 +504,31 @@ inline Box ooc_probe_planes(const Box& box, int dims, Index cell_bytes, Index by
 }
 
 /// The link measurements of a start-up calibration, shared by the backends. `make(p, box)`
-/// makes a probe: the box's cells of every array, on part p's device, with its copy streams;
-/// `timed(probes, send, receive)` copies every probe of the vector at once and returns the
-/// bytes per second of one way. With several devices, first all of them at once (the *_all
-/// figures: the first planes of each owned box, which do not overlap), then the first part's
-/// device alone (the first planes of its reach): h2d, d2h and both ways, each after a warm-up.
-/// Returns that last probe, on which the caller times the kernels.
-template <typename Probe, typename Make, typename Timed>
+/// makes a probe (with a member `box`): the box's cells of every array on part p's device,
+/// with two copy streams; `copy(probe, to_device)` enqueues the probe's copies one way on its
+/// stream for that way; `wait(probe)` waits for both of its streams. With several devices,
+/// first all of them at once (the *_all figures: the first planes of each owned box, which do
+/// not overlap), then the first part's device alone (the first planes of its reach): h2d, d2h
+/// and both ways, each after a warm-up. Returns that last probe, on which the caller times
+/// the kernels.
+template <typename Probe, typename Make, typename Copy, typename Wait>
 Probe ooc_measure_link(const OocSchedule& sc, std::size_t devices, Index probe_bytes, Make make,
-                       Timed timed, OocLink& link) {
+                       Copy copy, Wait wait, OocLink& link) {
   Index cell_bytes = 0;
   for (const OocArray& a : sc.arrays) cell_bytes += a.element_bytes;
+  // Copies every probe at once; the bytes per second of one way.
+  auto timed = [&](std::vector<Probe>& probes, bool send, bool receive) {
+    double bytes = 0;
+    Stopwatch t;
+    t.start();
+    for (Probe& pr : probes) {
+      bytes += static_cast<double>(pr.box.volume()) * static_cast<double>(cell_bytes);
+      if (send) copy(pr, true);
+      if (receive) copy(pr, false);
+    }
+    for (Probe& pr : probes) wait(pr);
+    return bytes / std::max(t.stop(), 1e-9);
+  };
   auto measure = [&](std::vector<Probe>& probes, double& h2d, double& d2h, double& bidir) {
     timed(probes, true, false);  // warm-up
     h2d = timed(probes, true, false);

@@ -172,8 +172,6 @@ class OocRunner {
   static rt::OocLink calibrate(std::vector<Device>& devices, const rt::OocSchedule& sc,
                                std::vector<rt::HostArray>& host, const OocStep& step,
                                rt::Index probe_bytes) {
-    rt::Index elem = 0;
-    for (const rt::OocArray& a : sc.arrays) elem += a.element_bytes;
     // One probe per GPU taking part: a box, its buffers and two copy streams.
     struct Probe {
       const Device* d;
@@ -189,28 +187,17 @@ class OocRunner {
                              a.name + " (probe)");
       return pr;
     };
-    // Sends and/or receives every probe at once; returns the bytes per second of one way.
-    auto timed = [&](std::vector<Probe>& probes, bool send, bool receive) {
-      double bytes = 0;
-      rt::Stopwatch t;
-      t.start();
-      for (Probe& pr : probes) {
-        bytes += static_cast<double>(pr.box.volume() * elem);
-        for (std::size_t a = 0; a < pr.bufs.size(); ++a) {
-          if (send)
-            detail::host_rect(pr.in.get(), *pr.d, pr.bufs[a], pr.box, host[a], pr.box, true);
-          if (receive)
-            detail::host_rect(pr.out.get(), *pr.d, pr.bufs[a], pr.box, host[a], pr.box, false);
-        }
-      }
-      for (Probe& pr : probes) {
-        check(cudaStreamSynchronize(pr.in.get()), "cudaStreamSynchronize", *pr.d);
-        check(cudaStreamSynchronize(pr.out.get()), "cudaStreamSynchronize", *pr.d);
-      }
-      return bytes / std::max(t.stop(), 1e-9);
+    auto copy = [&](Probe& pr, bool to_device) {
+      for (std::size_t a = 0; a < pr.bufs.size(); ++a)
+        detail::host_rect(to_device ? pr.in.get() : pr.out.get(), *pr.d, pr.bufs[a], pr.box,
+                          host[a], pr.box, to_device);
+    };
+    auto wait = [](Probe& pr) {
+      check(cudaStreamSynchronize(pr.in.get()), "cudaStreamSynchronize", *pr.d);
+      check(cudaStreamSynchronize(pr.out.get()), "cudaStreamSynchronize", *pr.d);
     };
     rt::OocLink link;
-    Probe pr = rt::ooc_measure_link<Probe>(sc, devices.size(), probe_bytes, make, timed, link);
+    Probe pr = rt::ooc_measure_link<Probe>(sc, devices.size(), probe_bytes, make, copy, wait, link);
     const Device& d = devices[0];
     const rt::Box probe = pr.box;
     std::vector<Buffer>& bufs = pr.bufs;

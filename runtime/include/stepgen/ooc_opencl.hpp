@@ -143,8 +143,6 @@ class OocRunner {
   static rt::OocLink calibrate(std::vector<Device>& devices, const rt::OocSchedule& sc,
                                std::vector<rt::HostArray>& host, const OocStep& step,
                                rt::Index probe_bytes) {
-    rt::Index cell_bytes = 0;
-    for (const rt::OocArray& a : sc.arrays) cell_bytes += a.element_bytes;
     // One probe per device taking part: a box, its buffers and two copy queues.
     struct Probe {
       const Device* d;
@@ -160,28 +158,17 @@ class OocRunner {
                                         a.name + " (probe)"));
       return pr;
     };
-    // Sends and/or receives every probe at once; returns the bytes per second of one way.
-    auto timed = [&](std::vector<Probe>& probes, bool send, bool receive) {
-      double bytes = 0;
-      rt::Stopwatch t;
-      t.start();
-      for (Probe& pr : probes) {
-        bytes += static_cast<double>(pr.box.volume()) * static_cast<double>(cell_bytes);
-        for (std::size_t a = 0; a < pr.bufs.size(); ++a) {
-          if (send)
-            detail::host_rect(pr.in.get(), *pr.d, pr.bufs[a], pr.box, host[a], pr.box, true);
-          if (receive)
-            detail::host_rect(pr.out.get(), *pr.d, pr.bufs[a], pr.box, host[a], pr.box, false);
-        }
-      }
-      for (Probe& pr : probes) {
-        check(clFinish(pr.in.get()), "clFinish", pr.d->label());
-        check(clFinish(pr.out.get()), "clFinish", pr.d->label());
-      }
-      return bytes / std::max(t.stop(), 1e-9);
+    auto copy = [&](Probe& pr, bool to_device) {
+      for (std::size_t a = 0; a < pr.bufs.size(); ++a)
+        detail::host_rect(to_device ? pr.in.get() : pr.out.get(), *pr.d, pr.bufs[a], pr.box,
+                          host[a], pr.box, to_device);
+    };
+    auto wait = [](Probe& pr) {
+      check(clFinish(pr.in.get()), "clFinish", pr.d->label());
+      check(clFinish(pr.out.get()), "clFinish", pr.d->label());
     };
     rt::OocLink link;
-    Probe pr = rt::ooc_measure_link<Probe>(sc, devices.size(), probe_bytes, make, timed, link);
+    Probe pr = rt::ooc_measure_link<Probe>(sc, devices.size(), probe_bytes, make, copy, wait, link);
     const Device& d = devices[0];
     const rt::Box probe = pr.box;
     std::vector<Mem>& bufs = pr.bufs;
