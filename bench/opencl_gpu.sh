@@ -10,15 +10,7 @@ mkdir -p "$out"
 export LD_LIBRARY_PATH=$g/lib:${LD_LIBRARY_PATH:-}
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.mem --format=csv,noheader
 
-# NVIDIA's OpenCL driver is in the driver's folders; register it with the ICD loader if the
-# image has no vendors file for it.
-if ! ls /etc/OpenCL/vendors/*nvidia* >/dev/null 2>&1; then
-  lib=$( (ldconfig -p | awk '/libnvidia-opencl.so.1/ {print $NF; exit}'); find /usr/local/nvidia /usr/lib /usr/lib64 -name 'libnvidia-opencl.so.1' 2>/dev/null | head -1)
-  lib=$(echo "$lib" | head -1)
-  echo "registering NVIDIA OpenCL: ${lib:-not found}"
-  mkdir -p /tmp/vendors && echo "$lib" > /tmp/vendors/nvidia.icd
-  export OCL_ICD_VENDORS=/tmp/vendors
-fi
+. "$root/bench/opencl_icd.sh"
 
 rows=()
 [ -n "${BENCH_ONLY:-}" ] || for prog in "$g"/ref/reference_*; do

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds, on this machine, everything the GPU check needs, into .gpu/ (ignored by git, carried
 # to the device machine, whose image has no OpenCL headers, pugixml or yaml-cpp):
-# the generated OpenCL programs of every example and of the benchmark spec, the serial
+# the generated OpenCL programs of every example and of the benchmark specs, the serial
 # references, the hand-written baseline and the OpenCL ICD loader library.
 # Usage: bench/prepare_gpu.sh [BUILD_DIR]   (a built stepgen tree; default build)
 set -euo pipefail
@@ -21,10 +21,14 @@ for dir in "$root"/examples/*/; do
   cp "$gen/$ex/build/$ex" "$out/bin/"
   cp "$build/examples/reference_$ex" "$out/ref/"
 done
-"$build/stepgen" generate "$root/bench/specs/jacobi2d_16384.xml" --target opencl -o "$gen/bench" >/dev/null
-cmake -S "$gen/bench" -B "$gen/bench/build" -DCMAKE_BUILD_TYPE=Release >/dev/null
-cmake --build "$gen/bench/build" -j 2 >/dev/null
-cp "$gen/bench/build/jacobi2d_16384" "$out/bin/"
+# The benchmarks: Jacobi 16384^2 (bench/opencl_gpu.sh), acoustic 1160^3 out of core
+# (bench/ooc_opencl_gpu.sh).
+for name in jacobi2d_16384 acoustic_1160; do
+  "$build/stepgen" generate "$root/bench/specs/$name.xml" --target opencl -o "$gen/$name" >/dev/null
+  cmake -S "$gen/$name" -B "$gen/$name/build" -DCMAKE_BUILD_TYPE=Release >/dev/null
+  cmake --build "$gen/$name/build" -j 2 >/dev/null
+  cp "$gen/$name/build/$name" "$out/bin/"
+done
 g++ -O2 -std=c++17 -Wall -Wextra -Werror -I "$root/runtime/include" "$root/bench/opencl/handwritten_jacobi2d.cpp" \
   -lOpenCL -o "$out/bin/handwritten_jacobi2d"
 rm -rf "$gen"

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Out-of-core end to end, one example: the generated OpenCL program run out of core on 1 and 2
 # PoCL devices, with k = 1, 2, 5 steps per pass, region sharing on and off, several chunks
-# (and once with chunks chosen by the model under a small --device-memory): every saved array
+# (and once with chunks chosen by the model under a small --device-memory), host arrays
+# page-locked (direct mapping) and once pageable: every saved array
 # equals the serial reference (which the e2e test shows equals the in-core run) bit for bit.
 # Usage: ooc_test.sh STEPGEN SOURCE_DIR EXAMPLE WORK_DIR REFERENCE_BIN
 set -euo pipefail
@@ -32,6 +33,10 @@ check() {  # check NAME DEVICES ARGS...: run, then compare every array with the 
     cat "$dir/log.txt"; echo "FAIL: $example $name: the run failed"; exit 1
   fi
   grep -q "^out-of-core: on" "$dir/log.txt" || { cat "$dir/log.txt"; echo "FAIL: $example $name: not out of core"; exit 1; }
+  # Direct mapping: the host arrays are page-locked unless --pinned off asks for pageable ones.
+  local memory=pinned
+  case " $* " in *" --pinned off "*) memory=pageable ;; esac
+  grep -q "host arrays $memory\$" "$dir/log.txt" || { cat "$dir/log.txt"; echo "FAIL: $example $name: host arrays not $memory"; exit 1; }
   for a in $arrays; do
     if ! cmp -s "$dir/$a.raw" "$out/reference/$a.raw"; then
       cat "$dir/log.txt"
@@ -85,6 +90,9 @@ if [ "$example" = heat3d ]; then
   check "d3-split-x-k3" 3 --out-of-core on --ooc-chunks 3 --steps-per-pass 3 --strategy min-exchange
   grep -q "grid 3x1x1" "$out/runs/d3-split-x-k3/log.txt" || { echo "FAIL: heat3d not split along x"; exit 1; }
 fi
+# Pageable host arrays (--pinned off: every copy through the implementation's staging) give
+# the same bits.
+check "d2-k1-pageable" 2 --out-of-core on --ooc-chunks 2 --steps-per-pass 1 --pinned off
 # Naive scheme and --verify (the in-core one-device run) once.
 check "d1-naive-verify" 1 --out-of-core on --ooc-chunks 2 --steps-per-pass 1 --region-sharing off \
   --overlap off --verify

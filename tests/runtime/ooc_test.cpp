@@ -386,7 +386,7 @@ TEST_CASE("ooc options: flags are taken out of argv, sizes parsed") {
   std::vector<std::string> args = {"prog", "--steps",          "3",   "--device-memory",
                                    "1MiB", "--ooc-chunks",     "4",   "--steps-per-pass",
                                    "2",    "--region-sharing", "off", "--overlap",
-                                   "off",  "--quiet"};
+                                   "off",  "--pinned",         "off", "--quiet"};
   std::vector<char*> argv;
   for (std::string& a : args) argv.push_back(a.data());
   int argc = static_cast<int>(argv.size());
@@ -400,10 +400,61 @@ TEST_CASE("ooc options: flags are taken out of argv, sizes parsed") {
   CHECK(o.steps_per_pass == 2);
   CHECK_FALSE(o.region_sharing);
   CHECK_FALSE(o.overlap);
+  CHECK_FALSE(o.pinned);
+  CHECK(OocOptions{}.pinned);
   std::vector<std::string> bad = {"prog", "--region-sharing", "maybe"};
   std::vector<char*> badv;
   for (std::string& a : bad) badv.push_back(a.data());
   int badc = 3;
   CHECK_THROWS_WITH_AS(take_ooc_options(badc, badv.data(), o),
                        "--region-sharing expects on or off, got 'maybe'", RunError);
+}
+
+TEST_CASE("host bytes: adopted memory (pinned by a backend) stays put and is freed once") {
+  // An allocator like cl::pinned_allocator's: memory from elsewhere, freed by `keep`.
+  int frees = 0;
+  unsigned char* where = nullptr;
+  HostAllocator alloc = [&](std::size_t n, const std::string& name) {
+    CHECK(name == "p");
+    auto* mem = new unsigned char[n]();
+    where = mem;
+    return HostBytes(mem, n, std::shared_ptr<void>(mem, [&frees](void* m) {
+                       delete[] static_cast<unsigned char*>(m);
+                       ++frees;
+                     }));
+  };
+  {
+    HostArray a("p", 4, Box::from_extent(2, {8, 4}), alloc);
+    REQUIRE(a.bytes.size() == 128);
+    CHECK(a.bytes.data() == where);
+    CHECK(a.bytes.adopted());
+    for (std::size_t i = 0; i < a.bytes.size(); ++i) a.bytes[i] = static_cast<unsigned char>(i);
+    // A copy (--verify's initial values) is deep and owned: writing it leaves `a` alone.
+    HostArray copy = a;
+    CHECK_FALSE(copy.bytes.adopted());
+    CHECK(copy.bytes.data() != a.bytes.data());
+    CHECK(std::memcmp(copy.bytes.data(), a.bytes.data(), 128) == 0);
+    copy.bytes[5] = 200;
+    CHECK(a.bytes[5] == 5);
+    // swap/rotate of host arrays exchange their memory, never copy it.
+    HostArray b("p", 4, Box::from_extent(2, {8, 4}));
+    unsigned char* b_data = b.bytes.data();
+    std::swap(a.bytes, b.bytes);
+    CHECK(b.bytes.data() == where);
+    CHECK(a.bytes.data() == b_data);
+    CHECK(b.bytes[7] == 7);
+    // Moves keep the memory (vectors of host arrays grow by moving them).
+    std::vector<HostArray> v;
+    v.push_back(std::move(b));
+    v.reserve(16);
+    CHECK(v[0].bytes.data() == where);
+    CHECK(frees == 0);
+  }
+  CHECK(frees == 1);
+  // Owned bytes start zeroed, like the vector they were.
+  HostArray z("z", 8, Box::from_extent(1, {16}));
+  std::size_t nonzero = 0;
+  for (std::size_t i = 0; i < z.bytes.size(); ++i) nonzero += z.bytes[i] != 0;
+  CHECK(nonzero == 0);
+  CHECK_FALSE(z.bytes.adopted());
 }

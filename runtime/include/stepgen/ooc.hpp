@@ -65,6 +65,7 @@ struct OocOptions {
   bool region_sharing = true;
   bool overlap = true;  ///< false: one stream, nothing overlaps (the naive scheme, for comparison)
   int buffers = 3;      ///< buffer slots per array
+  bool pinned = true;   ///< direct mapping: the host arrays page-locked (false: pageable)
 };
 
 /// The share of a device's free memory that `device_memory="auto"` uses.
@@ -134,6 +135,8 @@ inline void take_ooc_options(int& argc, char** argv, OocOptions& o) {
       o.region_sharing = on_off(value());
     } else if (flag == "--overlap") {
       o.overlap = on_off(value());
+    } else if (flag == "--pinned") {
+      o.pinned = on_off(value());
     } else if (flag == "--ooc-buffers") {
       o.buffers = static_cast<int>(detail::parse_count(flag, value(), 3));
     } else {
@@ -153,7 +156,9 @@ inline void print_ooc_usage(std::FILE* out) {
                "  --steps-per-pass K    time steps per pass over the chunks, or auto (the model)\n"
                "  --region-sharing S    on | off: shared planes copied on the device\n"
                "  --overlap S           on | off: copies and kernels of different chunks at once\n"
-               "  --ooc-buffers B       buffer slots per array (default 3, at least 3)\n",
+               "  --ooc-buffers B       buffer slots per array (default 3, at least 3)\n"
+               "  --pinned S            on | off: host arrays page-locked, chunks copied straight\n"
+               "                        from them (direct mapping; default on)\n",
                100 * kAutoMemoryShare);
 }
 

@@ -3,7 +3,8 @@
 /// Out-of-core execution on OpenCL devices: runs the commands of rt::ooc_ops (ooc.hpp) with a
 /// copy-in queue, the device's own queue for kernels (the generated launch functions enqueue
 /// there) and a copy-out queue per device, ordered by events only. Chunks move directly
-/// between the host arrays and the chunk buffers (rectangular copies, no staging buffers);
+/// between the host arrays and the chunk buffers (rectangular copies, no staging buffers; the
+/// generated program page-locks the host arrays with cl::pinned_allocator, opencl.hpp);
 /// region sharing copies planes between chunk buffers with clEnqueueCopyBufferRect.
 
 #include <algorithm>
@@ -78,8 +79,11 @@ struct OocShare {
 /// Runs a stencil out of core on every part's device (or on one part's, see OocShare).
 class OocRunner {
  public:
+  /// `snapshot_alloc` gives the memory of the snapshots of other parts' cells (page-locked
+  /// when the host arrays are: cl::pinned_allocator); empty: heap memory.
   OocRunner(std::vector<Device>& devices, const rt::OocSchedule& schedule,
-            std::vector<rt::HostArray>& host, OocStep step, bool overlap, OocShare share = {})
+            std::vector<rt::HostArray>& host, OocStep step, bool overlap, OocShare share = {},
+            const rt::HostAllocator& snapshot_alloc = {})
       : devices_(devices),
         sc_(schedule),
         host_(host),
@@ -106,7 +110,8 @@ class OocRunner {
         if (sc_.arrays[a].written && sc_.parts.size() > 1)
           for (const rt::Box& f : sc_.parts[p].foreign)
             st.snapshots[a].emplace_back(sc_.arrays[a].name,
-                                         static_cast<std::size_t>(sc_.arrays[a].element_bytes), f);
+                                         static_cast<std::size_t>(sc_.arrays[a].element_bytes), f,
+                                         snapshot_alloc);
       parts_.push_back(std::move(st));
     }
   }

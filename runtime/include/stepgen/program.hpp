@@ -15,6 +15,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <functional>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -179,17 +180,69 @@ auto max_of(A a, B b) {
   return std::max<T>(static_cast<T>(a), static_cast<T>(b));
 }
 
+/// The bytes of a host array: owned heap memory (zeroed) by default, or memory allocated
+/// elsewhere, e.g. page-locked by a backend for direct mapping, which `keep` frees when the
+/// last HostBytes that adopted it goes. Copies are deep and always owned (a copy of pinned
+/// memory is pageable); moves and swaps keep the memory where it is.
+class HostBytes {
+ public:
+  HostBytes() = default;
+  explicit HostBytes(std::size_t n) : owned_(n), data_(owned_.data()), size_(n) {}
+  /// Adopts `n` bytes at `data`; `keep` (may be null) owns them.
+  HostBytes(unsigned char* data, std::size_t n, std::shared_ptr<void> keep)
+      : data_(data), size_(n), keep_(std::move(keep)) {}
+  HostBytes(const HostBytes& o) : owned_(o.data_, o.data_ + o.size_), data_(owned_.data()), size_(o.size_) {}
+  HostBytes& operator=(const HostBytes& o) {
+    if (this != &o) *this = HostBytes(o);
+    return *this;
+  }
+  HostBytes(HostBytes&& o) noexcept { swap(o); }
+  HostBytes& operator=(HostBytes&& o) noexcept {
+    HostBytes gone(std::move(o));
+    swap(gone);
+    return *this;
+  }
+  ~HostBytes() = default;
+  void swap(HostBytes& o) noexcept {
+    owned_.swap(o.owned_);  // a vector's swap keeps its buffer: data_ stays valid
+    std::swap(data_, o.data_);
+    std::swap(size_, o.size_);
+    keep_.swap(o.keep_);
+  }
+  friend void swap(HostBytes& a, HostBytes& b) noexcept { a.swap(b); }
+
+  unsigned char* data() { return data_; }
+  const unsigned char* data() const { return data_; }
+  std::size_t size() const { return size_; }
+  bool empty() const { return size_ == 0; }
+  unsigned char& operator[](std::size_t i) { return data_[i]; }
+  const unsigned char& operator[](std::size_t i) const { return data_[i]; }
+  /// True when the bytes were allocated elsewhere (pinned by a backend).
+  bool adopted() const { return size_ > 0 && owned_.empty(); }
+
+ private:
+  std::vector<unsigned char> owned_;
+  unsigned char* data_ = nullptr;
+  std::size_t size_ = 0;
+  std::shared_ptr<void> keep_;
+};
+
+/// Allocates the bytes of a host array (`name`, for errors); empty: owned heap memory.
+using HostAllocator = std::function<HostBytes(std::size_t bytes, const std::string& name)>;
+
 /// One array's storage on the host: raw bytes, x fastest, over the whole grid.
 struct HostArray {
   std::string name;
   std::size_t element_bytes = 0;
   Box box;  ///< the whole grid
-  std::vector<unsigned char> bytes;
+  HostBytes bytes;
 
   HostArray() = default;
-  HostArray(std::string n, std::size_t elem, const Box& grid)
-      : name(std::move(n)), element_bytes(elem), box(grid),
-        bytes(static_cast<std::size_t>(grid.volume()) * elem) {}
+  HostArray(std::string n, std::size_t elem, const Box& grid, const HostAllocator& alloc = {})
+      : name(std::move(n)), element_bytes(elem), box(grid) {
+    const std::size_t size = static_cast<std::size_t>(grid.volume()) * elem;
+    bytes = alloc ? alloc(size, name) : HostBytes(size);
+  }
   template <typename T>
   T* as() { return reinterpret_cast<T*>(bytes.data()); }
   template <typename T>
