@@ -10,10 +10,12 @@
 #           1. acoustic 1160^3 (23.3 GiB of host data), 24 steps, --device-memory 8GiB: the
 #              model's choice with page-locked host arrays (direct mapping) and with pageable
 #              ones, REPS runs each (median); the naive scheme; the in-core run.
+#   big     acoustic 1750^3 (85.8 GB of host data, more than the GPU's memory), budget auto:
+#           the model's choice and k = 4 (chunks by the model), with the share of the link bound.
 #   budget  the model's choice at budgets 8, 12, 16 and 20 GiB (all force chunks: the data is
 #           23.3 GiB), CUDA and OpenCL, and the 16-thread OpenMP CPU version at 1160^3.
 # Prints a table last; logs go to $OUT (default /tmp/out).
-# Usage: PHASE=opencl|budget REPS=2 bash bench/ooc_opencl_gpu.sh
+# Usage: PHASE=opencl|big|budget REPS=2 bash bench/ooc_opencl_gpu.sh
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
 g=$root/.gpu
@@ -94,6 +96,15 @@ if [ "$phase" = opencl ]; then
   echo "$big"
   echo "== acoustic 1160^3, 24 steps (model rows: median of ${REPS:-2})"
   printf '%s\n' "${rows[@]}" | tee "$out/table-opencl.txt"
+fi
+
+if [ "$phase" = big ]; then
+  reps=1
+  row 1750-cl-model "$g/bin/acoustic_1750"
+  row 1750-cl-k4 "$g/bin/acoustic_1750" --steps-per-pass 4
+  echo
+  echo "== acoustic 1750^3, 24 steps, OpenCL, budget auto (one run each)"
+  printf '%s\n' "${rows[@]}" | tee "$out/table-big.txt"
 fi
 
 if [ "$phase" = budget ]; then

@@ -21,9 +21,9 @@ for dir in "$root"/examples/*/; do
   cp "$gen/$ex/build/$ex" "$out/bin/"
   cp "$build/examples/reference_$ex" "$out/ref/"
 done
-# The benchmarks: Jacobi 16384^2 (bench/opencl_gpu.sh), acoustic 1160^3 out of core
+# The benchmarks: Jacobi 16384^2 (bench/opencl_gpu.sh), acoustic 1160^3 and 1750^3 out of core
 # (bench/ooc_opencl_gpu.sh).
-for name in jacobi2d_16384 acoustic_1160; do
+for name in jacobi2d_16384 acoustic_1160 acoustic_1750; do
   "$build/stepgen" generate "$root/bench/specs/$name.xml" --target opencl -o "$gen/$name" >/dev/null
   cmake -S "$gen/$name" -B "$gen/$name/build" -DCMAKE_BUILD_TYPE=Release >/dev/null
   cmake --build "$gen/$name/build" -j 2 >/dev/null

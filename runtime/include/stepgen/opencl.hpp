@@ -296,22 +296,25 @@ inline Mem create_buffer(const Device& d, const rt::Box& box, size_t element_byt
 /// CL_MEM_ALLOC_HOST_PTR buffer of `d`'s context, mapped (and zeroed) for as long as the array
 /// lives. That is how NVIDIA's OpenCL gives pinned memory, from which rectangular copies run at
 /// the link's speed with no staging; elsewhere it is host memory the device copies from as
-/// well as from any other. Each array is one buffer, so at most the device's largest
-/// allocation; beyond that, or when the allocation fails, the error says how much was asked.
+/// well as from any other. Each array is one buffer, which implementations may limit to the
+/// device's largest allocation; when the allocation fails, the error says how much was asked.
 inline rt::HostAllocator pinned_allocator(const Device& d) {
   return [&d](std::size_t n, const std::string& name) -> rt::HostBytes {
     if (n == 0) return rt::HostBytes();
     const std::string what =
         "page-locked host array " + name + " (" + rt::human_bytes(static_cast<double>(n)) + ")";
-    if (n > d.max_alloc)
-      throw rt::RunError("cannot allocate the " + what + " in the context of " + d.label() +
-                         ": its largest allocation is " +
-                         rt::human_bytes(static_cast<double>(d.max_alloc)) +
-                         "; run with --pinned off (pageable host arrays) or on more devices");
     cl_int err = CL_SUCCESS;
     Mem mem(clCreateBuffer(d.context.get(), CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, n, nullptr,
                            &err));
-    check(err, ("clCreateBuffer(CL_MEM_ALLOC_HOST_PTR, " + what + ")").c_str(), d.label());
+    // An implementation may allow host allocations past the device's largest one: try first.
+    if (err != CL_SUCCESS)
+      throw rt::RunError("clCreateBuffer(CL_MEM_ALLOC_HOST_PTR) failed on " + d.label() + ": " +
+                         error_name(err) + ": cannot allocate the " + what +
+                         (n > d.max_alloc
+                              ? " (the device's largest allocation is " +
+                                    rt::human_bytes(static_cast<double>(d.max_alloc)) + ")"
+                              : std::string()) +
+                         "; run with --pinned off (pageable host arrays), or on more devices");
     void* p = clEnqueueMapBuffer(d.queue.get(), mem.get(), CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0,
                                  n, 0, nullptr, nullptr, &err);
     check(err, ("clEnqueueMapBuffer(" + what + ")").c_str(), d.label());

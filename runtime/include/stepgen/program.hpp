@@ -7,8 +7,8 @@
 #include <sys/resource.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cerrno>
+#include <chrono>
 #include <cinttypes>
 #include <cstdint>
 #include <cstdio>
@@ -191,7 +191,8 @@ class HostBytes {
   /// Adopts `n` bytes at `data`; `keep` (may be null) owns them.
   HostBytes(unsigned char* data, std::size_t n, std::shared_ptr<void> keep)
       : data_(data), size_(n), keep_(std::move(keep)) {}
-  HostBytes(const HostBytes& o) : owned_(o.data_, o.data_ + o.size_), data_(owned_.data()), size_(o.size_) {}
+  HostBytes(const HostBytes& o)
+      : owned_(o.data_, o.data_ + o.size_), data_(owned_.data()), size_(o.size_) {}
   HostBytes& operator=(const HostBytes& o) {
     if (this != &o) *this = HostBytes(o);
     return *this;
