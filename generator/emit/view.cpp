@@ -284,7 +284,21 @@ View common_view(const Model& m, const BackendNames& names) {
   View body{View::type::list};
   std::set<int> written_anywhere;
   std::vector<std::string> no_overlap;
-  for (const model::Step& s : m.body) {
+  // Out of core, each launch computes only the planes still read after it (the trapezoid):
+  // its own planes grown by the halos of the launches after it in the step ("after").
+  const auto slow = static_cast<std::size_t>(m.dims - 1);
+  std::vector<std::array<rt::Index, 2>> after(m.body.size(), {0, 0});
+  for (std::size_t i = m.body.size(), lo = 0, hi = 0; i-- > 0;) {
+    after[i] = {static_cast<rt::Index>(lo), static_cast<rt::Index>(hi)};
+    const model::Step& s = m.body[i];
+    if (s.kind != model::Step::Kind::kLaunch) continue;
+    const model::Kernel& k = m.kernels[static_cast<std::size_t>(s.kernel)];
+    lo += static_cast<std::size_t>(model::launch_shrink(m, k, true)[slow]);
+    hi += static_cast<std::size_t>(model::launch_shrink(m, k, false)[slow]);
+  }
+  bool trapezoid = true;
+  for (std::size_t i = 0; i < m.body.size(); ++i) {
+    const model::Step& s = m.body[i];
     View sv;
     sv.set("is_launch", flag(s.kind == model::Step::Kind::kLaunch));
     sv.set("is_swap", flag(s.kind != model::Step::Kind::kLaunch));
@@ -311,6 +325,10 @@ View common_view(const Model& m, const BackendNames& names) {
       sv.set("reach", kernel_reach(m, k));
       sv.set("group", std::to_string(k.local.empty() ? 1 : k.local[static_cast<std::size_t>(m.dims - 1)]));
       sv.set("exchange_arrays", "{" + join(ids, ", ") + "}");
+      sv.set("after", std::to_string(after[i][0]) + ", " + std::to_string(after[i][1]));
+      // A slab of work-items is a slab of cells only where the kernel runs one per cell.
+      trapezoid = trapezoid && names.slabs_by_work_items && model::view_obstacle(m, k).empty() &&
+                  model::one_item_per_cell(m, k);
     } else {
       std::vector<std::string> ids;
       for (int a : s.arrays) ids.push_back("array::" + m.arrays[static_cast<std::size_t>(a)].name);
@@ -319,6 +337,7 @@ View common_view(const Model& m, const BackendNames& names) {
     body.push_back(sv);
   }
   v.set("body", body);
+  v.set("ooc_trapezoid", flag(trapezoid));
   // Why some exchanges cannot overlap computation (empty: all can), for the report.
   v.set("no_overlap", m.exchange_every > 1 ? model::overlap_obstacle(m) : join(no_overlap, "; "));
   std::vector<std::string> deep;

@@ -43,6 +43,8 @@ rt::Halo grid_halo(const Model& m);
 /// output valid h cells less far into the ghost zone than its input).
 std::array<rt::Index, 3> step_shrink_lo(const Model& m);
 std::array<rt::Index, 3> step_shrink_hi(const Model& m);
+/// One launch's share of it: the widest halo its kernel reads (below or above), per dimension.
+std::array<rt::Index, 3> launch_shrink(const Model& m, const Kernel& k, bool below);
 
 /// Ghost widths of the local buffers below / above the owned box. exchange_every == 1: the
 /// grid halo's widths (an exchange follows every launch that needs one). k = exchange_every

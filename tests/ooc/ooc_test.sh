@@ -93,6 +93,10 @@ fi
 # Pageable host arrays (--pinned off: every copy through the implementation's staging) give
 # the same bits.
 check "d2-k1-pageable" 2 --out-of-core on --ooc-chunks 2 --steps-per-pass 1 --pinned off
+# Every step over the whole load window (--trapezoid off; on is the default where the kernels
+# allow it, and every run above used it) gives the same bits.
+check "d1-k2-whole-window" 1 --out-of-core on --ooc-chunks 2 --steps-per-pass 2 --trapezoid off
+grep -q "trapezoid off" "$out/runs/d1-k2-whole-window/log.txt" || { echo "FAIL: --trapezoid off"; exit 1; }
 # Naive scheme and --verify (the in-core one-device run) once.
 check "d1-naive-verify" 1 --out-of-core on --ooc-chunks 2 --steps-per-pass 1 --region-sharing off \
   --overlap off --verify

@@ -458,3 +458,44 @@ TEST_CASE("host bytes: adopted memory (pinned by a backend) stays put and is fre
   CHECK(nonzero == 0);
   CHECK_FALSE(z.bytes.adopted());
 }
+
+TEST_CASE("ooc trapezoid: the planes a step still needs, and the model's cells") {
+  // A chunk owning planes [20, 30) of a buffer holding [12, 38) (k = 2, halo 4 per step).
+  Part c;
+  c.owned = Box::from_extent(3, {8, 8, 10});
+  c.owned.lo[2] = 20;
+  c.owned.hi[2] = 30;
+  c.ghost = c.owned;
+  c.ghost.lo[2] = 12;
+  c.ghost.hi[2] = 38;
+  // The first of 2 steps, one launch: own planes grown by one more step's halo.
+  CHECK(ooc_needed_planes(c, 2, 1, 4, 4, 0, 0, 1) == std::pair<Index, Index>{4, 22});
+  // The last step: only the own planes, in buffer indices.
+  CHECK(ooc_needed_planes(c, 2, 0, 4, 4, 0, 0, 1) == std::pair<Index, Index>{8, 18});
+  // A launch followed by another reading 2 below and 1 above within the step.
+  CHECK(ooc_needed_planes(c, 2, 0, 4, 4, 2, 1, 1) == std::pair<Index, Index>{6, 19});
+  // Never outside the buffer; widened to whole work-groups of 4.
+  CHECK(ooc_needed_planes(c, 2, 5, 4, 4, 0, 0, 1) == std::pair<Index, Index>{0, 26});
+  CHECK(ooc_needed_planes(c, 2, 0, 4, 4, 0, 0, 4) == std::pair<Index, Index>{8, 20});
+  // Asymmetric halos: 3 below, 1 above.
+  CHECK(ooc_needed_planes(c, 2, 1, 3, 1, 0, 0, 1) == std::pair<Index, Index>{5, 19});
+
+  // The model charges the trapezoid: fewer cells than the whole window every step, and the
+  // same when k = 1 (the one step needs every loaded plane that is its own, plus a halo).
+  OocRequest r = acoustic(1, 4, 3, true);
+  OocSchedule whole = ooc_schedule(r);
+  r.trapezoid = true;
+  OocSchedule trap = ooc_schedule(r);
+  for (std::size_t i = 0; i < trap.parts[0].chunks.size(); ++i) {
+    const OocChunk& ch = trap.parts[0].chunks[i];
+    const double full = ooc_pass_cells(whole, whole.parts[0].chunks[i]);
+    CHECK(full == doctest::Approx(3.0 * static_cast<double>(ch.load.volume())));
+    CHECK(ooc_pass_cells(trap, ch) < full);
+    CHECK(ooc_pass_cells(trap, ch) >= 3.0 * static_cast<double>(ch.own.volume()));
+  }
+  OocLink link;
+  link.h2d = link.d2h = 1e9;
+  link.bidir = 2e9;
+  link.cell_step = 1e-6;  // compute-bound: the trapezoid predicts a shorter run
+  CHECK(ooc_predict(trap, link, 12, true) < ooc_predict(whole, link, 12, true));
+}

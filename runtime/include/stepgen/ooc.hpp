@@ -66,6 +66,7 @@ struct OocOptions {
   bool overlap = true;  ///< false: one stream, nothing overlaps (the naive scheme, for comparison)
   int buffers = 3;      ///< buffer slots per array
   bool pinned = true;   ///< direct mapping: the host arrays page-locked (false: pageable)
+  bool trapezoid = true;  ///< each step computes only the planes still read (where supported)
 };
 
 /// The share of a device's free memory that `device_memory="auto"` uses.
@@ -135,6 +136,8 @@ inline void take_ooc_options(int& argc, char** argv, OocOptions& o) {
       o.region_sharing = on_off(value());
     } else if (flag == "--overlap") {
       o.overlap = on_off(value());
+    } else if (flag == "--trapezoid") {
+      o.trapezoid = on_off(value());
     } else if (flag == "--pinned") {
       o.pinned = on_off(value());
     } else if (flag == "--ooc-buffers") {
@@ -158,7 +161,9 @@ inline void print_ooc_usage(std::FILE* out) {
                "  --overlap S           on | off: copies and kernels of different chunks at once\n"
                "  --ooc-buffers B       buffer slots per array (default 3, at least 3)\n"
                "  --pinned S            on | off: host arrays page-locked, chunks copied straight\n"
-               "                        from them (direct mapping; default on)\n",
+               "                        from them (direct mapping; default on)\n"
+               "  --trapezoid S         on | off: each step computes only the planes still read\n"
+               "                        (OpenCL, kernels with one work-item per cell; default on)\n",
                100 * kAutoMemoryShare);
 }
 
@@ -181,6 +186,9 @@ struct OocRequest {
   int steps_per_pass = 1;
   bool region_sharing = true;
   int buffers = 3;
+  /// The program computes only the planes a step still needs (ooc_needed_planes): a
+  /// trapezoid over a pass, not the whole load window every step. For the model.
+  bool trapezoid = false;
 };
 
 /// One chunk of a part. Boxes are in global coordinates.
@@ -209,6 +217,8 @@ struct OocSchedule {
   int steps_per_pass = 1;
   bool region_sharing = true;
   int buffers = 3;
+  bool trapezoid = false;  ///< see OocRequest
+  Vec3 shrink_lo{0, 0, 0}, shrink_hi{0, 0, 0};
   std::vector<OocArray> arrays;
   std::vector<OocPart> parts;
   Index h2d_bytes = 0, d2h_bytes = 0, d2d_bytes = 0;  ///< per pass, all parts
@@ -232,6 +242,9 @@ inline OocSchedule ooc_schedule(const OocRequest& r) {
   out.steps_per_pass = r.steps_per_pass;
   out.region_sharing = r.region_sharing;
   out.buffers = r.buffers;
+  out.trapezoid = r.trapezoid;
+  out.shrink_lo = r.shrink_lo;
+  out.shrink_hi = r.shrink_hi;
   out.arrays = r.arrays;
   Index elem_sum = 0;
   for (const OocArray& a : r.arrays) elem_sum += a.element_bytes;
@@ -558,6 +571,52 @@ Probe ooc_measure_link(const OocSchedule& sc, std::size_t devices, Index probe_b
 /// without overlap), plus filling and draining the pipeline (one chunk's load and store) once
 /// with one part, every pass with several (they meet at pass boundaries). With several parts
 /// each device gets its share of the link when all stream at once (ooc_share).
+/// The planes along the slowest dimension (`axis`) that a launch must compute on a chunk
+/// whose buffer holds `chunk.ghost`, as [begin, end) work-item indices of the buffer: the
+/// chunk's own planes grown by what is still read of them: `remaining` more steps of this
+/// pass (each reading `shrink_lo` below and `shrink_hi` above) and, within this step, the
+/// launches after this one (`after_lo`, `after_hi`: the sum of their widest read halos).
+/// Outside it, a cell's value is never read again in the pass, so leaving it stale changes no
+/// result: over a pass the computed planes form a trapezoid instead of the whole load window
+/// every step. Widened to whole work-groups of `group` items along `axis`.
+inline std::pair<Index, Index> ooc_needed_planes(const Part& chunk, int axis, Index remaining,
+                                                 Index shrink_lo, Index shrink_hi, Index after_lo,
+                                                 Index after_hi, Index group) {
+  const auto a = static_cast<std::size_t>(axis);
+  const Index base = chunk.ghost.lo[a], extent = chunk.ghost.extent(axis);
+  Index begin = chunk.owned.lo[a] - remaining * shrink_lo - after_lo - base;
+  Index end = chunk.owned.hi[a] + remaining * shrink_hi + after_hi - base;
+  begin = std::clamp<Index>(begin, 0, extent);
+  end = std::clamp<Index>(end, begin, extent);
+  group = std::max<Index>(group, 1);
+  begin = begin / group * group;
+  end = (end + group - 1) / group * group;
+  return {begin, end};
+}
+
+/// The cells a pass computes on one chunk over its `k` steps: the whole load window every step,
+/// or with the trapezoid the planes each step still needs (counted as the step's last launch
+/// needs them: exact for one launch per step, a little low for several).
+inline double ooc_pass_cells(const OocSchedule& sc, const OocChunk& c) {
+  const double load = static_cast<double>(c.load.volume());
+  if (!sc.trapezoid) return load * sc.steps_per_pass;
+  const int axis = sc.dims - 1;
+  const auto a = static_cast<std::size_t>(axis);
+  const double plane = load / static_cast<double>(std::max<Index>(c.load.extent(axis), 1));
+  Part p;
+  p.owned = c.load;
+  p.owned.lo[a] = c.own_lo;
+  p.owned.hi[a] = c.own_hi;
+  p.ghost = c.load;
+  double cells = 0;
+  for (Index r = 0; r < sc.steps_per_pass; ++r) {
+    // Step j of the pass has r = k - 1 - j steps after it.
+    const auto [b, e] = ooc_needed_planes(p, axis, r, sc.shrink_lo[a], sc.shrink_hi[a], 0, 0, 1);
+    cells += plane * static_cast<double>(e - b);
+  }
+  return cells;
+}
+
 inline double ooc_predict(const OocSchedule& sc, const OocLink& measured, Index steps,
                           bool overlap) {
   const Index passes = ooc_passes(steps, sc.steps_per_pass);
@@ -566,8 +625,8 @@ inline double ooc_predict(const OocSchedule& sc, const OocLink& measured, Index 
   for (const OocPart& p : sc.parts) {
     double in = static_cast<double>(p.h2d_bytes), out = static_cast<double>(p.d2h_bytes);
     double cells = 0;
-    for (const OocChunk& c : p.chunks) cells += static_cast<double>(c.load.volume());
-    const double comp = cells * link.cell_step * sc.steps_per_pass;
+    for (const OocChunk& c : p.chunks) cells += ooc_pass_cells(sc, c);
+    const double comp = cells * link.cell_step;
     const double t_in = in / link.h2d, t_out = out / link.d2h;
     double pass;
     double fill = 0;
@@ -668,6 +727,7 @@ struct OocStats {
   int chunks = 0, steps_per_pass = 0, buffers = 0;
   bool region_sharing = false, overlap = false, auto_chunks = false, auto_k = false;
   bool pinned = false;
+  bool trapezoid = false;
   Index passes = 0;
   std::size_t h2d_bytes = 0, d2h_bytes = 0, d2d_bytes = 0;
   Index device_bytes = 0;
@@ -687,10 +747,11 @@ inline void print_ooc_report(const OocStats& s, std::FILE* out) {
   std::fprintf(
       out,
       "  %d chunk(s)%s, %d step(s) per pass%s, %" PRId64
-      " pass(es), region sharing %s, overlap %s, %d buffer slots, %s of chunk buffers "
-      "per device, host arrays %s\n",
+      " pass(es), region sharing %s, overlap %s, trapezoid %s, %d buffer slots, %s of chunk "
+      "buffers per device, host arrays %s\n",
       s.chunks, s.auto_chunks ? " (model)" : "", s.steps_per_pass, s.auto_k ? " (model)" : "",
-      s.passes, s.region_sharing ? "on" : "off", s.overlap ? "on" : "off", s.buffers,
+      s.passes, s.region_sharing ? "on" : "off", s.overlap ? "on" : "off",
+      s.trapezoid ? "on" : "off", s.buffers,
       human_bytes(static_cast<double>(s.device_bytes)).c_str(), s.pinned ? "pinned" : "pageable");
   std::fprintf(out, "  moved: host->device %s, device->host %s, device->device %s\n",
                human_bytes(static_cast<double>(s.h2d_bytes)).c_str(),

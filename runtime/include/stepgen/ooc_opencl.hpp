@@ -22,9 +22,24 @@ namespace stepgen::cl {
 
 /// One time step of the body on a chunk: the generated program's launches over the chunk's
 /// buffers (by array id) as if the chunk were a part whose ghost box is `chunk.ghost`, and
-/// its swap/rotate as renamings of these buffers. Enqueues on the device's queue.
+/// its swap/rotate as renamings of these buffers. Enqueues on the device's queue. `remaining`:
+/// the steps of this pass after this one, so that a launch may compute only the planes still
+/// read (ooc_slab); negative: compute the whole buffer.
 using OocStep = std::function<void(const Device& d, std::size_t part, std::vector<Mem>& buffers,
-                                   const rt::Part& chunk, std::int64_t step)>;
+                                   const rt::Part& chunk, std::int64_t step,
+                                   std::int64_t remaining)>;
+
+/// The slab of work-items along the slowest dimension a launch computes on a chunk: the
+/// planes rt::ooc_needed_planes says are still read, on the device's kernel queue.
+inline Slab ooc_slab(const rt::Part& chunk, int axis, std::int64_t remaining,
+                     const rt::Vec3& shrink_lo, const rt::Vec3& shrink_hi, rt::Index after_lo,
+                     rt::Index after_hi, std::size_t group) {
+  const auto a = static_cast<std::size_t>(axis);
+  const auto [begin, end] =
+      rt::ooc_needed_planes(chunk, axis, remaining, shrink_lo[a], shrink_hi[a], after_lo, after_hi,
+                            static_cast<rt::Index>(group));
+  return Slab{axis, static_cast<size_t>(begin), static_cast<size_t>(end), On::kCompute, nullptr};
+}
 
 namespace detail {
 inline void wait_on(cl_command_queue q, const std::vector<cl_event>& events, const Device& d) {
@@ -179,11 +194,11 @@ class OocRunner {
     std::vector<Mem>& bufs = pr.bufs;
     rt::Part chunk;
     chunk.owned = chunk.ghost = probe;
-    step(d, 0, bufs, chunk, 0);  // warm-up (and first-launch compilation)
+    step(d, 0, bufs, chunk, 0, -1);  // warm-up (and first-launch compilation)
     finish(d);
     rt::Stopwatch t;
     t.start();
-    step(d, 0, bufs, chunk, 0);
+    step(d, 0, bufs, chunk, 0, -1);
     finish(d);
     link.cell_step = std::max(t.stop(), 1e-9) / static_cast<double>(probe.volume());
     link.measured = true;
@@ -267,7 +282,8 @@ class OocRunner {
       chunk.id = static_cast<int>(p);
       chunk.owned = ch.own;
       chunk.ghost = ch.load;
-      for (rt::Index s = 0; s < op.steps; ++s) step_(d, p, bufs, chunk, op.first_step + s);
+      for (rt::Index s = 0; s < op.steps; ++s)
+        step_(d, p, bufs, chunk, op.first_step + s, sc_.trapezoid ? op.steps - 1 - s : -1);
     } else {
       for (std::size_t a = 0; a < sc_.arrays.size(); ++a) {
         if (!sc_.arrays[a].written) continue;
