@@ -255,7 +255,8 @@ std::array<Index, 3> step_shrink(const Model& m, bool below) {
   std::array<Index, 3> sum{0, 0, 0};
   for (const Step& s : m.body) {
     if (s.kind != Step::Kind::kLaunch) continue;
-    const std::array<Index, 3> widest = launch_shrink(m, m.kernels[static_cast<std::size_t>(s.kernel)], below);
+    const std::array<Index, 3> widest =
+        launch_shrink(m, m.kernels[static_cast<std::size_t>(s.kernel)], below);
     for (std::size_t d = 0; d < 3; ++d) sum[d] += widest[d];
   }
   return sum;
@@ -276,7 +277,8 @@ std::array<Index, 3> ghost(const Model& m, bool below) {
 std::array<Index, 3> launch_shrink(const Model& m, const Kernel& k, bool below) {
   std::array<Index, 3> widest{0, 0, 0};
   for (const KernelArg& a : k.args) {
-    if (a.kind != KernelArg::Kind::kArray || !reads(a.access) || !is_partitioned(m, a.array)) continue;
+    if (a.kind != KernelArg::Kind::kArray || !reads(a.access) || !is_partitioned(m, a.array))
+      continue;
     for (std::size_t d = 0; d < 3; ++d)
       widest[d] = std::max<Index>(widest[d], below ? a.halo.lo[d] : a.halo.hi[d]);
   }

@@ -150,21 +150,22 @@ inline void take_ooc_options(int& argc, char** argv, OocOptions& o) {
 }
 
 inline void print_ooc_usage(std::FILE* out) {
-  std::fprintf(out,
-               "\nout of core (when the arrays do not fit a device; see docs/out-of-core.md):\n"
-               "  --device-memory SIZE  device memory budget per device, e.g. 8GiB, 300MiB;\n"
-               "                        auto = %.0f%% of its free memory (default: the spec's)\n"
-               "  --out-of-core M       auto (when the arrays do not fit) | on | off\n"
-               "  --ooc-chunks N        chunks per device part, or auto (the model)\n"
-               "  --steps-per-pass K    time steps per pass over the chunks, or auto (the model)\n"
-               "  --region-sharing S    on | off: shared planes copied on the device\n"
-               "  --overlap S           on | off: copies and kernels of different chunks at once\n"
-               "  --ooc-buffers B       buffer slots per array (default 3, at least 3)\n"
-               "  --pinned S            on | off: host arrays page-locked, chunks copied straight\n"
-               "                        from them (direct mapping; default on)\n"
-               "  --trapezoid S         on | off: each step computes only the planes still read\n"
-               "                        (OpenCL, kernels with one work-item per cell; default on)\n",
-               100 * kAutoMemoryShare);
+  std::fprintf(
+      out,
+      "\nout of core (when the arrays do not fit a device; see docs/out-of-core.md):\n"
+      "  --device-memory SIZE  device memory budget per device, e.g. 8GiB, 300MiB;\n"
+      "                        auto = %.0f%% of its free memory (default: the spec's)\n"
+      "  --out-of-core M       auto (when the arrays do not fit) | on | off\n"
+      "  --ooc-chunks N        chunks per device part, or auto (the model)\n"
+      "  --steps-per-pass K    time steps per pass over the chunks, or auto (the model)\n"
+      "  --region-sharing S    on | off: shared planes copied on the device\n"
+      "  --overlap S           on | off: copies and kernels of different chunks at once\n"
+      "  --ooc-buffers B       buffer slots per array (default 3, at least 3)\n"
+      "  --pinned S            on | off: host arrays page-locked, chunks copied straight\n"
+      "                        from them (direct mapping; default on)\n"
+      "  --trapezoid S         on | off: each step computes only the planes still read\n"
+      "                        (OpenCL, kernels with one work-item per cell; default on)\n",
+      100 * kAutoMemoryShare);
 }
 
 // ---------------------------------------------------------------------------------------------

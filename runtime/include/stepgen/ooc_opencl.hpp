@@ -25,9 +25,9 @@ namespace stepgen::cl {
 /// its swap/rotate as renamings of these buffers. Enqueues on the device's queue. `remaining`:
 /// the steps of this pass after this one, so that a launch may compute only the planes still
 /// read (ooc_slab); negative: compute the whole buffer.
-using OocStep = std::function<void(const Device& d, std::size_t part, std::vector<Mem>& buffers,
-                                   const rt::Part& chunk, std::int64_t step,
-                                   std::int64_t remaining)>;
+using OocStep =
+    std::function<void(const Device& d, std::size_t part, std::vector<Mem>& buffers,
+                       const rt::Part& chunk, std::int64_t step, std::int64_t remaining)>;
 
 /// The slab of work-items along the slowest dimension a launch computes on a chunk: the
 /// planes rt::ooc_needed_planes says are still read, on the device's kernel queue.
