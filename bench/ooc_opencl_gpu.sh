@@ -8,8 +8,9 @@
 #              pageable host arrays (--pinned off): saved arrays equal the serial reference bit
 #              for bit; acoustic 1160^3 under 8 GiB with --verify (the in-core run on the GPU);
 #           1. acoustic 1160^3 (23.3 GiB of host data), 24 steps, --device-memory 8GiB: the
-#              model's choice with page-locked host arrays (direct mapping) and with pageable
-#              ones, REPS runs each (median); the naive scheme; the in-core run.
+#              model's choice with page-locked host arrays (direct mapping), with every step
+#              over the whole load window (--trapezoid off) and with pageable host arrays,
+#              REPS runs each (median); the naive scheme; the in-core run.
 #   big     acoustic 1750^3 (85.8 GB of host data, more than the GPU's memory), budget auto:
 #           the model's choice and k = 4 (chunks by the model), with the share of the link bound.
 #   budget  the model's choice at budgets 8, 12, 16 and 20 GiB (all force chunks: the data is
@@ -49,7 +50,7 @@ row() {  # row NAME BINARY ARGS...: REPS runs, the median, and what the last rep
   [ "$med" = FAIL ] && tail -3 "$log"
   rows+=("$(printf '%-22s %9s ms/step (runs: %s); %s; host %s; %s; %s; %s' "$name" "$med" "${times[*]}" \
     "$(grep -m1 -o '[0-9]* chunk(s)[^,]*, [0-9]* step(s) per pass[^,]*' "$log")" \
-    "$(grep -m1 -o 'host arrays [a-z]*' "$log" | sed 's/host arrays //')" \
+    "$(grep -m1 -o 'host arrays [a-z]*' "$log" | sed 's/host arrays //'), $(grep -m1 -o 'trapezoid [a-z]*' "$log")" \
     "$(grep -m1 -o 'h2d [0-9.]* GB/s, d2h [0-9.]* GB/s, bidirectional [0-9.]* GB/s' "$log")" \
     "$(grep -m1 -o 'predicted [0-9.]* s' "$log")" "$(grep -m1 -o 'link bound.*' "$log")")")
 }
@@ -86,6 +87,7 @@ if [ "$phase" = opencl ]; then
   big="acoustic 1160^3, 8 GiB, model, --verify: $(grep -m1 -o 'verify: [A-Z]*' "$out/1160-verify.log" || echo "RUN FAILED: $(tail -1 "$out/1160-verify.log")")"
   echo "$big"
   row 1160-cl-model "$bin" --device-memory 8GiB
+  row 1160-cl-whole-window "$bin" --device-memory 8GiB --trapezoid off
   row 1160-cl-pageable "$bin" --device-memory 8GiB --pinned off
   reps=1
   row 1160-cl-naive "$bin" --device-memory 8GiB --ooc-chunks 16 --steps-per-pass 1 --region-sharing off --overlap off
