@@ -12,11 +12,17 @@
 #              over the whole load window (--trapezoid off) and with pageable host arrays,
 #              REPS runs each (median); the naive scheme; the in-core run.
 #   big     acoustic 1750^3 (85.8 GB of host data, more than the GPU's memory), budget auto:
-#           the model's choice and k = 4 (chunks by the model), with the share of the link bound.
+#           the model's choice and k = 4 (chunks by the model), with the share of the link bound,
+#           OpenCL (BIG_CUDA_ONLY=1 skips it) and CUDA.
+#   cuda    the same checks through the CUDA programs (built here from bench/generated), each
+#           also with --trapezoid off, acoustic 1160^3 with --verify, and the 1160^3 model's
+#           choice with the trapezoid and with every step over the whole window.
 #   budget  the model's choice at budgets 8, 12, 16 and 20 GiB (all force chunks: the data is
-#           23.3 GiB), CUDA and OpenCL, and the 16-thread OpenMP CPU version at 1160^3.
+#           23.3 GiB), CUDA and OpenCL, one pass of 24 steps at 20 GiB, CUDA at 16 GiB with the
+#           whole window, and the 16-thread OpenMP CPU version at 1160^3.
+# PHASE may name several, run in this order: PHASE="cuda budget".
 # Prints a table last; logs go to $OUT (default /tmp/out).
-# Usage: PHASE=opencl|big|budget REPS=2 bash bench/ooc_opencl_gpu.sh
+# Usage: PHASE=opencl|big|cuda|budget REPS=2 bash bench/ooc_opencl_gpu.sh
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
 g=$root/.gpu
@@ -31,12 +37,19 @@ export PATH=$PATH:/usr/local/cuda/bin
 {
   nvidia-smi --query-gpu=name,driver_version,memory.total,pcie.link.gen.current,pcie.link.width.current --format=csv,noheader
   free -g | head -2
-} 2>&1 | tee "$out/machine-$phase.txt"
+} 2>&1 | tee "$out/machine-${phase// /-}.txt"
+has() { [[ " $phase " == *" $1 "* ]]; }
+cuda_build() {  # cuda_build NAME: the generated CUDA program bench/generated/cuda-NAME, in $work
+  cmake -S "$root/bench/generated/cuda-$1" -B "$work/build-cuda-$1" -DCMAKE_BUILD_TYPE=Release \
+    -DCMAKE_CUDA_ARCHITECTURES="${CUDA_ARCH:-native}" >"$out/build-cuda-$1.log" 2>&1 &&
+    cmake --build "$work/build-cuda-$1" -j 16 >>"$out/build-cuda-$1.log" 2>&1 ||
+    { echo "BUILD FAILED: $1"; tail -20 "$out/build-cuda-$1.log"; }
+}
 
 rows=()
 one() {  # one NAME BINARY ARGS...: run once, log to $out/NAME.log, echo ms/step
   local name=$1 bin=$2; shift 2
-  timeout 240 "$bin" --device-type gpu --steps 24 "$@" >"$out/$name.log" 2>&1
+  timeout "${RUN_TIMEOUT:-240}" "$bin" --device-type gpu --steps 24 "$@" >"$out/$name.log" 2>&1
   grep -m1 -o 'time: [0-9.]* s for [0-9]* steps ([0-9.]*' "$out/$name.log" | sed 's/.*(//'
 }
 row() {  # row NAME BINARY ARGS...: REPS runs, the median, and what the last report says
@@ -55,31 +68,33 @@ row() {  # row NAME BINARY ARGS...: REPS runs, the median, and what the last rep
     "$(grep -m1 -o 'predicted [0-9.]* s' "$log")" "$(grep -m1 -o 'link bound.*' "$log")")")
 }
 
-if [ "$phase" = opencl ]; then
-  checks=()
-  verdict() {  # verdict EXAMPLE ARGS...: out of core on the GPU, saved arrays against the reference
-    local ex=$1; shift
-    local ref=$work/ref/$ex run=$work/run/$ex
-    [ -d "$ref" ] || { mkdir -p "$ref"; "$g/ref/reference_$ex" --out "$ref" >/dev/null; }
-    rm -rf "$run"; mkdir -p "$run"
-    local saves=() f v=bit-exact
-    for f in "$ref"/*.raw; do saves+=(--save "$(basename "$f" .raw)=$run/$(basename "$f")"); done
-    if timeout 120 "$g/bin/$ex" --device-type gpu --out-of-core on "$@" "${saves[@]}" >"$run/log" 2>&1; then
-      for f in "$ref"/*.raw; do cmp -s "$f" "$run/$(basename "$f")" || v="DIFFERS ($(basename "$f"))"; done
-      grep -q '^out-of-core: on' "$run/log" || v="NOT OUT OF CORE"
-    else
-      v="FAILED: $(tail -1 "$run/log")"
-    fi
-    checks+=("$(printf '%-15s %-62s %s (host %s)' "$ex" "$*" "$v" "$(grep -m1 -o 'host arrays [a-z]*' "$run/log" | sed 's/host arrays //')")")
-  }
+checks=()
+verdict() {  # verdict BIN_DIR EXAMPLE ARGS...: out of core on the GPU, saved arrays against the reference
+  local bin=$1 ex=$2; shift 2
+  local ref=$work/ref/$ex run=$work/run/$ex
+  [ -d "$ref" ] || { mkdir -p "$ref"; "$g/ref/reference_$ex" --out "$ref" >/dev/null; }
+  rm -rf "$run"; mkdir -p "$run"
+  local saves=() f v=bit-exact
+  for f in "$ref"/*.raw; do saves+=(--save "$(basename "$f" .raw)=$run/$(basename "$f")"); done
+  if timeout 120 "$bin/$ex" --device-type gpu --out-of-core on "$@" "${saves[@]}" >"$run/log" 2>&1; then
+    for f in "$ref"/*.raw; do cmp -s "$f" "$run/$(basename "$f")" || v="DIFFERS ($(basename "$f"))"; done
+    grep -q '^out-of-core: on' "$run/log" || v="NOT OUT OF CORE"
+  else
+    v="FAILED: $(tail -1 "$run/log")"
+  fi
+  checks+=("$(printf '%-15s %-62s %s (host %s, %s)' "$ex" "$*" "$v" "$(grep -m1 -o 'host arrays [a-z]*' "$run/log" | sed 's/host arrays //')" "$(grep -m1 -o 'trapezoid [a-z]*' "$run/log")")")
+}
+acoustic_args=("--ooc-chunks 4 --steps-per-pass 1" "--ooc-chunks 2 --steps-per-pass 5"
+  "--ooc-chunks 4 --steps-per-pass 2 --region-sharing off"
+  "--ooc-chunks 3 --steps-per-pass 1 --region-sharing off --overlap off"
+  "--ooc-chunks 4 --steps-per-pass 2 --pinned off")
+
+if has opencl; then
   for prog in "$g"/ref/reference_*; do
-    verdict "${prog##*/reference_}" --ooc-chunks 2 --steps-per-pass 2
+    verdict "$g/bin" "${prog##*/reference_}" --ooc-chunks 2 --steps-per-pass 2
   done
-  for args in "--ooc-chunks 4 --steps-per-pass 1" "--ooc-chunks 2 --steps-per-pass 5" \
-    "--ooc-chunks 4 --steps-per-pass 2 --region-sharing off" \
-    "--ooc-chunks 3 --steps-per-pass 1 --region-sharing off --overlap off" \
-    "--ooc-chunks 4 --steps-per-pass 2 --pinned off"; do
-    verdict acoustic $args
+  for args in "${acoustic_args[@]}"; do
+    verdict "$g/bin" acoustic $args
   done
   printf '%s\n' "${checks[@]}" | tee "$out/checks.txt"
   bin=$g/bin/acoustic_1160
@@ -100,26 +115,64 @@ if [ "$phase" = opencl ]; then
   printf '%s\n' "${rows[@]}" | tee "$out/table-opencl.txt"
 fi
 
-if [ "$phase" = big ]; then
+if has big; then
   reps=1
-  row 1750-cl-model "$g/bin/acoustic_1750"
-  row 1750-cl-k4 "$g/bin/acoustic_1750" --steps-per-pass 4
+  if [ -z "${BIG_CUDA_ONLY:-}" ]; then
+    row 1750-cl-model "$g/bin/acoustic_1750"
+    row 1750-cl-k4 "$g/bin/acoustic_1750" --steps-per-pass 4
+  fi
+  cuda_build acoustic_1750
+  row 1750-cuda-model "$work/build-cuda-acoustic_1750/acoustic_1750"
+  [ "${BIG_K4:-1}" = 1 ] && row 1750-cuda-k4 "$work/build-cuda-acoustic_1750/acoustic_1750" --steps-per-pass 4
   echo
-  echo "== acoustic 1750^3, 24 steps, OpenCL, budget auto (one run each)"
+  echo "== acoustic 1750^3, 24 steps, OpenCL and CUDA, budget auto (one run each)"
   printf '%s\n' "${rows[@]}" | tee "$out/table-big.txt"
 fi
 
-if [ "$phase" = budget ]; then
-  cmake -S "$root/bench/generated/cuda-acoustic_1160" -B "$work/build-cuda" -DCMAKE_BUILD_TYPE=Release \
-    -DCMAKE_CUDA_ARCHITECTURES="${CUDA_ARCH:-native}" >"$out/build.log" 2>&1 &&
-    cmake --build "$work/build-cuda" -j 16 >>"$out/build.log" 2>&1 || { echo "BUILD FAILED"; tail -20 "$out/build.log"; }
+if has cuda; then
+  checks=() rows=()
+  exs=()
+  for prog in "$g"/ref/reference_*; do exs+=("${prog##*/reference_}"); done
+  for ex in "${exs[@]}" acoustic_1160; do cuda_build "$ex" & done
+  wait
+  cb=$work/cuda-bin
+  mkdir -p "$cb"
+  for ex in "${exs[@]}" acoustic_1160; do cp "$work/build-cuda-$ex/$ex" "$cb/" 2>/dev/null; done
+  for ex in "${exs[@]}"; do
+    verdict "$cb" "$ex" --ooc-chunks 2 --steps-per-pass 2
+    verdict "$cb" "$ex" --ooc-chunks 3 --steps-per-pass 3 --trapezoid off
+  done
+  for args in "${acoustic_args[@]}"; do
+    verdict "$cb" acoustic $args
+  done
+  timeout 300 "$cb/acoustic_1160" --steps 24 --device-memory 8GiB --verify >"$out/1160-cuda-verify.log" 2>&1
+  big="acoustic 1160^3, 8 GiB, model, --verify: $(grep -m1 -o 'verify: [A-Z]*' "$out/1160-cuda-verify.log" || echo "RUN FAILED: $(tail -1 "$out/1160-cuda-verify.log")")"
+  row 1160-cuda-model "$cb/acoustic_1160" --device-memory 8GiB
+  row 1160-cuda-whole-window "$cb/acoustic_1160" --device-memory 8GiB --trapezoid off
+  row 1160-cuda-16GiB "$cb/acoustic_1160" --device-memory 16GiB
+  row 1160-cuda-16GiB-whole "$cb/acoustic_1160" --device-memory 16GiB --trapezoid off
+  echo
+  echo "== CUDA ($(grep -m1 -o 'on device 0 ([^)]*)' "$out/1160-cuda-model-1.log")), out of core, against the serial references"
+  printf '%s\n' "${checks[@]}" | tee "$out/checks-cuda.txt"
+  echo "$big"
+  echo "== acoustic 1160^3, 24 steps, CUDA (median of ${REPS:-2})"
+  printf '%s\n' "${rows[@]}" | tee "$out/table-cuda.txt"
+  rows=()
+fi
+
+if has budget; then
+  [ -x "$work/build-cuda-acoustic_1160/acoustic_1160" ] || cuda_build acoustic_1160
   g++ -O3 -march=native -fopenmp -I"$root/runtime/include" "$root/bench/cpu/acoustic_omp.cpp" -o "$work/acoustic_omp" \
     >"$out/build-omp.log" 2>&1 || { echo "OpenMP build failed"; cat "$out/build-omp.log"; }
   reps=1
   for budget in ${BUDGETS:-8 12 16 20}; do
-    row "1160-cuda-${budget}GiB" "$work/build-cuda/acoustic_1160" --device-memory "${budget}GiB"
+    row "1160-cuda-${budget}GiB" "$work/build-cuda-acoustic_1160/acoustic_1160" --device-memory "${budget}GiB"
     row "1160-cl-${budget}GiB" "$g/bin/acoustic_1160" --device-memory "${budget}GiB"
   done
+  # Beside the model: one pass of all 24 steps, and the whole window at 16 GiB.
+  row 1160-cuda-20GiB-k24 "$work/build-cuda-acoustic_1160/acoustic_1160" --device-memory 20GiB --steps-per-pass 24
+  row 1160-cl-20GiB-k24 "$g/bin/acoustic_1160" --device-memory 20GiB --steps-per-pass 24
+  row 1160-cuda-16GiB-whole "$work/build-cuda-acoustic_1160/acoustic_1160" --device-memory 16GiB --trapezoid off
   "$work/acoustic_omp" 1160 1160 1160 3 16 | tee "$out/cpu.log"
   echo
   echo "== acoustic 1160^3, 24 steps, the model's choice by budget (one run each)"

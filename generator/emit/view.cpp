@@ -326,9 +326,10 @@ View common_view(const Model& m, const BackendNames& names) {
       sv.set("group", std::to_string(k.local.empty() ? 1 : k.local[static_cast<std::size_t>(m.dims - 1)]));
       sv.set("exchange_arrays", "{" + join(ids, ", ") + "}");
       sv.set("after", std::to_string(after[i][0]) + ", " + std::to_string(after[i][1]));
-      // A slab of work-items is a slab of cells only where the kernel runs one per cell.
-      trapezoid = trapezoid && names.slabs_by_work_items && model::view_obstacle(m, k).empty() &&
-                  model::one_item_per_cell(m, k);
+      // The kernel must run on a slab (CUDA: a view of the buffer); a slab of work-items
+      // (OpenCL) is a slab of cells only where the kernel runs one per cell.
+      trapezoid = trapezoid && model::view_obstacle(m, k).empty() &&
+                  (!names.slabs_by_work_items || model::one_item_per_cell(m, k));
     } else {
       std::vector<std::string> ids;
       for (int a : s.arrays) ids.push_back("array::" + m.arrays[static_cast<std::size_t>(a)].name);

@@ -297,6 +297,53 @@ TEST_CASE("ooc model: picks a plan that fits, prefers fewer passes when the link
                        PlanError);
 }
 
+TEST_CASE("ooc model: region sharing's device copies are charged to the compute queue") {
+  OocRequest r = acoustic(1, 4, 3, true);
+  const OocSchedule sc = ooc_schedule(r);
+  REQUIRE(sc.parts[0].d2d_bytes > 0);
+  OocLink link;
+  link.h2d = link.d2h = 1e12;
+  link.bidir = 2e12;
+  link.cell_step = 1e-15;
+  link.d2d = 1e12;
+  const double fast = ooc_predict(sc, link, 6, true);
+  link.d2d = 1e6;  // slow copies: they now decide a pass's time
+  const double slow = ooc_predict(sc, link, 6, true);
+  CHECK(slow > fast);
+  CHECK(slow >= 2.0 * static_cast<double>(sc.parts[0].d2d_bytes) / 1e6);  // 2 passes of 3
+}
+
+TEST_CASE("ooc model: the device copies' speed is measured between a probe's two halves") {
+  Box probe = Box::from_extent(3, {8, 8, 11});
+  probe.lo[2] = 5;
+  probe.hi[2] = 16;
+  std::vector<OocArray> arrays = {{"a", 4, true}, {"b", 8, false}};
+  int calls = 0;
+  Box from_seen, to_seen;
+  const double speed = ooc_measure_copies(
+      probe, 3,
+      [&](const Box& from, const Box& to) {
+        ++calls;
+        from_seen = from;
+        to_seen = to;
+      },
+      arrays);
+  CHECK(calls == 4);  // a warm-up and three timed
+  CHECK(from_seen.lo[2] == 5);
+  CHECK(from_seen.hi[2] == 10);
+  CHECK(to_seen.lo[2] == 10);
+  CHECK(to_seen.hi[2] == 15);
+  CHECK(to_seen.hi[0] == 8);
+  CHECK(intersect(from_seen, to_seen).empty());
+  CHECK(speed > 0);
+  // Too thin to halve: the default.
+  Box thin = probe;
+  thin.hi[2] = 6;
+  CHECK(ooc_measure_copies(
+            thin, 3, [&](const Box&, const Box&) { ++calls; }, arrays) == OocLink{}.d2d);
+  CHECK(calls == 4);
+}
+
 TEST_CASE("ooc model: devices sharing the host link get their share of it") {
   OocLink link;
   link.h2d = link.d2h = 50e9;
@@ -479,6 +526,19 @@ TEST_CASE("ooc trapezoid: the planes a step still needs, and the model's cells")
   CHECK(ooc_needed_planes(c, 2, 0, 4, 4, 0, 0, 4) == std::pair<Index, Index>{8, 20});
   // Asymmetric halos: 3 below, 1 above.
   CHECK(ooc_needed_planes(c, 2, 1, 3, 1, 0, 0, 1) == std::pair<Index, Index>{5, 19});
+
+  // The view a CUDA launch is given: the needed planes grown by the launch's own read halo,
+  // in global coordinates, clipped to the buffer; only the slowest dimension changes.
+  Box v = ooc_view(c, 2, 0, 4, 4, 0, 0, 4, 4);  // the last step: own [20, 30) + 4 each side
+  CHECK(v.lo[2] == 16);
+  CHECK(v.hi[2] == 34);
+  CHECK(v.lo[0] == c.ghost.lo[0]);
+  CHECK(v.hi[1] == c.ghost.hi[1]);
+  v = ooc_view(c, 2, 0, 4, 4, 2, 1, 1, 3);  // a later launch reads 2 below, 1 above
+  CHECK(v.lo[2] == 17);
+  CHECK(v.hi[2] == 34);
+  v = ooc_view(c, 2, 1, 4, 4, 0, 0, 4, 4);  // one more step: needed [16, 34) + 4: the buffer
+  CHECK(v == c.ghost);
 
   // The model charges the trapezoid: fewer cells than the whole window every step, and the
   // same when k = 1 (the one step needs every loaded plane that is its own, plus a halo).

@@ -24,9 +24,12 @@ namespace stepgen::cuda {
 
 /// One time step of the body on a chunk: the generated launches over the chunk's buffers (by
 /// array id), the chunk seen as a part whose ghost box is `chunk.ghost`, and its swap/rotate
-/// as renamings of these buffers. Enqueues on the device's stream.
-using OocStep = std::function<void(const Device& d, std::size_t part, std::vector<Buffer>& buffers,
-                                   const rt::Part& chunk, std::int64_t step)>;
+/// as renamings of these buffers. Enqueues on the device's stream. `remaining`: the steps of
+/// this pass after this one, so that a launch may compute only the planes still read
+/// (rt::ooc_view); negative: compute the whole buffer.
+using OocStep =
+    std::function<void(const Device& d, std::size_t part, std::vector<Buffer>& buffers,
+                       const rt::Part& chunk, std::int64_t step, std::int64_t remaining)>;
 
 namespace detail {
 /// A stream of one GPU, destroyed when it goes.
@@ -88,7 +91,23 @@ class OwnedEvent {
   int ordinal_ = 0;
 };
 
-/// `sub` between a host array (whose own box may be any box) and a buffer holding `buffer`.
+/// Copies the cells `src` describes in buffer `from` to those `dst` describes in buffer `to`
+/// (the same region) on the GPU, on stream `s`. `what` names the copy in errors.
+inline void device_rect(cudaStream_t s, const Device& d, const Buffer& from,
+                        const rt::RectCopy& src, Buffer& to, const rt::RectCopy& dst,
+                        const std::string& what) {
+  cudaMemcpy3DParms p{};
+  p.srcPtr = pitched(from.get(), src);
+  p.srcPos = pos(src);
+  p.dstPtr = pitched(to.get(), dst);
+  p.dstPos = pos(dst);
+  p.extent = extent(dst);
+  p.kind = cudaMemcpyDeviceToDevice;
+  check(cudaMemcpy3DAsync(&p, s), "cudaMemcpy3DAsync(" + what + ")", d);
+}
+
+/// Copies the cells of `sub` between a host array (whose own box may be any box) and a buffer
+/// holding `buffer`, on stream `s`: to the device when `to_device`, else back.
 inline void host_rect(cudaStream_t s, const Device& d, const Buffer& buf, const rt::Box& buffer,
                       const rt::HostArray& host, const rt::Box& sub, bool to_device) {
   if (sub.empty()) return;
@@ -203,13 +222,29 @@ class OocRunner {
     std::vector<Buffer>& bufs = pr.bufs;
     rt::Part chunk;
     chunk.owned = chunk.ghost = probe;
-    step(d, 0, bufs, chunk, 0);  // warm-up
+    step(d, 0, bufs, chunk, 0, -1);  // warm-up
     finish(d);
-    rt::Stopwatch t;
-    t.start();
-    step(d, 0, bufs, chunk, 0);
-    finish(d);
-    link.cell_step = std::max(t.stop(), 1e-9) / static_cast<double>(probe.volume());
+    double best = 0;  // the fastest of three steps
+    for (int i = 0; i < 3; ++i) {
+      rt::Stopwatch t;
+      t.start();
+      step(d, 0, bufs, chunk, 0, -1);
+      finish(d);
+      const double s = std::max(t.stop(), 1e-9);
+      best = i == 0 ? s : std::min(best, s);
+    }
+    link.cell_step = best / static_cast<double>(probe.volume());
+    link.d2d = rt::ooc_measure_copies(
+        probe, sc.dims,
+        [&](const rt::Box& from, const rt::Box& to) {
+          for (std::size_t a = 0; a < bufs.size(); ++a) {
+            const std::size_t elem = static_cast<std::size_t>(sc.arrays[a].element_bytes);
+            detail::device_rect(pr.in.get(), d, bufs[a], rt::rect_of(from, probe, elem), bufs[a],
+                                rt::rect_of(to, probe, elem), "probe copy " + sc.arrays[a].name);
+          }
+          check(cudaStreamSynchronize(pr.in.get()), "cudaStreamSynchronize", d);
+        },
+        sc.arrays);
     link.measured = true;
     return link;
   }
@@ -268,14 +303,7 @@ class OocRunner {
           const std::size_t elem = host_[a].element_bytes;
           const rt::RectCopy src = rt::rect_of(next.shared, ch.load, elem);
           const rt::RectCopy dst = rt::rect_of(next.shared, next.load, elem);
-          cudaMemcpy3DParms prm{};
-          prm.srcPtr = detail::pitched(bufs[a].get(), src);
-          prm.srcPos = detail::pos(src);
-          prm.dstPtr = detail::pitched(to[a].get(), dst);
-          prm.dstPos = detail::pos(dst);
-          prm.extent = detail::extent(dst);
-          prm.kind = cudaMemcpyDeviceToDevice;
-          check(cudaMemcpy3DAsync(&prm, s), "cudaMemcpy3DAsync(share " + host_[a].name + ")", d);
+          detail::device_rect(s, d, bufs[a], src, to[a], dst, "share " + host_[a].name);
           stats.d2d_bytes += static_cast<std::size_t>(next.shared.volume()) * elem;
         }
       }
@@ -283,7 +311,8 @@ class OocRunner {
       chunk.id = static_cast<int>(p);
       chunk.owned = ch.own;
       chunk.ghost = ch.load;
-      for (rt::Index i = 0; i < op.steps; ++i) step_(d, p, bufs, chunk, op.first_step + i);
+      for (rt::Index i = 0; i < op.steps; ++i)
+        step_(d, p, bufs, chunk, op.first_step + i, sc_.trapezoid ? op.steps - 1 - i : -1);
     } else {
       for (std::size_t a = 0; a < sc_.arrays.size(); ++a) {
         if (!sc_.arrays[a].written) continue;

@@ -42,6 +42,17 @@ inline Slab ooc_slab(const rt::Part& chunk, int axis, std::int64_t remaining,
 }
 
 namespace detail {
+/// Copies the cells `src` describes in buffer `from` to those `dst` describes in buffer `to`
+/// (the same region) on the device, on queue `q`. `what` names the copy in errors.
+inline void device_rect(cl_command_queue q, const Device& d, const Mem& from,
+                        const rt::RectCopy& src, const Mem& to, const rt::RectCopy& dst,
+                        const std::string& what) {
+  check(clEnqueueCopyBufferRect(q, from.get(), to.get(), src.origin.data(), dst.origin.data(),
+                                src.region.data(), src.row_pitch, src.slice_pitch, dst.row_pitch,
+                                dst.slice_pitch, 0, nullptr, nullptr),
+        ("clEnqueueCopyBufferRect(" + what + ")").c_str(), d.label());
+}
+
 inline void wait_on(cl_command_queue q, const std::vector<cl_event>& events, const Device& d) {
   if (events.empty()) return;
   check(
@@ -196,11 +207,27 @@ class OocRunner {
     chunk.owned = chunk.ghost = probe;
     step(d, 0, bufs, chunk, 0, -1);  // warm-up (and first-launch compilation)
     finish(d);
-    rt::Stopwatch t;
-    t.start();
-    step(d, 0, bufs, chunk, 0, -1);
-    finish(d);
-    link.cell_step = std::max(t.stop(), 1e-9) / static_cast<double>(probe.volume());
+    double best = 0;  // the fastest of three steps
+    for (int i = 0; i < 3; ++i) {
+      rt::Stopwatch t;
+      t.start();
+      step(d, 0, bufs, chunk, 0, -1);
+      finish(d);
+      const double s = std::max(t.stop(), 1e-9);
+      best = i == 0 ? s : std::min(best, s);
+    }
+    link.cell_step = best / static_cast<double>(probe.volume());
+    link.d2d = rt::ooc_measure_copies(
+        probe, sc.dims,
+        [&](const rt::Box& from, const rt::Box& to) {
+          for (std::size_t a = 0; a < bufs.size(); ++a) {
+            const size_t elem = static_cast<size_t>(sc.arrays[a].element_bytes);
+            detail::device_rect(pr.in.get(), d, bufs[a], rt::rect_of(from, probe, elem), bufs[a],
+                                rt::rect_of(to, probe, elem), "probe copy " + sc.arrays[a].name);
+          }
+          check(clFinish(pr.in.get()), "clFinish", d.label());
+        },
+        sc.arrays);
     link.measured = true;
     return link;
   }
@@ -270,11 +297,7 @@ class OocRunner {
           const rt::RectCopy src = rt::rect_of(next.shared, ch.load, elem);
           const rt::RectCopy dst = rt::rect_of(next.shared, next.load, elem);
           if (next.shared.empty()) continue;
-          check(clEnqueueCopyBufferRect(q, bufs[a].get(), to[a].get(), src.origin.data(),
-                                        dst.origin.data(), src.region.data(), src.row_pitch,
-                                        src.slice_pitch, dst.row_pitch, dst.slice_pitch, 0, nullptr,
-                                        nullptr),
-                ("clEnqueueCopyBufferRect(" + host_[a].name + ")").c_str(), d.label());
+          detail::device_rect(q, d, bufs[a], src, to[a], dst, host_[a].name);
           stats.d2d_bytes += static_cast<std::size_t>(next.shared.volume()) * elem;
         }
       }
