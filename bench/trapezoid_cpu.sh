@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
-# Runs HERE (no GPU): the out-of-core trapezoid on a PoCL CPU device, where the run is
-# compute-bound. The acoustic wave at 192^3 (bench/specs/acoustic_192.xml), 16 steps, 4 chunks,
-# k = 4 and 8, every step over the whole load window (--trapezoid off) against only the planes
-# still read (--trapezoid on), alternating, REPS runs each; the saved arrays of both must be
-# equal bit for bit (the CI tests compare them with the serial reference too). Prints the time per step of every run and the medians.
+# Runs HERE (no GPU): what each out-of-core chunk step computes, on a PoCL CPU device, where
+# the run is compute-bound. The acoustic wave at 192^3 (bench/specs/acoustic_192.xml), 16
+# steps, 4 chunks, k = 4 and 8, three ways, alternating, REPS runs each:
+#   bands  the default: the trapezoid with band sharing (no cell computed twice in a pass);
+#   trap   --band-sharing off: the trapezoid alone (the planes still read, overlapping chunks);
+#   whole  --trapezoid off: every step over the whole load window.
+# The saved arrays of all three must be equal bit for bit (the CI tests compare them with the
+# serial reference too). Prints the time per step of every run and the medians.
 # Usage: REPS=4 bash bench/trapezoid_cpu.sh [BUILD_DIR]   (a built stepgen tree; default build)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -18,19 +21,29 @@ median() { sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a
 for k in 4 8; do
   declare -A times=()
   for r in $(seq "$reps"); do
-    for tz in on off; do
-      mkdir -p "$work/$tz"
+    for v in bands trap whole; do
+      case $v in
+        bands) flags=() ;;
+        trap) flags=(--band-sharing off) ;;
+        whole) flags=(--trapezoid off) ;;
+      esac
+      mkdir -p "$work/$v"
       POCL_DEVICES=pthread "$prog" --device-type cpu --steps 16 --out-of-core on --ooc-chunks 4 \
-        --steps-per-pass "$k" --trapezoid "$tz" --save "p0=$work/$tz/p0.raw" --save "p1=$work/$tz/p1.raw" --save "p2=$work/$tz/p2.raw" >"$work/log" 2>&1
-      times[$tz]+="$(grep -m1 -o '([0-9.]* ms/step' "$work/log" | tr -d '(' | cut -d' ' -f1) "
+        --steps-per-pass "$k" "${flags[@]}" --save "p0=$work/$v/p0.raw" --save "p1=$work/$v/p1.raw" \
+        --save "p2=$work/$v/p2.raw" >"$work/log" 2>&1
+      times[$v]+="$(grep -m1 -o '([0-9.]* ms/step' "$work/log" | tr -d '(' | cut -d' ' -f1) "
     done
     for a in p0 p1 p2; do
-      cmp -s "$work/on/$a.raw" "$work/off/$a.raw" || { echo "FAIL: k = $k: the trapezoid changed $a"; exit 1; }
+      for v in trap whole; do
+        cmp -s "$work/bands/$a.raw" "$work/$v/$a.raw" || { echo "FAIL: k = $k: $v and bands differ in $a"; exit 1; }
+      done
     done
   done
-  on=$(echo ${times[on]} | tr ' ' '\n' | median) off=$(echo ${times[off]} | tr ' ' '\n' | median)
-  echo "k = $k, 4 chunks: trapezoid on ${times[on]}| off ${times[off]}| medians $on / $off ms/step," \
-    "$(awk -v a="$on" -v b="$off" 'BEGIN {printf "%.2fx", b / a}') (p0, p1, p2 equal bit for bit)"
+  b=$(echo ${times[bands]} | tr ' ' '\n' | median) t=$(echo ${times[trap]} | tr ' ' '\n' | median)
+  w=$(echo ${times[whole]} | tr ' ' '\n' | median)
+  echo "k = $k, 4 chunks: bands ${times[bands]}| trapezoid alone ${times[trap]}| whole window ${times[whole]}|" \
+    "medians $b / $t / $w ms/step; bands $(awk -v a="$b" -v t="$t" -v w="$w" 'BEGIN {printf "%.2fx the trapezoid alone, %.2fx the whole window", t / a, w / a}')" \
+    "(p0, p1, p2 equal bit for bit)"
   unset times
 done
 rm -rf "$work"

@@ -97,6 +97,15 @@ check "d2-k1-pageable" 2 --out-of-core on --ooc-chunks 2 --steps-per-pass 1 --pi
 # allow it, and every run above used it) gives the same bits.
 check "d1-k2-whole-window" 1 --out-of-core on --ooc-chunks 2 --steps-per-pass 2 --trapezoid off
 grep -q "trapezoid off" "$out/runs/d1-k2-whole-window/log.txt" || { echo "FAIL: --trapezoid off"; exit 1; }
+# Band sharing (a chunk takes each step's lower band from the previous chunk; on by default
+# with the trapezoid, region sharing and k > 1, so most runs above used it), here with k = 3
+# (a short last pass where the steps are not a multiple of 3), and once turned off.
+check "d1-k3-bands-short-pass" 1 --out-of-core on --ooc-chunks 2 --steps-per-pass 3
+if grep -q "trapezoid on" "$out/runs/d1-k3-bands-short-pass/log.txt"; then
+  grep -q "band sharing on" "$out/runs/d1-k3-bands-short-pass/log.txt" || { echo "FAIL: band sharing not on"; exit 1; }
+fi
+check "d2-k2-no-bands" 2 --out-of-core on --ooc-chunks 2 --steps-per-pass 2 --band-sharing off
+grep -q "band sharing off" "$out/runs/d2-k2-no-bands/log.txt" || { echo "FAIL: --band-sharing off"; exit 1; }
 # Naive scheme and --verify (the in-core one-device run) once.
 check "d1-naive-verify" 1 --out-of-core on --ooc-chunks 2 --steps-per-pass 1 --region-sharing off \
   --overlap off --verify

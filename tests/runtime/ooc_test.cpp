@@ -259,6 +259,75 @@ TEST_CASE("ooc pipeline: every hazard is ordered by events, for sharing on and o
         }
 }
 
+TEST_CASE("ooc band sharing: boxes, bands, hazards and the model") {
+  // acoustic(): halo 4 below and above per step. 3 chunks, k = 3.
+  OocRequest r = acoustic(1, 3, 3, true);
+  r.trapezoid = true;
+  const OocSchedule plain = ooc_schedule(r);
+  r.band_sharing = true;
+  const OocSchedule sc = ooc_schedule(r);
+  REQUIRE(sc.band_sharing);
+  const OocChunk& first = sc.parts[0].chunks[0];
+  const OocChunk& c = sc.parts[0].chunks[1];
+  const Index L = c.own_lo;
+  // The first chunk is as without bands; a later one loads one halo below its own planes and
+  // k above, and the host sends only what lies above k halos.
+  CHECK(first.load == plain.parts[0].chunks[0].load);
+  CHECK(c.load.lo[2] == L - 4);
+  CHECK(c.load.hi[2] == c.own_hi + 12);
+  CHECK(c.h2d.lo[2] == L + 12);
+  CHECK(c.shared.empty());
+  // Bands of a full pass: [C - 4, C + 4) with C = L + 4 (k - 1 - j); the first reaches up to
+  // where the host's planes start. Together they cover [L - 4, L + 12) once.
+  CHECK(ooc_band(sc, c, 3, 0).lo[2] == L + 4);
+  CHECK(ooc_band(sc, c, 3, 0).hi[2] == L + 12);
+  CHECK(ooc_band(sc, c, 3, 1).lo[2] == L);
+  CHECK(ooc_band(sc, c, 3, 1).hi[2] == L + 8);
+  CHECK(ooc_band(sc, c, 3, 2).lo[2] == L - 4);
+  CHECK(ooc_band(sc, c, 3, 2).hi[2] == L + 4);
+  // A last pass of one step: its only band reaches from one halo below up to the host's.
+  CHECK(ooc_band(sc, c, 1, 0).lo[2] == L - 4);
+  CHECK(ooc_band(sc, c, 1, 0).hi[2] == L + 12);
+  // Where the step starts computing (as the owned box's low side ooc_needed_planes takes).
+  CHECK(ooc_band_owned_lo(sc, c, 3, 0) == L + 16);
+  CHECK(ooc_band_owned_lo(sc, c, 3, 2) == L);
+  Part shifted;
+  shifted.owned = c.own;
+  shifted.ghost = c.load;
+  shifted.owned.lo[2] = ooc_band_owned_lo(sc, c, 3, 0);
+  CHECK(ooc_needed_planes(shifted, 2, 2, 4, 4, 0, 0, 1).first + c.load.lo[2] == L + 8);
+  // Fewer cells (own planes k times on later chunks), fewer bytes sent, a band store.
+  for (std::size_t i = 1; i < sc.parts[0].chunks.size(); ++i) {
+    const OocChunk& x = sc.parts[0].chunks[i];
+    CHECK(ooc_pass_cells(sc, x) < ooc_pass_cells(plain, plain.parts[0].chunks[i]));
+    CHECK(ooc_pass_cells(sc, x) == doctest::Approx(3.0 * static_cast<double>(x.own.volume())));
+  }
+  CHECK(sc.parts[0].h2d_bytes == plain.parts[0].h2d_bytes);  // every plane once either way
+  CHECK(sc.band_cells > 0);
+  // Smaller loads (3 slots of one halo below instead of k), and the band store (k bands).
+  CHECK(sc.parts[0].buffer_cells < plain.parts[0].buffer_cells);
+  CHECK(sc.device_bytes == (3 * sc.parts[0].buffer_cells + sc.band_cells) * 16);
+  CHECK(sc.band_cells == 64 * 56 * (4 + 3 * 4 + 2 * 8));
+  // Off at k = 1, without the trapezoid or without region sharing.
+  r.steps_per_pass = 1;
+  CHECK_FALSE(ooc_schedule(r).band_sharing);
+  r.steps_per_pass = 3;
+  r.trapezoid = false;
+  CHECK_FALSE(ooc_schedule(r).band_sharing);
+  // The pipeline still orders every hazard.
+  for (int parts : {1, 2})
+    for (int chunks : {2, 3})
+      for (int k : {2, 3}) {
+        if (parts * chunks * k > 12) continue;  // chunks too thin for k steps' halos
+        CAPTURE(parts);
+        CAPTURE(chunks);
+        CAPTURE(k);
+        OocRequest q = acoustic(parts, chunks, k, true);
+        q.trapezoid = q.band_sharing = true;
+        check_hazards(ooc_schedule(q), 7);
+      }
+}
+
 TEST_CASE("ooc pipeline: more buffer slots, and the last pass's steps") {
   OocRequest r = acoustic(1, 4, 2, true);
   r.buffers = 5;

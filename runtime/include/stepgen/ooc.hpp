@@ -67,6 +67,7 @@ struct OocOptions {
   int buffers = 3;      ///< buffer slots per array
   bool pinned = true;   ///< direct mapping: the host arrays page-locked (false: pageable)
   bool trapezoid = true;  ///< each step computes only the planes still read (where supported)
+  bool band_sharing = true;  ///< each step's lower band comes from the previous chunk (ditto)
 };
 
 /// The share of a device's free memory that `device_memory="auto"` uses.
@@ -138,6 +139,8 @@ inline void take_ooc_options(int& argc, char** argv, OocOptions& o) {
       o.overlap = on_off(value());
     } else if (flag == "--trapezoid") {
       o.trapezoid = on_off(value());
+    } else if (flag == "--band-sharing") {
+      o.band_sharing = on_off(value());
     } else if (flag == "--pinned") {
       o.pinned = on_off(value());
     } else if (flag == "--ooc-buffers") {
@@ -164,7 +167,10 @@ inline void print_ooc_usage(std::FILE* out) {
       "  --pinned S            on | off: host arrays page-locked, chunks copied straight\n"
       "                        from them (direct mapping; default on)\n"
       "  --trapezoid S         on | off: each step computes only the planes still read\n"
-      "                        (OpenCL, kernels with one work-item per cell; default on)\n",
+      "                        (kernels that can run on a slab; default on)\n"
+      "  --band-sharing S      on | off: a chunk takes each step's lower band of planes\n"
+      "                        from the previous chunk instead of recomputing it (OpenCL,\n"
+      "                        with the trapezoid and region sharing; default on)\n",
       100 * kAutoMemoryShare);
 }
 
@@ -190,6 +196,13 @@ struct OocRequest {
   /// The program computes only the planes a step still needs (ooc_needed_planes): a
   /// trapezoid over a pass, not the whole load window every step. For the model.
   bool trapezoid = false;
+  /// With the trapezoid and region sharing: every chunk after a part's first computes, at each
+  /// step, only planes no earlier chunk computed (a parallelogram: its own planes shifted up
+  /// by the steps still to come), and takes the band of planes below them, as the previous
+  /// chunk had it at that step, from that chunk through a device-side band store
+  /// (ooc_band). No cell is computed twice in a pass, and the load window shrinks to the
+  /// chunk's own planes plus one step's halo below and k steps' above.
+  bool band_sharing = false;
 };
 
 /// One chunk of a part. Boxes are in global coordinates.
@@ -218,7 +231,9 @@ struct OocSchedule {
   int steps_per_pass = 1;
   bool region_sharing = true;
   int buffers = 3;
-  bool trapezoid = false;  ///< see OocRequest
+  bool trapezoid = false;     ///< see OocRequest
+  bool band_sharing = false;  ///< see OocRequest
+  Index band_cells = 0;       ///< each part's band store, all k bands, per array (elements)
   Vec3 shrink_lo{0, 0, 0}, shrink_hi{0, 0, 0};
   std::vector<OocArray> arrays;
   std::vector<OocPart> parts;
@@ -226,6 +241,31 @@ struct OocSchedule {
   Index h2d_bytes_without_sharing = 0;
   Index device_bytes = 0;  ///< the largest part's
 };
+
+/// Band sharing (OocRequest::band_sharing): the band of planes chunk `c` (not a part's first)
+/// takes from the previous chunk before step `j` of a pass of `steps` steps: from the plane
+/// one step's read halo below where its computation starts at that step (its own first plane
+/// shifted up by the remaining steps' upper halos) to one upper halo above it, and at the
+/// first step up to where its data from the host starts. Clipped to the chunk's load window.
+inline Box ooc_band(const OocSchedule& sc, const OocChunk& c, Index steps, Index j) {
+  const auto s = static_cast<std::size_t>(sc.dims - 1);
+  const Index a = sc.shrink_lo[s], b = sc.shrink_hi[s];
+  const Index start = c.own_lo + (steps - 1 - j) * b;
+  Box band = c.load;
+  band.lo[s] = std::max(c.load.lo[s], start - a);
+  band.hi[s] = std::min(c.load.hi[s], j == 0 ? c.own_lo + sc.steps_per_pass * b : start + b);
+  band.hi[s] = std::max(band.hi[s], band.lo[s]);
+  return band;
+}
+
+/// Where a launch of step `j` (of `steps`) starts computing on chunk `c` with band sharing, as
+/// the low side of the owned box to give ooc_needed_planes: the chunk's own first plane
+/// shifted up by the remaining steps' halos below and above (ooc_needed_planes takes the
+/// halos below off again). The chunk passed to a step carries it (OocRunner).
+inline Index ooc_band_owned_lo(const OocSchedule& sc, const OocChunk& c, Index steps, Index j) {
+  const auto s = static_cast<std::size_t>(sc.dims - 1);
+  return c.own_lo + (steps - 1 - j) * (sc.shrink_lo[s] + sc.shrink_hi[s]);
+}
 
 /// Builds the schedule. Throws PlanError when a part has fewer planes than chunks, or when a
 /// chunk owns fewer planes than k steps' halo (its neighbours' loads would reach past it).
@@ -244,6 +284,8 @@ inline OocSchedule ooc_schedule(const OocRequest& r) {
   out.region_sharing = r.region_sharing;
   out.buffers = r.buffers;
   out.trapezoid = r.trapezoid;
+  // At k = 1 a chunk computes only its own planes anyway: the bands would save nothing.
+  out.band_sharing = r.band_sharing && r.trapezoid && r.region_sharing && r.steps_per_pass > 1;
   out.shrink_lo = r.shrink_lo;
   out.shrink_hi = r.shrink_hi;
   out.arrays = r.arrays;
@@ -296,16 +338,35 @@ inline OocSchedule ooc_schedule(const OocRequest& r) {
       c.shared = planes(part.reach, ch.shared_lo, ch.shared_hi);
       c.h2d = planes(part.reach, r.region_sharing ? ch.h2d_lo : ch.load_lo,
                      r.region_sharing ? ch.h2d_hi : ch.load_hi);
+      Index band_d2d = 0;  // cells a pass copies through the band store for this chunk
+      if (out.band_sharing && ch.id > 0) {
+        // One step's halo below its own planes (the band of a one-step last pass reaches
+        // that low), k steps' above; the host sends what lies above the first band.
+        const Index a = r.shrink_lo[s], b = r.shrink_hi[s];
+        c.load = intersect(planes(part.reach, ch.own_lo - a, ch.own_hi + k * b), c.load);
+        c.h2d = intersect(planes(part.reach, ch.own_lo + k * b, ch.own_hi + k * b), c.load);
+        c.shared = planes(part.reach, ch.own_lo, ch.own_lo);  // none: the bands replace it
+        for (Index j = 0; j < k; ++j)
+          band_d2d += 2 * ooc_band(out, c, k, j).volume();  // stored, then taken
+      }
       part.buffer_cells = std::max(part.buffer_cells, c.load.volume());
       for (const OocArray& a : r.arrays) {
         part.h2d_bytes += c.h2d.volume() * a.element_bytes;
-        part.d2d_bytes += c.shared.volume() * a.element_bytes;
+        part.d2d_bytes += (c.shared.volume() + band_d2d) * a.element_bytes;
         if (a.written) part.d2h_bytes += c.own.volume() * a.element_bytes;
         out.h2d_bytes_without_sharing += c.load.volume() * a.element_bytes;
       }
       part.chunks.push_back(c);
     }
-    part.device_bytes = r.buffers * part.buffer_cells * elem_sum;
+    if (out.band_sharing && plan.chunks.size() > 1) {
+      // The band store: band 0 holds up to a + k * b planes, the others a + b.
+      const Index plane = part.reach.volume() / std::max<Index>(part.reach.extent(dims - 1), 1);
+      const Index a = r.shrink_lo[s], b = r.shrink_hi[s];
+      out.band_cells = std::max(out.band_cells, plane * (a + k * b + (k - 1) * (a + b)));
+      part.device_bytes = (r.buffers * part.buffer_cells + out.band_cells) * elem_sum;
+    } else {
+      part.device_bytes = r.buffers * part.buffer_cells * elem_sum;
+    }
     out.h2d_bytes += part.h2d_bytes;
     out.d2h_bytes += part.d2h_bytes;
     out.d2d_bytes += part.d2d_bytes;
@@ -656,6 +717,9 @@ inline double ooc_pass_cells(const OocSchedule& sc, const OocChunk& c) {
   const int axis = sc.dims - 1;
   const auto a = static_cast<std::size_t>(axis);
   const double plane = load / static_cast<double>(std::max<Index>(c.load.extent(axis), 1));
+  // Band sharing: a part's later chunks compute their own planes' worth each step.
+  if (sc.band_sharing && c.id > 0)
+    return plane * static_cast<double>((c.own_hi - c.own_lo) * sc.steps_per_pass);
   Part p;
   p.owned = c.load;
   p.owned.lo[a] = c.own_lo;
@@ -782,6 +846,7 @@ struct OocStats {
   bool region_sharing = false, overlap = false, auto_chunks = false, auto_k = false;
   bool pinned = false;
   bool trapezoid = false;
+  bool band_sharing = false;
   Index passes = 0;
   std::size_t h2d_bytes = 0, d2h_bytes = 0, d2d_bytes = 0;
   Index device_bytes = 0;
@@ -801,11 +866,11 @@ inline void print_ooc_report(const OocStats& s, std::FILE* out) {
   std::fprintf(
       out,
       "  %d chunk(s)%s, %d step(s) per pass%s, %" PRId64
-      " pass(es), region sharing %s, overlap %s, trapezoid %s, %d buffer slots, %s of chunk "
-      "buffers per device, host arrays %s\n",
+      " pass(es), region sharing %s, overlap %s, trapezoid %s, band sharing %s, %d buffer slots, "
+      "%s of chunk buffers per device, host arrays %s\n",
       s.chunks, s.auto_chunks ? " (model)" : "", s.steps_per_pass, s.auto_k ? " (model)" : "",
       s.passes, s.region_sharing ? "on" : "off", s.overlap ? "on" : "off",
-      s.trapezoid ? "on" : "off", s.buffers,
+      s.trapezoid ? "on" : "off", s.band_sharing ? "on" : "off", s.buffers,
       human_bytes(static_cast<double>(s.device_bytes)).c_str(), s.pinned ? "pinned" : "pageable");
   std::fprintf(out, "  moved: host->device %s, device->host %s, device->device %s\n",
                human_bytes(static_cast<double>(s.h2d_bytes)).c_str(),

@@ -130,6 +130,12 @@ class OocRunner {
           slot.push_back(
               create_buffer(d, rt::Box::from_extent(1, {sc_.parts[p].buffer_cells, 1, 1}),
                             static_cast<size_t>(a.element_bytes), a.name + " (chunk buffer)"));
+      // Band sharing: each array's bands, all k of them, one after the other.
+      if (sc_.band_cells > 0)
+        for (const rt::OocArray& a : sc_.arrays)
+          st.bands.push_back(create_buffer(d, rt::Box::from_extent(1, {sc_.band_cells, 1, 1}),
+                                           static_cast<size_t>(a.element_bytes),
+                                           a.name + " (band store)"));
       // The cells read from other parts, per written array, refreshed at each pass boundary.
       st.snapshots.resize(sc_.arrays.size());
       for (std::size_t a = 0; a < sc_.arrays.size(); ++a)
@@ -236,9 +242,40 @@ class OocRunner {
   struct PartState {
     Queue in, out;                                      ///< copy queues (null without overlap)
     std::vector<std::vector<Mem>> slots;                ///< [slot][array]
+    std::vector<Mem> bands;                             ///< [array]: the band store
     std::vector<std::vector<rt::HostArray>> snapshots;  ///< [array][foreign box]
     std::map<std::pair<rt::Index, int>, Event> events;  ///< (t, kind) -> its completion
   };
+
+  /// Band sharing: copies band `j` of chunk `c` (rt::ooc_band, for a pass of `steps` steps)
+  /// between the chunk buffers `bufs` (holding `held`) and the band store, every array, on
+  /// queue `q`: into the
+  /// store (`store`: before step j of the previous chunk) or out of it into `c`'s buffers
+  /// (before c's step j). Both come from and go to a chunk's buffers as that chunk has them
+  /// at the start of step j; the compute queue runs them in order.
+  void band_copy(cl_command_queue q, const Device& d, PartState& st, std::vector<Mem>& bufs,
+                 const rt::Box& held, const rt::OocChunk& c, rt::Index steps, rt::Index j,
+                 bool store, rt::OocStats& stats) {
+    const rt::Box band = rt::ooc_band(sc_, c, steps, j);
+    if (band.empty()) return;
+    const auto axis = static_cast<std::size_t>(sc_.dims - 1);
+    const rt::Index a = sc_.shrink_lo[axis], b = sc_.shrink_hi[axis];
+    const rt::Index first = j == 0 ? 0 : a + sc_.steps_per_pass * b + (j - 1) * (a + b);
+    rt::Box where = band;  // the store seen as a box, band j at its place in it
+    const rt::Index plane = band.volume() / band.extent(sc_.dims - 1);
+    where.lo[axis] = band.lo[axis] - first;
+    where.hi[axis] = where.lo[axis] + sc_.band_cells / plane;
+    for (std::size_t i = 0; i < sc_.arrays.size(); ++i) {
+      const size_t elem = host_[i].element_bytes;
+      const rt::RectCopy chunk = rt::rect_of(band, held, elem),
+                         kept = rt::rect_of(band, where, elem);
+      if (store)
+        detail::device_rect(q, d, bufs[i], chunk, st.bands[i], kept, "band of " + host_[i].name);
+      else
+        detail::device_rect(q, d, st.bands[i], kept, bufs[i], chunk, "band of " + host_[i].name);
+      stats.d2d_bytes += static_cast<std::size_t>(band.volume()) * elem;
+    }
+  }
 
   bool runs_here(std::size_t p) const {
     return share_.part < 0 || p == static_cast<std::size_t>(share_.part);
@@ -305,8 +342,19 @@ class OocRunner {
       chunk.id = static_cast<int>(p);
       chunk.owned = ch.own;
       chunk.ghost = ch.load;
-      for (rt::Index s = 0; s < op.steps; ++s)
+      const bool bands = sc_.band_sharing && part.chunks.size() > 1;
+      const auto axis = static_cast<std::size_t>(sc_.dims - 1);
+      for (rt::Index s = 0; s < op.steps; ++s) {
+        if (bands && op.chunk > 0) {
+          // Take this step's band from the previous chunk, then start higher (ooc_band).
+          band_copy(q, d, st, bufs, ch.load, ch, op.steps, s, false, stats);
+          chunk.owned.lo[axis] = rt::ooc_band_owned_lo(sc_, ch, op.steps, s);
+        }
+        if (bands && static_cast<std::size_t>(op.chunk) + 1 < part.chunks.size())
+          band_copy(q, d, st, bufs, ch.load, part.chunks[static_cast<std::size_t>(op.chunk) + 1],
+                    op.steps, s, true, stats);
         step_(d, p, bufs, chunk, op.first_step + s, sc_.trapezoid ? op.steps - 1 - s : -1);
+      }
     } else {
       for (std::size_t a = 0; a < sc_.arrays.size(); ++a) {
         if (!sc_.arrays[a].written) continue;
