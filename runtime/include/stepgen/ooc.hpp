@@ -637,6 +637,21 @@ Probe ooc_measure_link(const OocSchedule& sc, std::size_t devices, Index probe_b
   return std::move(one.front());
 }
 
+/// The fastest of `runs` runs of `f` (which waits for its own work), in seconds: one timing
+/// of a few milliseconds is at the mercy of whatever else the machine does then.
+template <typename F>
+double ooc_fastest(int runs, F f) {
+  double best = 0;
+  for (int i = 0; i < runs; ++i) {
+    Stopwatch t;
+    t.start();
+    f();
+    const double s = std::max(t.stop(), 1e-9);
+    best = i == 0 ? s : std::min(best, s);
+  }
+  return best;
+}
+
 /// The speed of copies within a device, as region sharing does them: `copy(from, to)` copies
 /// every array's cells of box `from` to box `to` of the same buffers and waits. Measured on
 /// the probe's lower and upper halves along the slowest dimension (the best of three after a
@@ -655,14 +670,7 @@ double ooc_measure_copies(const Box& probe, int dims, Copy copy,
   for (const OocArray& arr : arrays)
     bytes += static_cast<double>(from.volume()) * static_cast<double>(arr.element_bytes);
   copy(from, to);  // warm-up
-  double best = 0;
-  for (int i = 0; i < 3; ++i) {
-    Stopwatch t;
-    t.start();
-    copy(from, to);
-    best = std::max(best, bytes / std::max(t.stop(), 1e-9));
-  }
-  return best;
+  return bytes / ooc_fastest(3, [&] { copy(from, to); });
 }
 
 /// The predicted wall time of a run: per pass the slowest of the three streams (or their sum

@@ -213,15 +213,10 @@ class OocRunner {
     chunk.owned = chunk.ghost = probe;
     step(d, 0, bufs, chunk, 0, -1);  // warm-up (and first-launch compilation)
     finish(d);
-    double best = 0;  // the fastest of three steps
-    for (int i = 0; i < 3; ++i) {
-      rt::Stopwatch t;
-      t.start();
+    const double best = rt::ooc_fastest(3, [&] {
       step(d, 0, bufs, chunk, 0, -1);
       finish(d);
-      const double s = std::max(t.stop(), 1e-9);
-      best = i == 0 ? s : std::min(best, s);
-    }
+    });
     link.cell_step = best / static_cast<double>(probe.volume());
     link.d2d = rt::ooc_measure_copies(
         probe, sc.dims,
