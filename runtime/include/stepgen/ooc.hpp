@@ -673,6 +673,27 @@ double ooc_measure_copies(const Box& probe, int dims, Copy copy,
   return bytes / ooc_fastest(3, [&] { copy(from, to); });
 }
 
+/// The device side of the start-up measurements, on a probe box the buffers hold: the kernels'
+/// seconds per cell-step (`step()` runs one time step over the probe and waits; a warm-up,
+/// then the fastest of three) and the speed of device copies (`copy(a, from, to)` copies array
+/// a's cells between two places of its probe buffer, `wait()` waits for them).
+template <typename Step, typename Copy, typename Wait>
+void ooc_measure_device(const OocSchedule& sc, const Box& probe, Step step, Copy copy, Wait wait,
+                        OocLink& link) {
+  step();  // warm-up (and, in OpenCL, first-launch compilation)
+  link.cell_step = ooc_fastest(3, step) / static_cast<double>(probe.volume());
+  link.d2d = ooc_measure_copies(
+      probe, sc.dims,
+      [&](const Box& from, const Box& to) {
+        for (std::size_t a = 0; a < sc.arrays.size(); ++a) {
+          const auto elem = static_cast<std::size_t>(sc.arrays[a].element_bytes);
+          copy(a, rect_of(from, probe, elem), rect_of(to, probe, elem));
+        }
+        wait();
+      },
+      sc.arrays);
+}
+
 /// The predicted wall time of a run: per pass the slowest of the three streams (or their sum
 /// without overlap), plus filling and draining the pipeline (one chunk's load and store) once
 /// with one part, every pass with several (they meet at pass boundaries). With several parts

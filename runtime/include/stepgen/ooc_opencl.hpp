@@ -211,24 +211,17 @@ class OocRunner {
     std::vector<Mem>& bufs = pr.bufs;
     rt::Part chunk;
     chunk.owned = chunk.ghost = probe;
-    step(d, 0, bufs, chunk, 0, -1);  // warm-up (and first-launch compilation)
-    finish(d);
-    const double best = rt::ooc_fastest(3, [&] {
-      step(d, 0, bufs, chunk, 0, -1);
-      finish(d);
-    });
-    link.cell_step = best / static_cast<double>(probe.volume());
-    link.d2d = rt::ooc_measure_copies(
-        probe, sc.dims,
-        [&](const rt::Box& from, const rt::Box& to) {
-          for (std::size_t a = 0; a < bufs.size(); ++a) {
-            const size_t elem = static_cast<size_t>(sc.arrays[a].element_bytes);
-            detail::device_rect(pr.in.get(), d, bufs[a], rt::rect_of(from, probe, elem), bufs[a],
-                                rt::rect_of(to, probe, elem), "probe copy " + sc.arrays[a].name);
-          }
-          check(clFinish(pr.in.get()), "clFinish", d.label());
+    rt::ooc_measure_device(
+        sc, probe,
+        [&] {
+          step(d, 0, bufs, chunk, 0, -1);
+          finish(d);
         },
-        sc.arrays);
+        [&](std::size_t a, const rt::RectCopy& from, const rt::RectCopy& to) {
+          detail::device_rect(pr.in.get(), d, bufs[a], from, bufs[a], to,
+                              "probe copy " + sc.arrays[a].name);
+        },
+        [&] { check(clFinish(pr.in.get()), "clFinish", d.label()); }, link);
     link.measured = true;
     return link;
   }
