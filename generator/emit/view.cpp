@@ -18,7 +18,9 @@ namespace fs = std::filesystem;
 using model::Expr;
 using model::Model;
 
-std::string spec_file_name(const Model& m) { return fs::path(m.spec_path).filename().string(); }
+std::string spec_file_name(const Model& m) {
+  return fs::path(m.spec_path).filename().string();
+}
 
 std::string header_comment(const Model& m, const std::string& prefix) {
   const Provenance p = current_provenance(m);
@@ -38,12 +40,14 @@ std::string join(const std::vector<std::string>& items, const std::string& sep) 
 }
 
 std::string vec3(const rt::Vec3& v) {
-  return "{" + std::to_string(v[0]) + ", " + std::to_string(v[1]) + ", " + std::to_string(v[2]) + "}";
+  return "{" + std::to_string(v[0]) + ", " + std::to_string(v[1]) + ", " + std::to_string(v[2]) +
+         "}";
 }
 
 std::string halo_cpp(const rt::Halo& h) {
   if (h.points.empty() && !h.empty())
-    return "rt::Halo::from_widths(" + std::to_string(h.dims) + ", " + vec3(h.lo) + ", " + vec3(h.hi) + ")";
+    return "rt::Halo::from_widths(" + std::to_string(h.dims) + ", " + vec3(h.lo) + ", " +
+           vec3(h.hi) + ")";
   std::vector<std::string> points;
   for (const rt::Vec3& p : h.points) points.push_back(vec3(p));
   return "rt::Halo::from_points(" + std::to_string(h.dims) + ", {" + join(points, ", ") + "})";
@@ -64,7 +68,9 @@ std::string expr_cpp(const Model& m, const Expr& e) {
       case Expr::Kind::kCall: {
         std::vector<std::string> args;
         for (const Expr& a : leaf.args) args.push_back(expr_cpp(m, a));
-        std::string fn = leaf.text == "min" ? "rt::min_of" : leaf.text == "max" ? "rt::max_of" : "rt::round_up";
+        std::string fn = leaf.text == "min"   ? "rt::min_of"
+                         : leaf.text == "max" ? "rt::max_of"
+                                              : "rt::round_up";
         return fn + "(" + join(args, ", ") + ")";
       }
       default:
@@ -83,13 +89,18 @@ std::string init_cpp(const Model& m, const model::Array& a) {
     case model::Init::Kind::kNone:
       return "// " + a.name + ": no initial values (starts zeroed)";
     case model::Init::Kind::kRandom:
-      return "rt::fill_random(" + target + ".as<" + cpp + ">(), count, " + std::to_string(a.init.seed) + "u);";
+      return "rt::fill_random(" + target + ".as<" + cpp + ">(), count, " +
+             std::to_string(a.init.seed) + "u);";
     case model::Init::Kind::kValue:
-      return "std::fill_n(" + target + ".as<" + cpp + ">(), count, static_cast<" + cpp + ">(" + a.init.value + "));";
+      return "std::fill_n(" + target + ".as<" + cpp + ">(), count, static_cast<" + cpp + ">(" +
+             a.init.value + "));";
     case model::Init::Kind::kCopy:
-      return target + ".bytes = host[array::" + m.arrays[static_cast<std::size_t>(a.init.source)].name + "].bytes;";
+      return target +
+             ".bytes = host[array::" + m.arrays[static_cast<std::size_t>(a.init.source)].name +
+             "].bytes;";
     case model::Init::Kind::kFile:
-      return "rt::load_raw(" + target + ", \"" + a.init.path + "\");  // relative to the working directory";
+      return "rt::load_raw(" + target + ", \"" + a.init.path +
+             "\");  // relative to the working directory";
   }
   return {};
 }
@@ -101,7 +112,8 @@ std::string init_mpi_cpp(const Model& m, const model::Array& a) {
   const std::string target = "host[array::" + a.name + "]";
   switch (a.init.kind) {
     case model::Init::Kind::kRandom:
-      return "mpi::fill_random<" + cpp + ">(" + target + ", kGrid, " + std::to_string(a.init.seed) + "u);";
+      return "mpi::fill_random<" + cpp + ">(" + target + ", kGrid, " + std::to_string(a.init.seed) +
+             "u);";
     case model::Init::Kind::kFile:
       return "mpi::read_array(MPI_COMM_WORLD, " + target + ", kGrid, \"" + a.init.path +
              "\");  // relative to the working directory";
@@ -117,7 +129,8 @@ std::vector<std::size_t> init_order(const Model& m) {
   for (std::size_t pass = 0; pass <= m.arrays.size(); ++pass)
     for (std::size_t i = 0; i < m.arrays.size(); ++i) {
       const model::Array& a = m.arrays[i];
-      bool ready = a.init.kind != model::Init::Kind::kCopy || done[static_cast<std::size_t>(a.init.source)];
+      bool ready =
+          a.init.kind != model::Init::Kind::kCopy || done[static_cast<std::size_t>(a.init.source)];
       if (!done[i] && ready) {
         done[i] = true;
         order.push_back(i);
@@ -208,7 +221,7 @@ View common_view(const Model& m, const BackendNames& names) {
   v.set("bytes_per_cell", std::to_string(request.bytes_per_cell));
   v.set("strategy", request.strategy == rt::Strategy::kStepocl ? "kStepocl"
                     : request.strategy == rt::Strategy::kSlabs ? "kSlabs"
-                                                                : "kMinExchange");
+                                                               : "kMinExchange");
 
   // Out of core: one step's validity shrink (the chunk halo per step) and the spec's settings,
   // the defaults of the program's out-of-core flags.
@@ -252,7 +265,8 @@ View common_view(const Model& m, const BackendNames& names) {
         av.set("value", names.buffer_arg(name));
         av.set("what", name);
       } else {
-        av.set("value", "static_cast<" + names.scalar_type(a.scalar_type) + ">(" + expr_cpp(m, a.value) + ")");
+        av.set("value", "static_cast<" + names.scalar_type(a.scalar_type) + ">(" +
+                            expr_cpp(m, a.value) + ")");
         av.set("what", "argument " + std::to_string(i));
       }
       args.push_back(av);
@@ -314,16 +328,20 @@ View common_view(const Model& m, const BackendNames& names) {
         }
       const bool each_step = m.exchange_every == 1 && !ids.empty();
       std::string obstacle = each_step ? model::view_obstacle(m, k) : std::string();
-      if (each_step && obstacle.empty() && names.slabs_by_work_items && !model::one_item_per_cell(m, k))
-        obstacle = "kernel '" + k.name + "': its global size along the slowest dimension is not extent(X, " +
-                   std::to_string(m.dims - 1) + ") or round_up(extent(X, " + std::to_string(m.dims - 1) +
-                   "), c), so its work-items are not one per cell";
-      if (!obstacle.empty() && std::find(no_overlap.begin(), no_overlap.end(), obstacle) == no_overlap.end())
+      if (each_step && obstacle.empty() && names.slabs_by_work_items &&
+          !model::one_item_per_cell(m, k))
+        obstacle = "kernel '" + k.name +
+                   "': its global size along the slowest dimension is not extent(X, " +
+                   std::to_string(m.dims - 1) + ") or round_up(extent(X, " +
+                   std::to_string(m.dims - 1) + "), c), so its work-items are not one per cell";
+      if (!obstacle.empty() &&
+          std::find(no_overlap.begin(), no_overlap.end(), obstacle) == no_overlap.end())
         no_overlap.push_back(obstacle);
       sv.set("exchange_each_step", flag(each_step));
       sv.set("overlap", flag(each_step && obstacle.empty()));
       sv.set("reach", kernel_reach(m, k));
-      sv.set("group", std::to_string(k.local.empty() ? 1 : k.local[static_cast<std::size_t>(m.dims - 1)]));
+      sv.set("group",
+             std::to_string(k.local.empty() ? 1 : k.local[static_cast<std::size_t>(m.dims - 1)]));
       sv.set("exchange_arrays", "{" + join(ids, ", ") + "}");
       sv.set("after", std::to_string(after[i][0]) + ", " + std::to_string(after[i][1]));
       // The kernel must run on a slab (CUDA: a view of the buffer); a slab of work-items

@@ -345,9 +345,9 @@ rt::PartitionRequest partition_request(const Model& m, const PlanOptions& o) {
   r.ghost_hi = ghost_hi(m);
   r.devices = o.devices;
   r.weights = resolved_weights(m, o);
-  r.strategy = o.strategy ? *o.strategy
-                          : overlap_obstacle(m).empty() ? rt::Strategy::kSlabs
-                                                        : rt::Strategy::kMinExchange;
+  r.strategy = o.strategy                    ? *o.strategy
+               : overlap_obstacle(m).empty() ? rt::Strategy::kSlabs
+                                             : rt::Strategy::kMinExchange;
   r.every = std::max(1, m.exchange_every);
   r.bytes_per_cell = 0;
   for (std::size_t i = 0; i < m.arrays.size(); ++i)
@@ -634,10 +634,15 @@ std::string plan_json(const Model& m, const Plan& plan) {
       for (const rt::Chunk& ch : c.chunks)
         chunks.push(
             Json::object()
-                .set("own", Json::array().push(Json::number(ch.own_lo)).push(Json::number(ch.own_hi)))
-                .set("load", Json::array().push(Json::number(ch.load_lo)).push(Json::number(ch.load_hi)))
-                .set("h2d", Json::array().push(Json::number(ch.h2d_lo)).push(Json::number(ch.h2d_hi)))
-                .set("shared", Json::array().push(Json::number(ch.shared_lo)).push(Json::number(ch.shared_hi))));
+                .set("own",
+                     Json::array().push(Json::number(ch.own_lo)).push(Json::number(ch.own_hi)))
+                .set("load",
+                     Json::array().push(Json::number(ch.load_lo)).push(Json::number(ch.load_hi)))
+                .set("h2d",
+                     Json::array().push(Json::number(ch.h2d_lo)).push(Json::number(ch.h2d_hi)))
+                .set("shared", Json::array()
+                                   .push(Json::number(ch.shared_lo))
+                                   .push(Json::number(ch.shared_hi))));
       j.set("chunks", chunks);
       h2d += c.h2d_bytes_per_pass;
       h2d_plain += c.h2d_bytes_without_sharing;
@@ -793,7 +798,8 @@ std::string plan_svg(const Model& m, const Plan& plan) {
       for (const rt::Box& b : t.boxes)
         if (c.visible(b) && marked.insert({b.lo, b.hi}).second)
           s += "  " +
-               c.rect(b, "fill=\"#d62728\" fill-opacity=\"0.5\" stroke=\"#d62728\" stroke-width=\"1\"",
+               c.rect(b,
+                      "fill=\"#d62728\" fill-opacity=\"0.5\" stroke=\"#d62728\" stroke-width=\"1\"",
                       "exchanged " + b.str(), 2) +
                "\n";
   // Out of core: chunk boundaries across each part, along the slowest dimension.
@@ -847,9 +853,8 @@ std::string plan_svg(const Model& m, const Plan& plan) {
   s += "  <rect x=\"20\" y=\"" + num(ky - 10) +
        "\" width=\"12\" height=\"12\" fill=\"#444\" fill-opacity=\"0.35\" stroke=\"#000\"/>\n";
   s += "  <text x=\"36\" y=\"" + num(ky) + "\">ghost zone (thin ones drawn 4 px)</text>\n";
-  s +=
-      "  <rect x=\"246\" y=\"" + num(ky - 10) +
-      "\" width=\"12\" height=\"12\" fill=\"#d62728\" fill-opacity=\"0.5\" stroke=\"#d62728\"/>\n";
+  s += "  <rect x=\"246\" y=\"" + num(ky - 10) +
+       "\" width=\"12\" height=\"12\" fill=\"#d62728\" fill-opacity=\"0.5\" stroke=\"#d62728\"/>\n";
   s += "  <text x=\"262\" y=\"" + num(ky) + "\">exchanged every " + std::to_string(plan.every) +
        " step(s)</text>\n";
   if (plan.out_of_core) {

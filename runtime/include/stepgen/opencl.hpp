@@ -204,17 +204,21 @@ inline std::vector<Device> discover(const rt::Options& opt) {
     cl_uint ndev = 0;
     if (clGetDeviceIDs(p, CL_DEVICE_TYPE_ALL, 0, nullptr, &ndev) != CL_SUCCESS) continue;
     std::vector<cl_device_id> ids(ndev);
-    check(clGetDeviceIDs(p, CL_DEVICE_TYPE_ALL, ndev, ids.data(), nullptr), "clGetDeviceIDs", pname);
+    check(clGetDeviceIDs(p, CL_DEVICE_TYPE_ALL, ndev, ids.data(), nullptr), "clGetDeviceIDs",
+          pname);
     for (cl_device_id id : ids) {
       Device d;
       d.platform = p;
       d.id = id;
       d.platform_name = pname;
       d.name = device_string(id, CL_DEVICE_NAME);
-      check(clGetDeviceInfo(id, CL_DEVICE_TYPE, sizeof d.type, &d.type, nullptr), "clGetDeviceInfo", d.name);
-      check(clGetDeviceInfo(id, CL_DEVICE_GLOBAL_MEM_SIZE, sizeof d.global_mem, &d.global_mem, nullptr),
+      check(clGetDeviceInfo(id, CL_DEVICE_TYPE, sizeof d.type, &d.type, nullptr), "clGetDeviceInfo",
+            d.name);
+      check(clGetDeviceInfo(id, CL_DEVICE_GLOBAL_MEM_SIZE, sizeof d.global_mem, &d.global_mem,
+                            nullptr),
             "clGetDeviceInfo", d.name);
-      check(clGetDeviceInfo(id, CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof d.max_alloc, &d.max_alloc, nullptr),
+      check(clGetDeviceInfo(id, CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof d.max_alloc, &d.max_alloc,
+                            nullptr),
             "clGetDeviceInfo", d.name);
       seen += "\n  " + d.name + " [" + type_name(d.type) + "] on " + pname;
       bool type_ok = (d.type & want) != 0;
@@ -222,19 +226,23 @@ inline std::vector<Device> discover(const rt::Options& opt) {
       if (type_ok && platform_ok) found.push_back(std::move(d));
     }
   }
-  std::string filter = "type " + opt.device_type + (opt.platform.empty() ? "" : ", platform '" + opt.platform + "'");
-  if (found.empty()) throw rt::RunError("no OpenCL device matches (" + filter + "); devices present:" + seen);
+  std::string filter =
+      "type " + opt.device_type + (opt.platform.empty() ? "" : ", platform '" + opt.platform + "'");
+  if (found.empty())
+    throw rt::RunError("no OpenCL device matches (" + filter + "); devices present:" + seen);
   if (opt.devices > 0) {
     if (static_cast<size_t>(opt.devices) > found.size())
       throw rt::RunError("asked for " + std::to_string(opt.devices) + " devices but only " +
-                         std::to_string(found.size()) + " match (" + filter + "); devices present:" + seen);
+                         std::to_string(found.size()) + " match (" + filter +
+                         "); devices present:" + seen);
     found.resize(static_cast<size_t>(opt.devices));
   }
   for (size_t i = 0; i < found.size(); ++i) {
     Device& d = found[i];
     d.index = static_cast<int>(i);
     cl_int err = CL_SUCCESS;
-    cl_context_properties props[] = {CL_CONTEXT_PLATFORM, reinterpret_cast<cl_context_properties>(d.platform), 0};
+    cl_context_properties props[] = {CL_CONTEXT_PLATFORM,
+                                     reinterpret_cast<cl_context_properties>(d.platform), 0};
     d.context = Context(clCreateContext(props, 1, &d.id, nullptr, nullptr, &err));
     check(err, "clCreateContext", d.label());
     d.queue = Queue(clCreateCommandQueue(d.context.get(), d.id, 0, &err));
@@ -246,7 +254,8 @@ inline std::vector<Device> discover(const rt::Options& opt) {
 }
 
 /// Builds `source` for one device; on failure the message carries the build log.
-inline Program build_program(const Device& d, const std::string& source, const std::string& options) {
+inline Program build_program(const Device& d, const std::string& source,
+                             const std::string& options) {
   cl_int err = CL_SUCCESS;
   const char* text = source.c_str();
   size_t length = source.size();
@@ -258,8 +267,8 @@ inline Program build_program(const Device& d, const std::string& source, const s
     clGetProgramBuildInfo(p.get(), d.id, CL_PROGRAM_BUILD_LOG, 0, nullptr, &n);
     std::string log(n, '\0');
     clGetProgramBuildInfo(p.get(), d.id, CL_PROGRAM_BUILD_LOG, n, log.data(), nullptr);
-    throw rt::RunError(std::string("clBuildProgram failed on ") + d.label() + ": " + error_name(err) +
-                       "\n--- build log ---\n" + log);
+    throw rt::RunError(std::string("clBuildProgram failed on ") + d.label() + ": " +
+                       error_name(err) + "\n--- build log ---\n" + log);
   }
   return p;
 }
@@ -274,17 +283,19 @@ inline Kernel create_kernel(const Device& d, const Program& p, const char* name)
 /// Throws when a part's buffers (`bytes` in all) cannot fit the device's global memory.
 inline void check_fits(const Device& d, size_t bytes) {
   if (bytes > d.global_mem)
-    throw rt::RunError("the arrays of this part need " + rt::human_bytes(static_cast<double>(bytes)) + " on " +
-                       d.label() + " but it has " + rt::human_bytes(static_cast<double>(d.global_mem)) +
+    throw rt::RunError("the arrays of this part need " +
+                       rt::human_bytes(static_cast<double>(bytes)) + " on " + d.label() +
+                       " but it has " + rt::human_bytes(static_cast<double>(d.global_mem)) +
                        "; use more devices");
 }
 
 /// A device buffer holding the box `box` of an array.
-inline Mem create_buffer(const Device& d, const rt::Box& box, size_t element_bytes, const std::string& array) {
+inline Mem create_buffer(const Device& d, const rt::Box& box, size_t element_bytes,
+                         const std::string& array) {
   size_t bytes = static_cast<size_t>(box.volume()) * element_bytes;
   if (bytes > d.max_alloc)
-    throw rt::RunError("array " + array + " needs " + rt::human_bytes(static_cast<double>(bytes)) + " on " +
-                       d.label() + " but its largest allocation is " +
+    throw rt::RunError("array " + array + " needs " + rt::human_bytes(static_cast<double>(bytes)) +
+                       " on " + d.label() + " but its largest allocation is " +
                        rt::human_bytes(static_cast<double>(d.max_alloc)) + "; use more devices");
   cl_int err = CL_SUCCESS;
   Mem m(clCreateBuffer(d.context.get(), CL_MEM_READ_WRITE, bytes, nullptr, &err));
@@ -350,21 +361,24 @@ inline void read_box(const Device& d, const Mem& mem, const rt::Box& buffer, rt:
   cl_event ev = nullptr;
   check(clEnqueueReadBufferRect(d.on(on), mem.get(), CL_FALSE, dev.origin.data(), hst.origin.data(),
                                 dev.region.data(), dev.row_pitch, dev.slice_pitch, hst.row_pitch,
-                                hst.slice_pitch, host.bytes.data(), 0, nullptr, events ? &ev : nullptr),
+                                hst.slice_pitch, host.bytes.data(), 0, nullptr,
+                                events ? &ev : nullptr),
         ("clEnqueueReadBufferRect(" + host.name + ")").c_str(), d.label());
   if (events) events->emplace_back(ev);
 }
 
 /// Enqueues a non-blocking copy of `sub` from the host array into a device buffer holding
 /// `buffer`. The host bytes must stay untouched until the queue has run it.
-inline void write_box(const Device& d, const Mem& mem, const rt::Box& buffer, const rt::HostArray& host,
-                      const rt::Box& sub, std::vector<Event>* events, On on = On::kCompute) {
+inline void write_box(const Device& d, const Mem& mem, const rt::Box& buffer,
+                      const rt::HostArray& host, const rt::Box& sub, std::vector<Event>* events,
+                      On on = On::kCompute) {
   rt::RectCopy dev, hst;
   detail::rect_args(sub, buffer, host.box, host.element_bytes, dev, hst);
   cl_event ev = nullptr;
-  check(clEnqueueWriteBufferRect(d.on(on), mem.get(), CL_FALSE, dev.origin.data(), hst.origin.data(),
-                                 dev.region.data(), dev.row_pitch, dev.slice_pitch, hst.row_pitch,
-                                 hst.slice_pitch, host.bytes.data(), 0, nullptr, events ? &ev : nullptr),
+  check(clEnqueueWriteBufferRect(d.on(on), mem.get(), CL_FALSE, dev.origin.data(),
+                                 hst.origin.data(), dev.region.data(), dev.row_pitch,
+                                 dev.slice_pitch, hst.row_pitch, hst.slice_pitch, host.bytes.data(),
+                                 0, nullptr, events ? &ev : nullptr),
         ("clEnqueueWriteBufferRect(" + host.name + ")").c_str(), d.label());
   if (events) events->emplace_back(ev);
 }
@@ -383,7 +397,8 @@ void set_arg(const Device& d, const Kernel& k, cl_uint index, const T& value, co
   check(clSetKernelArg(k.get(), index, sizeof(T), &value),
         (std::string("clSetKernelArg(") + what + ")").c_str(), d.label());
 }
-inline void set_arg(const Device& d, const Kernel& k, cl_uint index, const Mem& m, const char* what) {
+inline void set_arg(const Device& d, const Kernel& k, cl_uint index, const Mem& m,
+                    const char* what) {
   cl_mem raw = m.get();
   set_arg(d, k, index, raw, what);
 }
@@ -398,8 +413,8 @@ struct Slab {
 };
 
 /// Enqueues a kernel over `global` work-items (all of them, or a slab of them).
-inline void launch(const Device& d, const Kernel& k, const char* name, cl_uint dims, const size_t* global,
-                   const size_t* local, const Slab* slab = nullptr) {
+inline void launch(const Device& d, const Kernel& k, const char* name, cl_uint dims,
+                   const size_t* global, const size_t* local, const Slab* slab = nullptr) {
   size_t offset[3] = {0, 0, 0}, size[3] = {0, 0, 0};
   for (cl_uint i = 0; i < dims && i < 3; ++i) size[i] = global[i];
   cl_command_queue q = d.queue.get();
@@ -415,7 +430,8 @@ inline void launch(const Device& d, const Kernel& k, const char* name, cl_uint d
       for (const Event& e : *slab->after) after.push_back(e.get());
   }
   check(clEnqueueNDRangeKernel(q, k.get(), dims, slab ? offset : nullptr, size, local,
-                               static_cast<cl_uint>(after.size()), after.empty() ? nullptr : after.data(), nullptr),
+                               static_cast<cl_uint>(after.size()),
+                               after.empty() ? nullptr : after.data(), nullptr),
         (std::string("clEnqueueNDRangeKernel(") + name + ")").c_str(), d.label());
 }
 
@@ -428,7 +444,8 @@ inline void flush(const Device& d) {
 /// An event that completes when everything enqueued so far on the device's kernel queue has.
 inline Event marker(const Device& d) {
   cl_event ev = nullptr;
-  check(clEnqueueMarkerWithWaitList(d.queue.get(), 0, nullptr, &ev), "clEnqueueMarkerWithWaitList", d.label());
+  check(clEnqueueMarkerWithWaitList(d.queue.get(), 0, nullptr, &ev), "clEnqueueMarkerWithWaitList",
+        d.label());
   return Event(ev);
 }
 
@@ -445,8 +462,8 @@ inline void wait_all(std::vector<Event>& events, const char* what) {
 /// part owns and another part reads is read from its owner into the host array at its global
 /// place, then written from there to the reader. Only the boxes of the exchange plan move.
 struct ExchangeArray {
-  rt::HostArray* host = nullptr;                 ///< staging: the array's host copy
-  std::vector<const Mem*> buffers;               ///< per part: the array's current buffer
+  rt::HostArray* host = nullptr;    ///< staging: the array's host copy
+  std::vector<const Mem*> buffers;  ///< per part: the array's current buffer
   const std::vector<rt::Transfer>* plan = nullptr;
 };
 
@@ -470,7 +487,8 @@ inline std::size_t exchange(const std::vector<Device>& devices, const rt::Partit
     for (const rt::Transfer& t : *a.plan)
       for (const rt::Box& box : t.boxes) {
         const auto dst = static_cast<std::size_t>(t.dst);
-        write_box(devices[dst], *a.buffers[dst], partition.parts[dst].ghost, *a.host, box, &pending);
+        write_box(devices[dst], *a.buffers[dst], partition.parts[dst].ghost, *a.host, box,
+                  &pending);
       }
   return bytes;
 }
