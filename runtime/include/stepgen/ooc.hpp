@@ -66,7 +66,7 @@ struct OocOptions {
   bool overlap = true;  ///< false: one stream, nothing overlaps (the naive scheme, for comparison)
   int buffers = 3;      ///< buffer slots per array
   bool pinned = true;   ///< direct mapping: the host arrays page-locked (false: pageable)
-  bool trapezoid = true;  ///< each step computes only the planes still read (where supported)
+  bool trapezoid = true;     ///< each step computes only the planes still read (where supported)
   bool band_sharing = true;  ///< each step's lower band comes from the previous chunk (ditto)
 };
 
@@ -258,6 +258,15 @@ inline Box ooc_band(const OocSchedule& sc, const OocChunk& c, Index steps, Index
   return band;
 }
 
+/// Where band `j` starts in the band store, in planes: band 0 holds up to a + k * b planes (it
+/// reaches up to where a chunk's data from the host starts), the others a + b each, one after
+/// the other. `ooc_band_store_plane(sc, k)` is the store's whole size.
+inline Index ooc_band_store_plane(const OocSchedule& sc, Index j) {
+  const auto s = static_cast<std::size_t>(sc.dims - 1);
+  const Index a = sc.shrink_lo[s], b = sc.shrink_hi[s];
+  return j == 0 ? 0 : a + sc.steps_per_pass * b + (j - 1) * (a + b);
+}
+
 /// Where a launch of step `j` (of `steps`) starts computing on chunk `c` with band sharing, as
 /// the low side of the owned box to give ooc_needed_planes: the chunk's own first plane
 /// shifted up by the remaining steps' halos below and above (ooc_needed_planes takes the
@@ -359,10 +368,8 @@ inline OocSchedule ooc_schedule(const OocRequest& r) {
       part.chunks.push_back(c);
     }
     if (out.band_sharing && plan.chunks.size() > 1) {
-      // The band store: band 0 holds up to a + k * b planes, the others a + b.
       const Index plane = part.reach.volume() / std::max<Index>(part.reach.extent(dims - 1), 1);
-      const Index a = r.shrink_lo[s], b = r.shrink_hi[s];
-      out.band_cells = std::max(out.band_cells, plane * (a + k * b + (k - 1) * (a + b)));
+      out.band_cells = std::max(out.band_cells, plane * ooc_band_store_plane(out, k));
       part.device_bytes = (r.buffers * part.buffer_cells + out.band_cells) * elem_sum;
     } else {
       part.device_bytes = r.buffers * part.buffer_cells * elem_sum;

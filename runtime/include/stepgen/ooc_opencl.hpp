@@ -237,18 +237,16 @@ class OocRunner {
 
   /// Band sharing: copies band `j` of chunk `c` (rt::ooc_band, for a pass of `steps` steps)
   /// between the chunk buffers `bufs` (holding `held`) and the band store, every array, on
-  /// queue `q`: into the
-  /// store (`store`: before step j of the previous chunk) or out of it into `c`'s buffers
-  /// (before c's step j). Both come from and go to a chunk's buffers as that chunk has them
-  /// at the start of step j; the compute queue runs them in order.
+  /// queue `q`: into the store (`store`: before step j of the previous chunk) or out of it
+  /// into `c`'s buffers (before c's step j). Both come from and go to a chunk's buffers as that
+  /// chunk has them at the start of step j; the compute queue runs them in order.
   void band_copy(cl_command_queue q, const Device& d, PartState& st, std::vector<Mem>& bufs,
                  const rt::Box& held, const rt::OocChunk& c, rt::Index steps, rt::Index j,
                  bool store, rt::OocStats& stats) {
     const rt::Box band = rt::ooc_band(sc_, c, steps, j);
     if (band.empty()) return;
     const auto axis = static_cast<std::size_t>(sc_.dims - 1);
-    const rt::Index a = sc_.shrink_lo[axis], b = sc_.shrink_hi[axis];
-    const rt::Index first = j == 0 ? 0 : a + sc_.steps_per_pass * b + (j - 1) * (a + b);
+    const rt::Index first = rt::ooc_band_store_plane(sc_, j);
     rt::Box where = band;  // the store seen as a box, band j at its place in it
     const rt::Index plane = band.volume() / band.extent(sc_.dims - 1);
     where.lo[axis] = band.lo[axis] - first;
