@@ -4,9 +4,10 @@
 # carry bench/generated). Out of core through NVIDIA's OpenCL, and the budget question of the
 # OpenMP target. PHASE picks what runs (default: opencl):
 #   opencl  0. checks: every example forced out of core on the GPU (2 chunks, k = 2) and the
-#              acoustic example at k = 1, 2, 5, region sharing off, the naive scheme and
-#              pageable host arrays (--pinned off): saved arrays equal the serial reference bit
-#              for bit; acoustic 1160^3 under 8 GiB with --verify (the in-core run on the GPU);
+#              acoustic example at k = 1, 2, 3, 5, region sharing off, the naive scheme,
+#              pageable host arrays (--pinned off) and --band-sharing off: saved arrays equal
+#              the serial reference bit for bit; acoustic 1160^3 under 8 GiB (model) and 20 GiB
+#              (k = 24, one pass) with --verify (the in-core run on the GPU);
 #           1. acoustic 1160^3 (23.3 GiB of host data), 24 steps, --device-memory 8GiB: the
 #              model's choice with page-locked host arrays (direct mapping), with every step
 #              over the whole load window (--trapezoid off) and with pageable host arrays,
@@ -17,9 +18,11 @@
 #   cuda    the same checks through the CUDA programs (built here from bench/generated), each
 #           also with --trapezoid off, acoustic 1160^3 with --verify, and the 1160^3 model's
 #           choice with the trapezoid and with every step over the whole window.
+#           ROWS=0: the opencl and cuda phases run their checks only (no timed rows).
 #   budget  the model's choice at budgets 8, 12, 16 and 20 GiB (all force chunks: the data is
 #           23.3 GiB), CUDA and OpenCL, one pass of 24 steps at 20 GiB, CUDA at 16 GiB with the
-#           whole window, and the 16-thread OpenMP CPU version at 1160^3.
+#           whole window, and the 16-thread OpenMP CPU version at 1160^3; with NO_BANDS=1
+#           (default) also k = 24 and CUDA at 12 GiB with --band-sharing off.
 # PHASE may name several, run in this order: PHASE="cuda budget".
 # Prints a table last; logs go to $OUT (default /tmp/out).
 # Usage: PHASE=opencl|big|cuda|budget REPS=2 bash bench/ooc_opencl_gpu.sh
@@ -63,7 +66,7 @@ row() {  # row NAME BINARY ARGS...: REPS runs, the median, and what the last rep
   [ "$med" = FAIL ] && tail -3 "$log"
   rows+=("$(printf '%-22s %9s ms/step (runs: %s); %s; host %s; %s; %s; %s' "$name" "$med" "${times[*]}" \
     "$(grep -m1 -o '[0-9]* chunk(s)[^,]*, [0-9]* step(s) per pass[^,]*' "$log")" \
-    "$(grep -m1 -o 'host arrays [a-z]*' "$log" | sed 's/host arrays //'), $(grep -m1 -o 'trapezoid [a-z]*' "$log")" \
+    "$(grep -m1 -o 'host arrays [a-z]*' "$log" | sed 's/host arrays //'), $(grep -m1 -o 'trapezoid [a-z]*' "$log"), $(grep -m1 -o 'band sharing [a-z]*' "$log")" \
     "$(grep -m1 -o 'h2d [0-9.]* GB/s, d2h [0-9.]* GB/s, bidirectional [0-9.]* GB/s' "$log")" \
     "$(grep -m1 -o 'predicted [0-9.]* s' "$log")" "$(grep -m1 -o 'link bound.*' "$log")")")
 }
@@ -82,12 +85,13 @@ verdict() {  # verdict BIN_DIR EXAMPLE ARGS...: out of core on the GPU, saved ar
   else
     v="FAILED: $(tail -1 "$run/log")"
   fi
-  checks+=("$(printf '%-15s %-62s %s (host %s, %s)' "$ex" "$*" "$v" "$(grep -m1 -o 'host arrays [a-z]*' "$run/log" | sed 's/host arrays //')" "$(grep -m1 -o 'trapezoid [a-z]*' "$run/log")")")
+  checks+=("$(printf '%-15s %-62s %s (host %s, %s, %s)' "$ex" "$*" "$v" "$(grep -m1 -o 'host arrays [a-z]*' "$run/log" | sed 's/host arrays //')" "$(grep -m1 -o 'trapezoid [a-z]*' "$run/log")" "$(grep -m1 -o 'band sharing [a-z]*' "$run/log")")")
 }
 acoustic_args=("--ooc-chunks 4 --steps-per-pass 1" "--ooc-chunks 2 --steps-per-pass 5"
   "--ooc-chunks 4 --steps-per-pass 2 --region-sharing off"
   "--ooc-chunks 3 --steps-per-pass 1 --region-sharing off --overlap off"
-  "--ooc-chunks 4 --steps-per-pass 2 --pinned off")
+  "--ooc-chunks 4 --steps-per-pass 2 --pinned off"
+  "--ooc-chunks 3 --steps-per-pass 3" "--ooc-chunks 3 --steps-per-pass 3 --band-sharing off")
 
 if has opencl; then
   for prog in "$g"/ref/reference_*; do
@@ -100,13 +104,17 @@ if has opencl; then
   bin=$g/bin/acoustic_1160
   timeout 300 "$bin" --device-type gpu --steps 24 --device-memory 8GiB --verify >"$out/1160-verify.log" 2>&1
   big="acoustic 1160^3, 8 GiB, model, --verify: $(grep -m1 -o 'verify: [A-Z]*' "$out/1160-verify.log" || echo "RUN FAILED: $(tail -1 "$out/1160-verify.log")")"
+  timeout 300 "$bin" --device-type gpu --steps 24 --device-memory 20GiB --steps-per-pass 24 --verify >"$out/1160-verify-k24.log" 2>&1
+  big="$big; 20 GiB, k = 24, --verify: $(grep -m1 -o 'verify: [A-Z]*' "$out/1160-verify-k24.log" || echo "RUN FAILED: $(tail -1 "$out/1160-verify-k24.log")") ($(grep -m1 -o 'band sharing [a-z]*' "$out/1160-verify-k24.log"))"
   echo "$big"
+  if [ "${ROWS:-1}" = 1 ]; then
   row 1160-cl-model "$bin" --device-memory 8GiB
   row 1160-cl-whole-window "$bin" --device-memory 8GiB --trapezoid off
   row 1160-cl-pageable "$bin" --device-memory 8GiB --pinned off
   reps=1
   row 1160-cl-naive "$bin" --device-memory 8GiB --ooc-chunks 16 --steps-per-pass 1 --region-sharing off --overlap off
   row 1160-cl-in-core "$bin" --out-of-core off
+  fi
   echo
   echo "== OpenCL ($(grep -m1 -o 'on device 0 ([^)]*)' "$out/1160-cl-model-1.log")), out of core on the GPU, against the serial references"
   printf '%s\n' "${checks[@]}"
@@ -147,10 +155,14 @@ if has cuda; then
   done
   timeout 300 "$cb/acoustic_1160" --steps 24 --device-memory 8GiB --verify >"$out/1160-cuda-verify.log" 2>&1
   big="acoustic 1160^3, 8 GiB, model, --verify: $(grep -m1 -o 'verify: [A-Z]*' "$out/1160-cuda-verify.log" || echo "RUN FAILED: $(tail -1 "$out/1160-cuda-verify.log")")"
+  timeout 300 "$cb/acoustic_1160" --steps 24 --device-memory 20GiB --steps-per-pass 24 --verify >"$out/1160-cuda-verify-k24.log" 2>&1
+  big="$big; 20 GiB, k = 24, --verify: $(grep -m1 -o 'verify: [A-Z]*' "$out/1160-cuda-verify-k24.log" || echo "RUN FAILED: $(tail -1 "$out/1160-cuda-verify-k24.log")") ($(grep -m1 -o 'band sharing [a-z]*' "$out/1160-cuda-verify-k24.log"))"
+  if [ "${ROWS:-1}" = 1 ]; then
   row 1160-cuda-model "$cb/acoustic_1160" --device-memory 8GiB
   row 1160-cuda-whole-window "$cb/acoustic_1160" --device-memory 8GiB --trapezoid off
   row 1160-cuda-16GiB "$cb/acoustic_1160" --device-memory 16GiB
   row 1160-cuda-16GiB-whole "$cb/acoustic_1160" --device-memory 16GiB --trapezoid off
+  fi
   echo
   echo "== CUDA ($(grep -m1 -o 'on device 0 ([^)]*)' "$out/1160-cuda-model-1.log")), out of core, against the serial references"
   printf '%s\n' "${checks[@]}" | tee "$out/checks-cuda.txt"
@@ -172,6 +184,11 @@ if has budget; then
   # Beside the model: one pass of all 24 steps, and the whole window at 16 GiB.
   row 1160-cuda-20GiB-k24 "$work/build-cuda-acoustic_1160/acoustic_1160" --device-memory 20GiB --steps-per-pass 24
   row 1160-cl-20GiB-k24 "$g/bin/acoustic_1160" --device-memory 20GiB --steps-per-pass 24
+  if [ "${NO_BANDS:-1}" = 1 ]; then  # the same without band sharing (the trapezoid alone)
+    row 1160-cuda-20GiB-k24-nobands "$work/build-cuda-acoustic_1160/acoustic_1160" --device-memory 20GiB --steps-per-pass 24 --band-sharing off
+    row 1160-cl-20GiB-k24-nobands "$g/bin/acoustic_1160" --device-memory 20GiB --steps-per-pass 24 --band-sharing off
+    row 1160-cuda-12GiB-nobands "$work/build-cuda-acoustic_1160/acoustic_1160" --device-memory 12GiB --band-sharing off
+  fi
   row 1160-cuda-16GiB-whole "$work/build-cuda-acoustic_1160/acoustic_1160" --device-memory 16GiB --trapezoid off
   "$work/acoustic_omp" 1160 1160 1160 3 16 | tee "$out/cpu.log"
   echo

@@ -308,6 +308,22 @@ TEST_CASE("ooc band sharing: boxes, bands, hazards and the model") {
   CHECK(sc.parts[0].buffer_cells < plain.parts[0].buffer_cells);
   CHECK(sc.device_bytes == (3 * sc.parts[0].buffer_cells + sc.band_cells) * 16);
   CHECK(sc.band_cells == 64 * 56 * (4 + 3 * 4 + 2 * 8));
+  // In the store (one plane = 64 * 56 cells), band j of any pass starts at store plane
+  // ooc_band_store_plane(j) and ends before band j + 1's place, inside the store; both backends
+  // address them through ooc_band_store_box.
+  for (Index steps : {1, 2, 3})
+    for (Index j = 0; j < steps; ++j) {
+      CAPTURE(steps);
+      CAPTURE(j);
+      const Box band = ooc_band(sc, c, steps, j);
+      const Box store = ooc_band_store_box(sc, band, j);
+      CHECK(store.volume() == sc.band_cells);
+      const RectCopy at = rect_of(band, store, 4);
+      CHECK(at.origin[2] == static_cast<std::size_t>(ooc_band_store_plane(sc, j)));
+      CHECK(at.origin[2] + at.region[2] <=
+            static_cast<std::size_t>(ooc_band_store_plane(sc, j + 1)));
+    }
+  CHECK(ooc_band_store_plane(sc, 3) * 64 * 56 == sc.band_cells);
   // Off at k = 1, without the trapezoid or without region sharing.
   r.steps_per_pass = 1;
   CHECK_FALSE(ooc_schedule(r).band_sharing);

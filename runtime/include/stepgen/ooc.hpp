@@ -267,6 +267,18 @@ inline Index ooc_band_store_plane(const OocSchedule& sc, Index j) {
   return j == 0 ? 0 : a + sc.steps_per_pass * b + (j - 1) * (a + b);
 }
 
+/// Band `band` (ooc_band, of step `j`) as its cells sit in the band store: the store seen as a
+/// box of the band's cross-section whose planes start at band j's place in it
+/// (ooc_band_store_plane). rect_of(band, ooc_band_store_box(...)) addresses the band there.
+inline Box ooc_band_store_box(const OocSchedule& sc, const Box& band, Index j) {
+  const auto s = static_cast<std::size_t>(sc.dims - 1);
+  const Index plane = band.volume() / band.extent(sc.dims - 1);
+  Box where = band;
+  where.lo[s] = band.lo[s] - ooc_band_store_plane(sc, j);
+  where.hi[s] = where.lo[s] + sc.band_cells / plane;
+  return where;
+}
+
 /// Where a launch of step `j` (of `steps`) starts computing on chunk `c` with band sharing, as
 /// the low side of the owned box to give ooc_needed_planes: the chunk's own first plane
 /// shifted up by the remaining steps' halos below and above (ooc_needed_planes takes the

@@ -155,6 +155,11 @@ class OocRunner {
         for (const rt::OocArray& a : sc_.arrays)
           slot.emplace_back(d, cells, static_cast<std::size_t>(a.element_bytes),
                             a.name + " (chunk buffer)");
+      // Band sharing: each array's bands, all k of them, one after the other.
+      if (sc_.band_cells > 0)
+        for (const rt::OocArray& a : sc_.arrays)
+          st.bands.emplace_back(d, rt::Box::from_extent(1, {sc_.band_cells, 1, 1}),
+                                static_cast<std::size_t>(a.element_bytes), a.name + " (band store)");
       st.snapshots.resize(sc_.arrays.size());
       for (std::size_t a = 0; a < sc_.arrays.size(); ++a)
         if (sc_.arrays[a].written && sc_.parts.size() > 1)
@@ -241,10 +246,34 @@ class OocRunner {
   struct PartState {
     detail::OwnedStream in, out;                        ///< copy streams (none without overlap)
     std::vector<std::vector<Buffer>> slots;             ///< [slot][array]
+    std::vector<Buffer> bands;                          ///< [array]: the band store
     std::vector<std::vector<rt::HostArray>> snapshots;  ///< [array][foreign box]
     std::vector<PinnedHost> pinned;                     ///< of the snapshots (destroyed first)
     std::map<std::pair<rt::Index, int>, detail::OwnedEvent> events;  ///< (t, kind) -> done
   };
+
+  /// Band sharing: copies band `j` of chunk `c` (rt::ooc_band, for a pass of `steps` steps)
+  /// between the chunk buffers `bufs` (holding `held`) and the band store, every array, on
+  /// stream `s`: into the store (`store`: before step j of the previous chunk) or out of it
+  /// into `c`'s buffers (before c's step j). Both come from and go to a chunk's buffers as that
+  /// chunk has them at the start of step j; the compute stream runs them in order.
+  void band_copy(cudaStream_t s, const Device& d, PartState& st, std::vector<Buffer>& bufs,
+                 const rt::Box& held, const rt::OocChunk& c, rt::Index steps, rt::Index j,
+                 bool store, rt::OocStats& stats) {
+    const rt::Box band = rt::ooc_band(sc_, c, steps, j);
+    if (band.empty()) return;
+    const rt::Box where = rt::ooc_band_store_box(sc_, band, j);
+    for (std::size_t i = 0; i < sc_.arrays.size(); ++i) {
+      const std::size_t elem = host_[i].element_bytes;
+      const rt::RectCopy chunk = rt::rect_of(band, held, elem),
+                         kept = rt::rect_of(band, where, elem);
+      if (store)
+        detail::device_rect(s, d, bufs[i], chunk, st.bands[i], kept, "band of " + host_[i].name);
+      else
+        detail::device_rect(s, d, st.bands[i], kept, bufs[i], chunk, "band of " + host_[i].name);
+      stats.d2d_bytes += static_cast<std::size_t>(band.volume()) * elem;
+    }
+  }
 
   cudaStream_t stream(std::size_t p, rt::OocOp::Kind kind) const {
     if (!overlap_ || kind == rt::OocOp::Kind::kCompute) return devices_[p].stream();
@@ -299,8 +328,19 @@ class OocRunner {
       chunk.id = static_cast<int>(p);
       chunk.owned = ch.own;
       chunk.ghost = ch.load;
-      for (rt::Index i = 0; i < op.steps; ++i)
+      const bool bands = sc_.band_sharing && part.chunks.size() > 1;
+      const auto axis = static_cast<std::size_t>(sc_.dims - 1);
+      for (rt::Index i = 0; i < op.steps; ++i) {
+        if (bands && op.chunk > 0) {
+          // Take this step's band from the previous chunk, then start higher (ooc_band).
+          band_copy(s, d, st, bufs, ch.load, ch, op.steps, i, false, stats);
+          chunk.owned.lo[axis] = rt::ooc_band_owned_lo(sc_, ch, op.steps, i);
+        }
+        if (bands && static_cast<std::size_t>(op.chunk) + 1 < part.chunks.size())
+          band_copy(s, d, st, bufs, ch.load, part.chunks[static_cast<std::size_t>(op.chunk) + 1],
+                    op.steps, i, true, stats);
         step_(d, p, bufs, chunk, op.first_step + i, sc_.trapezoid ? op.steps - 1 - i : -1);
+      }
     } else {
       for (std::size_t a = 0; a < sc_.arrays.size(); ++a) {
         if (!sc_.arrays[a].written) continue;

@@ -245,12 +245,7 @@ class OocRunner {
                  bool store, rt::OocStats& stats) {
     const rt::Box band = rt::ooc_band(sc_, c, steps, j);
     if (band.empty()) return;
-    const auto axis = static_cast<std::size_t>(sc_.dims - 1);
-    const rt::Index first = rt::ooc_band_store_plane(sc_, j);
-    rt::Box where = band;  // the store seen as a box, band j at its place in it
-    const rt::Index plane = band.volume() / band.extent(sc_.dims - 1);
-    where.lo[axis] = band.lo[axis] - first;
-    where.hi[axis] = where.lo[axis] + sc_.band_cells / plane;
+    const rt::Box where = rt::ooc_band_store_box(sc_, band, j);
     for (std::size_t i = 0; i < sc_.arrays.size(); ++i) {
       const size_t elem = host_[i].element_bytes;
       const rt::RectCopy chunk = rt::rect_of(band, held, elem),
