@@ -159,7 +159,8 @@ class OocRunner {
       if (sc_.band_cells > 0)
         for (const rt::OocArray& a : sc_.arrays)
           st.bands.emplace_back(d, rt::Box::from_extent(1, {sc_.band_cells, 1, 1}),
-                                static_cast<std::size_t>(a.element_bytes), a.name + " (band store)");
+                                static_cast<std::size_t>(a.element_bytes),
+                                a.name + " (band store)");
       st.snapshots.resize(sc_.arrays.size());
       for (std::size_t a = 0; a < sc_.arrays.size(); ++a)
         if (sc_.arrays[a].written && sc_.parts.size() > 1)
