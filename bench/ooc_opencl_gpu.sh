@@ -19,6 +19,8 @@
 #           also with --trapezoid off, acoustic 1160^3 with --verify, and the 1160^3 model's
 #           choice with the trapezoid and with every step over the whole window.
 #           ROWS=0: the opencl and cuda phases run their checks only (no timed rows).
+#   sweep   CUDA, 1160^3 at 20 GiB: the model's choice, 8, 10, 12 chunks at k = 24, and k = 16,
+#           20 (chunks by the model). BIG_K12=1 adds k = 12 to the big phase.
 #   budget  the model's choice at budgets 8, 12, 16 and 20 GiB (all force chunks: the data is
 #           23.3 GiB), CUDA and OpenCL, one pass of 24 steps at 20 GiB, CUDA at 16 GiB with the
 #           whole window, and the 16-thread OpenMP CPU version at 1160^3; with NO_BANDS=1
@@ -131,6 +133,7 @@ if has big; then
   fi
   cuda_build acoustic_1750
   row 1750-cuda-model "$work/build-cuda-acoustic_1750/acoustic_1750"
+  [ "${BIG_K12:-0}" = 1 ] && row 1750-cuda-k12 "$work/build-cuda-acoustic_1750/acoustic_1750" --steps-per-pass 12
   [ "${BIG_K4:-1}" = 1 ] && row 1750-cuda-k4 "$work/build-cuda-acoustic_1750/acoustic_1750" --steps-per-pass 4
   echo
   echo "== acoustic 1750^3, 24 steps, OpenCL and CUDA, budget auto (one run each)"
@@ -169,6 +172,19 @@ if has cuda; then
   echo "$big"
   echo "== acoustic 1160^3, 24 steps, CUDA (median of ${REPS:-2})"
   printf '%s\n' "${rows[@]}" | tee "$out/table-cuda.txt"
+  rows=()
+fi
+
+if has sweep; then  # beside the model at 20 GiB (CUDA): other chunk counts at k = 24, other k
+  [ -x "$work/build-cuda-acoustic_1160/acoustic_1160" ] || cuda_build acoustic_1160
+  reps=1 rows=()
+  b=$work/build-cuda-acoustic_1160/acoustic_1160
+  row 1160-cuda-20GiB-model "$b" --device-memory 20GiB
+  for n in 8 10 12; do row "1160-cuda-20GiB-n$n-k24" "$b" --device-memory 20GiB --ooc-chunks $n --steps-per-pass 24; done
+  for k in 16 20; do row "1160-cuda-20GiB-k$k" "$b" --device-memory 20GiB --steps-per-pass $k; done
+  echo
+  echo "== acoustic 1160^3, 24 steps, CUDA, 20 GiB: the model and a sweep (one run each)"
+  printf '%s\n' "${rows[@]}" | tee "$out/table-sweep.txt"
   rows=()
 fi
 
