@@ -4,9 +4,11 @@
 
 #include <doctest/doctest.h>
 
+#include <chrono>
 #include <cstring>
 #include <map>
 #include <set>
+#include <thread>
 
 using namespace stepgen::rt;
 
@@ -296,11 +298,19 @@ TEST_CASE("ooc band sharing: boxes, bands, hazards and the model") {
   shifted.ghost = c.load;
   shifted.owned.lo[2] = ooc_band_owned_lo(sc, c, 3, 0);
   CHECK(ooc_needed_planes(shifted, 2, 2, 4, 4, 0, 0, 1).first + c.load.lo[2] == L + 8);
-  // Fewer cells (own planes k times on later chunks), fewer bytes sent, a band store.
+  // Fewer cells (own planes k times on later chunks), fewer bytes sent, a band store. The last
+  // chunk, at the grid's edge, leaves the top halo (4 planes) alone: at step j it computes
+  // from own_lo + 4 (k - 1 - j) up to 4 below its top.
   for (std::size_t i = 1; i < sc.parts[0].chunks.size(); ++i) {
+    CAPTURE(i);
     const OocChunk& x = sc.parts[0].chunks[i];
     CHECK(ooc_pass_cells(sc, x) < ooc_pass_cells(plain, plain.parts[0].chunks[i]));
-    CHECK(ooc_pass_cells(sc, x) == doctest::Approx(3.0 * static_cast<double>(x.own.volume())));
+    const double plane = static_cast<double>(x.own.volume() / x.own.extent(2));
+    const Index own = x.own.extent(2);
+    const double want = i + 1 < sc.parts[0].chunks.size()
+                            ? 3.0 * plane * static_cast<double>(own)
+                            : plane * static_cast<double>((own - 12) + (own - 8) + (own - 4));
+    CHECK(ooc_pass_cells(sc, x) == doctest::Approx(want));
   }
   CHECK(sc.parts[0].h2d_bytes == plain.parts[0].h2d_bytes);  // every plane once either way
   CHECK(sc.band_cells > 0);
@@ -324,6 +334,41 @@ TEST_CASE("ooc band sharing: boxes, bands, hazards and the model") {
             static_cast<std::size_t>(ooc_band_store_plane(sc, j + 1)));
     }
   CHECK(ooc_band_store_plane(sc, 3) * 64 * 56 == sc.band_cells);
+  // What a compute command of the middle chunk does, in order (both runners follow
+  // ooc_compute): at each step, its band from the store, the next chunk's band into it, then
+  // the step on a chunk whose owned box starts where ooc_band_owned_lo says.
+  {
+    OocOp op;
+    op.kind = OocOp::Kind::kCompute;
+    op.chunk = 1;
+    op.steps = 3;
+    op.first_step = 6;
+    op.share_next = true;  // share() first (with bands the next chunk's shared box is empty)
+    std::vector<std::string> log;
+    ooc_compute(
+        sc, op, [&](const OocChunk&) { log.push_back("share"); },
+        [&](const Box& band, const Box& kept, bool store) {
+          CHECK(kept.volume() == sc.band_cells);
+          log.push_back(std::string(store ? "keep " : "take ") + std::to_string(band.lo[2]));
+        },
+        [&](const Part& part, std::int64_t step, std::int64_t remaining) {
+          CHECK(part.ghost == c.load);
+          log.push_back("step " + std::to_string(step) + " from " +
+                        std::to_string(part.owned.lo[2]) + " rem " + std::to_string(remaining));
+        });
+    const OocChunk& n = sc.parts[0].chunks[2];
+    const std::vector<std::string> want = {"share",
+                                           "take " + std::to_string(L + 4),
+                                           "keep " + std::to_string(n.own_lo + 4),
+                                           "step 6 from " + std::to_string(L + 16) + " rem 2",
+                                           "take " + std::to_string(L),
+                                           "keep " + std::to_string(n.own_lo),
+                                           "step 7 from " + std::to_string(L + 8) + " rem 1",
+                                           "take " + std::to_string(L - 4),
+                                           "keep " + std::to_string(n.own_lo - 4),
+                                           "step 8 from " + std::to_string(L) + " rem 0"};
+    CHECK(log == want);
+  }
   // Off at k = 1, without the trapezoid or without region sharing.
   r.steps_per_pass = 1;
   CHECK_FALSE(ooc_schedule(r).band_sharing);
@@ -396,6 +441,47 @@ TEST_CASE("ooc model: region sharing's device copies are charged to the compute 
   const double slow = ooc_predict(sc, link, 6, true);
   CHECK(slow > fast);
   CHECK(slow >= 2.0 * static_cast<double>(sc.parts[0].d2d_bytes) / 1e6);  // 2 passes of 3
+}
+
+TEST_CASE("ooc model: kernels per computed cell, the fill, and a short last pass") {
+  OocRequest r = acoustic(1, 3, 3, true);
+  r.trapezoid = r.band_sharing = true;
+  const OocSchedule sc = ooc_schedule(r);
+  // A step over a probe of 20 planes computes 12 of them (halo 4 at either end).
+  CHECK(ooc_computed_planes(sc, 20) == 12);
+  CHECK(ooc_computed_planes(sc, 5) == 1);
+  // So the kernels' figure is per computed cell: a step taking at least 2 ms over 20 planes
+  // costs at least 2 ms over the 12 planes' cells (divided by all 20 it would be 1.2 ms).
+  const Box probe = Box::from_extent(3, {64, 56, 20});
+  OocLink link;
+  ooc_measure_device(
+      sc, probe, [] { std::this_thread::sleep_for(std::chrono::milliseconds(2)); },
+      [](std::size_t, const RectCopy&, const RectCopy&) {}, [] {}, link);
+  CHECK(link.cell_step * 64.0 * 56.0 * 12.0 >= 2e-3);
+
+  // Compute-bound: a pass is its kernels and device copies; filling and draining add one
+  // chunk's load and store only (not its kernels again).
+  link.h2d = link.d2h = 1e12;
+  link.bidir = 2e12;
+  link.d2d = 1e11;
+  link.cell_step = 1e-9;
+  auto comp = [&](Index steps) {
+    double cells = 0, d2d = 0;
+    for (const OocChunk& c : sc.parts[0].chunks) {
+      cells += ooc_pass_cells(sc, c, steps);
+      d2d += static_cast<double>((c.shared.volume() + ooc_band_copy_cells(sc, c, steps)) * 16);
+    }
+    return cells * link.cell_step + d2d / link.d2d;
+  };
+  const double fill = (static_cast<double>(sc.parts[0].h2d_bytes) / link.h2d +
+                       static_cast<double>(sc.parts[0].d2h_bytes) / link.d2h) /
+                      3.0;
+  CHECK(ooc_predict(sc, link, 3, true) == doctest::Approx(comp(3) + fill));
+  // 4 steps at k = 3: a full pass and one of a single step, charged for that step only.
+  CHECK(comp(1) < comp(3) / 2);
+  CHECK(ooc_predict(sc, link, 4, true) == doctest::Approx(comp(3) + comp(1) + fill));
+  CHECK(ooc_pass_cells(sc, sc.parts[0].chunks[1], 1) <
+        ooc_pass_cells(sc, sc.parts[0].chunks[1]) / 2);
 }
 
 TEST_CASE("ooc model: the device copies' speed is measured between a probe's two halves") {
@@ -634,7 +720,9 @@ TEST_CASE("ooc trapezoid: the planes a step still needs, and the model's cells")
   for (std::size_t i = 0; i < trap.parts[0].chunks.size(); ++i) {
     const OocChunk& ch = trap.parts[0].chunks[i];
     const double full = ooc_pass_cells(whole, whole.parts[0].chunks[i]);
-    CHECK(full == doctest::Approx(3.0 * static_cast<double>(ch.load.volume())));
+    // Every step: the window but one step's halo planes (4) at either end.
+    const double plane = static_cast<double>(ch.load.volume() / ch.load.extent(2));
+    CHECK(full == doctest::Approx(3.0 * plane * static_cast<double>(ch.load.extent(2) - 8)));
     CHECK(ooc_pass_cells(trap, ch) < full);
     CHECK(ooc_pass_cells(trap, ch) >= 3.0 * static_cast<double>(ch.own.volume()));
   }

@@ -288,6 +288,16 @@ inline Index ooc_band_owned_lo(const OocSchedule& sc, const OocChunk& c, Index s
   return c.own_lo + (steps - 1 - j) * (sc.shrink_lo[s] + sc.shrink_hi[s]);
 }
 
+/// The cells of one array that band sharing copies on the device for chunk `c` in a pass of
+/// `steps` steps: every band once into the store and once out of it (0 for a part's first
+/// chunk, or without band sharing).
+inline Index ooc_band_copy_cells(const OocSchedule& sc, const OocChunk& c, Index steps) {
+  if (!sc.band_sharing || c.id == 0) return 0;
+  Index cells = 0;
+  for (Index j = 0; j < steps; ++j) cells += 2 * ooc_band(sc, c, steps, j).volume();
+  return cells;
+}
+
 /// Builds the schedule. Throws PlanError when a part has fewer planes than chunks, or when a
 /// chunk owns fewer planes than k steps' halo (its neighbours' loads would reach past it).
 OocSchedule ooc_schedule(const OocRequest& r);
@@ -359,7 +369,6 @@ inline OocSchedule ooc_schedule(const OocRequest& r) {
       c.shared = planes(part.reach, ch.shared_lo, ch.shared_hi);
       c.h2d = planes(part.reach, r.region_sharing ? ch.h2d_lo : ch.load_lo,
                      r.region_sharing ? ch.h2d_hi : ch.load_hi);
-      Index band_d2d = 0;  // cells a pass copies through the band store for this chunk
       if (out.band_sharing && ch.id > 0) {
         // One step's halo below its own planes (the band of a one-step last pass reaches
         // that low), k steps' above; the host sends what lies above the first band.
@@ -367,9 +376,8 @@ inline OocSchedule ooc_schedule(const OocRequest& r) {
         c.load = intersect(planes(part.reach, ch.own_lo - a, ch.own_hi + k * b), c.load);
         c.h2d = intersect(planes(part.reach, ch.own_lo + k * b, ch.own_hi + k * b), c.load);
         c.shared = planes(part.reach, ch.own_lo, ch.own_lo);  // none: the bands replace it
-        for (Index j = 0; j < k; ++j)
-          band_d2d += 2 * ooc_band(out, c, k, j).volume();  // stored, then taken
       }
+      const Index band_d2d = ooc_band_copy_cells(out, c, k);  // through the band store
       part.buffer_cells = std::max(part.buffer_cells, c.load.volume());
       for (const OocArray& a : r.arrays) {
         part.h2d_bytes += c.h2d.volume() * a.element_bytes;
@@ -518,6 +526,43 @@ inline std::vector<OocOp> ooc_ops(const OocSchedule& sc, Index steps) {
     }
   }
   return ops;
+}
+
+/// What one compute command (`op`) does, in order, whatever the backend; the runners give the
+/// copies and the step. With region sharing (`op.share_next`), first `share(next)`: the next
+/// chunk's shared planes into its buffers. Then, for each step j of the command: with band
+/// sharing, `band(box, in_store, false)` brings band j (`box`, at `in_store` in the band store)
+/// into the chunk's buffers (not a part's first chunk), and the chunk starts higher
+/// (ooc_band_owned_lo); `band(box, in_store, true)` keeps the next chunk's band j in the store;
+/// then `step(chunk, step, remaining)`: the body once on the chunk seen as a part (ghost box:
+/// its load window), `remaining` the steps of the pass after this one with the trapezoid, -1
+/// without. Every box is in global coordinates; the chunk's buffers hold its load window.
+template <class Share, class Band, class Step>
+void ooc_compute(const OocSchedule& sc, const OocOp& op, Share&& share, Band&& band, Step&& step) {
+  const OocPart& part = sc.parts[static_cast<std::size_t>(op.part)];
+  const auto c = static_cast<std::size_t>(op.chunk);
+  const OocChunk& ch = part.chunks[c];
+  const OocChunk* next = c + 1 < part.chunks.size() ? &part.chunks[c + 1] : nullptr;
+  if (op.share_next && next) share(*next);
+  Part chunk;
+  chunk.id = op.part;
+  chunk.owned = ch.own;
+  chunk.ghost = ch.load;
+  const bool bands = sc.band_sharing && part.chunks.size() > 1;
+  const auto axis = static_cast<std::size_t>(sc.dims - 1);
+  for (Index j = 0; j < op.steps; ++j) {
+    if (bands && c > 0) {
+      const Box b = ooc_band(sc, ch, op.steps, j);
+      if (!b.empty()) band(b, ooc_band_store_box(sc, b, j), false);
+      chunk.owned.lo[axis] = ooc_band_owned_lo(sc, ch, op.steps, j);
+    }
+    if (bands && next) {
+      const Box b = ooc_band(sc, *next, op.steps, j);
+      if (!b.empty()) band(b, ooc_band_store_box(sc, b, j), true);
+    }
+    step(static_cast<const Part&>(chunk), op.first_step + j,
+         sc.trapezoid ? op.steps - 1 - j : Index{-1});
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -692,15 +737,30 @@ double ooc_measure_copies(const Box& probe, int dims, Copy copy,
   return bytes / ooc_fastest(3, [&] { copy(from, to); });
 }
 
+/// The planes along the slowest dimension a step computes on a buffer of `planes` planes when
+/// it computes the whole buffer: all but one step's halos below and above (the kernels leave
+/// the cells whose reads would leave the buffer alone). At least 1.
+inline Index ooc_computed_planes(const OocSchedule& sc, Index planes) {
+  const auto a = static_cast<std::size_t>(sc.dims - 1);
+  return std::max<Index>(planes - sc.shrink_lo[a] - sc.shrink_hi[a], 1);
+}
+
 /// The device side of the start-up measurements, on a probe box the buffers hold: the kernels'
 /// seconds per cell-step (`step()` runs one time step over the probe and waits; a warm-up,
 /// then the fastest of three) and the speed of device copies (`copy(a, from, to)` copies array
-/// a's cells between two places of its probe buffer, `wait()` waits for them).
+/// a's cells between two places of its probe buffer, `wait()` waits for them). A step over
+/// the probe computes its planes but one step's halos at either end (ooc_computed_planes), and
+/// so does the model count the cells of a chunk: with a thin probe (21 planes at 1750^3, 8 of
+/// them halos) dividing by all its cells made the kernels look 1.6x faster than they are.
 template <typename Step, typename Copy, typename Wait>
 void ooc_measure_device(const OocSchedule& sc, const Box& probe, Step step, Copy copy, Wait wait,
                         OocLink& link) {
   step();  // warm-up (and, in OpenCL, first-launch compilation)
-  link.cell_step = ooc_fastest(3, step) / static_cast<double>(probe.volume());
+  const int axis = sc.dims - 1;
+  const Index planes = std::max<Index>(probe.extent(axis), 1);
+  const double computed = static_cast<double>(probe.volume() / planes) *
+                          static_cast<double>(ooc_computed_planes(sc, planes));
+  link.cell_step = ooc_fastest(3, step) / computed;
   link.d2d = ooc_measure_copies(
       probe, sc.dims,
       [&](const Box& from, const Box& to) {
@@ -713,10 +773,6 @@ void ooc_measure_device(const OocSchedule& sc, const Box& probe, Step step, Copy
       sc.arrays);
 }
 
-/// The predicted wall time of a run: per pass the slowest of the three streams (or their sum
-/// without overlap), plus filling and draining the pipeline (one chunk's load and store) once
-/// with one part, every pass with several (they meet at pass boundaries). With several parts
-/// each device gets its share of the link when all stream at once (ooc_share).
 /// The planes along the slowest dimension (`axis`) that a launch must compute on a chunk
 /// whose buffer holds `chunk.ghost`, as [begin, end) work-item indices of the buffer: the
 /// chunk's own planes grown by what is still read of them: `remaining` more steps of this
@@ -756,54 +812,81 @@ inline Box ooc_view(const Part& chunk, int axis, Index remaining, Index shrink_l
   return view;
 }
 
-/// The cells a pass computes on one chunk over its `k` steps: the whole load window every step,
-/// or with the trapezoid the planes each step still needs (counted as the step's last launch
-/// needs them: exact for one launch per step, a little low for several).
-inline double ooc_pass_cells(const OocSchedule& sc, const OocChunk& c) {
+/// The cells a pass computes on one chunk over its `steps` steps (default: k): the whole load
+/// window every step (but its halo planes at either end, ooc_computed_planes), or with the
+/// trapezoid the planes each step still needs (counted as the step's last launch needs them: exact
+/// for one launch per step, a little low for several).
+inline double ooc_pass_cells(const OocSchedule& sc, const OocChunk& c, Index steps = -1) {
+  const Index k = steps < 0 ? sc.steps_per_pass : steps;
   const double load = static_cast<double>(c.load.volume());
-  if (!sc.trapezoid) return load * sc.steps_per_pass;
   const int axis = sc.dims - 1;
   const auto a = static_cast<std::size_t>(axis);
-  const double plane = load / static_cast<double>(std::max<Index>(c.load.extent(axis), 1));
-  // Band sharing: a part's later chunks compute their own planes' worth each step.
-  if (sc.band_sharing && c.id > 0)
-    return plane * static_cast<double>((c.own_hi - c.own_lo) * sc.steps_per_pass);
+  const Index planes = std::max<Index>(c.load.extent(axis), 1);
+  const double plane = load / static_cast<double>(planes);
+  if (!sc.trapezoid) return plane * static_cast<double>(ooc_computed_planes(sc, planes) * k);
+  // Band sharing: a part's later chunks compute their own planes' worth each step, shifted up.
+  const bool bands = sc.band_sharing && c.id > 0;
   Part p;
   p.owned = c.load;
   p.owned.lo[a] = c.own_lo;
   p.owned.hi[a] = c.own_hi;
   p.ghost = c.load;
   double cells = 0;
-  for (Index r = 0; r < sc.steps_per_pass; ++r) {
+  for (Index r = 0; r < k; ++r) {
     // Step j of the pass has r = k - 1 - j steps after it.
+    if (bands) p.owned.lo[a] = ooc_band_owned_lo(sc, c, k, k - 1 - r);
     const auto [b, e] = ooc_needed_planes(p, axis, r, sc.shrink_lo[a], sc.shrink_hi[a], 0, 0, 1);
-    cells += plane * static_cast<double>(e - b);
+    // Where the window is clipped at the grid's edge the kernels leave its halo planes alone.
+    const Index lo = std::max(b, sc.shrink_lo[a]), hi = std::min(e, planes - sc.shrink_hi[a]);
+    cells += plane * static_cast<double>(std::max<Index>(hi - lo, 0));
   }
   return cells;
 }
 
+/// The predicted wall time of a run: per pass the slowest of the three streams (or their sum
+/// without overlap), plus filling and draining the pipeline (one chunk's other stages: with
+/// kernels the busiest, the first chunk's load and the last one's store) once with one part,
+/// every pass with several (they meet at pass boundaries). With several parts each device gets
+/// its share of the link when all stream at once (ooc_share).
 inline double ooc_predict(const OocSchedule& sc, const OocLink& measured, Index steps,
                           bool overlap) {
-  const Index passes = ooc_passes(steps, sc.steps_per_pass);
+  const Index k = sc.steps_per_pass;
   const OocLink link = ooc_share(measured, sc.parts.size());
+  Index elem_sum = 0;
+  for (const OocArray& a : sc.arrays) elem_sum += a.element_bytes;
   double worst = 0;
   for (const OocPart& p : sc.parts) {
-    double in = static_cast<double>(p.h2d_bytes), out = static_cast<double>(p.d2h_bytes);
-    double cells = 0;
-    for (const OocChunk& c : p.chunks) cells += ooc_pass_cells(sc, c);
-    // The region-sharing copies run on the compute queue, before each chunk's kernels.
-    const double comp = cells * link.cell_step + static_cast<double>(p.d2d_bytes) / link.d2d;
+    const double in = static_cast<double>(p.h2d_bytes), out = static_cast<double>(p.d2h_bytes);
     const double t_in = in / link.h2d, t_out = out / link.d2h;
-    double pass;
-    double fill = 0;
-    if (overlap) {
-      pass = std::max({t_in, t_out, (in + out) / link.bidir, comp});
-      fill = (t_in + t_out + comp) / sc.chunks;
-    } else {
-      pass = t_in + t_out + comp;
-    }
-    const double total = static_cast<double>(passes) * pass +
-                         (sc.parts.size() > 1 ? static_cast<double>(passes) : 1.0) * fill;
+    // One pass of `s` steps (k, or fewer in the last): its time, and filling and draining.
+    auto pass = [&](Index s, double& fill) {
+      double cells = 0, d2d = 0;
+      for (const OocChunk& c : p.chunks) {
+        cells += ooc_pass_cells(sc, c, s);
+        d2d += static_cast<double>((c.shared.volume() + ooc_band_copy_cells(sc, c, s)) * elem_sum);
+      }
+      // The device copies (region and band sharing) run on the compute queue with the kernels.
+      const double comp = cells * link.cell_step + d2d / link.d2d;
+      if (!overlap) {
+        fill = 0;
+        return t_in + t_out + comp;
+      }
+      // One chunk's stages other than the busiest: the first chunk's load before any kernel,
+      // the last chunk's store after the last (the busiest stage's chunks are in the pass).
+      fill = (t_in + t_out + comp - std::max({t_in, t_out, comp})) / sc.chunks;
+      return std::max({t_in, t_out, (in + out) / link.bidir, comp});
+    };
+    const Index full = steps / k, rest = steps % k;
+    double fill_full = 0, fill_rest = 0;
+    const double t_full = full > 0 ? pass(k, fill_full) : 0;
+    const double t_rest = rest > 0 ? pass(rest, fill_rest) : 0;
+    double total = static_cast<double>(full) * t_full + t_rest;
+    // With one part the pipeline runs on across passes: it fills once; with several, the parts
+    // meet at every pass boundary.
+    if (sc.parts.size() > 1)
+      total += static_cast<double>(full) * fill_full + fill_rest;
+    else
+      total += full > 0 ? fill_full : fill_rest;
     worst = std::max(worst, total);
   }
   return worst;

@@ -253,29 +253,6 @@ class OocRunner {
     std::map<std::pair<rt::Index, int>, detail::OwnedEvent> events;  ///< (t, kind) -> done
   };
 
-  /// Band sharing: copies band `j` of chunk `c` (rt::ooc_band, for a pass of `steps` steps)
-  /// between the chunk buffers `bufs` (holding `held`) and the band store, every array, on
-  /// stream `s`: into the store (`store`: before step j of the previous chunk) or out of it
-  /// into `c`'s buffers (before c's step j). Both come from and go to a chunk's buffers as that
-  /// chunk has them at the start of step j; the compute stream runs them in order.
-  void band_copy(cudaStream_t s, const Device& d, PartState& st, std::vector<Buffer>& bufs,
-                 const rt::Box& held, const rt::OocChunk& c, rt::Index steps, rt::Index j,
-                 bool store, rt::OocStats& stats) {
-    const rt::Box band = rt::ooc_band(sc_, c, steps, j);
-    if (band.empty()) return;
-    const rt::Box where = rt::ooc_band_store_box(sc_, band, j);
-    for (std::size_t i = 0; i < sc_.arrays.size(); ++i) {
-      const std::size_t elem = host_[i].element_bytes;
-      const rt::RectCopy chunk = rt::rect_of(band, held, elem),
-                         kept = rt::rect_of(band, where, elem);
-      if (store)
-        detail::device_rect(s, d, bufs[i], chunk, st.bands[i], kept, "band of " + host_[i].name);
-      else
-        detail::device_rect(s, d, st.bands[i], kept, bufs[i], chunk, "band of " + host_[i].name);
-      stats.d2d_bytes += static_cast<std::size_t>(band.volume()) * elem;
-    }
-  }
-
   cudaStream_t stream(std::size_t p, rt::OocOp::Kind kind) const {
     if (!overlap_ || kind == rt::OocOp::Kind::kCompute) return devices_[p].stream();
     return kind == rt::OocOp::Kind::kLoad ? parts_[p].in.get() : parts_[p].out.get();
@@ -314,34 +291,34 @@ class OocRunner {
         stats.h2d_bytes += static_cast<std::size_t>(ch.h2d.volume()) * h.element_bytes;
       }
     } else if (op.kind == K::kCompute) {
-      if (op.share_next) {
-        const rt::OocChunk& next = part.chunks[static_cast<std::size_t>(op.chunk + 1)];
-        std::vector<Buffer>& to = st.slots[static_cast<std::size_t>((op.t + 1) % sc_.buffers)];
-        for (std::size_t a = 0; a < sc_.arrays.size() && !next.shared.empty(); ++a) {
-          const std::size_t elem = host_[a].element_bytes;
-          const rt::RectCopy src = rt::rect_of(next.shared, ch.load, elem);
-          const rt::RectCopy dst = rt::rect_of(next.shared, next.load, elem);
-          detail::device_rect(s, d, bufs[a], src, to[a], dst, "share " + host_[a].name);
-          stats.d2d_bytes += static_cast<std::size_t>(next.shared.volume()) * elem;
-        }
-      }
-      rt::Part chunk;
-      chunk.id = static_cast<int>(p);
-      chunk.owned = ch.own;
-      chunk.ghost = ch.load;
-      const bool bands = sc_.band_sharing && part.chunks.size() > 1;
-      const auto axis = static_cast<std::size_t>(sc_.dims - 1);
-      for (rt::Index i = 0; i < op.steps; ++i) {
-        if (bands && op.chunk > 0) {
-          // Take this step's band from the previous chunk, then start higher (ooc_band).
-          band_copy(s, d, st, bufs, ch.load, ch, op.steps, i, false, stats);
-          chunk.owned.lo[axis] = rt::ooc_band_owned_lo(sc_, ch, op.steps, i);
-        }
-        if (bands && static_cast<std::size_t>(op.chunk) + 1 < part.chunks.size())
-          band_copy(s, d, st, bufs, ch.load, part.chunks[static_cast<std::size_t>(op.chunk) + 1],
-                    op.steps, i, true, stats);
-        step_(d, p, bufs, chunk, op.first_step + i, sc_.trapezoid ? op.steps - 1 - i : -1);
-      }
+      std::vector<Buffer>& to = st.slots[static_cast<std::size_t>((op.t + 1) % sc_.buffers)];
+      rt::ooc_compute(
+          sc_, op,
+          [&](const rt::OocChunk& next) {  // region sharing: the next chunk's shared planes
+            for (std::size_t a = 0; a < sc_.arrays.size() && !next.shared.empty(); ++a) {
+              const std::size_t elem = host_[a].element_bytes;
+              detail::device_rect(s, d, bufs[a], rt::rect_of(next.shared, ch.load, elem), to[a],
+                                  rt::rect_of(next.shared, next.load, elem),
+                                  "share " + host_[a].name);
+              stats.d2d_bytes += static_cast<std::size_t>(next.shared.volume()) * elem;
+            }
+          },
+          [&](const rt::Box& band, const rt::Box& kept, bool store) {  // band sharing
+            for (std::size_t a = 0; a < sc_.arrays.size(); ++a) {
+              const std::size_t elem = host_[a].element_bytes;
+              const rt::RectCopy in_chunk = rt::rect_of(band, ch.load, elem),
+                                 in_store = rt::rect_of(band, kept, elem);
+              const std::string what = "band of " + host_[a].name;
+              if (store)
+                detail::device_rect(s, d, bufs[a], in_chunk, st.bands[a], in_store, what);
+              else
+                detail::device_rect(s, d, st.bands[a], in_store, bufs[a], in_chunk, what);
+              stats.d2d_bytes += static_cast<std::size_t>(band.volume()) * elem;
+            }
+          },
+          [&](const rt::Part& chunk, std::int64_t step, std::int64_t remaining) {
+            step_(d, p, bufs, chunk, step, remaining);
+          });
     } else {
       for (std::size_t a = 0; a < sc_.arrays.size(); ++a) {
         if (!sc_.arrays[a].written) continue;

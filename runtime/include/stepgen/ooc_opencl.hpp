@@ -235,29 +235,6 @@ class OocRunner {
     std::map<std::pair<rt::Index, int>, Event> events;  ///< (t, kind) -> its completion
   };
 
-  /// Band sharing: copies band `j` of chunk `c` (rt::ooc_band, for a pass of `steps` steps)
-  /// between the chunk buffers `bufs` (holding `held`) and the band store, every array, on
-  /// queue `q`: into the store (`store`: before step j of the previous chunk) or out of it
-  /// into `c`'s buffers (before c's step j). Both come from and go to a chunk's buffers as that
-  /// chunk has them at the start of step j; the compute queue runs them in order.
-  void band_copy(cl_command_queue q, const Device& d, PartState& st, std::vector<Mem>& bufs,
-                 const rt::Box& held, const rt::OocChunk& c, rt::Index steps, rt::Index j,
-                 bool store, rt::OocStats& stats) {
-    const rt::Box band = rt::ooc_band(sc_, c, steps, j);
-    if (band.empty()) return;
-    const rt::Box where = rt::ooc_band_store_box(sc_, band, j);
-    for (std::size_t i = 0; i < sc_.arrays.size(); ++i) {
-      const size_t elem = host_[i].element_bytes;
-      const rt::RectCopy chunk = rt::rect_of(band, held, elem),
-                         kept = rt::rect_of(band, where, elem);
-      if (store)
-        detail::device_rect(q, d, bufs[i], chunk, st.bands[i], kept, "band of " + host_[i].name);
-      else
-        detail::device_rect(q, d, st.bands[i], kept, bufs[i], chunk, "band of " + host_[i].name);
-      stats.d2d_bytes += static_cast<std::size_t>(band.volume()) * elem;
-    }
-  }
-
   bool runs_here(std::size_t p) const {
     return share_.part < 0 || p == static_cast<std::size_t>(share_.part);
   }
@@ -307,35 +284,33 @@ class OocRunner {
         stats.h2d_bytes += static_cast<std::size_t>(ch.h2d.volume()) * h.element_bytes;
       }
     } else if (op.kind == K::kCompute) {
-      if (op.share_next) {
-        const rt::OocChunk& next = part.chunks[static_cast<std::size_t>(op.chunk + 1)];
-        std::vector<Mem>& to = st.slots[static_cast<std::size_t>((op.t + 1) % sc_.buffers)];
-        for (std::size_t a = 0; a < sc_.arrays.size(); ++a) {
-          const size_t elem = host_[a].element_bytes;
-          const rt::RectCopy src = rt::rect_of(next.shared, ch.load, elem);
-          const rt::RectCopy dst = rt::rect_of(next.shared, next.load, elem);
-          if (next.shared.empty()) continue;
-          detail::device_rect(q, d, bufs[a], src, to[a], dst, host_[a].name);
-          stats.d2d_bytes += static_cast<std::size_t>(next.shared.volume()) * elem;
-        }
-      }
-      rt::Part chunk;
-      chunk.id = static_cast<int>(p);
-      chunk.owned = ch.own;
-      chunk.ghost = ch.load;
-      const bool bands = sc_.band_sharing && part.chunks.size() > 1;
-      const auto axis = static_cast<std::size_t>(sc_.dims - 1);
-      for (rt::Index s = 0; s < op.steps; ++s) {
-        if (bands && op.chunk > 0) {
-          // Take this step's band from the previous chunk, then start higher (ooc_band).
-          band_copy(q, d, st, bufs, ch.load, ch, op.steps, s, false, stats);
-          chunk.owned.lo[axis] = rt::ooc_band_owned_lo(sc_, ch, op.steps, s);
-        }
-        if (bands && static_cast<std::size_t>(op.chunk) + 1 < part.chunks.size())
-          band_copy(q, d, st, bufs, ch.load, part.chunks[static_cast<std::size_t>(op.chunk) + 1],
-                    op.steps, s, true, stats);
-        step_(d, p, bufs, chunk, op.first_step + s, sc_.trapezoid ? op.steps - 1 - s : -1);
-      }
+      std::vector<Mem>& to = st.slots[static_cast<std::size_t>((op.t + 1) % sc_.buffers)];
+      rt::ooc_compute(
+          sc_, op,
+          [&](const rt::OocChunk& next) {  // region sharing: the next chunk's shared planes
+            for (std::size_t a = 0; a < sc_.arrays.size() && !next.shared.empty(); ++a) {
+              const size_t elem = host_[a].element_bytes;
+              detail::device_rect(q, d, bufs[a], rt::rect_of(next.shared, ch.load, elem), to[a],
+                                  rt::rect_of(next.shared, next.load, elem), host_[a].name);
+              stats.d2d_bytes += static_cast<std::size_t>(next.shared.volume()) * elem;
+            }
+          },
+          [&](const rt::Box& band, const rt::Box& kept, bool store) {  // band sharing
+            for (std::size_t a = 0; a < sc_.arrays.size(); ++a) {
+              const size_t elem = host_[a].element_bytes;
+              const rt::RectCopy in_chunk = rt::rect_of(band, ch.load, elem),
+                                 in_store = rt::rect_of(band, kept, elem);
+              const std::string what = "band of " + host_[a].name;
+              if (store)
+                detail::device_rect(q, d, bufs[a], in_chunk, st.bands[a], in_store, what);
+              else
+                detail::device_rect(q, d, st.bands[a], in_store, bufs[a], in_chunk, what);
+              stats.d2d_bytes += static_cast<std::size_t>(band.volume()) * elem;
+            }
+          },
+          [&](const rt::Part& chunk, std::int64_t step, std::int64_t remaining) {
+            step_(d, p, bufs, chunk, step, remaining);
+          });
     } else {
       for (std::size_t a = 0; a < sc_.arrays.size(); ++a) {
         if (!sc_.arrays[a].written) continue;
