@@ -343,13 +343,18 @@ TEST_CASE("ooc band sharing: boxes, bands, hazards and the model") {
     op.chunk = 1;
     op.steps = 3;
     op.first_step = 6;
-    op.share_next = true;  // share() first (with bands the next chunk's shared box is empty)
+    op.share_next = true;  // with bands the next chunk shares nothing: share() is not called
     std::vector<std::string> log;
+    std::size_t d2d = 0;
     ooc_compute(
-        sc, op, [&](const OocChunk&) { log.push_back("share"); },
-        [&](const Box& band, const Box& kept, bool store) {
-          CHECK(kept.volume() == sc.band_cells);
-          log.push_back(std::string(store ? "keep " : "take ") + std::to_string(band.lo[2]));
+        sc, op, d2d, [&](std::size_t, const RectCopy&, const RectCopy&) { log.push_back("share"); },
+        [&](std::size_t a, const RectCopy& in_chunk, const RectCopy& in_store, bool store) {
+          CHECK(in_chunk.region == in_store.region);
+          CHECK(in_store.origin[2] + in_store.region[2] <=
+                static_cast<std::size_t>(sc.band_cells / (64 * 56)));
+          if (a == 0)  // the band's first plane, in global coordinates
+            log.push_back(std::string(store ? "keep " : "take ") +
+                          std::to_string(c.load.lo[2] + static_cast<Index>(in_chunk.origin[2])));
         },
         [&](const Part& part, std::int64_t step, std::int64_t remaining) {
           CHECK(part.ghost == c.load);
@@ -357,8 +362,7 @@ TEST_CASE("ooc band sharing: boxes, bands, hazards and the model") {
                         std::to_string(part.owned.lo[2]) + " rem " + std::to_string(remaining));
         });
     const OocChunk& n = sc.parts[0].chunks[2];
-    const std::vector<std::string> want = {"share",
-                                           "take " + std::to_string(L + 4),
+    const std::vector<std::string> want = {"take " + std::to_string(L + 4),
                                            "keep " + std::to_string(n.own_lo + 4),
                                            "step 6 from " + std::to_string(L + 16) + " rem 2",
                                            "take " + std::to_string(L),
@@ -368,6 +372,8 @@ TEST_CASE("ooc band sharing: boxes, bands, hazards and the model") {
                                            "keep " + std::to_string(n.own_lo - 4),
                                            "step 8 from " + std::to_string(L) + " rem 0"};
     CHECK(log == want);
+    // Every band in and out, 4 arrays of 4 bytes: 2 x (8 + 8 + 8) planes of 64 x 56 cells.
+    CHECK(d2d == static_cast<std::size_t>(2 * 24 * 64 * 56 * 16));
   }
   // Off at k = 1, without the trapezoid or without region sharing.
   r.steps_per_pass = 1;

@@ -529,21 +529,39 @@ inline std::vector<OocOp> ooc_ops(const OocSchedule& sc, Index steps) {
 }
 
 /// What one compute command (`op`) does, in order, whatever the backend; the runners give the
-/// copies and the step. With region sharing (`op.share_next`), first `share(next)`: the next
-/// chunk's shared planes into its buffers. Then, for each step j of the command: with band
-/// sharing, `band(box, in_store, false)` brings band j (`box`, at `in_store` in the band store)
-/// into the chunk's buffers (not a part's first chunk), and the chunk starts higher
-/// (ooc_band_owned_lo); `band(box, in_store, true)` keeps the next chunk's band j in the store;
-/// then `step(chunk, step, remaining)`: the body once on the chunk seen as a part (ghost box:
-/// its load window), `remaining` the steps of the pass after this one with the trapezoid, -1
-/// without. Every box is in global coordinates; the chunk's buffers hold its load window.
+/// copies and the step, all on the compute queue. With region sharing (`op.share_next`), first
+/// `share(a, from, to)` for every array a: the next chunk's shared planes, `from` in this
+/// chunk's buffer, `to` in the next one's. Then, for each step j of the command, with band
+/// sharing: `band(a, in_chunk, in_store, false)` for every array brings band j from the band
+/// store into this chunk's buffer (not a part's first chunk), and the chunk starts higher
+/// (ooc_band_owned_lo); `band(a, in_chunk, in_store, true)` keeps the next chunk's band j in
+/// the store; then `step(chunk, step, remaining)`: the body once on the chunk seen as a part
+/// (ghost box: its load window), `remaining` the steps of the pass after this one with the
+/// trapezoid, -1 without. Adds the bytes copied on the device to `d2d_bytes`.
 template <class Share, class Band, class Step>
-void ooc_compute(const OocSchedule& sc, const OocOp& op, Share&& share, Band&& band, Step&& step) {
+void ooc_compute(const OocSchedule& sc, const OocOp& op, std::size_t& d2d_bytes, Share&& share,
+                 Band&& band, Step&& step) {
   const OocPart& part = sc.parts[static_cast<std::size_t>(op.part)];
   const auto c = static_cast<std::size_t>(op.chunk);
   const OocChunk& ch = part.chunks[c];
   const OocChunk* next = c + 1 < part.chunks.size() ? &part.chunks[c + 1] : nullptr;
-  if (op.share_next && next) share(*next);
+  if (op.share_next && next && !next->shared.empty())
+    for (std::size_t a = 0; a < sc.arrays.size(); ++a) {
+      const auto elem = static_cast<std::size_t>(sc.arrays[a].element_bytes);
+      share(a, rect_of(next->shared, ch.load, elem), rect_of(next->shared, next->load, elem));
+      d2d_bytes += static_cast<std::size_t>(next->shared.volume()) * elem;
+    }
+  // Band j of chunk `of` between this chunk's buffers and the store, every array.
+  auto copy_band = [&](const OocChunk& of, Index j, bool store) {
+    const Box b = ooc_band(sc, of, op.steps, j);
+    if (b.empty()) return;
+    const Box kept = ooc_band_store_box(sc, b, j);
+    for (std::size_t a = 0; a < sc.arrays.size(); ++a) {
+      const auto elem = static_cast<std::size_t>(sc.arrays[a].element_bytes);
+      band(a, rect_of(b, ch.load, elem), rect_of(b, kept, elem), store);
+      d2d_bytes += static_cast<std::size_t>(b.volume()) * elem;
+    }
+  };
   Part chunk;
   chunk.id = op.part;
   chunk.owned = ch.own;
@@ -552,14 +570,10 @@ void ooc_compute(const OocSchedule& sc, const OocOp& op, Share&& share, Band&& b
   const auto axis = static_cast<std::size_t>(sc.dims - 1);
   for (Index j = 0; j < op.steps; ++j) {
     if (bands && c > 0) {
-      const Box b = ooc_band(sc, ch, op.steps, j);
-      if (!b.empty()) band(b, ooc_band_store_box(sc, b, j), false);
+      copy_band(ch, j, false);
       chunk.owned.lo[axis] = ooc_band_owned_lo(sc, ch, op.steps, j);
     }
-    if (bands && next) {
-      const Box b = ooc_band(sc, *next, op.steps, j);
-      if (!b.empty()) band(b, ooc_band_store_box(sc, b, j), true);
-    }
+    if (bands && next) copy_band(*next, j, true);
     step(static_cast<const Part&>(chunk), op.first_step + j,
          sc.trapezoid ? op.steps - 1 - j : Index{-1});
   }

@@ -286,27 +286,17 @@ class OocRunner {
     } else if (op.kind == K::kCompute) {
       std::vector<Mem>& to = st.slots[static_cast<std::size_t>((op.t + 1) % sc_.buffers)];
       rt::ooc_compute(
-          sc_, op,
-          [&](const rt::OocChunk& next) {  // region sharing: the next chunk's shared planes
-            for (std::size_t a = 0; a < sc_.arrays.size() && !next.shared.empty(); ++a) {
-              const size_t elem = host_[a].element_bytes;
-              detail::device_rect(q, d, bufs[a], rt::rect_of(next.shared, ch.load, elem), to[a],
-                                  rt::rect_of(next.shared, next.load, elem), host_[a].name);
-              stats.d2d_bytes += static_cast<std::size_t>(next.shared.volume()) * elem;
-            }
+          sc_, op, stats.d2d_bytes,
+          [&](std::size_t a, const rt::RectCopy& from, const rt::RectCopy& at) {  // region sharing
+            detail::device_rect(q, d, bufs[a], from, to[a], at, host_[a].name);
           },
-          [&](const rt::Box& band, const rt::Box& kept, bool store) {  // band sharing
-            for (std::size_t a = 0; a < sc_.arrays.size(); ++a) {
-              const size_t elem = host_[a].element_bytes;
-              const rt::RectCopy in_chunk = rt::rect_of(band, ch.load, elem),
-                                 in_store = rt::rect_of(band, kept, elem);
-              const std::string what = "band of " + host_[a].name;
-              if (store)
-                detail::device_rect(q, d, bufs[a], in_chunk, st.bands[a], in_store, what);
-              else
-                detail::device_rect(q, d, st.bands[a], in_store, bufs[a], in_chunk, what);
-              stats.d2d_bytes += static_cast<std::size_t>(band.volume()) * elem;
-            }
+          [&](std::size_t a, const rt::RectCopy& in_chunk, const rt::RectCopy& in_store,
+              bool store) {  // band sharing: into the store, or out of it
+            const std::string what = "band of " + host_[a].name;
+            if (store)
+              detail::device_rect(q, d, bufs[a], in_chunk, st.bands[a], in_store, what);
+            else
+              detail::device_rect(q, d, st.bands[a], in_store, bufs[a], in_chunk, what);
           },
           [&](const rt::Part& chunk, std::int64_t step, std::int64_t remaining) {
             step_(d, p, bufs, chunk, step, remaining);
