@@ -347,14 +347,21 @@ TEST_CASE("ooc band sharing: boxes, bands, hazards and the model") {
     std::vector<std::string> log;
     std::size_t d2d = 0;
     ooc_compute(
-        sc, op, d2d, [&](std::size_t, const RectCopy&, const RectCopy&) { log.push_back("share"); },
-        [&](std::size_t a, const RectCopy& in_chunk, const RectCopy& in_store, bool store) {
-          CHECK(in_chunk.region == in_store.region);
-          CHECK(in_store.origin[2] + in_store.region[2] <=
-                static_cast<std::size_t>(sc.band_cells / (64 * 56)));
-          if (a == 0)  // the band's first plane, in global coordinates
-            log.push_back(std::string(store ? "keep " : "take ") +
-                          std::to_string(c.load.lo[2] + static_cast<Index>(in_chunk.origin[2])));
+        sc, op, d2d,
+        [&](std::size_t a, OocBuffer from, const RectCopy& src, OocBuffer to, const RectCopy& dst) {
+          CHECK(src.region == dst.region);
+          CHECK(from != to);
+          if (from == OocBuffer::kStore || to == OocBuffer::kStore) {
+            const RectCopy& in_store = from == OocBuffer::kStore ? src : dst;
+            const RectCopy& in_chunk = from == OocBuffer::kStore ? dst : src;
+            CHECK(in_store.origin[2] + in_store.region[2] <=
+                  static_cast<std::size_t>(sc.band_cells / (64 * 56)));
+            if (a == 0)  // the band's first plane, in global coordinates
+              log.push_back(std::string(to == OocBuffer::kStore ? "keep " : "take ") +
+                            std::to_string(c.load.lo[2] + static_cast<Index>(in_chunk.origin[2])));
+          } else {
+            log.push_back("share");
+          }
         },
         [&](const Part& part, std::int64_t step, std::int64_t remaining) {
           CHECK(part.ghost == c.load);

@@ -528,40 +528,38 @@ inline std::vector<OocOp> ooc_ops(const OocSchedule& sc, Index steps) {
   return ops;
 }
 
-/// What one compute command (`op`) does, in order, whatever the backend; the runners give the
-/// copies and the step, all on the compute queue. With region sharing (`op.share_next`), first
-/// `share(a, from, to)` for every array a: the next chunk's shared planes, `from` in this
-/// chunk's buffer, `to` in the next one's. Then, for each step j of the command, with band
-/// sharing: `band(a, in_chunk, in_store, false)` for every array brings band j from the band
-/// store into this chunk's buffer (not a part's first chunk), and the chunk starts higher
-/// (ooc_band_owned_lo); `band(a, in_chunk, in_store, true)` keeps the next chunk's band j in
-/// the store; then `step(chunk, step, remaining)`: the body once on the chunk seen as a part
-/// (ghost box: its load window), `remaining` the steps of the pass after this one with the
-/// trapezoid, -1 without. Adds the bytes copied on the device to `d2d_bytes`.
-template <class Share, class Band, class Step>
-void ooc_compute(const OocSchedule& sc, const OocOp& op, std::size_t& d2d_bytes, Share&& share,
-                 Band&& band, Step&& step) {
+/// The buffers a compute command copies between on the device (ooc_compute): the chunk's own,
+/// the next chunk's (its buffer slot) and the part's band store.
+enum class OocBuffer { kChunk, kNext, kStore };
+
+/// What one compute command (`op`) does, in order, whatever the backend; the runners give a
+/// device copy and the step, both on the compute queue. `copy(a, from, src, to, dst)` copies
+/// array a's cells `src` of buffer `from` to `dst` of buffer `to`. With region sharing
+/// (`op.share_next`), first the next chunk's shared planes into its buffers. Then, for each step
+/// j of the command, with band sharing: band j from the band store into this chunk's buffers
+/// (not a part's first chunk), and the chunk starts higher (ooc_band_owned_lo); the next
+/// chunk's band j from this chunk's buffers into the store; then `step(chunk, step,
+/// remaining)`: the body once on the chunk seen as a part (ghost box: its load window),
+/// `remaining` the steps of the pass after this one with the trapezoid, -1 without. Adds the
+/// bytes copied on the device to `d2d_bytes`.
+template <class Copy, class Step>
+void ooc_compute(const OocSchedule& sc, const OocOp& op, std::size_t& d2d_bytes, Copy&& copy,
+                 Step&& step) {
+  using B = OocBuffer;
   const OocPart& part = sc.parts[static_cast<std::size_t>(op.part)];
   const auto c = static_cast<std::size_t>(op.chunk);
   const OocChunk& ch = part.chunks[c];
   const OocChunk* next = c + 1 < part.chunks.size() ? &part.chunks[c + 1] : nullptr;
-  if (op.share_next && next && !next->shared.empty())
+  // `box` of every array from buffer `from` (holding `from_box`) to `to` (holding `to_box`).
+  auto copy_all = [&](const Box& box, B from, const Box& from_box, B to, const Box& to_box) {
+    if (box.empty()) return;
     for (std::size_t a = 0; a < sc.arrays.size(); ++a) {
       const auto elem = static_cast<std::size_t>(sc.arrays[a].element_bytes);
-      share(a, rect_of(next->shared, ch.load, elem), rect_of(next->shared, next->load, elem));
-      d2d_bytes += static_cast<std::size_t>(next->shared.volume()) * elem;
-    }
-  // Band j of chunk `of` between this chunk's buffers and the store, every array.
-  auto copy_band = [&](const OocChunk& of, Index j, bool store) {
-    const Box b = ooc_band(sc, of, op.steps, j);
-    if (b.empty()) return;
-    const Box kept = ooc_band_store_box(sc, b, j);
-    for (std::size_t a = 0; a < sc.arrays.size(); ++a) {
-      const auto elem = static_cast<std::size_t>(sc.arrays[a].element_bytes);
-      band(a, rect_of(b, ch.load, elem), rect_of(b, kept, elem), store);
-      d2d_bytes += static_cast<std::size_t>(b.volume()) * elem;
+      copy(a, from, rect_of(box, from_box, elem), to, rect_of(box, to_box, elem));
+      d2d_bytes += static_cast<std::size_t>(box.volume()) * elem;
     }
   };
+  if (op.share_next && next) copy_all(next->shared, B::kChunk, ch.load, B::kNext, next->load);
   Part chunk;
   chunk.id = op.part;
   chunk.owned = ch.own;
@@ -570,10 +568,14 @@ void ooc_compute(const OocSchedule& sc, const OocOp& op, std::size_t& d2d_bytes,
   const auto axis = static_cast<std::size_t>(sc.dims - 1);
   for (Index j = 0; j < op.steps; ++j) {
     if (bands && c > 0) {
-      copy_band(ch, j, false);
+      const Box b = ooc_band(sc, ch, op.steps, j);
+      copy_all(b, B::kStore, ooc_band_store_box(sc, b, j), B::kChunk, ch.load);
       chunk.owned.lo[axis] = ooc_band_owned_lo(sc, ch, op.steps, j);
     }
-    if (bands && next) copy_band(*next, j, true);
+    if (bands && next) {
+      const Box b = ooc_band(sc, *next, op.steps, j);
+      copy_all(b, B::kChunk, ch.load, B::kStore, ooc_band_store_box(sc, b, j));
+    }
     step(static_cast<const Part&>(chunk), op.first_step + j,
          sc.trapezoid ? op.steps - 1 - j : Index{-1});
   }

@@ -285,18 +285,18 @@ class OocRunner {
       }
     } else if (op.kind == K::kCompute) {
       std::vector<Mem>& to = st.slots[static_cast<std::size_t>((op.t + 1) % sc_.buffers)];
+      auto buffer = [&](rt::OocBuffer b, std::size_t a) -> Mem& {
+        return b == rt::OocBuffer::kChunk  ? bufs[a]
+               : b == rt::OocBuffer::kNext ? to[a]
+                                           : st.bands[a];
+      };
       rt::ooc_compute(
           sc_, op, stats.d2d_bytes,
-          [&](std::size_t a, const rt::RectCopy& from, const rt::RectCopy& at) {  // region sharing
-            detail::device_rect(q, d, bufs[a], from, to[a], at, host_[a].name);
-          },
-          [&](std::size_t a, const rt::RectCopy& in_chunk, const rt::RectCopy& in_store,
-              bool store) {  // band sharing: into the store, or out of it
-            const std::string what = "band of " + host_[a].name;
-            if (store)
-              detail::device_rect(q, d, bufs[a], in_chunk, st.bands[a], in_store, what);
-            else
-              detail::device_rect(q, d, st.bands[a], in_store, bufs[a], in_chunk, what);
+          [&](std::size_t a, rt::OocBuffer from, const rt::RectCopy& src, rt::OocBuffer into,
+              const rt::RectCopy& dst) {  // region and band sharing
+            const bool band = from == rt::OocBuffer::kStore || into == rt::OocBuffer::kStore;
+            detail::device_rect(q, d, buffer(from, a), src, buffer(into, a), dst,
+                                (band ? "band of " : "share ") + host_[a].name);
           },
           [&](const rt::Part& chunk, std::int64_t step, std::int64_t remaining) {
             step_(d, p, bufs, chunk, step, remaining);
