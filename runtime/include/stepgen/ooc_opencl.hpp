@@ -38,7 +38,7 @@ inline Slab ooc_slab(const rt::Part& chunk, int axis, std::int64_t remaining,
   const auto [begin, end] =
       rt::ooc_needed_planes(chunk, axis, remaining, shrink_lo[a], shrink_hi[a], after_lo, after_hi,
                             static_cast<rt::Index>(group));
-  return Slab{axis, static_cast<size_t>(begin), static_cast<size_t>(end), On::kCompute, nullptr};
+  return Slab{axis, static_cast<size_t>(begin), static_cast<size_t>(end)};
 }
 
 namespace detail {

@@ -132,8 +132,10 @@ using Kernel = Handle<cl_kernel, clReleaseKernel>;
 using Mem = Handle<cl_mem, clReleaseMemObject>;
 using Event = Handle<cl_event, clReleaseEvent>;
 
-/// The two in-order queues of a device. Kernels run on kCompute; when an exchange overlaps
-/// computation, the boundary slabs and the halo copies run on kBoundary, beside the interior.
+/// The two in-order queues of a device. Kernels run on kCompute, one after the other; when an
+/// exchange overlaps computation, the halo copies run on kBoundary, beside the interior.
+/// (Two kernels of one program never run at once, neither on one device nor on two devices of
+/// one process: PoCL 3.1, Debian 12's, can abort then, see build_program.)
 enum class On { kCompute, kBoundary };
 
 /// One device with its own context and two in-order queues.
@@ -261,7 +263,17 @@ inline Program build_program(const Device& d, const std::string& source,
   size_t length = source.size();
   Program p(clCreateProgramWithSource(d.context.get(), 1, &text, &length, &err));
   check(err, "clCreateProgramWithSource", d.label());
-  err = clBuildProgram(p.get(), 1, &d.id, options.c_str(), nullptr, nullptr);
+  // PoCL (3.1 at least) keeps one cache of loaded kernels for the whole process, keyed by the
+  // program's build, and when two launches of one kernel with different shapes run at once it
+  // can release the other's entry and abort ("pocl_release_dlhandle_cache: Assertion
+  // `found->ref_count > 0' failed"). One build per device keeps the devices' kernels apart;
+  // within a device, kernels run in order on one queue (On::kCompute). The macro is harmless
+  // to the kernel, and PoCL's disk cache keeps each device's build for the next run.
+  std::string all = options;
+  if (d.platform_name.find("Portable Computing Language") != std::string::npos)
+    all += (all.empty() ? "" : " ") + std::string("-D STEPGEN_POCL_DEVICE=") +
+           std::to_string(d.index);
+  err = clBuildProgram(p.get(), 1, &d.id, all.c_str(), nullptr, nullptr);
   if (err != CL_SUCCESS) {
     size_t n = 0;
     clGetProgramBuildInfo(p.get(), d.id, CL_PROGRAM_BUILD_LOG, 0, nullptr, &n);
@@ -404,34 +416,27 @@ inline void set_arg(const Device& d, const Kernel& k, cl_uint index, const Mem& 
 }
 
 /// Part of a launch: work-items [begin, end) along dimension `axis` (global_work_offset; `end`
-/// past the launch's global size means to its end), on queue `on`, after the events `after`.
+/// past the launch's global size means to its end).
 struct Slab {
   int axis = 0;
   size_t begin = 0, end = 0;
-  On on = On::kCompute;
-  const std::vector<Event>* after = nullptr;
 };
 
-/// Enqueues a kernel over `global` work-items (all of them, or a slab of them).
+/// Enqueues a kernel over `global` work-items (all of them, or a slab of them) on the device's
+/// compute queue, after what is enqueued there before it.
 inline void launch(const Device& d, const Kernel& k, const char* name, cl_uint dims,
                    const size_t* global, const size_t* local, const Slab* slab = nullptr) {
   size_t offset[3] = {0, 0, 0}, size[3] = {0, 0, 0};
   for (cl_uint i = 0; i < dims && i < 3; ++i) size[i] = global[i];
-  cl_command_queue q = d.queue.get();
-  std::vector<cl_event> after;
   if (slab) {
     const auto a = static_cast<std::size_t>(slab->axis);
     const size_t end = std::min(slab->end, global[a]);
     if (slab->begin >= end) return;
     offset[a] = slab->begin;
     size[a] = end - slab->begin;
-    q = d.on(slab->on);
-    if (slab->after)
-      for (const Event& e : *slab->after) after.push_back(e.get());
   }
-  check(clEnqueueNDRangeKernel(q, k.get(), dims, slab ? offset : nullptr, size, local,
-                               static_cast<cl_uint>(after.size()),
-                               after.empty() ? nullptr : after.data(), nullptr),
+  check(clEnqueueNDRangeKernel(d.queue.get(), k.get(), dims, slab ? offset : nullptr, size, local,
+                               0, nullptr, nullptr),
         (std::string("clEnqueueNDRangeKernel(") + name + ")").c_str(), d.label());
 }
 
@@ -447,6 +452,15 @@ inline Event marker(const Device& d) {
   check(clEnqueueMarkerWithWaitList(d.queue.get(), 0, nullptr, &ev), "clEnqueueMarkerWithWaitList",
         d.label());
   return Event(ev);
+}
+
+/// Makes what is enqueued next on the boundary queue wait for what is enqueued so far on the
+/// compute queue (the halo reads after the boundary slabs).
+inline void boundary_after_compute(const Device& d) {
+  Event done = marker(d);
+  cl_event raw = done.get();
+  check(clEnqueueBarrierWithWaitList(d.boundary.get(), 1, &raw, nullptr),
+        "clEnqueueBarrierWithWaitList(boundary)", d.label());
 }
 
 /// Waits for each event (events of different contexts cannot share one clWaitForEvents call).
