@@ -281,15 +281,15 @@ TEST_CASE("ooc band sharing: boxes, bands, hazards and the model") {
   CHECK(c.shared.empty());
   // Bands of a full pass: [C - 4, C + 4) with C = L + 4 (k - 1 - j); the first reaches up to
   // where the host's planes start. Together they cover [L - 4, L + 12) once.
-  CHECK(ooc_band(sc, c, 3, 0).lo[2] == L + 4);
-  CHECK(ooc_band(sc, c, 3, 0).hi[2] == L + 12);
-  CHECK(ooc_band(sc, c, 3, 1).lo[2] == L);
-  CHECK(ooc_band(sc, c, 3, 1).hi[2] == L + 8);
-  CHECK(ooc_band(sc, c, 3, 2).lo[2] == L - 4);
-  CHECK(ooc_band(sc, c, 3, 2).hi[2] == L + 4);
+  CHECK(ooc_band(sc, c, 3, 0, 0).lo[2] == L + 4);
+  CHECK(ooc_band(sc, c, 3, 0, 0).hi[2] == L + 12);
+  CHECK(ooc_band(sc, c, 3, 1, 0).lo[2] == L);
+  CHECK(ooc_band(sc, c, 3, 1, 0).hi[2] == L + 8);
+  CHECK(ooc_band(sc, c, 3, 2, 0).lo[2] == L - 4);
+  CHECK(ooc_band(sc, c, 3, 2, 0).hi[2] == L + 4);
   // A last pass of one step: its only band reaches from one halo below up to the host's.
-  CHECK(ooc_band(sc, c, 1, 0).lo[2] == L - 4);
-  CHECK(ooc_band(sc, c, 1, 0).hi[2] == L + 12);
+  CHECK(ooc_band(sc, c, 1, 0, 0).lo[2] == L - 4);
+  CHECK(ooc_band(sc, c, 1, 0, 0).hi[2] == L + 12);
   // Where the step starts computing (as the owned box's low side ooc_needed_planes takes).
   CHECK(ooc_band_owned_lo(sc, c, 3, 0) == L + 16);
   CHECK(ooc_band_owned_lo(sc, c, 3, 2) == L);
@@ -325,7 +325,7 @@ TEST_CASE("ooc band sharing: boxes, bands, hazards and the model") {
     for (Index j = 0; j < steps; ++j) {
       CAPTURE(steps);
       CAPTURE(j);
-      const Box band = ooc_band(sc, c, steps, j);
+      const Box band = ooc_band(sc, c, steps, j, 0);
       const Box store = ooc_band_store_box(sc, band, j);
       CHECK(store.volume() == sc.band_cells);
       const RectCopy at = rect_of(band, store, 4);
@@ -379,8 +379,11 @@ TEST_CASE("ooc band sharing: boxes, bands, hazards and the model") {
                                            "keep " + std::to_string(n.own_lo - 4),
                                            "step 8 from " + std::to_string(L) + " rem 0"};
     CHECK(log == want);
-    // Every band in and out, 4 arrays of 4 bytes: 2 x (8 + 8 + 8) planes of 64 x 56 cells.
-    CHECK(d2d == static_cast<std::size_t>(2 * 24 * 64 * 56 * 16));
+    // Every band in and out, planes of 64 x 56 cells: the pressures (3 arrays of 4 bytes, the
+    // defaults: every band whole) 2 x (8 + 8 + 8) planes; the read-only vel only the first
+    // band, as low as the last step reads: [L - 4, L + 12), 2 x 16 planes.
+    CHECK(d2d == static_cast<std::size_t>(2 * 64 * 56 * (24 * 12 + 16 * 4)));
+    CHECK(d2d == static_cast<std::size_t>(ooc_band_copy_bytes(sc, c, 3)));
   }
   // Off at k = 1, without the trapezoid or without region sharing.
   r.steps_per_pass = 1;
@@ -482,7 +485,7 @@ TEST_CASE("ooc model: kernels per computed cell, the fill, and a short last pass
     double cells = 0, d2d = 0;
     for (const OocChunk& c : sc.parts[0].chunks) {
       cells += ooc_pass_cells(sc, c, steps);
-      d2d += static_cast<double>((c.shared.volume() + ooc_band_copy_cells(sc, c, steps)) * 16);
+      d2d += static_cast<double>(c.shared.volume() * 16 + ooc_band_copy_bytes(sc, c, steps));
     }
     return cells * link.cell_step + d2d / link.d2d;
   };
@@ -495,6 +498,56 @@ TEST_CASE("ooc model: kernels per computed cell, the fill, and a short last pass
   CHECK(ooc_predict(sc, link, 4, true) == doctest::Approx(comp(3) + comp(1) + fill));
   CHECK(ooc_pass_cells(sc, sc.parts[0].chunks[1], 1) <
         ooc_pass_cells(sc, sc.parts[0].chunks[1]) / 2);
+}
+
+TEST_CASE("ooc band sharing: an array no launch writes takes its planes once per pass") {
+  // acoustic(): p0, p1, p2 written (a rotation), vel never written. 3 chunks, k = 3, halo 4.
+  OocRequest r = acoustic(1, 3, 3, true);
+  r.trapezoid = r.band_sharing = true;
+  const OocSchedule sc = ooc_schedule(r);
+  REQUIRE(sc.band_sharing);
+  const OocChunk& c = sc.parts[0].chunks[1];
+  const Index L = c.own_lo;
+  // vel: all the pass reads below the host's planes, [L - 4, L + 12), with the first band
+  // (as for a pass of one step, which the written arrays take whole too); nothing after.
+  CHECK(ooc_band(sc, c, 3, 0, 3).lo[2] == L - 4);
+  CHECK(ooc_band(sc, c, 3, 0, 3).hi[2] == L + 12);
+  CHECK(ooc_band(sc, c, 3, 0, 3) == ooc_band(sc, c, 1, 0, 0));
+  CHECK(ooc_band(sc, c, 3, 1, 3).empty());
+  CHECK(ooc_band(sc, c, 3, 2, 3).empty());
+  CHECK(ooc_band(sc, c, 1, 0, 3) == ooc_band(sc, c, 3, 0, 3));
+  // The written arrays take every band whole, the same for each.
+  for (Index j = 0; j < 3; ++j)
+    for (std::size_t a = 1; a < 3; ++a) CHECK(ooc_band(sc, c, 3, j, a) == ooc_band(sc, c, 3, j, 0));
+  // It fits the store's first place (a + k b planes).
+  const Box band = ooc_band(sc, c, 3, 0, 3);
+  const RectCopy at = rect_of(band, ooc_band_store_box(sc, band, 0), 4);
+  CHECK(at.origin[2] == 0);
+  CHECK(at.origin[2] + at.region[2] == static_cast<std::size_t>(ooc_band_store_plane(sc, 1)));
+  // Bytes per pass, planes of 64 x 56 floats, in and out: 3 x 24 planes and vel's 16.
+  const Index plane = 64 * 56 * 4;
+  CHECK(ooc_band_copy_bytes(sc, c, 3) == 2 * plane * (3 * 24 + 16));
+  // ooc_compute copies exactly these, array by array, and nothing for an empty band: vel's
+  // only at the first step (this chunk's in, the next one's out).
+  OocOp op;
+  op.kind = OocOp::Kind::kCompute;
+  op.chunk = 1;
+  op.steps = 3;
+  std::size_t d2d = 0;
+  std::map<std::size_t, std::size_t> vel_at_step;
+  std::size_t steps_done = 0;
+  ooc_compute(
+      sc, op, d2d,
+      [&](std::size_t a, OocBuffer, const RectCopy& src, OocBuffer, const RectCopy&) {
+        CHECK(src.region[0] * src.region[1] * src.region[2] > 0);
+        if (a == 3) vel_at_step[steps_done] += src.region[0] * src.region[1] * src.region[2];
+      },
+      [&](const Part&, std::int64_t, std::int64_t) { ++steps_done; });
+  const OocChunk& n = sc.parts[0].chunks[2];
+  CHECK(d2d == static_cast<std::size_t>(
+                   (ooc_band_copy_bytes(sc, c, 3) + ooc_band_copy_bytes(sc, n, 3)) / 2));
+  CHECK(vel_at_step.size() == 1);
+  CHECK(vel_at_step[0] == static_cast<std::size_t>(2 * 16 * plane));
 }
 
 TEST_CASE("ooc model: the device copies' speed is measured between a probe's two halves") {

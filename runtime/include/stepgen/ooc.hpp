@@ -242,19 +242,31 @@ struct OocSchedule {
   Index device_bytes = 0;  ///< the largest part's
 };
 
-/// Band sharing (OocRequest::band_sharing): the band of planes chunk `c` (not a part's first)
-/// takes from the previous chunk before step `j` of a pass of `steps` steps: from the plane
-/// one step's read halo below where its computation starts at that step (its own first plane
-/// shifted up by the remaining steps' upper halos) to one upper halo above it, and at the
-/// first step up to where its data from the host starts. Clipped to the chunk's load window.
-inline Box ooc_band(const OocSchedule& sc, const OocChunk& c, Index steps, Index j) {
+/// Band sharing (OocRequest::band_sharing): the planes of array `array` that chunk `c` (not a
+/// part's first) takes from the previous chunk before step `j` of a pass of `steps` steps:
+/// from one step's read halo below where its computation starts at that step (its own first
+/// plane shifted up by the remaining steps' upper halos) to one upper halo above it, and at
+/// the first step up to where its data from the host starts. An array no launch writes (the
+/// same at every step: not `written`) takes all of that at the first step, from as low as the
+/// pass's last step reads, and nothing after. Clipped to the chunk's load window.
+/// (A written array takes every band whole, every plane of it: the cells its kernels never
+/// write, a kernel's rim at the grid's edges, must reach every buffer, and which cells those
+/// are only the kernel knows.)
+inline Box ooc_band(const OocSchedule& sc, const OocChunk& c, Index steps, Index j,
+                    std::size_t array) {
   const auto s = static_cast<std::size_t>(sc.dims - 1);
   const Index a = sc.shrink_lo[s], b = sc.shrink_hi[s];
   const Index start = c.own_lo + (steps - 1 - j) * b;
+  Index lo = start - a, hi = j == 0 ? c.own_lo + sc.steps_per_pass * b : start + b;
+  if (!sc.arrays[array].written) {
+    if (j == 0)
+      lo = c.own_lo - a;  // as low as the last step reads
+    else
+      hi = lo;
+  }
   Box band = c.load;
-  band.lo[s] = std::max(c.load.lo[s], start - a);
-  band.hi[s] = std::min(c.load.hi[s], j == 0 ? c.own_lo + sc.steps_per_pass * b : start + b);
-  band.hi[s] = std::max(band.hi[s], band.lo[s]);
+  band.lo[s] = std::max(c.load.lo[s], lo);
+  band.hi[s] = std::max(band.lo[s], std::min(c.load.hi[s], hi));
   return band;
 }
 
@@ -272,7 +284,8 @@ inline Index ooc_band_store_plane(const OocSchedule& sc, Index j) {
 /// (ooc_band_store_plane). rect_of(band, ooc_band_store_box(...)) addresses the band there.
 inline Box ooc_band_store_box(const OocSchedule& sc, const Box& band, Index j) {
   const auto s = static_cast<std::size_t>(sc.dims - 1);
-  const Index plane = band.volume() / band.extent(sc.dims - 1);
+  Index plane = 1;  // the cross-section's cells (the band may hold no plane)
+  for (int d = 0; d + 1 < sc.dims; ++d) plane *= band.extent(d);
   Box where = band;
   where.lo[s] = band.lo[s] - ooc_band_store_plane(sc, j);
   where.hi[s] = where.lo[s] + sc.band_cells / plane;
@@ -288,14 +301,16 @@ inline Index ooc_band_owned_lo(const OocSchedule& sc, const OocChunk& c, Index s
   return c.own_lo + (steps - 1 - j) * (sc.shrink_lo[s] + sc.shrink_hi[s]);
 }
 
-/// The cells of one array that band sharing copies on the device for chunk `c` in a pass of
-/// `steps` steps: every band once into the store and once out of it (0 for a part's first
-/// chunk, or without band sharing).
-inline Index ooc_band_copy_cells(const OocSchedule& sc, const OocChunk& c, Index steps) {
+/// The bytes band sharing copies on the device for chunk `c` in a pass of `steps` steps, all
+/// arrays: every band once into the store and once out of it (0 for a part's first chunk, or
+/// without band sharing).
+inline Index ooc_band_copy_bytes(const OocSchedule& sc, const OocChunk& c, Index steps) {
   if (!sc.band_sharing || c.id == 0) return 0;
-  Index cells = 0;
-  for (Index j = 0; j < steps; ++j) cells += 2 * ooc_band(sc, c, steps, j).volume();
-  return cells;
+  Index bytes = 0;
+  for (std::size_t a = 0; a < sc.arrays.size(); ++a)
+    for (Index j = 0; j < steps; ++j)
+      bytes += 2 * ooc_band(sc, c, steps, j, a).volume() * sc.arrays[a].element_bytes;
+  return bytes;
 }
 
 /// Builds the schedule. Throws PlanError when a part has fewer planes than chunks, or when a
@@ -377,11 +392,11 @@ inline OocSchedule ooc_schedule(const OocRequest& r) {
         c.h2d = intersect(planes(part.reach, ch.own_lo + k * b, ch.own_hi + k * b), c.load);
         c.shared = planes(part.reach, ch.own_lo, ch.own_lo);  // none: the bands replace it
       }
-      const Index band_d2d = ooc_band_copy_cells(out, c, k);  // through the band store
+      part.d2d_bytes += ooc_band_copy_bytes(out, c, k);  // through the band store
       part.buffer_cells = std::max(part.buffer_cells, c.load.volume());
       for (const OocArray& a : r.arrays) {
         part.h2d_bytes += c.h2d.volume() * a.element_bytes;
-        part.d2d_bytes += (c.shared.volume() + band_d2d) * a.element_bytes;
+        part.d2d_bytes += c.shared.volume() * a.element_bytes;
         if (a.written) part.d2h_bytes += c.own.volume() * a.element_bytes;
         out.h2d_bytes_without_sharing += c.load.volume() * a.element_bytes;
       }
@@ -550,16 +565,17 @@ void ooc_compute(const OocSchedule& sc, const OocOp& op, std::size_t& d2d_bytes,
   const auto c = static_cast<std::size_t>(op.chunk);
   const OocChunk& ch = part.chunks[c];
   const OocChunk* next = c + 1 < part.chunks.size() ? &part.chunks[c + 1] : nullptr;
-  // `box` of every array from buffer `from` (holding `from_box`) to `to` (holding `to_box`).
-  auto copy_all = [&](const Box& box, B from, const Box& from_box, B to, const Box& to_box) {
+  // Array a's `box` from buffer `from` (holding `from_box`) to `to` (holding `to_box`).
+  auto copy_one = [&](std::size_t a, const Box& box, B from, const Box& from_box, B to,
+                      const Box& to_box) {
     if (box.empty()) return;
-    for (std::size_t a = 0; a < sc.arrays.size(); ++a) {
-      const auto elem = static_cast<std::size_t>(sc.arrays[a].element_bytes);
-      copy(a, from, rect_of(box, from_box, elem), to, rect_of(box, to_box, elem));
-      d2d_bytes += static_cast<std::size_t>(box.volume()) * elem;
-    }
+    const auto elem = static_cast<std::size_t>(sc.arrays[a].element_bytes);
+    copy(a, from, rect_of(box, from_box, elem), to, rect_of(box, to_box, elem));
+    d2d_bytes += static_cast<std::size_t>(box.volume()) * elem;
   };
-  if (op.share_next && next) copy_all(next->shared, B::kChunk, ch.load, B::kNext, next->load);
+  if (op.share_next && next)
+    for (std::size_t a = 0; a < sc.arrays.size(); ++a)
+      copy_one(a, next->shared, B::kChunk, ch.load, B::kNext, next->load);
   Part chunk;
   chunk.id = op.part;
   chunk.owned = ch.own;
@@ -568,14 +584,17 @@ void ooc_compute(const OocSchedule& sc, const OocOp& op, std::size_t& d2d_bytes,
   const auto axis = static_cast<std::size_t>(sc.dims - 1);
   for (Index j = 0; j < op.steps; ++j) {
     if (bands && c > 0) {
-      const Box b = ooc_band(sc, ch, op.steps, j);
-      copy_all(b, B::kStore, ooc_band_store_box(sc, b, j), B::kChunk, ch.load);
+      for (std::size_t a = 0; a < sc.arrays.size(); ++a) {
+        const Box b = ooc_band(sc, ch, op.steps, j, a);
+        copy_one(a, b, B::kStore, ooc_band_store_box(sc, b, j), B::kChunk, ch.load);
+      }
       chunk.owned.lo[axis] = ooc_band_owned_lo(sc, ch, op.steps, j);
     }
-    if (bands && next) {
-      const Box b = ooc_band(sc, *next, op.steps, j);
-      copy_all(b, B::kChunk, ch.load, B::kStore, ooc_band_store_box(sc, b, j));
-    }
+    if (bands && next)
+      for (std::size_t a = 0; a < sc.arrays.size(); ++a) {
+        const Box b = ooc_band(sc, *next, op.steps, j, a);
+        copy_one(a, b, B::kChunk, ch.load, B::kStore, ooc_band_store_box(sc, b, j));
+      }
     step(static_cast<const Part&>(chunk), op.first_step + j,
          sc.trapezoid ? op.steps - 1 - j : Index{-1});
   }
@@ -879,7 +898,7 @@ inline double ooc_predict(const OocSchedule& sc, const OocLink& measured, Index 
       double cells = 0, d2d = 0;
       for (const OocChunk& c : p.chunks) {
         cells += ooc_pass_cells(sc, c, s);
-        d2d += static_cast<double>((c.shared.volume() + ooc_band_copy_cells(sc, c, s)) * elem_sum);
+        d2d += static_cast<double>(c.shared.volume() * elem_sum + ooc_band_copy_bytes(sc, c, s));
       }
       // The device copies (region and band sharing) run on the compute queue with the kernels.
       const double comp = cells * link.cell_step + d2d / link.d2d;
