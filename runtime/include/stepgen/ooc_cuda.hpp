@@ -92,10 +92,19 @@ class OwnedEvent {
 };
 
 /// Copies the cells `src` describes in buffer `from` to those `dst` describes in buffer `to`
-/// (the same region) on the GPU, on stream `s`. `what` names the copy in errors.
+/// (the same region) on the GPU, on stream `s`: one cudaMemcpyAsync when both are one
+/// contiguous range (whole planes: bands, shared planes of one part), else cudaMemcpy3DAsync.
+/// `what` names the copy in errors.
 inline void device_rect(cudaStream_t s, const Device& d, const Buffer& from,
                         const rt::RectCopy& src, Buffer& to, const rt::RectCopy& dst,
                         const std::string& what) {
+  if (src.contiguous() && dst.contiguous()) {
+    check(cudaMemcpyAsync(static_cast<char*>(to.get()) + dst.offset(),
+                          static_cast<const char*>(from.get()) + src.offset(), src.bytes(),
+                          cudaMemcpyDeviceToDevice, s),
+          "cudaMemcpyAsync(" + what + ")", d);
+    return;
+  }
   cudaMemcpy3DParms p{};
   p.srcPtr = pitched(from.get(), src);
   p.srcPos = pos(src);

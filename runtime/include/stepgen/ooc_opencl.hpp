@@ -43,10 +43,18 @@ inline Slab ooc_slab(const rt::Part& chunk, int axis, std::int64_t remaining,
 
 namespace detail {
 /// Copies the cells `src` describes in buffer `from` to those `dst` describes in buffer `to`
-/// (the same region) on the device, on queue `q`. `what` names the copy in errors.
+/// (the same region) on the device, on queue `q`: one clEnqueueCopyBuffer when both are one
+/// contiguous range (whole planes: bands, shared planes of one part), else a rectangular copy.
+/// `what` names the copy in errors.
 inline void device_rect(cl_command_queue q, const Device& d, const Mem& from,
                         const rt::RectCopy& src, const Mem& to, const rt::RectCopy& dst,
                         const std::string& what) {
+  if (src.contiguous() && dst.contiguous()) {
+    check(clEnqueueCopyBuffer(q, from.get(), to.get(), src.offset(), dst.offset(), src.bytes(), 0,
+                              nullptr, nullptr),
+          ("clEnqueueCopyBuffer(" + what + ")").c_str(), d.label());
+    return;
+  }
   check(clEnqueueCopyBufferRect(q, from.get(), to.get(), src.origin.data(), dst.origin.data(),
                                 src.region.data(), src.row_pitch, src.slice_pitch, dst.row_pitch,
                                 dst.slice_pitch, 0, nullptr, nullptr),
