@@ -879,36 +879,54 @@ inline double ooc_pass_cells(const OocSchedule& sc, const OocChunk& c, Index ste
 }
 
 /// The predicted wall time of a run: per pass the slowest of the three streams (or their sum
-/// without overlap), plus filling and draining the pipeline (one chunk's other stages: with
-/// kernels the busiest, the first chunk's load and the last one's store) once with one part,
-/// every pass with several (they meet at pass boundaries). With several parts each device gets
-/// its share of the link when all stream at once (ooc_share).
+/// without overlap), plus filling and draining the pipeline once with one part, every pass with
+/// several (they meet at pass boundaries): the stages before the busiest one for the part's
+/// first chunk and those after it for its last (with kernels the busiest, the first chunk's
+/// load, its whole load window, and the last one's store). With several parts each device
+/// gets its share of the link when all stream at once (ooc_share).
 inline double ooc_predict(const OocSchedule& sc, const OocLink& measured, Index steps,
                           bool overlap) {
   const Index k = sc.steps_per_pass;
   const OocLink link = ooc_share(measured, sc.parts.size());
-  Index elem_sum = 0;
-  for (const OocArray& a : sc.arrays) elem_sum += a.element_bytes;
+  Index elem_sum = 0, written_sum = 0;
+  for (const OocArray& a : sc.arrays) {
+    elem_sum += a.element_bytes;
+    if (a.written) written_sum += a.element_bytes;
+  }
   double worst = 0;
   for (const OocPart& p : sc.parts) {
     const double in = static_cast<double>(p.h2d_bytes), out = static_cast<double>(p.d2h_bytes);
     const double t_in = in / link.h2d, t_out = out / link.d2h;
+    // One chunk's stages in a pass of `s` steps: its load, kernels and device copies (region
+    // and band sharing run on the compute queue with the kernels), store.
+    auto load = [&](const OocChunk& c) {
+      return static_cast<double>(c.h2d.volume() * elem_sum) / link.h2d;
+    };
+    auto compute = [&](const OocChunk& c, Index s) {
+      const double d2d =
+          static_cast<double>(c.shared.volume() * elem_sum + ooc_band_copy_bytes(sc, c, s));
+      return ooc_pass_cells(sc, c, s) * link.cell_step + d2d / link.d2d;
+    };
+    auto store = [&](const OocChunk& c) {
+      return static_cast<double>(c.own.volume() * written_sum) / link.d2h;
+    };
     // One pass of `s` steps (k, or fewer in the last): its time, and filling and draining.
     auto pass = [&](Index s, double& fill) {
-      double cells = 0, d2d = 0;
-      for (const OocChunk& c : p.chunks) {
-        cells += ooc_pass_cells(sc, c, s);
-        d2d += static_cast<double>(c.shared.volume() * elem_sum + ooc_band_copy_bytes(sc, c, s));
-      }
-      // The device copies (region and band sharing) run on the compute queue with the kernels.
-      const double comp = cells * link.cell_step + d2d / link.d2d;
+      double comp = 0;
+      for (const OocChunk& c : p.chunks) comp += compute(c, s);
       if (!overlap) {
         fill = 0;
         return t_in + t_out + comp;
       }
-      // One chunk's stages other than the busiest: the first chunk's load before any kernel,
-      // the last chunk's store after the last (the busiest stage's chunks are in the pass).
-      fill = (t_in + t_out + comp - std::max({t_in, t_out, comp})) / sc.chunks;
+      // Before the busiest stage reaches the first chunk, that chunk's earlier stages; after
+      // it leaves the last chunk, that chunk's later stages.
+      const OocChunk &first = p.chunks.front(), &last = p.chunks.back();
+      if (comp >= t_in && comp >= t_out)
+        fill = load(first) + store(last);
+      else if (t_in >= t_out)
+        fill = compute(last, s) + store(last);
+      else
+        fill = load(first) + compute(first, s);
       return std::max({t_in, t_out, (in + out) / link.bidir, comp});
     };
     const Index full = steps / k, rest = steps % k;
