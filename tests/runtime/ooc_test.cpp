@@ -507,8 +507,8 @@ TEST_CASE("ooc model: kernels per computed cell, the fill, and a short last pass
   link.h2d = link.d2h = link.bidir = 1e9;
   double comp_last = 0;
   {
-    const double d2d = static_cast<double>(last.shared.volume() * 16 +
-                                           ooc_band_copy_bytes(sc, last, 3));
+    const double d2d =
+        static_cast<double>(last.shared.volume() * 16 + ooc_band_copy_bytes(sc, last, 3));
     comp_last = ooc_pass_cells(sc, last, 3) * link.cell_step + d2d / link.d2d;
   }
   const double in = static_cast<double>(sc.parts[0].h2d_bytes),

@@ -270,9 +270,10 @@ inline Program build_program(const Device& d, const std::string& source,
   // within a device, kernels run in order on one queue (On::kCompute). The macro is harmless
   // to the kernel, and PoCL's disk cache keeps each device's build for the next run.
   std::string all = options;
-  if (d.platform_name.find("Portable Computing Language") != std::string::npos)
-    all += (all.empty() ? "" : " ") + std::string("-D STEPGEN_POCL_DEVICE=") +
-           std::to_string(d.index);
+  if (d.platform_name.find("Portable Computing Language") != std::string::npos) {
+    if (!all.empty()) all += ' ';
+    all += "-D STEPGEN_POCL_DEVICE=" + std::to_string(d.index);
+  }
   err = clBuildProgram(p.get(), 1, &d.id, all.c_str(), nullptr, nullptr);
   if (err != CL_SUCCESS) {
     size_t n = 0;
