@@ -277,8 +277,6 @@ class OocRunner {
     const auto p = static_cast<std::size_t>(op.part);
     const Device& d = devices_[p];
     PartState& st = parts_[p];
-    const rt::OocPart& part = sc_.parts[p];
-    const rt::OocChunk& ch = part.chunks[static_cast<std::size_t>(op.chunk)];
     std::vector<Buffer>& bufs = st.slots[static_cast<std::size_t>(op.slot)];
     cudaStream_t s = stream(p, op.kind);
     d.use();
@@ -287,43 +285,17 @@ class OocRunner {
       if (it == st.events.end()) throw rt::RunError("out-of-core: internal error: missing event");
       check(cudaStreamWaitEvent(s, it->second.get(), 0), "cudaStreamWaitEvent", d);
     }
-    if (op.kind == K::kLoad) {
-      for (std::size_t a = 0; a < sc_.arrays.size(); ++a) {
-        const rt::HostArray& h = host_[a];
-        if (st.snapshots[a].empty()) {
-          detail::host_rect(s, d, bufs[a], ch.load, h, ch.h2d, true);
-        } else {
-          detail::host_rect(s, d, bufs[a], ch.load, h, rt::intersect(ch.h2d, part.owned), true);
-          for (const rt::HostArray& f : st.snapshots[a])
-            detail::host_rect(s, d, bufs[a], ch.load, f, rt::intersect(ch.h2d, f.box), true);
-        }
-        stats.h2d_bytes += static_cast<std::size_t>(ch.h2d.volume()) * h.element_bytes;
-      }
-    } else if (op.kind == K::kCompute) {
-      std::vector<Buffer>& to = st.slots[static_cast<std::size_t>((op.t + 1) % sc_.buffers)];
-      auto buffer = [&](rt::OocBuffer b, std::size_t a) -> Buffer& {
-        return b == rt::OocBuffer::kChunk  ? bufs[a]
-               : b == rt::OocBuffer::kNext ? to[a]
-                                           : st.bands[a];
-      };
-      rt::ooc_compute(
-          sc_, op, stats.d2d_bytes,
-          [&](std::size_t a, rt::OocBuffer from, const rt::RectCopy& src, rt::OocBuffer into,
-              const rt::RectCopy& dst) {  // region and band sharing
-            const bool band = from == rt::OocBuffer::kStore || into == rt::OocBuffer::kStore;
-            detail::device_rect(s, d, buffer(from, a), src, buffer(into, a), dst,
-                                (band ? "band of " : "share ") + host_[a].name);
-          },
-          [&](const rt::Part& chunk, std::int64_t step, std::int64_t remaining) {
-            step_(d, p, bufs, chunk, step, remaining);
-          });
-    } else {
-      for (std::size_t a = 0; a < sc_.arrays.size(); ++a) {
-        if (!sc_.arrays[a].written) continue;
-        detail::host_rect(s, d, bufs[a], ch.load, host_[a], ch.own, false);
-        stats.d2h_bytes += static_cast<std::size_t>(ch.own.volume()) * host_[a].element_bytes;
-      }
-    }
+    // Its copies and kernels, laid out by rt::ooc_execute, on this op's stream.
+    std::vector<Buffer>& next = st.slots[static_cast<std::size_t>((op.t + 1) % sc_.buffers)];
+    rt::ooc_execute(
+        sc_, op, bufs, next, st.bands, host_, st.snapshots, stats,
+        [&](const Buffer& buf, const rt::Box& load, const rt::HostArray& h, const rt::Box& sub,
+            bool to_device) { detail::host_rect(s, d, buf, load, h, sub, to_device); },
+        [&](Buffer& from, const rt::RectCopy& src, Buffer& to, const rt::RectCopy& dst,
+            const std::string& what) { detail::device_rect(s, d, from, src, to, dst, what); },
+        [&](const rt::Part& chunk, std::int64_t step, std::int64_t remaining) {
+          step_(d, p, bufs, chunk, step, remaining);
+        });
     st.events[{op.t, static_cast<int>(op.kind)}] = detail::OwnedEvent(d, s);
     const rt::Index keep = sc_.chunks + sc_.buffers + 2;
     while (!st.events.empty() && st.events.begin()->first.first + keep < op.t)

@@ -268,8 +268,6 @@ class OocRunner {
     const auto p = static_cast<std::size_t>(op.part);
     const Device& d = device(p);
     PartState& st = parts_[local(p)];
-    const rt::OocPart& part = sc_.parts[p];
-    const rt::OocChunk& ch = part.chunks[static_cast<std::size_t>(op.chunk)];
     std::vector<Mem>& bufs = st.slots[static_cast<std::size_t>(op.slot)];
     cl_command_queue q = queue(p, op.kind);
     std::vector<cl_event> waits;
@@ -279,43 +277,17 @@ class OocRunner {
       waits.push_back(it->second.get());
     }
     detail::wait_on(q, waits, d);
-    if (op.kind == K::kLoad) {
-      for (std::size_t a = 0; a < sc_.arrays.size(); ++a) {
-        const rt::HostArray& h = host_[a];
-        if (st.snapshots[a].empty()) {
-          detail::host_rect(q, d, bufs[a], ch.load, h, ch.h2d, true);
-        } else {
-          detail::host_rect(q, d, bufs[a], ch.load, h, rt::intersect(ch.h2d, part.owned), true);
-          for (const rt::HostArray& f : st.snapshots[a])
-            detail::host_rect(q, d, bufs[a], ch.load, f, rt::intersect(ch.h2d, f.box), true);
-        }
-        stats.h2d_bytes += static_cast<std::size_t>(ch.h2d.volume()) * h.element_bytes;
-      }
-    } else if (op.kind == K::kCompute) {
-      std::vector<Mem>& to = st.slots[static_cast<std::size_t>((op.t + 1) % sc_.buffers)];
-      auto buffer = [&](rt::OocBuffer b, std::size_t a) -> Mem& {
-        return b == rt::OocBuffer::kChunk  ? bufs[a]
-               : b == rt::OocBuffer::kNext ? to[a]
-                                           : st.bands[a];
-      };
-      rt::ooc_compute(
-          sc_, op, stats.d2d_bytes,
-          [&](std::size_t a, rt::OocBuffer from, const rt::RectCopy& src, rt::OocBuffer into,
-              const rt::RectCopy& dst) {  // region and band sharing
-            const bool band = from == rt::OocBuffer::kStore || into == rt::OocBuffer::kStore;
-            detail::device_rect(q, d, buffer(from, a), src, buffer(into, a), dst,
-                                (band ? "band of " : "share ") + host_[a].name);
-          },
-          [&](const rt::Part& chunk, std::int64_t step, std::int64_t remaining) {
-            step_(d, p, bufs, chunk, step, remaining);
-          });
-    } else {
-      for (std::size_t a = 0; a < sc_.arrays.size(); ++a) {
-        if (!sc_.arrays[a].written) continue;
-        detail::host_rect(q, d, bufs[a], ch.load, host_[a], ch.own, false);
-        stats.d2h_bytes += static_cast<std::size_t>(ch.own.volume()) * host_[a].element_bytes;
-      }
-    }
+    // Its copies and kernels, laid out by rt::ooc_execute, on this op's queue.
+    std::vector<Mem>& next = st.slots[static_cast<std::size_t>((op.t + 1) % sc_.buffers)];
+    rt::ooc_execute(
+        sc_, op, bufs, next, st.bands, host_, st.snapshots, stats,
+        [&](const Mem& buf, const rt::Box& load, const rt::HostArray& h, const rt::Box& sub,
+            bool to_device) { detail::host_rect(q, d, buf, load, h, sub, to_device); },
+        [&](Mem& from, const rt::RectCopy& src, Mem& to, const rt::RectCopy& dst,
+            const std::string& what) { detail::device_rect(q, d, from, src, to, dst, what); },
+        [&](const rt::Part& chunk, std::int64_t step, std::int64_t remaining) {
+          step_(d, p, bufs, chunk, step, remaining);
+        });
     st.events[{op.t, static_cast<int>(op.kind)}] = detail::marker(q, d);
     // Events far behind can no longer be waited for.
     const rt::Index keep = sc_.chunks + sc_.buffers + 2;
