@@ -21,11 +21,13 @@
 #           ROWS=0: the opencl and cuda phases run their checks only (no timed rows).
 #   sweep   CUDA, 1160^3 at 20 GiB: the model's choice, 8, 10, 12 chunks at k = 24, and k = 16,
 #           20 (chunks by the model). BIG_K12=1 adds k = 12 to the big phase.
+#   incore  acoustic 1160^3 in core (--out-of-core off), CUDA and OpenCL, and --verify of the
+#           model's choice at 20 GiB (against the in-core run on the GPU), both backends.
 #   budget  the model's choice at budgets 8, 12, 16 and 20 GiB (all force chunks: the data is
 #           23.3 GiB), CUDA and OpenCL, one pass of 24 steps at 20 GiB, CUDA at 16 GiB with the
 #           whole window, and the 16-thread OpenMP CPU version at 1160^3; with NO_BANDS=1
 #           (default) also k = 24 and CUDA at 12 GiB with --band-sharing off.
-# PHASE may name several, run in this order: PHASE="cuda budget".
+# PHASE may name several, run in this order (opencl big cuda sweep incore budget): PHASE="cuda budget".
 # Prints a table last; logs go to $OUT (default /tmp/out).
 # Usage: PHASE=opencl|big|cuda|budget REPS=2 bash bench/ooc_opencl_gpu.sh
 set -u
@@ -185,6 +187,23 @@ if has sweep; then  # beside the model at 20 GiB (CUDA): other chunk counts at k
   echo
   echo "== acoustic 1160^3, 24 steps, CUDA, 20 GiB: the model and a sweep (one run each)"
   printf '%s\n' "${rows[@]}" | tee "$out/table-sweep.txt"
+  rows=()
+fi
+
+if has incore; then  # the in-core runs of 1160^3 (both backends) and --verify at 20 GiB
+  [ -x "$work/build-cuda-acoustic_1160/acoustic_1160" ] || cuda_build acoustic_1160
+  reps=1 rows=()
+  b=$work/build-cuda-acoustic_1160/acoustic_1160
+  row 1160-cuda-in-core "$b" --out-of-core off
+  row 1160-cl-in-core "$g/bin/acoustic_1160" --out-of-core off
+  for v in "cuda $b" "cl $g/bin/acoustic_1160"; do
+    set -- $v
+    timeout 300 "$2" --device-type gpu --steps 24 --device-memory 20GiB --verify >"$out/1160-$1-verify-20.log" 2>&1
+    echo "$1 acoustic 1160^3, 20 GiB, model, --verify: $(grep -m1 -o 'verify: [A-Z]*' "$out/1160-$1-verify-20.log" || echo "RUN FAILED: $(tail -1 "$out/1160-$1-verify-20.log")")"
+  done | tee "$out/verify-20.txt"
+  echo
+  echo "== acoustic 1160^3, 24 steps, in core (one run each)"
+  printf '%s\n' "${rows[@]}" | tee "$out/table-incore.txt"
   rows=()
 fi
 

@@ -30,6 +30,7 @@ targets=(
   "handwritten_jacobi2d_fast_rows32 $here/handwritten_jacobi2d_fast.cu -DJACOBI_FAST_ROWS=32"
   "handwritten_heat3d $here/handwritten_heat3d.cu"
   "handwritten_acoustic $here/handwritten_acoustic.cu"
+  "acoustic_blocks $here/acoustic_blocks.cu"
   "handwritten_jacobi2d_2gpu $here/handwritten_jacobi2d_2gpu.cu"
   "bandwidth $here/bandwidth.cu"
 )
