@@ -30,9 +30,9 @@ int main(int argc, char** argv) {
     shapes.emplace_back(x, y, z);
   }
   if (shapes.empty())
-    shapes = {dim3(16, 16, 1), dim3(32, 8, 1), dim3(32, 4, 4), dim3(32, 4, 8), dim3(32, 8, 4),
-              dim3(32, 2, 8), dim3(32, 2, 16), dim3(32, 1, 16), dim3(64, 2, 4), dim3(64, 2, 8),
-              dim3(32, 16, 2), dim3(16, 8, 8), dim3(128, 1, 8), dim3(32, 4, 2)};
+    shapes = {dim3(16, 16, 1), dim3(32, 8, 1),  dim3(32, 4, 4),  dim3(32, 4, 8), dim3(32, 8, 4),
+              dim3(32, 2, 8),  dim3(32, 2, 16), dim3(32, 1, 16), dim3(64, 2, 4), dim3(64, 2, 8),
+              dim3(32, 16, 2), dim3(16, 8, 8),  dim3(128, 1, 8), dim3(32, 4, 2)};
 
   const std::size_t n = static_cast<std::size_t>(nx) * ny * nz;
   const std::vector<float> init = bench::random_floats(n, 11);
@@ -61,14 +61,14 @@ int main(int argc, char** argv) {
     p[0] = buf[0], p[1] = buf[1], p[2] = buf[2];
     for (long s = 0; s < steps; ++s) step(s);
     BENCH_CHECK(cudaStreamSynchronize(stream));
-    BENCH_CHECK(cudaMemcpy((i == 0 ? first : now).data(), p[1], n * sizeof(float),
-                           cudaMemcpyDeviceToHost));
+    BENCH_CHECK(
+        cudaMemcpy((i == 0 ? first : now).data(), p[1], n * sizeof(float), cudaMemcpyDeviceToHost));
     const char* same =
         i == 0 ? "reference"
                : (std::memcmp(first.data(), now.data(), n * sizeof(float)) == 0 ? "bit-exact"
-                                                                                  : "DIFFERS");
+                                                                                : "DIFFERS");
     const std::string name = "acoustic_block_" + std::to_string(block.x) + "x" +
-                              std::to_string(block.y) + "x" + std::to_string(block.z);
+                             std::to_string(block.y) + "x" + std::to_string(block.z);
     bench::report(name, 1, std::to_string(nx) + "x" + std::to_string(ny) + "x" + std::to_string(nz),
                   steps, ms);
     std::printf("  %s: %s\n", name.c_str(), same);
