@@ -4,6 +4,7 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <map>
@@ -621,6 +622,36 @@ TEST_CASE("ooc model: the device copies' speed is measured between a probe's two
   CHECK(ooc_measure_copies(
             thin, 3, [&](const Box&, const Box&) { ++calls; }, arrays) == OocLink{}.d2d);
   CHECK(calls == 4);
+}
+
+TEST_CASE("ooc model: without overlap every command waits for the one before it") {
+  // One stream per device: the run is the sum of all commands, each at full speed (nothing
+  // shares the link); two passes of 2 steps, and with two parts the slower part per pass.
+  OocLink link;
+  link.h2d = 40e9;
+  link.d2h = 20e9;
+  link.bidir = 30e9;
+  link.cell_step = 1e-11;
+  link.d2d = 1e11;
+  for (int parts : {1, 2}) {
+    CAPTURE(parts);
+    const OocSchedule sc = ooc_schedule(acoustic(parts, 3, 2, true));
+    std::vector<double> per_part(sc.parts.size(), 0);
+    for (std::size_t p = 0; p < sc.parts.size(); ++p)
+      for (const OocChunk& c : sc.parts[p].chunks) {
+        const double d2d =
+            static_cast<double>(c.shared.volume() * 16 + ooc_band_copy_bytes(sc, c, 2));
+        per_part[p] += static_cast<double>(c.h2d.volume() * 16) / link.h2d +
+                       ooc_pass_cells(sc, c, 2) * link.cell_step + d2d / link.d2d +
+                       static_cast<double>(c.own.volume() * 12) / link.d2h;
+      }
+    const double pass = *std::max_element(per_part.begin(), per_part.end());
+    CHECK(ooc_predict(sc, link, 4, false) == doctest::Approx(2 * pass).epsilon(1e-9).scale(0));
+    // With overlap the streams run at once: faster, but no faster than the busiest stream.
+    const double overlapped = ooc_predict(sc, link, 4, true);
+    CHECK(overlapped < 2 * pass);
+    CHECK(overlapped > 0.2 * 2 * pass);
+  }
 }
 
 TEST_CASE("ooc model: devices sharing the host link get their share of it") {
