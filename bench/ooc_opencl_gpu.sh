@@ -30,6 +30,8 @@
 # PHASE may name several, run in this order (opencl big cuda sweep incore budget): PHASE="cuda budget".
 # Prints a table last; logs go to $OUT (default /tmp/out).
 # Usage: PHASE=opencl|big|cuda|budget REPS=2 bash bench/ooc_opencl_gpu.sh
+# On the device tool, whose $OUT comes back with a few files only: TAR_TO=$OUT OUT=/tmp/x ...
+# (TAR_TO first: it takes the tool's $OUT before OUT is set).
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
 g=$root/.gpu
@@ -230,4 +232,9 @@ if has budget; then
   echo "== acoustic 1160^3, 24 steps, the model's choice by budget (one run each)"
   printf '%s\n' "${rows[@]}" | tee "$out/table-budget.txt"
   echo "cpu 16-thread OpenMP: $(sed -nE 's/.* s_per_step=([0-9.]+).*/\1/p' "$out/cpu.log") s/step"
+fi
+
+# The device tool brings back only a few files of $OUT: TAR_TO=DIR packs every log into one.
+if [ -n "${TAR_TO:-}" ]; then
+  tar czf "$TAR_TO/logs.tgz" -C "$(dirname "$out")" "$(basename "$out")" && echo "logs: $TAR_TO/logs.tgz"
 fi
