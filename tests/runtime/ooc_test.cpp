@@ -444,6 +444,55 @@ TEST_CASE("ooc model: picks a plan that fits, prefers fewer passes when the link
                        PlanError);
 }
 
+TEST_CASE("ooc model: the choice plays out few plans and is still the best of all") {
+  // Every plan that fits, played out, against the choice, which plays out only the plans
+  // whose lower bound is below the best time found: the same time. The lower bound is below
+  // the played-out time for every plan, one part or two, overlap or not, a short last pass.
+  for (int parts : {1, 2})
+    for (bool bands : {false, true})
+      for (double cell : {1e-12, 1e-10, 1e-8}) {
+        CAPTURE(parts);
+        CAPTURE(bands);
+        CAPTURE(cell);
+        OocRequest r = acoustic(parts, 0, 0, true);
+        r.trapezoid = r.band_sharing = bands;
+        OocLink link;
+        link.h2d = 2e9;
+        link.d2h = 1e9;
+        link.bidir = 2.5e9;
+        link.cell_step = cell;
+        link.d2d = 5e10;
+        const Index budget = 3 * 64 * 56 * 24 * 16, steps = 11;
+        const OocSchedule chosen = ooc_choose(r, budget, link, steps, true);
+        const double t_chosen = ooc_predict(chosen, link, steps, true);
+        double best = -1;
+        int plans = 0;
+        for (int k = 1; k <= 11; ++k)
+          for (int n = 1, first_fit = 0; n <= 48 / parts; ++n) {
+            if (first_fit > 0 && n > 8 * first_fit) break;  // as far as the choice looks
+            OocRequest q = r;
+            q.chunks = n;
+            q.steps_per_pass = k;
+            OocSchedule sc;
+            try {
+              sc = ooc_schedule(q);
+            } catch (const PlanError&) {
+              continue;
+            }
+            if (sc.device_bytes > budget) continue;
+            if (first_fit == 0) first_fit = n;
+            ++plans;
+            for (bool overlap : {true, false}) {
+              const double t = ooc_predict(sc, link, steps, overlap);
+              CHECK(ooc_lower_bound(sc, link, steps) <= t * (1 + 1e-12));
+              if (overlap && (best < 0 || t < best)) best = t;
+            }
+          }
+        REQUIRE(plans >= 5);
+        CHECK(t_chosen == doctest::Approx(best).epsilon(1e-12).scale(0));
+      }
+}
+
 TEST_CASE("ooc model: region sharing's device copies are charged to the compute queue") {
   OocRequest r = acoustic(1, 4, 3, true);
   const OocSchedule sc = ooc_schedule(r);

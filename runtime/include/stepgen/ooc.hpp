@@ -1017,14 +1017,51 @@ inline double ooc_simulate(const OocSchedule& sc, const OocLink& measured, Index
   return now;
 }
 
+/// A time no run of `sc` can beat, cheap to compute: per part, its bytes each way and both
+/// ways at once at the link's speeds, and its kernels and device copies, each taken alone
+/// (ooc_simulate plays the same work out, so it never predicts less). ooc_choose skips playing
+/// out a plan this already rules out.
+inline double ooc_lower_bound(const OocSchedule& sc, const OocLink& measured, Index steps) {
+  const OocLink link = ooc_share(measured, sc.parts.size());
+  const Index k = sc.steps_per_pass, full = steps / k, rest = steps % k;
+  const double passes = static_cast<double>(ooc_passes(steps, sc.steps_per_pass));
+  Index elem_sum = 0;
+  for (const OocArray& a : sc.arrays) elem_sum += a.element_bytes;
+  double worst = 0;
+  for (const OocPart& p : sc.parts) {
+    const double in = passes * static_cast<double>(p.h2d_bytes),
+                 out = passes * static_cast<double>(p.d2h_bytes);
+    double comp = 0;
+    for (const OocChunk& c : p.chunks)
+      for (const Index s : {k, rest}) {
+        const double times = static_cast<double>(s == k ? full : 1);
+        if (s == 0 || times == 0) continue;
+        const double d2d =
+            static_cast<double>(c.shared.volume() * elem_sum + ooc_band_copy_bytes(sc, c, s));
+        comp += times * (ooc_pass_cells(sc, c, s) * link.cell_step + d2d / link.d2d);
+      }
+    worst = std::max({worst, in / link.h2d, out / link.d2h,
+                      (in + out) / std::max({link.bidir, link.h2d, link.d2h}), comp});
+  }
+  return worst;
+}
+
 /// The predicted wall time of a run: the pipeline played out (ooc_simulate). Replayed on the
 /// H100 runs' logged inputs (bench/ooc_model_replay.sh) it comes within -10% to +5% of the
 /// measured times, where the closed form it replaced (the slowest stream plus filling and
 /// draining) predicted the link-bound plans 9-19% fast: it missed the loads that wait for a
-/// free buffer slot and the link both directions share.
+/// free buffer slot and the link both directions share. A run of many passes is played out
+/// for its last short pass and four full ones before it, and every further full pass adds what
+/// the fourth added (the pipeline repeats itself pass after pass), so that choosing among
+/// hundreds of plans for a run of thousands of steps stays quick.
 inline double ooc_predict(const OocSchedule& sc, const OocLink& measured, Index steps,
                           bool overlap) {
-  return ooc_simulate(sc, measured, steps, overlap);
+  const Index k = sc.steps_per_pass, full = steps / k, rest = steps % k;
+  constexpr Index kPlayed = 4;
+  if (full <= kPlayed) return ooc_simulate(sc, measured, steps, overlap);
+  const double last = ooc_simulate(sc, measured, kPlayed * k + rest, overlap);
+  const double before = ooc_simulate(sc, measured, (kPlayed - 1) * k + rest, overlap);
+  return last + static_cast<double>(full - kPlayed) * (last - before);
 }
 
 /// The link bound of a run: max(in / h2d, out / d2h, (in + out) / bidir) over the bytes it
@@ -1042,7 +1079,9 @@ inline double ooc_link_bound(double in, double out, const OocLink& link, std::si
 
 /// The request's chunks and steps_per_pass, where 0 (auto), chosen by the model among those
 /// whose largest part fits `budget` bytes: every k from 1 to 32 (at most `steps`) and, per k,
-/// chunk counts from the fewest that fit to 8 times that. Throws PlanError naming what would
+/// chunk counts from the fewest that fit to 8 times that. Each plan gets its lower bound
+/// (ooc_lower_bound); they are played out (ooc_predict) from the lowest bound up until no bound
+/// left is below the best predicted time, so only a few are. Throws PlanError naming what would
 /// be needed when nothing fits, or when the given values do not.
 inline OocSchedule ooc_choose(OocRequest r, Index budget, const OocLink& link, Index steps,
                               bool overlap) {
@@ -1056,6 +1095,12 @@ inline OocSchedule ooc_choose(OocRequest r, Index budget, const OocLink& link, I
   double best_t = 0;
   std::string why, budget_why;  // why candidates were refused
   Index smallest = -1;
+  struct Fit {
+    double bound;  ///< ooc_lower_bound
+    int k;
+    Index n;
+  };
+  std::vector<Fit> fits;  // the plans that fit the budget
   for (int k = want_k > 0 ? want_k : 1; k <= k_hi; ++k) {
     r.steps_per_pass = k;
     const Index n_lo = want_n > 0 ? want_n : 1, n_hi = want_n > 0 ? want_n : planes;
@@ -1083,13 +1128,23 @@ inline OocSchedule ooc_choose(OocRequest r, Index budget, const OocLink& link, I
         continue;
       }
       if (!first_fit) first_fit = n;
-      const double t = ooc_predict(sc, link, steps, overlap);
-      if (!have || t < best_t) {
-        best = sc;
-        best_t = t;
-        have = true;
-      }
+      fits.push_back({ooc_lower_bound(sc, link, steps), k, n});
       if (n >= first_fit * 8) break;
+    }
+  }
+  // Played out from the most promising bound on, until no plan left can beat the best.
+  std::stable_sort(fits.begin(), fits.end(),
+                   [](const Fit& a, const Fit& b) { return a.bound < b.bound; });
+  for (const Fit& f : fits) {
+    if (have && f.bound >= best_t) break;
+    r.steps_per_pass = f.k;
+    r.chunks = static_cast<int>(f.n);
+    OocSchedule sc = ooc_schedule(r);
+    const double t = ooc_predict(sc, link, steps, overlap);
+    if (!have || t < best_t) {
+      best = std::move(sc);
+      best_t = t;
+      have = true;
     }
   }
   if (!have)
