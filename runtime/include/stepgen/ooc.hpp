@@ -878,6 +878,17 @@ inline double ooc_pass_cells(const OocSchedule& sc, const OocChunk& c, Index ste
   return cells;
 }
 
+/// One compute command's seconds on chunk `c` in a pass of `steps` steps: its kernels' cells
+/// (ooc_pass_cells) and its device copies (region and band sharing, on the compute queue).
+inline double ooc_compute_seconds(const OocSchedule& sc, const OocChunk& c, Index steps,
+                                  const OocLink& link) {
+  Index elem_sum = 0;
+  for (const OocArray& a : sc.arrays) elem_sum += a.element_bytes;
+  const double d2d =
+      static_cast<double>(c.shared.volume() * elem_sum + ooc_band_copy_bytes(sc, c, steps));
+  return ooc_pass_cells(sc, c, steps) * link.cell_step + d2d / link.d2d;
+}
+
 /// The pipeline played out: every command of ooc_ops(sc, steps) in issue order on its stream
 /// (loads, kernels and stores each on their own with `overlap`, all on one without), each
 /// starting when its stream's previous command and the commands it waits for are done, as the
@@ -922,11 +933,7 @@ inline double ooc_simulate(const OocSchedule& sc, const OocLink& measured, Index
       auto key = std::make_pair(std::make_pair(op.part, op.chunk), op.steps);
       auto it = compute_s.find(key);
       if (it == compute_s.end()) {
-        const double d2d = static_cast<double>(c.shared.volume() * elem_sum +
-                                               ooc_band_copy_bytes(sc, c, op.steps));
-        it = compute_s
-                 .emplace(key, ooc_pass_cells(sc, c, op.steps) * link.cell_step + d2d / link.d2d)
-                 .first;
+        it = compute_s.emplace(key, ooc_compute_seconds(sc, c, op.steps, link)).first;
       }
       work[i] = it->second;
     }
@@ -1036,9 +1043,7 @@ inline double ooc_lower_bound(const OocSchedule& sc, const OocLink& measured, In
       for (const Index s : {k, rest}) {
         const double times = static_cast<double>(s == k ? full : 1);
         if (s == 0 || times == 0) continue;
-        const double d2d =
-            static_cast<double>(c.shared.volume() * elem_sum + ooc_band_copy_bytes(sc, c, s));
-        comp += times * (ooc_pass_cells(sc, c, s) * link.cell_step + d2d / link.d2d);
+        comp += times * ooc_compute_seconds(sc, c, s, link);
       }
     worst = std::max({worst, in / link.h2d, out / link.d2h,
                       (in + out) / std::max({link.bidir, link.h2d, link.d2h}), comp});
