@@ -128,7 +128,7 @@ class CudaEmitter : public Emitter {
     out.add("CMakeLists.txt", render("templates/cuda/CMakeLists.txt.mustache", v));
     out.add(".clang-format", embedded_file("templates/common/clang-format.mustache"));
     add_runtime_headers({"box.hpp", "chunk.hpp", "cuda.hpp", "exchange.hpp", "init.hpp", "ooc.hpp", "ooc_cuda.hpp",
-                         "partition.hpp", "program.hpp"},
+                         "partition.hpp", "probe.hpp", "program.hpp"},
                         out);
     if (m.mpi) add_runtime_headers({"mpi.hpp", "mpi_cuda.hpp"}, out);
   }

@@ -34,7 +34,7 @@ class OpenClEmitter : public Emitter {
     out.add(".clang-format", embedded_file("templates/common/clang-format.mustache"));
     out.add("cmake/embed_kernels.cmake", render("templates/common/embed_kernels.cmake.mustache", v));
     add_runtime_headers({"box.hpp", "chunk.hpp", "exchange.hpp", "init.hpp", "ooc.hpp", "ooc_opencl.hpp",
-                         "opencl.hpp", "partition.hpp", "program.hpp"},
+                         "opencl.hpp", "partition.hpp", "probe.hpp", "program.hpp"},
                         out);
     if (m.mpi) add_runtime_headers({"mpi.hpp"}, out);
   }

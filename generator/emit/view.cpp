@@ -195,6 +195,7 @@ View common_view(const Model& m, const BackendNames& names) {
     item.set("halo", halo_cpp(model::group_halo(m, static_cast<int>(i))));
     item.set("init", inits[i]);
     item.set("written", model::holds_results(m, static_cast<int>(i)) ? "true" : "false");
+    item.set("floating", model::type_info(a.type).is_float ? "true" : "false");
     arrays.push_back(item);
   }
   enum_items.push_back("kCount");
@@ -249,6 +250,7 @@ View common_view(const Model& m, const BackendNames& names) {
 
   // Kernels and their argument bindings.
   View kernels{View::type::list};
+  std::vector<std::string> kernel_enum;
   std::set<std::string> files;
   for (const model::Kernel& k : m.kernels) {
     files.insert(fs::path(k.source).filename().string());
@@ -287,9 +289,26 @@ View common_view(const Model& m, const BackendNames& names) {
     kv.set("global_items", global_items);
     kv.set("has_local", flag(!local.empty()));
     kv.set("local", "{" + join(local, ", ") + "}");
+    // What the start-up probe needs (runtime/stepgen/probe.hpp): the array arguments with their
+    // declared halos, the dimensions where the launch follows its buffer's extent.
+    std::vector<std::string> probe_args, follows;
+    for (const model::KernelArg& a : k.args) {
+      if (a.kind != model::KernelArg::Kind::kArray) continue;
+      probe_args.push_back("{array::" + m.arrays[static_cast<std::size_t>(a.array)].name + ", " +
+                           (a.access != model::Access::kWrite ? "true" : "false") + ", " +
+                           (a.access != model::Access::kRead ? "true" : "false") + ", " +
+                           halo_cpp(model::to_rt_halo(a.halo, m.dims)) + "}");
+    }
+    for (int d = 0; d < 3; ++d) follows.push_back(model::follows_extent(m, k, d) ? "true" : "false");
+    kv.set("probe_args", "{" + join(probe_args, ", ") + "}");
+    kv.set("follows", "{" + join(follows, ", ") + "}");
+    kv.set("views", model::view_obstacle(m, k).empty() ? "true" : "false");
     kernels.push_back(kv);
+    kernel_enum.push_back(k.name);
   }
+  kernel_enum.push_back("kCount");
   v.set("kernels", kernels);
+  v.set("kernel_enum", join(kernel_enum, ", "));
   v.set("kernel_files", join(std::vector<std::string>(files.begin(), files.end()), ", "));
 
   // The time-loop body: launches (each followed by the exchange of what it wrote, when
@@ -310,6 +329,25 @@ View common_view(const Model& m, const BackendNames& names) {
     lo += static_cast<std::size_t>(model::launch_shrink(m, k, true)[slow]);
     hi += static_cast<std::size_t>(model::launch_shrink(m, k, false)[slow]);
   }
+  // The launches in body order with what the launches after them read, every dimension (the
+  // probe's margins: rt::probe_needs).
+  std::vector<std::string> probe_launches;
+  {
+    std::array<rt::Index, 3> lo{0, 0, 0}, hi{0, 0, 0};
+    for (std::size_t i = m.body.size(); i-- > 0;) {
+      const model::Step& s = m.body[i];
+      if (s.kind != model::Step::Kind::kLaunch) continue;
+      const model::Kernel& k = m.kernels[static_cast<std::size_t>(s.kernel)];
+      probe_launches.insert(probe_launches.begin(),
+                            "{kernel::" + k.name + ", " + vec3(lo) + ", " + vec3(hi) + "}");
+      const auto below = model::launch_shrink(m, k, true), above = model::launch_shrink(m, k, false);
+      for (std::size_t d = 0; d < 3; ++d) {
+        lo[d] += below[d];
+        hi[d] += above[d];
+      }
+    }
+  }
+  v.set("probe_launches", "{" + join(probe_launches, ", ") + "}");
   bool trapezoid = true;
   for (std::size_t i = 0; i < m.body.size(); ++i) {
     const model::Step& s = m.body[i];

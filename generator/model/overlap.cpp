@@ -44,6 +44,14 @@ std::string view_obstacle(const Model& m, const Kernel& k) {
   return "kernel '" + k.name + "' is given no " + e + " argument, so it cannot tell where a slab ends";
 }
 
+bool follows_extent(const Model& m, const Kernel& k, int d) {
+  if (d >= m.dims || static_cast<int>(k.global.size()) != m.dims) return false;
+  if (!uses_extent(k.global[static_cast<std::size_t>(d)], d)) return false;
+  for (const KernelArg& a : k.args)
+    if (a.kind == KernelArg::Kind::kScalar && uses_extent(a.value, d)) return true;
+  return false;
+}
+
 bool one_item_per_cell(const Model& m, const Kernel& k) {
   const int axis = m.dims - 1;
   if (static_cast<int>(k.global.size()) != m.dims) return false;

@@ -17,6 +17,11 @@ namespace stepgen::model {
 /// it can: its launch's global size there and some argument follow extent(X, d).
 std::string view_obstacle(const Model& m, const Kernel& k);
 
+/// True when `k`'s launch follows its buffer's extent along dimension `d`: its global size
+/// there uses extent(X, d) and some scalar argument gives the kernel that extent, so it runs
+/// on a smaller buffer of that extent as on the whole grid (the kernel probe's small box).
+bool follows_extent(const Model& m, const Kernel& k, int d);
+
 /// True when `k`'s global size along the slowest dimension is extent(X, d) or
 /// round_up(extent(X, d), c): work-item i there computes cell i, so a range of work-items is
 /// a slab of cells.

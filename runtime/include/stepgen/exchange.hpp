@@ -91,9 +91,15 @@ struct OverlapViews {
 /// The views of part `part` for a launch whose written arrays then exchange by `plans`.
 /// No cut (one boundary view of the whole buffer) when the part has ghost cells along another
 /// dimension than `axis` (the partition splits that dimension too), or when the slabs would
-/// leave no interior.
+/// leave no interior. `rim_lo`/`rim_hi`: the planes the kernel leaves unwritten at its
+/// buffer's edge along `axis` (its guard, measured by the kernel probe: rt::ViewRim); a view is
+/// grown by them, so the kernel computes exactly the planes it is meant to. Negative: the
+/// documented contract, the read halo (`reach_lo`, `reach_hi`).
 inline OverlapViews overlap_views(const Part& part, int axis, Index reach_lo, Index reach_hi,
-                                  const std::vector<const std::vector<Transfer>*>& plans) {
+                                  const std::vector<const std::vector<Transfer>*>& plans,
+                                  Index rim_lo = -1, Index rim_hi = -1) {
+  if (rim_lo < 0) rim_lo = reach_lo;
+  if (rim_hi < 0) rim_hi = reach_hi;
   const auto a = static_cast<std::size_t>(axis);
   const Box& g = part.ghost;
   const Box& o = part.owned;
@@ -115,15 +121,15 @@ inline OverlapViews overlap_views(const Part& part, int axis, Index reach_lo, In
       }
     }
   // The launch computes [c0, c1) along the axis; the interior reads owned cells only.
-  const Index c0 = g.lo[a] + reach_lo, c1 = g.hi[a] - reach_hi;
+  const Index c0 = g.lo[a] + rim_lo, c1 = g.hi[a] - rim_hi;
   const Index i0 = std::max({lower_end, o.lo[a] + reach_lo, c0});
   const Index i1 = std::min({upper_start, o.hi[a] - reach_hi, c1});
   if (i0 >= i1) return v;
   // The box of the buffer a kernel is given to compute planes [p0, p1).
   auto view = [&](Index p0, Index p1) {
     Box b = g;
-    b.lo[a] = std::max(g.lo[a], p0 - reach_lo);
-    b.hi[a] = std::min(g.hi[a], p1 + reach_hi);
+    b.lo[a] = std::max(g.lo[a], p0 - rim_lo);
+    b.hi[a] = std::min(g.hi[a], p1 + rim_hi);
     return b;
   };
   v.boundary.clear();

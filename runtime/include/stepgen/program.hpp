@@ -56,6 +56,7 @@ struct Options {
   bool verify = false;
   bool quiet = false;
   bool help = false;
+  bool probe = true;  ///< --probe on|off: run each kernel once at start-up (runtime/stepgen/probe.hpp)
 };
 
 inline void print_usage(const ProgramInfo& info, std::FILE* out) {
@@ -77,6 +78,8 @@ inline void print_usage(const ProgramInfo& info, std::FILE* out) {
       "  --verify             rerun on one device over the whole grid and compare every\n"
       "                       written array bit for bit\n"
       "  --quiet              print only errors and the verification verdict\n"
+      "  --probe on|off       run each kernel once at start-up on a small box to check its\n"
+      "                       halos and measure the rim it leaves unwritten (default: on)\n"
       "  --help               this text\n\narrays:",
       info.name, info.name, info.spec, info.backend,
       info.default_device_count == 0 ? "all" : std::to_string(info.default_device_count).c_str(),
@@ -161,6 +164,10 @@ inline Options parse_options(int argc, char** argv, const ProgramInfo& info) {
       o.loads.push_back(detail::split_assignment(flag, value(), info));
     } else if (flag == "--save") {
       o.saves.push_back(detail::split_assignment(flag, value(), info));
+    } else if (flag == "--probe") {
+      const std::string v = value();
+      if (v != "on" && v != "off") throw RunError("--probe expects on or off, got '" + v + "'");
+      o.probe = v == "on";
     } else if (flag == "--verify") {
       o.verify = true;
     } else if (flag == "--quiet") {

@@ -1,0 +1,455 @@
+#pragma once
+/// \file
+/// The kernel probe: before the time loop, each kernel runs once over a small box of the grid
+/// with known values, and the program measures what the kernel really does rather than trusting
+/// the spec alone:
+///   - the cells it writes: the rim of its buffer it leaves unwritten along each dimension (its
+///     own guard, which may be wider than its halo), and whether the written cells form a box;
+///   - the neighbours it reads: one input cell at a time is changed, and every written cell
+///     whose value changes reads it; the offsets found are compared with the declared halo.
+/// A halo declared too small is an error naming the kernel, the array and an offset it reads
+/// (it would give wrong values on several devices); one wider than needed is a warning. The
+/// measured rim decides how a kernel may run on a view of its buffer (a slab along the slowest
+/// dimension): a launch computing planes [p0, p1) is given those planes grown by the rim, so
+/// that the kernel's own guard cuts exactly the cells one whole launch cuts (probe_views).
+/// Backend-neutral: the backend gives a function that runs one kernel over a box with given
+/// host values (upload, launch, download).
+
+#include <algorithm>
+#include <array>
+#include <limits>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <functional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "stepgen/box.hpp"
+#include "stepgen/partition.hpp"
+#include "stepgen/program.hpp"
+
+namespace stepgen::rt {
+
+/// One array argument of a kernel, as the spec binds it.
+struct ProbeArg {
+  int array = 0;
+  bool read = false;
+  bool written = false;
+  Halo halo;  ///< the declared points it reads (widths: every point of the box)
+};
+
+/// What the probe needs of one kernel.
+struct ProbeKernel {
+  const char* name = "";
+  std::vector<ProbeArg> args;
+  /// Per dimension: the launch's global size follows extent(X, d) and the kernel is given that
+  /// extent, so it runs on a smaller buffer there. A dimension where it does not is probed over
+  /// the whole grid's extent.
+  std::array<bool, 3> follows{false, false, false};
+  /// The kernel can run on a slab along the slowest dimension (stepgen's view_obstacle is
+  /// empty); only then can views be safe for it.
+  bool views = false;
+};
+
+/// The element type of an array, as the probe fills it.
+struct ProbeElement {
+  std::string name;
+  std::size_t bytes = 4;
+  bool floating = true;
+};
+
+/// What the probe measured of one kernel.
+struct KernelProbe {
+  std::string kernel;
+  bool probed = false;  ///< false: `why` says why it was not
+  Box box;              ///< the probe's buffer
+  bool wrote = false;   ///< some cell of a written array changed
+  bool is_box = false;  ///< the written cells of every written array form one and the same box
+  Vec3 rim_lo{0, 0, 0}, rim_hi{0, 0, 0};  ///< unwritten cells at the buffer's rim, per side
+  std::vector<std::string> errors;        ///< a declared halo too small
+  std::vector<std::string> warnings;      ///< a declared halo wider than what is read
+  std::string why;                        ///< why views are not safe (empty: they are)
+  bool views_safe() const { return probed && why.empty(); }
+};
+
+/// Runs one kernel over `box` with `arrays` (each over `box`, by array id) as its buffers'
+/// values, and puts every array's values after the launch back into `arrays`.
+using ProbeRun = std::function<void(std::vector<HostArray>& arrays, const Box& box)>;
+
+/// The probe's box: `n` cells (or the grid's extent, if smaller) in the middle of the grid in
+/// each dimension the kernel follows, the whole grid in the others.
+inline Box probe_box(const Box& grid, const std::array<bool, 3>& follows, Index n = 24) {
+  Box b = grid;
+  for (int d = 0; d < grid.dims; ++d) {
+    const auto u = static_cast<std::size_t>(d);
+    if (!follows[u] || grid.extent(d) <= n) continue;
+    b.lo[u] = grid.lo[u] + (grid.extent(d) - n) / 2;
+    b.hi[u] = b.lo[u] + n;
+  }
+  return b;
+}
+
+namespace detail {
+
+inline std::uint32_t probe_hash(std::uint64_t x) {
+  x ^= x >> 33;
+  x *= 0xff51afd7ed558ccdULL;
+  x ^= x >> 33;
+  x *= 0xc4ceb9fe1a85ec53ULL;
+  x ^= x >> 33;
+  return static_cast<std::uint32_t>(x);
+}
+
+/// Writes value `v` (floating: 1 + v / 2^16, in [1, 2); integer: 1 + v % 7) into element `i`.
+inline void probe_put(HostArray& a, const ProbeElement& e, Index i, std::uint32_t v) {
+  unsigned char* p = a.bytes.data() + static_cast<std::size_t>(i) * e.bytes;
+  if (e.floating && e.bytes == 8) {
+    const double x = 1.0 + static_cast<double>(v & 0xffffu) / 65536.0;
+    std::memcpy(p, &x, 8);
+  } else if (e.floating && e.bytes == 4) {
+    const float x = 1.0f + static_cast<float>(v & 0xffffu) / 65536.0f;
+    std::memcpy(p, &x, 4);
+  } else {
+    const std::uint64_t x = 1 + v % 7;
+    std::memcpy(p, &x, e.bytes);  // little-endian: the low bytes
+  }
+}
+
+/// Element `i` changed between `a` and `b`.
+inline bool probe_differs(const HostArray& a, const HostArray& b, std::size_t bytes, Index i) {
+  const auto off = static_cast<std::size_t>(i) * bytes;
+  return std::memcmp(a.bytes.data() + off, b.bytes.data() + off, bytes) != 0;
+}
+
+inline std::string probe_offset(int dims, const Vec3& o) {
+  std::string s;
+  for (int d = 0; d < dims; ++d) s += (d ? "," : "") + std::to_string(o[static_cast<std::size_t>(d)]);
+  return "(" + s + ")";
+}
+
+/// Whether `o` is one of the points halo `h` reads (widths: inside the box).
+inline bool probe_declared(const Halo& h, const Vec3& o) {
+  if (o == Vec3{0, 0, 0}) return true;
+  if (h.points.empty()) {
+    for (int d = 0; d < 3; ++d) {
+      const auto u = static_cast<std::size_t>(d);
+      if (o[u] < -h.lo[u] || o[u] > h.hi[u]) return false;
+    }
+    return true;
+  }
+  return std::find(h.points.begin(), h.points.end(), o) != h.points.end();
+}
+
+}  // namespace detail
+
+/// Fills every array over `box` with values that differ from cell to cell, array to array and
+/// `seed` to `seed`: floating values in [1, 2), integers in [1, 7] (safe as divisors and small
+/// enough not to overflow a few operations).
+inline std::vector<HostArray> probe_values(const std::vector<ProbeElement>& elements,
+                                           const Box& box, std::uint32_t seed) {
+  std::vector<HostArray> arrays;
+  for (std::size_t id = 0; id < elements.size(); ++id) {
+    arrays.emplace_back("probe", elements[id].bytes, box);
+    for (Index i = 0; i < box.volume(); ++i)
+      detail::probe_put(arrays.back(), elements[id], i,
+                        detail::probe_hash((static_cast<std::uint64_t>(seed) << 48) ^
+                                           (static_cast<std::uint64_t>(id) << 40) ^
+                                           static_cast<std::uint64_t>(i)));
+  }
+  return arrays;
+}
+
+/// Probes kernel `k` over a box of `grid` with `run`: the cells it writes and the neighbours
+/// it reads. `elements`: every array's element type, by id.
+inline KernelProbe probe_kernel(const ProbeKernel& k, const Box& grid,
+                                const std::vector<ProbeElement>& elements, const ProbeRun& run) {
+  KernelProbe r;
+  r.kernel = k.name;
+  r.box = probe_box(grid, k.follows);
+  const Box& box = r.box;
+  // A launch that does not follow its buffer's extent is probed over the whole grid there:
+  // only while that stays small.
+  if (box.volume() > (Index{1} << 22)) {
+    r.why = "its launch does not follow its buffer's extent, and the grid is large";
+    return r;
+  }
+  r.probed = true;
+  const int dims = grid.dims;
+  std::set<int> written, read;
+  for (const ProbeArg& a : k.args) {
+    if (a.written) written.insert(a.array);
+    if (a.read) read.insert(a.array);
+  }
+
+  // Writes: two runs with different values everywhere; a cell is written when it changed in
+  // either run (a kernel that writes back the value it found, in both runs, is not caught).
+  const std::vector<HostArray> in_a = probe_values(elements, box, 1), in_b = probe_values(elements, box, 2);
+  std::vector<HostArray> out_a = in_a, out_b = in_b;
+  run(out_a, box);
+  run(out_b, box);
+  const Index n = box.volume();
+  const Vec3 ext = box.extents();
+  auto point = [&](Index i) {
+    return Vec3{i % ext[0], (i / ext[0]) % ext[1], i / (ext[0] * ext[1])};
+  };
+  Box common;
+  bool first = true;
+  r.is_box = true;
+  for (int id : written) {
+    const std::size_t bytes = elements[static_cast<std::size_t>(id)].bytes;
+    Box bb;
+    bb.dims = dims;
+    bool any = false;
+    Index count = 0;
+    for (Index i = 0; i < n; ++i) {
+      const auto u = static_cast<std::size_t>(id);
+      if (!detail::probe_differs(in_a[u], out_a[u], bytes, i) &&
+          !detail::probe_differs(in_b[u], out_b[u], bytes, i))
+        continue;
+      const Vec3 p = point(i);
+      Box cell;
+      cell.dims = dims;
+      cell.lo = p;
+      cell.hi = {p[0] + 1, p[1] + 1, p[2] + 1};
+      bb = any ? bounding(bb, cell) : cell;
+      any = true;
+      ++count;
+    }
+    if (!any) continue;
+    r.wrote = true;
+    if (count != bb.volume()) r.is_box = false;
+    if (first) common = bb;
+    else if (common != bb) r.is_box = false;
+    first = false;
+  }
+  if (!r.wrote) {
+    r.is_box = false;
+    r.why = "it wrote no cell of a " + box.str() + " buffer";
+    return r;
+  }
+  for (int d = 0; d < dims; ++d) {
+    const auto u = static_cast<std::size_t>(d);
+    r.rim_lo[u] = common.lo[u];
+    r.rim_hi[u] = ext[u] - common.hi[u];
+  }
+  if (!r.is_box)
+    r.why = "the cells it writes are not one box, the same for every array it writes";
+  else if (!k.views)
+    r.why = "it cannot run on a slab (see the report's overlap line)";
+
+  // Reads: the middle cell of each array read is changed (twice: a value and a NaN or a far
+  // integer); every written cell that then changes reads it, at the offset middle - cell.
+  const Vec3 mid = {ext[0] / 2, ext[1] / 2, ext[2] / 2};
+  const Index mid_i = mid[0] + ext[0] * (mid[1] + ext[1] * mid[2]);
+  for (int id : read) {
+    const auto u = static_cast<std::size_t>(id);
+    const ProbeElement& e = elements[u];
+    std::set<Vec3> offsets;
+    for (int variant = 0; variant < 2; ++variant) {
+      std::vector<HostArray> in = in_a;
+      unsigned char* p = in[u].bytes.data() + static_cast<std::size_t>(mid_i) * e.bytes;
+      if (e.floating && e.bytes == 8) {
+        double x;
+        std::memcpy(&x, p, 8);
+        x = variant ? std::numeric_limits<double>::quiet_NaN() : x + 0.5;
+        std::memcpy(p, &x, 8);
+      } else if (e.floating && e.bytes == 4) {
+        float x;
+        std::memcpy(&x, p, 4);
+        x = variant ? std::numeric_limits<float>::quiet_NaN() : x + 0.5f;
+        std::memcpy(p, &x, 4);
+      } else {
+        p[0] = static_cast<unsigned char>(p[0] + (variant ? 64 : 1));
+      }
+      std::vector<HostArray> out = in;
+      run(out, box);
+      for (int w : written) {
+        const auto wu = static_cast<std::size_t>(w);
+        const std::size_t bytes = elements[wu].bytes;
+        for (Index i = 0; i < n; ++i) {
+          if (!detail::probe_differs(out[wu], out_a[wu], bytes, i)) continue;
+          const Vec3 c = point(i);
+          offsets.insert({mid[0] - c[0], mid[1] - c[1], mid[2] - c[2]});
+        }
+      }
+    }
+    Halo declared;
+    declared.dims = dims;
+    bool first_arg = true;
+    for (const ProbeArg& a : k.args)
+      if (a.array == id && a.read) {
+        declared = first_arg ? a.halo : merge(declared, a.halo);
+        first_arg = false;
+      }
+    const std::string name = "array '" + e.name + "'";
+    for (const Vec3& o : offsets)
+      if (!detail::probe_declared(declared, o)) {
+        r.errors.push_back("kernel '" + std::string(k.name) + "' reads " + name + " at offset " + detail::probe_offset(dims, o) +
+                           ", outside its declared halo: add the point to the argument's halo");
+        break;
+      }
+    if (!declared.points.empty()) {
+      std::vector<std::string> unused;
+      for (const Vec3& p : declared.points)
+        if (p != Vec3{0, 0, 0} && !offsets.count(p)) unused.push_back(detail::probe_offset(dims, p));
+      if (!unused.empty()) {
+        std::string list;
+        for (const std::string& s : unused) list += (list.empty() ? "" : " ") + s;
+        r.warnings.push_back("kernel '" + std::string(k.name) + "' declares halo points of " + name +
+                             " it was not seen to read: " + list);
+      }
+    }
+  }
+  return r;
+}
+
+/// How a kernel runs on a view along the slowest dimension: the view of planes [p0, p1) is
+/// those planes grown by the rim the kernel leaves (`lo`, `hi`), so that its guard cuts exactly
+/// what one launch over the whole buffer cuts. `safe` false: only whole launches.
+struct ViewRim {
+  bool safe = true;
+  Index lo = 0, hi = 0;
+  std::string why;
+};
+
+/// The view rule of a probed kernel that reads `reach_lo`/`reach_hi` along `axis`: views are
+/// safe when its written cells form a box and its rim there is at least what it reads (a
+/// kernel that computes cells whose stencil leaves its buffer treats its buffer's edge
+/// specially, and a view's edge is no buffer edge). Unprobed (`--probe off`): the documented
+/// contract, a rim equal to the read halo.
+inline ViewRim probe_view_rim(const KernelProbe* p, int axis, Index reach_lo, Index reach_hi) {
+  ViewRim v;
+  v.lo = reach_lo;
+  v.hi = reach_hi;
+  if (!p) return v;
+  const auto a = static_cast<std::size_t>(axis);
+  if (!p->views_safe()) {
+    v.safe = false;
+    v.why = "kernel '" + p->kernel + "': " + (p->why.empty() ? "not probed" : p->why);
+    return v;
+  }
+  v.lo = p->rim_lo[a];
+  v.hi = p->rim_hi[a];
+  if (v.lo < reach_lo || v.hi < reach_hi) {
+    v.safe = false;
+    v.why = "kernel '" + p->kernel + "' computes cells within " + std::to_string(std::min(v.lo, v.hi)) +
+            " of its buffer's edge along dimension " + std::to_string(axis) +
+            " although it reads " + std::to_string(std::max(reach_lo, reach_hi)) +
+            " cells away there (edge cells computed differently)";
+  }
+  return v;
+}
+
+/// One launch of the time-loop body: its kernel and the sum of the read halos of the launches
+/// after it in the step, per dimension and side (what is still read of its output).
+struct ProbeLaunch {
+  int kernel = 0;
+  Vec3 after_lo{0, 0, 0}, after_hi{0, 0, 0};
+};
+
+/// The probe's findings over the program: one KernelProbe per kernel (by kernel id; empty when
+/// the probe is off) and the cells the kernels' rims need beyond what the spec's halos give.
+struct Probed {
+  std::vector<KernelProbe> kernels;
+  /// Per dimension and side, over the probed kernels: the widest rim, and how far from the
+  /// buffer's edge a step's results are still wrong because of the rims (`need`: max over
+  /// launches of rim + the read halos of the launches after it in the step). For kernels that
+  /// keep the documented contract (a rim no wider than their halo) neither exceeds what the
+  /// spec's halos give, and the widen functions change nothing.
+  Vec3 rim_lo{0, 0, 0}, rim_hi{0, 0, 0};
+  Vec3 need_lo{0, 0, 0}, need_hi{0, 0, 0};
+
+  /// In core: ghost widths `lo`/`hi` raised so that no owned cell lies in a rim: to the widest
+  /// rim when exchanging every step (each launch's outputs are exchanged or read at their
+  /// centre), by need - shrink (the step's read halos) with deep halos. True when raised.
+  bool widen_ghosts(Vec3& lo, Vec3& hi, int every, const Vec3& shrink_lo,
+                    const Vec3& shrink_hi) const {
+    bool raised = false;
+    for (std::size_t d = 0; d < 3; ++d) {
+      const Index want_lo = every > 1 ? lo[d] + std::max<Index>(0, need_lo[d] - shrink_lo[d]) : rim_lo[d];
+      const Index want_hi = every > 1 ? hi[d] + std::max<Index>(0, need_hi[d] - shrink_hi[d]) : rim_hi[d];
+      raised = raised || want_lo > lo[d] || want_hi > hi[d];
+      lo[d] = std::max(lo[d], want_lo);
+      hi[d] = std::max(hi[d], want_hi);
+    }
+    return raised;
+  }
+  /// Out of core: the planes a step costs a chunk's window (`shrink`, the step's read halos)
+  /// raised to `need`. True when raised.
+  bool widen_shrink(Vec3& lo, Vec3& hi) const {
+    bool raised = false;
+    for (std::size_t d = 0; d < 3; ++d) {
+      raised = raised || need_lo[d] > lo[d] || need_hi[d] > hi[d];
+      lo[d] = std::max(lo[d], need_lo[d]);
+      hi[d] = std::max(hi[d], need_hi[d]);
+    }
+    return raised;
+  }
+
+  const KernelProbe* find(int kernel) const {
+    return kernel >= 0 && static_cast<std::size_t>(kernel) < kernels.size()
+               ? &kernels[static_cast<std::size_t>(kernel)]
+               : nullptr;
+  }
+  /// How kernel `kernel` (reading `reach_lo`/`reach_hi` along `axis`) runs on views.
+  ViewRim view(int kernel, int axis, Index reach_lo, Index reach_hi) const {
+    return probe_view_rim(find(kernel), axis, reach_lo, reach_hi);
+  }
+  /// Why some kernel of `launches` cannot run on views (empty: all can).
+  std::string no_views(const std::vector<ProbeLaunch>& launches) const {
+    for (const ProbeLaunch& l : launches) {
+      const KernelProbe* p = find(l.kernel);
+      if (p && !p->views_safe()) return "kernel '" + p->kernel + "': " + p->why;
+    }
+    return {};
+  }
+};
+
+/// Probed's rims and needs for `launches` (in body order).
+inline void probe_needs(Probed& probed, const std::vector<ProbeLaunch>& launches, int dims) {
+  for (int d = 0; d < dims; ++d) {
+    const auto u = static_cast<std::size_t>(d);
+    for (const ProbeLaunch& l : launches) {
+      const KernelProbe* p = probed.find(l.kernel);
+      if (!p || !p->probed || !p->wrote) continue;
+      probed.rim_lo[u] = std::max(probed.rim_lo[u], p->rim_lo[u]);
+      probed.rim_hi[u] = std::max(probed.rim_hi[u], p->rim_hi[u]);
+      probed.need_lo[u] = std::max(probed.need_lo[u], p->rim_lo[u] + l.after_lo[u]);
+      probed.need_hi[u] = std::max(probed.need_hi[u], p->rim_hi[u] + l.after_hi[u]);
+    }
+  }
+}
+
+/// "lo/hi lo/hi ..." per dimension.
+inline std::string probe_sides(int dims, const Vec3& lo, const Vec3& hi) {
+  std::string s;
+  for (int d = 0; d < dims; ++d) {
+    const auto u = static_cast<std::size_t>(d);
+    s += (d ? " " : "") + std::to_string(lo[u]) + "/" + std::to_string(hi[u]);
+  }
+  return s;
+}
+
+/// The report's lines on the probe, and its verdict: warnings printed (unless `quiet`), errors
+/// (a declared halo too small) thrown as one RunError.
+inline void probe_report(const Probed& probed, int dims, bool quiet, std::FILE* out) {
+  std::string errors;
+  for (const KernelProbe& p : probed.kernels) {
+    for (const std::string& e : p.errors) errors += "\n  " + e;
+    if (quiet) continue;
+    if (!p.probed) {
+      std::fprintf(out, "probe: kernel '%s' not probed: %s\n", p.kernel.c_str(), p.why.c_str());
+      continue;
+    }
+    const std::string rim = probe_sides(dims, p.rim_lo, p.rim_hi);
+    std::fprintf(out, "probe: kernel '%s' on %s: rim %s%s%s\n", p.kernel.c_str(), p.box.str().c_str(),
+                 p.wrote ? rim.c_str() : "-", p.why.empty() ? "" : "; no views: ",
+                 p.why.c_str());
+    for (const std::string& w : p.warnings) std::fprintf(out, "probe: warning: %s\n", w.c_str());
+  }
+  if (!errors.empty()) throw RunError("the kernel probe found a declared halo too small:" + errors);
+}
+
+}  // namespace stepgen::rt

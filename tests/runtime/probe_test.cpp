@@ -1,0 +1,165 @@
+// The kernel probe (runtime/stepgen/probe.hpp) on kernels written as host C++: the rim a kernel
+// leaves, the offsets it reads against its declared halo, view rules and widened margins.
+#include "stepgen/probe.hpp"
+
+#include <doctest/doctest.h>
+
+#include "stepgen/exchange.hpp"
+
+using namespace stepgen::rt;
+
+namespace {
+
+// A 2D float stencil "kernel" run over a whole buffer as one device would: out = sum of `in` at
+// `reads` (offsets), for cells at least `guard_lo`/`guard_hi` from the buffer's edge per dimension.
+struct HostKernel {
+  std::vector<Vec3> reads;
+  Vec3 guard_lo{1, 1, 0}, guard_hi{1, 1, 0};
+  int in = 0, out = 1;
+  void operator()(std::vector<HostArray>& a, const Box& box) const {
+    const Index nx = box.extent(0), ny = box.extent(1);
+    const float* src = a[static_cast<std::size_t>(in)].as<float>();
+    float* dst = a[static_cast<std::size_t>(out)].as<float>();
+    for (Index y = guard_lo[1]; y < ny - guard_hi[1]; ++y)
+      for (Index x = guard_lo[0]; x < nx - guard_hi[0]; ++x) {
+        float s = 0;
+        for (const Vec3& o : reads) s += src[(x + o[0]) + nx * (y + o[1])];
+        dst[x + nx * y] = s;
+      }
+  }
+};
+
+const std::vector<Vec3> kFivePoint = {{0, 0, 0}, {-1, 0, 0}, {1, 0, 0}, {0, -1, 0}, {0, 1, 0}};
+
+ProbeKernel kernel_of(const std::vector<Vec3>& declared) {
+  ProbeKernel k;
+  k.name = "k";
+  k.args = {{0, true, false, Halo::from_points(2, declared)}, {1, false, true, Halo::from_points(2, {})}};
+  k.follows = {true, true, false};
+  k.views = true;
+  return k;
+}
+
+const std::vector<ProbeElement> kFloats = {{"A", 4, true}, {"B", 4, true}};
+const Box kGrid = Box::from_extent(2, {100, 80, 1});
+
+}  // namespace
+
+TEST_CASE("probe: a five-point kernel as declared: rim 1 on each side, no error, views safe") {
+  HostKernel run{kFivePoint};
+  const KernelProbe p = probe_kernel(kernel_of(kFivePoint), kGrid, kFloats, run);
+  CHECK(p.probed);
+  CHECK(p.wrote);
+  CHECK(p.is_box);
+  CHECK(p.box == Box{2, {38, 28, 0}, {62, 52, 1}});
+  CHECK(p.rim_lo == Vec3{1, 1, 0});
+  CHECK(p.rim_hi == Vec3{1, 1, 0});
+  CHECK(p.errors.empty());
+  CHECK(p.warnings.empty());
+  CHECK(p.views_safe());
+  const ViewRim v = probe_view_rim(&p, 1, 1, 1);
+  CHECK(v.safe);
+  CHECK(v.lo == 1);
+  CHECK(v.hi == 1);
+}
+
+TEST_CASE("probe: a halo declared too small is an error naming kernel, array and offset") {
+  HostKernel run{kFivePoint};
+  std::vector<Vec3> declared = {{-1, 0, 0}, {1, 0, 0}, {0, -1, 0}};  // (0,1) missing
+  const KernelProbe p = probe_kernel(kernel_of(declared), kGrid, kFloats, run);
+  REQUIRE(p.errors.size() == 1);
+  CHECK(p.errors[0].find("kernel 'k' reads array 'A' at offset (0,1)") != std::string::npos);
+  Probed all;
+  all.kernels = {p};
+  CHECK_THROWS_WITH_AS(probe_report(all, 2, true, stdout),
+                       doctest::Contains("declared halo too small"), RunError);
+}
+
+TEST_CASE("probe: a halo wider than what is read is a warning") {
+  HostKernel run{{{0, 0, 0}, {1, 0, 0}}};
+  const KernelProbe p = probe_kernel(kernel_of(kFivePoint), kGrid, kFloats, run);
+  CHECK(p.errors.empty());
+  REQUIRE(p.warnings.size() == 1);
+  CHECK(p.warnings[0].find("(-1,0) (0,-1) (0,1)") != std::string::npos);
+}
+
+TEST_CASE("probe: a guard wider than the halo is measured, and views grow by it") {
+  // Reads nothing around (like issue 22's `upd`) but skips a rim of 1, and 3 above along y.
+  HostKernel run{{{0, 0, 0}}, {1, 1, 0}, {1, 3, 0}};
+  const KernelProbe p = probe_kernel(kernel_of({}), kGrid, kFloats, run);
+  CHECK(p.rim_lo == Vec3{1, 1, 0});
+  CHECK(p.rim_hi == Vec3{1, 3, 0});
+  CHECK(p.views_safe());
+  const ViewRim v = probe_view_rim(&p, 1, 0, 0);
+  CHECK(v.safe);
+  CHECK(v.lo == 1);
+  CHECK(v.hi == 3);
+  // The overlap views then compute exactly the planes one whole launch computes.
+  Part part;
+  part.owned = Box{2, {0, 10, 0}, {100, 30, 1}};
+  part.ghost = Box{2, {0, 9, 0}, {100, 31, 1}};
+  std::vector<Transfer> plan = {{0, 1, {Box{2, {0, 10, 0}, {100, 11, 1}}}},
+                                {0, 2, {Box{2, {0, 29, 0}, {100, 30, 1}}}}};
+  const OverlapViews ov = overlap_views(part, 1, 0, 0, {&plan}, v.lo, v.hi);
+  REQUIRE(ov.split);
+  // Each view, computed by the kernel (rim 1 below, 3 above), and their union.
+  std::vector<Index> computed;
+  auto add = [&](const Box& b) {
+    for (Index y = b.lo[1] + v.lo; y < b.hi[1] - v.hi; ++y) computed.push_back(y);
+  };
+  for (const Box& b : ov.boundary) add(b);
+  add(ov.interior);
+  std::sort(computed.begin(), computed.end());
+  std::vector<Index> whole;
+  for (Index y = part.ghost.lo[1] + 1; y < part.ghost.hi[1] - 3; ++y) whole.push_back(y);
+  CHECK(computed == whole);
+}
+
+TEST_CASE("probe: a kernel that computes edge cells differently is not run on views") {
+  // Reads one cell around but writes up to the buffer's edge (one-sided at the edge).
+  HostKernel run{{{0, 0, 0}}, {0, 0, 0}, {0, 0, 0}};
+  const KernelProbe p = probe_kernel(kernel_of(kFivePoint), kGrid, kFloats, run);
+  CHECK(p.rim_lo == Vec3{0, 0, 0});
+  const ViewRim v = probe_view_rim(&p, 1, 1, 1);
+  CHECK_FALSE(v.safe);
+  CHECK(v.why.find("edge cells computed differently") != std::string::npos);
+}
+
+TEST_CASE("probe: cells written in a pattern that is not a box: views not safe") {
+  auto run = [](std::vector<HostArray>& a, const Box& box) {
+    float* dst = a[1].as<float>();
+    for (Index i = 0; i < box.volume(); i += 2) dst[i] = 5.0f;  // every other cell
+  };
+  const KernelProbe p = probe_kernel(kernel_of({}), kGrid, kFloats, run);
+  CHECK(p.wrote);
+  CHECK_FALSE(p.is_box);
+  CHECK_FALSE(p.views_safe());
+}
+
+TEST_CASE("probe: rims wider than the halos widen ghost zones and chunk windows") {
+  Probed probed;
+  KernelProbe lap, upd;  // issue 22's pair: lap reads 1 and skips 1; upd reads 0 and skips 2
+  lap.kernel = "lap";
+  lap.probed = lap.wrote = lap.is_box = true;
+  lap.rim_lo = lap.rim_hi = {1, 1, 1};
+  upd = lap;
+  upd.kernel = "upd";
+  upd.rim_lo = upd.rim_hi = {2, 2, 2};
+  probed.kernels = {lap, upd};
+  probe_needs(probed, {{0, {0, 0, 0}, {0, 0, 0}}, {1, {0, 0, 0}, {0, 0, 0}}}, 3);
+  CHECK(probed.rim_lo == Vec3{2, 2, 2});
+  CHECK(probed.need_lo == Vec3{2, 2, 2});
+  Vec3 ghost_lo{1, 1, 1}, ghost_hi{1, 1, 1};
+  CHECK(probed.widen_ghosts(ghost_lo, ghost_hi, 1, {1, 1, 1}, {1, 1, 1}));
+  CHECK(ghost_lo == Vec3{2, 2, 2});
+  Vec3 shrink_lo{1, 1, 1}, shrink_hi{1, 1, 1};
+  CHECK(probed.widen_shrink(shrink_lo, shrink_hi));
+  CHECK(shrink_hi == Vec3{2, 2, 2});
+  // With rims no wider than the halos (upd skipping 1), nothing changes.
+  probed.kernels[1].rim_lo = probed.kernels[1].rim_hi = {1, 1, 1};
+  probed.rim_lo = probed.rim_hi = probed.need_lo = probed.need_hi = {0, 0, 0};
+  probe_needs(probed, {{0, {0, 0, 0}, {0, 0, 0}}, {1, {0, 0, 0}, {0, 0, 0}}}, 3);
+  ghost_lo = ghost_hi = shrink_lo = shrink_hi = {1, 1, 1};
+  CHECK_FALSE(probed.widen_ghosts(ghost_lo, ghost_hi, 1, {1, 1, 1}, {1, 1, 1}));
+  CHECK_FALSE(probed.widen_shrink(shrink_lo, shrink_hi));
+}
