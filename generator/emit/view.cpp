@@ -394,6 +394,24 @@ View common_view(const Model& m, const BackendNames& names) {
     body.push_back(sv);
   }
   v.set("body", body);
+  // Some launch overlaps its exchange (the CUDA programs define launch_and_exchange only then:
+  // nvcc warns of an unreferenced member function, an error under -Werror).
+  bool any_overlap = false;
+  for (std::size_t i = 0; i < m.body.size(); ++i)
+    if (m.body[i].kind == model::Step::Kind::kLaunch) {
+      const model::Kernel& k = m.kernels[static_cast<std::size_t>(m.body[i].kernel)];
+      for (const model::KernelArg& a : k.args)
+        any_overlap = any_overlap || (m.exchange_every == 1 && a.kind == model::KernelArg::Kind::kArray &&
+                                      a.access != model::Access::kRead && model::needs_exchange(m, a.array) &&
+                                      model::view_obstacle(m, k).empty());
+    }
+  v.set("any_overlap", flag(any_overlap));
+  // Some exchange happens (each step after a launch, or deep): the CUDA programs define their
+  // exchange functions only then, for the same reason.
+  bool any_exchange = false;
+  for (std::size_t i = 0; i < m.arrays.size(); ++i)
+    any_exchange = any_exchange || model::needs_exchange(m, static_cast<int>(i));
+  v.set("any_exchange", flag(any_exchange));
   v.set("ooc_trapezoid", flag(trapezoid));
   // Why some exchanges cannot overlap computation (empty: all can), for the report.
   v.set("no_overlap", m.exchange_every > 1 ? model::overlap_obstacle(m) : join(no_overlap, "; "));
