@@ -161,6 +161,7 @@ const SourceSignatures& SignatureChecker::signatures(const std::string& path, La
   if (it != cache_.end()) return it->second;
   SourceSignatures s =
       language == Language::kCuda ? read_cuda_signatures(path) : read_opencl_signatures(path);
+  if (language == Language::kOpenCL && s.read) annotate_opencl_signatures(path, s);
   return cache_.emplace(key, std::move(s)).first->second;
 }
 

@@ -69,6 +69,10 @@ struct SourceSignatures {
 SourceSignatures read_opencl_signatures(const std::string& path);
 /// Reads the __global__ functions of a CUDA file with libclang (host-side parse, no CUDA headers).
 SourceSignatures read_cuda_signatures(const std::string& path);
+/// Adds to signatures read from an OpenCL runtime what libclang's parse of the same file knows:
+/// where each kernel and parameter is declared, and the types behind typedef names (the runtime
+/// gives `real*` for `typedef float real`). Without libclang, nothing changes.
+void annotate_opencl_signatures(const std::string& path, SourceSignatures& s);
 
 /// The spec's name of a scalar type as the kernel languages spell it, for docs and messages:
 /// OpenCL "uint", CUDA "unsigned int" ...

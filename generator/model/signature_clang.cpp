@@ -13,6 +13,7 @@
 #include <cstring>
 #include <fstream>
 #include <sstream>
+#include <vector>
 #endif
 
 namespace stepgen::model {
@@ -24,6 +25,8 @@ SourceSignatures read_cuda_signatures(const std::string&) {
   s.unavailable = "stepgen was built without libclang (Debian's libclang-dev)";
   return s;
 }
+
+void annotate_opencl_signatures(const std::string&, SourceSignatures&) {}
 
 #else
 
@@ -113,8 +116,15 @@ std::string str(CXString s) {
 // "real (float)", "int64_t (long)".
 std::string spelling(CXType t) {
   auto bare = [](std::string s) {
-    for (const char* q : {"const ", "volatile "})
-      if (s.rfind(q, 0) == 0) s.erase(0, std::strlen(q));
+    for (bool again = true; again;) {
+      again = false;
+      for (const char* q : {"const ", "volatile ", "__global ", "__constant ", "__local ",
+                            "__private ", "__generic "})
+        if (s.rfind(q, 0) == 0) {
+          s.erase(0, std::strlen(q));
+          again = true;
+        }
+    }
     return s;
   };
   std::string written = bare(str(lib().clang_getTypeSpelling(t)));
@@ -155,6 +165,7 @@ std::optional<ScalarType> cuda_scalar(CXTypeKind kind) {
 }
 
 struct Reader {
+  bool opencl = false;  ///< every function (PoCL says which are kernels), not only __global__
   std::string path;
   std::vector<std::string> lines;
   SourceSignatures* out = nullptr;
@@ -211,7 +222,7 @@ CXChildVisitResult visit(CXCursor c, CXCursor, CXClientData data) {
         return CXChildVisit_Continue;
       },
       &global);
-  if (!global) return CXChildVisit_Continue;
+  if (!global && !r.opencl) return CXChildVisit_Continue;
   KernelSignature sig;
   sig.name = str(lib().clang_getCursorSpelling(c));
   sig.file = r.path;
@@ -227,38 +238,39 @@ CXChildVisitResult visit(CXCursor c, CXCursor, CXClientData data) {
 
 }  // namespace
 
-SourceSignatures read_cuda_signatures(const std::string& path) {
-  SourceSignatures s;
+namespace {
+
+// Parses `path` with `args` and reads its functions into `s` (s.read says whether it could).
+void parse(const std::string& path, const std::vector<const char*>& args, bool opencl,
+           SourceSignatures& s) {
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     s.unavailable = "cannot read " + path;
-    return s;
+    return;
+  }
+  if (!lib().error.empty()) {
+    s.unavailable = lib().error;
+    return;
   }
   Reader r;
+  r.opencl = opencl;
   r.path = path;
   r.out = &s;
   for (std::string line; std::getline(in, line);) {
     if (!line.empty() && line.back() == '\r') line.pop_back();
     r.lines.push_back(line);
   }
-  if (!lib().error.empty()) {
-    s.unavailable = lib().error;
-    return s;
-  }
   s.compiler = "libclang";
   CXIndex index = lib().clang_createIndex(0, 0);
   CXUnsavedFile prelude{kPreludeName, kPrelude, sizeof kPrelude - 1};
-  const char* args[] = {"-x",         "cuda",       "--cuda-host-only",
-                        "-nocudainc", "-nocudalib", "-std=c++17",
-                        "-include",   kPreludeName, "-Wno-unknown-cuda-version"};
   CXTranslationUnit tu = nullptr;
   CXErrorCode err = lib().clang_parseTranslationUnit2(
-      index, path.c_str(), args, static_cast<int>(sizeof args / sizeof args[0]), &prelude, 1,
+      index, path.c_str(), args.data(), static_cast<int>(args.size()), &prelude, 1,
       CXTranslationUnit_SkipFunctionBodies | CXTranslationUnit_KeepGoing, &tu);
   if (err != CXError_Success || !tu) {
     s.unavailable = "libclang could not parse it (error " + std::to_string(err) + ")";
     lib().clang_disposeIndex(index);
-    return s;
+    return;
   }
   lib().clang_visitChildren(lib().clang_getTranslationUnitCursor(tu), visit, &r);
   lib().clang_disposeTranslationUnit(tu);
@@ -266,7 +278,45 @@ SourceSignatures read_cuda_signatures(const std::string& path) {
   std::sort(s.kernels.begin(), s.kernels.end(),
             [](const KernelSignature& a, const KernelSignature& b) { return a.name < b.name; });
   s.read = true;
+}
+
+}  // namespace
+
+SourceSignatures read_cuda_signatures(const std::string& path) {
+  SourceSignatures s;
+  parse(path,
+        {"-x", "cuda", "--cuda-host-only", "-nocudainc", "-nocudalib", "-std=c++17", "-include",
+         kPreludeName, "-Wno-unknown-cuda-version"},
+        false, s);
   return s;
+}
+
+void annotate_opencl_signatures(const std::string& path, SourceSignatures& s) {
+  SourceSignatures c;
+  // OpenCL C 1.2 with its built-in types (uint, float4) declared, as an OpenCL compiler has them.
+  parse(path,
+        {"-x", "cl", "-cl-std=CL1.2", "-Xclang", "-fdeclare-opencl-builtins", "-Xclang",
+         "-finclude-default-header"},
+        true, c);
+  if (!c.read) return;
+  for (KernelSignature& k : s.kernels) {
+    const KernelSignature* found = c.find(k.name);
+    if (!found || found->params.size() != k.params.size()) continue;
+    k.loc = found->loc;
+    k.line = found->line;
+    for (std::size_t i = 0; i < k.params.size(); ++i) {
+      KernelParam& p = k.params[i];
+      const KernelParam& q = found->params[i];
+      p.file = q.file;
+      p.loc = q.loc;
+      p.line = q.line;
+      // A typedef (`real`) is all the OpenCL runtime says; the parse says what it stands for.
+      if (!p.element && q.element && p.kind == q.kind) {
+        p.element = q.element;
+        p.element_type = q.element_type;
+      }
+    }
+  }
 }
 
 #endif

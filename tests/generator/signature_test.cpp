@@ -226,7 +226,21 @@ TEST_CASE("signature: OpenCL kernels as PoCL sees them") {
   CHECK(p[4].pointee_const);
   CHECK(p[5].space == KernelParam::Space::kLocal);
   CHECK(p[6].kind == KernelParam::Kind::kPointer);
+  CHECK_FALSE(p[6].element);  // the runtime says `real*`
   CHECK(s.find("k2")->params[0].element == ScalarType::kUchar);
+
+  // libclang's parse of the same file: where each parameter is, and what `real` stands for.
+  annotate_opencl_signatures(path, s);
+  const std::vector<KernelParam>& q = s.find("k")->params;
+  if (q[6].loc.line == 0) {
+    MESSAGE("not annotated: no libclang");
+  } else {
+    CHECK(q[6].element == ScalarType::kFloat);
+    CHECK(q[6].element_type == "real (float)");
+    CHECK(q[2].loc.line == 3);
+    CHECK(q[2].loc.col == 28);
+    CHECK(q[2].line == "                const uint n, long q, __constant int* c,");
+  }
 
   std::string broken =
       write("broken.cl", "__kernel void k(__global float* a) {\n  a[0] = nope;\n}\n");
@@ -272,4 +286,22 @@ TEST_CASE("signature: CUDA kernels as libclang sees them") {
   CHECK(p[4].element == ScalarType::kLong);
   CHECK(p[5].element == ScalarType::kUchar);
   CHECK_FALSE(p[6].element);  // float4: not known without the CUDA headers, not checked
+}
+
+TEST_CASE("signature: libclang and PoCL in one process, in either order, do not collide") {
+  // Both bring an LLVM, often of two versions; linked into one symbol scope they crashed in
+  // PoCL's compiler. libclang is opened with RTLD_LOCAL for this.
+  std::string cu = write("order.cu", "__global__ void k(float* a, int n) {}\n");
+  std::string cl = write("order.cl", "__kernel void k(__global float* a, int n) {}\n");
+  SourceSignatures c = read_cuda_signatures(cu);
+  SourceSignatures o = read_opencl_signatures(cl);
+  SourceSignatures c2 = read_cuda_signatures(cu);
+  for (const SourceSignatures* s : {&c, &o, &c2}) {
+    if (!s->read) {
+      MESSAGE("not checked: " << s->unavailable);
+      continue;
+    }
+    REQUIRE(s->kernels.size() == 1);
+    CHECK(s->kernels[0].params.size() == 2);
+  }
 }
