@@ -52,8 +52,6 @@ const char kPrelude[] = R"(#define __global__ __attribute__((global))
 // and two LLVMs in the process's global symbol scope crash in PoCL's compiler. dlopen's
 // RTLD_LOCAL keeps libclang's LLVM to libclang.
 #define STEPGEN_LIBCLANG_FUNCTIONS(X) \
-  X(clang_Cursor_getArgument)         \
-  X(clang_Cursor_getNumArguments)     \
   X(clang_Location_isFromMainFile)    \
   X(clang_createIndex)                \
   X(clang_disposeIndex)               \
@@ -207,30 +205,39 @@ KernelParam read_param(CXCursor c, const Reader& r) {
   return p;
 }
 
+// A function's attributes and parameters, from its children (a template's too).
+struct Children {
+  bool global = false;
+  std::vector<CXCursor> params;
+};
+
 CXChildVisitResult visit(CXCursor c, CXCursor, CXClientData data) {
   Reader& r = *static_cast<Reader*>(data);
   CXCursorKind kind = lib().clang_getCursorKind(c);
   if (kind == CXCursor_Namespace || kind == CXCursor_LinkageSpec) return CXChildVisit_Recurse;
-  if (kind != CXCursor_FunctionDecl) return CXChildVisit_Continue;
+  // A template kernel is launched by name too (`k<<<g, b>>>(a, n)` deduces T): its parameters
+  // of dependent types are not checked (no scalar type), the others are.
+  if (kind != CXCursor_FunctionDecl && kind != CXCursor_FunctionTemplate)
+    return CXChildVisit_Continue;
   if (!lib().clang_Location_isFromMainFile(lib().clang_getCursorLocation(c)))
     return CXChildVisit_Continue;
-  bool global = false;
+  Children children;
   lib().clang_visitChildren(
       c,
-      [](CXCursor a, CXCursor, CXClientData g) {
-        if (lib().clang_getCursorKind(a) == CXCursor_CUDAGlobalAttr) *static_cast<bool*>(g) = true;
+      [](CXCursor a, CXCursor, CXClientData d) {
+        Children& ch = *static_cast<Children*>(d);
+        CXCursorKind k = lib().clang_getCursorKind(a);
+        if (k == CXCursor_CUDAGlobalAttr) ch.global = true;
+        if (k == CXCursor_ParmDecl) ch.params.push_back(a);
         return CXChildVisit_Continue;
       },
-      &global);
-  if (!global && !r.opencl) return CXChildVisit_Continue;
+      &children);
+  if (!children.global && !r.opencl) return CXChildVisit_Continue;
   KernelSignature sig;
   sig.name = str(lib().clang_getCursorSpelling(c));
   sig.file = r.path;
   sig.loc = location(c, r, &sig.line);
-  int n = lib().clang_Cursor_getNumArguments(c);
-  for (int i = 0; i < n; ++i)
-    sig.params.push_back(
-        read_param(lib().clang_Cursor_getArgument(c, static_cast<unsigned>(i)), r));
+  for (CXCursor p : children.params) sig.params.push_back(read_param(p, r));
   // A declaration and its definition name one kernel: keep the first seen.
   if (!r.out->find(sig.name)) r.out->kernels.push_back(std::move(sig));
   return CXChildVisit_Continue;

@@ -7,8 +7,11 @@
 
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <string>
 #include <vector>
+
+#include "cli/driver.hpp"
 
 using stepgen::Diagnostics;
 using stepgen::Severity;
@@ -262,15 +265,16 @@ TEST_CASE("signature: CUDA kernels as libclang sees them") {
                            "                  const unsigned int n, int64_t q, long long ll,\n"
                            "                  unsigned char c, float4* v) {\n"
                            "  b[threadIdx.x] = a[0] + sqrtf(1.0f);\n"
-                           "}\n");
+                           "}\n"
+                           "template <typename T> __global__ void t(T* a, int n) {}\n");
   SourceSignatures s = read_cuda_signatures(path);
   if (!s.read && !s.unavailable.empty()) {
     MESSAGE("not checked: " << s.unavailable);
     return;
   }
   REQUIRE(s.read);
-  REQUIRE(s.kernels.size() == 1);  // helper is no kernel
-  const KernelSignature& k = s.kernels[0];
+  REQUIRE(s.kernels.size() == 2);  // helper is no kernel
+  const KernelSignature& k = *s.find("k");
   CHECK(k.name == "k");
   REQUIRE(k.params.size() == 7);
   const std::vector<KernelParam>& p = k.params;
@@ -286,6 +290,13 @@ TEST_CASE("signature: CUDA kernels as libclang sees them") {
   CHECK(p[4].element == ScalarType::kLong);
   CHECK(p[5].element == ScalarType::kUchar);
   CHECK_FALSE(p[6].element);  // float4: not known without the CUDA headers, not checked
+  // A template kernel: T* is a pointer of no known element type; int n is checked.
+  const KernelSignature* t = s.find("t");
+  REQUIRE(t);
+  REQUIRE(t->params.size() == 2);
+  CHECK(t->params[0].kind == KernelParam::Kind::kPointer);
+  CHECK_FALSE(t->params[0].element);
+  CHECK(t->params[1].element == ScalarType::kInt);
 }
 
 TEST_CASE("signature: libclang and PoCL in one process, in either order, do not collide") {
@@ -304,4 +315,33 @@ TEST_CASE("signature: libclang and PoCL in one process, in either order, do not 
     REQUIRE(s->kernels.size() == 1);
     CHECK(s->kernels[0].params.size() == 2);
   }
+}
+
+TEST_CASE("signature: generate checks signatures first and writes nothing; the escape skips it") {
+  namespace fs = std::filesystem;
+  const std::string spec = STEPGEN_SOURCE_DIR "/tests/errors/sig_missing_scalar.xml";
+  const fs::path out_dir = fs::temp_directory_path() / "stepgen_signature_generate";
+  fs::remove_all(out_dir);
+  auto run = [](std::vector<const char*> args) {
+    args.insert(args.begin(), "stepgen");
+    std::ostringstream out, err;
+    int status = stepgen::cli::run(static_cast<int>(args.size()), args.data(), out, err);
+    return std::make_pair(status, err.str());
+  };
+  const std::string dir = out_dir.string();
+  auto [status, err] = run({"generate", spec.c_str(), "-o", dir.c_str()});
+  bool probed = err.find("signatures not checked") == std::string::npos;
+  if (probed) {
+    CHECK(status == 1);
+    CHECK(err.find("sig_missing_scalar.xml:6:17: error: kernel 'scale' in sig_scale.cl takes 4 "
+                   "parameters but the spec gives 3 arguments: no <arg> for parameter 4 'f'") !=
+          std::string::npos);
+    CHECK_FALSE(fs::exists(out_dir));
+  } else {
+    MESSAGE("not checked: " << err);
+  }
+  CHECK(run({"check", "--no-signature-check", spec.c_str()}).first == 0);
+  CHECK(run({"generate", "--no-signature-check", spec.c_str(), "-o", dir.c_str()}).first == 0);
+  CHECK(fs::exists(out_dir));
+  fs::remove_all(out_dir);
 }
