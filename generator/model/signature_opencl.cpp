@@ -261,6 +261,7 @@ SourceSignatures read_opencl_signatures(const std::string& path) {
   clCreateKernelsInProgram(program, 0, nullptr, &count);
   std::vector<cl_kernel> kernels(count);
   if (count) clCreateKernelsInProgram(program, count, kernels.data(), nullptr);
+  bool info = true;
   for (cl_kernel k : kernels) {
     KernelSignature sig;
     std::size_t n = 0;
@@ -271,11 +272,22 @@ SourceSignatures read_opencl_signatures(const std::string& path) {
     sig.file = path;
     cl_uint args = 0;
     clGetKernelInfo(k, CL_KERNEL_NUM_ARGS, sizeof args, &args, nullptr);
-    for (cl_uint i = 0; i < args; ++i) sig.params.push_back(read_param(k, i));
+    for (cl_uint i = 0; i < args; ++i) {
+      // An implementation may keep no argument info (CL_KERNEL_ARG_INFO_NOT_AVAILABLE).
+      cl_kernel_arg_address_qualifier space = 0;
+      info = info && clGetKernelArgInfo(k, i, CL_KERNEL_ARG_ADDRESS_QUALIFIER, sizeof space, &space,
+                                        nullptr) == CL_SUCCESS;
+      if (info) sig.params.push_back(read_param(k, i));
+    }
     s.kernels.push_back(std::move(sig));
     clReleaseKernel(k);
   }
   clReleaseProgram(program);
+  if (!info) {
+    s.kernels.clear();
+    s.unavailable = c.name + " gives no kernel argument info (clGetKernelArgInfo)";
+    return s;
+  }
   std::sort(s.kernels.begin(), s.kernels.end(),
             [](const KernelSignature& a, const KernelSignature& b) { return a.name < b.name; });
   s.read = true;
