@@ -14,9 +14,12 @@ std::string quote(const std::string& s) {
   return "'" + s + "'";
 }
 
-// The spec's name of a type in the kernel's language.
+// The spec's name of a type, and CUDA's where it differs: "uint (CUDA: unsigned int)".
 std::string spec_type(ScalarType t, Language language) {
-  return language == Language::kCuda ? cuda_type_name(t) : type_info(t).name;
+  std::string name = type_info(t).name;
+  if (language == Language::kCuda && name != cuda_type_name(t))
+    name += std::string(" (CUDA: ") + cuda_type_name(t) + ")";
+  return name;
 }
 
 std::string param_name(const KernelParam& p, std::size_t position) {

@@ -195,8 +195,8 @@ TEST_CASE("signature: CUDA messages name the spec's types as CUDA spells them") 
   Diagnostics diags("t.xml", "");
   compare_signature(two_arrays(), k, scale_signature(), "k.cu", Language::kCuda, diags);
   REQUIRE(diags.error_count() == 1);
-  CHECK(diags.all()[0].message.find("scalar argument 3 of kernel 'scale' is unsigned int, but") ==
-        0);
+  CHECK(diags.all()[0].message.find(
+            "scalar argument 3 of kernel 'scale' is uint (CUDA: unsigned int), but") == 0);
 }
 
 TEST_CASE("signature: OpenCL kernels as PoCL sees them") {
