@@ -214,7 +214,9 @@ struct Children {
 CXChildVisitResult visit(CXCursor c, CXCursor, CXClientData data) {
   Reader& r = *static_cast<Reader*>(data);
   CXCursorKind kind = lib().clang_getCursorKind(c);
-  if (kind == CXCursor_Namespace || kind == CXCursor_LinkageSpec) return CXChildVisit_Recurse;
+  // extern "C" is an unexposed declaration in libclang 14 (a LinkageSpec in later ones).
+  if (kind == CXCursor_Namespace || kind == CXCursor_LinkageSpec || kind == CXCursor_UnexposedDecl)
+    return CXChildVisit_Recurse;
   // A template kernel is launched by name too (`k<<<g, b>>>(a, n)` deduces T): its parameters
   // of dependent types are not checked (no scalar type), the others are.
   if (kind != CXCursor_FunctionDecl && kind != CXCursor_FunctionTemplate)

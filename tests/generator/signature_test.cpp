@@ -268,14 +268,18 @@ TEST_CASE("signature: CUDA kernels as libclang sees them") {
                            "                  unsigned char c, float4* v) {\n"
                            "  b[threadIdx.x] = a[0] + sqrtf(1.0f);\n"
                            "}\n"
-                           "template <typename T> __global__ void t(T* a, int n) {}\n");
+                           "template <typename T> __global__ void t(T* a, int n) {}\n"
+                           "extern \"C\" __global__ void e(float* a) {}\n"
+                           "namespace { __global__ void in_namespace(int n) {} }\n");
   SourceSignatures s = read_cuda_signatures(path);
   if (!s.read && !s.unavailable.empty()) {
     MESSAGE("not checked: " << s.unavailable);
     return;
   }
   REQUIRE(s.read);
-  REQUIRE(s.kernels.size() == 2);  // helper is no kernel
+  REQUIRE(s.kernels.size() == 4);  // helper is no kernel
+  CHECK(s.find("e"));
+  CHECK(s.find("in_namespace"));
   const KernelSignature& k = *s.find("k");
   CHECK(k.name == "k");
   REQUIRE(k.params.size() == 7);
