@@ -13,6 +13,7 @@
 #include "emit/regenerate.hpp"
 #include "model/model.hpp"
 #include "model/plan.hpp"
+#include "model/signature.hpp"
 #include "spec/reader.hpp"
 
 namespace stepgen::cli {
@@ -21,8 +22,10 @@ namespace fs = std::filesystem;
 
 namespace {
 
-/// Reads, validates and reports one spec. Returns the model when there was no error.
-std::optional<model::Model> load(const std::string& path, std::ostream& err) {
+/// Reads, validates and reports one spec. Returns the model when there was no error. With a
+/// `signatures` checker, a valid model's kernels are also checked against their sources.
+std::optional<model::Model> load(const std::string& path, std::ostream& err,
+                                 model::SignatureChecker* signatures = nullptr) {
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     err << path << ": error: cannot open the spec file\n";
@@ -34,6 +37,7 @@ std::optional<model::Model> load(const std::string& path, std::ostream& err) {
   std::optional<model::Model> model;
   if (std::optional<spec::SpecTree> tree = spec::read_spec(path, diags.source(), diags))
     model = model::build_model(*tree, diags);
+  if (model && signatures && !diags.has_errors()) signatures->check(*model, diags);
   diags.print(err);
   if (diags.has_errors()) return std::nullopt;
   return model;
@@ -54,6 +58,7 @@ struct GenerateRequest {
   std::string distribution;  ///< "none" or "mpi" overrides the spec's; "" = the spec's
   bool check = false;
   bool force = false;
+  bool signatures = true;  ///< check the kernels' parameters against the spec's arguments
 };
 
 // A path as make and ninja read it in a depfile.
@@ -89,7 +94,8 @@ int generate(const std::string& spec_path, GenerateRequest request, std::ostream
       return kUsage;
     }
   }
-  std::optional<model::Model> model = load(spec_path, err);
+  model::SignatureChecker checker;
+  std::optional<model::Model> model = load(spec_path, err, request.signatures ? &checker : nullptr);
   if (!model) return kSpecErrors;
   std::string& out_dir = request.out_dir;
   const std::string& target = request.target;
@@ -227,6 +233,11 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
   std::vector<std::string> check_specs;
   CLI::App* check = app.add_subcommand("check", "Read and validate specs; report every error and warning");
   check->add_option("specs", check_specs, "Spec files (.xml, .yaml)")->required();
+  bool no_signatures = false;
+  const char* no_signatures_help =
+      "Do not check the kernels' parameters against the spec's arguments (OpenCL: built with "
+      "PoCL; CUDA: parsed with libclang)";
+  check->add_flag("--no-signature-check", no_signatures, no_signatures_help);
 
   std::string gen_spec;
   GenerateRequest request;
@@ -242,6 +253,8 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
   gen->add_option("--depfile", request.depfile, "Also write a make/ninja depfile of the inputs (spec, kernels, templates)");
   gen->add_option("--depfile-target", request.depfile_target, "The target the depfile names (default: the output folder)");
   gen->get_option("--check")->excludes("--force");
+  bool gen_no_signatures = false;
+  gen->add_flag("--no-signature-check", gen_no_signatures, no_signatures_help);
   gen->add_option("--distribution", request.distribution, "none or mpi (one rank per device); default: the spec's")
       ->check(CLI::IsMember({"none", "mpi"}));
 
@@ -287,11 +300,15 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
 
   if (check->parsed()) {
     int status = kOk;
+    model::SignatureChecker checker;  // each kernel source is read once for every spec
     for (const std::string& s : check_specs)
-      if (!load(s, err)) status = kSpecErrors;
+      if (!load(s, err, no_signatures ? nullptr : &checker)) status = kSpecErrors;
     return status;
   }
-  if (gen->parsed()) return generate(gen_spec, request, out, err);
+  if (gen->parsed()) {
+    request.signatures = !gen_no_signatures;
+    return generate(gen_spec, request, out, err);
+  }
   if (tpl_export->parsed()) return export_templates(export_dir, out, err);
   if (pl->parsed()) {
     std::int64_t bytes = 0;

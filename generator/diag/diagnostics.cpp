@@ -20,7 +20,13 @@ void Diagnostics::note(spec::Loc loc, std::string message) {
 
 void Diagnostics::add(Severity severity, spec::Loc loc, std::string message) {
   if (severity == Severity::kError) ++error_count_;
-  list_.push_back({severity, path_, loc, std::move(message)});
+  list_.push_back({severity, path_, loc, std::move(message), {}});
+}
+
+void Diagnostics::add_in(Severity severity, std::string path, spec::Loc loc, std::string message,
+                         std::string line) {
+  if (severity == Severity::kError) ++error_count_;
+  list_.push_back({severity, std::move(path), loc, std::move(message), std::move(line)});
 }
 
 namespace {
@@ -47,7 +53,8 @@ std::string line_text(const std::string& source, int line) {
     ++start;
   }
   std::size_t end = source.find('\n', start);
-  std::string text = source.substr(start, end == std::string::npos ? std::string::npos : end - start);
+  std::string text =
+      source.substr(start, end == std::string::npos ? std::string::npos : end - start);
   if (!text.empty() && text.back() == '\r') text.pop_back();
   return text;
 }
@@ -59,7 +66,7 @@ void Diagnostics::print(std::ostream& out) const {
     out << d.path;
     if (d.loc.line > 0) out << ':' << d.loc.line << ':' << std::max(d.loc.col, 1);
     out << ": " << severity_name(d.severity) << ": " << d.message << '\n';
-    std::string text = line_text(source_, d.loc.line);
+    std::string text = d.path == path_ ? line_text(source_, d.loc.line) : d.line;
     if (d.loc.line > 0 && !text.empty()) {
       out << text << '\n';
       // Tabs are kept so that the caret lines up with the text above it.

@@ -19,6 +19,7 @@ struct Diagnostic {
   std::string path;
   spec::Loc loc;
   std::string message;
+  std::string line;  ///< the source line, for a diagnostic in another file than the spec's
 };
 
 /// Collects diagnostics for one spec file (and the files it names).
@@ -30,6 +31,10 @@ class Diagnostics {
   void error(spec::Loc loc, std::string message);
   void warning(spec::Loc loc, std::string message);
   void note(spec::Loc loc, std::string message);
+  /// A diagnostic in another file the spec names (a kernel source): printed with `path` and, when
+  /// given, `line` (the text of line `loc.line` of that file) and a caret.
+  void add_in(Severity severity, std::string path, spec::Loc loc, std::string message,
+              std::string line = {});
 
   bool has_errors() const { return error_count_ > 0; }
   int error_count() const { return error_count_; }

@@ -1,0 +1,299 @@
+// OpenCL kernel signatures from the compiler: the source is built with -cl-kernel-arg-info on
+// one OpenCL device (PoCL's, where present) and read back with clGetKernelArgInfo.
+
+#include <algorithm>
+#include <fstream>
+#include <regex>
+#include <sstream>
+
+#include "model/signature.hpp"
+
+#ifdef STEPGEN_HAVE_OPENCL
+#ifndef CL_TARGET_OPENCL_VERSION
+#define CL_TARGET_OPENCL_VERSION 120
+#endif
+#include <CL/cl.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cstdio>
+#endif
+
+namespace stepgen::model {
+
+#ifndef STEPGEN_HAVE_OPENCL
+
+SourceSignatures read_opencl_signatures(const std::string&) {
+  SourceSignatures s;
+  s.unavailable = "stepgen was built without OpenCL";
+  return s;
+}
+
+#else
+
+namespace {
+
+std::string read_text(const std::string& path, bool& ok) {
+  std::ifstream in(path, std::ios::binary);
+  ok = static_cast<bool>(in);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+std::string nth_line(const std::string& text, int line) {
+  std::istringstream in(text);
+  std::string s;
+  for (int i = 1; std::getline(in, s); ++i)
+    if (i == line) {
+      if (!s.empty() && s.back() == '\r') s.pop_back();
+      return s;
+    }
+  return {};
+}
+
+// The spec's type for an OpenCL C type name as clGetKernelArgInfo spells it.
+std::optional<ScalarType> opencl_scalar(const std::string& name) {
+  static const std::pair<const char*, ScalarType> kNames[] = {
+      {"float", ScalarType::kFloat},
+      {"double", ScalarType::kDouble},
+      {"int", ScalarType::kInt},
+      {"uint", ScalarType::kUint},
+      {"unsigned int", ScalarType::kUint},
+      {"long", ScalarType::kLong},
+      {"ulong", ScalarType::kUlong},
+      {"unsigned long", ScalarType::kUlong},
+      {"short", ScalarType::kShort},
+      {"ushort", ScalarType::kUshort},
+      {"unsigned short", ScalarType::kUshort},
+      {"char", ScalarType::kChar},
+      {"signed char", ScalarType::kChar},
+      {"uchar", ScalarType::kUchar},
+      {"unsigned char", ScalarType::kUchar}};
+  for (const auto& [n, t] : kNames)
+    if (name == n) return t;
+  return std::nullopt;
+}
+
+// Compiler messages with a position: PoCL writes "error: FILE:L:C: MESSAGE", others
+// "FILE:L:C: error: MESSAGE".
+std::vector<SourceMessage> parse_log(const std::string& log, const std::string& source) {
+  static const std::regex kLine(
+      R"(^\s*(?:(error|warning|note): )?[^:\s]*:(\d+):(\d+): (?:(fatal error|error|warning|note): )?(.*)$)");
+  std::vector<SourceMessage> out;
+  std::istringstream in(log);
+  for (std::string line; std::getline(in, line);) {
+    std::smatch m;
+    if (!std::regex_match(line, m, kLine)) continue;
+    std::string kind = m[1].matched ? m[1].str() : m[4].str();
+    SourceMessage msg;
+    if (kind == "error" || kind == "fatal error")
+      msg.severity = Severity::kError;
+    else if (kind == "warning")
+      msg.severity = Severity::kWarning;
+    else if (kind == "note")
+      msg.severity = Severity::kNote;
+    else
+      continue;
+    msg.loc.line = std::stoi(m[2].str());
+    msg.loc.col = std::stoi(m[3].str());
+    msg.message = m[5].str();
+    msg.line = nth_line(source, msg.loc.line);
+    out.push_back(std::move(msg));
+  }
+  return out;
+}
+
+// One device for the whole run: the first of PoCL's platform, else of the first platform.
+struct Compiler {
+  cl_device_id device = nullptr;
+  cl_context context = nullptr;
+  std::string name;  // "PoCL", for messages
+  std::string why;   // why there is none
+};
+
+const Compiler& compiler() {
+  static const Compiler c = [] {
+    Compiler out;
+    cl_uint count = 0;
+    if (clGetPlatformIDs(0, nullptr, &count) != CL_SUCCESS || count == 0) {
+      out.why =
+          "no OpenCL device (no OpenCL platform is installed; PoCL is Debian's "
+          "pocl-opencl-icd)";
+      return out;
+    }
+    std::vector<cl_platform_id> platforms(count);
+    clGetPlatformIDs(count, platforms.data(), nullptr);
+    for (int pass = 0; pass < 2 && !out.device; ++pass) {
+      for (cl_platform_id p : platforms) {
+        std::size_t n = 0;
+        clGetPlatformInfo(p, CL_PLATFORM_NAME, 0, nullptr, &n);
+        std::string name(n, '\0');
+        clGetPlatformInfo(p, CL_PLATFORM_NAME, n, name.data(), nullptr);
+        bool pocl = name.find("Portable Computing Language") != std::string::npos;
+        if (pass == 0 && !pocl) continue;
+        cl_device_id d = nullptr;
+        if (clGetDeviceIDs(p, CL_DEVICE_TYPE_ALL, 1, &d, nullptr) != CL_SUCCESS) continue;
+        cl_int err = CL_SUCCESS;
+        cl_context ctx = clCreateContext(nullptr, 1, &d, nullptr, nullptr, &err);
+        if (err != CL_SUCCESS) continue;
+        out.device = d;
+        out.context = ctx;
+        // Not the device's name: messages stay the same from one machine to the next.
+        out.name = pocl ? "PoCL" : "OpenCL (" + name.substr(0, name.find('\0')) + ")";
+        break;
+      }
+    }
+    if (!out.device) out.why = "no OpenCL device (no platform has a device that can be used)";
+    return out;
+  }();
+  return c;
+}
+
+std::string kernel_info_string(cl_kernel k, cl_uint i, cl_kernel_arg_info what) {
+  std::size_t n = 0;
+  if (clGetKernelArgInfo(k, i, what, 0, nullptr, &n) != CL_SUCCESS) return {};
+  std::string s(n, '\0');
+  clGetKernelArgInfo(k, i, what, n, s.data(), nullptr);
+  while (!s.empty() && s.back() == '\0') s.pop_back();
+  return s;
+}
+
+std::string trim(std::string s) {
+  while (!s.empty() && s.back() == ' ') s.pop_back();
+  while (!s.empty() && s.front() == ' ') s.erase(s.begin());
+  return s;
+}
+
+KernelParam read_param(cl_kernel k, cl_uint i) {
+  KernelParam p;
+  cl_kernel_arg_address_qualifier space = CL_KERNEL_ARG_ADDRESS_PRIVATE;
+  cl_kernel_arg_type_qualifier qualifier = 0;
+  clGetKernelArgInfo(k, i, CL_KERNEL_ARG_ADDRESS_QUALIFIER, sizeof space, &space, nullptr);
+  clGetKernelArgInfo(k, i, CL_KERNEL_ARG_TYPE_QUALIFIER, sizeof qualifier, &qualifier, nullptr);
+  p.name = kernel_info_string(k, i, CL_KERNEL_ARG_NAME);
+  std::string type = trim(kernel_info_string(k, i, CL_KERNEL_ARG_TYPE_NAME));
+  switch (space) {
+    case CL_KERNEL_ARG_ADDRESS_GLOBAL:
+      p.space = KernelParam::Space::kGlobal;
+      break;
+    case CL_KERNEL_ARG_ADDRESS_CONSTANT:
+      p.space = KernelParam::Space::kConstant;
+      break;
+    case CL_KERNEL_ARG_ADDRESS_LOCAL:
+      p.space = KernelParam::Space::kLocal;
+      break;
+    default:
+      p.space = KernelParam::Space::kPrivate;
+  }
+  bool pointer = !type.empty() && type.back() == '*';
+  p.element_type = pointer ? trim(type.substr(0, type.size() - 1)) : type;
+  p.element = opencl_scalar(p.element_type);
+  if (pointer) {
+    p.kind = KernelParam::Kind::kPointer;
+    p.pointee_const =
+        (qualifier & CL_KERNEL_ARG_TYPE_CONST) != 0 || p.space == KernelParam::Space::kConstant;
+    std::string space_word = p.space == KernelParam::Space::kGlobal     ? "__global "
+                             : p.space == KernelParam::Space::kConstant ? "__constant "
+                             : p.space == KernelParam::Space::kLocal    ? "__local "
+                                                                        : "";
+    p.type = space_word +
+             (p.pointee_const && p.space != KernelParam::Space::kConstant ? "const " : "") +
+             p.element_type + "*";
+  } else {
+    p.type = p.element_type;
+  }
+  return p;
+}
+
+}  // namespace
+
+SourceSignatures read_opencl_signatures(const std::string& path) {
+  SourceSignatures s;
+  bool ok = false;
+  std::string text = read_text(path, ok);
+  if (!ok) {
+    s.unavailable = "cannot read " + path;
+    return s;
+  }
+  const Compiler& c = compiler();
+  if (!c.device) {
+    s.unavailable = c.why;
+    return s;
+  }
+  s.compiler = c.name;
+  cl_int err = CL_SUCCESS;
+  const char* source = text.c_str();
+  std::size_t length = text.size();
+  cl_program program = clCreateProgramWithSource(c.context, 1, &source, &length, &err);
+  if (err != CL_SUCCESS) {
+    s.unavailable = "clCreateProgramWithSource failed (" + std::to_string(err) + ")";
+    return s;
+  }
+  {
+    // PoCL's compiler also prints "1 error generated." on stderr; the build log says it all.
+    std::fflush(stderr);
+    int saved = dup(2);
+    int null = open("/dev/null", O_WRONLY);
+    if (saved >= 0 && null >= 0) dup2(null, 2);
+    err = clBuildProgram(program, 1, &c.device, "-cl-kernel-arg-info", nullptr, nullptr);
+    std::fflush(stderr);
+    if (saved >= 0 && null >= 0) dup2(saved, 2);
+    if (null >= 0) close(null);
+    if (saved >= 0) close(saved);
+  }
+  if (err != CL_SUCCESS) {
+    std::size_t n = 0;
+    clGetProgramBuildInfo(program, c.device, CL_PROGRAM_BUILD_LOG, 0, nullptr, &n);
+    std::string log(n, '\0');
+    clGetProgramBuildInfo(program, c.device, CL_PROGRAM_BUILD_LOG, n, log.data(), nullptr);
+    while (!log.empty() && (log.back() == '\0' || log.back() == '\n')) log.pop_back();
+    clReleaseProgram(program);
+    if (err != CL_BUILD_PROGRAM_FAILURE) {
+      s.unavailable = "clBuildProgram failed (" + std::to_string(err) + ")";
+      return s;
+    }
+    s.log = log;
+    s.messages = parse_log(log, text);
+    return s;
+  }
+  cl_uint count = 0;
+  clCreateKernelsInProgram(program, 0, nullptr, &count);
+  std::vector<cl_kernel> kernels(count);
+  if (count) clCreateKernelsInProgram(program, count, kernels.data(), nullptr);
+  bool info = true;
+  for (cl_kernel k : kernels) {
+    KernelSignature sig;
+    std::size_t n = 0;
+    clGetKernelInfo(k, CL_KERNEL_FUNCTION_NAME, 0, nullptr, &n);
+    sig.name.assign(n, '\0');
+    clGetKernelInfo(k, CL_KERNEL_FUNCTION_NAME, n, sig.name.data(), nullptr);
+    while (!sig.name.empty() && sig.name.back() == '\0') sig.name.pop_back();
+    sig.file = path;
+    cl_uint args = 0;
+    clGetKernelInfo(k, CL_KERNEL_NUM_ARGS, sizeof args, &args, nullptr);
+    for (cl_uint i = 0; i < args; ++i) {
+      // An implementation may keep no argument info (CL_KERNEL_ARG_INFO_NOT_AVAILABLE).
+      cl_kernel_arg_address_qualifier space = 0;
+      info = info && clGetKernelArgInfo(k, i, CL_KERNEL_ARG_ADDRESS_QUALIFIER, sizeof space, &space,
+                                        nullptr) == CL_SUCCESS;
+      if (info) sig.params.push_back(read_param(k, i));
+    }
+    s.kernels.push_back(std::move(sig));
+    clReleaseKernel(k);
+  }
+  clReleaseProgram(program);
+  if (!info) {
+    s.kernels.clear();
+    s.unavailable = c.name + " gives no kernel argument info (clGetKernelArgInfo)";
+    return s;
+  }
+  std::sort(s.kernels.begin(), s.kernels.end(),
+            [](const KernelSignature& a, const KernelSignature& b) { return a.name < b.name; });
+  s.read = true;
+  return s;
+}
+
+#endif
+
+}  // namespace stepgen::model
