@@ -104,49 +104,87 @@ int generate(const std::string& spec_path, GenerateRequest request, std::ostream
     model->mpi = distribution == "mpi";  // --distribution overrides the spec
   if (out_dir.empty()) out_dir = model->name + "-" + target;
   options.output_dir = out_dir;
+  emit::OutputSet files;
   try {
-    emit::OutputSet files = emit::generate_files(*model, *emitter, options);
-    emit::UpdateOptions update;
-    update.force = request.force;
-    emit::UpdatePlan plan = emit::plan_update(files, out_dir, update);
-    if (request.check) {
-      if (plan.up_to_date()) {
-        out << "stepgen: " << out_dir << " is up to date\n";
-        return kOk;
-      }
-      out << emit::describe_changes(plan);
-      err << "stepgen: " << out_dir << " is not up to date with " << spec_path
-          << " (run the same command without --check)\n";
-      return kSpecErrors;
-    }
-    emit::apply_update(plan);
-    if (!request.depfile.empty())
-      write_depfile(request.depfile, request.depfile_target.empty() ? out_dir : request.depfile_target,
-                    emit::generation_inputs(*model, options));
-    std::size_t written = 0, unchanged = 0;
-    for (const emit::FileChange& c : plan.files) {
-      if (c.after && c.after != c.before) ++written;
-      if (c.after && c.after == c.before) ++unchanged;
-      std::string note = emit::change_note(c);
-      if (!note.empty()) out << note << "\n";
-    }
-    std::vector<std::string> conflicts = plan.conflicts();
-    out << "stepgen: " << request.target << " program '" << model->name << "' in " << out_dir << ": " << written
-        << " file(s) written, " << unchanged << " unchanged";
-    if (!conflicts.empty()) {
-      out << "\n";
-      err << "stepgen: " << conflicts.size() << " file(s) need your attention:\n";
-      for (const std::string& c : conflicts) err << "  " << out_dir << "/" << c << "\n";
-      err << "Resolve them and regenerate, or regenerate with --force (your files are saved as .orig).\n";
-      return kConflicts;
-    }
-    out << "\n  build: cmake -S " << out_dir << " -B " << out_dir << "/build && cmake --build " << out_dir
-        << "/build\n"
-        << "  run:   " << out_dir << "/build/" << model->name << " --help\n";
+    files = emit::generate_files(*model, *emitter, options);
   } catch (const std::exception& e) {
     err << spec_path << ": error: " << e.what() << "\n";
     return kSpecErrors;
   }
+  // The folder is locked from planning to the last write, so that runs into one folder take
+  // turns (a --check waits for a running generate rather than reading it half done).
+  std::error_code ec;
+  bool created = false;
+  if (!request.check && fs::symlink_status(out_dir, ec).type() == fs::file_type::not_found) {
+    created = fs::create_directories(out_dir, ec);
+    if (ec) {
+      err << "stepgen: error: cannot create folder '" << out_dir << "': " << ec.message() << "\n";
+      return kSpecErrors;
+    }
+  }
+  emit::OutputLock lock(out_dir, !request.check, [&] {
+    err << "stepgen: waiting for another stepgen run on " << out_dir << " to finish\n";
+  });
+  emit::UpdatePlan plan;
+  try {
+    emit::UpdateOptions update;
+    update.force = request.force;
+    update.locked = lock.held() && !request.check;
+    plan = emit::plan_update(files, out_dir, update);
+    if (!request.check && !request.depfile.empty()) emit::check_replaceable(request.depfile);
+  } catch (const emit::PathError& e) {
+    err << e.what() << "\nstepgen: nothing was written (" << out_dir
+        << " holds paths stepgen does not touch; see docs/editing.md)\n";
+    if (created) fs::remove(out_dir, ec);  // the empty folder this run made
+    return kSpecErrors;
+  } catch (const std::exception& e) {
+    err << spec_path << ": error: " << e.what() << "\n";
+    if (created) fs::remove(out_dir, ec);
+    return kSpecErrors;
+  }
+  if (request.check) {
+    if (plan.up_to_date()) {
+      out << "stepgen: " << out_dir << " is up to date\n";
+      return kOk;
+    }
+    out << emit::describe_changes(plan);
+    err << "stepgen: " << out_dir << " is not up to date with " << spec_path
+        << " (run the same command without --check)\n";
+    return kSpecErrors;
+  }
+  try {
+    emit::apply_update(plan);
+    if (!request.depfile.empty())
+      write_depfile(request.depfile, request.depfile_target.empty() ? out_dir : request.depfile_target,
+                    emit::generation_inputs(*model, options));
+  } catch (const emit::PathError& e) {
+    err << e.what() << "\n";
+    return kSpecErrors;
+  } catch (const std::exception& e) {
+    err << spec_path << ": error: " << e.what() << "\n";
+    return kSpecErrors;
+  }
+  std::size_t written = 0, unchanged = 0;
+  for (const emit::FileChange& c : plan.files) {
+    if (c.after && c.after != c.before) ++written;
+    if (c.after && c.after == c.before) ++unchanged;
+    std::string note = emit::change_note(c);
+    if (!note.empty()) out << note << "\n";
+  }
+  std::vector<std::string> conflicts = plan.conflicts();
+  out << "stepgen: " << request.target << " program '" << model->name << "' in " << out_dir << ": "
+      << written << " file(s) written, " << unchanged << " unchanged";
+  if (!conflicts.empty()) {
+    out << "\n";
+    err << "stepgen: " << conflicts.size() << " file(s) need your attention:\n";
+    for (const std::string& c : conflicts) err << "  " << out_dir << "/" << c << "\n";
+    err << "Resolve them and regenerate, or regenerate with --force (your files are saved as "
+           ".orig).\n";
+    return kConflicts;
+  }
+  out << "\n  build: cmake -S " << out_dir << " -B " << out_dir << "/build && cmake --build "
+      << out_dir << "/build\n"
+      << "  run:   " << out_dir << "/build/" << model->name << " --help\n";
   return kOk;
 }
 
@@ -180,16 +218,15 @@ int plan(const std::string& spec_path, int devices, const std::vector<double>& w
       err << spec_path << ": warning: only " << used << " of " << devices
           << " devices can be used: " << p.partition.rationale << "\n";
     out << (json ? model::plan_json(*model, p) : model::plan_text(*model, p));
-    if (!svg.empty()) {
-      std::ofstream file(svg, std::ios::binary | std::ios::trunc);
-      file << model::plan_svg(*model, p);
-      if (!file) {
-        err << "stepgen: error: cannot write '" << svg << "'\n";
-        return kSpecErrors;
-      }
-    }
+    if (!svg.empty()) emit::write_file_if_changed(svg, model::plan_svg(*model, p));
   } catch (const rt::PlanError& e) {
     err << spec_path << ": error: " << e.what() << "\n";
+    return kSpecErrors;
+  } catch (const emit::PathError& e) {
+    err << e.what() << "\n";
+    return kSpecErrors;
+  } catch (const emit::EmitError& e) {
+    err << "stepgen: error: " << e.what() << "\n";
     return kSpecErrors;
   }
   return kOk;

@@ -51,8 +51,9 @@ MergeResult merge_three_way(const std::string& base, const std::string& ours,
   options.flags = GIT_MERGE_FILE_STYLE_MERGE;
   git_merge_file_result result{};
   if (git_merge_file(&result, &b, &o, &t, &options) != 0) fail("cannot merge '" + path + "'");
-  MergeResult merged{std::string(result.ptr ? result.ptr : "", result.len),
-                     result.automergeable != 0};
+  // For binary input libgit2 returns no text at all (ptr null), not an empty file.
+  MergeResult merged{std::string(result.ptr ? result.ptr : "", result.ptr ? result.len : 0),
+                     result.ptr != nullptr && result.automergeable != 0, result.ptr == nullptr};
   git_merge_file_result_free(&result);
   return merged;
 }
@@ -85,6 +86,11 @@ std::string content_hash(const std::string& data) {
   char hex[GIT_OID_HEXSZ + 1] = {};
   git_oid_fmt(hex, &oid);
   return hex;
+}
+
+bool looks_binary(const std::string& data) {
+  // git's rule (xdiff's and libgit2's merge_file__is_binary): a NUL in the first 8,000 bytes.
+  return data.find('\0') < 8000;
 }
 
 bool has_conflict_markers(const std::string& text) {

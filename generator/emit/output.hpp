@@ -1,7 +1,10 @@
 #pragma once
 /// \file
 /// Generated files are rendered into memory first (an OutputSet) and written to disk only when
-/// generation succeeded, and then only the files whose bytes changed.
+/// generation succeeded, and then only the files whose bytes changed. Every file stepgen writes
+/// goes through write_file_if_changed() or write_new_file(): they replace only regular files
+/// (never a symbolic link, folder, FIFO or device at the target), and write atomically: a
+/// temporary file with a unique name in the same folder, fsync, then a rename.
 
 #include <map>
 #include <optional>
@@ -15,6 +18,13 @@ namespace stepgen::emit {
 class EmitError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
+};
+
+/// A path stepgen will not write, read or remove (a symbolic link, a FIFO where a file goes...).
+/// what() is one or more complete lines `PATH: error: why`, without the final newline.
+class PathError : public EmitError {
+ public:
+  using EmitError::EmitError;
 };
 
 /// Files by path relative to the output directory ('/' separated), in sorted order.
@@ -36,13 +46,31 @@ struct WriteResult {
 /// Writes every file under `dir` (created as needed), skipping files whose bytes are equal.
 WriteResult write_output(const OutputSet& out, const std::string& dir);
 
-/// The bytes of the regular file at `path`, or nullopt when there is none. Throws EmitError
-/// when it exists but cannot be read.
+/// What is at `path`, the last component not followed when it is a symbolic link: "" when
+/// nothing is there or a regular file is, else why stepgen may not replace it ("is a symbolic
+/// link (to T)", "is a folder", "is a FIFO", "is a device", "is a socket"). Throws EmitError
+/// when `path` cannot be examined.
+std::string not_a_regular_file(const std::string& path);
+
+/// Throws PathError "PATH: error: is a FIFO; ..." unless `path` is absent or a regular file.
+void check_replaceable(const std::string& path);
+
+/// The bytes of the regular file at `path`, or nullopt when nothing is there. Throws PathError
+/// when something else is there (a symbolic link is not followed) or it cannot be read.
 std::optional<std::string> read_file_if_exists(const std::string& path);
 
-/// Writes `content` to `path` (folders created as needed) through a temporary file and a
-/// rename, unless the file already holds exactly these bytes (its mtime is then kept).
-/// Returns true when it wrote. Throws EmitError.
+/// Writes `content` to `path` (folders created as needed) atomically, unless the file already
+/// holds exactly these bytes (its mtime is then kept). Only a regular file or a new path is
+/// replaced; a replaced file keeps its permissions. Returns true when it wrote. Throws EmitError
+/// (the temporary file is then removed).
 bool write_file_if_changed(const std::string& path, const std::string& content);
+
+/// Writes `content` atomically to `path`, which must not exist (it is never replaced, even when
+/// created meanwhile). Throws EmitError.
+void write_new_file(const std::string& path, const std::string& content);
+
+/// True when `name` (a file name, no folder) is that of a temporary file stepgen writes before
+/// renaming it: such a file is only left behind by a run that was killed.
+bool is_temporary_name(const std::string& name);
 
 }  // namespace stepgen::emit

@@ -1,6 +1,13 @@
 #include "emit/regenerate.hpp"
 
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
 #include <filesystem>
+#include <iterator>
 #include <map>
 #include <set>
 
@@ -16,33 +23,130 @@ std::string under(const std::string& dir, const std::string& relative) {
   return (fs::path(dir) / relative).string();
 }
 
+std::string pristine_relative(const std::string& relative) {
+  return std::string(kPristineDir) + "/" + relative;
+}
+
 std::string pristine_path(const std::string& dir, const std::string& relative) {
-  return (fs::path(dir) / kPristineDir / relative).string();
+  return under(dir, pristine_relative(relative));
+}
+
+// Why stepgen stops at each kind of path (after "PATH: error: is a FIFO").
+constexpr const char* kOnlyFiles = "; stepgen replaces only regular files (move it away)";
+constexpr const char* kNoLinks =
+    "; stepgen follows no link inside the output folder (replace it by "
+    "a folder, or generate into another folder)";
+constexpr const char* kOnlyPristine =
+    "; .stepgen/ holds only the pristine copies stepgen writes (remove it)";
+
+// The output folder as planning sees it: read without following a symbolic link anywhere below
+// the folder. Every path regeneration must not touch is noted (and planning then fails).
+class Folder {
+ public:
+  explicit Folder(std::string dir) : dir_(std::move(dir)) {}
+
+  std::string full(const std::string& relative) const { return under(dir_, relative); }
+  void note(const std::string& relative, const std::string& why) {
+    problems_.insert(full(relative) + ": error: " + why);
+  }
+  const std::set<std::string>& problems() const { return problems_; }
+
+  // True when every folder on the way to `relative` is a real folder (a missing one counts, and
+  // `missing` is set); a link or a file on the way is noted.
+  bool parents_safe(const std::string& relative, bool* missing = nullptr) {
+    fs::path prefix;
+    const fs::path path(relative);
+    for (auto it = path.begin(); it != path.end(); ++it) {
+      if (std::next(it) == path.end()) break;
+      prefix /= *it;
+      std::error_code ec;
+      fs::file_status st = fs::symlink_status(full(prefix.generic_string()), ec);
+      if (st.type() == fs::file_type::not_found) {
+        if (missing) *missing = true;
+        return true;
+      }
+      if (st.type() == fs::file_type::directory) continue;
+      if (ec)
+        throw EmitError("cannot examine '" + full(prefix.generic_string()) + "': " + ec.message());
+      const std::string where = prefix.generic_string();
+      std::string what = not_a_regular_file(full(where));
+      note(where, (what.empty() ? "is a file" : what) +
+                      (st.type() == fs::file_type::symlink ? std::string(kNoLinks)
+                       : where == kPristineDir             ? std::string(kOnlyPristine)
+                                                           : "; stepgen needs a folder there"));
+      return false;
+    }
+    return true;
+  }
+
+  // The regular file at `relative`; nullopt when there is none, or something else is there (noted
+  // with `rule`).
+  std::optional<std::string> read(const std::string& relative, const char* rule) {
+    bool missing = false;
+    if (!parents_safe(relative, &missing) || missing) return std::nullopt;
+    std::string why = not_a_regular_file(full(relative));
+    if (why.empty()) return read_file_if_exists(full(relative));
+    note(relative, why + rule);
+    return std::nullopt;
+  }
+
+  // True when nothing at all is at `relative` (not even a dangling link).
+  bool free(const std::string& relative) const {
+    std::error_code ec;
+    return fs::symlink_status(full(relative), ec).type() == fs::file_type::not_found;
+  }
+
+ private:
+  std::string dir_;
+  std::set<std::string> problems_;
+};
+
+// A path an emitter produced must stay inside the output folder and outside .stepgen/.
+void check_generated_path(const std::string& path) {
+  const fs::path p(path);
+  bool bad = path.empty() || p.is_absolute() || *p.begin() == kPristineDir;
+  for (const fs::path& part : p) bad = bad || part.empty() || part == "." || part == "..";
+  if (bad)
+    throw EmitError("internal error: the generated path '" + path + "' is not inside the folder");
 }
 
 // The first of PATH.orig, PATH.orig.1, ... that does not exist: an older .orig is never replaced.
-std::string free_orig_path(const std::string& dir, const std::string& relative) {
+std::string free_orig_path(const Folder& folder, const std::string& relative) {
   std::string name = relative + ".orig";
-  std::error_code ec;
-  for (int i = 1; fs::exists(under(dir, name), ec) || fs::is_symlink(under(dir, name), ec); ++i)
+  for (int i = 1; !folder.free(name); ++i) {
+    if (i > 10000) throw EmitError("no free name for '" + folder.full(relative) + ".orig'");
     name = relative + ".orig." + std::to_string(i);
+  }
   return name;
 }
 
+// Why a three-way merge gave no text: which side git takes for binary.
+std::string cannot_merge_reason(const Folder& folder, const std::string& path,
+                                const std::string& base, const std::string& ours,
+                                const std::string& theirs) {
+  if (looks_binary(ours))
+    return "your file holds NUL bytes (binary data, or text in UTF-16 or UTF-32 rather than "
+           "UTF-8)";
+  if (looks_binary(base))
+    return "its pristine copy " + folder.full(pristine_relative(path)) +
+           " holds NUL bytes (it is damaged)";
+  if (looks_binary(theirs)) return "the new output holds NUL bytes";
+  return "a side is too large for a text merge";
+}
+
 // A file stepgen generates now: decide what happens to the user's copy.
-FileChange plan_generated(const std::string& dir, const std::string& path, const std::string& fresh,
+FileChange plan_generated(Folder& folder, const std::string& path, const std::string& fresh,
                           const UpdateOptions& options) {
   FileChange c;
   c.path = path;
-  c.before = read_file_if_exists(under(dir, path));
-  c.pristine_before = read_file_if_exists(pristine_path(dir, path));
+  c.before = folder.read(path, kOnlyFiles);
+  c.pristine_before = folder.read(pristine_relative(path), kOnlyPristine);
   c.pristine_after = fresh;
   c.after = fresh;
   auto force = [&] {
     c.change = Change::kForce;
-    c.orig_path = free_orig_path(dir, path);
+    c.orig_path = free_orig_path(folder, path);
   };
-
   if (!c.before) {
     if (!c.pristine_before) {
       c.change = Change::kCreate;
@@ -93,6 +197,15 @@ FileChange plan_generated(const std::string& dir, const std::string& path, const
     return c;
   }
   MergeResult merged = merge_three_way(base, ours, fresh, path);
+  if (merged.binary) {
+    // No text to write: the user's file and its pristine copy stay as they are, and it is
+    // reported until the user fixes it or regenerates with --force.
+    c.change = Change::kCannotMerge;
+    c.after = ours;
+    c.pristine_after = base;
+    c.reason = cannot_merge_reason(folder, path, base, ours, fresh);
+    return c;
+  }
   c.after = merged.text;
   c.change =
       merged.clean ? (merged.text == ours ? Change::kNone : Change::kMerge) : Change::kConflict;
@@ -100,11 +213,11 @@ FileChange plan_generated(const std::string& dir, const std::string& path, const
 }
 
 // A file stepgen generated before (it has a pristine copy) but no longer generates.
-FileChange plan_stale(const std::string& dir, const std::string& path) {
+FileChange plan_stale(Folder& folder, const std::string& path) {
   FileChange c;
   c.path = path;
-  c.before = read_file_if_exists(under(dir, path));
-  c.pristine_before = read_file_if_exists(pristine_path(dir, path));
+  c.before = folder.read(path, kOnlyFiles);
+  c.pristine_before = folder.read(pristine_relative(path), kOnlyPristine);
   if (c.before && c.before != c.pristine_before) {
     c.change = Change::kKeepStale;  // edited: it is the user's file now
     c.after = c.before;
@@ -116,17 +229,39 @@ FileChange plan_stale(const std::string& dir, const std::string& path) {
 
 }  // namespace
 
+OutputLock::OutputLock(const std::string& dir, bool exclusive,
+                       const std::function<void()>& waiting) {
+  int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return;
+  const int mode = exclusive ? LOCK_EX : LOCK_SH;
+  int rc = ::flock(fd, mode | LOCK_NB);
+  if (rc != 0 && errno == EWOULDBLOCK) {
+    if (waiting) waiting();
+    while ((rc = ::flock(fd, mode)) != 0 && errno == EINTR) {
+    }
+  }
+  if (rc != 0) {  // no locks here (ENOLCK, EOPNOTSUPP...): go on without
+    ::close(fd);
+    return;
+  }
+  fd_ = fd;
+}
+
+OutputLock::~OutputLock() {
+  if (fd_ >= 0) ::close(fd_);  // releases the lock
+}
+
 std::vector<std::string> UpdatePlan::conflicts() const {
   std::vector<std::string> paths;
   for (const FileChange& c : files)
-    if (c.change == Change::kConflict || c.change == Change::kUnresolved ||
-        c.change == Change::kForeign)
+    if (c.change == Change::kConflict || c.change == Change::kCannotMerge ||
+        c.change == Change::kUnresolved || c.change == Change::kForeign)
       paths.push_back(c.path);
   return paths;
 }
 
 bool UpdatePlan::up_to_date() const {
-  if (!dir_exists) return false;
+  if (!dir_exists || !leftovers.empty()) return false;
   for (const FileChange& c : files)
     if (c.before != c.after || c.pristine_before != c.pristine_after || !c.orig_path.empty())
       return false;
@@ -136,51 +271,98 @@ bool UpdatePlan::up_to_date() const {
 UpdatePlan plan_update(const OutputSet& out, const std::string& dir, const UpdateOptions& options) {
   UpdatePlan plan;
   plan.dir = dir;
+  plan.remove_leftovers = options.locked;
   std::error_code ec;
-  plan.dir_exists = fs::is_directory(dir, ec);
+  plan.dir_exists = fs::is_directory(dir, ec);  // the folder named may be a link: the user's choice
   if (!plan.dir_exists && fs::exists(dir, ec))
     throw EmitError("'" + dir + "' exists and is not a folder");
 
+  Folder folder(dir);
   std::map<std::string, FileChange> changes;
-  for (const auto& [path, text] : out.files())
-    changes.emplace(path, plan_generated(dir, path, text, options));
+  for (const auto& [path, text] : out.files()) {
+    check_generated_path(path);
+    changes.emplace(path, plan_generated(folder, path, text, options));
+  }
 
+  // Every pristine copy, and anything else in .stepgen/ (an error unless a regular file or a
+  // folder). The iterator follows no link; paths are taken lexically, never through a link.
   const fs::path pristine_root = fs::path(dir) / kPristineDir;
-  if (fs::is_directory(pristine_root, ec)) {
+  if (fs::symlink_status(pristine_root, ec).type() == fs::file_type::directory) {
     for (auto it = fs::recursive_directory_iterator(pristine_root, ec); !ec && it != fs::end(it);
          it.increment(ec)) {
-      if (!it->is_regular_file()) continue;
-      std::string path = fs::relative(it->path(), pristine_root).generic_string();
-      if (!changes.count(path)) changes.emplace(path, plan_stale(dir, path));
+      const fs::file_type type = it->symlink_status(ec).type();
+      if (ec) break;
+      const std::string relative = it->path().lexically_relative(dir).generic_string();
+      if (type == fs::file_type::directory) continue;
+      if (type != fs::file_type::regular) {
+        folder.note(relative, not_a_regular_file(it->path().string()) + kOnlyPristine);
+        continue;
+      }
+      if (is_temporary_name(it->path().filename().string())) {
+        plan.leftovers.push_back(relative);
+        continue;
+      }
+      std::string path = it->path().lexically_relative(pristine_root).generic_string();
+      if (!changes.count(path)) changes.emplace(path, plan_stale(folder, path));
     }
     if (ec) throw EmitError("cannot list '" + pristine_root.string() + "': " + ec.message());
+  } else {
+    folder.parents_safe(pristine_relative("x"));  // notes a .stepgen that is not a folder
+  }
+
+  // Temporary files a killed run left beside the files it was writing.
+  std::set<std::string> folders;
+  for (const auto& [path, text] : out.files())
+    folders.insert(fs::path(path).parent_path().generic_string());
+  for (const std::string& f : folders) {
+    bool missing = false;
+    if (!plan.dir_exists || !folder.parents_safe(f + (f.empty() ? "" : "/") + "x", &missing) ||
+        missing)
+      continue;
+    for (auto it = fs::directory_iterator(folder.full(f), ec); !ec && it != fs::end(it);
+         it.increment(ec))
+      if (it->symlink_status(ec).type() == fs::file_type::regular &&
+          is_temporary_name(it->path().filename().string()))
+        plan.leftovers.push_back(it->path().lexically_relative(dir).generic_string());
+  }
+
+  if (!folder.problems().empty()) {
+    std::string lines;
+    for (const std::string& p : folder.problems()) lines += (lines.empty() ? "" : "\n") + p;
+    throw PathError(lines);
   }
   for (auto& entry : changes) plan.files.push_back(std::move(entry.second));
+  std::sort(plan.leftovers.begin(), plan.leftovers.end());
   return plan;
 }
 
 void apply_update(const UpdatePlan& plan) {
   std::error_code ec;
+  // A path planning found to be a regular file is checked again just before it is removed.
+  auto remove_file = [&](const std::string& path) {
+    check_replaceable(path);
+    fs::remove(path, ec);
+    if (ec) throw EmitError("cannot remove '" + path + "': " + ec.message());
+  };
+  if (plan.remove_leftovers)
+    for (const std::string& leftover : plan.leftovers) remove_file(under(plan.dir, leftover));
   for (const FileChange& c : plan.files) {
     const std::string path = under(plan.dir, c.path);
-    if (!c.orig_path.empty() && c.before) {
+    if (!c.orig_path.empty()) {
       // The user's bytes go to a new file first; only then is theirs replaced.
-      const std::string orig = under(plan.dir, c.orig_path);
-      if (fs::exists(orig, ec)) throw EmitError("internal error: '" + orig + "' exists");
-      write_file_if_changed(orig, *c.before);
+      if (!c.before) throw EmitError("internal error: nothing to save as '" + c.orig_path + "'");
+      write_new_file(under(plan.dir, c.orig_path), *c.before);
     }
     if (c.after) {
       if (c.after != c.before) write_file_if_changed(path, *c.after);
     } else if (c.before && c.change == Change::kRemove) {
-      fs::remove(path, ec);
-      if (ec) throw EmitError("cannot remove '" + path + "': " + ec.message());
+      remove_file(path);
     }
     const std::string pristine = pristine_path(plan.dir, c.path);
     if (c.pristine_after) {
       write_file_if_changed(pristine, *c.pristine_after);
     } else if (c.pristine_before) {
-      fs::remove(pristine, ec);
-      if (ec) throw EmitError("cannot remove '" + pristine + "': " + ec.message());
+      remove_file(pristine);
     }
   }
 }
@@ -188,6 +370,8 @@ void apply_update(const UpdatePlan& plan) {
 std::string describe_changes(const UpdatePlan& plan) {
   std::string text;
   if (!plan.dir_exists) text += "stepgen: '" + plan.dir + "' does not exist\n";
+  for (const std::string& leftover : plan.leftovers)
+    text += "stepgen: " + leftover + " is a temporary file left by an interrupted run\n";
   for (const FileChange& c : plan.files) {
     const std::string* before = c.before ? &*c.before : nullptr;
     const std::string* after = c.after ? &*c.after : nullptr;
@@ -211,6 +395,10 @@ std::string change_note(const FileChange& c) {
       return "stepgen: CONFLICT in " + c.path +
              ": your edits and the new output overlap (resolve the "
              "<<<<<<< markers, then regenerate)";
+    case Change::kCannotMerge:
+      return "stepgen: cannot merge your edits of " + c.path + ": " + c.reason +
+             ": your file is left as is (--force replaces it by the new output, saving yours as " +
+             c.path + ".orig)";
     case Change::kUnresolved:
       return "stepgen: " + c.path +
              " still holds conflict markers: left as is until they are resolved";

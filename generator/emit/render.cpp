@@ -179,18 +179,14 @@ std::vector<std::string> export_templates(const std::string& dir) {
     const std::string relative = path.substr(kPrefix.size());
     const fs::path target = fs::path(dir) / relative;
     std::error_code ec;
-    if (fs::exists(target, ec))
+    // symlink_status: a dangling link counts too (writing through it would write elsewhere).
+    if (fs::symlink_status(target, ec).type() != fs::file_type::not_found)
       throw EmitError("'" + target.string() +
                       "' exists: not overwritten (export into an empty folder)");
   }
   for (const auto& [path, text] : builtin_templates()) {
     const std::string relative = path.substr(kPrefix.size());
-    const fs::path target = fs::path(dir) / relative;
-    std::error_code ec;
-    fs::create_directories(target.parent_path(), ec);
-    std::ofstream file(target, std::ios::binary);
-    file.write(text.data(), static_cast<std::streamsize>(text.size()));
-    if (!file) throw EmitError("cannot write '" + target.string() + "'");
+    write_new_file((fs::path(dir) / relative).string(), text);
     written.push_back(relative);
   }
   return written;

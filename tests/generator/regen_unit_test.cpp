@@ -1,8 +1,16 @@
 // The pieces regeneration is built from, in memory: three-way merges (libgit2), unified diffs,
-// conflict-marker detection, the spec path named by headers, and the update plan's decisions.
+// conflict-marker detection, the spec path named by headers, and the update plan's decisions;
+// on disk: links and special files, atomic writes, leftover temporary files and the folder lock.
 // tests/regen/regen_test.sh drives the same through the command line, on disk.
 #include <doctest/doctest.h>
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include <algorithm>
+#include <csignal>
 #include <filesystem>
 #include <fstream>
 
@@ -75,5 +83,179 @@ TEST_CASE("plan_update: unedited files update, edits merge, nothing is decided b
   apply_update(plan);
   CHECK(read_file_if_exists((dir / "a.txt").string()) ==
         std::string("1 mine\n2\n3\n4\n5\n6\n7\n8 new\n"));
+  fs::remove_all(dir);
+}
+
+TEST_CASE("merge_three_way: a side that looks binary gives no text, never an empty file") {
+  const std::string base = "a\nb\nc\n", theirs = "a\nb\nC\n";
+  CHECK(looks_binary(std::string("x\0y", 3)));
+  CHECK_FALSE(looks_binary(base));
+  CHECK_FALSE(looks_binary(std::string(8000, 'x') + '\0'));  // git looks at 8,000 bytes
+  for (const std::string& ours : {std::string("A\0\nb\nc\n", 7), std::string("a\0\0\0", 4)}) {
+    MergeResult merged = merge_three_way(base, ours, theirs, "x.cpp");
+    CHECK(merged.binary);
+    CHECK_FALSE(merged.clean);
+  }
+  MergeResult text = merge_three_way(base, "A\nb\nc\n", theirs, "x.cpp");
+  CHECK_FALSE(text.binary);
+  CHECK(text.text == "A\nb\nC\n");
+}
+
+namespace {
+// A fresh, empty folder for one test case.
+fs::path scratch(const std::string& name) {
+  const fs::path dir = fs::temp_directory_path() / ("stepgen-regen-unit-" + name);
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir;
+}
+void put(const fs::path& path, const std::string& text) {
+  std::ofstream(path, std::ios::binary | std::ios::trunc) << text;
+}
+std::vector<std::string> names_in(const fs::path& dir) {
+  std::vector<std::string> names;
+  for (const auto& entry : fs::directory_iterator(dir)) names.push_back(entry.path().filename());
+  std::sort(names.begin(), names.end());
+  return names;
+}
+}  // namespace
+
+TEST_CASE("plan_update: an edit that cannot be merged as text is left as is and reported") {
+  const fs::path dir = scratch("binary");
+  OutputSet first;
+  first.add("a.txt", "1\n2\n3\n");
+  apply_update(plan_update(first, dir.string(), {}));
+  const std::string mine("1 mine\0\n2\n3\n", 12);
+  put(dir / "a.txt", mine);
+  OutputSet second;
+  second.add("a.txt", "1\n2\n3 new\n");
+  UpdatePlan plan = plan_update(second, dir.string(), {});
+  REQUIRE(plan.files.size() == 1);
+  CHECK(plan.files[0].change == Change::kCannotMerge);
+  CHECK(plan.files[0].after == mine);
+  CHECK(plan.files[0].pristine_after == std::string("1\n2\n3\n"));
+  CHECK(plan.conflicts() == std::vector<std::string>{"a.txt"});
+  CHECK(change_note(plan.files[0]).find("your file holds NUL bytes") != std::string::npos);
+  apply_update(plan);
+  CHECK(read_file_if_exists((dir / "a.txt").string()) == mine);
+  UpdateOptions force;
+  force.force = true;
+  apply_update(plan_update(second, dir.string(), force));
+  CHECK(read_file_if_exists((dir / "a.txt.orig").string()) == mine);
+  CHECK(read_file_if_exists((dir / "a.txt").string()) == std::string("1\n2\n3 new\n"));
+  fs::remove_all(dir);
+}
+
+TEST_CASE("plan_update: links and special files inside the folder stop it, all of them named") {
+  const fs::path dir = scratch("links");
+  const fs::path outside = scratch("links-outside");
+  put(outside / "precious.txt", "precious\n");
+  OutputSet out;
+  out.add("a.txt", "a\n");
+  out.add("k/b.txt", "b\n");
+  apply_update(plan_update(out, dir.string(), {}));
+  fs::create_symlink(outside / "precious.txt", dir / ".stepgen/notes.txt");
+  fs::remove_all(dir / "k");
+  fs::create_directory_symlink(outside, dir / "k");
+  REQUIRE(::mkfifo((dir / ".stepgen/pipe").c_str(), 0600) == 0);
+  try {
+    plan_update(out, dir.string(), {});
+    FAIL("no PathError");
+  } catch (const PathError& e) {
+    const std::string what = e.what();
+    CHECK(what.find((dir / ".stepgen/notes.txt").string() + ": error: is a symbolic link") !=
+          std::string::npos);
+    CHECK(what.find((dir / "k").string() + ": error: is a symbolic link") != std::string::npos);
+    CHECK(what.find((dir / ".stepgen/pipe").string() + ": error: is a FIFO") != std::string::npos);
+  }
+  CHECK(read_file_if_exists((outside / "precious.txt").string()) == std::string("precious\n"));
+  CHECK_THROWS_AS(read_file_if_exists((dir / ".stepgen/notes.txt").string()), PathError);
+  fs::remove_all(dir);
+  fs::remove_all(outside);
+}
+
+TEST_CASE("write_file_if_changed: only regular files are replaced, atomically") {
+  const fs::path dir = scratch("write");
+  REQUIRE(::mkfifo((dir / "fifo").c_str(), 0600) == 0);
+  fs::create_directory(dir / "folder");
+  put(dir / "target.txt", "mine\n");
+  fs::create_symlink(dir / "target.txt", dir / "link");
+  for (const char* name : {"fifo", "folder", "link"})
+    CHECK_THROWS_AS(write_file_if_changed((dir / name).string(), "x\n"), PathError);
+  CHECK(fs::is_fifo(fs::symlink_status(dir / "fifo")));
+  CHECK(fs::is_symlink(fs::symlink_status(dir / "link")));
+  CHECK(read_file_if_exists((dir / "target.txt").string()) == std::string("mine\n"));
+
+  // A replaced file keeps its permissions; an unchanged one is not rewritten.
+  fs::permissions(dir / "target.txt", fs::perms(0750));
+  CHECK(write_file_if_changed((dir / "target.txt").string(), "new\n"));
+  CHECK(fs::status(dir / "target.txt").permissions() == fs::perms(0750));
+  CHECK_FALSE(write_file_if_changed((dir / "target.txt").string(), "new\n"));
+
+  // A failed write (a file size limit) leaves the old file and no temporary file.
+  auto old_handler = std::signal(SIGXFSZ, SIG_IGN);
+  struct rlimit old_limit;
+  REQUIRE(::getrlimit(RLIMIT_FSIZE, &old_limit) == 0);
+  struct rlimit small = old_limit;
+  small.rlim_cur = 16;
+  REQUIRE(::setrlimit(RLIMIT_FSIZE, &small) == 0);
+  CHECK_THROWS_AS(write_file_if_changed((dir / "target.txt").string(), std::string(1000, 'x')),
+                  EmitError);
+  ::setrlimit(RLIMIT_FSIZE, &old_limit);
+  std::signal(SIGXFSZ, old_handler);
+  CHECK(read_file_if_exists((dir / "target.txt").string()) == std::string("new\n"));
+  CHECK(names_in(dir) == std::vector<std::string>{"fifo", "folder", "link", "target.txt"});
+
+  // write_new_file never replaces anything, not even a dangling link.
+  CHECK_THROWS_AS(write_new_file((dir / "target.txt").string(), "x\n"), PathError);
+  fs::create_symlink(dir / "nowhere", dir / "dangling");
+  CHECK_THROWS_AS(write_new_file((dir / "dangling").string(), "x\n"), PathError);
+  CHECK_FALSE(fs::exists(dir / "nowhere"));
+  write_new_file((dir / "new/file.txt").string(), "n\n");
+  CHECK(read_file_if_exists((dir / "new/file.txt").string()) == std::string("n\n"));
+  fs::remove_all(dir);
+}
+
+TEST_CASE("temporary files: unique names, recognised and removed by the next locked run") {
+  CHECK(is_temporary_name(".a.cpp.stepgen-tmp-1234-0123abcd"));
+  CHECK(is_temporary_name("a.cpp.stepgen-tmp"));  // stepgen 0.1's name
+  CHECK_FALSE(is_temporary_name("a.cpp"));
+  CHECK_FALSE(is_temporary_name(".a.cpp.stepgen-tmp-1234-0123abc"));
+  CHECK_FALSE(is_temporary_name(".a.cpp.stepgen-tmp-x-0123abcd"));
+  const fs::path dir = scratch("leftovers");
+  OutputSet out;
+  out.add("a.txt", "a\n");
+  apply_update(plan_update(out, dir.string(), {}));
+  put(dir / ".a.txt.stepgen-tmp-99-0000beef", "half");
+  put(dir / ".stepgen/.a.txt.stepgen-tmp-99-0000cafe", "half");
+  UpdatePlan unlocked = plan_update(out, dir.string(), {});
+  CHECK(unlocked.leftovers.size() == 2);
+  CHECK_FALSE(unlocked.up_to_date());
+  apply_update(unlocked);  // not locked: another run may be writing them
+  CHECK(fs::exists(dir / ".a.txt.stepgen-tmp-99-0000beef"));
+  UpdateOptions locked;
+  locked.locked = true;
+  apply_update(plan_update(out, dir.string(), locked));
+  CHECK(names_in(dir) == std::vector<std::string>{".stepgen", "a.txt"});
+  CHECK(names_in(dir / ".stepgen") == std::vector<std::string>{"a.txt"});
+  CHECK(plan_update(out, dir.string(), {}).up_to_date());
+  fs::remove_all(dir);
+}
+
+TEST_CASE("OutputLock: one run at a time per folder") {
+  const fs::path dir = scratch("lock");
+  {
+    OutputLock lock(dir.string(), true);
+    REQUIRE(lock.held());
+    int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY);
+    REQUIRE(fd >= 0);
+    CHECK(::flock(fd, LOCK_EX | LOCK_NB) != 0);  // another open of the folder waits
+    CHECK(::flock(fd, LOCK_SH | LOCK_NB) != 0);
+    ::close(fd);
+  }
+  int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY);
+  CHECK(::flock(fd, LOCK_EX | LOCK_NB) == 0);  // released with the lock object
+  ::close(fd);
+  CHECK_FALSE(OutputLock((dir / "missing").string(), true).held());
   fs::remove_all(dir);
 }
