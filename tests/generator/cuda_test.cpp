@@ -36,22 +36,25 @@ std::string example(const std::string& name, const std::string& ext = "xml") {
   return std::string(STEPGEN_SOURCE_DIR) + "/examples/" + name + "/" + name + "." + ext;
 }
 
-bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+bool has(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
 
 }  // namespace
 
 TEST_CASE("cuda: the tree holds the host program, CMakeLists, the .cu kernels and the runtime") {
   auto m = load(example("twostage"));
   Tree t = generate_cuda(*m);
-  for (const char* f : {"twostage.cu", "CMakeLists.txt", ".clang-format", "kernels/twostage.cu",
-                        "runtime/stepgen/cuda.hpp", "runtime/stepgen/program.hpp",
-                        "runtime/stepgen/partition.hpp", "runtime/stepgen/exchange.hpp",
-                        "runtime/stepgen/box.hpp", "runtime/stepgen/init.hpp"}) {
+  for (const char* f :
+       {"twostage.cu", "CMakeLists.txt", ".clang-format", "kernels/twostage.cu",
+        "runtime/stepgen/cuda.hpp", "runtime/stepgen/program.hpp", "runtime/stepgen/partition.hpp",
+        "runtime/stepgen/exchange.hpp", "runtime/stepgen/box.hpp", "runtime/stepgen/init.hpp"}) {
     CAPTURE(f);
     CHECK(t.count(f) == 1);
   }
   CHECK(t.count("kernels/twostage.cl") == 0);  // OpenCL C is not shipped to the CUDA target
-  CHECK(t.at("kernels/twostage.cu") == read_text(std::string(STEPGEN_SOURCE_DIR) + "/examples/twostage/twostage.cu"));
+  CHECK(t.at("kernels/twostage.cu") ==
+        read_text(std::string(STEPGEN_SOURCE_DIR) + "/examples/twostage/twostage.cu"));
   const std::string& host = t.at("twostage.cu");
   CHECK(has(host, "#include \"kernels/twostage.cu\""));
   CHECK(has(host, "::laplacian<<<grid, block, 0, at.d.stream(at.on)>>>("));
@@ -108,7 +111,8 @@ TEST_CASE("cuda: a kernel with only an OpenCL source is an error naming the fix"
     FAIL("expected an EmitError");
   } catch (const stepgen::emit::EmitError& e) {
     CHECK(std::string(e.what()) ==
-          "kernel 'jacobi' has no CUDA source: add cuda-source=\"jacobi2d.cu\" (YAML: cuda_source) to it "
+          "kernel 'jacobi' has no CUDA source: add cuda-source=\"jacobi2d.cu\" (YAML: cuda_source) "
+          "to it "
           "(the cuda target cannot run OpenCL C)");
   }
   CHECK(out.files().empty());
@@ -123,18 +127,21 @@ TEST_CASE("cuda: a kernel whose source is CUDA runs that file") {
   CHECK(t.count("kernels/jacobi2d.cu") == 1);
 }
 
-TEST_CASE("cuda: a launch followed by an exchange overlaps the two when its kernel can run on slabs") {
+TEST_CASE(
+    "cuda: a launch followed by an exchange overlaps the two when its kernel can run on slabs") {
   // jacobi2d: the kernel's global size and its ny argument follow extent(A, 1).
   Tree t = generate_cuda(*load(example("jacobi2d")));
   const std::string& host = t.at("jacobi2d.cu");
-  CHECK(has(host, "launch_and_exchange(launch_jacobi, 1, 1, {array::B}, step);"));
+  CHECK(has(host, "launch_and_exchange(launch_jacobi, kernel::jacobi, 1, 1, {array::B}, step);"));
   CHECK(has(host, "const char* const kNoOverlap = \"\";"));
   // advect reads 1 below and nothing above along y.
   Tree a = generate_cuda(*load(example("advect")));
-  CHECK(has(a.at("advect.cu"), "launch_and_exchange(launch_advect, 1, 0, {array::V}, step);"));
+  CHECK(has(a.at("advect.cu"),
+            "launch_and_exchange(launch_advect, kernel::advect, 1, 0, {array::V}, step);"));
   // twostage: both launches are followed by an exchange (T, then V).
   Tree two = generate_cuda(*load(example("twostage")));
-  CHECK(has(two.at("twostage.cu"), "launch_and_exchange(launch_laplacian, 1, 1, {array::T}, step);"));
+  CHECK(has(two.at("twostage.cu"),
+            "launch_and_exchange(launch_laplacian, kernel::laplacian, 1, 1, {array::T}, step);"));
 
   SUBCASE("a global size that does not follow extent() along the slowest dimension") {
     auto m = load(example("jacobi2d"));
@@ -142,8 +149,10 @@ TEST_CASE("cuda: a launch followed by an exchange overlaps the two when its kern
     Tree g = generate_cuda(*m);
     const std::string& text = g.at("jacobi2d.cu");
     CHECK(!has(text, "launch_and_exchange(launch_jacobi"));
-    CHECK(has(text, "kNoOverlap = \"kernel 'jacobi': its global size along the slowest dimension does not "
-                    "follow extent(X, 1)\";"));
+    CHECK(
+        has(text,
+            "kNoOverlap = \"kernel 'jacobi': its global size along the slowest dimension does not "
+            "follow extent(X, 1)\";"));
   }
   SUBCASE("no argument gives the slab's extent") {
     auto m = load(example("jacobi2d"));
