@@ -13,6 +13,7 @@
 #include "emit/regenerate.hpp"
 #include "model/model.hpp"
 #include "model/plan.hpp"
+#include "model/probe_check.hpp"
 #include "model/signature.hpp"
 #include "spec/reader.hpp"
 
@@ -25,7 +26,8 @@ namespace {
 /// Reads, validates and reports one spec. Returns the model when there was no error. With a
 /// `signatures` checker, a valid model's kernels are also checked against their sources.
 std::optional<model::Model> load(const std::string& path, std::ostream& err,
-                                 model::SignatureChecker* signatures = nullptr) {
+                                 model::SignatureChecker* signatures = nullptr,
+                                 std::ostream* probe_notes = nullptr) {
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     err << path << ": error: cannot open the spec file\n";
@@ -38,6 +40,8 @@ std::optional<model::Model> load(const std::string& path, std::ostream& err,
   if (std::optional<spec::SpecTree> tree = spec::read_spec(path, diags.source(), diags))
     model = model::build_model(*tree, diags);
   if (model && signatures && !diags.has_errors()) signatures->check(*model, diags);
+  // --probe: the kernels run once on PoCL (model/probe_check.hpp), notes on `probe_notes`.
+  if (model && probe_notes && !diags.has_errors()) model::probe_check(*model, diags, *probe_notes);
   diags.print(err);
   if (diags.has_errors()) return std::nullopt;
   return model;
@@ -275,6 +279,11 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
       "Do not check the kernels' parameters against the spec's arguments (OpenCL: built with "
       "PoCL; CUDA: parsed with libclang)";
   check->add_flag("--no-signature-check", no_signatures, no_signatures_help);
+  bool check_probe = false;
+  check->add_flag("--probe", check_probe,
+                  "Also run each OpenCL kernel once on PoCL over a small box: a declared halo too "
+                  "small is an error, the rim each kernel leaves unwritten is printed (what the "
+                  "generated programs do at start-up)");
 
   std::string gen_spec;
   GenerateRequest request;
@@ -339,7 +348,8 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
     int status = kOk;
     model::SignatureChecker checker;  // each kernel source is read once for every spec
     for (const std::string& s : check_specs)
-      if (!load(s, err, no_signatures ? nullptr : &checker)) status = kSpecErrors;
+      if (!load(s, err, no_signatures ? nullptr : &checker, check_probe ? &out : nullptr))
+        status = kSpecErrors;
     return status;
   }
   if (gen->parsed()) {

@@ -14,6 +14,8 @@
 #endif
 #include <CL/cl.h>
 #include <fcntl.h>
+
+#include "model/opencl_device.hpp"
 #include <unistd.h>
 
 #include <cstdio>
@@ -104,52 +106,6 @@ std::vector<SourceMessage> parse_log(const std::string& log, const std::string& 
   return out;
 }
 
-// One device for the whole run: the first of PoCL's platform, else of the first platform.
-struct Compiler {
-  cl_device_id device = nullptr;
-  cl_context context = nullptr;
-  std::string name;  // "PoCL", for messages
-  std::string why;   // why there is none
-};
-
-const Compiler& compiler() {
-  static const Compiler c = [] {
-    Compiler out;
-    cl_uint count = 0;
-    if (clGetPlatformIDs(0, nullptr, &count) != CL_SUCCESS || count == 0) {
-      out.why =
-          "no OpenCL device (no OpenCL platform is installed; PoCL is Debian's "
-          "pocl-opencl-icd)";
-      return out;
-    }
-    std::vector<cl_platform_id> platforms(count);
-    clGetPlatformIDs(count, platforms.data(), nullptr);
-    for (int pass = 0; pass < 2 && !out.device; ++pass) {
-      for (cl_platform_id p : platforms) {
-        std::size_t n = 0;
-        clGetPlatformInfo(p, CL_PLATFORM_NAME, 0, nullptr, &n);
-        std::string name(n, '\0');
-        clGetPlatformInfo(p, CL_PLATFORM_NAME, n, name.data(), nullptr);
-        bool pocl = name.find("Portable Computing Language") != std::string::npos;
-        if (pass == 0 && !pocl) continue;
-        cl_device_id d = nullptr;
-        if (clGetDeviceIDs(p, CL_DEVICE_TYPE_ALL, 1, &d, nullptr) != CL_SUCCESS) continue;
-        cl_int err = CL_SUCCESS;
-        cl_context ctx = clCreateContext(nullptr, 1, &d, nullptr, nullptr, &err);
-        if (err != CL_SUCCESS) continue;
-        out.device = d;
-        out.context = ctx;
-        // Not the device's name: messages stay the same from one machine to the next.
-        out.name = pocl ? "PoCL" : "OpenCL (" + name.substr(0, name.find('\0')) + ")";
-        break;
-      }
-    }
-    if (!out.device) out.why = "no OpenCL device (no platform has a device that can be used)";
-    return out;
-  }();
-  return c;
-}
-
 std::string kernel_info_string(cl_kernel k, cl_uint i, cl_kernel_arg_info what) {
   std::size_t n = 0;
   if (clGetKernelArgInfo(k, i, what, 0, nullptr, &n) != CL_SUCCESS) return {};
@@ -216,7 +172,7 @@ SourceSignatures read_opencl_signatures(const std::string& path) {
     s.unavailable = "cannot read " + path;
     return s;
   }
-  const Compiler& c = compiler();
+  const OpenclDevice& c = opencl_device();
   if (!c.device) {
     s.unavailable = c.why;
     return s;

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The kernel probe catches a declared halo that is too small: for every example, one point of
-# one haloed argument (or one width of a halo_lo/halo_hi box) is removed from the spec, the
-# OpenCL program is generated, built and run on PoCL, and it must stop before the time loop
-# with an error naming the kernel, the array and an offset it reads. The unmodified spec's
+# one haloed argument (or one width of a halo_lo/halo_hi box) is removed from the spec;
+# `stepgen check --probe` must refuse it with a located error, and the OpenCL program,
+# generated, built and run on PoCL, must stop before the time loop with an error naming the
+# kernel, the array and an offset it reads. The unmodified spec's
 # program runs (the probe finds its halos right). --probe off must skip the check.
 # Usage: halo_removed_test.sh STEPGEN SOURCE_DIR WORK_DIR [EXAMPLES...]
 set -uo pipefail
@@ -45,6 +46,16 @@ else:
 open(path, "w").write(text)
 PY
   )
+  # stepgen check --probe finds it at check time, located at the kernel (PoCL).
+  "$stepgen" check --probe "$dir/spec/$ex.xml" >"$dir/check.log" 2>&1
+  status=$?
+  if [ $status -ne 1 ] || ! grep -qE "$ex\.xml:[0-9]+:[0-9]+: error: kernel '[A-Za-z0-9_]+' reads array '[A-Za-z0-9_]+' at offset \(" "$dir/check.log"; then
+    echo "FAIL: $ex without $removed: stepgen check --probe: exit $status, expected 1 and a located error:"
+    cat "$dir/check.log"; failures=$((failures + 1)); continue
+  fi
+  "$stepgen" check --probe "$src/examples/$ex/$ex.xml" >"$dir/check-ok.log" 2>&1 || {
+    echo "FAIL: $ex: stepgen check --probe refuses the unmodified spec:"; cat "$dir/check-ok.log"
+    failures=$((failures + 1)); continue; }
   if ! "$stepgen" generate "$dir/spec/$ex.xml" -o "$dir/out" >"$dir/gen.log" 2>&1; then
     echo "FAIL: $ex: the spec without $removed is refused by stepgen:"; cat "$dir/gen.log"
     failures=$((failures + 1)); continue

@@ -1,0 +1,201 @@
+// `stepgen check --probe` (model/probe_check.hpp): each OpenCL kernel built on PoCL and run by
+// rt::probe_kernel over a small box, its arguments bound as the generated program binds them.
+#include "model/probe_check.hpp"
+
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <sstream>
+
+#include "model/overlap.hpp"
+#include "model/plan.hpp"
+#include "stepgen/probe.hpp"
+
+#ifdef STEPGEN_HAVE_OPENCL
+#include "model/opencl_device.hpp"
+#endif
+
+namespace stepgen::model {
+
+#ifndef STEPGEN_HAVE_OPENCL
+
+void probe_check(const Model& m, Diagnostics& diags, std::ostream&) {
+  if (!m.kernels.empty())
+    diags.warning(m.kernels.front().loc, "kernels not probed: stepgen was built without OpenCL");
+}
+
+#else
+
+namespace {
+
+/// Releases an OpenCL object at the end of a scope.
+template <typename T, cl_int (*Release)(T)>
+struct Held {
+  T handle = nullptr;
+  Held() = default;
+  explicit Held(T h) : handle(h) {}
+  Held(const Held&) = delete;
+  Held& operator=(const Held&) = delete;
+  ~Held() {
+    if (handle) Release(handle);
+  }
+};
+using ClProgram = Held<cl_program, clReleaseProgram>;
+using ClKernel = Held<cl_kernel, clReleaseKernel>;
+using ClMem = Held<cl_mem, clReleaseMemObject>;
+using ClQueue = Held<cl_command_queue, clReleaseCommandQueue>;
+
+/// An OpenCL call that failed, named, for the probe's warning.
+struct ClFailure {
+  std::string what;
+};
+
+void check(cl_int status, const std::string& call) {
+  if (status != CL_SUCCESS) throw ClFailure{call + " failed (" + std::to_string(status) + ")"};
+}
+
+/// The probe's ProbeKernel for kernel `k`, as the generated programs' tables give it.
+rt::ProbeKernel probe_kernel_of(const Model& m, const Kernel& k) {
+  rt::ProbeKernel p;
+  p.name = k.name.c_str();
+  for (const KernelArg& a : k.args)
+    if (a.kind == KernelArg::Kind::kArray)
+      p.args.push_back({a.array, a.access != Access::kWrite, a.access != Access::kRead,
+                        to_rt_halo(a.halo, m.dims)});
+  for (int d = 0; d < 3; ++d) p.follows[static_cast<std::size_t>(d)] = follows_extent(m, k, d);
+  p.views = view_obstacle(m, k).empty();
+  return p;
+}
+
+/// Runs kernel `k` (built in `program`) once over `box` with `values`, as the generated program
+/// would on a part whose buffer is `box`: scalars and global sizes from the spec's expressions.
+void run_once(const Model& m, const Kernel& k, cl_program program, cl_command_queue queue,
+              std::vector<rt::HostArray>& values, const rt::Box& box) {
+  const OpenclDevice& dev = opencl_device();
+  cl_int err = CL_SUCCESS;
+  ClKernel kernel(clCreateKernel(program, k.name.c_str(), &err));
+  check(err, "clCreateKernel(" + k.name + ")");
+  std::vector<std::unique_ptr<ClMem> > buffers;
+  for (std::size_t id = 0; id < values.size(); ++id) {
+    buffers.push_back(std::make_unique<ClMem>(
+        clCreateBuffer(dev.context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
+                       values[id].bytes.size(), values[id].bytes.data(), &err)));
+    check(err, "clCreateBuffer(" + m.arrays[id].name + ")");
+  }
+  EvalEnv env;
+  env.extent = [&](int, int d) { return box.extent(d); };
+  env.offset = [&](int, int d) { return box.lo[static_cast<std::size_t>(d)]; };
+  env.global_extent = [&](int, int d) { return m.domain[static_cast<std::size_t>(d)]; };
+  env.step = 0;
+  auto value_of = [&](const Expr& e) {
+    std::string why;
+    std::optional<Value> v = eval(e, m.constant_values, &env, &why);
+    if (!v) throw ClFailure{"an expression of kernel '" + k.name + "' cannot be evaluated: " + why};
+    return *v;
+  };
+  for (std::size_t i = 0; i < k.args.size(); ++i) {
+    const KernelArg& a = k.args[i];
+    const auto index = static_cast<cl_uint>(i);
+    if (a.kind == KernelArg::Kind::kArray) {
+      cl_mem mem = buffers[static_cast<std::size_t>(a.array)]->handle;
+      check(clSetKernelArg(kernel.handle, index, sizeof mem, &mem), "clSetKernelArg");
+      continue;
+    }
+    const TypeInfo& t = type_info(a.scalar_type);
+    const Value v = value_of(a.value);
+    unsigned char bytes[8] = {};
+    if (t.is_float && t.bytes == 4) {
+      const float f = static_cast<float>(v.as_double());
+      std::memcpy(bytes, &f, 4);
+    } else if (t.is_float) {
+      const double f = v.as_double();
+      std::memcpy(bytes, &f, 8);
+    } else {
+      const std::int64_t x = v.is_float ? static_cast<std::int64_t>(v.f) : v.i;
+      std::memcpy(bytes, &x, 8);  // little-endian: the low bytes are the narrower type's
+    }
+    check(clSetKernelArg(kernel.handle, index, static_cast<std::size_t>(t.bytes), bytes),
+          "clSetKernelArg");
+  }
+  std::vector<std::size_t> global, local;
+  for (const Expr& g : k.global) global.push_back(static_cast<std::size_t>(value_of(g).i));
+  for (std::int64_t l : k.local) local.push_back(static_cast<std::size_t>(l));
+  for (std::size_t d = 0; d < global.size(); ++d)
+    if (global[d] == 0) return;  // nothing to run
+  check(clEnqueueNDRangeKernel(queue, kernel.handle, static_cast<cl_uint>(global.size()), nullptr,
+                               global.data(), local.empty() ? nullptr : local.data(), 0, nullptr,
+                               nullptr),
+        "clEnqueueNDRangeKernel(" + k.name + ")");
+  for (std::size_t id = 0; id < values.size(); ++id)
+    check(clEnqueueReadBuffer(queue, buffers[id]->handle, CL_TRUE, 0, values[id].bytes.size(),
+                              values[id].bytes.data(), 0, nullptr, nullptr),
+          "clEnqueueReadBuffer(" + m.arrays[id].name + ")");
+}
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+}  // namespace
+
+void probe_check(const Model& m, Diagnostics& diags, std::ostream& notes) {
+  const OpenclDevice& dev = opencl_device();
+  if (!dev.device) {
+    if (!m.kernels.empty()) diags.warning(m.kernels.front().loc, "kernels not probed: " + dev.why);
+    return;
+  }
+  std::vector<rt::ProbeElement> elements;
+  for (const Array& a : m.arrays)
+    elements.push_back(
+        {a.name, static_cast<std::size_t>(type_info(a.type).bytes), type_info(a.type).is_float});
+  const rt::Box grid = rt::Box::from_extent(m.dims, {m.domain[0], m.domain[1], m.domain[2]});
+  std::map<std::string, std::shared_ptr<ClProgram> > programs;  // one build per source file
+  for (const Kernel& k : m.kernels) {
+    if (k.language != Language::kOpenCL) {
+      notes << "probe: kernel '" << k.name
+            << "' not probed at check time (CUDA: the program probes it at start-up)\n";
+      continue;
+    }
+    try {
+      std::shared_ptr<ClProgram>& program = programs[k.source];
+      if (!program) {
+        const std::string text =
+            read_text(m.spec_dir.empty() ? k.source : m.spec_dir + "/" + k.source);
+        const char* src = text.c_str();
+        cl_int err = CL_SUCCESS;
+        program = std::make_shared<ClProgram>(
+            clCreateProgramWithSource(dev.context, 1, &src, nullptr, &err));
+        check(err, "clCreateProgramWithSource(" + k.source + ")");
+        check(clBuildProgram(program->handle, 1, &dev.device, "", nullptr, nullptr),
+              "clBuildProgram(" + k.source + ")");
+      }
+      cl_int err = CL_SUCCESS;
+      ClQueue queue(clCreateCommandQueue(dev.context, dev.device, 0, &err));
+      check(err, "clCreateCommandQueue");
+      const rt::ProbeKernel pk = probe_kernel_of(m, k);
+      const rt::KernelProbe p = rt::probe_kernel(
+          pk, grid, elements, [&](std::vector<rt::HostArray>& values, const rt::Box& box) {
+            run_once(m, k, program->handle, queue.handle, values, box);
+          });
+      for (const std::string& e : p.errors) diags.error(k.loc, e);
+      for (const std::string& w : p.warnings) diags.warning(k.loc, w);
+      if (!p.probed) {
+        notes << "probe: kernel '" << k.name << "' not probed: " << p.why << "\n";
+        continue;
+      }
+      notes << "probe: kernel '" << k.name << "' on " << p.box.str() << " (" << dev.name
+            << "): rim " << (p.wrote ? rt::probe_sides(m.dims, p.rim_lo, p.rim_hi) : "-")
+            << (p.why.empty() ? "" : "; no views: " + p.why) << "\n";
+    } catch (const ClFailure& f) {
+      diags.warning(k.loc, "kernel '" + k.name + "' not probed: " + f.what);
+    }
+  }
+}
+
+#endif
+
+}  // namespace stepgen::model
