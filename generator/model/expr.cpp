@@ -193,20 +193,11 @@ class Parser {
   bool at(const char* punct) const {
     return peek().kind == Token::Kind::kPunct && peek().text == punct;
   }
-  // As loc_in, from line starts found once: every node gets a position, and walking a long
-  // value for each would be quadratic.
+  // As loc_in, from one line index: every node gets a position, and walking a long value for
+  // each would be quadratic.
   spec::Loc loc(const Token& t) const {
-    if (text_.loc.line <= 0) return text_.loc;
-    if (line_starts_.empty()) {
-      line_starts_.push_back(0);
-      for (std::size_t i = 0; i < text_.value.size(); ++i)
-        if (text_.value[i] == '\n') line_starts_.push_back(i + 1);
-    }
-    auto it = std::upper_bound(line_starts_.begin(), line_starts_.end(), t.pos);
-    std::size_t line = static_cast<std::size_t>(it - line_starts_.begin()) - 1;
-    if (line == 0) return {text_.loc.line, text_.loc.col + static_cast<int>(t.pos)};
-    return {text_.loc.line + static_cast<int>(line),
-            1 + static_cast<int>(t.pos - line_starts_[line])};
+    if (!lines_) lines_.emplace(text_.value);
+    return lines_->loc_from(text_.loc, t.pos);
   }
 
   void syntax_error(const Token& t, const std::string& message) { diags_.error(loc(t), message); }
@@ -468,7 +459,7 @@ class Parser {
   Diagnostics& diags_;
   std::vector<Token> tokens_;
   std::size_t next_ = 0;
-  mutable std::vector<std::size_t> line_starts_;
+  mutable std::optional<LineIndex> lines_;
   static constexpr int kMaxDepth = 200;
   static constexpr std::size_t kMaxTokens = 4000;
   int depth_ = 0;

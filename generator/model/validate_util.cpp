@@ -7,20 +7,13 @@
 #include <sstream>
 #include <string_view>
 
+#include "diag/diagnostics.hpp"
+
 namespace stepgen::model::detail {
 
 spec::Loc loc_in(const spec::Text& text, std::size_t offset) {
-  spec::Loc loc = text.loc;
-  if (loc.line <= 0) return loc;
-  for (std::size_t i = 0; i < offset && i < text.value.size(); ++i) {
-    if (text.value[i] == '\n') {
-      ++loc.line;
-      loc.col = 1;
-    } else {
-      ++loc.col;
-    }
-  }
-  return loc;
+  if (text.loc.line <= 0) return text.loc;
+  return LineIndex(text.value).loc_from(text.loc, offset);
 }
 
 bool is_identifier(const std::string& name) {

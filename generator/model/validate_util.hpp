@@ -11,7 +11,8 @@
 namespace stepgen::model::detail {
 
 /// The position of the character at `offset` inside `text`'s value. Values that span lines
-/// (YAML block scalars, XML text) move to the next line at each '\n'.
+/// (YAML block scalars, XML text) move to the next line at each line end (LineIndex). Costs a
+/// pass over the value: for many positions in one value, keep a LineIndex of it.
 spec::Loc loc_in(const spec::Text& text, std::size_t offset);
 
 /// True for letters, digits and '_' not starting with a digit.

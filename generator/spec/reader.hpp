@@ -28,8 +28,6 @@ inline constexpr std::size_t kMaxYamlSpecBytes = std::size_t{1} << 20;
 inline constexpr std::size_t kMaxDims = 3;
 /// Most halo points one argument (or the top-level shadow) may list.
 inline constexpr std::size_t kMaxHaloPoints = 4096;
-/// After this many errors a reader stops reporting (and says so once).
-inline constexpr int kMaxReaderErrors = 50;
 
 /// Reads the file at `path` into `text`. Returns false, with a one-line reason in `error`, when the
 /// file cannot be read or is larger than kMaxSpecBytes.
