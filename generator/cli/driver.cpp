@@ -23,14 +23,12 @@ namespace {
 
 /// Reads, validates and reports one spec. Returns the model when there was no error.
 std::optional<model::Model> load(const std::string& path, std::ostream& err) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    err << path << ": error: cannot open the spec file\n";
+  std::string text, problem;
+  if (!spec::load_spec_text(path, text, problem)) {
+    err << path << ": error: the spec file " << problem << "\n";
     return std::nullopt;
   }
-  std::ostringstream text;
-  text << in.rdbuf();
-  Diagnostics diags(path, text.str());
+  Diagnostics diags(path, std::move(text));
   std::optional<model::Model> model;
   if (std::optional<spec::SpecTree> tree = spec::read_spec(path, diags.source(), diags))
     model = model::build_model(*tree, diags);

@@ -60,6 +60,8 @@ class Builder {
   void build_kernels();
   void build_kernel(const spec::Kernel& k);
   std::optional<Language> kernel_language(const spec::Kernel& k);
+  /// Reports a kernel source at `full` (a regular file) larger than spec::kMaxSourceBytes.
+  void source_size(const spec::Text& text, const std::string& full, const char* what);
   KernelArg build_arg(const spec::KernelArg& a, std::size_t position, Kernel& kernel);
   Halo build_halo(const spec::KernelArg& a, int array, bool& given);
   /// One halo point's offsets; `owner` names what it belongs to in messages.

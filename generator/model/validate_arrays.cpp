@@ -10,6 +10,7 @@
 
 #include "model/validate.hpp"
 #include "model/validate_util.hpp"
+#include "spec/reader.hpp"
 
 namespace stepgen::model::detail {
 
@@ -273,9 +274,9 @@ Init Builder::parse_init(int index) {
       init.path = arg->value;
       std::string full = resolve(init.path);
       std::error_code ec;
-      if (!std::filesystem::is_regular_file(full, ec)) {
+      if (std::string problem = spec::file_problem(full); !problem.empty()) {
         diags_.error(arg->loc,
-                     "file " + quote(init.path) + " does not exist (looked for " + full + ")");
+                     "file " + quote(init.path) + " " + problem + " (looked for " + full + ")");
         break;
       }
       const ArrayState& me = array_state_[static_cast<std::size_t>(index)];

@@ -6,6 +6,7 @@
 
 #include "model/validate.hpp"
 #include "model/validate_util.hpp"
+#include "spec/reader.hpp"
 
 namespace stepgen::model::detail {
 
@@ -45,6 +46,15 @@ Halo halo_of_points(const std::vector<std::array<int, 3>>& points) {
 }
 
 }  // namespace
+
+void Builder::source_size(const spec::Text& text, const std::string& full, const char* what) {
+  std::error_code ec;
+  std::uintmax_t bytes = std::filesystem::file_size(full, ec);
+  if (!ec && bytes > spec::kMaxSourceBytes)
+    diags_.error(text.loc, std::string(what) + " " + quote(text.value) + " is too large (" +
+                               std::to_string(bytes) + " bytes; at most " +
+                               std::to_string(spec::kMaxSourceBytes) + ")");
+}
 
 bool Builder::check_reach(std::int64_t width, int dim, int array, spec::Loc loc) {
   std::int64_t size = 0;
@@ -144,7 +154,13 @@ void Builder::build_kernel(const spec::Kernel& k) {
     kernel.source = k.source.value;
     std::string full = resolve(kernel.source);
     std::error_code ec;
-    if (!std::filesystem::is_regular_file(full, ec)) {
+    std::string problem = spec::file_problem(full);
+    if (!problem.empty() && problem != "does not exist") {
+      diags_.error(k.source.loc, "kernel source " + quote(kernel.source) + " " + problem +
+                                     " (looked for " + full + ")");
+    } else if (problem.empty()) {
+      source_size(k.source, full, "kernel source");
+    } else {
       // Suggest a file of the same folder, written as the spec would write it.
       std::vector<std::string> siblings;
       std::filesystem::path folder = std::filesystem::path(kernel.source).parent_path();
@@ -165,14 +181,16 @@ void Builder::build_kernel(const spec::Kernel& k) {
   if (k.cuda_source.present) {
     kernel.cuda_source = k.cuda_source.value;
     std::string full = resolve(kernel.cuda_source);
-    std::error_code ec;
+    std::string problem = spec::file_problem(full);
     if (std::filesystem::path(kernel.cuda_source).extension() != ".cu")
       diags_.error(k.cuda_source.loc, "CUDA source " + quote(kernel.cuda_source) + " of kernel " +
                                           quote(kernel.name) + " must be a .cu file");
-    else if (!std::filesystem::is_regular_file(full, ec))
+    else if (!problem.empty())
       diags_.error(k.cuda_source.loc, "CUDA source " + quote(kernel.cuda_source) + " of kernel " +
-                                          quote(kernel.name) + " does not exist (looked for " +
+                                          quote(kernel.name) + " " + problem + " (looked for " +
                                           full + ")");
+    else
+      source_size(k.cuda_source, full, "CUDA source");
   }
   for (std::size_t i = 0; i < k.args.size(); ++i) {
     kernel.args.push_back(build_arg(k.args[i], i + 1, kernel));
