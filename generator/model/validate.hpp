@@ -60,6 +60,10 @@ class Builder {
   void build_kernels();
   void build_kernel(const spec::Kernel& k);
   std::optional<Language> kernel_language(const spec::Kernel& k);
+  /// Folds a constant scalar argument's value and reports it when it does not fit `type`: out
+  /// of range, not finite, or an overflow or division by zero on the way (at the operator).
+  void check_scalar_value(const Expr& e, ScalarType type, const spec::Text& text,
+                          const std::string& which);
   /// Reports a kernel source at `full` (a regular file) larger than spec::kMaxSourceBytes.
   void source_size(const spec::Text& text, const std::string& full, const char* what);
   KernelArg build_arg(const spec::KernelArg& a, std::size_t position, Kernel& kernel);

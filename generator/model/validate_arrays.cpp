@@ -24,26 +24,6 @@ std::string type_list() {
   return s;
 }
 
-// The range of an integer type, as long double so that ulong's top fits.
-void integer_range(ScalarType t, long double& lo, long double& hi) {
-  int bits = type_info(t).bytes * 8;
-  bool is_signed = t == ScalarType::kInt || t == ScalarType::kLong || t == ScalarType::kShort ||
-                   t == ScalarType::kChar;
-  if (is_signed) {
-    lo = -std::ldexp(1.0L, bits - 1);
-    hi = std::ldexp(1.0L, bits - 1) - 1;
-  } else {
-    lo = 0;
-    hi = std::ldexp(1.0L, bits) - 1;
-  }
-}
-
-std::string range_string(long double v) {
-  // Integer bounds up to 2^64 - 1: print through unsigned/signed 64-bit integers.
-  if (v < 0) return std::to_string(static_cast<long long>(v));
-  return std::to_string(static_cast<unsigned long long>(v));
-}
-
 // True when `s` is a whole integer literal (optional sign, decimal digits); sets `v`.
 bool parse_integer(const std::string& s, long double& v) {
   std::size_t i = (!s.empty() && (s[0] == '-' || s[0] == '+')) ? 1 : 0;

@@ -1,6 +1,7 @@
 // Kernels: sources and languages, arguments and their halos, the shadow, global and local sizes.
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <limits>
 
@@ -46,6 +47,37 @@ Halo halo_of_points(const std::vector<std::array<int, 3>>& points) {
 }
 
 }  // namespace
+
+void Builder::check_scalar_value(const Expr& e, ScalarType type, const spec::Text& text,
+                                 const std::string& which) {
+  std::string error;
+  spec::Loc where = text.loc;
+  std::optional<Value> v = eval(e, m_.constant_values, nullptr, &error, &where);
+  const TypeInfo& t = type_info(type);
+  if (!v) {
+    diags_.error(where, error + " in the value of scalar " + which + " (" + t.name + ")");
+    return;
+  }
+  if (t.is_float) {
+    double limit = type == ScalarType::kFloat ? std::numeric_limits<float>::max()
+                                              : std::numeric_limits<double>::max();
+    if (!std::isfinite(v->f))
+      diags_.error(text.loc, "the value of scalar " + which + " is not a finite number (" +
+                                 (std::isnan(v->f) ? "NaN" : "infinite") + ")");
+    else if (std::fabs(v->f) > limit)
+      diags_.error(text.loc, "the value " + value_string(*v) + " of scalar " + which +
+                                 " is out of range for " + t.name + " (at most " +
+                                 value_string(Value{true, 0, limit}) + " in magnitude)");
+    return;
+  }
+  long double lo = 0, hi = 0;
+  integer_range(type, lo, hi);
+  long double x = static_cast<long double>(v->i);
+  if (x < lo || x > hi)
+    diags_.error(text.loc, "the value " + value_string(*v) + " of scalar " + which +
+                               " is out of range for " + t.name + " (" + range_string(lo) + " to " +
+                               range_string(hi) + ")");
+}
 
 void Builder::source_size(const spec::Text& text, const std::string& full, const char* what) {
   std::error_code ec;
@@ -261,6 +293,8 @@ KernelArg Builder::build_arg(const spec::KernelArg& a, std::size_t position, Ker
         if (type_ok && !type_info(arg.scalar_type).is_float && e->is_float)
           diags_.error(a.value.loc, "scalar " + which + " is " + type_info(arg.scalar_type).name +
                                         " but its value is a floating expression");
+        else if (type_ok && !e->is_runtime())
+          check_scalar_value(*e, arg.scalar_type, a.value, which);
         arg.value = std::move(*e);
       }
     }
