@@ -74,6 +74,8 @@ class Builder {
   /// Reports a halo reach `width` wider than `array` (or, for -1, the grid) in `dim`.
   bool check_reach(std::int64_t width, int dim, int array, spec::Loc loc);
   void build_launch_sizes(const spec::Kernel& k, Kernel& kernel);
+  /// Run-time terms at their values over the whole grid (one device): extents are array sizes.
+  EvalEnv whole_grid_env() const;
 
   // --- validate_loop.cpp ---
   void build_loop();

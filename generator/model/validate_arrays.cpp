@@ -34,6 +34,14 @@ bool parse_integer(const std::string& s, long double& v) {
   return true;
 }
 
+// "NXxNY" of an array whose sizes are parsed.
+std::string size_string_of(const Array& a) {
+  std::string s;
+  for (int d = 0; d < a.dims; ++d)
+    s += (d ? "x" : "") + std::to_string(a.size[static_cast<std::size_t>(d)]);
+  return s;
+}
+
 }  // namespace
 
 void Builder::build_arrays() {
@@ -72,12 +80,17 @@ void Builder::build_arrays() {
         else
           state.size_ok = false;
       }
-      std::int64_t bytes = type_info(arr.type).bytes;
-      for (std::size_t d = 0; state.size_ok && d < 3; ++d) {
-        if (__builtin_mul_overflow(bytes, arr.size[d], &bytes)) {
-          diags_.error(a.size[0].loc, "array " + quote(arr.name) + " is too large to address");
-          state.size_ok = false;
-        }
+      std::int64_t cells = 1;
+      bool overflow = false;
+      for (std::size_t d = 0; state.size_ok && d < 3; ++d)
+        overflow = __builtin_mul_overflow(cells, arr.size[d], &cells) || overflow;
+      if (state.size_ok && (overflow || cells > kMaxCells)) {
+        diags_.error(a.size[0].loc,
+                     "array " + quote(arr.name) + " has " +
+                         (overflow ? std::string("more than 2^63") : std::to_string(cells)) +
+                         " cells (" + size_string_of(arr) + "); stepgen's limit is 2^48 (" +
+                         std::to_string(kMaxCells) + ")");
+        state.size_ok = false;
       }
     }
     if (a.save.present) {

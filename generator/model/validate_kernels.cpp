@@ -402,6 +402,16 @@ Halo Builder::build_halo(const spec::KernelArg& a, int array, bool& given) {
   return h;
 }
 
+EvalEnv Builder::whole_grid_env() const {
+  EvalEnv whole;
+  whole.extent = [this](int array, int dim) {
+    return m_.arrays[static_cast<std::size_t>(array)].size[static_cast<std::size_t>(dim)];
+  };
+  whole.global_extent = whole.extent;
+  whole.offset = [](int, int) { return std::int64_t{0}; };
+  return whole;
+}
+
 void Builder::build_launch_sizes(const spec::Kernel& k, Kernel& kernel) {
   auto count_error = [&](const std::vector<spec::Text>& texts, const char* what) {
     diags_.error(texts.front().loc,
@@ -431,6 +441,11 @@ void Builder::build_launch_sizes(const spec::Kernel& k, Kernel& kernel) {
         } else if (v->is_float || v->i < 1) {
           diags_.error(g.loc, "global size must be a positive integer, got " + value_string(*v));
           global_ok = false;
+        } else if (v->i > kMaxCells) {
+          diags_.error(g.loc, "global size " + value_string(*v) +
+                                  " is more work-items than stepgen's limit of 2^48 (" +
+                                  std::to_string(kMaxCells) + ")");
+          global_ok = false;
         }
       }
       kernel.global.push_back(std::move(*e));
@@ -453,6 +468,26 @@ void Builder::build_launch_sizes(const spec::Kernel& k, Kernel& kernel) {
     global_ok = global_ok && !kernel.global.empty();
   }
 
+  // All the work-items of a launch over the whole grid, with run-time sizes at their values there.
+  if (global_ok && !k.global.empty()) {
+    EvalEnv whole = whole_grid_env();
+    std::int64_t items = 1;
+    bool overflow = false;
+    for (const Expr& g : kernel.global) {
+      std::optional<Value> v = eval(g, m_.constant_values, &whole);
+      if (v && !v->is_float && v->i > 0)
+        overflow = __builtin_mul_overflow(items, v->i, &items) || overflow;
+    }
+    if (overflow || items > kMaxCells) {
+      diags_.error(k.global.front().loc,
+                   "global size of kernel " + quote(kernel.name) + " is " +
+                       (overflow ? std::string("more than 2^63") : std::to_string(items)) +
+                       " work-items over the whole grid; stepgen's limit is 2^48 (" +
+                       std::to_string(kMaxCells) + ")");
+      global_ok = false;
+    }
+  }
+
   if (k.local.empty()) return;
   if (grid_ok_ && k.local.size() != static_cast<std::size_t>(m_.dims)) {
     count_error(k.local, "local");
@@ -469,12 +504,7 @@ void Builder::build_launch_sizes(const spec::Kernel& k, Kernel& kernel) {
   if (!local_ok || !global_ok) return;
 
   // Per-device sizes are judged on the whole grid: extents are the arrays' sizes there.
-  EvalEnv whole;
-  whole.extent = [&](int array, int dim) {
-    return m_.arrays[static_cast<std::size_t>(array)].size[static_cast<std::size_t>(dim)];
-  };
-  whole.global_extent = whole.extent;
-  whole.offset = [](int, int) { return std::int64_t{0}; };
+  EvalEnv whole = whole_grid_env();
   for (std::size_t d = 0; d < kernel.local.size(); ++d) {
     const Expr& g = kernel.global[d];
     std::optional<Value> v = eval(g, m_.constant_values, &whole);
