@@ -21,13 +21,16 @@ namespace fs = std::filesystem;
 
 namespace {
 
-/// Reads, validates and reports one spec. Returns the model when there was no error.
-std::optional<model::Model> load(const std::string& path, std::ostream& err) {
+/// Reads, validates and reports one spec. Returns the model when there was no error; `source`,
+/// when given, receives the spec's text (for messages that point into it later).
+std::optional<model::Model> load(const std::string& path, std::ostream& err,
+                                 std::string* source = nullptr) {
   std::string text, problem;
   if (!spec::load_spec_text(path, text, problem)) {
     err << path << ": error: the spec file " << problem << "\n";
     return std::nullopt;
   }
+  if (source) *source = text;
   Diagnostics diags(path, std::move(text));
   std::optional<model::Model> model;
   if (std::optional<spec::SpecTree> tree = spec::read_spec(path, diags.source(), diags))
@@ -157,7 +160,8 @@ int export_templates(const std::string& dir, std::ostream& out, std::ostream& er
 
 int plan(const std::string& spec_path, int devices, const std::vector<double>& weights, const std::string& strategy,
          std::int64_t device_memory, bool json, const std::string& svg, std::ostream& out, std::ostream& err) {
-  std::optional<model::Model> model = load(spec_path, err);
+  std::string source;
+  std::optional<model::Model> model = load(spec_path, err, &source);
   if (!model) return kSpecErrors;
   model::PlanOptions options;
   options.devices = devices;
@@ -180,6 +184,11 @@ int plan(const std::string& spec_path, int devices, const std::vector<double>& w
         return kSpecErrors;
       }
     }
+  } catch (const model::LocatedPlanError& e) {  // at the part of the spec that causes it
+    Diagnostics diags(spec_path, source);
+    diags.error(e.loc, e.what());
+    diags.print(err);
+    return kSpecErrors;
   } catch (const rt::PlanError& e) {
     err << spec_path << ": error: " << e.what() << "\n";
     return kSpecErrors;
@@ -249,7 +258,9 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
   bool json = false;
   CLI::App* pl = app.add_subcommand("plan", "Show how the grid is split, exchanged and chunked");
   pl->add_option("spec", plan_spec, "Spec file (.xml, .yaml)")->required();
-  pl->add_option("--devices,-n", devices, "Number of devices")->check(CLI::PositiveNumber)->capture_default_str();
+  pl->add_option("--devices,-n", devices, "Number of devices (1 to 1024)")
+      ->check(CLI::Range(1, 1024))
+      ->capture_default_str();
   pl->add_option("--weights", weights, "Relative device speeds, one per device")->delimiter(',');
   pl->add_option("--strategy", strategy,
                  "min-exchange, slabs or stepocl (default: slabs where the exchange can overlap computation, "

@@ -131,6 +131,7 @@ struct OutOfCore {
   int steps_per_pass = 0;  ///< 0 = auto
   bool region_sharing = true;
   std::int64_t device_memory = 0;  ///< bytes; 0 = auto
+  spec::Loc loc;                   ///< of the <out_of_core> element (YAML: its mapping)
 };
 
 struct Constant {

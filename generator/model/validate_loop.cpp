@@ -241,6 +241,7 @@ void Builder::build_settings() {
   const spec::OutOfCore& ooc = tree_.out_of_core;
   if (ooc.present) {
     m_.out_of_core.enabled = true;
+    m_.out_of_core.loc = ooc.loc;
     if (ooc.chunks.present)
       if (std::optional<std::int64_t> v = plain_int(ooc.chunks, "chunks", 1, {"auto"}))
         m_.out_of_core.chunks = static_cast<int>(std::min<std::int64_t>(*v, 1 << 30));

@@ -85,6 +85,49 @@ TEST_CASE("a spec that is not a regular file is refused before it is read") {
         "no-such-spec.xml: error: the spec file does not exist\n");
 }
 
+TEST_CASE("plan --devices outside 1..1024 is a usage error naming the range") {
+  // 0 printed a 300-digit range (CLI11's PositiveNumber is a double range).
+  for (const char* n : {"0", "-3", "1025", "4294967297"}) {
+    CAPTURE(n);
+    Result r = run({"plan", "x.xml", "--devices", n});
+    CHECK(r.status == 2);
+    CHECK(r.err == std::string("stepgen: error: --devices: Value ") + n +
+                       " not in range 1 to 1024\n(see stepgen --help)\n");
+  }
+}
+
+TEST_CASE("plan: an out-of-core plan that cannot fit points at <out_of_core>") {
+  std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("stepgen_cli_ooc_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "k.cl") << "__kernel void k(__global const float* a, __global float* b) {}\n";
+  std::ofstream(dir / "ooc.xml") << R"spec(<stencil name="ooc">
+  <array name="A" type="float" size="256 256" init="random(1)"/>
+  <array name="B" type="float" size="256 256"/>
+  <kernel name="k" source="k.cl">
+    <arg array="A" access="read" halo="-1,0 1,0 0,-1 0,1"/>
+    <arg array="B" access="write"/>
+  </kernel>
+  <iterate steps="4">
+    <launch kernel="k"/>
+    <swap a="A" b="B"/>
+  </iterate>
+  <out_of_core device_memory="1KiB"/>
+</stencil>
+)spec";
+  std::string spec = (dir / "ooc.xml").string();
+  Result r = run({"plan", spec.c_str()});
+  CHECK(r.status == 1);
+  CHECK(r.err == spec +
+                     ":12:3: error: device memory of 1024 bytes (1.0 KiB) is too small: the grid "
+                     "needs 18432 bytes even with one plane per chunk\n"
+                     "  <out_of_core device_memory=\"1KiB\"/>\n"
+                     "  ^\n");
+  // With enough memory, the same spec plans.
+  CHECK(run({"plan", spec.c_str(), "--device-memory", "100MiB"}).status == 0);
+  std::filesystem::remove_all(dir);
+}
+
 TEST_CASE("an unknown backend is a usage error listing the backends") {
   Result r = run({"generate", "no-such-spec.xml", "--target", "vulkan"});
   CHECK(r.status == 2);
