@@ -599,6 +599,22 @@ struct Evaluator {
   }
 };
 
+// True when C++ computes `e` in 32-bit int: an integer literal that fits int, its negation, or
+// min/max of such. Constants and run-time terms are 64-bit in the generated code, and
+// round_up returns rt::Index (64-bit).
+bool cpp_int32(const Expr& e) {
+  switch (e.kind) {
+    case Expr::Kind::kInt:
+      return e.int_value <= std::numeric_limits<std::int32_t>::max();
+    case Expr::Kind::kNeg:
+      return cpp_int32(e.args[0]);
+    case Expr::Kind::kCall:
+      return e.text != "round_up" && cpp_int32(e.args[0]) && cpp_int32(e.args[1]);
+    default:
+      return false;
+  }
+}
+
 // Binding strength, for parentheses: sums 1, products 2, everything else binds tighter.
 int precedence(const Expr& e) {
   if (e.kind != Expr::Kind::kBinary) return 3;
@@ -636,6 +652,11 @@ std::string to_cpp(const Expr& e, const std::function<std::string(const Expr&)>&
              wrapped(e.args[0], e.args[0].kind == Expr::Kind::kNeg || precedence(e.args[0]) < 3);
     case Expr::Kind::kBinary: {
       int p = precedence(e);
+      // The spec computes integers in 64 bits (and checks them there); C++ would compute two
+      // int literals in int ("65536 * 65536" overflows): the left one is made 64-bit.
+      if (!e.is_float && cpp_int32(e.args[0]) && cpp_int32(e.args[1]))
+        return "std::int64_t{" + to_cpp(e.args[0], leaf) + "} " + e.op + " " +
+               wrapped(e.args[1], precedence(e.args[1]) <= p);
       return wrapped(e.args[0], precedence(e.args[0]) < p) + " " + e.op + " " +
              wrapped(e.args[1], precedence(e.args[1]) <= p);
     }
