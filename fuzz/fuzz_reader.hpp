@@ -52,8 +52,8 @@ using Reader = std::optional<spec::SpecTree> (*)(const std::string&, const std::
 
 inline int run_one(Reader read, const char* path, const std::uint8_t* data, std::size_t size) {
   std::string text(reinterpret_cast<const char*>(data), size);
-  int lines = 1;
-  for (char c : text) lines += c == '\n';
+  // Lines as the readers count them: "\r\n", "\n" and a lone "\r" each end one.
+  int lines = static_cast<int>(LineIndex(text).line_count());
   Diagnostics diags(path, text);
   std::optional<spec::SpecTree> tree = read(path, text, diags);
   if (!tree && !diags.has_errors()) std::abort();  // no tree needs a reason

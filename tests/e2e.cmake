@@ -18,3 +18,11 @@ if(OpenCL_FOUND AND EXISTS ${PROJECT_SOURCE_DIR}/examples/CMakeLists.txt)
     endforeach()
   endforeach()
 endif()
+if(OpenCL_FOUND)
+  # Kernel sources of one file name in two folders (issue 21, item 6): both reach the program.
+  add_test(NAME "e2e: opencl kernel sources of one name in two folders"
+           COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/e2e/kernel_folders_test.sh $<TARGET_FILE:stepgen>
+                   ${CMAKE_CURRENT_BINARY_DIR}/e2e)
+  set_tests_properties("e2e: opencl kernel sources of one name in two folders" PROPERTIES
+                       TIMEOUT 600 LABELS e2e ENVIRONMENT "POCL_MAX_PTHREAD_COUNT=2")
+endif()

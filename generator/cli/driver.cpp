@@ -23,19 +23,21 @@ namespace fs = std::filesystem;
 
 namespace {
 
-/// Reads, validates and reports one spec. Returns the model when there was no error. With a
-/// `signatures` checker, a valid model's kernels are also checked against their sources.
+/// Reads, validates and reports one spec. Returns the model when there was no error; `source`,
+/// when given, receives the spec's text (for messages that point into it later). With a
+/// `signatures` checker, a valid model's kernels are also checked against their sources; with
+/// `probe_notes`, they are probed on PoCL (check --probe), the probe's notes written there.
 std::optional<model::Model> load(const std::string& path, std::ostream& err,
+                                 std::string* source = nullptr,
                                  model::SignatureChecker* signatures = nullptr,
                                  std::ostream* probe_notes = nullptr) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    err << path << ": error: cannot open the spec file\n";
+  std::string text, problem;
+  if (!spec::load_spec_text(path, text, problem)) {
+    err << path << ": error: the spec file " << problem << "\n";
     return std::nullopt;
   }
-  std::ostringstream text;
-  text << in.rdbuf();
-  Diagnostics diags(path, text.str());
+  if (source) *source = text;
+  Diagnostics diags(path, std::move(text));
   std::optional<model::Model> model;
   if (std::optional<spec::SpecTree> tree = spec::read_spec(path, diags.source(), diags))
     model = model::build_model(*tree, diags);
@@ -99,7 +101,7 @@ int generate(const std::string& spec_path, GenerateRequest request, std::ostream
     }
   }
   model::SignatureChecker checker;
-  std::optional<model::Model> model = load(spec_path, err, request.signatures ? &checker : nullptr);
+  std::optional<model::Model> model = load(spec_path, err, nullptr, request.signatures ? &checker : nullptr);
   if (!model) return kSpecErrors;
   std::string& out_dir = request.out_dir;
   const std::string& target = request.target;
@@ -207,7 +209,8 @@ int export_templates(const std::string& dir, std::ostream& out, std::ostream& er
 
 int plan(const std::string& spec_path, int devices, const std::vector<double>& weights, const std::string& strategy,
          std::int64_t device_memory, bool json, const std::string& svg, std::ostream& out, std::ostream& err) {
-  std::optional<model::Model> model = load(spec_path, err);
+  std::string source;
+  std::optional<model::Model> model = load(spec_path, err, &source);
   if (!model) return kSpecErrors;
   model::PlanOptions options;
   options.devices = devices;
@@ -223,6 +226,11 @@ int plan(const std::string& spec_path, int devices, const std::vector<double>& w
           << " devices can be used: " << p.partition.rationale << "\n";
     out << (json ? model::plan_json(*model, p) : model::plan_text(*model, p));
     if (!svg.empty()) emit::write_file_if_changed(svg, model::plan_svg(*model, p));
+  } catch (const model::LocatedPlanError& e) {  // at the part of the spec that causes it
+    Diagnostics diags(spec_path, source);
+    diags.error(e.loc, e.what());
+    diags.print(err);
+    return kSpecErrors;
   } catch (const rt::PlanError& e) {
     err << spec_path << ": error: " << e.what() << "\n";
     return kSpecErrors;
@@ -310,7 +318,9 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
   bool json = false;
   CLI::App* pl = app.add_subcommand("plan", "Show how the grid is split, exchanged and chunked");
   pl->add_option("spec", plan_spec, "Spec file (.xml, .yaml)")->required();
-  pl->add_option("--devices,-n", devices, "Number of devices")->check(CLI::PositiveNumber)->capture_default_str();
+  pl->add_option("--devices,-n", devices, "Number of devices (1 to 1024)")
+      ->check(CLI::Range(1, 1024))
+      ->capture_default_str();
   pl->add_option("--weights", weights, "Relative device speeds, one per device")->delimiter(',');
   pl->add_option("--strategy", strategy,
                  "min-exchange, slabs or stepocl (default: slabs where the exchange can overlap computation, "
@@ -348,7 +358,7 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
     int status = kOk;
     model::SignatureChecker checker;  // each kernel source is read once for every spec
     for (const std::string& s : check_specs)
-      if (!load(s, err, no_signatures ? nullptr : &checker, check_probe ? &out : nullptr))
+      if (!load(s, err, nullptr, no_signatures ? nullptr : &checker, check_probe ? &out : nullptr))
         status = kSpecErrors;
     return status;
   }

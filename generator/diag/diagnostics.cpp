@@ -5,6 +5,42 @@
 
 namespace stepgen {
 
+LineIndex::LineIndex(std::string_view text) : size_(text.size()) {
+  starts_.push_back(0);
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (c != '\n' && c != '\r') continue;
+    ends_.push_back(i);
+    if (c == '\r' && i + 1 < text.size() && text[i + 1] == '\n') ++i;
+    starts_.push_back(i + 1);
+  }
+  ends_.push_back(text.size());
+}
+
+spec::Loc LineIndex::loc(std::size_t offset) const {
+  offset = std::min(offset, size_);
+  auto it = std::upper_bound(starts_.begin(), starts_.end(), offset);
+  --it;
+  return {static_cast<int>(it - starts_.begin()) + 1, static_cast<int>(offset - *it) + 1};
+}
+
+spec::Loc LineIndex::loc_from(spec::Loc origin, std::size_t offset) const {
+  if (origin.line <= 0) return origin;
+  spec::Loc l = loc(offset);
+  if (l.line == 1) return {origin.line, origin.col + l.col - 1};
+  return {origin.line + l.line - 1, l.col};
+}
+
+std::size_t LineIndex::line_start(std::size_t line) const {
+  return line < starts_.size() ? starts_[line] : size_;
+}
+
+std::pair<std::size_t, std::size_t> LineIndex::line_range(int line) const {
+  if (line <= 0 || static_cast<std::size_t>(line) > starts_.size()) return {0, 0};
+  std::size_t i = static_cast<std::size_t>(line) - 1;
+  return {starts_[i], ends_[i]};
+}
+
 Diagnostics::Diagnostics(std::string path, std::string source)
     : path_(std::move(path)), source_(std::move(source)) {}
 
@@ -20,12 +56,22 @@ void Diagnostics::note(spec::Loc loc, std::string message) {
 
 void Diagnostics::add(Severity severity, spec::Loc loc, std::string message) {
   if (severity == Severity::kError) ++error_count_;
+  if (full()) {
+    ++(severity == Severity::kError ? hidden_errors_ : hidden_warnings_);
+    return;
+  }
+  if (severity == Severity::kError) ++shown_errors_;
   list_.push_back({severity, path_, loc, std::move(message), {}});
 }
 
 void Diagnostics::add_in(Severity severity, std::string path, spec::Loc loc, std::string message,
                          std::string line) {
   if (severity == Severity::kError) ++error_count_;
+  if (full()) {
+    ++(severity == Severity::kError ? hidden_errors_ : hidden_warnings_);
+    return;
+  }
+  if (severity == Severity::kError) ++shown_errors_;
   list_.push_back({severity, std::move(path), loc, std::move(message), std::move(line)});
 }
 
@@ -43,38 +89,46 @@ const char* severity_name(Severity s) {
   return "error";
 }
 
-// The text of one-based line `line`, without its newline; empty when out of range.
-std::string line_text(const std::string& source, int line) {
-  if (line <= 0) return {};
-  std::size_t start = 0;
-  for (int l = 1; l < line; ++l) {
-    start = source.find('\n', start);
-    if (start == std::string::npos) return {};
-    ++start;
-  }
-  std::size_t end = source.find('\n', start);
-  std::string text =
-      source.substr(start, end == std::string::npos ? std::string::npos : end - start);
-  if (!text.empty() && text.back() == '\r') text.pop_back();
-  return text;
-}
-
 }  // namespace
 
 void Diagnostics::print(std::ostream& out) const {
+  const LineIndex lines(source_);
   for (const Diagnostic& d : list_) {
     out << d.path;
     if (d.loc.line > 0) out << ':' << d.loc.line << ':' << std::max(d.loc.col, 1);
     out << ": " << severity_name(d.severity) << ": " << d.message << '\n';
-    std::string text = d.path == path_ ? line_text(source_, d.loc.line) : d.line;
+    std::string_view text = d.line;  // a diagnostic in another file brings its line
+    if (d.path == path_) {
+      auto [begin, end] = lines.line_range(d.loc.line);
+      text = std::string_view(source_).substr(begin, end - begin);
+    }
     if (d.loc.line > 0 && !text.empty()) {
-      out << text << '\n';
+      // A long line (a minified spec) is shown around the column: kLineWindow bytes at most.
+      constexpr std::size_t kLineWindow = 160;
+      std::size_t col = static_cast<std::size_t>(std::max(d.loc.col, 1)) - 1;
+      std::size_t from = text.size() <= kLineWindow || col < kLineWindow / 2
+                             ? 0
+                             : std::min(col - kLineWindow / 2, text.size() - kLineWindow);
+      std::string_view shown = text.substr(from, kLineWindow);
+      const char* before = from > 0 ? "..." : "";
+      out << before << shown << (from + shown.size() < text.size() ? "..." : "") << '\n';
       // Tabs are kept so that the caret lines up with the text above it.
-      std::string pad;
-      for (int i = 0; i + 1 < d.loc.col && i < static_cast<int>(text.size()); ++i)
-        pad += text[static_cast<std::size_t>(i)] == '\t' ? '\t' : ' ';
+      std::string pad = from > 0 ? "   " : "";
+      for (std::size_t i = from; i < col && i < from + shown.size(); ++i)
+        pad += text[i] == '\t' ? '\t' : ' ';
       out << pad << "^\n";
     }
+  }
+  if (hidden_errors_ > 0 || hidden_warnings_ > 0) {
+    // Reported past the cap: counted only. Warnings there also count notes.
+    auto count = [](int n, const char* what) {
+      return std::to_string(n) + " more " + what + (n == 1 ? "" : "s");
+    };
+    std::string hidden = hidden_errors_ > 0 ? count(hidden_errors_, "error") : "";
+    if (hidden_warnings_ > 0)
+      hidden += (hidden.empty() ? "" : " and ") + count(hidden_warnings_, "warning");
+    out << path_ << ": note: " << hidden << " not shown (only the first " << kMaxErrorsShown
+        << " errors of a file are)\n";
   }
 }
 
@@ -112,17 +166,8 @@ std::string did_you_mean(const std::string& word, const std::vector<std::string>
   return " (did you mean '" + best + "'?)";
 }
 
-spec::Loc offset_to_loc(const std::string& text, std::size_t offset) {
-  spec::Loc loc{1, 1};
-  for (std::size_t i = 0; i < offset && i < text.size(); ++i) {
-    if (text[i] == '\n') {
-      ++loc.line;
-      loc.col = 1;
-    } else {
-      ++loc.col;
-    }
-  }
-  return loc;
+spec::Loc offset_to_loc(std::string_view text, std::size_t offset) {
+  return LineIndex(text).loc(offset);
 }
 
 }  // namespace stepgen

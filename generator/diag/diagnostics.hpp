@@ -4,8 +4,11 @@
 /// and a caret under the column. All stages report into one Diagnostics object; a stage that sees
 /// an error keeps going so that every error of a file is reported in one run.
 
+#include <cstddef>
 #include <ostream>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "spec/spec_tree.hpp"
@@ -22,7 +25,36 @@ struct Diagnostic {
   std::string line;  ///< the source line, for a diagnostic in another file than the spec's
 };
 
-/// Collects diagnostics for one spec file (and the files it names).
+/// The lines of a text, for offset -> line:column in O(log lines): the one place that knows what
+/// ends a line ("\r\n", "\n" or a lone "\r", as XML and YAML both define it). Built in one pass.
+class LineIndex {
+ public:
+  explicit LineIndex(std::string_view text);
+
+  /// One-based line and column (in bytes) of the byte at `offset`; an offset past the end is
+  /// the end. A line end's own bytes belong to the line they end.
+  spec::Loc loc(std::size_t offset) const;
+  /// The position of `offset` in a text whose first byte sits at `origin` in the spec: on the
+  /// first line, columns count on from origin's column. `origin` unknown (line 0) stays unknown.
+  spec::Loc loc_from(spec::Loc origin, std::size_t offset) const;
+  /// The offset of the first byte of zero-based line `line` (the text's size when out of range).
+  std::size_t line_start(std::size_t line) const;
+  /// [begin, end) of one-based line `line` without its line end; {0, 0} when out of range.
+  std::pair<std::size_t, std::size_t> line_range(int line) const;
+  std::size_t line_count() const { return starts_.size(); }
+
+ private:
+  std::vector<std::size_t> starts_;  ///< offset of each line's first byte
+  std::vector<std::size_t> ends_;  ///< offset of each line's end (its "\r", "\n" or the text's end)
+  std::size_t size_ = 0;
+};
+
+/// Most errors stored and printed for one file; later ones are counted ("N more errors").
+inline constexpr int kMaxErrorsShown = 100;
+
+/// Collects diagnostics for one spec file (and the files it names). Only the first
+/// kMaxErrorsShown errors are kept, with the warnings and notes reported before the last of them;
+/// the rest are counted, and print() says how many there were.
 class Diagnostics {
  public:
   /// `path` is printed as given; `source` is the file's text, used to print the offending line.
@@ -37,12 +69,20 @@ class Diagnostics {
               std::string line = {});
 
   bool has_errors() const { return error_count_ > 0; }
+  /// Every error reported, shown or not.
   int error_count() const { return error_count_; }
+  /// Errors (and warnings, notes) reported past kMaxErrorsShown errors: counted, not kept.
+  int hidden_errors() const { return hidden_errors_; }
+  int hidden_warnings() const { return hidden_warnings_; }
+  /// True once kMaxErrorsShown errors are kept: a caller may skip work whose only product is
+  /// another message.
+  bool full() const { return shown_errors_ >= kMaxErrorsShown; }
   const std::vector<Diagnostic>& all() const { return list_; }
   const std::string& path() const { return path_; }
   const std::string& source() const { return source_; }
 
-  /// Prints every diagnostic in report order, each followed by its source line and a caret.
+  /// Prints every kept diagnostic in report order, each followed by its source line and a caret,
+  /// then how many more were reported, if any.
   void print(std::ostream& out) const;
 
  private:
@@ -52,12 +92,15 @@ class Diagnostics {
   std::string source_;
   std::vector<Diagnostic> list_;
   int error_count_ = 0;
+  int shown_errors_ = 0;
+  int hidden_errors_ = 0;
+  int hidden_warnings_ = 0;
 };
 
 /// " (did you mean 'X'?)" for the closest of `candidates` to `word`, or "" when none is close.
 std::string did_you_mean(const std::string& word, const std::vector<std::string>& candidates);
 
-/// Converts a character offset in `text` to a one-based line and column.
-spec::Loc offset_to_loc(const std::string& text, std::size_t offset);
+/// Converts a byte offset in `text` to a one-based line and column (LineIndex, for one offset).
+spec::Loc offset_to_loc(std::string_view text, std::size_t offset);
 
 }  // namespace stepgen

@@ -3,9 +3,6 @@
 // Each kernel's CUDA file is its source when that is CUDA, else its cuda-source.
 
 #include <filesystem>
-#include <fstream>
-#include <set>
-#include <sstream>
 #include <string>
 
 #include "emit/embedded_files.hpp"
@@ -58,20 +55,7 @@ std::string cuda_file(const model::Kernel& k) {
 
 // Copies each kernel's CUDA file into kernels/ and returns their paths there (each once).
 std::vector<std::string> add_cuda_sources(const model::Model& m, OutputSet& out) {
-  std::vector<std::string> paths;
-  std::set<std::string> seen;
-  for (const model::Kernel& k : m.kernels) {
-    fs::path source = fs::path(m.spec_dir) / cuda_file(k);
-    std::string target = "kernels/" + source.filename().string();
-    if (!seen.insert(target).second) continue;
-    std::ifstream in(source, std::ios::binary);
-    if (!in) throw EmitError("cannot read CUDA kernel source '" + source.string() + "'");
-    std::ostringstream text;
-    text << in.rdbuf();
-    out.add(target, text.str());
-    paths.push_back(target);
-  }
-  return paths;
+  return add_kernel_files(m, cuda_file, "CUDA kernel source", out);
 }
 
 // Marks the last argument of each kernel (the launch separates arguments with commas).
@@ -109,7 +93,7 @@ class CudaEmitter : public Emitter {
     std::string names;
     View includes{View::type::list};
     for (const std::string& k : kernels) {
-      names += (names.empty() ? "" : ", ") + fs::path(k).filename().string();
+      names += (names.empty() ? "" : ", ") + k.substr(std::string("kernels/").size());
       View item;
       item.set("path", k);
       includes.push_back(item);

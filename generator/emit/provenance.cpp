@@ -1,10 +1,9 @@
 #include "emit/provenance.hpp"
 
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include "emit/merge.hpp"
+#include "spec/reader.hpp"
 
 namespace stepgen::emit {
 
@@ -27,11 +26,10 @@ class UseProvenance {
 };
 
 std::string read_spec(const model::Model& m) {
-  std::ifstream in(m.spec_path, std::ios::binary);
-  if (!in) throw EmitError("cannot read the spec '" + m.spec_path + "'");
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
+  std::string text, problem;
+  if (!spec::load_spec_text(m.spec_path, text, problem))
+    throw EmitError("the spec '" + m.spec_path + "' " + problem);
+  return text;
 }
 
 // One hash over the spec's bytes and every template (path and text, in sorted order), each

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -11,6 +11,7 @@
 #include "model/groups.hpp"
 #include "model/overlap.hpp"
 #include "model/plan.hpp"
+#include "spec/reader.hpp"
 
 namespace stepgen::emit {
 
@@ -251,9 +252,10 @@ View common_view(const Model& m, const BackendNames& names) {
   // Kernels and their argument bindings.
   View kernels{View::type::list};
   std::vector<std::string> kernel_enum;
-  std::set<std::string> files;
+  std::set<std::string> files;  // as placed under kernels/
+  for (const KernelFile& f : kernel_files(m, [](const model::Kernel& k) { return k.source; }))
+    files.insert(f.target.substr(std::string("kernels/").size()));
   for (const model::Kernel& k : m.kernels) {
-    files.insert(fs::path(k.source).filename().string());
     View kv;
     kv.set("name", k.name);
     View args{View::type::list};
@@ -423,21 +425,85 @@ View common_view(const Model& m, const BackendNames& names) {
   return v;
 }
 
-std::vector<std::string> add_kernel_sources(const Model& m, OutputSet& out) {
-  std::vector<std::string> paths;
-  std::set<std::string> seen;
+namespace {
+
+// The file a kernel names, as one identity: two spellings of one file (k.cl, ./k.cl, a link)
+// are one file.
+fs::path identity(const fs::path& written) {
+  std::error_code ec;
+  fs::path canonical = fs::weakly_canonical(written, ec);
+  return ec ? written : canonical;
+}
+
+// The last `n` parts of `p` (fewer when it has fewer), without its root.
+fs::path last_parts(const fs::path& p, std::size_t n) {
+  std::vector<fs::path> parts;
+  for (const fs::path& part : p.relative_path()) parts.push_back(part);
+  fs::path out;
+  for (std::size_t i = parts.size() > n ? parts.size() - n : 0; i < parts.size(); ++i)
+    out /= parts[i];
+  return out;
+}
+
+}  // namespace
+
+std::vector<KernelFile> kernel_files(const Model& m, const KernelFileOf& file_of) {
+  std::vector<KernelFile> files;
+  std::map<fs::path, std::size_t> by_identity;
   for (const model::Kernel& k : m.kernels) {
-    fs::path source = fs::path(m.spec_dir) / k.source;
-    std::string target = "kernels/" + source.filename().string();
-    if (!seen.insert(target).second) continue;
-    std::ifstream in(source, std::ios::binary);
-    if (!in) throw EmitError("cannot read kernel source '" + source.string() + "'");
-    std::ostringstream text;
-    text << in.rdbuf();
-    out.add(target, text.str());
-    paths.push_back(target);
+    fs::path source = fs::path(m.spec_dir) / file_of(k);
+    fs::path written = fs::absolute(source).lexically_normal();
+    if (by_identity.emplace(identity(written), files.size()).second)
+      files.push_back({source.generic_string(), written.generic_string(), ""});
+  }
+  // A file keeps its name; files of one name each keep as few of their last folders as set them
+  // apart from the others: a/k.cl and b/k.cl become kernels/a/k.cl and kernels/b/k.cl. (Two
+  // suffixes of different lengths never collide: a shorter one would have been unique already.)
+  std::map<std::string, std::vector<std::size_t>> by_name;
+  for (std::size_t i = 0; i < files.size(); ++i)
+    by_name[fs::path(files[i].path).filename().string()].push_back(i);
+  for (const auto& [name, group] : by_name) {
+    for (std::size_t i : group) {
+      const fs::path path(files[i].path);
+      std::size_t depth = 1;
+      for (;; ++depth) {
+        const fs::path mine = last_parts(path, depth);
+        bool unique = true;
+        for (std::size_t j : group)
+          unique = unique && (j == i || last_parts(fs::path(files[j].path), depth) != mine);
+        if (unique || mine == last_parts(path, depth + 1)) break;  // (whole paths differ)
+      }
+      files[i].target = "kernels/" + last_parts(path, depth).generic_string();
+    }
+  }
+  // A folder of one target must not be another target (a file "kernels/a" beside "kernels/a/k.cl").
+  std::set<std::string> targets;
+  for (const KernelFile& f : files) targets.insert(f.target);
+  for (const KernelFile& f : files)
+    for (fs::path up = fs::path(f.target).parent_path(); up != "kernels" && !up.empty();
+         up = up.parent_path())
+      if (targets.count(up.generic_string()))
+        throw EmitError("kernel files '" + up.generic_string() + "' and '" + f.target +
+                        "' cannot both be placed in the output folder: rename one");
+  return files;
+}
+
+std::vector<std::string> add_kernel_files(const Model& m, const KernelFileOf& file_of,
+                                          const std::string& what, OutputSet& out) {
+  std::vector<std::string> paths;
+  for (const KernelFile& f : kernel_files(m, file_of)) {
+    std::string text, problem;
+    if (!spec::read_regular_file(f.source, spec::kMaxSourceBytes, text, problem))
+      throw EmitError(what + " '" + f.source + "' " + problem);
+    out.add(f.target, text);
+    paths.push_back(f.target);
   }
   return paths;
+}
+
+std::vector<std::string> add_kernel_sources(const Model& m, OutputSet& out) {
+  return add_kernel_files(
+      m, [](const model::Kernel& k) { return k.source; }, "kernel source", out);
 }
 
 void add_runtime_headers(const std::vector<std::string>& names, OutputSet& out) {

@@ -4,6 +4,7 @@
 /// their halos, initial values, the partition request), the kernels' argument bindings and the
 /// time-loop body, each as ready-to-print C++ strings. Backends add their own keys on top.
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -34,7 +35,32 @@ std::string header_comment(const model::Model& m, const std::string& prefix);
 /// The spec's file name without its folder (what generated files name it by).
 std::string spec_file_name(const model::Model& m);
 
-/// Copies the kernel sources into `out` under kernels/, and returns their paths there.
+/// The file a kernel brings into the program (its source, or its CUDA source), as the spec
+/// writes it (relative to the spec's folder).
+using KernelFileOf = std::function<std::string(const model::Kernel&)>;
+
+/// One file the program's kernels come from, and where it goes in the output tree.
+struct KernelFile {
+  std::string source;  ///< as stepgen opens it (the spec's folder joined with the spec's path)
+  std::string path;    ///< absolute, as written (not through links): what names its target
+  std::string target;  ///< in the output tree: kernels/NAME; see kernel_files
+};
+
+/// The files of the kernels, each once (two spellings of one file, or links to it, are one), in
+/// kernel order. A file goes to kernels/NAME; files of one name from different folders each keep
+/// as few of their last folders as tell them apart (a/k.cl and b/k.cl go to kernels/a/k.cl and
+/// kernels/b/k.cl; x/one/k.cl, y/one/k.cl and z/k.cl to kernels/x/one/k.cl, ... and
+/// kernels/z/k.cl). Throws EmitError when two
+/// targets cannot both exist (a file kernels/a beside kernels/a/k.cl).
+std::vector<KernelFile> kernel_files(const model::Model& m, const KernelFileOf& file_of);
+
+/// Copies the kernels' files into `out` (kernel_files) and returns their paths there. A file that
+/// cannot be read (not a regular file, over spec::kMaxSourceBytes) is an EmitError naming it as
+/// `what` ("kernel source").
+std::vector<std::string> add_kernel_files(const model::Model& m, const KernelFileOf& file_of,
+                                          const std::string& what, OutputSet& out);
+
+/// add_kernel_files of the kernels' sources.
 std::vector<std::string> add_kernel_sources(const model::Model& m, OutputSet& out);
 
 /// Copies runtime headers (names under runtime/include/stepgen/) into `out` under runtime/stepgen/.

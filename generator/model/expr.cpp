@@ -193,20 +193,11 @@ class Parser {
   bool at(const char* punct) const {
     return peek().kind == Token::Kind::kPunct && peek().text == punct;
   }
-  // As loc_in, from line starts found once: every node gets a position, and walking a long
-  // value for each would be quadratic.
+  // As loc_in, from one line index: every node gets a position, and walking a long value for
+  // each would be quadratic.
   spec::Loc loc(const Token& t) const {
-    if (text_.loc.line <= 0) return text_.loc;
-    if (line_starts_.empty()) {
-      line_starts_.push_back(0);
-      for (std::size_t i = 0; i < text_.value.size(); ++i)
-        if (text_.value[i] == '\n') line_starts_.push_back(i + 1);
-    }
-    auto it = std::upper_bound(line_starts_.begin(), line_starts_.end(), t.pos);
-    std::size_t line = static_cast<std::size_t>(it - line_starts_.begin()) - 1;
-    if (line == 0) return {text_.loc.line, text_.loc.col + static_cast<int>(t.pos)};
-    return {text_.loc.line + static_cast<int>(line),
-            1 + static_cast<int>(t.pos - line_starts_[line])};
+    if (!lines_) lines_.emplace(text_.value);
+    return lines_->loc_from(text_.loc, t.pos);
   }
 
   void syntax_error(const Token& t, const std::string& message) { diags_.error(loc(t), message); }
@@ -468,7 +459,7 @@ class Parser {
   Diagnostics& diags_;
   std::vector<Token> tokens_;
   std::size_t next_ = 0;
-  mutable std::vector<std::size_t> line_starts_;
+  mutable std::optional<LineIndex> lines_;
   static constexpr int kMaxDepth = 200;
   static constexpr std::size_t kMaxTokens = 4000;
   int depth_ = 0;
@@ -608,6 +599,22 @@ struct Evaluator {
   }
 };
 
+// True when C++ computes `e` in 32-bit int: an integer literal that fits int, its negation, or
+// min/max of such. Constants and run-time terms are 64-bit in the generated code, and
+// round_up returns rt::Index (64-bit).
+bool cpp_int32(const Expr& e) {
+  switch (e.kind) {
+    case Expr::Kind::kInt:
+      return e.int_value <= std::numeric_limits<std::int32_t>::max();
+    case Expr::Kind::kNeg:
+      return cpp_int32(e.args[0]);
+    case Expr::Kind::kCall:
+      return e.text != "round_up" && cpp_int32(e.args[0]) && cpp_int32(e.args[1]);
+    default:
+      return false;
+  }
+}
+
 // Binding strength, for parentheses: sums 1, products 2, everything else binds tighter.
 int precedence(const Expr& e) {
   if (e.kind != Expr::Kind::kBinary) return 3;
@@ -645,6 +652,11 @@ std::string to_cpp(const Expr& e, const std::function<std::string(const Expr&)>&
              wrapped(e.args[0], e.args[0].kind == Expr::Kind::kNeg || precedence(e.args[0]) < 3);
     case Expr::Kind::kBinary: {
       int p = precedence(e);
+      // The spec computes integers in 64 bits (and checks them there); C++ would compute two
+      // int literals in int ("65536 * 65536" overflows): the left one is made 64-bit.
+      if (!e.is_float && cpp_int32(e.args[0]) && cpp_int32(e.args[1]))
+        return "std::int64_t{" + to_cpp(e.args[0], leaf) + "} " + e.op + " " +
+               wrapped(e.args[1], precedence(e.args[1]) <= p);
       return wrapped(e.args[0], precedence(e.args[0]) < p) + " " + e.op + " " +
              wrapped(e.args[1], precedence(e.args[1]) <= p);
     }

@@ -91,13 +91,24 @@ std::optional<Model> Builder::run() {
   m_.spec_dir = std::filesystem::path(tree_.path).parent_path().generic_string();
   if (tree_.name.present && !blank(tree_.name.value)) {
     m_.name = tree_.name.value;
-    bool ok = std::all_of(m_.name.begin(), m_.name.end(), [](char c) {
-      return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.';
-    });
-    if (!ok)
+    // The name becomes file names (NAME.cpp, the folder NAME-TARGET), a CMake project and target,
+    // and an option NAME_WERROR: no '..', no leading '-' or '.', no trailing '.'.
+    auto word = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+    bool chars = std::all_of(m_.name.begin(), m_.name.end(),
+                             [&](char c) { return word(c) || c == '-' || c == '.'; });
+    if (!chars)
       diags_.error(tree_.name.loc, "name " + quote(m_.name) +
                                        " may hold only letters, digits, '_', '-' and '.' (it names "
                                        "the generated program)");
+    else if (!word(m_.name.front()) || m_.name.back() == '.')
+      diags_.error(tree_.name.loc, "name " + quote(m_.name) +
+                                       " must start with a letter, digit or '_' and not end with "
+                                       "'.' (it names the generated program, its files and its "
+                                       "build target)");
+    else if (m_.name.size() > kMaxNameLength)
+      diags_.error(tree_.name.loc, "name " + quote(m_.name.substr(0, 20) + "...") + " has " +
+                                       std::to_string(m_.name.size()) + " characters; at most " +
+                                       std::to_string(kMaxNameLength));
   } else {
     m_.name = std::filesystem::path(tree_.path).stem().string();
   }

@@ -30,6 +30,14 @@ enum class ScalarType {
   kUchar
 };
 
+/// Most cells an array may have, and most work-items a kernel's global size may name: 2^48
+/// (281,474,976,710,656; a petabyte of floats). Larger sizes are mistakes that would run for
+/// ever or overflow the index arithmetic of the generated program.
+inline constexpr std::int64_t kMaxCells = std::int64_t{1} << 48;
+
+/// Most characters in the stencil's name (it names the program, its files and build target).
+inline constexpr std::size_t kMaxNameLength = 64;
+
 struct TypeInfo {
   ScalarType type;
   const char* name;      ///< spec and OpenCL C name: "float", "uint", ...
@@ -123,6 +131,7 @@ struct OutOfCore {
   int steps_per_pass = 0;  ///< 0 = auto
   bool region_sharing = true;
   std::int64_t device_memory = 0;  ///< bytes; 0 = auto
+  spec::Loc loc;                   ///< of the <out_of_core> element (YAML: its mapping)
 };
 
 struct Constant {

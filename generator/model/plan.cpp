@@ -392,47 +392,13 @@ Index resident_bytes(const Model& m) {
   return bytes;
 }
 
-Plan make_plan(const Model& m, const PlanOptions& o) {
-  Plan plan;
-  plan.partition = rt::partition(partition_request(m, o));
-  plan.every = std::max(1, m.exchange_every);
+namespace {
+
+// The chunk plans of make_plan, out of core. Throws rt::PlanError.
+void plan_out_of_core(const Model& m, const PlanOptions& o, Plan& plan) {
   const rt::Partition& p = plan.partition;
   const std::size_t parts = p.parts.size();
-  std::vector<Index> recv(parts, 0), sent(parts, 0);
-  for (std::size_t i = 0; i < m.arrays.size(); ++i) {
-    const int a = static_cast<int>(i);
-    const int times = exchanges_per_interval(m, a);
-    if (times == 0) continue;
-    ArrayExchange x;
-    x.array = a;
-    x.times = times;
-    x.halo = group_halo(m, a);
-    x.transfers = rt::exchange_plan(p, x.halo, plan.every);
-    for (const rt::Transfer& t : x.transfers) {
-      const Index bytes = t.cells() * element_bytes(m, a);
-      x.bytes_per_exchange += bytes;
-      recv[static_cast<std::size_t>(t.dst)] += bytes * times;
-      sent[static_cast<std::size_t>(t.src)] += bytes * times;
-    }
-    plan.exchanges.push_back(std::move(x));
-  }
-  for (std::size_t k = 0; k < parts; ++k) {
-    plan.recv_bytes_per_step.push_back(recv[k] / plan.every);
-    plan.send_bytes_per_step.push_back(sent[k] / plan.every);
-  }
-  Index total = std::accumulate(recv.begin(), recv.end(), Index{0});
-  plan.exchange_bytes_per_step = total / plan.every;
-
   const Index resident = resident_bytes(m);
-  for (const rt::Part& pt : p.parts) {
-    Index bytes = resident;
-    for (std::size_t i = 0; i < m.arrays.size(); ++i)
-      if (is_partitioned(m, static_cast<int>(i)))
-        bytes += pt.ghost.volume() * element_bytes(m, static_cast<int>(i));
-    plan.buffer_bytes.push_back(bytes);
-  }
-
-  if (!m.out_of_core.enabled) return plan;
   plan.out_of_core = true;
   plan.steps_per_pass = m.out_of_core.steps_per_pass > 0 ? m.out_of_core.steps_per_pass : 1;
   plan.device_memory = o.device_memory > 0 ? o.device_memory : m.out_of_core.device_memory;
@@ -482,6 +448,56 @@ Plan make_plan(const Model& m, const PlanOptions& o) {
                           std::to_string(thinnest.device_bytes + resident) +
                           " bytes even with one plane per chunk");
     }
+  }
+}
+
+}  // namespace
+
+Plan make_plan(const Model& m, const PlanOptions& o) {
+  Plan plan;
+  plan.partition = rt::partition(partition_request(m, o));
+  plan.every = std::max(1, m.exchange_every);
+  const rt::Partition& p = plan.partition;
+  const std::size_t parts = p.parts.size();
+  std::vector<Index> recv(parts, 0), sent(parts, 0);
+  for (std::size_t i = 0; i < m.arrays.size(); ++i) {
+    const int a = static_cast<int>(i);
+    const int times = exchanges_per_interval(m, a);
+    if (times == 0) continue;
+    ArrayExchange x;
+    x.array = a;
+    x.times = times;
+    x.halo = group_halo(m, a);
+    x.transfers = rt::exchange_plan(p, x.halo, plan.every);
+    for (const rt::Transfer& t : x.transfers) {
+      const Index bytes = t.cells() * element_bytes(m, a);
+      x.bytes_per_exchange += bytes;
+      recv[static_cast<std::size_t>(t.dst)] += bytes * times;
+      sent[static_cast<std::size_t>(t.src)] += bytes * times;
+    }
+    plan.exchanges.push_back(std::move(x));
+  }
+  for (std::size_t k = 0; k < parts; ++k) {
+    plan.recv_bytes_per_step.push_back(recv[k] / plan.every);
+    plan.send_bytes_per_step.push_back(sent[k] / plan.every);
+  }
+  Index total = std::accumulate(recv.begin(), recv.end(), Index{0});
+  plan.exchange_bytes_per_step = total / plan.every;
+
+  const Index resident = resident_bytes(m);
+  for (const rt::Part& pt : p.parts) {
+    Index bytes = resident;
+    for (std::size_t i = 0; i < m.arrays.size(); ++i)
+      if (is_partitioned(m, static_cast<int>(i)))
+        bytes += pt.ghost.volume() * element_bytes(m, static_cast<int>(i));
+    plan.buffer_bytes.push_back(bytes);
+  }
+
+  if (!m.out_of_core.enabled) return plan;
+  try {
+    plan_out_of_core(m, o, plan);
+  } catch (const rt::PlanError& e) {
+    throw LocatedPlanError(e.what(), m.out_of_core.loc);
   }
   return plan;
 }

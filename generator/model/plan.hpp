@@ -117,7 +117,17 @@ struct Plan {
   std::vector<rt::ChunkPlan> chunks;  ///< one per part
 };
 
-/// Builds the plan. Throws rt::PlanError with a message a user can act on.
+/// A plan error caused by a part of the spec: out of core, the <out_of_core> element (a chunk
+/// that cannot fit, device memory too small). The message is the cause; `loc` where it is.
+class LocatedPlanError : public rt::PlanError {
+ public:
+  LocatedPlanError(const std::string& message, spec::Loc where)
+      : rt::PlanError(message), loc(where) {}
+  spec::Loc loc;
+};
+
+/// Builds the plan. Throws rt::PlanError with a message a user can act on (LocatedPlanError
+/// when a part of the spec is the cause).
 /// Out of core: the chunk count is the spec's, or the fewest that fit device_memory (the
 /// options', else the spec's, else an error asking for --device-memory); steps_per_pass is the
 /// spec's, else 1 (larger k trades redundant halo work for fewer passes: not chosen

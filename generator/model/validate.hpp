@@ -60,6 +60,12 @@ class Builder {
   void build_kernels();
   void build_kernel(const spec::Kernel& k);
   std::optional<Language> kernel_language(const spec::Kernel& k);
+  /// Folds a constant scalar argument's value and reports it when it does not fit `type`: out
+  /// of range, not finite, or an overflow or division by zero on the way (at the operator).
+  void check_scalar_value(const Expr& e, ScalarType type, const spec::Text& text,
+                          const std::string& which);
+  /// Reports a kernel source at `full` (a regular file) larger than spec::kMaxSourceBytes.
+  void source_size(const spec::Text& text, const std::string& full, const char* what);
   KernelArg build_arg(const spec::KernelArg& a, std::size_t position, Kernel& kernel);
   Halo build_halo(const spec::KernelArg& a, int array, bool& given);
   /// One halo point's offsets; `owner` names what it belongs to in messages.
@@ -68,6 +74,8 @@ class Builder {
   /// Reports a halo reach `width` wider than `array` (or, for -1, the grid) in `dim`.
   bool check_reach(std::int64_t width, int dim, int array, spec::Loc loc);
   void build_launch_sizes(const spec::Kernel& k, Kernel& kernel);
+  /// Run-time terms at their values over the whole grid (one device): extents are array sizes.
+  EvalEnv whole_grid_env() const;
 
   // --- validate_loop.cpp ---
   void build_loop();

@@ -10,6 +10,7 @@
 
 #include "model/validate.hpp"
 #include "model/validate_util.hpp"
+#include "spec/reader.hpp"
 
 namespace stepgen::model::detail {
 
@@ -23,26 +24,6 @@ std::string type_list() {
   return s;
 }
 
-// The range of an integer type, as long double so that ulong's top fits.
-void integer_range(ScalarType t, long double& lo, long double& hi) {
-  int bits = type_info(t).bytes * 8;
-  bool is_signed = t == ScalarType::kInt || t == ScalarType::kLong || t == ScalarType::kShort ||
-                   t == ScalarType::kChar;
-  if (is_signed) {
-    lo = -std::ldexp(1.0L, bits - 1);
-    hi = std::ldexp(1.0L, bits - 1) - 1;
-  } else {
-    lo = 0;
-    hi = std::ldexp(1.0L, bits) - 1;
-  }
-}
-
-std::string range_string(long double v) {
-  // Integer bounds up to 2^64 - 1: print through unsigned/signed 64-bit integers.
-  if (v < 0) return std::to_string(static_cast<long long>(v));
-  return std::to_string(static_cast<unsigned long long>(v));
-}
-
 // True when `s` is a whole integer literal (optional sign, decimal digits); sets `v`.
 bool parse_integer(const std::string& s, long double& v) {
   std::size_t i = (!s.empty() && (s[0] == '-' || s[0] == '+')) ? 1 : 0;
@@ -51,6 +32,14 @@ bool parse_integer(const std::string& s, long double& v) {
     if (!std::isdigit(static_cast<unsigned char>(s[j]))) return false;
   v = std::strtold(s.c_str(), nullptr);
   return true;
+}
+
+// "NXxNY" of an array whose sizes are parsed.
+std::string size_string_of(const Array& a) {
+  std::string s;
+  for (int d = 0; d < a.dims; ++d)
+    s += (d ? "x" : "") + std::to_string(a.size[static_cast<std::size_t>(d)]);
+  return s;
 }
 
 }  // namespace
@@ -91,12 +80,17 @@ void Builder::build_arrays() {
         else
           state.size_ok = false;
       }
-      std::int64_t bytes = type_info(arr.type).bytes;
-      for (std::size_t d = 0; state.size_ok && d < 3; ++d) {
-        if (__builtin_mul_overflow(bytes, arr.size[d], &bytes)) {
-          diags_.error(a.size[0].loc, "array " + quote(arr.name) + " is too large to address");
-          state.size_ok = false;
-        }
+      std::int64_t cells = 1;
+      bool overflow = false;
+      for (std::size_t d = 0; state.size_ok && d < 3; ++d)
+        overflow = __builtin_mul_overflow(cells, arr.size[d], &cells) || overflow;
+      if (state.size_ok && (overflow || cells > kMaxCells)) {
+        diags_.error(a.size[0].loc,
+                     "array " + quote(arr.name) + " has " +
+                         (overflow ? std::string("more than 2^63") : std::to_string(cells)) +
+                         " cells (" + size_string_of(arr) + "); stepgen's limit is 2^48 (" +
+                         std::to_string(kMaxCells) + ")");
+        state.size_ok = false;
       }
     }
     if (a.save.present) {
@@ -273,9 +267,9 @@ Init Builder::parse_init(int index) {
       init.path = arg->value;
       std::string full = resolve(init.path);
       std::error_code ec;
-      if (!std::filesystem::is_regular_file(full, ec)) {
+      if (std::string problem = spec::file_problem(full); !problem.empty()) {
         diags_.error(arg->loc,
-                     "file " + quote(init.path) + " does not exist (looked for " + full + ")");
+                     "file " + quote(init.path) + " " + problem + " (looked for " + full + ")");
         break;
       }
       const ArrayState& me = array_state_[static_cast<std::size_t>(index)];

@@ -1,11 +1,13 @@
 // Kernels: sources and languages, arguments and their halos, the shadow, global and local sizes.
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <limits>
 
 #include "model/validate.hpp"
 #include "model/validate_util.hpp"
+#include "spec/reader.hpp"
 
 namespace stepgen::model::detail {
 
@@ -45,6 +47,46 @@ Halo halo_of_points(const std::vector<std::array<int, 3>>& points) {
 }
 
 }  // namespace
+
+void Builder::check_scalar_value(const Expr& e, ScalarType type, const spec::Text& text,
+                                 const std::string& which) {
+  std::string error;
+  spec::Loc where = text.loc;
+  std::optional<Value> v = eval(e, m_.constant_values, nullptr, &error, &where);
+  const TypeInfo& t = type_info(type);
+  if (!v) {
+    diags_.error(where, error + " in the value of scalar " + which + " (" + t.name + ")");
+    return;
+  }
+  if (t.is_float) {
+    double limit = type == ScalarType::kFloat ? std::numeric_limits<float>::max()
+                                              : std::numeric_limits<double>::max();
+    if (!std::isfinite(v->f))
+      diags_.error(text.loc, "the value of scalar " + which + " is not a finite number (" +
+                                 (std::isnan(v->f) ? "NaN" : "infinite") + ")");
+    else if (std::fabs(v->f) > limit)
+      diags_.error(text.loc, "the value " + value_string(*v) + " of scalar " + which +
+                                 " is out of range for " + t.name + " (at most " +
+                                 value_string(Value{true, 0, limit}) + " in magnitude)");
+    return;
+  }
+  long double lo = 0, hi = 0;
+  integer_range(type, lo, hi);
+  long double x = static_cast<long double>(v->i);
+  if (x < lo || x > hi)
+    diags_.error(text.loc, "the value " + value_string(*v) + " of scalar " + which +
+                               " is out of range for " + t.name + " (" + range_string(lo) + " to " +
+                               range_string(hi) + ")");
+}
+
+void Builder::source_size(const spec::Text& text, const std::string& full, const char* what) {
+  std::error_code ec;
+  std::uintmax_t bytes = std::filesystem::file_size(full, ec);
+  if (!ec && bytes > spec::kMaxSourceBytes)
+    diags_.error(text.loc, std::string(what) + " " + quote(text.value) + " is too large (" +
+                               std::to_string(bytes) + " bytes; at most " +
+                               std::to_string(spec::kMaxSourceBytes) + ")");
+}
 
 bool Builder::check_reach(std::int64_t width, int dim, int array, spec::Loc loc) {
   std::int64_t size = 0;
@@ -144,7 +186,13 @@ void Builder::build_kernel(const spec::Kernel& k) {
     kernel.source = k.source.value;
     std::string full = resolve(kernel.source);
     std::error_code ec;
-    if (!std::filesystem::is_regular_file(full, ec)) {
+    std::string problem = spec::file_problem(full);
+    if (!problem.empty() && problem != "does not exist") {
+      diags_.error(k.source.loc, "kernel source " + quote(kernel.source) + " " + problem +
+                                     " (looked for " + full + ")");
+    } else if (problem.empty()) {
+      source_size(k.source, full, "kernel source");
+    } else {
       // Suggest a file of the same folder, written as the spec would write it.
       std::vector<std::string> siblings;
       std::filesystem::path folder = std::filesystem::path(kernel.source).parent_path();
@@ -165,14 +213,16 @@ void Builder::build_kernel(const spec::Kernel& k) {
   if (k.cuda_source.present) {
     kernel.cuda_source = k.cuda_source.value;
     std::string full = resolve(kernel.cuda_source);
-    std::error_code ec;
+    std::string problem = spec::file_problem(full);
     if (std::filesystem::path(kernel.cuda_source).extension() != ".cu")
       diags_.error(k.cuda_source.loc, "CUDA source " + quote(kernel.cuda_source) + " of kernel " +
                                           quote(kernel.name) + " must be a .cu file");
-    else if (!std::filesystem::is_regular_file(full, ec))
+    else if (!problem.empty())
       diags_.error(k.cuda_source.loc, "CUDA source " + quote(kernel.cuda_source) + " of kernel " +
-                                          quote(kernel.name) + " does not exist (looked for " +
+                                          quote(kernel.name) + " " + problem + " (looked for " +
                                           full + ")");
+    else
+      source_size(k.cuda_source, full, "CUDA source");
   }
   for (std::size_t i = 0; i < k.args.size(); ++i) {
     kernel.args.push_back(build_arg(k.args[i], i + 1, kernel));
@@ -243,6 +293,8 @@ KernelArg Builder::build_arg(const spec::KernelArg& a, std::size_t position, Ker
         if (type_ok && !type_info(arg.scalar_type).is_float && e->is_float)
           diags_.error(a.value.loc, "scalar " + which + " is " + type_info(arg.scalar_type).name +
                                         " but its value is a floating expression");
+        else if (type_ok && !e->is_runtime())
+          check_scalar_value(*e, arg.scalar_type, a.value, which);
         arg.value = std::move(*e);
       }
     }
@@ -350,6 +402,16 @@ Halo Builder::build_halo(const spec::KernelArg& a, int array, bool& given) {
   return h;
 }
 
+EvalEnv Builder::whole_grid_env() const {
+  EvalEnv whole;
+  whole.extent = [this](int array, int dim) {
+    return m_.arrays[static_cast<std::size_t>(array)].size[static_cast<std::size_t>(dim)];
+  };
+  whole.global_extent = whole.extent;
+  whole.offset = [](int, int) { return std::int64_t{0}; };
+  return whole;
+}
+
 void Builder::build_launch_sizes(const spec::Kernel& k, Kernel& kernel) {
   auto count_error = [&](const std::vector<spec::Text>& texts, const char* what) {
     diags_.error(texts.front().loc,
@@ -379,6 +441,11 @@ void Builder::build_launch_sizes(const spec::Kernel& k, Kernel& kernel) {
         } else if (v->is_float || v->i < 1) {
           diags_.error(g.loc, "global size must be a positive integer, got " + value_string(*v));
           global_ok = false;
+        } else if (v->i > kMaxCells) {
+          diags_.error(g.loc, "global size " + value_string(*v) +
+                                  " is more work-items than stepgen's limit of 2^48 (" +
+                                  std::to_string(kMaxCells) + ")");
+          global_ok = false;
         }
       }
       kernel.global.push_back(std::move(*e));
@@ -401,6 +468,26 @@ void Builder::build_launch_sizes(const spec::Kernel& k, Kernel& kernel) {
     global_ok = global_ok && !kernel.global.empty();
   }
 
+  // All the work-items of a launch over the whole grid, with run-time sizes at their values there.
+  if (global_ok && !k.global.empty()) {
+    EvalEnv whole = whole_grid_env();
+    std::int64_t items = 1;
+    bool overflow = false;
+    for (const Expr& g : kernel.global) {
+      std::optional<Value> v = eval(g, m_.constant_values, &whole);
+      if (v && !v->is_float && v->i > 0)
+        overflow = __builtin_mul_overflow(items, v->i, &items) || overflow;
+    }
+    if (overflow || items > kMaxCells) {
+      diags_.error(k.global.front().loc,
+                   "global size of kernel " + quote(kernel.name) + " is " +
+                       (overflow ? std::string("more than 2^63") : std::to_string(items)) +
+                       " work-items over the whole grid; stepgen's limit is 2^48 (" +
+                       std::to_string(kMaxCells) + ")");
+      global_ok = false;
+    }
+  }
+
   if (k.local.empty()) return;
   if (grid_ok_ && k.local.size() != static_cast<std::size_t>(m_.dims)) {
     count_error(k.local, "local");
@@ -417,12 +504,7 @@ void Builder::build_launch_sizes(const spec::Kernel& k, Kernel& kernel) {
   if (!local_ok || !global_ok) return;
 
   // Per-device sizes are judged on the whole grid: extents are the arrays' sizes there.
-  EvalEnv whole;
-  whole.extent = [&](int array, int dim) {
-    return m_.arrays[static_cast<std::size_t>(array)].size[static_cast<std::size_t>(dim)];
-  };
-  whole.global_extent = whole.extent;
-  whole.offset = [](int, int) { return std::int64_t{0}; };
+  EvalEnv whole = whole_grid_env();
   for (std::size_t d = 0; d < kernel.local.size(); ++d) {
     const Expr& g = kernel.global[d];
     std::optional<Value> v = eval(g, m_.constant_values, &whole);

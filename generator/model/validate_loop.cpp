@@ -207,11 +207,12 @@ void Builder::build_settings() {
     }
     if (dev.weights.present) {
       std::vector<Word> ws = words(dev.weights.value);
+      const LineIndex lines(dev.weights.value);
       bool ok = true;
       for (const Word& w : ws) {
         double v = is_decimal_number(w.text) ? std::strtod(w.text.c_str(), nullptr) : 0.0;
         if (!std::isfinite(v) || v <= 0) {
-          diags_.error(loc_in(dev.weights, w.pos),
+          diags_.error(lines.loc_from(dev.weights.loc, w.pos),
                        "weight must be a positive number, got " + quote(w.text));
           ok = false;
         }
@@ -240,6 +241,7 @@ void Builder::build_settings() {
   const spec::OutOfCore& ooc = tree_.out_of_core;
   if (ooc.present) {
     m_.out_of_core.enabled = true;
+    m_.out_of_core.loc = ooc.loc;
     if (ooc.chunks.present)
       if (std::optional<std::int64_t> v = plain_int(ooc.chunks, "chunks", 1, {"auto"}))
         m_.out_of_core.chunks = static_cast<int>(std::min<std::int64_t>(*v, 1 << 30));

@@ -3,24 +3,37 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <cmath>
 #include <set>
 #include <sstream>
 #include <string_view>
 
+#include "diag/diagnostics.hpp"
+
 namespace stepgen::model::detail {
 
 spec::Loc loc_in(const spec::Text& text, std::size_t offset) {
-  spec::Loc loc = text.loc;
-  if (loc.line <= 0) return loc;
-  for (std::size_t i = 0; i < offset && i < text.value.size(); ++i) {
-    if (text.value[i] == '\n') {
-      ++loc.line;
-      loc.col = 1;
-    } else {
-      ++loc.col;
-    }
+  if (text.loc.line <= 0) return text.loc;
+  return LineIndex(text.value).loc_from(text.loc, offset);
+}
+
+void integer_range(ScalarType t, long double& lo, long double& hi) {
+  int bits = type_info(t).bytes * 8;
+  bool is_signed = t == ScalarType::kInt || t == ScalarType::kLong || t == ScalarType::kShort ||
+                   t == ScalarType::kChar;
+  if (is_signed) {
+    lo = -std::ldexp(1.0L, bits - 1);
+    hi = std::ldexp(1.0L, bits - 1) - 1;
+  } else {
+    lo = 0;
+    hi = std::ldexp(1.0L, bits) - 1;
   }
-  return loc;
+}
+
+std::string range_string(long double v) {
+  // Integer bounds up to 2^64 - 1: print through unsigned/signed 64-bit integers.
+  if (v < 0) return std::to_string(static_cast<long long>(v));
+  return std::to_string(static_cast<unsigned long long>(v));
 }
 
 bool is_identifier(const std::string& name) {

@@ -6,13 +6,21 @@
 #include <cstddef>
 #include <string>
 
+#include "model/model.hpp"
 #include "spec/spec_tree.hpp"
 
 namespace stepgen::model::detail {
 
 /// The position of the character at `offset` inside `text`'s value. Values that span lines
-/// (YAML block scalars, XML text) move to the next line at each '\n'.
+/// (YAML block scalars, XML text) move to the next line at each line end (LineIndex). Costs a
+/// pass over the value: for many positions in one value, keep a LineIndex of it.
 spec::Loc loc_in(const spec::Text& text, std::size_t offset);
+
+/// The range of integer type `t`, as long double so that ulong's top fits.
+void integer_range(ScalarType t, long double& lo, long double& hi);
+
+/// An integer bound of integer_range as text.
+std::string range_string(long double v);
 
 /// True for letters, digits and '_' not starting with a digit.
 bool is_identifier(const std::string& name);

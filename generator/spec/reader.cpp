@@ -1,8 +1,12 @@
 #include "spec/reader.hpp"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <cctype>
-#include <fstream>
-#include <sstream>
+#include <cerrno>
+#include <cstring>
 
 namespace stepgen::spec {
 
@@ -27,36 +31,84 @@ bool looks_like_xml(const std::string& text) {
 
 }  // namespace
 
-bool load_spec_text(const std::string& path, std::string& text, std::string& error) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    error = "cannot open '" + path + "'";
+namespace {
+
+// "a directory", "a FIFO", ...: what a file that is not regular is, for messages.
+const char* kind_of(mode_t mode) {
+  if (S_ISDIR(mode)) return "a directory";
+  if (S_ISFIFO(mode)) return "a FIFO";
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  if (S_ISSOCK(mode)) return "a socket";
+  return "not a plain file";
+}
+
+std::string too_large(const std::string& size, std::size_t limit) {
+  return "is too large (" + size + " bytes; at most " + std::to_string(limit) + " are read)";
+}
+
+}  // namespace
+
+std::string file_problem(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) {
+    if (errno == ENOENT || errno == ENOTDIR) return "does not exist";
+    return std::string("cannot be examined (") + std::strerror(errno) + ")";
+  }
+  if (!S_ISREG(st.st_mode))
+    return std::string("is not a regular file (") + kind_of(st.st_mode) + ")";
+  return {};
+}
+
+bool read_regular_file(const std::string& path, std::size_t limit, std::string& text,
+                       std::string& error) {
+  // The type is checked before opening (open() of a FIFO waits for a writer) and again on the
+  // descriptor, opened without blocking, in case the path changed in between.
+  if (std::string problem = file_problem(path); !problem.empty()) {
+    error = problem;
     return false;
   }
-  in.seekg(0, std::ios::end);
-  std::streamoff size = in.tellg();
-  if (size < 0) {
-    error = "cannot read '" + path + "'";
+  int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+  if (fd < 0) {
+    error = std::string("cannot be opened (") + std::strerror(errno) + ")";
     return false;
   }
-  if (static_cast<unsigned long long>(size) > kMaxSpecBytes) {
-    error = "'" + path + "' is too large (" + std::to_string(size) +
-            " bytes; specs may have at most " + std::to_string(kMaxSpecBytes) + ")";
+  struct Closer {
+    int fd;
+    ~Closer() { ::close(fd); }
+  } closer{fd};
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    error = "is not a regular file";
     return false;
   }
-  in.seekg(0, std::ios::beg);
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  if (!in.good() && !in.eof()) {
-    error = "cannot read '" + path + "'";
+  if (static_cast<unsigned long long>(st.st_size) > limit) {
+    error = too_large(std::to_string(st.st_size), limit);
     return false;
   }
-  text = buffer.str();
-  if (text.size() > kMaxSpecBytes) {  // the file grew while we read it
-    error = "'" + path + "' is too large";
-    return false;
+  std::string out;
+  out.reserve(static_cast<std::size_t>(st.st_size));
+  char buffer[1 << 16];
+  for (;;) {
+    ssize_t n = ::read(fd, buffer, sizeof buffer);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      error = std::string("cannot be read (") + std::strerror(errno) + ")";
+      return false;
+    }
+    if (n == 0) break;
+    out.append(buffer, static_cast<std::size_t>(n));
+    if (out.size() > limit) {  // the file grew while we read it
+      error = too_large("more than " + std::to_string(limit), limit);
+      return false;
+    }
   }
+  text = std::move(out);
   return true;
+}
+
+bool load_spec_text(const std::string& path, std::string& text, std::string& error) {
+  return read_regular_file(path, kMaxSpecBytes, text, error);
 }
 
 bool check_spec_text(const std::string& text, Diagnostics& diags) {

@@ -8,8 +8,9 @@
 /// error goes to the Diagnostics object and reading goes on, so that one run reports them all;
 /// names, types and expressions are checked later by model/.
 ///
-/// Any input is safe to read: files over kMaxSpecBytes (YAML: kMaxYamlSpecBytes) or holding NUL
-/// bytes are refused, nesting and list lengths are capped, and no exception escapes.
+/// Any input is safe to read: files that are not regular files (directories, FIFOs, devices such
+/// as /dev/zero), files over kMaxSpecBytes (YAML: kMaxYamlSpecBytes) or holding NUL bytes are
+/// refused, nesting and list lengths are capped, and no exception escapes.
 
 #include <cstddef>
 #include <optional>
@@ -28,11 +29,22 @@ inline constexpr std::size_t kMaxYamlSpecBytes = std::size_t{1} << 20;
 inline constexpr std::size_t kMaxDims = 3;
 /// Most halo points one argument (or the top-level shadow) may list.
 inline constexpr std::size_t kMaxHaloPoints = 4096;
-/// After this many errors a reader stops reporting (and says so once).
-inline constexpr int kMaxReaderErrors = 50;
 
-/// Reads the file at `path` into `text`. Returns false, with a one-line reason in `error`, when the
-/// file cannot be read or is larger than kMaxSpecBytes.
+/// Largest kernel source the generator copies into a program.
+inline constexpr std::size_t kMaxSourceBytes = std::size_t{16} << 20;
+
+/// What keeps stepgen from reading `path` as a file, or "" for a regular file (links followed):
+/// "does not exist", "is not a regular file (a directory)" (or a FIFO, a character device, ...),
+/// "cannot be examined (Permission denied)". Says nothing of its size or contents.
+std::string file_problem(const std::string& path);
+
+/// Reads regular file `path` into `text`, at most `limit` bytes: never blocks on a FIFO, never
+/// reads more than limit + 1 bytes of anything. Returns false with the reason in `error`, worded
+/// to follow the file's name as file_problem's are ("is too large (...)", "cannot be read (...)").
+bool read_regular_file(const std::string& path, std::size_t limit, std::string& text,
+                       std::string& error);
+
+/// read_regular_file with kMaxSpecBytes: a spec file.
 bool load_spec_text(const std::string& path, std::string& text, std::string& error);
 
 /// Reads an XML spec (root <stencil>, or the STEPOCL paper's form: see xml_reader.cpp). `diags`

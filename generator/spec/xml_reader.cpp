@@ -47,24 +47,6 @@ namespace stepgen::spec {
 
 namespace {
 
-// Offset -> one-based line and column, in O(log lines).
-class LineIndex {
- public:
-  explicit LineIndex(const std::string& text) {
-    starts_.push_back(0);
-    for (std::size_t i = 0; i < text.size(); ++i)
-      if (text[i] == '\n') starts_.push_back(i + 1);
-  }
-  Loc loc(std::size_t offset) const {
-    auto it = std::upper_bound(starts_.begin(), starts_.end(), offset);
-    --it;
-    return {static_cast<int>(it - starts_.begin()) + 1, static_cast<int>(offset - *it) + 1};
-  }
-
- private:
-  std::vector<std::size_t> starts_;
-};
-
 // Decoded text with the source offset of each of its bytes.
 struct Span {
   std::string value;
@@ -294,17 +276,9 @@ class XmlReader {
   SpecTree tree_;
   std::vector<KernelArg> pending_;  // STEPOCL <argument>s, waiting for their kernel
   Loc first_argument_;
-  int errors_ = 0;
-  bool stopped_ = false;
 };
 
 void XmlReader::error(Loc where, std::string message) {
-  if (stopped_) return;
-  if (++errors_ > kMaxReaderErrors) {
-    diags_.error(where, "too many errors; stopping here");
-    stopped_ = true;
-    return;
-  }
   diags_.error(where, std::move(message));
 }
 
@@ -381,7 +355,6 @@ void XmlReader::check_attributes(const Element& el, const std::vector<std::strin
   };
   std::map<std::string, std::string> first;  // canonical name -> as first written
   for (const Attr& a : el.attrs) {
-    if (stopped_) return;
     Loc where = loc(a.name_offset);
     if (std::find(allowed.begin(), allowed.end(), a.name) == allowed.end()) {
       std::string hint = suggest(a.name, allowed);
@@ -464,7 +437,6 @@ Span XmlReader::node_span(pugi::xml_node node) const {
 void XmlReader::for_each_child(const Element& parent, const std::vector<std::string>& allowed,
                                const std::function<void(const Element&)>& visit) {
   for (pugi::xml_node child : parent.node.children()) {
-    if (stopped_) return;
     if (child.type() == pugi::node_pcdata || child.type() == pugi::node_cdata) {
       Span s = node_span(child);
       auto [b, e] = trimmed(s.value, 0, s.value.size());

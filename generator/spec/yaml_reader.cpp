@@ -127,11 +127,7 @@ void check_progress(const std::string& text) {
 class YamlReader {
  public:
   YamlReader(const std::string& path, const std::string& text, Diagnostics& diags)
-      : path_(path), text_(text), diags_(diags) {
-    line_starts_.push_back(0);
-    for (std::size_t i = 0; i < text.size(); ++i)
-      if (text[i] == '\n') line_starts_.push_back(i + 1);
-  }
+      : path_(path), text_(text), diags_(diags), lines_(text) {}
 
   std::optional<SpecTree> read();
 
@@ -179,20 +175,14 @@ class YamlReader {
   const std::string& path_;
   const std::string& text_;
   Diagnostics& diags_;
-  std::vector<std::size_t> line_starts_;
+  LineIndex lines_;  // of text_: its lines are the ones yaml-cpp counts in parsed()
   SpecTree tree_;
   long nodes_ = 0;
-  int errors_ = 0;
-  bool stopped_ = false;
+  bool stopped_ = false;  // the node budget is spent
 };
 
 void YamlReader::error(Loc where, std::string message) {
   if (stopped_) return;
-  if (++errors_ > kMaxReaderErrors) {
-    diags_.error(where, "too many errors; stopping here");
-    stopped_ = true;
-    return;
-  }
   diags_.error(where, std::move(message));
 }
 
@@ -210,8 +200,8 @@ Loc YamlReader::loc(const YAML::Mark& mark) const {
   if (mark.line < 0 || mark.column < 0) return {};
   Loc l{mark.line + 1, mark.column + 1};
   std::size_t line = static_cast<std::size_t>(mark.line);
-  if (line < line_starts_.size()) {
-    std::size_t at = line_starts_[line] + static_cast<std::size_t>(mark.column);
+  if (line < lines_.line_count()) {
+    std::size_t at = lines_.line_start(line) + static_cast<std::size_t>(mark.column);
     if (at < text_.size() && (text_[at] == '"' || text_[at] == '\'')) ++l.col;
   }
   return l;
@@ -222,8 +212,8 @@ Loc YamlReader::loc(const YAML::Mark& mark) const {
 Text YamlReader::text(const YAML::Node& scalar) {
   const YAML::Mark mark = scalar.Mark();
   std::size_t line = static_cast<std::size_t>(std::max(mark.line, 0));
-  if (mark.line >= 0 && mark.column >= 0 && line < line_starts_.size()) {
-    std::size_t at = line_starts_[line] + static_cast<std::size_t>(mark.column);
+  if (mark.line >= 0 && mark.column >= 0 && line < lines_.line_count()) {
+    std::size_t at = lines_.line_start(line) + static_cast<std::size_t>(mark.column);
     if (at < text_.size() && text_[at] == '"') {
       std::size_t i = at + 1;
       while (i < text_.size() && text_[i] != '"') i += text_[i] == '\\' ? 2 : 1;
@@ -377,16 +367,18 @@ std::optional<SpecTree> YamlReader::read() {
     return std::nullopt;
   }
   std::vector<YAML::Node> docs;
+  // yaml-cpp ends lines at '\n' alone (so "\r\n" works), not at a lone '\r' as YAML does: it
+  // reads a copy with those made '\n'. Offsets stay, and its line numbers become lines_'s.
+  std::string parsed = text_;
+  for (std::size_t i = 0; i < parsed.size(); ++i)
+    if (parsed[i] == '\r' && (i + 1 == parsed.size() || parsed[i + 1] != '\n')) parsed[i] = '\n';
   try {
-    if (auto at = too_deep(text_)) {
-      std::size_t line = static_cast<std::size_t>(
-          std::upper_bound(line_starts_.begin(), line_starts_.end(), *at) - line_starts_.begin());
-      error(Loc{static_cast<int>(line), static_cast<int>(*at - line_starts_[line - 1]) + 1},
-            "YAML nests too deeply here (at most 64 levels of [ ] and { })");
+    if (auto at = too_deep(parsed)) {
+      error(lines_.loc(*at), "YAML nests too deeply here (at most 64 levels of [ ] and { })");
       return std::nullopt;
     }
-    check_progress(text_);
-    docs = YAML::LoadAll(text_);
+    check_progress(parsed);
+    docs = YAML::LoadAll(parsed);
   } catch (const YAML::DeepRecursion& e) {
     error(Loc{e.mark.line + 1, e.mark.column + 1}, "YAML nests too deeply here");
     return std::nullopt;
@@ -503,7 +495,8 @@ void YamlReader::array(const YAML::Node& node) {
 void YamlReader::kernel(const YAML::Node& node) {
   Kernel k;
   k.loc = loc(node);
-  Fields f = fields(node, "kernel", {"name", "source", "language", "cuda_source", "args", "global", "local"});
+  Fields f = fields(node, "kernel",
+                    {"name", "source", "language", "cuda_source", "args", "global", "local"});
   k.name = required(f, "name", "kernel", k.loc);
   k.source = required(f, "source", "kernel", k.loc);
   k.language = scalar_of(f, "language", k.loc);

@@ -1,11 +1,16 @@
 // The command line: exit codes, --version, help, and `stepgen SPEC` meaning generate.
 #include <doctest/doctest.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include <filesystem>
+#include <fstream>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "cli/driver.hpp"
+#include "spec/reader.hpp"
 
 namespace {
 struct Result {
@@ -45,6 +50,82 @@ TEST_CASE("a missing spec file is a spec error (exit 1) naming the file") {
   Result r = run({"check", "no-such-spec.xml"});
   CHECK(r.status == 1);
   CHECK(r.err.find("no-such-spec.xml") != std::string::npos);
+}
+
+TEST_CASE("a spec that is not a regular file is refused before it is read") {
+  // /dev/zero was read until memory ran out (std::bad_alloc); a FIFO blocked for ever.
+  for (const char* dev : {"/dev/zero", "/dev/urandom"}) {
+    Result r = run({"check", dev});
+    CHECK(r.status == 1);
+    CHECK(r.err ==
+          std::string(dev) + ": error: the spec file is not a regular file (a character device)\n");
+  }
+  std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("stepgen_cli_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir / "folder.xml");
+  std::string fifo = (dir / "fifo.xml").string(), folder = (dir / "folder.xml").string();
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  Result f = run({"check", fifo.c_str()});  // no writer: opening it would wait for one
+  CHECK(f.status == 1);
+  CHECK(f.err == fifo + ": error: the spec file is not a regular file (a FIFO)\n");
+  Result d = run({"generate", folder.c_str(), "-o", (dir / "out").string().c_str()});
+  CHECK(d.status == 1);
+  CHECK(d.err == folder + ": error: the spec file is not a regular file (a directory)\n");
+  CHECK(!std::filesystem::exists(dir / "out"));
+  // Larger than the limit: refused by its size, never read whole.
+  std::filesystem::path big = dir / "big.xml";
+  std::ofstream(big).close();
+  std::filesystem::resize_file(big, stepgen::spec::kMaxSpecBytes + 1);
+  Result b = run({"check", big.string().c_str()});
+  CHECK(b.status == 1);
+  CHECK(b.err.find("the spec file is too large (16777217 bytes; at most 16777216 are read)") !=
+        std::string::npos);
+  std::filesystem::remove_all(dir);
+  CHECK(run({"check", "no-such-spec.xml"}).err ==
+        "no-such-spec.xml: error: the spec file does not exist\n");
+}
+
+TEST_CASE("plan --devices outside 1..1024 is a usage error naming the range") {
+  // 0 printed a 300-digit range (CLI11's PositiveNumber is a double range).
+  for (const char* n : {"0", "-3", "1025", "4294967297"}) {
+    CAPTURE(n);
+    Result r = run({"plan", "x.xml", "--devices", n});
+    CHECK(r.status == 2);
+    CHECK(r.err == std::string("stepgen: error: --devices: Value ") + n +
+                       " not in range 1 to 1024\n(see stepgen --help)\n");
+  }
+}
+
+TEST_CASE("plan: an out-of-core plan that cannot fit points at <out_of_core>") {
+  std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("stepgen_cli_ooc_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "k.cl") << "__kernel void k(__global const float* a, __global float* b) {}\n";
+  std::ofstream(dir / "ooc.xml") << R"spec(<stencil name="ooc">
+  <array name="A" type="float" size="256 256" init="random(1)"/>
+  <array name="B" type="float" size="256 256"/>
+  <kernel name="k" source="k.cl">
+    <arg array="A" access="read" halo="-1,0 1,0 0,-1 0,1"/>
+    <arg array="B" access="write"/>
+  </kernel>
+  <iterate steps="4">
+    <launch kernel="k"/>
+    <swap a="A" b="B"/>
+  </iterate>
+  <out_of_core device_memory="1KiB"/>
+</stencil>
+)spec";
+  std::string spec = (dir / "ooc.xml").string();
+  Result r = run({"plan", spec.c_str()});
+  CHECK(r.status == 1);
+  CHECK(r.err == spec +
+                     ":12:3: error: device memory of 1024 bytes (1.0 KiB) is too small: the grid "
+                     "needs 18432 bytes even with one plane per chunk\n"
+                     "  <out_of_core device_memory=\"1KiB\"/>\n"
+                     "  ^\n");
+  // With enough memory, the same spec plans.
+  CHECK(run({"plan", spec.c_str(), "--device-memory", "100MiB"}).status == 0);
+  std::filesystem::remove_all(dir);
 }
 
 TEST_CASE("an unknown backend is a usage error listing the backends") {

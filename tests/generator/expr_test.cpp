@@ -215,15 +215,21 @@ TEST_CASE("values over several lines are located line by line") {
 }
 
 TEST_CASE("to_cpp keeps the meaning with the fewest parentheses") {
-  CHECK(cpp("1 + 2 * 3") == "1 + 2 * 3");
-  CHECK(cpp("(1 + 2) * 3") == "(1 + 2) * 3");
+  CHECK(cpp("1 + 2 * 3") == "1 + std::int64_t{2} * 3");
+  CHECK(cpp("(1 + 2) * 3") == "(std::int64_t{1} + 2) * 3");
   CHECK(cpp("N - (N - 1)") == "N - (N - 1)");
   CHECK(cpp("(N - 1) - 2") == "N - 1 - 2");
-  CHECK(cpp("N / (2 * 4)") == "N / (2 * 4)");
+  CHECK(cpp("N / (2 * 4)") == "N / (std::int64_t{2} * 4)");
   CHECK(cpp("-(-N)") == "-(-N)");
   CHECK(cpp("-(N + 1)") == "-(N + 1)");
   CHECK(cpp("2.50 * H") == "2.50 * H");
   CHECK(cpp("min(extent(B, 1), step)") == "stepgen::rt::min_of(extent[1][1], step)");
   CHECK(cpp("round_up(N, 16) / max(1, 2)") ==
         "stepgen::rt::round_up(N, 16) / stepgen::rt::max_of(1, 2)");
+  // Integers are 64-bit in the spec: two int literals would be multiplied in C++'s int
+  // ("65536 * 65536" is 0 there, and -Werror=overflow stops the build).
+  CHECK(cpp("65536 * 65536 / 65536") == "std::int64_t{65536} * 65536 / 65536");
+  CHECK(cpp("-65536 * max(65536, 2)") == "std::int64_t{-65536} * stepgen::rt::max_of(65536, 2)");
+  CHECK(cpp("4294967296 * 2") == "4294967296 * 2");  // a long literal already
+  CHECK(cpp("1.5 * 2") == "1.5 * 2");
 }

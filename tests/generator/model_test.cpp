@@ -3,6 +3,7 @@
 #include "model/model.hpp"
 
 #include <doctest/doctest.h>
+#include <sys/stat.h>
 
 #include <filesystem>
 #include <fstream>
@@ -449,4 +450,36 @@ TEST_CASE("missing values of a hand-built tree are reported") {
             "40: error: missing type for array 'A': expected float, double, int, uint, long, "
             "ulong, short, ushort, char or uchar",
             "41: error: missing steps: expected the number of time steps"});
+}
+
+TEST_CASE("sources and init files that are not regular files say so, not 'does not exist'") {
+  namespace fs = std::filesystem;
+  fs::path dir = fs::path(spec_folder()) / "not_regular";
+  fs::create_directories(dir / "src.cl");  // a folder named like a source
+  fs::remove(dir / "in.fifo");
+  REQUIRE(::mkfifo((dir / "in.fifo").c_str(), 0600) == 0);
+
+  spec::SpecTree tree = base();
+  tree.kernels[0].source = t("not_regular/src.cl");
+  CHECK(only(build(tree)) ==
+        at(tree.kernels[0].source) +
+            ": error: kernel source 'not_regular/src.cl' is not a regular file "
+            "(a directory) (looked for " +
+            spec_folder() + "/not_regular/src.cl)");
+  tree = base();
+  tree.kernels[0].source = t("/dev/zero");
+  tree.kernels[0].language = t("opencl");
+  CHECK(only(build(tree)) == at(tree.kernels[0].source) +
+                                 ": error: kernel source '/dev/zero' is not a regular file (a "
+                                 "character device) (looked for /dev/zero)");
+  tree = base();
+  tree.arrays[1].init = t("file(not_regular/in.fifo)");
+  CHECK(only(build(tree)) == at(tree.arrays[1].init) +
+                                 ": error: file 'not_regular/in.fifo' is not a regular file (a "
+                                 "FIFO) (looked for " +
+                                 spec_folder() + "/not_regular/in.fifo)");
+  tree = base();
+  tree.arrays[1].init = t("file(missing.bin)");
+  CHECK(only(build(tree)).find("file 'missing.bin' does not exist") != std::string::npos);
+  fs::remove_all(dir);
 }

@@ -464,9 +464,68 @@ TEST_CASE("readers: hostile input is refused, never a crash") {
             .printed.find("'size' has 4 items; at most 3 dimensions are supported") !=
         std::string::npos);
 
-  // Many errors: reporting stops after kMaxReaderErrors.
+  // Many errors: every one is counted, the first kMaxErrorsShown are printed, then the count.
   std::string many = "<stencil name='t'>";
   for (int i = 0; i < 200; ++i) many += "<x/>";
   many += "</stencil>";
-  CHECK(read("many.xml", many).errors == kMaxReaderErrors + 1);
+  Result m = read("many.xml", many);
+  CHECK(m.errors == 200);
+  CHECK(m.printed.find("many.xml: note: 100 more errors not shown") != std::string::npos);
+}
+
+TEST_CASE("readers: lines end at CR LF, LF or a lone CR") {
+  // Old Mac line ends: each '\r' ends a line, as XML and YAML both say.
+  for (std::string e : {"\n", "\r\n", "\r"}) {
+    std::string name = e == "\r" ? "CR" : e == "\n" ? "LF" : "CRLF";
+    CAPTURE(name);
+    std::string xml = "<stencil name='t'>" + e + "  <array name='A' type='float'" + e +
+                      "     size='16 16'/>" + e + "  <bogus/>" + e + "</stencil>" + e;
+    Result x = read("t.xml", xml);
+    REQUIRE(x.tree);
+    REQUIRE(x.tree->arrays.size() == 1);
+    CHECK(at(x.tree->arrays[0].type) == "2:25 float");
+    CHECK(at(x.tree->arrays[0].size[1]) == "3:15 16");
+    CHECK(x.printed.find("t.xml:4:3: error: unknown element <bogus>") != std::string::npos);
+    CHECK(x.printed.find("\n  <bogus/>\n  ^\n") != std::string::npos);
+
+    std::string yaml = "stencil: t" + e + "arrays:" + e + "  - {name: A, type: float," + e +
+                       "     size: [16, 16]}" + e + "bogus: 1" + e;
+    Result y = read("t.yaml", yaml);
+    REQUIRE(y.tree);
+    REQUIRE(y.tree->arrays.size() == 1);
+    CHECK(at(y.tree->arrays[0].type) == "3:21 float");
+    CHECK(at(y.tree->arrays[0].size[1]) == "4:17 16");
+    CHECK(y.printed.find("t.yaml:5:1: error: unknown key 'bogus'") != std::string::npos);
+    CHECK(y.printed.find("\nbogus: 1\n^\n") != std::string::npos);
+  }
+}
+
+TEST_CASE("diagnostics: one line index; a long line is shown around the column") {
+  LineIndex lines("ab\ncd\r\nef\rgh");
+  CHECK(lines.line_count() == 4);
+  auto loc = [&](std::size_t offset) {
+    Loc l = lines.loc(offset);
+    return std::to_string(l.line) + ":" + std::to_string(l.col);
+  };
+  CHECK(loc(0) == "1:1");
+  CHECK(loc(2) == "1:3");  // the '\n' belongs to the line it ends
+  CHECK(loc(3) == "2:1");
+  CHECK(loc(6) == "2:4");  // the '\n' of "\r\n"
+  CHECK(loc(7) == "3:1");
+  CHECK(loc(10) == "4:1");
+  CHECK(loc(99) == "4:3");  // past the end: the end
+  CHECK(lines.line_range(2) == std::pair<std::size_t, std::size_t>{3, 5});
+  CHECK(lines.line_range(5) == std::pair<std::size_t, std::size_t>{0, 0});
+  Loc in_value = lines.loc_from(Loc{7, 10}, 4);
+  CHECK(in_value.line == 8);
+  CHECK(in_value.col == 2);
+
+  std::string line(10000, 'x');
+  line[5000] = '!';
+  Diagnostics d("long.xml", line);
+  d.error(Loc{1, 5001}, "here");
+  std::ostringstream o;
+  d.print(o);
+  std::string shown = "..." + std::string(80, 'x') + "!" + std::string(79, 'x') + "...\n";
+  CHECK(o.str() == "long.xml:1:5001: error: here\n" + shown + std::string(83, ' ') + "^\n");
 }
