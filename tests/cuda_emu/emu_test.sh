@@ -45,6 +45,8 @@ for a in $arrays; do
   fi
 done
 
+# Why the spec rules out overlapping the exchange ("" when it does not).
+no_overlap=$(sed -n 's/^const char\* const kNoOverlap = "\(.*\)";$/\1/p' "$out/gen/$name.cu")
 runs=0
 failures=()
 # run NAME DEVICES ARGS...: runs the program on DEVICES virtual devices (environment settings
@@ -90,7 +92,6 @@ case $group in
     for n in 1 2 3 4; do
       run "d$n" "$n"
     done
-    no_overlap=$(sed -n 's/^const char\* const kNoOverlap = "\(.*\)";$/\1/p' "$out/gen/$name.cu")
     [ -n "$no_overlap" ] || expect d2 "overlap: on"
     STEPGEN_OVERLAP=off run d2-no-overlap 2
     expect d2-no-overlap "overlap: off"
@@ -100,6 +101,12 @@ case $group in
     run d3-min-exchange 3 --strategy min-exchange
     run d4-verify 4 --verify
     expect d4-verify "verify: OK"
+    # No device (STEPGEN_CUDA_EMULATE unset): the program's error, exit status 1, no crash.
+    status=0
+    env -u STEPGEN_CUDA_EMULATE "$program" > "$out/runs/no-device.txt" 2>&1 || status=$?
+    if [ "$status" -ne 1 ] || ! grep -q "no CUDA device found (cudaErrorNoDevice" "$out/runs/no-device.txt"; then
+      cat "$out/runs/no-device.txt"; echo "FAIL: $name without a device exited $status"; failures+=(no-device)
+    fi
     ;;
   ooc)
     for n in 1 2; do
@@ -146,6 +153,7 @@ case $group in
   mpi)
     run r2-host 2
     expect r2-host "through pinned host buffers"
+    [ -n "$no_overlap" ] || expect r2-host "overlap: on"
     STEPGEN_MPI_CUDA_AWARE=on run r2-device 2 --verify
     expect r2-device "CUDA-aware"
     expect r2-device "verify: OK"

@@ -67,20 +67,25 @@
 #define __align__(n) __attribute__((aligned(n)))
 #define __launch_bounds__(...)
 #define __CUDA_EMULATED__ 1
-// One thread at a time cannot share memory with, or wait for, the other threads of its block.
-#define STEPGEN_CUDA_EMU_UNSUPPORTED(what)                             \
-  _Pragma("GCC error \"stepgen CUDA emulation: kernels that use " what \
-          " cannot be emulated (threads run one at a time); test this kernel on a GPU\"")
-#define __shared__ STEPGEN_CUDA_EMU_UNSUPPORTED("__shared__ memory")
-#define __syncthreads(...) STEPGEN_CUDA_EMU_UNSUPPORTED("__syncthreads")
-#define __syncwarp(...) STEPGEN_CUDA_EMU_UNSUPPORTED("__syncwarp")
-#define __shfl_sync(...) STEPGEN_CUDA_EMU_UNSUPPORTED("warp shuffles")
-#define __shfl_up_sync(...) STEPGEN_CUDA_EMU_UNSUPPORTED("warp shuffles")
-#define __shfl_down_sync(...) STEPGEN_CUDA_EMU_UNSUPPORTED("warp shuffles")
-#define __shfl_xor_sync(...) STEPGEN_CUDA_EMU_UNSUPPORTED("warp shuffles")
-#define __ballot_sync(...) STEPGEN_CUDA_EMU_UNSUPPORTED("warp votes")
-#define __any_sync(...) STEPGEN_CUDA_EMU_UNSUPPORTED("warp votes")
-#define __all_sync(...) STEPGEN_CUDA_EMU_UNSUPPORTED("warp votes")
+// One thread at a time cannot share memory with, or wait for, the other threads of its block:
+// such kernels fail to build, saying why (_Pragma takes one literal, so each is written out).
+// clang-format off
+#define __shared__                                                                                 \
+  _Pragma("GCC error \"stepgen CUDA emulation: kernels that use __shared__ memory cannot be emulated (threads run one at a time); test them on a GPU\"")
+#define __syncthreads(...)                                                                         \
+  _Pragma("GCC error \"stepgen CUDA emulation: kernels that use __syncthreads cannot be emulated (threads run one at a time); test them on a GPU\"")
+#define __syncwarp(...)                                                                            \
+  _Pragma("GCC error \"stepgen CUDA emulation: kernels that use __syncwarp cannot be emulated (threads run one at a time); test them on a GPU\"")
+#define STEPGEN_CUDA_EMU_WARP                                                                      \
+  _Pragma("GCC error \"stepgen CUDA emulation: kernels that use warp shuffles or votes cannot be emulated (threads run one at a time); test them on a GPU\"")
+#define __shfl_sync(...) STEPGEN_CUDA_EMU_WARP
+#define __shfl_up_sync(...) STEPGEN_CUDA_EMU_WARP
+#define __shfl_down_sync(...) STEPGEN_CUDA_EMU_WARP
+#define __shfl_xor_sync(...) STEPGEN_CUDA_EMU_WARP
+#define __ballot_sync(...) STEPGEN_CUDA_EMU_WARP
+#define __any_sync(...) STEPGEN_CUDA_EMU_WARP
+#define __all_sync(...) STEPGEN_CUDA_EMU_WARP
+// clang-format on
 
 struct uint3 {
   unsigned int x, y, z;
