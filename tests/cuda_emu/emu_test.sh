@@ -167,7 +167,7 @@ case $group in
 esac
 done
 if [ "${#failures[@]}" -gt 0 ]; then
-  echo "FAIL: $name ($groups): ${#failures[@]} of $runs run(s) differ from the reference: ${failures[*]}"
+  echo "FAIL: $name ($groups): $runs run(s), ${#failures[@]} failure(s) (run, or run:report for a missing report line): ${failures[*]}"
   exit 1
 fi
 echo "ok: $name ($groups): $runs run(s) on the CUDA emulation equal the reference"
