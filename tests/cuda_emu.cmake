@@ -19,9 +19,11 @@ add_executable(cuda_emu_selftest ${CMAKE_CURRENT_SOURCE_DIR}/cuda_emu/selftest.c
 target_include_directories(cuda_emu_selftest PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/cuda_emu/include)
 target_link_libraries(cuda_emu_selftest PRIVATE doctest::doctest)
 target_compile_options(cuda_emu_selftest PRIVATE ${STEPGEN_WARNINGS})
-add_test(NAME "cuda-emu: the emulation's own checks" COMMAND cuda_emu_selftest)
-set_tests_properties("cuda-emu: the emulation's own checks" PROPERTIES LABELS cuda-emu
-                     ENVIRONMENT "STEPGEN_CUDA_EMULATE=3;STEPGEN_CUDA_EMULATE_MEMORY=1048576")
+foreach(order issue deferred)
+  add_test(NAME "cuda-emu: the emulation's own checks, ${order} order" COMMAND cuda_emu_selftest)
+  set_tests_properties("cuda-emu: the emulation's own checks, ${order} order" PROPERTIES LABELS cuda-emu
+                       ENVIRONMENT "STEPGEN_CUDA_EMULATE=3;STEPGEN_CUDA_EMULATE_MEMORY=1048576;STEPGEN_CUDA_EMULATE_ORDER=${order}")
+endforeach()
 # A kernel that needs __shared__ memory and __syncthreads is refused at build, saying why.
 add_test(NAME "cuda-emu: a kernel using __shared__ is refused at build"
          COMMAND ${CMAKE_CXX_COMPILER} -std=c++17 -fsyntax-only -x c++ -I ${CMAKE_CURRENT_SOURCE_DIR}/cuda_emu/include

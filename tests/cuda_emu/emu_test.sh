@@ -2,7 +2,9 @@
 # The generated CUDA program of one spec, run on the CPU emulation of the CUDA runtime
 # (tests/cuda_emu/): generate with --target cuda, build with build.sh (no nvcc), run on
 # STEPGEN_CUDA_EMULATE virtual devices, and compare every saved array with the serial reference
-# bit for bit (the comparison of tests/e2e/example_test.sh and tests/ooc/ooc_test.sh).
+# bit for bit (the comparison of tests/e2e/example_test.sh and tests/ooc/ooc_test.sh). Streams
+# run in the emulation's deferred order, each run with its own seed (its number), so a missing
+# wait between streams or of the host shows as a difference too.
 # Usage: emu_test.sh STEPGEN SPEC WORK_DIR REFERENCE_BIN GROUPS
 # GROUPS (comma-separated, one build for all; mpi alone) pick the runs:
 #   incore  1, 2, 3, 4 devices (overlap on where the spec allows it); 2 and 4 devices with
@@ -58,11 +60,11 @@ run() {
   for a in $arrays; do saves+=(--save "$a=$dir/$a.raw"); done
   if [ "$group" = mpi ]; then
     source "$here/../mpi/mpirun.sh"
-    mpirun_flags+=(-x STEPGEN_CUDA_EMULATE -x STEPGEN_MPI_CUDA_AWARE)
-    STEPGEN_CUDA_EMULATE=$n stepgen_mpirun "$n" "$program" "$@" "${saves[@]}" > "$dir/log.txt" 2>&1 ||
+    mpirun_flags+=(-x STEPGEN_CUDA_EMULATE -x STEPGEN_MPI_CUDA_AWARE -x STEPGEN_CUDA_EMULATE_ORDER -x STEPGEN_CUDA_EMULATE_SEED)
+    STEPGEN_CUDA_EMULATE_SEED=$((runs + 1)) STEPGEN_CUDA_EMULATE=$n stepgen_mpirun "$n" "$program" "$@" "${saves[@]}" > "$dir/log.txt" 2>&1 ||
       { sed 's/^/  | /' "$dir/log.txt"; echo "FAIL: $name $label: the run failed"; runs=$((runs + 1)); failures+=("$label"); return 0; }
   else
-    STEPGEN_CUDA_EMULATE=$n timeout 300 "$program" --devices "$n" "$@" "${saves[@]}" > "$dir/log.txt" 2>&1 ||
+    STEPGEN_CUDA_EMULATE_SEED=$((runs + 1)) STEPGEN_CUDA_EMULATE=$n timeout 300 "$program" --devices "$n" "$@" "${saves[@]}" > "$dir/log.txt" 2>&1 ||
       { sed 's/^/  | /' "$dir/log.txt"; echo "FAIL: $name $label: the run failed"; runs=$((runs + 1)); failures+=("$label"); return 0; }
   fi
   local bad=0

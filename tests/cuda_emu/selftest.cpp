@@ -1,6 +1,7 @@
 // The CPU emulation of CUDA (stepgen_cuda_emu.hpp) against what a GPU does: copies land where
 // CUDA puts them, launches run every thread once, and the mistakes a GPU rejects are rejected.
-// Run with STEPGEN_CUDA_EMULATE=3 and STEPGEN_CUDA_EMULATE_MEMORY=1048576 (tests/cuda_emu.cmake).
+// Run with STEPGEN_CUDA_EMULATE=3 and STEPGEN_CUDA_EMULATE_MEMORY=1048576 (tests/cuda_emu.cmake),
+// in issue order and deferred (STEPGEN_CUDA_EMULATE_ORDER=deferred).
 
 #define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <cuda_runtime.h>
@@ -175,6 +176,7 @@ TEST_CASE("events time and order streams; page locking is checked") {
   REQUIRE(cudaEventRecord(b, s0) == cudaSuccess);
   REQUIRE(cudaEventRecord(quiet, s0) == cudaSuccess);
   float ms = -1;
+  REQUIRE(cudaEventSynchronize(quiet) == cudaSuccess);
   CHECK(cudaEventElapsedTime(&ms, a, b) == cudaSuccess);
   CHECK(ms >= 0);
   CHECK(cudaEventElapsedTime(&ms, a, quiet) == cudaErrorInvalidResourceHandle);
@@ -193,4 +195,39 @@ TEST_CASE("events time and order streams; page locking is checked") {
   for (cudaEvent_t e : {a, b, quiet}) CHECK(cudaEventDestroy(e) == cudaSuccess);
   CHECK(cudaStreamDestroy(s1) == cudaSuccess);
   CHECK(cudaStreamDestroy(s0) == cudaSuccess);
+}
+
+TEST_CASE("deferred: work runs when the host waits for it, after the events it waits for") {
+  stepgen_cuda_emu::Machine& m = stepgen_cuda_emu::machine();
+  if (!m.deferred) return;  // the issue-order run has nothing to show here
+  for (unsigned seed = 1; seed <= 20; ++seed) {
+    m.rng.seed(seed);
+    auto* a = static_cast<float*>(device_alloc(0, 64 * sizeof(float)));
+    float* host = nullptr;
+    REQUIRE(cudaMallocHost(reinterpret_cast<void**>(&host), 64 * sizeof(float)) == cudaSuccess);
+    for (int i = 0; i < 64; ++i) host[i] = 1.0f;
+    cudaStream_t s0 = nullptr, s1 = nullptr;
+    REQUIRE(cudaStreamCreate(&s0) == cudaSuccess);
+    REQUIRE(cudaStreamCreate(&s1) == cudaSuccess);
+    cudaEvent_t scaled = nullptr;
+    REQUIRE(cudaEventCreateWithFlags(&scaled, cudaEventDisableTiming) == cudaSuccess);
+    REQUIRE(cudaMemcpyAsync(a, host, 64 * sizeof(float), cudaMemcpyHostToDevice, s0) ==
+            cudaSuccess);
+    STEPGEN_LAUNCH(scale, dim3(1), dim3(64), s0)(a, 3.0f);
+    REQUIRE(cudaEventRecord(scaled, s0) == cudaSuccess);
+    CHECK(cudaEventQuery(scaled) == cudaErrorNotReady);  // nothing ran yet
+    REQUIRE(cudaStreamWaitEvent(s1, scaled, 0) == cudaSuccess);
+    REQUIRE(cudaMemcpyAsync(host, a, 64 * sizeof(float), cudaMemcpyDeviceToHost, s1) ==
+            cudaSuccess);
+    CHECK(host[5] == 1.0f);  // the copy back waits in its queue
+    REQUIRE(cudaStreamSynchronize(s1) == cudaSuccess);
+    CAPTURE(seed);
+    CHECK(host[5] == 3.0f);  // after the kernel on the other stream, whatever the order chosen
+    CHECK(cudaEventQuery(scaled) == cudaSuccess);
+    CHECK(cudaEventDestroy(scaled) == cudaSuccess);
+    CHECK(cudaStreamDestroy(s0) == cudaSuccess);
+    CHECK(cudaStreamDestroy(s1) == cudaSuccess);
+    CHECK(cudaFreeHost(host) == cudaSuccess);
+    CHECK(cudaFree(a) == cudaSuccess);
+  }
 }

@@ -18,10 +18,13 @@
 ///    every pointer argument lies in memory of the launching device (or of a peer whose access
 ///    was enabled). A violation is the error a GPU would give (cudaErrorInvalidValue,
 ///    cudaErrorIllegalAddress...) plus one line on stderr saying what was wrong.
-///  - Streams run every call at once, in issue order (synchronous); priorities and flags are
-///    kept, not used. Events record a host time (cudaEventElapsedTime measures the emulation's
-///    time between two records); queries and waits succeed at once. A stream or event used on
-///    another device than its own, where CUDA forbids it, is cudaErrorInvalidResourceHandle.
+///  - Streams queue their work, which runs when the host waits for it, in an order chosen among
+///    those CUDA allows (seeded, STEPGEN_CUDA_EMULATE_SEED), honouring cudaStreamWaitEvent;
+///    copies with pageable host memory run when issued, after their stream's earlier work.
+///    STEPGEN_CUDA_EMULATE_ORDER=issue runs every call at once instead. Priorities and flags
+///    are kept, not used. Events record the host time their record ran at. A stream or event
+///    used on another device than its own, where CUDA forbids it, is
+///    cudaErrorInvalidResourceHandle.
 ///  - Page locking (cudaHostRegister, cudaMallocHost) is bookkeeping: registering twice or
 ///    unregistering what was not registered are the errors CUDA gives.
 ///  - Kernels are host C++: __global__ and the other qualifiers are defined away, and a launch
@@ -39,10 +42,13 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <deque>
+#include <functional>
 #include <iterator>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <random>
 #include <set>
 #include <string>
 #include <tuple>
@@ -340,16 +346,29 @@ inline cudaExtent make_cudaExtent(std::size_t w, std::size_t h, std::size_t d) {
 // ------------------------------------------------------------------------------------------------
 namespace stepgen_cuda_emu {
 
+/// Work enqueued on a stream (deferred order): `run`, or (`event` set) a wait until `event`'s
+/// record number `seq` has happened; `records` names the event a record op completes.
+struct Op {
+  std::function<void()> run;
+  Event* event = nullptr;
+  std::uint64_t seq = 0;
+  Event* records = nullptr;
+};
+
 struct Stream {
   int device;
   int priority;
   unsigned int flags;
+  bool legacy = false;  ///< a device's default stream (0): its work runs at once
+  std::deque<Op> queue;
 };
 
 struct Event {
   int device;
   unsigned int flags;
   bool recorded = false;
+  std::uint64_t issued = 0;  ///< records enqueued
+  std::uint64_t done = 0;    ///< the last record that has happened
   std::chrono::steady_clock::time_point when{};
 };
 
@@ -369,8 +388,11 @@ struct Machine {
   std::map<const char*, std::size_t> pinned_alloc;  // cudaMallocHost
   std::map<const char*, std::size_t> registered;    // cudaHostRegister
   std::set<Stream*> streams;
+  std::vector<Stream*> order;  // the streams in creation order (deferred: a seeded choice)
   std::set<Event*> events;
-  std::vector<Stream> legacy;  // each device's default stream (0)
+  std::deque<Stream> legacy;  // each device's default stream (0)
+  bool deferred = true;       // STEPGEN_CUDA_EMULATE_ORDER=deferred (default) or issue
+  std::mt19937_64 rng;
 
   Machine() {
     const char* n = std::getenv("STEPGEN_CUDA_EMULATE");
@@ -380,7 +402,20 @@ struct Machine {
     used.assign(static_cast<std::size_t>(devices), 0);
     peer_enabled.assign(static_cast<std::size_t>(devices),
                         std::vector<bool>(static_cast<std::size_t>(devices)));
-    for (int d = 0; d < devices; ++d) legacy.push_back(Stream{d, 0, 0});
+    for (int d = 0; d < devices; ++d) legacy.push_back(Stream{d, 0, 0, true, {}});
+    const char* o = std::getenv("STEPGEN_CUDA_EMULATE_ORDER");
+    const std::string order_knob = o ? o : "";
+    if (order_knob.empty() || order_knob == "deferred") {
+      deferred = true;
+    } else if (order_knob != "issue") {
+      std::fprintf(stderr,
+                   "stepgen CUDA emulation: STEPGEN_CUDA_EMULATE_ORDER must be deferred or issue, "
+                   "not '%s'\n",
+                   o);
+      std::exit(2);
+    }
+    const char* seed = std::getenv("STEPGEN_CUDA_EMULATE_SEED");
+    rng.seed(seed && *seed ? std::strtoull(seed, nullptr, 10) : 1);
   }
 };
 
@@ -533,6 +568,80 @@ inline cudaError_t check_stream(const char* call, cudaStream_t s, Stream** out =
 }
 
 // ------------------------------------------------------------------------------------------------
+// Streams. Deferred (the default, STEPGEN_CUDA_EMULATE_ORDER=deferred), work waits in its
+// stream's queue and runs only when the host waits for it (or for something behind it): then,
+// among the streams whose next op may run (its event waits satisfied), a random one (seeded by
+// STEPGEN_CUDA_EMULATE_SEED, default 1) goes next. Orders CUDA allows so come up, and results
+// that depend on a missing wait (between streams, or of the host) differ. In issue order
+// (STEPGEN_CUDA_EMULATE_ORDER=issue) every call runs at once, when it is made.
+// ------------------------------------------------------------------------------------------------
+inline bool may_run(const Op& op) {
+  return op.event == nullptr || op.event->done >= op.seq;
+}
+
+/// Runs the next op of one ready stream; false when none is ready.
+inline bool step() {
+  Machine& m = machine();
+  std::vector<Stream*> ready;
+  for (Stream* s : m.order)
+    if (!s->queue.empty() && may_run(s->queue.front())) ready.push_back(s);
+  if (ready.empty()) return false;
+  Stream* s = ready[static_cast<std::size_t>(m.rng() % ready.size())];
+  Op op = std::move(s->queue.front());
+  s->queue.pop_front();
+  if (op.run) op.run();
+  return true;
+}
+
+/// Runs queued work until `done()`.
+template <typename Done>
+void run_until(Done done, const char* call) {
+  while (!done())
+    if (!step()) {
+      std::fprintf(stderr, "stepgen CUDA emulation: %s waits for work that can never run\n", call);
+      std::abort();
+    }
+}
+
+inline bool idle() {
+  for (Stream* s : machine().order)
+    if (!s->queue.empty()) return false;
+  return true;
+}
+/// Runs everything enqueued (the host waits for every stream).
+inline void drain(const char* call) {
+  if (machine().deferred) run_until(idle, call);
+}
+
+/// Enqueues `f` on `st` (deferred), or runs it now: in issue order, on a default stream (after
+/// all other work: the legacy stream waits for the others), and for a copy with pageable host
+/// memory (`now`: after the stream's earlier work, as CUDA stages those copies synchronously).
+inline void enqueue(Stream* st, std::function<void()> f, bool now = false,
+                    Event* records = nullptr) {
+  if (machine().deferred && st->legacy) drain("the default stream");
+  if (machine().deferred && now)
+    run_until([st] { return st->queue.empty(); }, "a copy with pageable host memory");
+  if (!machine().deferred || st->legacy || now) {
+    f();
+    return;
+  }
+  st->queue.push_back(Op{std::move(f), nullptr, 0, records});
+}
+
+/// Whether [p, p + bytes) is page-locked host memory (cudaHostRegister or cudaMallocHost).
+inline bool page_locked(const void* p, std::size_t bytes) {
+  Machine& m = machine();
+  const char* c = static_cast<const char*>(p);
+  for (const auto* map : {&m.registered, &m.pinned_alloc}) {
+    auto it = map->upper_bound(c);
+    if (it == map->begin()) continue;
+    --it;
+    if (c >= it->first && c + bytes <= it->first + it->second) return true;
+  }
+  return false;
+}
+
+// ------------------------------------------------------------------------------------------------
 // Kernel launches
 // ------------------------------------------------------------------------------------------------
 /// Checks a pointer argument of a launch on `device`: it must point into memory of that device
@@ -586,22 +695,24 @@ class Launch {
                   "a kernel launch with the wrong number of arguments");
     std::tuple<P...> params(std::forward<A>(args)...);
     if (!configuration_ok() || !arguments_ok(params, std::index_sequence_for<P...>{})) return;
-    const dim3 saved_grid = gridDim, saved_block = blockDim;
-    gridDim = grid_;
-    blockDim = block_;
-    for (unsigned bz = 0; bz < grid_.z; ++bz)
-      for (unsigned by = 0; by < grid_.y; ++by)
-        for (unsigned bx = 0; bx < grid_.x; ++bx) {
-          blockIdx = uint3{bx, by, bz};
-          for (unsigned tz = 0; tz < block_.z; ++tz)
-            for (unsigned ty = 0; ty < block_.y; ++ty)
-              for (unsigned tx = 0; tx < block_.x; ++tx) {
-                threadIdx = uint3{tx, ty, tz};
-                std::apply(kernel_, params);  // each thread gets its own copies of the arguments
-              }
-        }
-    gridDim = saved_grid;
-    blockDim = saved_block;
+    enqueue(stream_of(stream_), [kernel = kernel_, params, grid = grid_, block = block_] {
+      const dim3 saved_grid = gridDim, saved_block = blockDim;
+      gridDim = grid;
+      blockDim = block;
+      for (unsigned bz = 0; bz < grid.z; ++bz)
+        for (unsigned by = 0; by < grid.y; ++by)
+          for (unsigned bx = 0; bx < grid.x; ++bx) {
+            blockIdx = uint3{bx, by, bz};
+            for (unsigned tz = 0; tz < block.z; ++tz)
+              for (unsigned ty = 0; ty < block.y; ++ty)
+                for (unsigned tx = 0; tx < block.x; ++tx) {
+                  threadIdx = uint3{tx, ty, tz};
+                  std::apply(kernel, params);  // each thread gets its own copies of the arguments
+                }
+          }
+      gridDim = saved_grid;
+      blockDim = saved_block;
+    });
   }
 
  private:
@@ -793,7 +904,9 @@ inline cudaError_t cudaGetDevice(int* device) {
 
 inline cudaError_t cudaDeviceSynchronize() {
   namespace e = stepgen_cuda_emu;
-  return e::valid_device(e::current_device) ? cudaSuccess : e::fail(cudaErrorInvalidDevice);
+  if (!e::valid_device(e::current_device)) return e::fail(cudaErrorInvalidDevice);
+  e::drain("cudaDeviceSynchronize");
+  return cudaSuccess;
 }
 
 inline cudaError_t cudaMemGetInfo(std::size_t* free, std::size_t* total) {
@@ -862,6 +975,7 @@ inline cudaError_t cudaMalloc(void** p, std::size_t bytes) {
 inline cudaError_t cudaFree(void* p) {
   namespace e = stepgen_cuda_emu;
   if (!p) return cudaSuccess;
+  e::drain("cudaFree");  // CUDA's cudaFree waits for the device
   e::Machine& m = e::machine();
   std::lock_guard<std::mutex> g(m.lock);
   auto it = m.device_memory.find(static_cast<const char*>(p));
@@ -891,6 +1005,7 @@ inline cudaError_t cudaHostAlloc(void** p, std::size_t bytes, unsigned int) {
 inline cudaError_t cudaFreeHost(void* p) {
   namespace e = stepgen_cuda_emu;
   if (!p) return cudaSuccess;
+  e::drain("cudaFreeHost");
   std::lock_guard<std::mutex> g(e::machine().lock);
   if (!e::machine().pinned_alloc.erase(static_cast<const char*>(p)))
     return e::fail(cudaErrorInvalidValue,
@@ -917,6 +1032,7 @@ inline cudaError_t cudaHostRegister(void* p, std::size_t bytes, unsigned int) {
 
 inline cudaError_t cudaHostUnregister(void* p) {
   namespace e = stepgen_cuda_emu;
+  e::drain("cudaHostUnregister");
   std::lock_guard<std::mutex> g(e::machine().lock);
   if (!e::machine().registered.erase(static_cast<const char*>(p)))
     return e::fail(cudaErrorHostMemoryNotRegistered);
@@ -927,103 +1043,163 @@ inline cudaError_t cudaMemset(void* p, int value, std::size_t bytes) {
   namespace e = stepgen_cuda_emu;
   if (cudaError_t s = e::check_side("cudaMemset", "destination", p, bytes, true); s != cudaSuccess)
     return s;
+  e::drain("cudaMemset");
   std::memset(p, value, bytes);
   return cudaSuccess;
 }
 inline cudaError_t cudaMemsetAsync(void* p, int value, std::size_t bytes,
                                    cudaStream_t s = nullptr) {
   namespace e = stepgen_cuda_emu;
-  if (cudaError_t r = e::check_stream("cudaMemsetAsync", s); r != cudaSuccess) return r;
-  return cudaMemset(p, value, bytes);
+  e::Stream* st = nullptr;
+  if (cudaError_t r = e::check_stream("cudaMemsetAsync", s, &st); r != cudaSuccess) return r;
+  if (cudaError_t r = e::check_side("cudaMemsetAsync", "destination", p, bytes, true);
+      r != cudaSuccess)
+    return r;
+  e::enqueue(st, [=] { std::memset(p, value, bytes); });
+  return cudaSuccess;
 }
 
-// Copies (each runs at once: streams are synchronous) -------------------------------------------
-inline cudaError_t cudaMemcpy(void* dst, const void* src, std::size_t bytes, cudaMemcpyKind kind) {
-  namespace e = stepgen_cuda_emu;
+// Copies: checked when issued, run when their stream gets to them ------------------------------
+namespace stepgen_cuda_emu {
+/// Checks a linear copy; `pageable`: it touches host memory that is not page-locked.
+inline cudaError_t check_copy(const char* call, void* dst, const void* src, std::size_t bytes,
+                              cudaMemcpyKind kind, bool* pageable) {
   if (kind < cudaMemcpyHostToHost || kind > cudaMemcpyDefault)
-    return e::fail(cudaErrorInvalidMemcpyDirection);
-  const auto [src_dev, dst_dev] = e::sides(kind, dst, src);
-  if (cudaError_t s = e::check_side("cudaMemcpy", "source", src, bytes, src_dev); s != cudaSuccess)
+    return fail(cudaErrorInvalidMemcpyDirection);
+  const auto [src_dev, dst_dev] = sides(kind, dst, src);
+  if (cudaError_t s = check_side(call, "source", src, bytes, src_dev); s != cudaSuccess) return s;
+  if (cudaError_t s = check_side(call, "destination", dst, bytes, dst_dev); s != cudaSuccess)
     return s;
-  if (cudaError_t s = e::check_side("cudaMemcpy", "destination", dst, bytes, dst_dev);
+  *pageable = (!src_dev && !page_locked(src, bytes)) || (!dst_dev && !page_locked(dst, bytes));
+  return cudaSuccess;
+}
+/// Checks a 3D copy (as check_copy).
+inline cudaError_t check_copy_3d(const char* call, const cudaMemcpy3DParms* p, bool* pageable) {
+  if (!p || p->srcArray || p->dstArray)
+    return fail(cudaErrorInvalidValue, std::string(call) + ": CUDA arrays are not emulated");
+  if (p->kind < cudaMemcpyHostToHost || p->kind > cudaMemcpyDefault)
+    return fail(cudaErrorInvalidMemcpyDirection);
+  const auto [src_dev, dst_dev] = sides(p->kind, p->dstPtr.ptr, p->srcPtr.ptr);
+  if (cudaError_t s = check_pitched(call, "source", p->srcPtr, p->srcPos, p->extent, src_dev);
       s != cudaSuccess)
     return s;
+  if (cudaError_t s = check_pitched(call, "destination", p->dstPtr, p->dstPos, p->extent, dst_dev);
+      s != cudaSuccess)
+    return s;
+  *pageable = (!src_dev && !page_locked(p->srcPtr.ptr, p->srcPtr.pitch * p->srcPtr.ysize)) ||
+              (!dst_dev && !page_locked(p->dstPtr.ptr, p->dstPtr.pitch * p->dstPtr.ysize));
+  return cudaSuccess;
+}
+/// Checks a 3D peer copy.
+inline cudaError_t check_copy_3d_peer(const char* call, const cudaMemcpy3DPeerParms* p) {
+  if (!p || p->srcArray || p->dstArray)
+    return fail(cudaErrorInvalidValue, std::string(call) + ": CUDA arrays are not emulated");
+  if (!valid_device(p->srcDevice) || !valid_device(p->dstDevice))
+    return fail(cudaErrorInvalidDevice);
+  if (cudaError_t s =
+          check_pitched(call, "source", p->srcPtr, p->srcPos, p->extent, true, p->srcDevice);
+      s != cudaSuccess)
+    return s;
+  return check_pitched(call, "destination", p->dstPtr, p->dstPos, p->extent, true, p->dstDevice);
+}
+inline cudaError_t check_copy_peer(const char* call, void* dst, int dst_device, const void* src,
+                                   int src_device, std::size_t bytes) {
+  if (!valid_device(dst_device) || !valid_device(src_device)) return fail(cudaErrorInvalidDevice);
+  if (cudaError_t s = check_side(call, "source", src, bytes, true, src_device); s != cudaSuccess)
+    return s;
+  return check_side(call, "destination", dst, bytes, true, dst_device);
+}
+}  // namespace stepgen_cuda_emu
+
+inline cudaError_t cudaMemcpy(void* dst, const void* src, std::size_t bytes, cudaMemcpyKind kind) {
+  namespace e = stepgen_cuda_emu;
+  bool pageable = false;
+  if (cudaError_t s = e::check_copy("cudaMemcpy", dst, src, bytes, kind, &pageable);
+      s != cudaSuccess)
+    return s;
+  e::drain("cudaMemcpy");
   if (bytes) std::memmove(dst, src, bytes);
   return cudaSuccess;
 }
 inline cudaError_t cudaMemcpyAsync(void* dst, const void* src, std::size_t bytes,
                                    cudaMemcpyKind kind, cudaStream_t s = nullptr) {
   namespace e = stepgen_cuda_emu;
-  if (cudaError_t r = e::check_stream("cudaMemcpyAsync", s); r != cudaSuccess) return r;
-  return cudaMemcpy(dst, src, bytes, kind);
+  e::Stream* st = nullptr;
+  if (cudaError_t r = e::check_stream("cudaMemcpyAsync", s, &st); r != cudaSuccess) return r;
+  bool pageable = false;
+  if (cudaError_t r = e::check_copy("cudaMemcpyAsync", dst, src, bytes, kind, &pageable);
+      r != cudaSuccess)
+    return r;
+  e::enqueue(
+      st,
+      [=] {
+        if (bytes) std::memmove(dst, src, bytes);
+      },
+      pageable);
+  return cudaSuccess;
 }
 
 inline cudaError_t cudaMemcpyPeer(void* dst, int dst_device, const void* src, int src_device,
                                   std::size_t bytes) {
   namespace e = stepgen_cuda_emu;
-  if (!e::valid_device(dst_device) || !e::valid_device(src_device))
-    return e::fail(cudaErrorInvalidDevice);
-  if (cudaError_t s = e::check_side("cudaMemcpyPeer", "source", src, bytes, true, src_device);
+  if (cudaError_t s = e::check_copy_peer("cudaMemcpyPeer", dst, dst_device, src, src_device, bytes);
       s != cudaSuccess)
     return s;
-  if (cudaError_t s = e::check_side("cudaMemcpyPeer", "destination", dst, bytes, true, dst_device);
-      s != cudaSuccess)
-    return s;
+  e::drain("cudaMemcpyPeer");
   if (bytes) std::memmove(dst, src, bytes);
   return cudaSuccess;
 }
 inline cudaError_t cudaMemcpyPeerAsync(void* dst, int dst_device, const void* src, int src_device,
                                        std::size_t bytes, cudaStream_t s = nullptr) {
   namespace e = stepgen_cuda_emu;
-  if (cudaError_t r = e::check_stream("cudaMemcpyPeerAsync", s); r != cudaSuccess) return r;
-  return cudaMemcpyPeer(dst, dst_device, src, src_device, bytes);
+  e::Stream* st = nullptr;
+  if (cudaError_t r = e::check_stream("cudaMemcpyPeerAsync", s, &st); r != cudaSuccess) return r;
+  if (cudaError_t r =
+          e::check_copy_peer("cudaMemcpyPeerAsync", dst, dst_device, src, src_device, bytes);
+      r != cudaSuccess)
+    return r;
+  e::enqueue(st, [=] {
+    if (bytes) std::memmove(dst, src, bytes);
+  });
+  return cudaSuccess;
 }
 
 inline cudaError_t cudaMemcpy3D(const cudaMemcpy3DParms* p) {
   namespace e = stepgen_cuda_emu;
-  if (!p || p->srcArray || p->dstArray)
-    return e::fail(cudaErrorInvalidValue, "cudaMemcpy3D: CUDA arrays are not emulated");
-  if (p->kind < cudaMemcpyHostToHost || p->kind > cudaMemcpyDefault)
-    return e::fail(cudaErrorInvalidMemcpyDirection);
-  const auto [src_dev, dst_dev] = e::sides(p->kind, p->dstPtr.ptr, p->srcPtr.ptr);
-  if (cudaError_t s =
-          e::check_pitched("cudaMemcpy3D", "source", p->srcPtr, p->srcPos, p->extent, src_dev);
-      s != cudaSuccess)
-    return s;
-  if (cudaError_t s =
-          e::check_pitched("cudaMemcpy3D", "destination", p->dstPtr, p->dstPos, p->extent, dst_dev);
-      s != cudaSuccess)
-    return s;
+  bool pageable = false;
+  if (cudaError_t s = e::check_copy_3d("cudaMemcpy3D", p, &pageable); s != cudaSuccess) return s;
+  e::drain("cudaMemcpy3D");
   e::copy_3d(p->dstPtr, p->dstPos, p->srcPtr, p->srcPos, p->extent);
   return cudaSuccess;
 }
 inline cudaError_t cudaMemcpy3DAsync(const cudaMemcpy3DParms* p, cudaStream_t s = nullptr) {
   namespace e = stepgen_cuda_emu;
-  if (cudaError_t r = e::check_stream("cudaMemcpy3DAsync", s); r != cudaSuccess) return r;
-  return cudaMemcpy3D(p);
+  e::Stream* st = nullptr;
+  if (cudaError_t r = e::check_stream("cudaMemcpy3DAsync", s, &st); r != cudaSuccess) return r;
+  bool pageable = false;
+  if (cudaError_t r = e::check_copy_3d("cudaMemcpy3DAsync", p, &pageable); r != cudaSuccess)
+    return r;
+  const cudaMemcpy3DParms c = *p;
+  e::enqueue(
+      st, [c] { e::copy_3d(c.dstPtr, c.dstPos, c.srcPtr, c.srcPos, c.extent); }, pageable);
+  return cudaSuccess;
 }
 
 inline cudaError_t cudaMemcpy3DPeer(const cudaMemcpy3DPeerParms* p) {
   namespace e = stepgen_cuda_emu;
-  if (!p || p->srcArray || p->dstArray)
-    return e::fail(cudaErrorInvalidValue, "cudaMemcpy3DPeer: CUDA arrays are not emulated");
-  if (!e::valid_device(p->srcDevice) || !e::valid_device(p->dstDevice))
-    return e::fail(cudaErrorInvalidDevice);
-  if (cudaError_t s = e::check_pitched("cudaMemcpy3DPeer", "source", p->srcPtr, p->srcPos,
-                                       p->extent, true, p->srcDevice);
-      s != cudaSuccess)
-    return s;
-  if (cudaError_t s = e::check_pitched("cudaMemcpy3DPeer", "destination", p->dstPtr, p->dstPos,
-                                       p->extent, true, p->dstDevice);
-      s != cudaSuccess)
-    return s;
+  if (cudaError_t s = e::check_copy_3d_peer("cudaMemcpy3DPeer", p); s != cudaSuccess) return s;
+  e::drain("cudaMemcpy3DPeer");
   e::copy_3d(p->dstPtr, p->dstPos, p->srcPtr, p->srcPos, p->extent);
   return cudaSuccess;
 }
 inline cudaError_t cudaMemcpy3DPeerAsync(const cudaMemcpy3DPeerParms* p, cudaStream_t s = nullptr) {
   namespace e = stepgen_cuda_emu;
-  if (cudaError_t r = e::check_stream("cudaMemcpy3DPeerAsync", s); r != cudaSuccess) return r;
-  return cudaMemcpy3DPeer(p);
+  e::Stream* st = nullptr;
+  if (cudaError_t r = e::check_stream("cudaMemcpy3DPeerAsync", s, &st); r != cudaSuccess) return r;
+  if (cudaError_t r = e::check_copy_3d_peer("cudaMemcpy3DPeerAsync", p); r != cudaSuccess) return r;
+  const cudaMemcpy3DPeerParms c = *p;
+  e::enqueue(st, [c] { e::copy_3d(c.dstPtr, c.dstPos, c.srcPtr, c.srcPos, c.extent); });
+  return cudaSuccess;
 }
 
 // Streams --------------------------------------------------------------------------------------
@@ -1031,8 +1207,9 @@ inline cudaError_t cudaStreamCreateWithPriority(cudaStream_t* s, unsigned int fl
   namespace e = stepgen_cuda_emu;
   if (!s) return e::fail(cudaErrorInvalidValue);
   if (!e::valid_device(e::current_device)) return e::fail(cudaErrorInvalidDevice);
-  *s = new e::Stream{e::current_device, priority, flags};
+  *s = new e::Stream{e::current_device, priority, flags, false, {}};
   e::machine().streams.insert(*s);
+  e::machine().order.push_back(*s);
   return cudaSuccess;
 }
 inline cudaError_t cudaStreamCreateWithFlags(cudaStream_t* s, unsigned int flags) {
@@ -1042,21 +1219,30 @@ inline cudaError_t cudaStreamCreate(cudaStream_t* s) {
   return cudaStreamCreateWithPriority(s, 0, 0);
 }
 
+/// The stream's work still runs (CUDA destroys it once idle).
 inline cudaError_t cudaStreamDestroy(cudaStream_t s) {
   namespace e = stepgen_cuda_emu;
-  if (!e::machine().streams.erase(s)) return e::fail(cudaErrorInvalidResourceHandle);
+  e::Machine& m = e::machine();
+  if (!m.streams.count(s)) return e::fail(cudaErrorInvalidResourceHandle);
+  e::run_until([s] { return s->queue.empty(); }, "cudaStreamDestroy");
+  m.streams.erase(s);
+  m.order.erase(std::find(m.order.begin(), m.order.end(), s));
   delete s;
   return cudaSuccess;
 }
 
 inline cudaError_t cudaStreamSynchronize(cudaStream_t s) {
   namespace e = stepgen_cuda_emu;
-  if (s && !e::machine().streams.count(s))
-    return e::fail(cudaErrorInvalidResourceHandle, "cudaStreamSynchronize: no such stream");
+  e::Stream* st = e::stream_of(s);
+  if (!st) return e::fail(cudaErrorInvalidResourceHandle, "cudaStreamSynchronize: no such stream");
+  e::run_until([st] { return st->queue.empty(); }, "cudaStreamSynchronize");
   return cudaSuccess;
 }
 inline cudaError_t cudaStreamQuery(cudaStream_t s) {
-  return cudaStreamSynchronize(s);
+  namespace e = stepgen_cuda_emu;
+  e::Stream* st = e::stream_of(s);
+  if (!st) return e::fail(cudaErrorInvalidResourceHandle, "cudaStreamQuery: no such stream");
+  return st->queue.empty() ? cudaSuccess : cudaErrorNotReady;
 }
 
 // Events ---------------------------------------------------------------------------------------
@@ -1072,9 +1258,19 @@ inline cudaError_t cudaEventCreate(cudaEvent_t* ev) {
   return cudaEventCreateWithFlags(ev, cudaEventDefault);
 }
 
+/// Work that records or waits for the event still runs (CUDA releases it once done).
 inline cudaError_t cudaEventDestroy(cudaEvent_t ev) {
   namespace e = stepgen_cuda_emu;
-  if (!e::machine().events.erase(ev)) return e::fail(cudaErrorInvalidResourceHandle);
+  e::Machine& m = e::machine();
+  if (!m.events.count(ev)) return e::fail(cudaErrorInvalidResourceHandle);
+  auto unused = [&m, ev] {
+    for (e::Stream* s : m.order)
+      for (const e::Op& op : s->queue)
+        if (op.event == ev || op.records == ev) return false;
+    return true;
+  };
+  e::run_until(unused, "cudaEventDestroy");
+  m.events.erase(ev);
   delete ev;
   return cudaSuccess;
 }
@@ -1090,8 +1286,15 @@ inline cudaError_t cudaEventRecord(cudaEvent_t ev, cudaStream_t s = nullptr) {
     return e::fail(cudaErrorInvalidResourceHandle,
                    "cudaEventRecord: an event of device " + std::to_string(ev->device) +
                        " recorded on a stream of device " + std::to_string(st->device));
-  ev->recorded = true;
-  ev->when = std::chrono::steady_clock::now();
+  const std::uint64_t seq = ++ev->issued;
+  e::enqueue(
+      st,
+      [ev, seq] {
+        ev->done = std::max(ev->done, seq);
+        ev->recorded = true;
+        ev->when = std::chrono::steady_clock::now();
+      },
+      false, ev);
   return cudaSuccess;
 }
 
@@ -1099,12 +1302,13 @@ inline cudaError_t cudaEventQuery(cudaEvent_t ev) {
   namespace e = stepgen_cuda_emu;
   if (!e::machine().events.count(ev))
     return e::fail(cudaErrorInvalidResourceHandle, "cudaEventQuery: no such event");
-  return cudaSuccess;
+  return ev->done >= ev->issued ? cudaSuccess : cudaErrorNotReady;  // not an error
 }
 inline cudaError_t cudaEventSynchronize(cudaEvent_t ev) {
   namespace e = stepgen_cuda_emu;
   if (!e::machine().events.count(ev))
     return e::fail(cudaErrorInvalidResourceHandle, "cudaEventSynchronize: no such event");
+  e::run_until([ev] { return ev->done >= ev->issued; }, "cudaEventSynchronize");
   return cudaSuccess;
 }
 
@@ -1115,19 +1319,26 @@ inline cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t start, cudaEvent_
     return e::fail(cudaErrorInvalidResourceHandle, "cudaEventElapsedTime: no such event");
   if ((start->flags | end->flags) & cudaEventDisableTiming)
     return e::fail(cudaErrorInvalidResourceHandle, "cudaEventElapsedTime: an event without timing");
-  if (!start->recorded || !end->recorded) return e::fail(cudaErrorInvalidResourceHandle);
+  if (start->issued == 0 || end->issued == 0) return e::fail(cudaErrorInvalidResourceHandle);
+  if (start->done < start->issued || end->done < end->issued) return e::fail(cudaErrorNotReady);
   *ms = std::chrono::duration<float, std::milli>(end->when - start->when).count();
   return cudaSuccess;
 }
 
-/// Streams run in issue order, so every event recorded so far has happened. The stream may be
-/// of any device (waits across GPUs are what CUDA allows).
+/// Later work on `s` waits for the event's latest record so far (none: no wait). The stream
+/// may be of any device (waits across GPUs are what CUDA allows).
 inline cudaError_t cudaStreamWaitEvent(cudaStream_t s, cudaEvent_t ev, unsigned int flags = 0) {
   namespace e = stepgen_cuda_emu;
   if (flags != 0) return e::fail(cudaErrorInvalidValue);
   if (!e::machine().events.count(ev))
     return e::fail(cudaErrorInvalidResourceHandle, "cudaStreamWaitEvent: no such event");
-  if (s && !e::machine().streams.count(s))
-    return e::fail(cudaErrorInvalidResourceHandle, "cudaStreamWaitEvent: no such stream");
+  e::Stream* st = e::stream_of(s);
+  if (!st) return e::fail(cudaErrorInvalidResourceHandle, "cudaStreamWaitEvent: no such stream");
+  const std::uint64_t seq = ev->issued;
+  if (ev->done >= seq) return cudaSuccess;
+  if (st->legacy)
+    e::run_until([ev, seq] { return ev->done >= seq; }, "cudaStreamWaitEvent");
+  else
+    st->queue.push_back(e::Op{nullptr, ev, seq, nullptr});
   return cudaSuccess;
 }
