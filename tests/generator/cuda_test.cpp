@@ -57,8 +57,9 @@ TEST_CASE("cuda: the tree holds the host program, CMakeLists, the .cu kernels an
         read_text(std::string(STEPGEN_SOURCE_DIR) + "/examples/twostage/twostage.cu"));
   const std::string& host = t.at("twostage.cu");
   CHECK(has(host, "#include \"kernels/twostage.cu\""));
-  CHECK(has(host, "::laplacian<<<grid, block, 0, at.d.stream(at.on)>>>("));
-  CHECK(has(host, "::hyperdiffuse<<<grid, block, 0, at.d.stream(at.on)>>>("));
+  CHECK(has(host, "STEPGEN_LAUNCH(::laplacian, grid, block, at.d.stream(at.on))("));
+  CHECK(has(host, "STEPGEN_LAUNCH(::hyperdiffuse, grid, block, at.d.stream(at.on))("));
+  CHECK_FALSE(has(host, "<<<"));  // launches go through STEPGEN_LAUNCH: nvcc or the CPU emulation
   CHECK(has(host, "static_cast<int>(extent(array::T, 0))"));  // scalar int passed as int
   CHECK(has(host, "info.backend = \"cuda\""));
   CHECK(has(host, "overlap: off (%s): compute then exchange"));

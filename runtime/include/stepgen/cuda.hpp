@@ -22,6 +22,14 @@
 #include "stepgen/exchange.hpp"
 #include "stepgen/program.hpp"
 
+/// A kernel launch, `STEPGEN_LAUNCH(kernel, grid, block, stream)(args...)`: the generated
+/// programs launch through this macro only, so that `<<<...>>>` is seen by nvcc alone. Under
+/// nvcc (or clang's CUDA mode) it is `kernel<<<grid, block, 0, stream>>>`; for host compilers
+/// the CPU emulation that CI runs the programs on (tests/cuda_emu/) defines it.
+#if defined(__CUDACC__)
+#define STEPGEN_LAUNCH(kernel, grid, block, stream) kernel<<<grid, block, 0, stream>>>
+#endif
+
 namespace stepgen::cuda {
 
 /// "cudaErrorInvalidValue (1): invalid argument".
