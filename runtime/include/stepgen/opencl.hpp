@@ -200,9 +200,10 @@ inline std::vector<Device> discover(const rt::Options& opt) {
   if (opt.device_type == "cpu") want = CL_DEVICE_TYPE_CPU;
 
   std::vector<Device> found;
-  std::string seen;  // every platform and its devices, for the error messages
-  int present = 0;   // devices of every type on every platform
-  bool other_type = false, other_platform = false;  // devices the filters left out, and why
+  std::string seen;             // every platform and its devices, for the error messages
+  int present = 0;              // devices of every type on every platform
+  std::string other_types;      // types of the devices --device-type left out ("cpu, gpu")
+  bool other_platform = false;  // devices --platform left out
   for (cl_platform_id p : platforms) {
     std::string pname = platform_string(p, CL_PLATFORM_NAME);
     cl_uint ndev = 0;
@@ -232,7 +233,8 @@ inline std::vector<Device> discover(const rt::Options& opt) {
       ++present;
       bool type_ok = (d.type & want) != 0;
       bool platform_ok = opt.platform.empty() || pname.find(opt.platform) != std::string::npos;
-      other_type |= platform_ok && !type_ok;
+      if (platform_ok && !type_ok && other_types.find(type_name(d.type)) == std::string::npos)
+        other_types += std::string(other_types.empty() ? "" : " or ") + type_name(d.type);
       other_platform |= type_ok && !platform_ok;
       if (type_ok && platform_ok) found.push_back(std::move(d));
     }
@@ -248,7 +250,8 @@ inline std::vector<Device> discover(const rt::Options& opt) {
         "other drivers may need their device files or a GPU on this machine)");
   if (found.empty()) {
     std::string hint;
-    if (other_type) hint += "--device-type all (or the type listed) selects them";
+    if (!other_types.empty())
+      hint += "--device-type " + other_types + " (or all) selects the devices listed";
     if (other_platform)
       hint +=
           std::string(hint.empty() ? "" : "; ") + "--platform takes a part of a platform's name";
