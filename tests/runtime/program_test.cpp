@@ -196,6 +196,15 @@ TEST_CASE("save_raw: atomic, the permissions kept, write errors reported") {
   save_raw(a, d + "/new.raw");
   CHECK(read_file(d + "/new.raw") == want);
   CHECK(dir.entries() == std::vector<std::string>{"new.raw"});
+  {
+    const mode_t mask = umask(022);  // a new file gets what the umask gives, as with open()
+    save_raw(a, d + "/new022.raw");
+    umask(mask);
+    struct stat st {};
+    REQUIRE(stat((d + "/new022.raw").c_str(), &st) == 0);
+    CHECK((st.st_mode & 07777) == 0644);
+    REQUIRE(unlink((d + "/new022.raw").c_str()) == 0);
+  }
 
   write_file(d + "/old.raw", "previous contents, longer than the array");
   REQUIRE(chmod((d + "/old.raw").c_str(), 0640) == 0);

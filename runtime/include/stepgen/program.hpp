@@ -378,18 +378,32 @@ inline std::string save_target(const std::string& what, const std::string& path,
 
 /// Creates a new, empty, uniquely named file beside `target` (".NAME.stepgen-XXXXXX") with the
 /// target's permissions (or those a new file gets). Returns its descriptor; `temp` its path.
+/// Not thread-safe (one thread saves).
 inline int create_temporary(const std::string& what, const std::string& target, bool exists,
                             std::string& temp) {
   const std::string folder = folder_of(target);
   const std::size_t slash = target.find_last_of('/');
   const std::string name = slash == std::string::npos ? target : target.substr(slash + 1);
-  std::string pattern = (slash == std::string::npos ? std::string() : target.substr(0, slash + 1)) +
-                        "." + name + ".stepgen-XXXXXX";
-  std::vector<char> buffer(pattern.begin(), pattern.end());
-  buffer.push_back('\0');
-  const int fd = mkstemp(buffer.data());
+  const std::string stem =
+      (slash == std::string::npos ? std::string() : target.substr(0, slash + 1)) + "." + name +
+      ".stepgen-";
+  // open(O_CREAT | O_EXCL, 0666) rather than mkstemp (0600): a new file gets the permissions
+  // the umask gives, without changing the process's umask (other threads may create files).
+  static std::uint64_t counter = 0;
+  const std::uint64_t seed =
+      static_cast<std::uint64_t>(getpid()) * 2654435761U ^
+      static_cast<std::uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
+  const char digits[] = "abcdefghijklmnopqrstuvwxyz0123456789";
+  int fd = -1, e = 0;
+  for (int attempt = 0; attempt < 100 && fd < 0; ++attempt) {
+    std::uint64_t x = seed + std::uint64_t{0x9e3779b97f4a7c15} * ++counter;
+    temp = stem;
+    for (int i = 0; i < 6; ++i, x /= 36) temp += digits[x % 36];
+    fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    e = errno;
+    if (fd < 0 && e != EEXIST) break;
+  }
   if (fd < 0) {
-    const int e = errno;
     struct stat st {};
     if (stat(folder.c_str(), &st) != 0)
       throw RunError(what + ": the folder '" + folder + "' does not exist (" + errno_text(e) + ")");
@@ -397,17 +411,9 @@ inline int create_temporary(const std::string& what, const std::string& target, 
     throw RunError(what + ": cannot create a file in the folder '" + folder +
                    "': " + errno_text(e));
   }
-  temp = buffer.data();
-  mode_t mode = 0;
   struct stat st {};
-  if (exists && stat(target.c_str(), &st) == 0) {
-    mode = st.st_mode & 07777;
-  } else {
-    const mode_t mask = umask(0);
-    umask(mask);
-    mode = 0666 & ~mask;
-  }
-  fchmod(fd, mode);  // best effort: the data matter, the permissions are a courtesy
+  if (exists && stat(target.c_str(), &st) == 0)
+    (void)fchmod(fd, st.st_mode & 07777);  // a replaced file keeps its permissions (best effort)
   return fd;
 }
 
