@@ -2,7 +2,8 @@
 /// \file
 /// What every generated program needs whatever the backend: its command-line options, host
 /// arrays with raw file I/O, bit-for-bit comparison, wall-clock timers and the final report.
-/// Standard library only (plus POSIX getrusage for the peak resident memory).
+/// Standard library only, plus POSIX (getrusage for the peak resident memory; open, write,
+/// fsync and rename for atomic saves).
 
 #include <fcntl.h>
 #include <sys/resource.h>
@@ -56,7 +57,7 @@ struct ProgramInfo {
   int default_device_count;         ///< 0 = all (from the spec)
   std::int64_t default_steps;
   std::vector<std::string> arrays;       ///< names usable with --load / --save
-  std::vector<std::size_t> array_bytes;  ///< each array's file size (empty: not checked early)
+  std::vector<std::size_t> array_bytes;  ///< array_bytes[i]: arrays[i]'s file size (or empty)
 };
 
 struct Options {
