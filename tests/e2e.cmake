@@ -26,3 +26,14 @@ if(OpenCL_FOUND)
   set_tests_properties("e2e: opencl kernel sources of one name in two folders" PROPERTIES
                        TIMEOUT 600 LABELS e2e ENVIRONMENT "POCL_MAX_PTHREAD_COUNT=2")
 endif()
+
+# The generated program's command line and files (bad flags, --load/--save targets checked
+# before the run, atomic saves under kill -9 and write errors, no device found), on one build
+# of jacobi2d with a 4096x4096 grid.
+if(OpenCL_FOUND AND EXISTS ${PROJECT_SOURCE_DIR}/examples/jacobi2d/jacobi2d.xml)
+  add_test(NAME "e2e: opencl program io"
+           COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/e2e/program_io_test.sh $<TARGET_FILE:stepgen>
+                   ${PROJECT_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/e2e/program-io)
+  set_tests_properties("e2e: opencl program io" PROPERTIES TIMEOUT 300 LABELS e2e
+                       ENVIRONMENT "POCL_MAX_PTHREAD_COUNT=2")
+endif()

@@ -70,25 +70,26 @@ if [ "$format" = xml ]; then
   echo "ok: $example ($format) on $n device(s), --strategy min-exchange ($(grep -o 'grid [0-9x]*' "$run/log.txt" | head -1)): equal the reference"
 fi
 
-# The generated program's errors: a clear message and exit status 1, never a crash or a hang.
+# The generated program's errors: a clear message and exit status 2 for a bad command line, 1
+# for the rest, never a crash or a hang (tests/e2e/program_io_test.sh checks many more).
 if [ "$example" = jacobi2d ] && [ "$format" = xml ]; then
-  expect_error() {  # expect_error "MESSAGE PART" ARGS...
-    local want=$1; shift
+  expect_error() {  # expect_error STATUS "MESSAGE PART" ARGS...
+    local want_status=$1 want=$2; shift 2
     set +e
     POCL_DEVICES="pthread pthread" timeout 60 "$out/build/$example" --device-type cpu "$@" > "$work/err.txt" 2>&1
     local status=$?
     set -e
-    if [ "$status" -ne 1 ] || ! grep -qF -- "$want" "$work/err.txt"; then
-      echo "FAIL: '$*' exited $status; expected 1 and '$want' in:"; cat "$work/err.txt"; exit 1
+    if [ "$status" -ne "$want_status" ] || ! grep -qF -- "$want" "$work/err.txt"; then
+      echo "FAIL: '$*' exited $status; expected $want_status and '$want' in:"; cat "$work/err.txt"; exit 1
     fi
     echo "ok: '$*' fails with: $(head -1 "$work/err.txt")"
   }
-  expect_error "asked for 9 devices but only 2 match" --devices 9
-  expect_error "unknown option '--bogus'" --bogus
-  expect_error "no array named 'Q'" --save Q=x.raw
-  expect_error "cannot open '$work/missing.raw'" --load "A=$work/missing.raw"
+  expect_error 1 "asked for 9 devices but only 2 match" --devices 9
+  expect_error 2 "unknown option '--bogus'" --bogus
+  expect_error 2 "no array named 'Q'" --save Q=x.raw
+  expect_error 1 "--load A=$work/missing.raw: '$work/missing.raw' does not exist" --load "A=$work/missing.raw"
   head -c 100 /dev/zero > "$work/short.raw"
-  expect_error "holds 100 bytes but array A needs 3145728" --load "A=$work/short.raw"
-  expect_error "--steps expects an integer >= 0" --steps -3
-  expect_error "no OpenCL device matches (type gpu)" --device-type gpu
+  expect_error 1 "holds 100 bytes but array A needs 3145728 bytes" --load "A=$work/short.raw"
+  expect_error 2 "--steps expects an integer from 0 to 9223372036854775807, got '-3'" --steps -3
+  expect_error 1 "no OpenCL device matches (type gpu)" --device-type gpu
 fi

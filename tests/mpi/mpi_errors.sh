@@ -39,13 +39,30 @@ expect_once "--weights gives 3 weights"
 expect_failure "--device-memory expects a size" 2 "pthread pthread" "$prog" --device-memory lots
 expect_once "--device-memory expects a size"
 # Files read and written by MPI-IO.
-expect_failure "cannot open '$work/missing.raw' to load array A" 2 "pthread pthread" "$prog" --device-type cpu \
-  --load "A=$work/missing.raw"
+expect_failure "--load A=$work/missing.raw: '$work/missing.raw' does not exist" 2 "pthread pthread" "$prog" \
+  --device-type cpu --load "A=$work/missing.raw"
+expect_once "does not exist"
 head -c 100 /dev/zero > "$work/short.raw"
 expect_failure "'$work/short.raw' holds 100 bytes but array A needs 3145728" 2 "pthread pthread" "$prog" \
   --device-type cpu --load "A=$work/short.raw"
-expect_failure "cannot write '$work/no/such/dir/A.raw' for array A" 2 "pthread pthread" "$prog" --device-type cpu \
-  --steps 1 --save "A=$work/no/such/dir/A.raw"
+# --save targets are checked by rank 0 before the devices and the run (a run of 10^9 steps that
+# got past the checks would time out), reported once.
+expect_failure "--save A=$work/no/such/dir/A.raw: the folder '$work/no/such/dir' does not exist" 2 "pthread pthread" \
+  "$prog" --device-type cpu --steps 1000000000 --save "A=$work/no/such/dir/A.raw"
+expect_once "does not exist"
+expect_failure "--save A=/dev/full: '/dev/full' is a character device, not a regular file" 2 "pthread pthread" \
+  "$prog" --device-type cpu --steps 1000000000 --save A=/dev/full
+expect_once "is a character device"
+# A bad command line is a usage error: status 2 from every rank, reported once.
+set +e
+POCL_DEVICES="pthread pthread" stepgen_mpirun 2 "$prog" --devices 4294967297 > "$work/err.txt" 2>&1
+status=$?
+set -e
+if [ "$status" -ne 2 ] || ! grep -qF -- "--devices expects an integer from 1 to 2147483647, got '4294967297'" "$work/err.txt"; then
+  echo "FAIL: --devices 4294967297 on 2 ranks exited $status (expected 2):"; cat "$work/err.txt"; exit 1
+fi
+expect_once "--devices expects an integer"
+echo "ok: mpirun -np 2 --devices 4294967297 exits 2 with: $(head -1 "$work/err.txt")"
 
 # --load through MPI-IO: a saved state loaded back continues the run exactly (50 + 50 = 100 steps).
 half="$work/half"
@@ -56,6 +73,13 @@ POCL_DEVICES="pthread pthread" stepgen_mpirun 2 "$prog" --device-type cpu --quie
   --load "A=$half/A.raw" --load "B=$half/B.raw" --save "A=$half/A100.raw" --verify > "$half/log.txt"
 grep -q "verify: OK" "$half/log.txt" || { cat "$half/log.txt"; echo "FAIL: --load --verify"; exit 1; }
 cmp "$half/A100.raw" "$refdir/A.raw" || { echo "FAIL: 50 steps, saved, loaded and 50 more differ from 100 steps"; exit 1; }
+# The saves replaced nothing but their own files, atomically: no temporary file is left.
+if compgen -G "$half/.*.stepgen-*" > /dev/null; then echo "FAIL: a save left a temporary file"; ls -la "$half"; exit 1; fi
+# A save over an existing file replaces it (MPI-IO into a temporary file, renamed).
+head -c 3145728 /dev/urandom > "$half/again.raw"
+POCL_DEVICES="pthread pthread" stepgen_mpirun 2 "$prog" --device-type cpu --quiet --steps 50 \
+  --load "A=$half/A.raw" --load "B=$half/B.raw" --save "A=$half/again.raw"
+cmp "$half/again.raw" "$refdir/A.raw" || { echo "FAIL: a save over an existing file"; exit 1; }
 echo "ok: 50 steps on 3 ranks, saved, loaded on 2 ranks, 50 more: equal to the reference's 100 steps"
 
 # The generator: the CUDA target writes MPI programs too (tests/cuda/mpi_compile_test.sh builds them).

@@ -25,6 +25,7 @@
 #endif
 #include <mpi.h>
 
+#include <cerrno>
 #include <climits>
 #include <cstdint>
 #include <cstdio>
@@ -42,7 +43,8 @@
 namespace stepgen::mpi {
 
 /// An error that every rank meets alike (bad options, a split that cannot be made): rank 0
-/// reports it once and every rank exits with status 1, without aborting the job.
+/// reports it once and every rank exits with status 1, without aborting the job. (A
+/// rt::UsageError, a bad command line, is met alike too: reported once, status 2.)
 class UniformError : public rt::RunError {
  public:
   using rt::RunError::RunError;
@@ -123,6 +125,9 @@ class Session {
   int run(const char* program, Body&& body) {
     try {
       return body();
+    } catch (const rt::UsageError& e) {  // the same command line on every rank: status 2
+      if (rank_ == 0) std::fprintf(stderr, "%s: error: %s\n", program, e.what());
+      return 2;
     } catch (const UniformError& e) {
       if (rank_ == 0) std::fprintf(stderr, "%s: error: %s\n", program, e.what());
       return 1;
@@ -208,28 +213,110 @@ inline void read_array(MPI_Comm comm, rt::HostArray& a, const rt::Box& grid,
   check(rc, "reading '" + path + "' (MPI-IO) for array " + a.name);
 }
 
+/// Collective over `comm`: every rank gives its error message ("" when none); every rank
+/// gets the message of the lowest rank that has one ("" when no rank has).
+inline std::string first_error(MPI_Comm comm, const std::string& mine) {
+  int rank = 0, size = 1;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  int candidate = mine.empty() ? size : rank, first = size;
+  check(MPI_Allreduce(&candidate, &first, 1, MPI_INT, MPI_MIN, comm), "MPI_Allreduce(errors)");
+  if (first == size) return {};
+  std::string text = mine;
+  int length = static_cast<int>(text.size());
+  check(MPI_Bcast(&length, 1, MPI_INT, first, comm), "MPI_Bcast(error)");
+  text.resize(static_cast<std::size_t>(length));
+  check(MPI_Bcast(text.data(), length, MPI_CHAR, first, comm), "MPI_Bcast(error)");
+  return text;
+}
+
+/// Collective: rank 0 checks every --load and --save of `o` before the run (rt::check_files;
+/// the files are shared by the ranks, MPI-IO reads and writes one file). Every rank throws
+/// the same error: UsageError for a bad command line, else UniformError.
+inline void check_files(MPI_Comm comm, const rt::Options& o, const rt::ProgramInfo& info) {
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  std::string mine;
+  if (rank == 0) {
+    try {
+      rt::check_files(o, info);
+    } catch (const rt::UsageError& e) {
+      mine = std::string("U") + e.what();
+    } catch (const std::exception& e) {
+      mine = std::string("R") + e.what();
+    }
+  }
+  const std::string error = first_error(comm, mine);
+  if (error.empty()) return;
+  if (error[0] == 'U') throw rt::UsageError(error.substr(1));
+  throw UniformError(error.substr(1));
+}
+
 /// Collective over `comm`: writes the cells `owned` of `a` (a rank's part, held over `a.box`)
-/// into the raw file `path` for the whole grid `grid`, created or truncated to its size.
+/// into the raw file `path` for the whole grid `grid`, atomically: rank 0 creates a temporary
+/// file beside `path`, every rank writes its part into it (MPI-IO), the file is flushed to
+/// storage (MPI_File_sync) and closed, and rank 0 renames it over `path`. On any failure the
+/// temporary file is removed, `path` is as it was, and every rank throws the same UniformError.
 inline void write_array(MPI_Comm comm, const rt::HostArray& a, const rt::Box& owned,
                         const rt::Box& grid, const std::string& path) {
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  const std::string what = "array " + a.name;
+  std::string target, temp, error;
+  bool exists = false;
+  if (rank == 0) {
+    try {
+      target = rt::file::save_target("cannot write " + what, path, exists);
+      const int fd = rt::file::create_temporary("cannot write " + what, target, exists, temp);
+      ::close(fd);
+    } catch (const std::exception& e) {
+      error = e.what();
+    }
+  }
+  error = first_error(comm, error);
+  if (!error.empty()) throw UniformError(error);
+  int length = static_cast<int>(temp.size());
+  check(MPI_Bcast(&length, 1, MPI_INT, 0, comm), "MPI_Bcast(file name)");
+  temp.resize(static_cast<std::size_t>(length));
+  check(MPI_Bcast(temp.data(), length, MPI_CHAR, 0, comm), "MPI_Bcast(file name)");
+
+  auto mpi_text = [](int rc) {
+    char text[MPI_MAX_ERROR_STRING];
+    int n = 0;
+    if (MPI_Error_string(rc, text, &n) != MPI_SUCCESS) n = 0;
+    return n ? std::string(text, static_cast<std::size_t>(n)) : "MPI error " + std::to_string(rc);
+  };
   MPI_File file = MPI_FILE_NULL;
-  if (MPI_File_open(comm, path.c_str(), MPI_MODE_CREATE | MPI_MODE_WRONLY, MPI_INFO_NULL, &file) !=
-      MPI_SUCCESS)
-    throw rt::RunError("cannot write '" + path + "' for array " + a.name);
-  const auto bytes =
-      static_cast<MPI_Offset>(grid.volume()) * static_cast<MPI_Offset>(a.element_bytes);
-  Datatype in_file = box_type(grid, owned, a.element_bytes);
-  Datatype in_memory = box_type(a.box, owned, a.element_bytes);
-  int rc = MPI_File_set_size(file, bytes);  // drops what an older, longer file held past the grid
-  if (rc == MPI_SUCCESS)
-    rc = MPI_File_set_view(file, 0, MPI_BYTE, in_file.get(), "native", MPI_INFO_NULL);
-  MPI_Status status;
-  if (rc == MPI_SUCCESS)
-    rc = MPI_File_write_all(file, const_cast<unsigned char*>(a.bytes.data()), 1, in_memory.get(),
-                            &status);
-  int closed = MPI_File_close(&file);
-  check(rc, "writing '" + path + "' (MPI-IO) for array " + a.name);
-  check(closed, "closing '" + path + "' (MPI-IO)");
+  int rc = MPI_File_open(comm, temp.c_str(), MPI_MODE_WRONLY, MPI_INFO_NULL, &file);
+  if (rc == MPI_SUCCESS) {
+    const auto bytes =
+        static_cast<MPI_Offset>(grid.volume()) * static_cast<MPI_Offset>(a.element_bytes);
+    Datatype in_file = box_type(grid, owned, a.element_bytes);
+    Datatype in_memory = box_type(a.box, owned, a.element_bytes);
+    rc = MPI_File_set_size(file, bytes);
+    if (rc == MPI_SUCCESS)
+      rc = MPI_File_set_view(file, 0, MPI_BYTE, in_file.get(), "native", MPI_INFO_NULL);
+    MPI_Status status;
+    if (rc == MPI_SUCCESS)
+      rc = MPI_File_write_all(file, const_cast<unsigned char*>(a.bytes.data()), 1, in_memory.get(),
+                              &status);
+    if (rc == MPI_SUCCESS) rc = MPI_File_sync(file);  // collective: the data reach storage
+    const int closed = MPI_File_close(&file);
+    if (rc == MPI_SUCCESS) rc = closed;
+  }
+  std::string mine;
+  if (rc != MPI_SUCCESS) mine = "cannot write '" + path + "' for " + what + ": " + mpi_text(rc);
+  if (rank == 0 && mine.empty() && std::rename(temp.c_str(), target.c_str()) != 0)
+    mine = "cannot write '" + path + "' for " + what + ": " + rt::file::errno_text(errno);
+  error = first_error(comm, mine);
+  if (rank == 0) {
+    if (error.empty())
+      rt::file::sync_folder(rt::file::folder_of(target));
+    else
+      ::unlink(temp.c_str());
+  }
+  if (!error.empty())
+    throw UniformError(error + (exists ? " (the previous file is unchanged)" : ""));
 }
 
 /// `random(seed)` over the box `a.box` of the grid `grid`: the values the whole-grid fill gives

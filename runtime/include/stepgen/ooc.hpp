@@ -73,12 +73,16 @@ struct OocOptions {
 /// The share of a device's free memory that `device_memory="auto"` uses.
 constexpr double kAutoMemoryShare = 0.85;
 
-/// Parses "8GiB", "512MiB", "1.5GB", "4096" (bytes). Throws RunError naming the flag.
+/// Parses "8GiB", "512MiB", "1.5GB", "4096" (bytes). Throws UsageError naming the flag.
 inline Index parse_size(const std::string& flag, const std::string& text) {
-  char* end = nullptr;
-  errno = 0;
-  double v = std::strtod(text.c_str(), &end);
-  std::string unit = end ? end : "";
+  // The number: digits and a '.', then the unit (no sign, exponent, hex, inf or nan).
+  std::size_t digits = 0;
+  while (digits < text.size() &&
+         (std::isdigit(static_cast<unsigned char>(text[digits])) || text[digits] == '.'))
+    ++digits;
+  double v = 0;
+  const bool number = detail::parse_number(text.substr(0, digits), 0, 1e30, v);
+  std::string unit = text.substr(digits);
   for (char& c : unit) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   double scale = -1;
   const std::pair<const char*, double> units[] = {{"", 1},
@@ -97,10 +101,12 @@ inline Index parse_size(const std::string& flag, const std::string& text) {
                                                   {"tb", 1e12}};
   for (const auto& [name, s] : units)
     if (unit == name) scale = s;
-  if (text.empty() || end == text.c_str() || errno != 0 || scale < 0 || !(v > 0))
-    throw RunError(flag + " expects a size such as 8GiB, 512MiB or 1000000 (bytes), got '" + text +
-                   "'");
-  return static_cast<Index>(v * scale);
+  // At least a byte, at most 2^62 bytes (4 EiB): an Index with room for sums.
+  const double bytes = v * scale;
+  if (!number || scale < 0 || !(bytes >= 1) || bytes > 4611686018427387904.0)
+    throw UsageError(flag + " expects a size such as 8GiB, 512MiB or 1000000 (bytes), from 1 " +
+                     "byte to 4 EiB, got '" + text + "'");
+  return static_cast<Index>(bytes);
 }
 
 /// Takes the out-of-core flags out of argv (so that parse_options never sees them) into `o`.
@@ -109,11 +115,11 @@ inline void take_ooc_options(int& argc, char** argv, OocOptions& o) {
   for (int i = 1; i < argc; ++i) {
     const std::string flag = argv[i];
     auto value = [&]() -> std::string {
-      if (i + 1 >= argc) throw RunError(flag + " needs a value (see --help)");
+      if (i + 1 >= argc) throw UsageError(flag + " needs a value (see --help)");
       return argv[++i];
     };
     auto on_off = [&](const std::string& v) {
-      if (v != "on" && v != "off") throw RunError(flag + " expects on or off, got '" + v + "'");
+      if (v != "on" && v != "off") throw UsageError(flag + " expects on or off, got '" + v + "'");
       return v == "on";
     };
     if (flag == "--device-memory") {
@@ -123,16 +129,18 @@ inline void take_ooc_options(int& argc, char** argv, OocOptions& o) {
     } else if (flag == "--out-of-core") {
       const std::string v = value();
       if (v != "on" && v != "off" && v != "auto")
-        throw RunError(flag + " expects on, off or auto, got '" + v + "'");
+        throw UsageError(flag + " expects on, off or auto, got '" + v + "'");
       o.mode = v == "on"    ? OocOptions::Mode::kOn
                : v == "off" ? OocOptions::Mode::kOff
                             : OocOptions::Mode::kAuto;
     } else if (flag == "--ooc-chunks") {
       const std::string v = value();
-      o.chunks = v == "auto" ? 0 : static_cast<int>(detail::parse_count(flag, v, 1));
+      o.chunks =
+          v == "auto" ? 0 : detail::parse_integer<int>(flag, v, 1, std::numeric_limits<int>::max());
     } else if (flag == "--steps-per-pass") {
       const std::string v = value();
-      o.steps_per_pass = v == "auto" ? 0 : static_cast<int>(detail::parse_count(flag, v, 1));
+      o.steps_per_pass =
+          v == "auto" ? 0 : detail::parse_integer<int>(flag, v, 1, std::numeric_limits<int>::max());
     } else if (flag == "--region-sharing") {
       o.region_sharing = on_off(value());
     } else if (flag == "--overlap") {
@@ -144,7 +152,7 @@ inline void take_ooc_options(int& argc, char** argv, OocOptions& o) {
     } else if (flag == "--pinned") {
       o.pinned = on_off(value());
     } else if (flag == "--ooc-buffers") {
-      o.buffers = static_cast<int>(detail::parse_count(flag, value(), 3));
+      o.buffers = detail::parse_integer<int>(flag, value(), 3, 64);
     } else {
       argv[kept++] = argv[i];
     }
@@ -163,7 +171,7 @@ inline void print_ooc_usage(std::FILE* out) {
       "  --steps-per-pass K    time steps per pass over the chunks, or auto (the model)\n"
       "  --region-sharing S    on | off: shared planes copied on the device\n"
       "  --overlap S           on | off: copies and kernels of different chunks at once\n"
-      "  --ooc-buffers B       buffer slots per array (default 3, at least 3)\n"
+      "  --ooc-buffers B       buffer slots per array, 3 to 64 (default 3)\n"
       "  --pinned S            on | off: host arrays page-locked, chunks copied straight\n"
       "                        from them (direct mapping; default on)\n"
       "  --trapezoid S         on | off: each step computes only the planes still read\n"

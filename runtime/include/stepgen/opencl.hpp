@@ -200,11 +200,18 @@ inline std::vector<Device> discover(const rt::Options& opt) {
   if (opt.device_type == "cpu") want = CL_DEVICE_TYPE_CPU;
 
   std::vector<Device> found;
-  std::string seen;  // every device, for the error message
+  std::string seen;             // every platform and its devices, for the error messages
+  int present = 0;              // devices of every type on every platform
+  std::string other_types;      // types of the devices --device-type left out ("cpu, gpu")
+  bool other_platform = false;  // devices --platform left out
   for (cl_platform_id p : platforms) {
     std::string pname = platform_string(p, CL_PLATFORM_NAME);
     cl_uint ndev = 0;
-    if (clGetDeviceIDs(p, CL_DEVICE_TYPE_ALL, 0, nullptr, &ndev) != CL_SUCCESS) continue;
+    if (clGetDeviceIDs(p, CL_DEVICE_TYPE_ALL, 0, nullptr, &ndev) != CL_SUCCESS || ndev == 0) {
+      seen += "\n  platform '" + pname + "': no devices";
+      continue;
+    }
+    seen += "\n  platform '" + pname + "':";
     std::vector<cl_device_id> ids(ndev);
     check(clGetDeviceIDs(p, CL_DEVICE_TYPE_ALL, ndev, ids.data(), nullptr), "clGetDeviceIDs",
           pname);
@@ -222,21 +229,40 @@ inline std::vector<Device> discover(const rt::Options& opt) {
       check(clGetDeviceInfo(id, CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof d.max_alloc, &d.max_alloc,
                             nullptr),
             "clGetDeviceInfo", d.name);
-      seen += "\n  " + d.name + " [" + type_name(d.type) + "] on " + pname;
+      seen += "\n    " + d.name + " [" + type_name(d.type) + "]";
+      ++present;
       bool type_ok = (d.type & want) != 0;
       bool platform_ok = opt.platform.empty() || pname.find(opt.platform) != std::string::npos;
+      if (platform_ok && !type_ok && other_types.find(type_name(d.type)) == std::string::npos)
+        other_types += std::string(other_types.empty() ? "" : " or ") + type_name(d.type);
+      other_platform |= type_ok && !platform_ok;
       if (type_ok && platform_ok) found.push_back(std::move(d));
     }
   }
   std::string filter =
       "type " + opt.device_type + (opt.platform.empty() ? "" : ", platform '" + opt.platform + "'");
-  if (found.empty())
-    throw rt::RunError("no OpenCL device matches (" + filter + "); devices present:" + seen);
+  const std::string searched = "searched " + std::to_string(platforms.size()) + " platform" +
+                               (platforms.size() == 1 ? "" : "s") + ":" + seen;
+  if (present == 0)
+    throw rt::RunError(
+        "no OpenCL device found: every platform has no devices; " + searched +
+        "\n(PoCL's devices are chosen by POCL_DEVICES: unset it, or set it to e.g. 'pthread'; "
+        "other drivers may need their device files or a GPU on this machine)");
+  if (found.empty()) {
+    std::string hint;
+    if (!other_types.empty())
+      hint += "--device-type " + other_types + " (or all) selects the devices listed";
+    if (other_platform)
+      hint +=
+          std::string(hint.empty() ? "" : "; ") + "--platform takes a part of a platform's name";
+    if (hint.empty()) hint = "--device-type all and no --platform select every device listed";
+    throw rt::RunError("no OpenCL device matches (" + filter + "); " + searched + "\n(" + hint +
+                       ")");
+  }
   if (opt.devices > 0) {
     if (static_cast<size_t>(opt.devices) > found.size())
       throw rt::RunError("asked for " + std::to_string(opt.devices) + " devices but only " +
-                         std::to_string(found.size()) + " match (" + filter +
-                         "); devices present:" + seen);
+                         std::to_string(found.size()) + " match (" + filter + "); " + searched);
     found.resize(static_cast<size_t>(opt.devices));
   }
   for (size_t i = 0; i < found.size(); ++i) {

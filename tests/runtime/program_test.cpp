@@ -1,0 +1,250 @@
+// The generated programs' command line and raw files (program.hpp, ooc.hpp's flags): numeric
+// flags in range or a UsageError naming the flag and the range; --load and --save targets
+// checked before the run; saves written atomically, every write checked.
+#include "stepgen/program.hpp"
+
+#include <doctest/doctest.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <vector>
+
+#include "stepgen/ooc.hpp"
+
+using namespace stepgen::rt;
+
+namespace {
+
+ProgramInfo test_info() {
+  ProgramInfo info;
+  info.name = "prog";
+  info.spec = "prog.xml";
+  info.backend = "opencl";
+  info.default_device_type = "all";
+  info.default_device_count = 0;
+  info.default_steps = 10;
+  info.arrays = {"A", "B"};
+  info.array_bytes = {16, 8};
+  return info;
+}
+
+/// parse_options over `args` (after the program's name); "" when it succeeds, else the
+/// message of the UsageError (any other exception fails the test).
+std::string usage_error(std::vector<std::string> args) {
+  args.insert(args.begin(), "prog");
+  std::vector<char*> argv;
+  for (std::string& a : args) argv.push_back(a.data());
+  try {
+    int argc = static_cast<int>(argv.size());
+    OocOptions ooc;
+    take_ooc_options(argc, argv.data(), ooc);
+    parse_options(argc, argv.data(), test_info());
+  } catch (const UsageError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+/// A fresh folder under the system's temporary folder, removed with its files at the end.
+struct TempDir {
+  std::string path;
+  TempDir() {
+    std::string pattern = (std::getenv("TMPDIR") ? std::getenv("TMPDIR") : "/tmp");
+    pattern += "/stepgen-program-test-XXXXXX";
+    std::vector<char> b(pattern.begin(), pattern.end());
+    b.push_back('\0');
+    REQUIRE(mkdtemp(b.data()) != nullptr);
+    path = b.data();
+  }
+  ~TempDir() { (void)std::system(("rm -rf '" + path + "'").c_str()); }
+  std::vector<std::string> entries() const {
+    std::vector<std::string> names;
+    const std::string command = "ls -A '" + path + "'";
+    FILE* ls = popen(command.c_str(), "r");
+    char line[512];
+    while (ls != nullptr && std::fgets(line, sizeof line, ls) != nullptr) {
+      std::string n = line;
+      if (!n.empty() && n.back() == '\n') n.pop_back();
+      names.push_back(n);
+    }
+    if (ls != nullptr) pclose(ls);
+    return names;
+  }
+};
+
+void write_file(const std::string& path, const std::string& text) {
+  std::ofstream(path, std::ios::binary) << text;
+}
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+std::string check_error(const Options& o) {
+  try {
+    check_files(o, test_info());
+  } catch (const RunError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+}  // namespace
+
+TEST_CASE("numeric flags: the whole text, in range, else a UsageError naming flag and range") {
+  CHECK(usage_error({"--devices", "3", "--steps", "0", "--weights", "1,2.5,1e-3"}).empty());
+  CHECK(usage_error({"--steps", "9223372036854775807"}).empty());
+  CHECK(usage_error({"--devices", "2147483647"}).empty());
+  for (const char* bad : {"4294967297", "2147483648", "0", "-1", "3x", "", " 3", "+3", "1e3"})
+    CHECK(usage_error({"--devices", bad}) ==
+          "--devices expects an integer from 1 to 2147483647, got '" + std::string(bad) + "'");
+  for (const char* bad : {"-1", "9223372036854775808", "3x", "1.5", "0x10"})
+    CHECK(usage_error({"--steps", bad}) ==
+          "--steps expects an integer from 0 to 9223372036854775807, got '" + std::string(bad) +
+              "'");
+  for (const char* bad : {"0", "1,0", "inf", "nan", "1e400", "1,,2", "0x10", "-1", "2e6", "1,"})
+    CHECK(usage_error({"--weights", bad}).rfind("--weights expects numbers from 1e-6 to 1e6", 0) ==
+          0);
+  CHECK(usage_error({"--ooc-chunks", "4294967297"}) ==
+        "--ooc-chunks expects an integer from 1 to 2147483647, got '4294967297'");
+  CHECK(usage_error({"--steps-per-pass", "0"}) ==
+        "--steps-per-pass expects an integer from 1 to 2147483647, got '0'");
+  CHECK(usage_error({"--ooc-buffers", "2"}) ==
+        "--ooc-buffers expects an integer from 3 to 64, got '2'");
+  CHECK(usage_error({"--ooc-chunks", "auto", "--steps-per-pass", "7"}).empty());
+  for (const char* bad : {"inf", "nan", "1e3", "-5", "0", "99999999TiB", "0x10GiB", "8XiB", ""})
+    CHECK(usage_error({"--device-memory", bad})
+              .rfind("--device-memory expects a size such as 8GiB", 0) == 0);
+  CHECK(usage_error({"--device-memory", "1.5GiB"}).empty());
+  CHECK(parse_size("--device-memory", "1.5GiB") == 1610612736);
+  CHECK(usage_error({"--bogus"}) == "unknown option '--bogus' (see --help)");
+  CHECK(usage_error({"--save", "Q=x"}) == "--save: no array named 'Q' (arrays: A B)");
+  CHECK(usage_error({"--steps"}) == "--steps needs a value (see --help)");
+}
+
+TEST_CASE("run_main: status 2 for a usage error, 1 for any other, the body's otherwise") {
+  CHECK(run_main("prog", [] { return 0; }) == 0);
+  CHECK(run_main("prog", [] { return 3; }) == 3);
+  CHECK(run_main("prog", []() -> int { throw UsageError("bad flag"); }) == 2);
+  CHECK(run_main("prog", []() -> int { throw RunError("no device"); }) == 1);
+}
+
+TEST_CASE("check_files: --load and --save targets checked before the run") {
+  TempDir dir;
+  const std::string d = dir.path;
+  write_file(d + "/a16.raw", std::string(16, 'a'));
+  write_file(d + "/short.raw", "abc");
+  REQUIRE(mkfifo((d + "/fifo").c_str(), 0600) == 0);
+  REQUIRE(mkdir((d + "/sub").c_str(), 0700) == 0);
+  REQUIRE(symlink("nowhere/x.raw", (d + "/dangling").c_str()) == 0);
+
+  Options o;
+  o.loads = {{"A", d + "/a16.raw"}};
+  o.saves = {{"A", d + "/new.raw"}, {"B", d + "/a16.raw"}};
+  CHECK(check_error(o).empty());
+  CHECK(dir.entries().size() == 5);  // the probes left nothing behind
+
+  auto load = [&](const std::string& name, const std::string& path) {
+    Options l;
+    l.loads = {{name, path}};
+    return check_error(l);
+  };
+  CHECK(load("A", d + "/sub") ==
+        "--load A=" + d + "/sub: '" + d + "/sub' is a directory, not a regular file");
+  CHECK(load("A", d + "/fifo") ==
+        "--load A=" + d + "/fifo: '" + d + "/fifo' is a FIFO, not a regular file");
+  CHECK(load("A", "/dev/null") ==
+        "--load A=/dev/null: '/dev/null' is a character device, not a regular file");
+  CHECK(load("A", d + "/missing") ==
+        "--load A=" + d + "/missing: '" + d + "/missing' does not exist");
+  CHECK(load("B", d + "/short.raw") == "--load B=" + d + "/short.raw: '" + d +
+                                           "/short.raw' holds 3 bytes but array B needs 8 bytes");
+
+  auto save = [&](const std::string& path) {
+    Options s;
+    s.saves = {{"A", path}};
+    return check_error(s);
+  };
+  CHECK(save("/dev/full").find("'/dev/full' is a character device, not a regular file") !=
+        std::string::npos);
+  CHECK(save(d + "/sub").find("is a directory, not a regular file") != std::string::npos);
+  CHECK(save(d + "/fifo").find("is a FIFO, not a regular file") != std::string::npos);
+  CHECK(save(d + "/no/such/A.raw") == "--save A=" + d + "/no/such/A.raw: the folder '" + d +
+                                          "/no/such' does not exist (No such file or directory)");
+  CHECK(save(d + "/short.raw/A.raw").find("is not a folder") != std::string::npos);
+  CHECK(save(d + "/dangling").find("is a symbolic link to a missing file or folder") !=
+        std::string::npos);
+  Options twice;
+  twice.saves = {{"A", d + "/x.raw"}, {"B", d + "/sub/../x.raw"}};
+  CHECK_THROWS_AS(check_files(twice, test_info()), UsageError);
+  CHECK(dir.entries().size() == 5);
+}
+
+TEST_CASE("save_raw: atomic, the permissions kept, write errors reported") {
+  TempDir dir;
+  const std::string d = dir.path;
+  HostArray a("A", 4, Box::from_extent(1, {4, 1, 1}));
+  for (std::size_t i = 0; i < a.bytes.size(); ++i) a.bytes[i] = static_cast<unsigned char>(i + 1);
+  const std::string want(reinterpret_cast<const char*>(a.bytes.data()), a.bytes.size());
+
+  save_raw(a, d + "/new.raw");
+  CHECK(read_file(d + "/new.raw") == want);
+  CHECK(dir.entries() == std::vector<std::string>{"new.raw"});
+  {
+    const mode_t mask = umask(022);  // a new file gets what the umask gives, as with open()
+    save_raw(a, d + "/new022.raw");
+    umask(mask);
+    struct stat st {};
+    REQUIRE(stat((d + "/new022.raw").c_str(), &st) == 0);
+    CHECK((st.st_mode & 07777) == 0644);
+    REQUIRE(unlink((d + "/new022.raw").c_str()) == 0);
+  }
+
+  write_file(d + "/old.raw", "previous contents, longer than the array");
+  REQUIRE(chmod((d + "/old.raw").c_str(), 0640) == 0);
+  save_raw(a, d + "/old.raw");
+  CHECK(read_file(d + "/old.raw") == want);
+  struct stat st {};
+  REQUIRE(stat((d + "/old.raw").c_str(), &st) == 0);
+  CHECK((st.st_mode & 07777) == 0640);
+
+  // Through a symbolic link: the file it points to is replaced, the link stays.
+  write_file(d + "/target.raw", "x");
+  REQUIRE(symlink("target.raw", (d + "/link.raw").c_str()) == 0);
+  save_raw(a, d + "/link.raw");
+  CHECK(read_file(d + "/target.raw") == want);
+  REQUIRE(lstat((d + "/link.raw").c_str(), &st) == 0);
+  CHECK(S_ISLNK(st.st_mode));
+
+  // Not a regular file: refused, untouched.
+  CHECK_THROWS_WITH_AS(save_raw(a, "/dev/full"),
+                       doctest::Contains("'/dev/full' is a character device"), RunError);
+  CHECK(dir.entries().size() == 4);  // new, old, target, link: no temporary file left
+}
+
+TEST_CASE("write_all: every write checked (ENOSPC on /dev/full)") {
+  const int fd = ::open("/dev/full", O_WRONLY | O_CLOEXEC);
+  REQUIRE(fd >= 0);
+  std::vector<unsigned char> data(100000, 7);
+  CHECK(file::write_all(fd, data.data(), data.size()) == ENOSPC);
+  ::close(fd);
+}
+
+TEST_CASE("load_raw: regular files of the array's size only") {
+  TempDir dir;
+  HostArray a("A", 4, Box::from_extent(1, {4, 1, 1}));
+  write_file(dir.path + "/ok.raw", std::string(16, 'z'));
+  load_raw(a, dir.path + "/ok.raw");
+  CHECK(a.bytes[15] == 'z');
+  CHECK_THROWS_WITH_AS(load_raw(a, dir.path),
+                       doctest::Contains("is a directory, not a regular file"), RunError);
+  write_file(dir.path + "/long.raw", std::string(17, 'z'));
+  CHECK_THROWS_WITH_AS(load_raw(a, dir.path + "/long.raw"),
+                       doctest::Contains("holds 17 bytes but array A needs 16 bytes"), RunError);
+}
