@@ -163,3 +163,12 @@ TEST_CASE("probe: rims wider than the halos widen ghost zones and chunk windows"
   CHECK_FALSE(probed.widen_ghosts(ghost_lo, ghost_hi, 1, {1, 1, 1}, {1, 1, 1}));
   CHECK_FALSE(probed.widen_shrink(shrink_lo, shrink_hi));
 }
+
+TEST_CASE("probe: a guard wider than half the first box is measured on a larger one") {
+  HostKernel run{{{0, 0, 0}}, {15, 15, 0}, {15, 15, 0}};
+  const KernelProbe p = probe_kernel(kernel_of({}), kGrid, kFloats, run);
+  CHECK(p.wrote);
+  CHECK(p.box.extent(0) == 64);
+  CHECK(p.rim_lo == Vec3{15, 15, 0});
+  CHECK(p.rim_hi == Vec3{15, 15, 0});
+}

@@ -161,13 +161,13 @@ inline std::vector<HostArray> probe_values(const std::vector<ProbeElement>& elem
   return arrays;
 }
 
-/// Probes kernel `k` over a box of `grid` with `run`: the cells it writes and the neighbours
-/// it reads. `elements`: every array's element type, by id.
-inline KernelProbe probe_kernel(const ProbeKernel& k, const Box& grid,
-                                const std::vector<ProbeElement>& elements, const ProbeRun& run) {
+/// Probes kernel `k` over a box of `grid` of `n` cells per dimension it follows (probe_box).
+inline KernelProbe probe_kernel_on(const ProbeKernel& k, const Box& grid,
+                                   const std::vector<ProbeElement>& elements, const ProbeRun& run,
+                                   Index n) {
   KernelProbe r;
   r.kernel = k.name;
-  r.box = probe_box(grid, k.follows);
+  r.box = probe_box(grid, k.follows, n);
   const Box& box = r.box;
   // A launch that does not follow its buffer's extent is probed over the whole grid there:
   // only while that stays small.
@@ -301,6 +301,19 @@ inline KernelProbe probe_kernel(const ProbeKernel& k, const Box& grid,
                              " it was not seen to read: " + list);
       }
     }
+  }
+  return r;
+}
+
+/// Probes kernel `k` over a box of `grid` with `run`: the cells it writes and the neighbours
+/// it reads. `elements`: every array's element type, by id. A kernel that writes nothing on 24
+/// cells a dimension (a guard wider than 12) is probed again on 64, then 160.
+inline KernelProbe probe_kernel(const ProbeKernel& k, const Box& grid,
+                                const std::vector<ProbeElement>& elements, const ProbeRun& run) {
+  KernelProbe r;
+  for (Index n : {24, 64, 160}) {
+    r = probe_kernel_on(k, grid, elements, run, n);
+    if (!r.probed || r.wrote || probe_box(grid, k.follows, n) == grid) break;
   }
   return r;
 }
