@@ -4,6 +4,9 @@
 # fuzz (scripts/fuzz.sh, sharing the "fuzz: readers" build tree, then its corpus through the
 # sanitized `stepgen check`). Any sanitizer report fails it. Label `sanitize`
 # (`ctest -L sanitize`); it builds on two cores, so it counts as two processors.
+if(NOT CMAKE_CXX_COMPILER_ID MATCHES "GNU|Clang")
+  return()  # -fsanitize=address,undefined: GCC and Clang
+endif()
 add_test(NAME "sanitize: unit tests, error suite, regeneration, fuzz (ASan + UBSan)"
          COMMAND ${PROJECT_SOURCE_DIR}/scripts/sanitize.sh ${CMAKE_BINARY_DIR}/sanitize-build
                  ${CMAKE_BINARY_DIR}/fuzz-build 10)
