@@ -6,6 +6,6 @@ if(STEPGEN_CLANGXX)
   add_test(NAME "fuzz: readers"
            COMMAND ${PROJECT_SOURCE_DIR}/scripts/fuzz.sh ${CMAKE_BINARY_DIR}/fuzz-build 30)
   set_tests_properties("fuzz: readers" PROPERTIES
-                       TIMEOUT 600 RUN_SERIAL TRUE SKIP_RETURN_CODE 77 LABELS fuzz
+                       TIMEOUT 600 RUN_SERIAL TRUE SKIP_RETURN_CODE 77 LABELS fuzz RESOURCE_LOCK fuzz-build
                        ENVIRONMENT "CXX_FUZZ=${STEPGEN_CLANGXX}")
 endif()

@@ -326,7 +326,8 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
                  "min-exchange, slabs or stepocl (default: slabs where the exchange can overlap computation, "
                  "else min-exchange)")
       ->check(CLI::IsMember({"min-exchange", "slabs", "stepocl"}));
-  pl->add_option("--device-memory", memory, "Device memory budget for out-of-core plans (e.g. 8GiB)");
+  pl->add_option("--device-memory", memory,
+                 "Device memory budget (e.g. 8GiB): a part whose arrays exceed it is planned out of core");
   pl->add_flag("--json", json, "Machine-readable output");
   pl->add_option("--svg", svg, "Also draw the plan into this SVG file");
 

@@ -367,6 +367,21 @@ void apply_update(const UpdatePlan& plan) {
   }
 }
 
+// change_note() in the conditional, for `generate --check` (which writes nothing).
+static std::string would_note(const FileChange& c) {
+  switch (c.change) {
+    case Change::kMerge:
+      return "stepgen: would merge your edits of " + c.path + " with the new output";
+    case Change::kConflict:
+      return "stepgen: would CONFLICT in " + c.path +
+             ": your edits and the new output overlap (regenerating writes <<<<<<< markers)";
+    case Change::kRemove:
+      return c.before ? "stepgen: would remove " + c.path + " (no longer generated)" : "";
+    default:
+      return change_note(c);
+  }
+}
+
 std::string describe_changes(const UpdatePlan& plan) {
   std::string text;
   if (!plan.dir_exists) text += "stepgen: '" + plan.dir + "' does not exist\n";
@@ -380,7 +395,7 @@ std::string describe_changes(const UpdatePlan& plan) {
         c.change != Change::kKeepDeleted)
       text += "stepgen: the pristine copy " + std::string(kPristineDir) + "/" + c.path +
               " would change\n";
-    std::string note = change_note(c);
+    std::string note = would_note(c);
     if (!note.empty() && c.change != Change::kCreate && c.change != Change::kUpdate)
       text += note + "\n";
   }

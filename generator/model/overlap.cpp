@@ -62,7 +62,7 @@ bool one_item_per_cell(const Model& m, const Kernel& k) {
 
 std::string overlap_obstacle(const Model& m) {
   if (m.exchange_every > 1)
-    return "deep halos (exchange every " + std::to_string(m.exchange_every) + " steps) compute then exchange";
+    return "deep halos, exchanged every " + std::to_string(m.exchange_every) + " steps";
   std::string why;
   std::set<int> seen;
   for (const Step& s : m.body) {

@@ -493,7 +493,14 @@ Plan make_plan(const Model& m, const PlanOptions& o) {
     plan.buffer_bytes.push_back(bytes);
   }
 
-  if (!m.out_of_core.enabled) return plan;
+  if (!m.out_of_core.enabled) {
+    // Without <out_of_core>, a program goes out of core when a part's arrays exceed the device
+    // memory budget (--out-of-core auto): so does the plan when --device-memory gives one.
+    if (o.device_memory <= 0) return plan;
+    plan.device_memory = o.device_memory;
+    if (*std::max_element(plan.buffer_bytes.begin(), plan.buffer_bytes.end()) <= o.device_memory)
+      return plan;
+  }
   try {
     plan_out_of_core(m, o, plan);
   } catch (const rt::PlanError& e) {
@@ -548,7 +555,15 @@ std::string plan_text(const Model& m, const Plan& plan) {
   s += "\n  total: " + std::to_string(plan.exchange_bytes_per_step) +
        " bytes exchanged per step (" + human(plan.exchange_bytes_per_step) + "), " +
        std::to_string(buffers) + " bytes of device buffers (" + human(buffers) + ")\n";
-  if (!plan.out_of_core) return s;
+  if (!plan.out_of_core) {
+    if (plan.device_memory > 0) {
+      const Index largest = *std::max_element(plan.buffer_bytes.begin(), plan.buffer_bytes.end());
+      s += "\nout of core: not needed: the largest part needs " + std::to_string(largest) +
+           " bytes (" + human(largest) + "), within the device memory of " +
+           std::to_string(plan.device_memory) + " bytes (" + human(plan.device_memory) + ")\n";
+    }
+    return s;
+  }
 
   s += "\nout of core: " + std::to_string(plan.steps_per_pass) +
        " step(s) per pass, region sharing " + (m.out_of_core.region_sharing ? "on" : "off") +

@@ -113,7 +113,9 @@ struct Plan {
   // Out of core.
   bool out_of_core = false;
   int steps_per_pass = 0;
-  std::int64_t device_memory = 0;     ///< the budget used (0 when none was needed)
+  /// The budget: the options', else the spec's (0 when none was given or needed). Given in the
+  /// options to a spec without <out_of_core>, out_of_core is set when a part does not fit it.
+  std::int64_t device_memory = 0;
   std::vector<rt::ChunkPlan> chunks;  ///< one per part
 };
 

@@ -208,6 +208,33 @@ TEST_CASE("make_plan: out of core picks the fewest chunks that fit") {
   CHECK_THROWS_AS(make_plan(m, o), rt::PlanError);
 }
 
+TEST_CASE("make_plan: --device-memory alone plans out of core when a part does not fit") {
+  // A spec without <out_of_core>: the programs still go out of core when a part's arrays exceed
+  // --device-memory (docs/out-of-core.md), and `stepgen plan --device-memory` shows that plan.
+  Model m = jacobi2d(64);
+  REQUIRE_FALSE(m.out_of_core.enabled);
+  PlanOptions o;
+  Plan p = make_plan(m, o);
+  CHECK_FALSE(p.out_of_core);
+  CHECK(plan_text(m, p).find("out of core") == std::string::npos);
+
+  o.device_memory = 1 << 20;  // 2 arrays of 64x64 floats: 32 KiB fit
+  p = make_plan(m, o);
+  CHECK_FALSE(p.out_of_core);
+  CHECK(plan_text(m, p).find("out of core: not needed: the largest part needs 32768 bytes") !=
+        std::string::npos);
+
+  o.device_memory = 16 * 1024;
+  p = make_plan(m, o);
+  CHECK(p.out_of_core);
+  REQUIRE(p.chunks.size() == 1);
+  CHECK(p.chunks[0].chunks.size() > 1);
+  CHECK(p.chunks[0].device_bytes <= 16 * 1024);
+  const std::string text = plan_text(m, p);
+  CHECK(text.find("out of core: 1 step(s) per pass") != std::string::npos);
+  CHECK(text.find("chunk(s) of planes along y") != std::string::npos);
+}
+
 TEST_CASE("plan_text, plan_json and plan_svg") {
   Model m = jacobi2d(64);
   PlanOptions o;

@@ -64,6 +64,9 @@ sed -i 's|^int main(int argc, char\*\* argv) {|// my own note, kept across regen
 has out/jacobi2d.cpp "my own note" || exit 1
 expect 0 "--check: an edit alone is up to date (regenerating changes nothing)" gen --check
 sed -i 's/steps="200"/steps="300"/' jacobi2d.xml
+expect 1 "--check before a clean merge" gen --check
+has last.txt "would merge your edits of jacobi2d.cpp"
+hasnt last.txt "merged your edits"
 expect 0 "clean merge" gen
 has last.txt "merged your edits of jacobi2d.cpp"
 has out/jacobi2d.cpp "my own note, kept across regenerations"
@@ -74,6 +77,8 @@ expect 0 "--check after a clean merge" gen --check
 # --- conflict: markers, exit 3, the file listed; the user's line is in the file ---
 sed -i 's/kSteps = 300;/kSteps = 250;  \/\/ mine/' out/jacobi2d.cpp
 sed -i 's/steps="300"/steps="400"/' jacobi2d.xml
+expect 1 "--check before a conflict" gen --check
+has last.txt "would CONFLICT in jacobi2d.cpp"
 expect 3 "conflict" gen
 has last.txt "CONFLICT in jacobi2d.cpp"
 has last.txt "out/jacobi2d.cpp"

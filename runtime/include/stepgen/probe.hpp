@@ -164,10 +164,10 @@ inline std::vector<HostArray> probe_values(const std::vector<ProbeElement>& elem
 /// Probes kernel `k` over a box of `grid` of `n` cells per dimension it follows (probe_box).
 inline KernelProbe probe_kernel_on(const ProbeKernel& k, const Box& grid,
                                    const std::vector<ProbeElement>& elements, const ProbeRun& run,
-                                   Index n) {
+                                   Index cells) {
   KernelProbe r;
   r.kernel = k.name;
-  r.box = probe_box(grid, k.follows, n);
+  r.box = probe_box(grid, k.follows, cells);
   const Box& box = r.box;
   // A launch that does not follow its buffer's extent is probed over the whole grid there:
   // only while that stays small.

@@ -1,0 +1,119 @@
+#!/usr/bin/env bash
+# The sanitizer build: configures a build tree of its own with the default compiler and
+# -fsanitize=address,undefined -fno-sanitize-recover=all, builds the generator and its unit
+# tests, and runs against it: the unit tests (runtime and generator doctest binaries, which hold
+# the error suite and the golden files), the regeneration tests (tests/regen/regen_test.sh) and a
+# short fuzz: scripts/fuzz.sh (clang's libFuzzer on the readers, ASan + UBSan) whose corpus is
+# then replayed through this build's `stepgen check` (readers, validation and plan under the
+# sanitizers). Any sanitizer report fails the run, even where the program's exit status is
+# expected to be non-zero (see step() below). Uses ccache when it is installed.
+# Usage: scripts/sanitize.sh [BUILD_DIR] [FUZZ_BUILD_DIR] [FUZZ_SECONDS]
+#        (defaults: build-sanitize, BUILD_DIR/fuzz, 10)
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=${1:-$root/build-sanitize}
+fuzz_build=${2:-$build/fuzz}
+fuzz_seconds=${3:-10}
+jobs=$(nproc 2>/dev/null || echo 2)
+mkdir -p "$build"
+build=$(cd "$build" && pwd)
+logs=$build/sanitizer-logs
+rm -rf "$logs" && mkdir -p "$logs"
+
+sanitizers="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
+launcher=()
+command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+# -O1: the optimiser's warnings (maybe-uninitialized) are live, compiles stay short.
+cmake -S "$root" -B "$build" "${launcher[@]}" -DCMAKE_BUILD_TYPE=Sanitize \
+      -DCMAKE_CXX_FLAGS_SANITIZE="-O1 -g $sanitizers" \
+      -DCMAKE_EXE_LINKER_FLAGS_SANITIZE="$sanitizers" >"$build/configure.log" ||
+  { cat "$build/configure.log"; exit 1; }
+SECONDS=0
+cmake --build "$build" -j "$jobs" --target stepgen stepgen_tests runtime_tests >"$build/build.log" 2>&1 ||
+  { grep -E 'error|Error' -A5 "$build/build.log" | head -n 80; echo "sanitize: build FAILED"; exit 1; }
+echo "sanitize: built in ${SECONDS}s"
+
+# A sanitizer report ends the process with status 86 (ASan and UBSan alike), which no test takes
+# for a normal outcome; ASan's reports also go to files in a folder per step (GCC's UBSan ignores
+# log_path, so its reports, "runtime error: ...", are looked for in the step's output too).
+# A step fails on any of the three even where the program's own exit status is not checked.
+status=0
+step() {  # step NAME COMMAND...: runs COMMAND, output to BUILD_DIR/NAME.log; 1 on any failure
+  local name=$1 rc=0; shift
+  local dir=$logs/$name start=$SECONDS
+  mkdir -p "$dir"
+  ASAN_OPTIONS="log_path=$dir/asan:exitcode=86:detect_leaks=1:halt_on_error=1:detect_stack_use_after_return=1" \
+  UBSAN_OPTIONS="exitcode=86:print_stacktrace=1:halt_on_error=1" \
+    "$@" >"$build/$name.log" 2>&1 || rc=$?
+  if compgen -G "$dir/*" >/dev/null ||
+     grep -qE 'runtime error: |ERROR: (Address|Leak|UndefinedBehavior)Sanitizer' "$build/$name.log"; then
+    echo "sanitize: $name: SANITIZER REPORT(S) (exit $rc):"
+    grep -E -A12 'runtime error: |ERROR: (Address|Leak|UndefinedBehavior)Sanitizer' "$build/$name.log" | head -n 40
+    for f in "$dir"/*; do [ -e "$f" ] && { echo "--- $f"; head -n 40 "$f"; }; done
+    return 1
+  fi
+  if [ "$rc" -ne 0 ]; then
+    echo "sanitize: $name FAILED (exit $rc$([ "$rc" -eq 86 ] && echo ': a sanitizer report'), $((SECONDS - start))s); the end of $build/$name.log:"
+    tail -n 40 "$build/$name.log"
+    return 1
+  fi
+  echo "sanitize: $name passed ($((SECONDS - start))s)"
+}
+
+# The doctest binaries and the regeneration script side by side (one core each).
+step runtime-tests "$build/tests/runtime_tests" &
+p1=$!
+step regen "$root/tests/regen/regen_test.sh" "$build/stepgen" "$root" "$build/regen" &
+p2=$!
+wait $p1 || status=1
+wait $p2 || status=1
+step generator-tests "$build/tests/stepgen_tests" || status=1
+
+# A short fuzz of the readers (clang, libFuzzer, its own build tree), then every input it kept,
+# and the seeds, through this build's `stepgen check`: what libFuzzer only fed to the readers
+# also goes through validation and the plan. Exit 1 of check (a located error) is expected.
+SECONDS=0
+fuzz_status=0
+"$root/scripts/fuzz.sh" "$fuzz_build" "$fuzz_seconds" >"$build/fuzz.log" 2>&1 || fuzz_status=$?
+if [ "$fuzz_status" -eq 0 ]; then
+  echo "sanitize: fuzz passed (${SECONDS}s): $(grep -E '^fuzz:' "$build/fuzz.log" | tr '\n' ' ')"
+elif [ "$fuzz_status" -eq 77 ]; then
+  echo "sanitize: fuzz skipped: $(tail -n 1 "$build/fuzz.log")"
+else
+  echo "sanitize: fuzz FAILED; the end of $build/fuzz.log:"; tail -n 60 "$build/fuzz.log"
+  status=1
+fi
+replay() {  # replay STEPGEN WORK: `stepgen check` on each seed spec and kept fuzz input
+  local stepgen=$1 work=$2 n=0 bad=0 rc f ext
+  rm -rf "$work" && mkdir -p "$work"
+  cp "$root"/examples/*/*.cl "$root"/examples/*/*.cu "$root"/tests/errors/*.cl "$work"/ 2>/dev/null || true
+  local inputs=()  # FILE:EXTENSION
+  while IFS= read -r -d '' f; do inputs+=("$f:${f##*.}"); done < <(
+    find "$root/specs" "$root/examples" "$root/tests/errors" -type f \
+         \( -name '*.xml' -o -name '*.yaml' -o -name '*.yml' \) -print0)
+  for ext in xml yaml; do
+    [ -d "$fuzz_build/corpus-$ext" ] || continue
+    while IFS= read -r -d '' f; do inputs+=("$f:$ext"); done < <(
+      find "$fuzz_build/corpus-$ext" -type f -size -64k -print0 | head -z -n "${SANITIZE_REPLAY_MAX:-100}")
+  done
+  for entry in "${inputs[@]}"; do
+    f=${entry%:*} ext=${entry##*:}
+    cp "$f" "$work/spec.$ext"
+    rc=0
+    (cd "$work" && timeout 20 "$stepgen" check "spec.$ext" >/dev/null 2>&1) || rc=$?
+    n=$((n + 1))
+    # 0: valid, 1: a located error; anything else (a crash, a sanitizer, a hang) is a failure.
+    if [ "$rc" -gt 1 ]; then
+      bad=$((bad + 1))
+      echo "check of $f as .$ext: exit $rc"
+      cp "$f" "$work/failed-$bad.$ext"
+    fi
+  done
+  echo "replay: $n checks, $bad failure(s)"
+  [ "$bad" -eq 0 ]
+}
+step replay replay "$build/stepgen" "$build/replay" || status=1
+tail -n 1 "$build/replay.log"
+
+[ "$status" -eq 0 ] && echo "sanitize: no sanitizer report, every step passed"
+exit $status
