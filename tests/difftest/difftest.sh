@@ -1,0 +1,230 @@
+#!/usr/bin/env bash
+# The differential tester: random valid stencil programs, each run in many modes, every mode's
+# saved arrays compared bit for bit with the one-device in-core run.
+#
+#   tests/difftest/difftest.sh [N] [SEED]      (scripts/difftest.sh is the same)
+#
+# Program i (0 <= i < N) is written by gen.py from seed SEED+i, so `difftest.sh 1 S` reruns
+# program S exactly, modes included. Per program: generate (stepgen generate), build (once, for
+# every in-core and out-of-core mode), run the reference (--devices 1 --out-of-core off), run
+# each mode of modes.txt, cmp every saved array. MPI modes get their own generate + build
+# (--distribution mpi). A run the program refuses with a clear error (a split the grid is too
+# small for, chunks too thin for k steps) is a SKIP, counted, not a failure.
+#
+# Environment:
+#   STEPGEN            the stepgen binary (default: build/stepgen of this checkout)
+#   DIFFTEST_WORK      where programs are written (default: build/difftest); passing programs
+#                      are deleted unless DIFFTEST_KEEP=1
+#   DIFFTEST_MODES     modes per program besides the reference (default 8)
+#   DIFFTEST_MPI       probability that a program also runs 2 MPI modes (default 0.2; 0: none)
+#   DIFFTEST_OPT       optimization of the generated programs' build (default -O0: builds take
+#                      a third of -O2's time; the host code's logic is what is tested)
+#   DIFFTEST_CUDA=1    also build the CUDA program (--target cuda) and run the reference and
+#                      the CUDA modes on the GPUs (needs nvcc and a GPU), compared with the
+#                      OpenCL reference; see build_cuda and run_cuda below
+#   DIFFTEST_CUDA_EMU  (with DIFFTEST_CUDA=1) build and run the CUDA programs under the CPU
+#                      emulation of the CUDA runtime (tests/cuda_emu/): see build_cuda
+#   DIFFTEST_WIDE_RIMS=1  kernels skip rims up to 3 cells wider than their halos anywhere
+#                      (gen.py --wide-rims): beyond what docs/spec.md promises today
+#   DIFFTEST_SUMMARY   append one line per program (seed, modes, verdict) to this file
+# Exit status: 0 when every mode of every program equals its reference, 1 otherwise.
+set -uo pipefail
+
+n_programs=${1:-10}
+seed0=${2:-1}
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+root=$(cd "$here/../.." && pwd)
+stepgen=${STEPGEN:-$root/build/stepgen}
+work=${DIFFTEST_WORK:-$root/build/difftest}
+opt=${DIFFTEST_OPT:--O0}
+export POCL_MAX_PTHREAD_COUNT=${POCL_MAX_PTHREAD_COUNT:-1}
+# Open MPI as root and with more ranks than cores (tests/mpi/mpirun.sh)
+source "$root/tests/mpi/mpirun.sh"
+[ -x "$stepgen" ] || { echo "difftest: no stepgen at $stepgen (build it, or set STEPGEN)"; exit 2; }
+mkdir -p "$work"
+
+# Messages of runs refused for a reason the program states: not wrong answers.
+skip_pattern='thinner than|cannot be split|cannot fit|owns only|use fewer|fewer chunks|into that many parts|too small for|set exchange_every|only [0-9]+ match|does not fit'
+
+total_programs=0 total_modes=0 total_skips=0 total_fails=0 failed_seeds=()
+
+pocl_devices() { printf 'pthread %.0s' $(seq "$1"); }
+
+# generate_and_build DIR TARGET [EXTRA GENERATE ARGS...]: the program of DIR/prog.*, in
+# DIR/TARGET, built in DIR/TARGET/build. Prints the binary's path.
+generate_and_build() {
+  local dir=$1 name=$2
+  shift 2
+  local spec
+  spec=$(ls "$dir"/prog.xml "$dir"/prog.yaml 2>/dev/null | head -1)
+  "$stepgen" generate "$spec" -o "$dir/$name" "$@" > "$dir/$name.generate.log" 2>&1 || return 1
+  cmake -S "$dir/$name" -B "$dir/$name/build" -DCMAKE_BUILD_TYPE=Release \
+    "-DCMAKE_CXX_FLAGS_RELEASE=$opt" > "$dir/$name.build.log" 2>&1 &&
+    cmake --build "$dir/$name/build" -j 2 >> "$dir/$name.build.log" 2>&1 || return 1
+  echo "$dir/$name/build/prog"
+}
+
+# build_cuda DIR: the CUDA program of DIR's spec. The one place that decides how CUDA programs
+# are built: on a GPU machine with nvcc, the generated CMakeLists (--fmad=false by default).
+# To switch to the CPU emulation (tests/cuda_emu/, branch cudaemu), set DIFFTEST_CUDA_EMU and
+# replace the emulation branch below with that harness's build command for a generated tree
+# (it compiles NAME.cu as host C++ against the emulated runtime); run_cuda then sets its
+# device count (e.g. STEPGEN_CUDA_EMULATE=4).
+build_cuda() {
+  local dir=$1
+  if [ -n "${DIFFTEST_CUDA_EMU:-}" ]; then
+    local emu="$root/tests/cuda_emu/build_program.sh"
+    [ -x "$emu" ] || { echo "difftest: DIFFTEST_CUDA_EMU set but $emu is missing" >&2; return 1; }
+    "$stepgen" generate "$dir"/prog.* --target cuda -o "$dir/cuda" > "$dir/cuda.generate.log" 2>&1 || return 1
+    "$emu" "$dir/cuda" "$dir/cuda/build" > "$dir/cuda.build.log" 2>&1 || return 1
+    echo "$dir/cuda/build/prog"
+    return 0
+  fi
+  generate_and_build "$dir" cuda --target cuda
+}
+
+# run_cuda BIN ARGS...: one CUDA run (GPUs, or the emulation's virtual devices).
+run_cuda() {
+  local bin=$1
+  shift
+  if [ -n "${DIFFTEST_CUDA_EMU:-}" ]; then
+    STEPGEN_CUDA_EMULATE=${STEPGEN_CUDA_EMULATE:-4} timeout 300 "$bin" "$@"
+  else
+    timeout 300 "$bin" "$@"
+  fi
+}
+
+# save_args DIR: --save NAME=DIR/NAME.raw for every array the program keeps.
+save_args() {
+  local a
+  for a in $(cat "$prog_dir/saves.txt"); do printf -- '--save %s=%s/%s.raw ' "$a" "$1" "$a"; done
+}
+
+# compare DIR: 0 when DIR holds every saved array equal to the reference's.
+compare() {
+  local a bad=0
+  for a in $(cat "$prog_dir/saves.txt"); do
+    if ! cmp -s "$prog_dir/ref/$a.raw" "$1/$a.raw"; then
+      echo "      array $a differs: $(cmp "$prog_dir/ref/$a.raw" "$1/$a.raw" 2>&1 | head -1)"
+      bad=1
+    fi
+  done
+  return $bad
+}
+
+# verdict LABEL DIR STATUS CMD: counts and prints the result of one mode.
+verdict() {
+  local label=$1 out=$2 status=$3 cmd=$4
+  total_modes=$((total_modes + 1))
+  if [ "$status" -ne 0 ]; then
+    if [ "$status" -eq 1 ] && grep -Eq "$skip_pattern" "$out/log.txt"; then
+      total_skips=$((total_skips + 1))
+      mode_list+="$label(skip) "
+      return 0
+    fi
+    echo "    FAIL $label: exit status $status"
+    grep -m3 -i "error" "$out/log.txt" | sed 's/^/      /'
+  elif compare "$out"; then
+    mode_list+="$label "
+    return 0
+  else
+    echo "    FAIL $label: saved arrays differ from the one-device in-core run"
+  fi
+  echo "      reproduce: (cd $prog_dir && $cmd)"
+  echo "      then: for a in \$(cat saves.txt); do cmp ref/\$a.raw ${out#"$prog_dir"/}/\$a.raw; done"
+  prog_failed=1
+  return 1
+}
+
+for ((i = 0; i < n_programs; i++)); do
+  seed=$((seed0 + i))
+  prog_dir="$work/p$seed"
+  rm -rf "$prog_dir"
+  gen_args=()
+  [ -n "${DIFFTEST_WIDE_RIMS:-}" ] && gen_args+=(--wide-rims)
+  python3 "$here/gen.py" "$seed" "$prog_dir" "${gen_args[@]}" || { echo "seed $seed: gen.py failed"; exit 2; }
+  total_programs=$((total_programs + 1))
+  prog_failed=0 mode_list=""
+  echo "seed $seed: $(cat "$prog_dir/summary.txt")"
+
+  bin=$(generate_and_build "$prog_dir" opencl)
+  if [ -z "$bin" ]; then
+    echo "    FAIL: generate or build: see $prog_dir/opencl.generate.log, opencl.build.log"
+    tail -5 "$prog_dir"/opencl.*.log | sed 's/^/      /'
+    prog_failed=1
+  else
+    # the reference: one device, in core
+    mkdir -p "$prog_dir/ref"
+    cmd="POCL_DEVICES=pthread $bin --devices 1 --out-of-core off $(save_args ref)"
+    (cd "$prog_dir" && POCL_DEVICES=pthread timeout 300 "$bin" --devices 1 --out-of-core off \
+      $(save_args ref) < /dev/null > ref/log.txt 2>&1)
+    status=$?
+    if [ $status -ne 0 ]; then
+      echo "    FAIL reference run: exit status $status"; tail -5 "$prog_dir/ref/log.txt" | sed 's/^/      /'
+      echo "      reproduce: (cd $prog_dir && $cmd)"
+      prog_failed=1
+    else
+      m=0
+      while IFS=$'\t' read -r label env args; do
+        m=$((m + 1))
+        out="m$m-$label"
+        mkdir -p "$prog_dir/$out"
+        env_args=()
+        [ "$env" != "-" ] && env_args=(${env//,/ })
+        if [[ $label == mpi* ]]; then
+          ranks=${label#mpi}
+          [ -n "${mpi_bin:-}" ] && [ "$mpi_for" = "$seed" ] || {
+            mpi_bin=$(generate_and_build "$prog_dir" mpi --distribution mpi)
+            mpi_for=$seed
+          }
+          if [ -z "$mpi_bin" ]; then
+            echo "    FAIL $label: MPI generate or build: see $prog_dir/mpi.*.log"; prog_failed=1; continue
+          fi
+          cmd="POCL_DEVICES=\"$(pocl_devices "$ranks")\" ${env_args[*]} timeout 120 mpirun ${mpirun_flags[*]} -np $ranks $mpi_bin $args $(save_args "$out")"
+        else
+          devices=$(echo "$args" | sed -n 's/.*--devices \([0-9]*\).*/\1/p')
+          cmd="POCL_DEVICES=\"$(pocl_devices "${devices:-1}")\" ${env_args[*]} timeout 300 $bin $args $(save_args "$out")"
+        fi
+        (cd "$prog_dir" && eval "$cmd" < /dev/null > "$out/log.txt" 2>&1)
+        verdict "$label" "$prog_dir/$out" $? "$cmd"
+      done < "$prog_dir/modes.txt"
+
+      if [ -n "${DIFFTEST_CUDA:-}" ]; then
+        cbin=$(build_cuda "$prog_dir")
+        if [ -z "$cbin" ]; then
+          echo "    FAIL cuda: generate or build: see $prog_dir/cuda.*.log"; prog_failed=1
+        else
+          # the CUDA modes: 1 GPU (against the OpenCL reference: the same arithmetic), then
+          # every in-core and out-of-core mode the GPUs allow
+          m=0
+          while IFS=$'\t' read -r label env args; do
+            [[ $label == mpi* ]] && continue
+            m=$((m + 1))
+            out="cuda$m-$label"
+            mkdir -p "$prog_dir/$out"
+            cmd=""
+            [ "$env" != "-" ] && cmd="${env//,/ } "
+            cmd+="run_cuda $cbin $args $(save_args "$out")"
+            (cd "$prog_dir" && eval "$cmd" < /dev/null > "$out/log.txt" 2>&1)
+            verdict "cuda-$label" "$prog_dir/$out" $? "${cmd/run_cuda /}"
+          done < <(printf 'ref\t-\t--devices 1 --out-of-core off\n'; cat "$prog_dir/modes.txt")
+        fi
+      fi
+    fi
+  fi
+
+  if [ $prog_failed -eq 0 ]; then
+    echo "    PASS: ref $mode_list"
+    [ -n "${DIFFTEST_KEEP:-}" ] || rm -rf "$prog_dir"
+    result=PASS
+  else
+    total_fails=$((total_fails + 1))
+    failed_seeds+=("$seed")
+    echo "    program kept in $prog_dir; rerun it: scripts/difftest.sh 1 $seed"
+    result=FAIL
+  fi
+  [ -n "${DIFFTEST_SUMMARY:-}" ] && echo "$seed $result $mode_list" >> "$DIFFTEST_SUMMARY"
+done
+
+echo "difftest: $total_programs program(s), $total_modes mode(s) run ($total_skips refused by the program as infeasible), $total_fails program(s) failed${failed_seeds:+: seeds ${failed_seeds[*]}}"
+[ $total_fails -eq 0 ]
