@@ -3,6 +3,9 @@
 # saved arrays compared bit for bit with the one-device in-core run.
 #
 #   tests/difftest/difftest.sh [N] [SEED]      (scripts/difftest.sh is the same)
+#   tests/difftest/difftest.sh --dir DIR...    saved programs (tests/difftest/regressions/*): each
+#                                              DIR holds prog.xml|yaml, prog.cl, prog.cu,
+#                                              saves.txt, modes.txt, summary.txt as gen.py writes
 #
 # Program i (0 <= i < N) is written by gen.py from seed SEED+i, so `difftest.sh 1 S` reruns
 # program S exactly, modes included. Per program: generate (stepgen generate), build (once, for
@@ -31,6 +34,7 @@
 set -uo pipefail
 
 n_programs=${1:-10}
+[ "$n_programs" = --dir ] && n_programs=0
 seed0=${2:-1}
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -136,16 +140,14 @@ verdict() {
   return 1
 }
 
-for ((i = 0; i < n_programs; i++)); do
-  seed=$((seed0 + i))
-  prog_dir="$work/p$seed"
-  rm -rf "$prog_dir"
-  gen_args=()
-  [ -n "${DIFFTEST_WIDE_RIMS:-}" ] && gen_args+=(--wide-rims)
-  python3 "$here/gen.py" "$seed" "$prog_dir" "${gen_args[@]}" || { echo "seed $seed: gen.py failed"; exit 2; }
+# run_program DIR NAME: generate, build and run the program of DIR in every mode of its
+# modes.txt; prints PASS/FAIL and counts. NAME says how to rerun it.
+run_program() {
+  prog_dir=$1
+  local name=$2
   total_programs=$((total_programs + 1))
   prog_failed=0 mode_list=""
-  echo "seed $seed: $(cat "$prog_dir/summary.txt")"
+  echo "$name: $(cat "$prog_dir/summary.txt")"
 
   bin=$(generate_and_build "$prog_dir" opencl)
   if [ -z "$bin" ]; then
@@ -172,10 +174,14 @@ for ((i = 0; i < n_programs; i++)); do
         env_args=()
         [ "$env" != "-" ] && env_args=(${env//,/ })
         if [[ $label == mpi* ]]; then
+          if ! command -v mpirun > /dev/null; then
+            mode_list+="$label(no-mpirun) "
+            continue
+          fi
           ranks=${label#mpi}
-          [ -n "${mpi_bin:-}" ] && [ "$mpi_for" = "$seed" ] || {
+          [ -n "${mpi_bin:-}" ] && [ "$mpi_for" = "$prog_dir" ] || {
             mpi_bin=$(generate_and_build "$prog_dir" mpi --distribution mpi)
-            mpi_for=$seed
+            mpi_for=$prog_dir
           }
           if [ -z "$mpi_bin" ]; then
             echo "    FAIL $label: MPI generate or build: see $prog_dir/mpi.*.log"; prog_failed=1; continue
@@ -219,12 +225,39 @@ for ((i = 0; i < n_programs; i++)); do
     result=PASS
   else
     total_fails=$((total_fails + 1))
-    failed_seeds+=("$seed")
-    echo "    program kept in $prog_dir; rerun it: scripts/difftest.sh 1 $seed"
+    failed_seeds+=("$name")
+    echo "    program kept in $prog_dir; rerun it: $rerun"
     result=FAIL
   fi
-  [ -n "${DIFFTEST_SUMMARY:-}" ] && echo "$seed $result $mode_list" >> "$DIFFTEST_SUMMARY"
-done
+  [ -n "${DIFFTEST_SUMMARY:-}" ] && echo "$name $result $mode_list" >> "$DIFFTEST_SUMMARY"
+}
 
-echo "difftest: $total_programs program(s), $total_modes mode(s) run ($total_skips refused by the program as infeasible), $total_fails program(s) failed${failed_seeds:+: seeds ${failed_seeds[*]}}"
+if [ "${1:-}" = --dir ]; then  # saved programs (tests/difftest/regressions/*), copied to $work
+  shift
+  for src in "$@"; do
+    src=$(cd "$src" && pwd) || exit 2
+    name=$(basename "$src")
+    if [ "$src" != "$work/$name" ]; then  # only the program's own files, never a build
+      rm -rf "${work:?}/$name"
+      mkdir -p "$work/$name"
+      cp "$src"/prog.* "$src"/saves.txt "$src"/modes.txt "$src"/summary.txt "$work/$name/"
+    fi
+    rerun="tests/difftest/difftest.sh --dir $src"
+    run_program "$work/$name" "$name"
+  done
+else
+  for ((i = 0; i < n_programs; i++)); do
+    seed=$((seed0 + i))
+    dir="$work/p$seed"
+    rm -rf "$dir"
+    gen_args=()
+    [ -n "${DIFFTEST_WIDE_RIMS:-}" ] && gen_args+=(--wide-rims)
+    python3 "$here/gen.py" "$seed" "$dir" "${gen_args[@]}" || { echo "seed $seed: gen.py failed"; exit 2; }
+    rerun="scripts/difftest.sh 1 $seed"
+    run_program "$dir" "seed $seed"
+  done
+fi
+
+
+echo "difftest: $total_programs program(s), $total_modes mode(s) run ($total_skips refused by the program as infeasible), $total_fails program(s) failed${failed_seeds:+: ${failed_seeds[*]}}"
 [ $total_fails -eq 0 ]

@@ -1,0 +1,31 @@
+# The differential tester (tests/difftest/, scripts/difftest.sh): a fixed set of random stencil
+# programs, each generated, built and run in 6 modes (1-4 PoCL devices, split strategies, out of
+# core with forced chunks and k, trapezoid, band and region sharing, overlap, pinned; MPI on 2-3
+# ranks where MPI is installed), every saved array equal to the one-device in-core run bit for
+# bit. The seeds cover 1D-3D, swap and rotate, deep halos, rims wider than halos, global
+# boundaries, accumulators, float/double/int. Then every saved regression program
+# (tests/difftest/regressions/*), each a failure the tester once found.
+find_package(OpenCL QUIET)
+find_package(Python3 QUIET COMPONENTS Interpreter)
+find_program(STEPGEN_MPIRUN_DT mpirun)
+if(OpenCL_FOUND AND Python3_FOUND)
+  set(difftest_mpi 0.3)
+  if(NOT STEPGEN_MPIRUN_DT)
+    set(difftest_mpi 0)
+  endif()
+  foreach(seed 13 20 27 53 55)
+    add_test(NAME "difftest: seed ${seed}"
+             COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/difftest/difftest.sh 1 ${seed})
+    set_tests_properties("difftest: seed ${seed}" PROPERTIES TIMEOUT 300 LABELS difftest
+      ENVIRONMENT "STEPGEN=$<TARGET_FILE:stepgen>;DIFFTEST_WORK=${CMAKE_CURRENT_BINARY_DIR}/difftest/seed${seed};DIFFTEST_MODES=6;DIFFTEST_MPI=${difftest_mpi};POCL_MAX_PTHREAD_COUNT=1")
+  endforeach()
+  file(GLOB difftest_regressions LIST_DIRECTORIES true
+       ${CMAKE_CURRENT_SOURCE_DIR}/difftest/regressions/*)
+  list(FILTER difftest_regressions EXCLUDE REGEX "README")
+  if(difftest_regressions)
+    add_test(NAME "difftest: regressions"
+             COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/difftest/difftest.sh --dir ${difftest_regressions})
+    set_tests_properties("difftest: regressions" PROPERTIES TIMEOUT 600 LABELS difftest
+      ENVIRONMENT "STEPGEN=$<TARGET_FILE:stepgen>;DIFFTEST_WORK=${CMAKE_CURRENT_BINARY_DIR}/difftest/regressions;DIFFTEST_MPI=${difftest_mpi};POCL_MAX_PTHREAD_COUNT=1")
+  endif()
+endif()
