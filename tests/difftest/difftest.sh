@@ -54,14 +54,15 @@ total_programs=0 total_modes=0 total_skips=0 total_fails=0 failed_seeds=()
 
 pocl_devices() { printf 'pthread %.0s' $(seq "$1"); }
 
+# spec_of DIR: the program's spec, DIR/prog.xml or DIR/prog.yaml.
+spec_of() { ls "$1"/prog.xml "$1"/prog.yaml 2> /dev/null | head -1; }
+
 # generate_and_build DIR TARGET [EXTRA GENERATE ARGS...]: the program of DIR/prog.*, in
 # DIR/TARGET, built in DIR/TARGET/build. Prints the binary's path.
 generate_and_build() {
   local dir=$1 name=$2
   shift 2
-  local spec
-  spec=$(ls "$dir"/prog.xml "$dir"/prog.yaml 2>/dev/null | head -1)
-  "$stepgen" generate "$spec" -o "$dir/$name" "$@" > "$dir/$name.generate.log" 2>&1 || return 1
+  "$stepgen" generate "$(spec_of "$dir")" -o "$dir/$name" "$@" > "$dir/$name.generate.log" 2>&1 || return 1
   cmake -S "$dir/$name" -B "$dir/$name/build" -DCMAKE_BUILD_TYPE=Release \
     "-DCMAKE_CXX_FLAGS_RELEASE=$opt" > "$dir/$name.build.log" 2>&1 &&
     cmake --build "$dir/$name/build" -j 2 >> "$dir/$name.build.log" 2>&1 || return 1
@@ -79,7 +80,7 @@ build_cuda() {
   if [ -n "${DIFFTEST_CUDA_EMU:-}" ]; then
     local emu="$root/tests/cuda_emu/build_program.sh"
     [ -x "$emu" ] || { echo "difftest: DIFFTEST_CUDA_EMU set but $emu is missing" >&2; return 1; }
-    "$stepgen" generate "$dir"/prog.* --target cuda -o "$dir/cuda" > "$dir/cuda.generate.log" 2>&1 || return 1
+    "$stepgen" generate "$(spec_of "$dir")" --target cuda -o "$dir/cuda" > "$dir/cuda.generate.log" 2>&1 || return 1
     "$emu" "$dir/cuda" "$dir/cuda/build" > "$dir/cuda.build.log" 2>&1 || return 1
     echo "$dir/cuda/build/prog"
     return 0
