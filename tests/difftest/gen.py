@@ -509,7 +509,12 @@ def make_modes(rng, p):
 
     def strat(n):
         s = rng.choice(strategies) if n > 1 else ""
-        return [f"--strategy {s}"] if s else []
+        return ([f"--strategy {s}"] if s else []) + weights(n)
+
+    def weights(n):  # uneven parts now and then
+        if n == 1 or rng.random() < 0.7:
+            return []
+        return ["--weights " + ",".join(str(rng.randint(1, 4)) for _ in range(n))]
 
     def onoff(flag, prob=0.5):
         return [f"--{flag} {'on' if rng.random() < prob else 'off'}"] if rng.random() < 0.5 else []
@@ -522,7 +527,7 @@ def make_modes(rng, p):
         c = rng.randint(1, cmax)
         a = ["--out-of-core on", f"--ooc-chunks {c}", f"--steps-per-pass {k}"]
         # k > every needs the parts split along the slowest dimension only (plan.cpp)
-        a += (["--strategy slabs"] if k > p["every"] or rng.random() < 0.5 else strat(n)) if n > 1 else []
+        a += (["--strategy slabs"] + weights(n) if k > p["every"] or rng.random() < 0.5 else strat(n)) if n > 1 else []
         for flag in ["trapezoid", "band-sharing", "region-sharing", "overlap", "pinned"]:
             a += onoff(flag, 0.6)
         if rng.random() < 0.2:
