@@ -25,6 +25,8 @@
 #   DIFFTEST_CUDA=1    also build the CUDA program (--target cuda) and run the reference and
 #                      the CUDA modes on the GPUs (needs nvcc and a GPU), compared with the
 #                      OpenCL reference; see build_cuda and run_cuda below
+#   DIFFTEST_CMAKE_ARGS  more arguments for the generated programs' cmake configure (e.g.
+#                      -DCMAKE_CUDA_ARCHITECTURES=90 to build CUDA programs where no GPU is)
 #   DIFFTEST_CUDA_EMU  (with DIFFTEST_CUDA=1) build and run the CUDA programs under the CPU
 #                      emulation of the CUDA runtime (tests/cuda_emu/): see build_cuda
 #   DIFFTEST_WIDE_RIMS=1  kernels skip rims up to 3 cells wider than their halos anywhere
@@ -64,7 +66,7 @@ generate_and_build() {
   shift 2
   "$stepgen" generate "$(spec_of "$dir")" -o "$dir/$name" "$@" > "$dir/$name.generate.log" 2>&1 || return 1
   cmake -S "$dir/$name" -B "$dir/$name/build" -DCMAKE_BUILD_TYPE=Release \
-    "-DCMAKE_CXX_FLAGS_RELEASE=$opt" > "$dir/$name.build.log" 2>&1 &&
+    "-DCMAKE_CXX_FLAGS_RELEASE=$opt" ${DIFFTEST_CMAKE_ARGS:-} > "$dir/$name.build.log" 2>&1 &&
     cmake --build "$dir/$name/build" -j 2 >> "$dir/$name.build.log" 2>&1 || return 1
   echo "$dir/$name/build/prog"
 }
@@ -125,6 +127,8 @@ verdict() {
     if [ "$status" -eq 1 ] && grep -Eq "$skip_pattern" "$out/log.txt"; then
       total_skips=$((total_skips + 1))
       mode_list+="$label(skip) "
+      # why, to check now and then that only infeasible runs are refused
+      echo "$name $label: $(grep -m1 'error' "$out/log.txt")" >> "$work/refused.txt"
       return 0
     fi
     echo "    FAIL $label: exit status $status"
