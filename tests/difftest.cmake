@@ -27,6 +27,16 @@ if(OpenCL_FOUND AND Python3_FOUND)
              COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/difftest/difftest.sh --dir ${difftest_regressions})
     set_tests_properties("difftest: regressions" PROPERTIES TIMEOUT 600 LABELS difftest
       ENVIRONMENT "STEPGEN=$<TARGET_FILE:stepgen>;DIFFTEST_WORK=${CMAKE_CURRENT_BINARY_DIR}/difftest/regressions;DIFFTEST_MPI=${difftest_mpi};POCL_MAX_PTHREAD_COUNT=1")
+    # The same programs' CUDA trees (and CUDA MPI trees where they have MPI modes) built with
+    # nvcc for sm_90, warnings as errors: CI has no GPU, so DIFFTEST_CUDA=compile runs nothing.
+    find_program(STEPGEN_NVCC_DT nvcc HINTS ENV CUDA_PATH PATH_SUFFIXES bin PATHS /usr/local/cuda/bin)
+    if(STEPGEN_NVCC_DT)
+      add_test(NAME "difftest: regressions, CUDA compile"
+               COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/difftest/difftest.sh --dir ${difftest_regressions})
+      set_tests_properties("difftest: regressions, CUDA compile" PROPERTIES TIMEOUT 900
+        LABELS "difftest;cuda-compile" RESOURCE_LOCK nvcc
+        ENVIRONMENT "STEPGEN=$<TARGET_FILE:stepgen>;DIFFTEST_WORK=${CMAKE_CURRENT_BINARY_DIR}/difftest/regressions-cuda;DIFFTEST_CUDA=compile;DIFFTEST_CMAKE_ARGS=-DCMAKE_CUDA_ARCHITECTURES=90 -DCMAKE_CUDA_COMPILER=${STEPGEN_NVCC_DT}")
+    endif()
   endif()
   # Kernels beyond the contract docs/spec.md states today (a rim wider than the ghost or the
   # window its launch may assume): they differ today, so the test is expected to fail (WILL_FAIL).

@@ -27,6 +27,8 @@
 #                      OpenCL reference; see build_cuda and run_cuda below
 #   DIFFTEST_CMAKE_ARGS  more arguments for the generated programs' cmake configure (e.g.
 #                      -DCMAKE_CUDA_ARCHITECTURES=90 to build CUDA programs where no GPU is)
+#   DIFFTEST_CUDA=compile  only build the CUDA programs (and CUDA MPI programs where the modes
+#                      have MPI runs), run nothing: where no GPU is
 #   DIFFTEST_CUDA_EMU  (with DIFFTEST_CUDA=1) build and run the CUDA programs under the CPU
 #                      emulation of the CUDA runtime (tests/cuda_emu/): see build_cuda
 #   DIFFTEST_WIDE_RIMS=1  kernels skip rims up to 3 cells wider than their halos anywhere
@@ -154,6 +156,40 @@ run_program() {
   prog_failed=0 mode_list=""
   echo "$name: $(cat "$prog_dir/summary.txt")"
 
+  if [ "${DIFFTEST_CUDA:-}" = compile ]; then
+    compile_cuda_only
+  else
+    run_modes
+  fi
+  finish_program
+}
+
+# compile_cuda_only: DIFFTEST_CUDA=compile, where no GPU is: build the CUDA program (and the
+# CUDA MPI program when the modes have MPI runs and MPI is installed), run nothing.
+compile_cuda_only() {
+  local what
+  total_modes=$((total_modes + 1))
+  if [ -n "$(build_cuda "$prog_dir")" ]; then
+    mode_list+="cuda-build "
+  else
+    echo "    FAIL cuda build: $(grep -m1 -E 'error' "$prog_dir"/cuda.*.log)"
+    echo "      reproduce: $stepgen generate $(spec_of "$prog_dir") --target cuda -o cuda &&" \
+      "cmake -S cuda -B cuda/build ${DIFFTEST_CMAKE_ARGS:-} && cmake --build cuda/build"
+    prog_failed=1
+  fi
+  if grep -q '^mpi' "$prog_dir/modes.txt" && command -v mpirun > /dev/null; then
+    total_modes=$((total_modes + 1))
+    if [ -n "$(generate_and_build "$prog_dir" cuda-mpi --target cuda --distribution mpi)" ]; then
+      mode_list+="cuda-mpi-build "
+    else
+      echo "    FAIL cuda MPI build: $(grep -m1 -E 'error' "$prog_dir"/cuda-mpi.*.log)"
+      prog_failed=1
+    fi
+  fi
+}
+
+# run_modes: the OpenCL reference and every mode (and with DIFFTEST_CUDA=1 the CUDA modes).
+run_modes() {
   bin=$(generate_and_build "$prog_dir" opencl)
   if [ -z "$bin" ]; then
     echo "    FAIL: generate or build: see $prog_dir/opencl.generate.log, opencl.build.log"
@@ -163,6 +199,7 @@ run_program() {
     # the reference: one device, in core
     mkdir -p "$prog_dir/ref"
     cmd="POCL_DEVICES=pthread $bin --devices 1 --out-of-core off $(save_args ref)"
+    mode_list="ref "
     (cd "$prog_dir" && POCL_DEVICES=pthread timeout 300 "$bin" --devices 1 --out-of-core off \
       $(save_args ref) < /dev/null > ref/log.txt 2>&1)
     status=$?
@@ -224,8 +261,12 @@ run_program() {
     fi
   fi
 
+}
+
+# finish_program: the verdict of one program, the counts, and its folder kept or deleted.
+finish_program() {
   if [ $prog_failed -eq 0 ]; then
-    echo "    PASS: ref $mode_list"
+    echo "    PASS: $mode_list"
     [ -n "${DIFFTEST_KEEP:-}" ] || rm -rf "$prog_dir"
     result=PASS
   else
