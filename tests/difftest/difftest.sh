@@ -29,8 +29,9 @@
 #                      -DCMAKE_CUDA_ARCHITECTURES=90 to build CUDA programs where no GPU is)
 #   DIFFTEST_CUDA=compile  only build the CUDA programs (and CUDA MPI programs where the modes
 #                      have MPI runs), run nothing: where no GPU is
-#   DIFFTEST_CUDA_EMU  (with DIFFTEST_CUDA=1) build and run the CUDA programs under the CPU
-#                      emulation of the CUDA runtime (tests/cuda_emu/): see build_cuda
+#   DIFFTEST_CUDA_EMU=1  (with DIFFTEST_CUDA=1) build and run the CUDA programs under the CPU
+#                      emulation of the CUDA runtime (tests/cuda_emu/build.sh; a path instead
+#                      of 1 names another checkout's build.sh): see build_cuda
 #   DIFFTEST_WIDE_RIMS=1  kernels skip rims up to 3 cells wider than their halos anywhere
 #                      (gen.py --wide-rims): beyond what docs/spec.md promises today
 #   DIFFTEST_SUMMARY   append one line per program (seed, modes, verdict) to this file
@@ -52,7 +53,7 @@ source "$root/tests/mpi/mpirun.sh"
 mkdir -p "$work"
 
 # Messages of runs refused for a reason the program states: not wrong answers.
-skip_pattern='can be split into only|thinner than|cannot be split|cannot fit|owns only|use fewer|fewer chunks|into that many parts|too small for|set exchange_every|only [0-9]+ match|does not fit'
+skip_pattern='can be split into only|thinner than|cannot be split|cannot fit|out of core is not available|CUDA device\(s\) are present|owns only|use fewer|fewer chunks|into that many parts|too small for|set exchange_every|only [0-9]+ match|does not fit'
 
 total_programs=0 total_modes=0 total_skips=0 total_fails=0 failed_seeds=()
 
@@ -73,33 +74,37 @@ generate_and_build() {
   echo "$dir/$name/build/prog"
 }
 
-# build_cuda DIR: the CUDA program of DIR's spec. The one place that decides how CUDA programs
-# are built: on a GPU machine with nvcc, the generated CMakeLists (--fmad=false by default).
-# To switch to the CPU emulation (tests/cuda_emu/, branch cudaemu), set DIFFTEST_CUDA_EMU and
-# replace the emulation branch below with that harness's build command for a generated tree
-# (it compiles NAME.cu as host C++ against the emulated runtime); run_cuda then sets its
-# device count (e.g. STEPGEN_CUDA_EMULATE=4).
+# build_cuda DIR [mpi]: the CUDA program of DIR's spec (with `mpi`: the CUDA MPI program);
+# prints the binary's path. The one place that decides how CUDA programs are built:
+#  - on a GPU machine: the generated CMakeLists with nvcc (--fmad=false, the default);
+#  - DIFFTEST_CUDA_EMU=1: the CPU emulation of the CUDA runtime, tests/cuda_emu/build.sh
+#    GENERATED_DIR BINARY [--mpi] (branch cudaemu: NAME.cu compiled as host C++ against the
+#    emulated runtime, -ffp-contract=off); run_cuda and the MPI runs then set
+#    STEPGEN_CUDA_EMULATE. If that harness's interface changes, change only these lines.
 build_cuda() {
-  local dir=$1
+  local dir=$1 name=cuda extra=()
+  [ "${2:-}" = mpi ] && name=cuda-mpi extra=(--distribution mpi)
   if [ -n "${DIFFTEST_CUDA_EMU:-}" ]; then
-    local emu="$root/tests/cuda_emu/build_program.sh"
+    local emu="$root/tests/cuda_emu/build.sh"
+    [ "$DIFFTEST_CUDA_EMU" = 1 ] || emu=$DIFFTEST_CUDA_EMU  # another checkout's build.sh
     [ -x "$emu" ] || { echo "difftest: DIFFTEST_CUDA_EMU set but $emu is missing" >&2; return 1; }
-    "$stepgen" generate "$(spec_of "$dir")" --target cuda -o "$dir/cuda" > "$dir/cuda.generate.log" 2>&1 || return 1
-    "$emu" "$dir/cuda" "$dir/cuda/build" > "$dir/cuda.build.log" 2>&1 || return 1
-    echo "$dir/cuda/build/prog"
+    "$stepgen" generate "$(spec_of "$dir")" --target cuda "${extra[@]}" -o "$dir/$name" \
+      > "$dir/$name.generate.log" 2>&1 || return 1
+    mkdir -p "$dir/$name/build"
+    "$emu" "$dir/$name" "$dir/$name/build/prog" ${extra:+--mpi} > "$dir/$name.build.log" 2>&1 || return 1
+    echo "$dir/$name/build/prog"
     return 0
   fi
-  generate_and_build "$dir" cuda --target cuda
+  generate_and_build "$dir" "$name" --target cuda "${extra[@]}"
 }
 
-# run_cuda BIN ARGS...: one CUDA run (GPUs, or the emulation's virtual devices).
-run_cuda() {
-  local bin=$1
-  shift
+# cuda_env RANKS: the environment of a CUDA run: the emulation's virtual devices (4, or one per
+# rank), or on GPUs ranks sharing them where there are fewer than ranks (a testing aid).
+cuda_env() {
   if [ -n "${DIFFTEST_CUDA_EMU:-}" ]; then
-    STEPGEN_CUDA_EMULATE=${STEPGEN_CUDA_EMULATE:-4} timeout 300 "$bin" "$@"
-  else
-    timeout 300 "$bin" "$@"
+    echo "STEPGEN_CUDA_EMULATE=${1:-4}"
+  elif [ -n "${1:-}" ]; then
+    echo "STEPGEN_MPI_SHARE_DEVICES=1"
   fi
 }
 
@@ -237,30 +242,45 @@ run_modes() {
         verdict "$label" "$prog_dir/$out" $? "$cmd"
       done < "$prog_dir/modes.txt"
 
-      if [ -n "${DIFFTEST_CUDA:-}" ]; then
-        cbin=$(build_cuda "$prog_dir")
-        if [ -z "$cbin" ]; then
-          echo "    FAIL cuda: generate or build: see $prog_dir/cuda.*.log"; prog_failed=1
-        else
-          # the CUDA modes: 1 GPU (against the OpenCL reference: the same arithmetic), then
-          # every in-core and out-of-core mode the GPUs allow
-          m=0
-          while IFS=$'\t' read -r label env args; do
-            [[ $label == mpi* ]] && continue
-            m=$((m + 1))
-            out="cuda$m-$label"
-            mkdir -p "$prog_dir/$out"
-            cmd=""
-            [ "$env" != "-" ] && cmd="${env//,/ } "
-            cmd+="run_cuda $cbin $args $(save_args "$out")"
-            (cd "$prog_dir" && eval "$cmd" < /dev/null > "$out/log.txt" 2>&1)
-            verdict "cuda-$label" "$prog_dir/$out" $? "${cmd/run_cuda /}"
-          done < <(printf 'ref\t-\t--devices 1 --out-of-core off\n'; cat "$prog_dir/modes.txt")
-        fi
-      fi
+      [ "${DIFFTEST_CUDA:-}" = 1 ] && run_cuda_modes
     fi
   fi
+}
 
+# run_cuda_modes: the CUDA program in the reference mode (1 GPU, against the OpenCL reference:
+# the same arithmetic, so the same bits) and in every mode of modes.txt, MPI included.
+run_cuda_modes() {
+  local cbin cmbin="" m=0 label env args out cmd ranks
+  cbin=$(build_cuda "$prog_dir")
+  if [ -z "$cbin" ]; then
+    echo "    FAIL cuda: generate or build: see $prog_dir/cuda.*.log"
+    prog_failed=1
+    return
+  fi
+  while IFS=$'\t' read -r label env args; do
+    m=$((m + 1))
+    out="cuda$m-$label"
+    mkdir -p "$prog_dir/$out"
+    cmd=""
+    [ "$env" != "-" ] && cmd="${env//,/ } "
+    if [[ $label == mpi* ]]; then
+      command -v mpirun > /dev/null || continue
+      ranks=${label#mpi}
+      [ -n "$cmbin" ] || cmbin=$(build_cuda "$prog_dir" mpi)
+      if [ -z "$cmbin" ]; then
+        echo "    FAIL cuda-$label: MPI generate or build: see $prog_dir/cuda-mpi.*.log"
+        prog_failed=1
+        continue
+      fi
+      local e
+      e=$(cuda_env "$ranks")
+      cmd+="POCL_DEVICES=pthread $e timeout 120 mpirun ${mpirun_flags[*]} -x ${e%%=*} -np $ranks $cmbin $args $(save_args "$out")"
+    else
+      cmd+="$(cuda_env) timeout 300 $cbin $args $(save_args "$out")"
+    fi
+    (cd "$prog_dir" && eval "$cmd" < /dev/null > "$out/log.txt" 2>&1)
+    verdict "cuda-$label" "$prog_dir/$out" $? "$cmd"
+  done < <(printf 'ref\t-\t--devices 1 --out-of-core off\n'; cat "$prog_dir/modes.txt")
 }
 
 # finish_program: the verdict of one program, the counts, and its folder kept or deleted.
