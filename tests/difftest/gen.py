@@ -26,8 +26,15 @@ import itertools
 import os
 import random
 
-TYPES = ["float", "double", "int"]
-CTYPE = {"float": "float", "double": "double", "int": "int"}
+INT_TYPES = ["int", "uint", "long", "short", "uchar"]
+# OpenCL C's names (the spec's) and CUDA's for the same element types
+CUDA_TYPE = {"float": "float", "double": "double", "int": "int", "uint": "unsigned int",
+             "long": "long long", "short": "short", "uchar": "unsigned char"}
+
+
+def pick_type(rng):
+    """float, double and int mostly; now and then the other widths (1, 2, 8-byte elements)."""
+    return rng.choice(["float", "double", "int"] * 3 + INT_TYPES[1:])
 DIMS = "xyz"
 
 
@@ -113,7 +120,7 @@ def generate(seed, wide_rims=False):
     groups = []
     ng = 1 if rng.random() < 0.75 else 2
     for g in range(ng):
-        typ = rng.choice(TYPES)
+        typ = pick_type(rng)
         kind = "swap" if rng.random() < 0.65 else "rotate"
         names = [f"s{g}{c}" for c in ("ab" if kind == "swap" else "abc")]
         for i, n in enumerate(names):
@@ -124,20 +131,20 @@ def generate(seed, wide_rims=False):
     temps = []
     for t in range(n_temp):
         n = f"t{t}"
-        arrays[n] = {"type": rng.choice(TYPES), "init": rng.choice(["zero", f"random({rng.randint(0, 999)})", "value(0.5)"]),
+        arrays[n] = {"type": pick_type(rng), "init": rng.choice(["zero", f"random({rng.randint(0, 999)})", "value(0.5)"]),
                      "save": rng.random() < 0.5, "role": "temp"}
-        if arrays[n]["type"] == "int" and arrays[n]["init"] == "value(0.5)":
+        if arrays[n]["type"] in INT_TYPES and arrays[n]["init"] == "value(0.5)":
             arrays[n]["init"] = "value(7)"
         temps.append(n)
     ro = []
     for r in range(rng.choice([0, 0, 1, 1, 2])):
         n = f"c{r}"
-        arrays[n] = {"type": rng.choice(TYPES), "init": f"random({rng.randint(0, 999)})", "save": False, "role": "readonly"}
+        arrays[n] = {"type": pick_type(rng), "init": f"random({rng.randint(0, 999)})", "save": False, "role": "readonly"}
         ro.append(n)
     acc = None
     if rng.random() < 0.2:
         acc = "acc"
-        arrays[acc] = {"type": rng.choice(TYPES), "init": "zero", "save": True, "role": "acc"}
+        arrays[acc] = {"type": pick_type(rng), "init": "zero", "save": True, "role": "acc"}
 
     # Which launch writes what: each group's newest member, each temporary, once per step.
     kernels = [Kernel(f"k{i}") for i in range(n_launch)]
@@ -150,7 +157,7 @@ def generate(seed, wide_rims=False):
     for k in kernels:
         if not k.writes:  # a launch must write something: a fresh temporary
             n = f"t{len(temps)}"
-            arrays[n] = {"type": rng.choice(TYPES), "init": "zero", "save": rng.random() < 0.5, "role": "temp"}
+            arrays[n] = {"type": pick_type(rng), "init": "zero", "save": rng.random() < 0.5, "role": "temp"}
             temps.append(n)
             k.writes.append(n)
 
@@ -267,7 +274,8 @@ def kernel_code(p, k, cuda):
     ext = ["nx", "ny", "nz"][:dims]
     params = []
     for a in k.args:
-        t = CTYPE[arrays[a.array]["type"]]
+        t = arrays[a.array]["type"]
+        t = CUDA_TYPE[t] if cuda else t
         const = "const " if a.access == "read" else ""
         params.append(("" if cuda else "__global ") + f"{const}{t}* {a.array}")
     params += [f"const int {e}" for e in ext]
@@ -302,14 +310,14 @@ def kernel_code(p, k, cuda):
         """arr at pt as a value of float type typ in [-1, 1]."""
         at = arrays[arr]["type"]
         v = f"{arr}[{index_expr(pt, dims)}]"
-        if at == "int":
+        if at in INT_TYPES:
             return f"({typ})({v}) * 0.0009765625{'f' if typ == 'float' else ''}"
         return v if at == typ else f"({typ})({v})"
 
     def ival(arr, pt):
         at = arrays[arr]["type"]
         v = f"{arr}[{index_expr(pt, dims)}]"
-        if at == "int":
+        if at in INT_TYPES:
             return f"(uint)({v})"
         return f"(uint)(int)({v} * 256.0{'f' if at == 'float' else ''})"
 
@@ -317,7 +325,8 @@ def kernel_code(p, k, cuda):
         typ = arrays[out]["type"]
         terms = k.body[out]
         var = f"s_{out}"
-        if typ == "int":
+        if typ in INT_TYPES:
+            ct = CUDA_TYPE[typ] if cuda else typ
             L.append(f"  uint {var} = 0u;")
             for w, iw, t in terms:
                 if t[0] == "val":
@@ -330,9 +339,9 @@ def kernel_code(p, k, cuda):
                     e = "(uint)istep"
                 L.append(f"  {var} = {var} + {iw}u * {e};")
             if out == p["acc"]:
-                L.append(f"  {out}[c] = (int)(((uint)({out}[c]) + {var}) % 1021u);")
+                L.append(f"  {out}[c] = ({ct})(((uint)({out}[c]) + {var}) % 1021u);")
             else:
-                L.append(f"  {out}[c] = (int)({var} % 1021u);")
+                L.append(f"  {out}[c] = ({ct})({var} % 1021u);")
         else:
             zero = fmt_float(0.0, typ)
             L.append(f"  {typ} {var} = {zero};")
