@@ -13,7 +13,7 @@ if(OpenCL_FOUND AND Python3_FOUND)
   if(NOT STEPGEN_MPIRUN_DT)
     set(difftest_mpi 0)
   endif()
-  foreach(seed 13 20 27 53 55)
+  foreach(seed 20 27 53 55 60)
     add_test(NAME "difftest: seed ${seed}"
              COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/difftest/difftest.sh 1 ${seed})
     set_tests_properties("difftest: seed ${seed}" PROPERTIES TIMEOUT 300 LABELS difftest
