@@ -172,7 +172,6 @@ run_program() {
 # compile_cuda_only: DIFFTEST_CUDA=compile, where no GPU is: build the CUDA program (and the
 # CUDA MPI program when the modes have MPI runs and MPI is installed), run nothing.
 compile_cuda_only() {
-  local what
   total_modes=$((total_modes + 1))
   if [ -n "$(build_cuda "$prog_dir")" ]; then
     mode_list+="cuda-build "
@@ -184,7 +183,7 @@ compile_cuda_only() {
   fi
   if grep -q '^mpi' "$prog_dir/modes.txt" && command -v mpirun > /dev/null; then
     total_modes=$((total_modes + 1))
-    if [ -n "$(generate_and_build "$prog_dir" cuda-mpi --target cuda --distribution mpi)" ]; then
+    if [ -n "$(build_cuda "$prog_dir" mpi)" ]; then
       mode_list+="cuda-mpi-build "
     else
       echo "    FAIL cuda MPI build: $(grep -m1 -E 'error' "$prog_dir"/cuda-mpi.*.log)"
