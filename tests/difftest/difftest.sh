@@ -126,6 +126,22 @@ compare() {
   return $bad
 }
 
+# ran_as_asked LABEL LOG ARGS: the run's report shows the mode it was asked for, so that a mode
+# quietly run another way cannot pass for it: out of core (or in core), N MPI ranks. (The
+# device count is not checked: `--strategy stepocl`'s gcd rule may leave devices idle.)
+ran_as_asked() {
+  local label=${1#cuda-} log=$2 args=$3
+  if [[ $args == *"--out-of-core on"* ]]; then
+    grep -q '^out-of-core: on' "$log" || return 1
+  else
+    ! grep -q '^out-of-core: on' "$log" || return 1
+  fi
+  if [[ $label == mpi* ]]; then
+    grep -q "^mpi: ${label#mpi} rank(s)" "$log" || return 1
+  fi
+  return 0
+}
+
 # verdict LABEL DIR STATUS CMD: counts and prints the result of one mode.
 verdict() {
   local label=$1 out=$2 status=$3 cmd=$4
@@ -140,6 +156,8 @@ verdict() {
     fi
     echo "    FAIL $label: exit status $status"
     grep -m3 -i "error" "$out/log.txt" | sed 's/^/      /'
+  elif ! ran_as_asked "$label" "$out/log.txt" "$cmd"; then
+    echo "    FAIL $label: the report does not show the mode asked for (see $out/log.txt)"
   elif compare "$out"; then
     mode_list+="$label "
     return 0
