@@ -33,7 +33,7 @@ if(OpenCL_FOUND AND Python3_FOUND)
     if(STEPGEN_NVCC_DT)
       add_test(NAME "difftest: regressions, CUDA compile"
                COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/difftest/difftest.sh --dir ${difftest_regressions})
-      set_tests_properties("difftest: regressions, CUDA compile" PROPERTIES TIMEOUT 900
+      set_tests_properties("difftest: regressions, CUDA compile" PROPERTIES TIMEOUT 1200
         LABELS "difftest;cuda-compile" RESOURCE_LOCK nvcc
         ENVIRONMENT "STEPGEN=$<TARGET_FILE:stepgen>;DIFFTEST_WORK=${CMAKE_CURRENT_BINARY_DIR}/difftest/regressions-cuda;DIFFTEST_CUDA=compile;DIFFTEST_CMAKE_ARGS=-DCMAKE_CUDA_ARCHITECTURES=90 -DCMAKE_CUDA_COMPILER=${STEPGEN_NVCC_DT}")
     endif()
