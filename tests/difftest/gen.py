@@ -559,7 +559,7 @@ def make_modes(rng, p):
             for v in size:
                 cells *= v
             nbytes = sum(8 if a["type"] == "double" else 4 for a in p["arrays"].values()) * cells
-            budget = max(4096, int(nbytes / n * rng.uniform(0.6, 1.5)))
+            budget = max(4096, int(nbytes / n * rng.uniform(2.0, 8.0)))
             modes.append((f"oocmodel{n}", "-", f"--devices {n} --out-of-core on --device-memory {budget}"))
     mpi_p = float(os.environ.get("DIFFTEST_MPI", "0.2"))
     if rng.random() < mpi_p:
