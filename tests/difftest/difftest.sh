@@ -1,0 +1,346 @@
+#!/usr/bin/env bash
+# The differential tester: random valid stencil programs, each run in many modes, every mode's
+# saved arrays compared bit for bit with the one-device in-core run.
+#
+#   tests/difftest/difftest.sh [N] [SEED]      (scripts/difftest.sh is the same)
+#   tests/difftest/difftest.sh --dir DIR...    saved programs (tests/difftest/regressions/*): each
+#                                              DIR holds prog.xml|yaml, prog.cl, prog.cu,
+#                                              saves.txt, modes.txt, summary.txt as gen.py writes
+#
+# Program i (0 <= i < N) is written by gen.py from seed SEED+i, so `difftest.sh 1 S` reruns
+# program S exactly, modes included. Per program: generate (stepgen generate), build (once, for
+# every in-core and out-of-core mode), run the reference (--devices 1 --out-of-core off), run
+# each mode of modes.txt, cmp every saved array. MPI modes get their own generate + build
+# (--distribution mpi). A run the program refuses with a clear error (a split the grid is too
+# small for, chunks too thin for k steps) is a SKIP, counted, not a failure.
+#
+# Environment:
+#   STEPGEN            the stepgen binary (default: build/stepgen of this checkout)
+#   DIFFTEST_WORK      where programs are written (default: build/difftest); passing programs
+#                      are deleted unless DIFFTEST_KEEP=1
+#   DIFFTEST_MODES     modes per program besides the reference (default 8)
+#   DIFFTEST_MPI       probability that a program also runs 2 MPI modes (default 0.2; 0: none)
+#   DIFFTEST_OPT       optimization of the generated programs' build (default -O0: builds take
+#                      a third of -O2's time; the host code's logic is what is tested)
+#   DIFFTEST_CUDA=1    also build the CUDA program (--target cuda) and run the reference and
+#                      the CUDA modes on the GPUs (needs nvcc and a GPU), compared with the
+#                      OpenCL reference; see build_cuda and run_cuda below
+#   DIFFTEST_CMAKE_ARGS  more arguments for the generated programs' cmake configure (e.g.
+#                      -DCMAKE_CUDA_ARCHITECTURES=90 to build CUDA programs where no GPU is)
+#   DIFFTEST_CUDA=compile  only build the CUDA programs (and CUDA MPI programs where the modes
+#                      have MPI runs), run nothing: where no GPU is
+#   DIFFTEST_CUDA_EMU=1  (with DIFFTEST_CUDA=1) build and run the CUDA programs under the CPU
+#                      emulation of the CUDA runtime (tests/cuda_emu/build.sh; a path instead
+#                      of 1 names another checkout's build.sh): see build_cuda
+#   DIFFTEST_WIDE_RIMS=1  kernels skip rims up to 3 cells wider than their halos anywhere
+#                      (gen.py --wide-rims): beyond what docs/spec.md promises today
+#   DIFFTEST_SUMMARY   append one line per program (seed, modes, verdict) to this file
+# Exit status: 0 when every mode of every program equals its reference, 1 otherwise.
+set -uo pipefail
+
+n_programs=${1:-10}
+[ "$n_programs" = --dir ] && n_programs=0
+seed0=${2:-1}
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+root=$(cd "$here/../.." && pwd)
+stepgen=${STEPGEN:-$root/build/stepgen}
+work=${DIFFTEST_WORK:-$root/build/difftest}
+opt=${DIFFTEST_OPT:--O0}
+export POCL_MAX_PTHREAD_COUNT=${POCL_MAX_PTHREAD_COUNT:-1}
+# Open MPI as root and with more ranks than cores (tests/mpi/mpirun.sh)
+source "$root/tests/mpi/mpirun.sh"
+[ -x "$stepgen" ] || { echo "difftest: no stepgen at $stepgen (build it, or set STEPGEN)"; exit 2; }
+mkdir -p "$work"
+
+# Messages of runs refused for a reason the program states: not wrong answers.
+skip_pattern='can be split into only|thinner than|cannot be split|cannot fit|out of core is not available|CUDA device\(s\) are present|owns only|use fewer|fewer chunks|into that many parts|too small for|set exchange_every|only [0-9]+ match|does not fit'
+
+total_programs=0 total_modes=0 total_skips=0 total_fails=0 failed_seeds=()
+
+pocl_devices() { printf 'pthread %.0s' $(seq "$1"); }
+
+# spec_of DIR: the program's spec, DIR/prog.xml or DIR/prog.yaml.
+spec_of() { ls "$1"/prog.xml "$1"/prog.yaml 2> /dev/null | head -1; }
+
+# generate_and_build DIR TARGET [EXTRA GENERATE ARGS...]: the program of DIR/prog.*, in
+# DIR/TARGET, built in DIR/TARGET/build. Prints the binary's path.
+generate_and_build() {
+  local dir=$1 name=$2
+  shift 2
+  "$stepgen" generate "$(spec_of "$dir")" -o "$dir/$name" "$@" > "$dir/$name.generate.log" 2>&1 || return 1
+  cmake -S "$dir/$name" -B "$dir/$name/build" -DCMAKE_BUILD_TYPE=Release \
+    "-DCMAKE_CXX_FLAGS_RELEASE=$opt" ${DIFFTEST_CMAKE_ARGS:-} > "$dir/$name.build.log" 2>&1 &&
+    cmake --build "$dir/$name/build" -j 2 >> "$dir/$name.build.log" 2>&1 || return 1
+  echo "$dir/$name/build/prog"
+}
+
+# build_cuda DIR [mpi]: the CUDA program of DIR's spec (with `mpi`: the CUDA MPI program);
+# prints the binary's path. The one place that decides how CUDA programs are built:
+#  - on a GPU machine: the generated CMakeLists with nvcc (--fmad=false, the default);
+#  - DIFFTEST_CUDA_EMU=1: the CPU emulation of the CUDA runtime, tests/cuda_emu/build.sh
+#    GENERATED_DIR BINARY [--mpi] (branch cudaemu: NAME.cu compiled as host C++ against the
+#    emulated runtime, -ffp-contract=off); run_cuda and the MPI runs then set
+#    STEPGEN_CUDA_EMULATE. If that harness's interface changes, change only these lines.
+build_cuda() {
+  local dir=$1 name=cuda extra=()
+  [ "${2:-}" = mpi ] && name=cuda-mpi extra=(--distribution mpi)
+  if [ -n "${DIFFTEST_CUDA_EMU:-}" ]; then
+    local emu="$root/tests/cuda_emu/build.sh"
+    [ "$DIFFTEST_CUDA_EMU" = 1 ] || emu=$DIFFTEST_CUDA_EMU  # another checkout's build.sh
+    [ -x "$emu" ] || { echo "difftest: DIFFTEST_CUDA_EMU set but $emu is missing" >&2; return 1; }
+    "$stepgen" generate "$(spec_of "$dir")" --target cuda "${extra[@]}" -o "$dir/$name" \
+      > "$dir/$name.generate.log" 2>&1 || return 1
+    mkdir -p "$dir/$name/build"
+    "$emu" "$dir/$name" "$dir/$name/build/prog" ${extra:+--mpi} > "$dir/$name.build.log" 2>&1 || return 1
+    echo "$dir/$name/build/prog"
+    return 0
+  fi
+  generate_and_build "$dir" "$name" --target cuda "${extra[@]}"
+}
+
+# cuda_env RANKS: the environment of a CUDA run: the emulation's virtual devices (4, or one per
+# rank), or on GPUs ranks sharing them where there are fewer than ranks (a testing aid).
+cuda_env() {
+  if [ -n "${DIFFTEST_CUDA_EMU:-}" ]; then
+    echo "STEPGEN_CUDA_EMULATE=${1:-4}"
+  elif [ -n "${1:-}" ]; then
+    echo "STEPGEN_MPI_SHARE_DEVICES=1"
+  fi
+}
+
+# save_args DIR: --save NAME=DIR/NAME.raw for every array the program keeps.
+save_args() {
+  local a
+  for a in $(cat "$prog_dir/saves.txt"); do printf -- '--save %s=%s/%s.raw ' "$a" "$1" "$a"; done
+}
+
+# compare DIR: 0 when DIR holds every saved array equal to the reference's.
+compare() {
+  local a bad=0
+  for a in $(cat "$prog_dir/saves.txt"); do
+    if ! cmp -s "$prog_dir/ref/$a.raw" "$1/$a.raw"; then
+      echo "      array $a differs: $(cmp "$prog_dir/ref/$a.raw" "$1/$a.raw" 2>&1 | head -1)"
+      bad=1
+    fi
+  done
+  return $bad
+}
+
+# ran_as_asked LABEL LOG ARGS: the run's report shows the mode it was asked for, so that a mode
+# quietly run another way cannot pass for it: out of core (or in core), N MPI ranks. (The
+# device count is not checked: `--strategy stepocl`'s gcd rule may leave devices idle.)
+ran_as_asked() {
+  local label=${1#cuda-} log=$2 args=$3
+  if [[ $args == *"--out-of-core on"* ]]; then
+    grep -q '^out-of-core: on' "$log" || return 1
+  else
+    ! grep -q '^out-of-core: on' "$log" || return 1
+  fi
+  if [[ $label == mpi* ]]; then
+    grep -q "^mpi: ${label#mpi} rank(s)" "$log" || return 1
+  fi
+  return 0
+}
+
+# verdict LABEL DIR STATUS CMD: counts and prints the result of one mode.
+verdict() {
+  local label=$1 out=$2 status=$3 cmd=$4
+  total_modes=$((total_modes + 1))
+  if [ "$status" -ne 0 ]; then
+    if [ "$status" -eq 1 ] && grep -Eq "$skip_pattern" "$out/log.txt"; then
+      total_skips=$((total_skips + 1))
+      mode_list+="$label(skip) "
+      # why, to check now and then that only infeasible runs are refused
+      echo "$name $label: $(grep -m1 'error' "$out/log.txt")" >> "$work/refused.txt"
+      return 0
+    fi
+    echo "    FAIL $label: exit status $status"
+    grep -m3 -i "error" "$out/log.txt" | sed 's/^/      /'
+  elif ! ran_as_asked "$label" "$out/log.txt" "$cmd"; then
+    echo "    FAIL $label: the report does not show the mode asked for (see $out/log.txt)"
+  elif compare "$out"; then
+    mode_list+="$label "
+    return 0
+  else
+    echo "    FAIL $label: saved arrays differ from the one-device in-core run"
+  fi
+  echo "      reproduce: (cd $prog_dir && $cmd)"
+  echo "      then: for a in \$(cat saves.txt); do cmp ref/\$a.raw ${out#"$prog_dir"/}/\$a.raw; done"
+  prog_failed=1
+  return 1
+}
+
+# run_program DIR NAME: generate, build and run the program of DIR in every mode of its
+# modes.txt; prints PASS/FAIL and counts. NAME says how to rerun it.
+run_program() {
+  prog_dir=$1
+  local name=$2
+  total_programs=$((total_programs + 1))
+  prog_failed=0 mode_list=""
+  echo "$name: $(cat "$prog_dir/summary.txt")"
+
+  if [ "${DIFFTEST_CUDA:-}" = compile ]; then
+    compile_cuda_only
+  else
+    run_modes
+  fi
+  finish_program
+}
+
+# compile_cuda_only: DIFFTEST_CUDA=compile, where no GPU is: build the CUDA program (and the
+# CUDA MPI program when the modes have MPI runs and MPI is installed), run nothing.
+compile_cuda_only() {
+  total_modes=$((total_modes + 1))
+  if [ -n "$(build_cuda "$prog_dir")" ]; then
+    mode_list+="cuda-build "
+  else
+    echo "    FAIL cuda build: $(grep -m1 -E 'error' "$prog_dir"/cuda.*.log)"
+    echo "      reproduce: $stepgen generate $(spec_of "$prog_dir") --target cuda -o cuda &&" \
+      "cmake -S cuda -B cuda/build ${DIFFTEST_CMAKE_ARGS:-} && cmake --build cuda/build"
+    prog_failed=1
+  fi
+  if grep -q '^mpi' "$prog_dir/modes.txt" && command -v mpirun > /dev/null; then
+    total_modes=$((total_modes + 1))
+    if [ -n "$(build_cuda "$prog_dir" mpi)" ]; then
+      mode_list+="cuda-mpi-build "
+    else
+      echo "    FAIL cuda MPI build: $(grep -m1 -E 'error' "$prog_dir"/cuda-mpi.*.log)"
+      prog_failed=1
+    fi
+  fi
+}
+
+# run_modes: the OpenCL reference and every mode (and with DIFFTEST_CUDA=1 the CUDA modes).
+run_modes() {
+  bin=$(generate_and_build "$prog_dir" opencl)
+  if [ -z "$bin" ]; then
+    echo "    FAIL: generate or build: see $prog_dir/opencl.generate.log, opencl.build.log"
+    tail -5 "$prog_dir"/opencl.*.log | sed 's/^/      /'
+    prog_failed=1
+  else
+    # the reference: one device, in core
+    mkdir -p "$prog_dir/ref"
+    cmd="POCL_DEVICES=pthread $bin --devices 1 --out-of-core off $(save_args ref)"
+    mode_list="ref "
+    (cd "$prog_dir" && POCL_DEVICES=pthread timeout 300 "$bin" --devices 1 --out-of-core off \
+      $(save_args ref) < /dev/null > ref/log.txt 2>&1)
+    status=$?
+    if [ $status -ne 0 ]; then
+      echo "    FAIL reference run: exit status $status"; tail -5 "$prog_dir/ref/log.txt" | sed 's/^/      /'
+      echo "      reproduce: (cd $prog_dir && $cmd)"
+      prog_failed=1
+    else
+      m=0
+      while IFS=$'\t' read -r label env args; do
+        m=$((m + 1))
+        out="m$m-$label"
+        mkdir -p "$prog_dir/$out"
+        env_args=()
+        [ "$env" != "-" ] && env_args=(${env//,/ })
+        if [[ $label == mpi* ]]; then
+          if ! command -v mpirun > /dev/null; then
+            mode_list+="$label(no-mpirun) "
+            continue
+          fi
+          ranks=${label#mpi}
+          [ -n "${mpi_bin:-}" ] && [ "$mpi_for" = "$prog_dir" ] || {
+            mpi_bin=$(generate_and_build "$prog_dir" mpi --distribution mpi)
+            mpi_for=$prog_dir
+          }
+          if [ -z "$mpi_bin" ]; then
+            echo "    FAIL $label: MPI generate or build: see $prog_dir/mpi.*.log"; prog_failed=1; continue
+          fi
+          cmd="POCL_DEVICES=\"$(pocl_devices "$ranks")\" ${env_args[*]} timeout 120 mpirun ${mpirun_flags[*]} -np $ranks $mpi_bin $args $(save_args "$out")"
+        else
+          devices=$(echo "$args" | sed -n 's/.*--devices \([0-9]*\).*/\1/p')
+          cmd="POCL_DEVICES=\"$(pocl_devices "${devices:-1}")\" ${env_args[*]} timeout 300 $bin $args $(save_args "$out")"
+        fi
+        (cd "$prog_dir" && eval "$cmd" < /dev/null > "$out/log.txt" 2>&1)
+        verdict "$label" "$prog_dir/$out" $? "$cmd"
+      done < "$prog_dir/modes.txt"
+
+      [ "${DIFFTEST_CUDA:-}" = 1 ] && run_cuda_modes
+    fi
+  fi
+}
+
+# run_cuda_modes: the CUDA program in the reference mode (1 GPU, against the OpenCL reference:
+# the same arithmetic, so the same bits) and in every mode of modes.txt, MPI included.
+run_cuda_modes() {
+  local cbin cmbin="" m=0 label env args out cmd ranks
+  cbin=$(build_cuda "$prog_dir")
+  if [ -z "$cbin" ]; then
+    echo "    FAIL cuda: generate or build: see $prog_dir/cuda.*.log"
+    prog_failed=1
+    return
+  fi
+  while IFS=$'\t' read -r label env args; do
+    m=$((m + 1))
+    out="cuda$m-$label"
+    mkdir -p "$prog_dir/$out"
+    cmd=""
+    [ "$env" != "-" ] && cmd="${env//,/ } "
+    if [[ $label == mpi* ]]; then
+      command -v mpirun > /dev/null || continue
+      ranks=${label#mpi}
+      [ -n "$cmbin" ] || cmbin=$(build_cuda "$prog_dir" mpi)
+      if [ -z "$cmbin" ]; then
+        echo "    FAIL cuda-$label: MPI generate or build: see $prog_dir/cuda-mpi.*.log"
+        prog_failed=1
+        continue
+      fi
+      local e
+      e=$(cuda_env "$ranks")
+      cmd+="POCL_DEVICES=pthread $e timeout 120 mpirun ${mpirun_flags[*]} -x ${e%%=*} -np $ranks $cmbin $args $(save_args "$out")"
+    else
+      cmd+="$(cuda_env) timeout 300 $cbin $args $(save_args "$out")"
+    fi
+    (cd "$prog_dir" && eval "$cmd" < /dev/null > "$out/log.txt" 2>&1)
+    verdict "cuda-$label" "$prog_dir/$out" $? "$cmd"
+  done < <(printf 'ref\t-\t--devices 1 --out-of-core off\n'; cat "$prog_dir/modes.txt")
+}
+
+# finish_program: the verdict of one program, the counts, and its folder kept or deleted.
+finish_program() {
+  if [ $prog_failed -eq 0 ]; then
+    echo "    PASS: $mode_list"
+    [ -n "${DIFFTEST_KEEP:-}" ] || rm -rf "$prog_dir"
+    result=PASS
+  else
+    total_fails=$((total_fails + 1))
+    failed_seeds+=("$name")
+    echo "    program kept in $prog_dir; rerun it: $rerun"
+    result=FAIL
+  fi
+  [ -n "${DIFFTEST_SUMMARY:-}" ] && echo "$name $result $mode_list" >> "$DIFFTEST_SUMMARY"
+}
+
+if [ "${1:-}" = --dir ]; then  # saved programs (tests/difftest/regressions/*), copied to $work
+  shift
+  for src in "$@"; do
+    src=$(cd "$src" && pwd) || exit 2
+    name=$(basename "$src")
+    if [ "$src" != "$work/$name" ]; then  # only the program's own files, never a build
+      rm -rf "${work:?}/$name"
+      mkdir -p "$work/$name"
+      cp "$src"/prog.* "$src"/saves.txt "$src"/modes.txt "$src"/summary.txt "$work/$name/"
+    fi
+    rerun="tests/difftest/difftest.sh --dir $src"
+    run_program "$work/$name" "$name"
+  done
+else
+  for ((i = 0; i < n_programs; i++)); do
+    seed=$((seed0 + i))
+    dir="$work/p$seed"
+    rm -rf "$dir"
+    gen_args=()
+    [ -n "${DIFFTEST_WIDE_RIMS:-}" ] && gen_args+=(--wide-rims)
+    python3 "$here/gen.py" "$seed" "$dir" "${gen_args[@]}" || { echo "seed $seed: gen.py failed"; exit 2; }
+    rerun="scripts/difftest.sh 1 $seed"
+    run_program "$dir" "seed $seed"
+  done
+fi
+
+
+echo "difftest: $total_programs program(s), $total_modes mode(s) run ($total_skips refused by the program as infeasible), $total_fails program(s) failed${failed_seeds:+: ${failed_seeds[*]}}"
+[ $total_fails -eq 0 ]
