@@ -102,8 +102,8 @@ runp $n incore --devices 1
 for a in u uprev unew; do verdict "$n in core = PoCL ($a)" same "$work/$n.incore.$a.raw" "$gen/pocl-$n-$a.raw"; done
 modes=("ooc400k:--device-memory 400KiB"
        "ooc400k-trapoff:--device-memory 400KiB --trapezoid off"
-       "ooc-k3-bands:--device-memory 600KiB --steps-per-pass 3 --band-sharing on"
-       "ooc-k4-nosharing:--device-memory 600KiB --steps-per-pass 4 --region-sharing off"
+       "ooc-k3-bands:--out-of-core on --ooc-chunks 4 --steps-per-pass 3 --band-sharing on"
+       "ooc-k4-nosharing:--out-of-core on --ooc-chunks 3 --steps-per-pass 4 --region-sharing off"
        "ooc-5chunks-k2:--out-of-core on --ooc-chunks 5 --steps-per-pass 2"
        "ooc-naive:--device-memory 400KiB --overlap off --pinned off")
 for m in "${modes[@]}"; do
@@ -148,7 +148,7 @@ for ex in "${examples[@]}"; do
   mkdir -p "$work/ref-$ex"
   "$ref" --out "$work/ref-$ex" >"$out/ref-$ex.log" 2>&1
   for m in "incore:" "ooc-k1:--device-memory 2MiB --steps-per-pass 1" \
-           "ooc-k3:--device-memory 2MiB --steps-per-pass 3" "ooc-trapoff:--device-memory 2MiB --trapezoid off"; do
+           "ooc-k3:--device-memory 8MiB --steps-per-pass 3" "ooc-trapoff:--device-memory 2MiB --trapezoid off"; do
     tag=${m%%:*} args=${m#*:}
     # shellcheck disable=SC2086
     runp "$ex" "$tag" --devices 1 $args

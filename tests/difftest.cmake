@@ -38,14 +38,4 @@ if(OpenCL_FOUND AND Python3_FOUND)
         ENVIRONMENT "STEPGEN=$<TARGET_FILE:stepgen>;DIFFTEST_WORK=${CMAKE_CURRENT_BINARY_DIR}/difftest/regressions-cuda;DIFFTEST_CUDA=compile;DIFFTEST_CMAKE_ARGS=-DCMAKE_CUDA_ARCHITECTURES=90 -DCMAKE_CUDA_COMPILER=${STEPGEN_NVCC_DT}")
     endif()
   endif()
-  # Kernels beyond the contract docs/spec.md states today (a rim wider than the ghost or the
-  # window its launch may assume): they differ today, so the test is expected to fail (WILL_FAIL).
-  # Issue 22 item 1 wants kernels right on one device to be right everywhere: when the runtime
-  # handles them (or refuses them with an error), drop WILL_FAIL or move them to regressions/.
-  add_test(NAME "difftest: beyond the contract (expected to differ)"
-           COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/difftest/difftest.sh --dir
-                   ${CMAKE_CURRENT_SOURCE_DIR}/difftest/beyond_contract/rim2_halo1)
-  set_tests_properties("difftest: beyond the contract (expected to differ)" PROPERTIES TIMEOUT 300
-    LABELS difftest WILL_FAIL TRUE
-    ENVIRONMENT "STEPGEN=$<TARGET_FILE:stepgen>;DIFFTEST_WORK=${CMAKE_CURRENT_BINARY_DIR}/difftest/beyond;POCL_MAX_PTHREAD_COUNT=1")
 endif()

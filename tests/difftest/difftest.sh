@@ -33,7 +33,7 @@
 #                      emulation of the CUDA runtime (tests/cuda_emu/build.sh; a path instead
 #                      of 1 names another checkout's build.sh): see build_cuda
 #   DIFFTEST_WIDE_RIMS=1  kernels skip rims up to 3 cells wider than their halos anywhere
-#                      (gen.py --wide-rims): beyond what docs/spec.md promises today
+#                      (gen.py --wide-rims): wider than the halos alone allow; the probe widens for them
 #   DIFFTEST_SUMMARY   append one line per program (seed, modes, verdict) to this file
 # Exit status: 0 when every mode of every program equals its reference, 1 otherwise.
 set -uo pipefail

@@ -583,7 +583,7 @@ def main():
     ap.add_argument("outdir")
     ap.add_argument("--format", choices=["xml", "yaml"], help="default: xml for even seeds")
     ap.add_argument("--wide-rims", action="store_true",
-                    help="rims up to 3 cells wider than the halo anywhere (beyond the contract)")
+                    help="rims up to 3 cells wider than the halo anywhere (the kernel probe widens ghosts and windows for them)")
     o = ap.parse_args()
     p = generate(o.seed, o.wide_rims)
     fmt = o.format or ("xml" if o.seed % 2 == 0 else "yaml")

@@ -16,6 +16,7 @@
 #include <deque>
 #include <string>
 #include <utility>
+#include <type_traits>
 #include <vector>
 
 #include "stepgen/box.hpp"
@@ -633,6 +634,23 @@ template <typename T>
 T* view_pointer(const Buffer& buf, const rt::Box& buffer, const rt::Box& view) {
   return static_cast<T*>(buf.get()) + rt::rect_of(view, buffer, sizeof(T)).offset() / sizeof(T);
 }
+
+/// A device pointer to an array's elements (of type T) that a kernel may take as a pointer to
+/// any type of the same size, kind (integer or floating) and signedness, const or not: a `long`
+/// array (std::int64_t, which is `long` on Linux) reaches a kernel written with `long long*`,
+/// the type the CUDA target gives `long` scalars. `stepgen check` has compared the kernel's
+/// parameter with the spec's type already (docs/spec.md, "Kernel signatures").
+template <typename T>
+struct ElementPtr {
+  T* p;
+  template <typename U, typename V = std::remove_cv_t<U>,
+            typename = std::enable_if_t<sizeof(V) == sizeof(T) &&
+                                        std::is_floating_point_v<V> == std::is_floating_point_v<T> &&
+                                        std::is_signed_v<V> == std::is_signed_v<T>>>
+  operator U*() const {  // NOLINT: implicit, as a kernel launch converts its arguments
+    return reinterpret_cast<U*>(p);
+  }
+};
 
 /// One launch whose written `arrays` are then exchanged, the exchange overlapping the
 /// interior's computation. `views[p]` (rt::overlap_views) cut part p's launch; `launch(p,
