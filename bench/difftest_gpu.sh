@@ -30,8 +30,11 @@ if [ "${1:-}" = generate ]; then
   cp -r "$root/runtime/include/stepgen" "$gen/_runtime/"
   cp -r /usr/include/CL "$gen/_ocl/include/"
   cp -P /usr/lib/x86_64-linux-gnu/libOpenCL.so* "$gen/_ocl/lib/"
-  for ((i = 0; i < n; i++)); do
-    s=$((seed + i)) d=$gen/p$((seed + i))
+  # EXTRA_SEEDS: programs to test again (earlier failures), before the N new ones.
+  seeds=(${EXTRA_SEEDS:-})
+  for ((i = 0; i < n; i++)); do seeds+=($((seed + i))); done
+  for ((i = 0; i < ${#seeds[@]}; i++)); do
+    s=${seeds[$i]} d=$gen/p${seeds[$i]}
     python3 "$root/tests/difftest/gen.py" "$s" "$d" >/dev/null
     spec=$(ls "$d"/prog.xml "$d"/prog.yaml 2>/dev/null | head -1)
     trees=(cuda)
@@ -71,14 +74,17 @@ for j in range(4):
         if v: f.append("%s %s" % (flag, v))
     keep.append(("gpu-ooc%d" % j, "-", " ".join(f)))
 keep.append(("mpi2", "-", ""))
-keep.append(("mpi3", "-", "--out-of-core off"))
+keep.append(("mpi3", "-", "--strategy slabs"))
 with open(d + "/gpu_modes.txt", "w") as out:
     for label, env, flags in keep:
         out.write("%s\t%s\t%s\n" % (label, env, re.sub(" +", " ", flags).strip()))
 PY
   done
-  du -sh "$gen"
-  echo "generated $n programs into $gen"
+  rm -f "$gen".tar.xz
+  tar -cJf "$gen.tar.xz" -C "$(dirname "$gen")" difftest
+  rm -rf "$gen"
+  ls -la "$gen.tar.xz"
+  echo "generated $n programs into $gen.tar.xz"
   exit 0
 fi
 
@@ -86,6 +92,11 @@ fi
 out=${OUT:-/tmp/out}
 jobs=${JOBS:-16}
 mkdir -p "$out"
+# The programs travel packed: unpacked on this machine's disk.
+if [ -f "$gen.tar.xz" ]; then
+  rm -rf /tmp/difftest-gpu && mkdir -p /tmp/difftest-gpu && tar -xJf "$gen.tar.xz" -C /tmp/difftest-gpu
+  gen=/tmp/difftest-gpu/difftest
+fi
 export PATH=$PATH:/usr/local/cuda/bin
 {
   nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
@@ -112,9 +123,9 @@ build() {
   src=$(ls "$d/$t"/*.cu "$d/$t"/*.cpp 2>/dev/null | head -1)
   [ -n "$src" ] || return 1
   case $t in
-    cuda) nvcc -std=c++17 -O1 --fmad=false -arch=native -Xcompiler=-Wall,-Wextra -Werror all-warnings \
+    cuda) nvcc -std=c++17 -O0 --fmad=false -arch=native -Xcompiler=-Wall,-Wextra -Werror all-warnings \
             -Xcompiler=-Werror -I "$d/$t" -I "$d/$t/runtime" "$src" -o "$d/$t.bin" ;;
-    cuda-mpi) nvcc -std=c++17 -O1 --fmad=false -arch=native -Xcompiler=-Wall,-Wextra -I "$d/$t" \
+    cuda-mpi) nvcc -std=c++17 -O0 --fmad=false -arch=native -Xcompiler=-Wall,-Wextra -I "$d/$t" \
             -I "$d/$t/runtime" "${mpi_cflags[@]}" "$src" -o "$d/$t.bin" "${mpi_lflags[@]}" ;;
     ocl) g++ -std=c++17 -O1 -Wall -Wextra -Werror -DCL_TARGET_OPENCL_VERSION=120 -I "$gen/_ocl/include" \
             -I "$d/$t" -I "$d/$t/runtime" "$src" -o "$d/$t.bin" -L "$gen/_ocl/lib" -lOpenCL -pthread ;;
@@ -132,61 +143,94 @@ wait
 echo "built in $((SECONDS - start)) s"
 
 skip='can be split into only|thinner than|cannot be split|cannot fit|out of core is not available|owns only|use fewer|fewer chunks|into that many parts|too small for|set exchange_every|only [0-9]+ match|does not fit|one rank per|at most that many ranks'
-programs=0 runs=0 same=0 differ=0 refused=0 builds_failed=0
-declare -A by_backend_programs
-fails=()
+skip='can be split into only|thinner than|cannot be split|cannot fit|out of core is not available|owns only|use fewer|fewer chunks|into that many parts|too small for|set exchange_every|only [0-9]+ match|does not fit|one rank per|at most that many ranks'
 # run_one DIR TREE LABEL ENV FLAGS RANKS: runs and saves into DIR/TREE.LABEL/
 run_one() {
-  local d=$1 t=$2 label=$3 env=$4 flags=$5 ranks=$6 o="$1/$2.$3"
-  rm -rf "$o"; mkdir -p "$o"
-  local saves=() a
+  local d=$1 t=$2 label=$3 env=$4 flags=$5 ranks=$6 o="$1/$2.$3" a
+  rm -rf "$o"
+  mkdir -p "$o"
+  local saves=() e=()
   for a in $(cat "$d/saves.txt"); do saves+=(--save "$a=$o/$a.raw"); done
-  local e=()
-  [ "$env" != "-" ] && e=($env)
-  # shellcheck disable=SC2086
+  [ "$env" != "-" ] && read -r -a e <<<"$env"
   if [ "$ranks" -gt 0 ]; then
-    (cd "$d" && env "${e[@]}" STEPGEN_MPI_SHARE_DEVICES=1 timeout 300 mpirun "${mpi_flags[@]}" -np "$ranks" \
-       "$d/$t.bin" $flags "${saves[@]}") </dev/null >"$o/log.txt" 2>&1
+    # shellcheck disable=SC2086
+    (cd "$d" && env "${e[@]}" STEPGEN_MPI_SHARE_DEVICES=1 timeout 300 mpirun "${mpi_flags[@]}" \
+       -np "$ranks" "$d/$t.bin" $flags "${saves[@]}") </dev/null >"$o/log.txt" 2>&1
   else
+    # shellcheck disable=SC2086
     (cd "$d" && env "${e[@]}" timeout 300 "$d/$t.bin" $flags "${saves[@]}") </dev/null >"$o/log.txt" 2>&1
   fi
 }
-compare() {  # compare DIR REFDIR RUNDIR: 0 same, 1 differs
+# compare DIR REFDIR RUNDIR: every saved array the same bytes
+compare() {
   local a
   for a in $(cat "$1/saves.txt"); do cmp -s "$2/$a.raw" "$3/$a.raw" || return 1; done
   return 0
 }
-for d in "$gen"/p*; do
-  programs=$((programs + 1))
+# test_program DIR: every mode of one program on both backends; one line per outcome in DIR/result.txt
+# (SAME, REFUSED, DIFFER ..., BUILD ..., NOREF ...).
+test_program() {
+  local d=$1 t label env flags ranks tree o
+  : >"$d/result.txt"
   for t in cuda ocl; do
     [ -d "$d/$t" ] || continue
     if [ ! -x "$d/$t.bin" ]; then
-      builds_failed=$((builds_failed + 1)); fails+=("$(basename "$d") $t: BUILD $(grep -m1 -E 'error' "$d/$t.build.log")")
-      continue
+      echo "BUILD $t $(grep -m1 -E 'error' "$d/$t.build.log")" >>"$d/result.txt"; continue
     fi
-    by_backend_programs[$t]=$(( ${by_backend_programs[$t]:-0} + 1 ))
+    echo "PROGRAM $t" >>"$d/result.txt"
     run_one "$d" "$t" ref - "--devices 1 --out-of-core off" 0
     if ! [ -s "$d/$t.ref/$(head -1 "$d/saves.txt").raw" ]; then
-      fails+=("$(basename "$d") $t: the reference run failed: $(tail -1 "$d/$t.ref/log.txt")"); continue
+      echo "NOREF $t $(tail -1 "$d/$t.ref/log.txt")" >>"$d/result.txt"; continue
     fi
     while IFS=$'\t' read -r label env flags; do
       ranks=0
       case $label in mpi*) [ "$t" = cuda ] && [ -x "$d/cuda-mpi.bin" ] || continue; ranks=${label#mpi}; ranks=${ranks%%[!0-9]*} ;; esac
       tree=$t; [ "$ranks" -gt 0 ] && tree=cuda-mpi
       run_one "$d" "$tree" "$label" "$env" "$flags" "$ranks"
-      runs=$((runs + 1))
       o="$d/$tree.$label"
-      if compare "$d" "$d/$t.ref" "$o"; then same=$((same + 1))
-      elif grep -qE "$skip" "$o/log.txt"; then refused=$((refused + 1))
+      if compare "$d" "$d/$t.ref" "$o"; then echo "SAME $t $label" >>"$d/result.txt"
+      elif grep -qE "$skip" "$o/log.txt"; then echo "REFUSED $t $label" >>"$d/result.txt"
       else
-        differ=$((differ + 1))
-        fails+=("$(basename "$d") $t $label [$env] $flags: $(grep -m1 -iE 'error|differ' "$o/log.txt")")
-        cp -r "$d" "$out/fail-$(basename "$d")" 2>/dev/null
+        echo "DIFFER $(basename "$d") $t $label [$env] $flags: $(grep -m1 -iE 'error|differ' "$o/log.txt")" >>"$d/result.txt"
+        { echo "== $(basename "$d") $t $label: $flags"; tail -15 "$o/log.txt"
+          for a in $(cat "$d/saves.txt"); do echo "$a: $(cmp -l "$d/$t.ref/$a.raw" "$o/$a.raw" 2>&1 | wc -l) bytes differ; first: $(cmp -l "$d/$t.ref/$a.raw" "$o/$a.raw" 2>&1 | head -3 | tr '\n' ' ')"; done
+        } >>"$d/differ.txt"
       fi
-    done < "$d/gpu_modes.txt"
+    done <"$d/gpu_modes.txt"
   done
+  [ -d "$d/cuda-mpi" ] && [ ! -x "$d/cuda-mpi.bin" ] && echo "BUILD cuda-mpi $(grep -m1 error "$d/cuda-mpi.build.log")" >>"$d/result.txt"
+  return 0
+}
+start=$SECONDS
+for d in "$gen"/p*; do
+  while [ "$(jobs -rp | wc -l)" -ge "${RUN_JOBS:-8}" ]; do wait -n; done
+  test_program "$d" &
 done
-[ "$builds_failed" -gt 0 ] && for d in "$gen"/p*; do [ -d "$d/cuda-mpi" ] && [ ! -x "$d/cuda-mpi.bin" ] && fails+=("$(basename "$d") cuda-mpi: BUILD $(grep -m1 error "$d/cuda-mpi.build.log")"); done
-echo
-printf '%s\n' "${fails[@]:0:40}"
-echo "difftest_gpu: programs $programs (cuda ${by_backend_programs[cuda]:-0}, opencl ${by_backend_programs[ocl]:-0}), runs $runs: same $same, refused $refused, differ $differ, builds failed $builds_failed"
+wait
+echo "ran in $((SECONDS - start)) s"
+cat "$gen"/p*/result.txt >"$out/results.txt"
+cat "$gen"/p*/differ.txt >"$out/differ.txt" 2>/dev/null
+for d in "$gen"/p*; do
+  grep -E "^(DIFFER|BUILD|NOREF)" "$d/result.txt" | sed "s|^|$(basename "$d") |"
+done | head -40
+# Every mode that differed, again, alone on the GPU, REPEAT times: a difference that comes and
+# goes is a race, one that stays is deterministic.
+if [ "${REPEAT:-0}" -gt 0 ]; then
+  grep -h "^DIFFER" "$gen"/p*/result.txt | while read -r _ p t label _; do
+    d=$gen/$p
+    line=$(awk -F'\t' -v l="$label" '$1 == l' "$d/gpu_modes.txt" | head -1)
+    IFS=$'\t' read -r label env flags <<<"$line"
+    ranks=0 tree=$t
+    case $label in mpi*) ranks=${label#mpi}; ranks=${ranks%%[!0-9]*}; tree=cuda-mpi ;; esac
+    n_same=0
+    for ((k = 0; k < REPEAT; k++)); do
+      run_one "$d" "$tree" "$label-again" "$env" "$flags" "$ranks"
+      compare "$d" "$d/$t.ref" "$d/$tree.$label-again" && n_same=$((n_same + 1))
+    done
+    echo "again: $p $t $label: $n_same of $REPEAT the same, alone"
+  done | tee "$out/again.txt"
+fi
+r=$out/results.txt
+echo "difftest_gpu: programs: cuda $(grep -c '^PROGRAM cuda' "$r"), opencl $(grep -c '^PROGRAM ocl' "$r");" \
+  "runs: same $(grep -c '^SAME' "$r") (cuda $(grep -c '^SAME cuda' "$r"), opencl $(grep -c '^SAME ocl' "$r"))," \
+  "refused $(grep -c '^REFUSED' "$r"), differ $(grep -c '^DIFFER' "$r"); builds failed $(grep -c '^BUILD' "$r"), references failed $(grep -c '^NOREF' "$r")"
