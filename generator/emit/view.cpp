@@ -340,8 +340,8 @@ View common_view(const Model& m, const BackendNames& names) {
       const model::Step& s = m.body[i];
       if (s.kind != model::Step::Kind::kLaunch) continue;
       const model::Kernel& k = m.kernels[static_cast<std::size_t>(s.kernel)];
-      probe_launches.insert(probe_launches.begin(),
-                            "{kernel::" + k.name + ", " + vec3(lo) + ", " + vec3(hi) + "}");
+      probe_launches.insert(probe_launches.begin(), "{kernel::" + k.name + ", " + vec3(lo) + ", " +
+                                                        vec3(hi) + ", " + kernel_reach(m, k) + "}");
       const auto below = model::launch_shrink(m, k, true), above = model::launch_shrink(m, k, false);
       for (std::size_t d = 0; d < 3; ++d) {
         lo[d] += below[d];

@@ -360,6 +360,7 @@ inline ViewRim probe_view_rim(const KernelProbe* p, int axis, Index reach_lo, In
 struct ProbeLaunch {
   int kernel = 0;
   Vec3 after_lo{0, 0, 0}, after_hi{0, 0, 0};
+  Index reach_lo = 0, reach_hi = 0;  ///< how far it reads below and above along the slowest dimension
 };
 
 /// The probe's findings over the program: one KernelProbe per kernel (by kernel id; empty when
@@ -410,11 +411,11 @@ struct Probed {
   ViewRim view(int kernel, int axis, Index reach_lo, Index reach_hi) const {
     return probe_view_rim(find(kernel), axis, reach_lo, reach_hi);
   }
-  /// Why some kernel of `launches` cannot run on views (empty: all can).
-  std::string no_views(const std::vector<ProbeLaunch>& launches) const {
+  /// Why some kernel of `launches` cannot run on views along `axis` (empty: all can).
+  std::string no_views(const std::vector<ProbeLaunch>& launches, int axis) const {
     for (const ProbeLaunch& l : launches) {
-      const KernelProbe* p = find(l.kernel);
-      if (p && !p->views_safe()) return "kernel '" + p->kernel + "': " + p->why;
+      const ViewRim v = view(l.kernel, axis, l.reach_lo, l.reach_hi);
+      if (!v.safe) return v.why;
     }
     return {};
   }
