@@ -3,8 +3,8 @@
 
 #include <algorithm>
 #include <fstream>
-#include <regex>
 #include <sstream>
+#include <string_view>
 
 #include "model/signature.hpp"
 
@@ -14,11 +14,11 @@
 #endif
 #include <CL/cl.h>
 #include <fcntl.h>
-
-#include "model/opencl_device.hpp"
 #include <unistd.h>
 
 #include <cstdio>
+
+#include "model/opencl_device.hpp"
 #endif
 
 namespace stepgen::model {
@@ -77,18 +77,57 @@ std::optional<ScalarType> opencl_scalar(const std::string& name) {
   return std::nullopt;
 }
 
+// True when `s` starts with `word` followed by ": " (both are then removed from `s`).
+bool take_kind(std::string_view& s, std::string_view word) {
+  if (s.substr(0, word.size()) != word || s.substr(word.size(), 2) != ": ") return false;
+  s.remove_prefix(word.size() + 2);
+  return true;
+}
+
+// "FILE:L:C: " at the start of `s`: FILE without spaces or colons, L and C digits. Consumed.
+bool take_position(std::string_view& s, int& line, int& col) {
+  const std::size_t file_end = s.find(':');
+  if (file_end == std::string_view::npos ||
+      s.substr(0, file_end).find_first_of(" \t") != std::string_view::npos)
+    return false;
+  std::size_t i = file_end + 1;
+  auto number = [&](int& out) {
+    const std::size_t start = i;
+    while (i < s.size() && s[i] >= '0' && s[i] <= '9') ++i;
+    if (i == start || i - start > 9) return false;
+    out = std::stoi(std::string(s.substr(start, i - start)));
+    return true;
+  };
+  if (!number(line) || i >= s.size() || s[i] != ':') return false;
+  ++i;
+  if (!number(col) || s.substr(i, 2) != ": ") return false;
+  s.remove_prefix(i + 2);
+  return true;
+}
+
 // Compiler messages with a position: PoCL writes "error: FILE:L:C: MESSAGE", others
-// "FILE:L:C: error: MESSAGE".
+// "FILE:L:C: error: MESSAGE". (Plain string scanning, not <regex>: GCC 12's <regex> warns
+// maybe-uninitialized under the sanitizer build, an error there.)
 std::vector<SourceMessage> parse_log(const std::string& log, const std::string& source) {
-  static const std::regex kLine(
-      R"(^\s*(?:(error|warning|note): )?[^:\s]*:(\d+):(\d+): (?:(fatal error|error|warning|note): )?(.*)$)");
   std::vector<SourceMessage> out;
   std::istringstream in(log);
   for (std::string line; std::getline(in, line);) {
-    std::smatch m;
-    if (!std::regex_match(line, m, kLine)) continue;
-    std::string kind = m[1].matched ? m[1].str() : m[4].str();
+    std::string_view rest(line);
+    while (!rest.empty() && (rest.front() == ' ' || rest.front() == '\t')) rest.remove_prefix(1);
+    std::string kind;
+    for (const char* k : {"error", "warning", "note"})
+      if (take_kind(rest, k)) {
+        kind = k;
+        break;
+      }
     SourceMessage msg;
+    if (!take_position(rest, msg.loc.line, msg.loc.col)) continue;
+    if (kind.empty())
+      for (const char* k : {"fatal error", "error", "warning", "note"})
+        if (take_kind(rest, k)) {
+          kind = k;
+          break;
+        }
     if (kind == "error" || kind == "fatal error")
       msg.severity = Severity::kError;
     else if (kind == "warning")
@@ -97,9 +136,8 @@ std::vector<SourceMessage> parse_log(const std::string& log, const std::string& 
       msg.severity = Severity::kNote;
     else
       continue;
-    msg.loc.line = std::stoi(m[2].str());
-    msg.loc.col = std::stoi(m[3].str());
-    msg.message = m[5].str();
+    while (!rest.empty() && (rest.back() == '\r' || rest.back() == ' ')) rest.remove_suffix(1);
+    msg.message = std::string(rest);
     msg.line = nth_line(source, msg.loc.line);
     out.push_back(std::move(msg));
   }
