@@ -34,7 +34,8 @@ const std::vector<Vec3> kFivePoint = {{0, 0, 0}, {-1, 0, 0}, {1, 0, 0}, {0, -1, 
 ProbeKernel kernel_of(const std::vector<Vec3>& declared) {
   ProbeKernel k;
   k.name = "k";
-  k.args = {{0, true, false, Halo::from_points(2, declared)}, {1, false, true, Halo::from_points(2, {})}};
+  k.args = {{0, true, false, Halo::from_points(2, declared)},
+            {1, false, true, Halo::from_points(2, {})}};
   k.follows = {true, true, false};
   k.views = true;
   return k;

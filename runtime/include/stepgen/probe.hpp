@@ -17,11 +17,11 @@
 
 #include <algorithm>
 #include <array>
-#include <limits>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <functional>
+#include <limits>
 #include <set>
 #include <string>
 #include <vector>
@@ -125,7 +125,8 @@ inline bool probe_differs(const HostArray& a, const HostArray& b, std::size_t by
 
 inline std::string probe_offset(int dims, const Vec3& o) {
   std::string s;
-  for (int d = 0; d < dims; ++d) s += (d ? "," : "") + std::to_string(o[static_cast<std::size_t>(d)]);
+  for (int d = 0; d < dims; ++d)
+    s += (d ? "," : "") + std::to_string(o[static_cast<std::size_t>(d)]);
   return "(" + s + ")";
 }
 
@@ -185,7 +186,8 @@ inline KernelProbe probe_kernel_on(const ProbeKernel& k, const Box& grid,
 
   // Writes: two runs with different values everywhere; a cell is written when it changed in
   // either run (a kernel that writes back the value it found, in both runs, is not caught).
-  const std::vector<HostArray> in_a = probe_values(elements, box, 1), in_b = probe_values(elements, box, 2);
+  const std::vector<HostArray> in_a = probe_values(elements, box, 1),
+                               in_b = probe_values(elements, box, 2);
   std::vector<HostArray> out_a = in_a, out_b = in_b;
   run(out_a, box);
   run(out_b, box);
@@ -220,8 +222,10 @@ inline KernelProbe probe_kernel_on(const ProbeKernel& k, const Box& grid,
     if (!any) continue;
     r.wrote = true;
     if (count != bb.volume()) r.is_box = false;
-    if (first) common = bb;
-    else if (common != bb) r.is_box = false;
+    if (first)
+      common = bb;
+    else if (common != bb)
+      r.is_box = false;
     first = false;
   }
   if (!r.wrote) {
@@ -286,19 +290,21 @@ inline KernelProbe probe_kernel_on(const ProbeKernel& k, const Box& grid,
     const std::string name = "array '" + e.name + "'";
     for (const Vec3& o : offsets)
       if (!detail::probe_declared(declared, o)) {
-        r.errors.push_back("kernel '" + std::string(k.name) + "' reads " + name + " at offset " + detail::probe_offset(dims, o) +
+        r.errors.push_back("kernel '" + std::string(k.name) + "' reads " + name + " at offset " +
+                           detail::probe_offset(dims, o) +
                            ", outside its declared halo: add the point to the argument's halo");
         break;
       }
     if (!declared.points.empty()) {
       std::vector<std::string> unused;
       for (const Vec3& p : declared.points)
-        if (p != Vec3{0, 0, 0} && !offsets.count(p)) unused.push_back(detail::probe_offset(dims, p));
+        if (p != Vec3{0, 0, 0} && !offsets.count(p))
+          unused.push_back(detail::probe_offset(dims, p));
       if (!unused.empty()) {
         std::string list;
         for (const std::string& s : unused) list += (list.empty() ? "" : " ") + s;
-        r.warnings.push_back("kernel '" + std::string(k.name) + "' declares halo points of " + name +
-                             " it was not seen to read: " + list);
+        r.warnings.push_back("kernel '" + std::string(k.name) + "' declares halo points of " +
+                             name + " it was not seen to read: " + list);
       }
     }
   }
@@ -347,9 +353,10 @@ inline ViewRim probe_view_rim(const KernelProbe* p, int axis, Index reach_lo, In
   v.hi = p->rim_hi[a];
   if (v.lo < reach_lo || v.hi < reach_hi) {
     v.safe = false;
-    v.why = "kernel '" + p->kernel + "' computes cells within " + std::to_string(std::min(v.lo, v.hi)) +
-            " of its buffer's edge along dimension " + std::to_string(axis) +
-            " although it reads " + std::to_string(std::max(reach_lo, reach_hi)) +
+    v.why = "kernel '" + p->kernel + "' computes cells within " +
+            std::to_string(std::min(v.lo, v.hi)) + " of its buffer's edge along dimension " +
+            std::to_string(axis) + " although it reads " +
+            std::to_string(std::max(reach_lo, reach_hi)) +
             " cells away there (edge cells computed differently)";
   }
   return v;
@@ -360,7 +367,8 @@ inline ViewRim probe_view_rim(const KernelProbe* p, int axis, Index reach_lo, In
 struct ProbeLaunch {
   int kernel = 0;
   Vec3 after_lo{0, 0, 0}, after_hi{0, 0, 0};
-  Index reach_lo = 0, reach_hi = 0;  ///< how far it reads below and above along the slowest dimension
+  Index reach_lo = 0,
+        reach_hi = 0;  ///< how far it reads below and above along the slowest dimension
 };
 
 /// The probe's findings over the program: one KernelProbe per kernel (by kernel id; empty when
@@ -382,8 +390,10 @@ struct Probed {
                     const Vec3& shrink_hi) const {
     bool raised = false;
     for (std::size_t d = 0; d < 3; ++d) {
-      const Index want_lo = every > 1 ? lo[d] + std::max<Index>(0, need_lo[d] - shrink_lo[d]) : rim_lo[d];
-      const Index want_hi = every > 1 ? hi[d] + std::max<Index>(0, need_hi[d] - shrink_hi[d]) : rim_hi[d];
+      const Index want_lo =
+          every > 1 ? lo[d] + std::max<Index>(0, need_lo[d] - shrink_lo[d]) : rim_lo[d];
+      const Index want_hi =
+          every > 1 ? hi[d] + std::max<Index>(0, need_hi[d] - shrink_hi[d]) : rim_hi[d];
       raised = raised || want_lo > lo[d] || want_hi > hi[d];
       lo[d] = std::max(lo[d], want_lo);
       hi[d] = std::max(hi[d], want_hi);
@@ -458,9 +468,9 @@ inline void probe_report(const Probed& probed, int dims, bool quiet, std::FILE* 
       continue;
     }
     const std::string rim = probe_sides(dims, p.rim_lo, p.rim_hi);
-    std::fprintf(out, "probe: kernel '%s' on %s: rim %s%s%s\n", p.kernel.c_str(), p.box.str().c_str(),
-                 p.wrote ? rim.c_str() : "-", p.why.empty() ? "" : "; no views: ",
-                 p.why.c_str());
+    std::fprintf(out, "probe: kernel '%s' on %s: rim %s%s%s\n", p.kernel.c_str(),
+                 p.box.str().c_str(), p.wrote ? rim.c_str() : "-",
+                 p.why.empty() ? "" : "; no views: ", p.why.c_str());
     for (const std::string& w : p.warnings) std::fprintf(out, "probe: warning: %s\n", w.c_str());
   }
   if (!errors.empty()) throw RunError("the kernel probe found a declared halo too small:" + errors);
