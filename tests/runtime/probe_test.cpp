@@ -173,3 +173,63 @@ TEST_CASE("probe: a guard wider than half the first box is measured on a larger 
   CHECK(p.rim_lo == Vec3{15, 15, 0});
   CHECK(p.rim_hi == Vec3{15, 15, 0});
 }
+
+namespace {
+
+// A kernel that also decides the whole grid's boundary from global indices (docs/spec.md rule
+// 3): it skips `global_lo`/`global_hi` cells from the grid's edges besides its own guard.
+struct GlobalGuardKernel {
+  HostKernel local;
+  Box grid;
+  Vec3 global_lo{0, 0, 0}, global_hi{0, 0, 0};
+  void operator()(std::vector<HostArray>& a, const Box& box) const {
+    std::vector<HostArray> before = a;
+    local(a, box);
+    // Undo the writes the global guard forbids.
+    const Index nx = box.extent(0), ny = box.extent(1);
+    float* dst = a[static_cast<std::size_t>(local.out)].as<float>();
+    const float* old = before[static_cast<std::size_t>(local.out)].as<float>();
+    for (Index y = 0; y < ny; ++y)
+      for (Index x = 0; x < nx; ++x) {
+        const Index gx = box.lo[0] + x, gy = box.lo[1] + y;
+        if (gx < grid.lo[0] + global_lo[0] || gx >= grid.hi[0] - global_hi[0] ||
+            gy < grid.lo[1] + global_lo[1] || gy >= grid.hi[1] - global_hi[1])
+          dst[x + nx * y] = old[x + nx * y];
+      }
+  }
+};
+
+}  // namespace
+
+TEST_CASE("probe: on a grid the probe's box covers, a wide global boundary is not the rim") {
+  // Seed 10120 of the differential tester: on a small grid the probe's box is the whole grid,
+  // and a kernel skipping 3 cells of the grid's boundary (global indices) but only 1 of its
+  // buffer's showed a rim of 3. Views grown by 3 then computed ghost cells beside the MPI
+  // exchange refreshing them (CUDA MPI overlap on 3 ranks differed). The rim is the kernel's
+  // own guard: measured again on the box shrunk by the first rim.
+  const Box grid = Box::from_extent(2, {17, 21, 1});
+  GlobalGuardKernel run{HostKernel{kFivePoint}, grid, {3, 3, 0}, {2, 1, 0}};
+  const KernelProbe p = probe_kernel(kernel_of(kFivePoint), grid, kFloats, run);
+  CHECK(p.box == grid);
+  CHECK(p.rim_lo == Vec3{1, 1, 0});
+  CHECK(p.rim_hi == Vec3{1, 1, 0});
+  CHECK(p.views_safe());
+  // Its own guard wider than the halo is still measured as such.
+  GlobalGuardKernel wide{HostKernel{kFivePoint, {2, 1, 0}, {1, 2, 0}}, grid, {3, 3, 0}, {2, 1, 0}};
+  const KernelProbe q = probe_kernel(kernel_of(kFivePoint), grid, kFloats, wide);
+  CHECK(q.rim_lo == Vec3{2, 1, 0});
+  CHECK(q.rim_hi == Vec3{1, 2, 0});
+  CHECK(q.views_safe());
+}
+
+TEST_CASE("probe: a grid too small to tell the kernel's rim from the grid's boundary: no views") {
+  // 9 cells, a global boundary of 3 and an own guard of 3: the box shrunk by the rim (3 cells)
+  // is too small for the guard to leave a cell, so the two cannot be told apart.
+  const Box grid = Box::from_extent(2, {9, 9, 1});
+  GlobalGuardKernel run{HostKernel{kFivePoint, {3, 3, 0}, {3, 3, 0}}, grid, {3, 3, 0}, {3, 3, 0}};
+  const KernelProbe p = probe_kernel(kernel_of(kFivePoint), grid, kFloats, run);
+  CHECK(p.probed);
+  CHECK(p.rim_lo == Vec3{3, 3, 0});
+  CHECK_FALSE(p.views_safe());
+  CHECK(p.why.find("cannot be told from the grid's boundary") != std::string::npos);
+}

@@ -143,6 +143,14 @@ inline bool probe_declared(const Halo& h, const Vec3& o) {
   return std::find(h.points.begin(), h.points.end(), o) != h.points.end();
 }
 
+/// The cells a kernel wrote over one box: whether they form a box, the same for every array it
+/// writes, and the rim it left per side.
+struct ProbeWrites {
+  bool wrote = false;
+  bool is_box = false;
+  Vec3 rim_lo{0, 0, 0}, rim_hi{0, 0, 0};
+};
+
 }  // namespace detail
 
 /// Fills every array over `box` with values that differ from cell to cell, array to array and
@@ -161,6 +169,68 @@ inline std::vector<HostArray> probe_values(const std::vector<ProbeElement>& elem
   }
   return arrays;
 }
+
+namespace detail {
+
+/// Runs the kernel twice over `box` (values `in_a`, then other values everywhere; `out_a` gets
+/// the first run's result) and finds the cells of the `written` arrays it wrote: a cell is
+/// written when it changed in either run (a kernel that writes back the value it found, in both
+/// runs, is not caught).
+inline ProbeWrites probe_writes(const std::set<int>& written,
+                                const std::vector<ProbeElement>& elements, const Box& box,
+                                const ProbeRun& run, const std::vector<HostArray>& in_a,
+                                std::vector<HostArray>& out_a) {
+  const std::vector<HostArray> in_b = probe_values(elements, box, 2);
+  std::vector<HostArray> out_b = in_b;
+  out_a = in_a;
+  run(out_a, box);
+  run(out_b, box);
+  const Index n = box.volume();
+  const Vec3 ext = box.extents();
+  const int dims = box.dims;
+  ProbeWrites w;
+  Box common;
+  bool first = true;
+  w.is_box = true;
+  for (int id : written) {
+    const auto u = static_cast<std::size_t>(id);
+    const std::size_t bytes = elements[u].bytes;
+    Box bb;
+    bb.dims = dims;
+    bool any = false;
+    Index count = 0;
+    for (Index i = 0; i < n; ++i) {
+      if (!probe_differs(in_a[u], out_a[u], bytes, i) &&
+          !probe_differs(in_b[u], out_b[u], bytes, i))
+        continue;
+      const Vec3 p{i % ext[0], (i / ext[0]) % ext[1], i / (ext[0] * ext[1])};
+      Box cell;
+      cell.dims = dims;
+      cell.lo = p;
+      cell.hi = {p[0] + 1, p[1] + 1, p[2] + 1};
+      bb = any ? bounding(bb, cell) : cell;
+      any = true;
+      ++count;
+    }
+    if (!any) continue;
+    w.wrote = true;
+    if (count != bb.volume()) w.is_box = false;
+    if (first)
+      common = bb;
+    else if (common != bb)
+      w.is_box = false;
+    first = false;
+  }
+  if (!w.wrote) return w;
+  for (int d = 0; d < dims; ++d) {
+    const auto u = static_cast<std::size_t>(d);
+    w.rim_lo[u] = common.lo[u];
+    w.rim_hi[u] = ext[u] - common.hi[u];
+  }
+  return w;
+}
+
+}  // namespace detail
 
 /// Probes kernel `k` over a box of `grid` of `n` cells per dimension it follows (probe_box).
 inline KernelProbe probe_kernel_on(const ProbeKernel& k, const Box& grid,
@@ -186,62 +256,60 @@ inline KernelProbe probe_kernel_on(const ProbeKernel& k, const Box& grid,
 
   // Writes: two runs with different values everywhere; a cell is written when it changed in
   // either run (a kernel that writes back the value it found, in both runs, is not caught).
-  const std::vector<HostArray> in_a = probe_values(elements, box, 1),
-                               in_b = probe_values(elements, box, 2);
-  std::vector<HostArray> out_a = in_a, out_b = in_b;
-  run(out_a, box);
-  run(out_b, box);
+  const std::vector<HostArray> in_a = probe_values(elements, box, 1);
+  std::vector<HostArray> out_a = in_a;
+  const detail::ProbeWrites w = detail::probe_writes(written, elements, box, run, in_a, out_a);
   const Index n = box.volume();
   const Vec3 ext = box.extents();
   auto point = [&](Index i) {
     return Vec3{i % ext[0], (i / ext[0]) % ext[1], i / (ext[0] * ext[1])};
   };
-  Box common;
-  bool first = true;
-  r.is_box = true;
-  for (int id : written) {
-    const std::size_t bytes = elements[static_cast<std::size_t>(id)].bytes;
-    Box bb;
-    bb.dims = dims;
-    bool any = false;
-    Index count = 0;
-    for (Index i = 0; i < n; ++i) {
-      const auto u = static_cast<std::size_t>(id);
-      if (!detail::probe_differs(in_a[u], out_a[u], bytes, i) &&
-          !detail::probe_differs(in_b[u], out_b[u], bytes, i))
-        continue;
-      const Vec3 p = point(i);
-      Box cell;
-      cell.dims = dims;
-      cell.lo = p;
-      cell.hi = {p[0] + 1, p[1] + 1, p[2] + 1};
-      bb = any ? bounding(bb, cell) : cell;
-      any = true;
-      ++count;
-    }
-    if (!any) continue;
-    r.wrote = true;
-    if (count != bb.volume()) r.is_box = false;
-    if (first)
-      common = bb;
-    else if (common != bb)
-      r.is_box = false;
-    first = false;
-  }
+  r.wrote = w.wrote;
+  r.is_box = w.is_box;
   if (!r.wrote) {
     r.is_box = false;
     r.why = "it wrote no cell of a " + box.str() + " buffer";
     return r;
   }
-  for (int d = 0; d < dims; ++d) {
-    const auto u = static_cast<std::size_t>(d);
-    r.rim_lo[u] = common.lo[u];
-    r.rim_hi[u] = ext[u] - common.hi[u];
-  }
-  if (!r.is_box)
+  r.rim_lo = w.rim_lo;
+  r.rim_hi = w.rim_hi;
+  if (!r.is_box) {
     r.why = "the cells it writes are not one box, the same for every array it writes";
-  else if (!k.views)
-    r.why = "it cannot run on a slab (see the report's overlap line)";
+  } else {
+    // The rim measured on `box` is the kernel's own guard or the whole grid's boundary,
+    // whichever cuts more (rule 3: a kernel decides the grid's edge from offset + index): on a
+    // small grid, or with a wide boundary, the probe's box reaches the grid's boundary. Only
+    // the kernel's own guard moves with a buffer's edge, and views, ghost zones and chunk
+    // windows must be sized by it alone (a view grown by more computes cells beyond the ones
+    // it is meant to, e.g. ghost cells being refreshed meanwhile). The box shrunk by the rim
+    // just measured lies that far from the grid's boundary, so only the kernel's own guard
+    // acts on it: its rim there is that guard's width.
+    Box inner = box;
+    bool shrunk = false;
+    for (int d = 0; d < dims; ++d) {
+      const auto u = static_cast<std::size_t>(d);
+      if (!k.follows[u] || (r.rim_lo[u] == 0 && r.rim_hi[u] == 0)) continue;
+      inner.lo[u] += r.rim_lo[u];
+      inner.hi[u] -= r.rim_hi[u];
+      shrunk = true;
+    }
+    if (shrunk) {
+      const std::vector<HostArray> in_i = probe_values(elements, inner, 3);
+      std::vector<HostArray> out_i = in_i;
+      const detail::ProbeWrites wi =
+          detail::probe_writes(written, elements, inner, run, in_i, out_i);
+      if (wi.wrote && wi.is_box) {
+        r.rim_lo = wi.rim_lo;
+        r.rim_hi = wi.rim_hi;
+      } else {
+        r.why = "its own rim cannot be told from the grid's boundary on a " + box.str() +
+                " grid (on " + inner.str() + " it " +
+                (wi.wrote ? "writes cells that are not one box" : "writes no cell") + ")";
+      }
+    }
+    if (r.why.empty() && !k.views)
+      r.why = "it cannot run on a slab (see the report's overlap line)";
+  }
 
   // Reads: the middle cell of each array read is changed (twice: a value and a NaN or a far
   // integer); every written cell that then changes reads it, at the offset middle - cell.
