@@ -79,8 +79,11 @@ inline Queue make_queue(const Device& d) {
   return q;
 }
 /// `sub` of a host array (whose own box may be any box) to or from a buffer holding `buffer`.
+/// `read_events` (reads only): receives the read command's own event, whose completion says
+/// the cells are in the host array.
 inline void host_rect(cl_command_queue q, const Device& d, const Mem& mem, const rt::Box& buffer,
-                      const rt::HostArray& host, const rt::Box& sub, bool to_device) {
+                      const rt::HostArray& host, const rt::Box& sub, bool to_device,
+                      std::vector<Event>* read_events = nullptr) {
   if (sub.empty()) return;
   rt::RectCopy dev = rt::rect_of(sub, buffer, host.element_bytes);
   rt::RectCopy hst = rt::rect_of(sub, host.box, host.element_bytes);
@@ -90,11 +93,14 @@ inline void host_rect(cl_command_queue q, const Device& d, const Mem& mem, const
                                    dev.region.data(), dev.row_pitch, dev.slice_pitch, hst.row_pitch,
                                    hst.slice_pitch, data, 0, nullptr, nullptr),
           ("clEnqueueWriteBufferRect(" + host.name + ")").c_str(), d.label());
-  else
+  else {
+    cl_event ev = nullptr;
     check(clEnqueueReadBufferRect(q, mem.get(), CL_FALSE, dev.origin.data(), hst.origin.data(),
                                   dev.region.data(), dev.row_pitch, dev.slice_pitch, hst.row_pitch,
-                                  hst.slice_pitch, data, 0, nullptr, nullptr),
+                                  hst.slice_pitch, data, 0, nullptr, read_events ? &ev : nullptr),
           ("clEnqueueReadBufferRect(" + host.name + ")").c_str(), d.label());
+    if (read_events) read_events->emplace_back(ev);
+  }
 }
 }  // namespace detail
 
@@ -241,6 +247,7 @@ class OocRunner {
     std::vector<Mem> bands;                             ///< [array]: the band store
     std::vector<std::vector<rt::HostArray>> snapshots;  ///< [array][foreign box]
     std::map<std::pair<rt::Index, int>, Event> events;  ///< (t, kind) -> its completion
+    std::map<rt::Index, std::vector<Event>> reads;      ///< t -> its store's reads
   };
 
   bool runs_here(std::size_t p) const {
@@ -270,19 +277,32 @@ class OocRunner {
     PartState& st = parts_[local(p)];
     std::vector<Mem>& bufs = st.slots[static_cast<std::size_t>(op.slot)];
     cl_command_queue q = queue(p, op.kind);
-    std::vector<cl_event> waits;
+    std::vector<cl_event> waits, reads;
     for (const auto& w : op.waits) {
       auto it = st.events.find({w.second, static_cast<int>(w.first)});
       if (it == st.events.end()) throw rt::RunError("out-of-core: internal error: missing event");
       waits.push_back(it->second.get());
+      if (op.kind == rt::OocOp::Kind::kLoad && w.first == rt::OocOp::Kind::kStore)
+        for (const Event& r : st.reads[w.second]) reads.push_back(r.get());
     }
+    // A load reads host cells that earlier stores wrote: the host waits for those stores' reads
+    // (their own events: complete means the cells are in the host array) before it enqueues the
+    // load. The queue's wait alone is what OpenCL promises to order them, but on NVIDIA's OpenCL,
+    // with small copies (1D chunks) and mostly pageable host memory, loads saw old values now
+    // and then on the H100 (PoCL, and CUDA, whose pageable copies are synchronous, were exact).
+    if (!reads.empty())
+      check(clWaitForEvents(static_cast<cl_uint>(reads.size()), reads.data()),
+            "clWaitForEvents (the stores a load reads after)", d.label());
     detail::wait_on(q, waits, d);
     // Its copies and kernels, laid out by rt::ooc_execute, on this op's queue.
     std::vector<Mem>& next = st.slots[static_cast<std::size_t>((op.t + 1) % sc_.buffers)];
     rt::ooc_execute(
         sc_, op, bufs, next, st.bands, host_, st.snapshots, stats,
         [&](const Mem& buf, const rt::Box& load, const rt::HostArray& h, const rt::Box& sub,
-            bool to_device) { detail::host_rect(q, d, buf, load, h, sub, to_device); },
+            bool to_device) {
+          detail::host_rect(q, d, buf, load, h, sub, to_device,
+                            to_device ? nullptr : &st.reads[op.t]);
+        },
         [&](Mem& from, const rt::RectCopy& src, Mem& to, const rt::RectCopy& dst,
             const std::string& what) { detail::device_rect(q, d, from, src, to, dst, what); },
         [&](const rt::Part& chunk, std::int64_t step, std::int64_t remaining) {
@@ -293,6 +313,8 @@ class OocRunner {
     const rt::Index keep = sc_.chunks + sc_.buffers + 2;
     while (!st.events.empty() && st.events.begin()->first.first + keep < op.t)
       st.events.erase(st.events.begin());
+    while (!st.reads.empty() && st.reads.begin()->first + keep < op.t)
+      st.reads.erase(st.reads.begin());
     // Flush so that the three queues start working now, not at the next blocking call.
     check(clFlush(q), "clFlush", d.label());
   }
