@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Runs ON THE GPU MACHINE (H100 x1 with a CUDA-aware Open MPI, or 2+ GPUs), from the repository
-# root, after scripts/gen-gpu-trees.sh generated the programs here (bench/generated/, ignored by
-# git: carry it): the MPI + CUDA programs (bench/generated/mpi-cuda/<name>/).
+# Phase `mpi` (GPU machine: one GPU, with a CUDA-aware Open MPI or not, or 2+ GPUs), after the
+# `generate` phase here (carry bench/generated): the MPI + CUDA programs
+# (bench/generated/mpi-cuda/<name>/).
 #  1. The MPI there (mpirun, version, CUDA-awareness from ompi_info); no mpirun: a SKIPPED line.
 #  2. Builds, in parallel: the serial references (examples/CMakeLists.txt), the one-process CUDA
 #     programs (bench/generated/cuda-<name>/) and the MPI ones (cmake, CMAKE_CUDA_ARCHITECTURES
@@ -19,28 +19,18 @@
 #     REPS runs (default 3), efficiency t1 / (2 t2).
 # A failing step is recorded as FAIL and the script goes on. The table is printed last; logs go
 # to $OUT (default /tmp/out). Environment: CUDA_ARCH (default native), MPIRUN_FLAGS (extra
-# mpirun flags), REPS, WORK (build folder, default /tmp/stepgen-mpi-cuda).
-# Usage: bash bench/mpi_cuda_gpu.sh [GENERATED_DIR]   (default bench/generated)
+# mpirun flags), REPS, WORK (builds, default /tmp/stepgen-bench).
+# Usage: bench/run.sh mpi
 set -u
-root=$(cd "$(dirname "$0")/.." && pwd)
-gen=${1:-$root/bench/generated}
-out=${OUT:-/tmp/out}
-work=${WORK:-/tmp/stepgen-mpi-cuda}
-arch=${CUDA_ARCH:-native}
+. "$(dirname "$0")/lib.sh"
 reps=${REPS:-3}
 mkdir -p "$out" "$work"
-export PATH=$PATH:/usr/local/cuda/bin
 summary=$out/mpi-cuda-summary.txt
 : > "$summary"
 log() { echo "$*" | tee -a "$summary"; }
 
 # ---- 1. the MPI there
-if ! command -v mpirun >/dev/null; then
-  for d in /usr/mpi/gcc/openmpi-*/bin /opt/hpcx/ompi/bin /usr/local/mpi/bin /opt/openmpi/bin /usr/lib64/openmpi/bin; do
-    [ -x "$d/mpirun" ] && export PATH=$d:$PATH && export LD_LIBRARY_PATH=$d/../lib:${LD_LIBRARY_PATH:-} && break
-  done
-fi
-if ! command -v mpirun >/dev/null; then
+if ! find_mpirun; then
   log "SKIPPED: no mpirun on this machine (the MPI + CUDA programs need an MPI runtime and mpicxx to build)"
   exit 0
 fi
@@ -50,11 +40,7 @@ fi
   nvcc --version | tail -2
   cmake --version | head -1
 } 2>&1 | tee "$out/mpi-cuda-machine.txt"
-gpus=$(nvidia-smi -L 2>/dev/null | wc -l)
-if [ -n "${CUDA_VISIBLE_DEVICES:-}" ]; then
-  vis_n=$(echo "$CUDA_VISIBLE_DEVICES" | tr ',' '\n' | grep -c .)
-  [ "$vis_n" -lt "$gpus" ] && gpus=$vis_n
-fi
+gpus=$(gpu_count)
 log "mpirun: $(command -v mpirun), $(mpirun --version 2>&1 | head -1); $gpus GPU(s)"
 if command -v ompi_info >/dev/null; then
   log "CUDA-aware Open MPI (ompi_info): $(ompi_info --parsable --all 2>/dev/null | awk -F: '/mpi_built_with_cuda_support:value/ {print $NF}' | head -1)"
@@ -80,27 +66,21 @@ fi
 log "mpirun flags: ${flags[*]}"
 
 # ---- 2. builds
-cmake -S "$root/examples" -B "$work/ref" -DCMAKE_BUILD_TYPE=Release > "$out/ref-build.log" 2>&1 &&
-  cmake --build "$work/ref" -j 8 >> "$out/ref-build.log" 2>&1 || log "FAIL: the serial references do not build (ref-build.log)"
-build_one() {  # build_one TREE NAME
-  cmake -S "$1" -B "$work/build-$2" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES="$arch" \
-    > "$out/build-$2.log" 2>&1 && cmake --build "$work/build-$2" -j 4 >> "$out/build-$2.log" 2>&1
-}
+build_references || log "FAIL: the serial references do not build (ref-build.log)"
 start=$SECONDS
-# The one-process programs of the examples and of the benchmark only (not the others of gen/).
-trees=("$gen"/mpi-cuda/*/)
-for t in "$gen"/mpi-cuda/*/; do t=${t%/}; trees+=("$gen/cuda-${t##*/}"); done
-for tree in "${trees[@]}"; do
-  tree=${tree%/}
-  [ -f "$tree/CMakeLists.txt" ] || { log "FAIL: no generated tree $tree (run scripts/gen-gpu-trees.sh first)"; continue; }
-  case $tree in */mpi-cuda/*) name=mpi-${tree##*/} ;; *) name=${tree##*/} ;; esac
-  while [ "$(jobs -rp | wc -l)" -ge 4 ]; do wait -n; done
-  build_one "$tree" "$name" &
+# The MPI programs of mpi-cuda/ and the one-process programs of the same names (not the others).
+for t in "$gen"/mpi-cuda/*/; do
+  t=${t%/}
+  for name in "mpi-${t##*/}" "${t##*/}"; do
+    [ -n "$(cuda_tree "$name")" ] || { log "FAIL: no generated tree for $name (run bench/run.sh generate here)"; continue; }
+    while [ "$(jobs -rp | wc -l)" -ge 4 ]; do wait -n; done
+    build_cuda "$name" 4 &
+  done
 done
 wait
 log "built in $((SECONDS - start)) s"
 mpi_prog() { echo "$work/build-mpi-$1/$1"; }
-one_prog() { echo "$work/build-cuda-$1/$1"; }
+one_prog() { echo "$work/build-$1/$1"; }
 
 # ms/step of the time loop (kernels + exchange, GPU time) from a report; "?" without one.
 loop_ms() {
@@ -149,7 +129,7 @@ for dir in "$root"/examples/*/; do
   ex=$(basename "$dir")
   [ -x "$work/ref/reference_$ex" ] || continue
   if [ ! -x "$(mpi_prog "$ex")" ] || [ ! -x "$(one_prog "$ex")" ]; then
-    rows+=("$(printf '%-15s FAIL(build: see build-mpi-%s.log / build-cuda-%s.log)' "$ex" "$ex" "$ex")")
+    rows+=("$(printf '%-15s FAIL(build: see build-mpi-%s.log / build-%s.log)' "$ex" "$ex" "$ex")")
     continue
   fi
   ref=$work/ref-out/$ex
@@ -203,7 +183,6 @@ if [ -x "$j" ] && [ -x "$san" ]; then
 fi
 
 # ---- 6. Jacobi 16384^2: 2 ranks against one process on 2 GPUs and 1 GPU
-median() { sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
 bench=()
 jb=$(mpi_prog jacobi2d_16384) jo=$(one_prog jacobi2d_16384)
 if [ "$gpus" -ge 2 ] && [ -x "$jb" ] && [ -x "$jo" ]; then

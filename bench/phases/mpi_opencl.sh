@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Runs on the multi-GPU machine (after bench/prepare_mpi_gpu.sh here, carrying .gpu): the MPI
-# OpenCL programs with one rank per GPU through NVIDIA's OpenCL platform.
+# Phase `mpi-opencl` (a machine with 2+ GPUs, after the `prepare` phase here; carry
+# bench/generated): the MPI OpenCL programs of bench/generated/opencl-mpi/ with one rank per GPU
+# through NVIDIA's OpenCL platform.
 #  1. What MPI there is: mpirun, its version, CUDA-awareness (ompi_info), whether the binaries
 #     built here find their libraries; if they cannot run, they are rebuilt here with this
 #     machine's MPI from the carried source trees (mpicxx/cmake needed).
@@ -11,10 +12,10 @@
 # Prints a table last. Environment: MPIRUN_FLAGS (extra mpirun flags), OUT (logs; default /tmp/out);
 # for a dry run without GPUs: DEVICE_TYPE=cpu POCL_DEVICES='pthread pthread' SKIP_BENCH=1.
 # FORCE_REBUILD=1 rebuilds the MPI programs there even when the carried ones run.
+# Usage: bench/run.sh mpi-opencl
 set -u
-root=$(cd "$(dirname "$0")/.." && pwd)
-g=$root/.gpu/mpi
-out=${OUT:-/tmp/out}
+. "$(dirname "$0")/lib.sh"
+g=$gen/opencl-mpi
 mkdir -p "$out"
 export LD_LIBRARY_PATH=$g/lib:${LD_LIBRARY_PATH:-}
 log() { echo "$*" | tee -a "$out/mpi-summary.txt"; }
@@ -23,21 +24,10 @@ nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>
 ngpu=$(nvidia-smi -L 2>/dev/null | wc -l)
 
 # NVIDIA's OpenCL driver: register it with the ICD loader if the image has no vendors file.
-if [ "$type" = gpu ] && ! ls /etc/OpenCL/vendors/*nvidia* >/dev/null 2>&1; then
-  lib=$( (ldconfig -p | awk '/libnvidia-opencl.so.1/ {print $NF; exit}'); find /usr/local/nvidia /usr/lib /usr/lib64 -name 'libnvidia-opencl.so.1' 2>/dev/null | head -1)
-  lib=$(echo "$lib" | head -1)
-  echo "registering NVIDIA OpenCL: ${lib:-not found}"
-  mkdir -p /tmp/vendors && echo "$lib" > /tmp/vendors/nvidia.icd
-  export OCL_ICD_VENDORS=/tmp/vendors
-fi
+[ "$type" = gpu ] && register_nvidia_opencl
 
 # ---- 1. the MPI there
-if ! command -v mpirun >/dev/null; then
-  for d in /usr/mpi/gcc/openmpi-*/bin /opt/hpcx/ompi/bin /usr/local/mpi/bin /opt/openmpi/bin /usr/lib64/openmpi/bin; do
-    [ -x "$d/mpirun" ] && export PATH=$d:$PATH && export LD_LIBRARY_PATH=$d/../lib:$LD_LIBRARY_PATH && break
-  done
-fi
-if ! command -v mpirun >/dev/null; then
+if ! find_mpirun; then
   log "no mpirun found on this machine: nothing to run (the MPI programs need an MPI runtime)"
   exit 1
 fi
@@ -103,7 +93,6 @@ for prog in "$g"/ref/reference_*; do
 done
 
 # ---- 3. Jacobi 16384^2, 1000 steps: 2 ranks against one process on 2 GPUs
-median() { sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
 # time-loop ms/step = (kernels + exchange) / steps, from the report
 loop_ms() { awk '/^time:/ {steps=$5} /kernels:/ {k=$2} /exchange:/ {x=$2} END {if (steps) printf "%.4f", 1000*(k+x)/steps}' "$1"; }
 one=() mpi=() tot1=() totm=()

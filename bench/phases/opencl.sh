@@ -1,16 +1,17 @@
 #!/usr/bin/env bash
-# Runs on the GPU machine (after bench/prepare_gpu.sh here): the examples' generated OpenCL
-# programs on the GPU through NVIDIA's OpenCL platform against the serial references, then the
-# 16384^2 Jacobi benchmark against the hand-written OpenCL loop. Prints a table last.
+# Phase `opencl` (GPU machine, after the `prepare` phase here; carry bench/generated): the
+# examples' generated OpenCL programs on the GPU through NVIDIA's OpenCL platform against the
+# serial references, GPU + PoCL CPU in one run where opencl/pocl.tar.xz was carried, then the
+# 16384^2 Jacobi benchmark against the hand-written OpenCL loop (BENCH_ONLY=1: that alone).
+# Prints a table last.   Usage: bench/run.sh opencl
 set -u
-root=$(cd "$(dirname "$0")/.." && pwd)
-g=$root/.gpu
-out=${OUT:-/tmp/out}
+. "$(dirname "$0")/lib.sh"
+g=$gen/opencl
 mkdir -p "$out"
 export LD_LIBRARY_PATH=$g/lib:${LD_LIBRARY_PATH:-}
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.mem --format=csv,noheader
 
-. "$root/bench/opencl_icd.sh"
+register_nvidia_opencl
 
 rows=()
 [ -n "${BENCH_ONLY:-}" ] || for prog in "$g"/ref/reference_*; do
@@ -31,7 +32,7 @@ rows=()
   cp "$run/log" "$out/example-$ex.log"
 done
 
-# GPU + CPU in one run: PoCL's files (bench/prepare_gpu.sh packs them) are added to the image
+# GPU + CPU in one run: PoCL's files (opencl/pocl.tar.xz, packed by hand) are added to the image
 # without overwriting any file it has, and registered next to NVIDIA's platform.
 hetero=()
 if [ -f "$g/pocl.tar.xz" ] && [ -z "${BENCH_ONLY:-}" ]; then
@@ -61,7 +62,6 @@ if [ -f "$g/pocl.tar.xz" ] && [ -z "${BENCH_ONLY:-}" ]; then
   "$g/bin/jacobi2d" --device-type all --weights 16,1 > "$out/hetero-weighted.log" 2>&1
 fi
 
-median() { sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
 hand=() gen=()
 for i in 1 2 3 4 5; do
   hand+=("$("$g/bin/handwritten_jacobi2d" "$root/examples/jacobi2d/jacobi2d.cl" 16384 16384 1000 | awk '/ms\/step/ {gsub(/[()]/,""); print $7}')")

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Runs ON THE GPU MACHINE (H100 80 GB, 16 cores, 128 GB RAM): the out-of-core benchmarks of
-# issue 6, with the CUDA programs generated beforehand by scripts/gen-gpu-trees.sh
-# (bench/generated/cuda-acoustic_1750 and cuda-acoustic_1160). Every run prints its own link
+# Phase `ooc` (GPU machine: H100 80 GB, 16 cores, 128 GB RAM): the out-of-core benchmarks of
+# issue 6, with the CUDA programs of the `generate` phase (bench/generated/cuda-acoustic_1750 and
+# cuda-acoustic_1160; carry bench/generated). Every run prints its own link
 # bandwidths (h2d, d2h, both at once; pinned host memory, measured at start-up in the same
 # run), the chunks and k the model chose, predicted and measured times and the share of the
 # link bound max(in/h2d, out/d2h, (in+out)/bidir) reached.
@@ -12,15 +12,11 @@
 # Host memory: one program at a time (86 GB + pinning for the 1750^3 run). Total GPU time is
 # about 6-8 minutes, mostly filling the host arrays. Logs go to $OUT (default /tmp/out); the
 # table comes last.
-# Usage: bash bench/ooc_gpu.sh [GENERATED_DIR]   (CUDA_ARCH=90 to force an architecture)
+# K1750 (default "4"): the k of the further 1750^3 runs; SWEEP_1160: the "chunks k" pairs.
+# Usage: bench/run.sh ooc   (CUDA_ARCH=90 to force an architecture)
 set -u
-root=$(cd "$(dirname "$0")/.." && pwd)
-gen=${1:-$root/bench/generated}
-out=${OUT:-/tmp/out}
-work=/tmp/stepgen-ooc
+. "$(dirname "$0")/lib.sh"
 mkdir -p "$out" "$work"
-export PATH=$PATH:/usr/local/cuda/bin
-arch=${CUDA_ARCH:-native}
 {
   nvidia-smi --query-gpu=index,name,driver_version,memory.total,memory.free,pcie.link.gen.current,pcie.link.width.current --format=csv,noheader
   free -g | head -2
@@ -28,10 +24,7 @@ arch=${CUDA_ARCH:-native}
 } 2>&1 | tee "$out/ooc-machine.txt"
 
 for name in acoustic acoustic_1750 acoustic_1160; do
-  cmake -S "$gen/cuda-$name" -B "$work/build-$name" -DCMAKE_BUILD_TYPE=Release \
-    -DCMAKE_CUDA_ARCHITECTURES="$arch" >"$out/ooc-build-$name.log" 2>&1 &&
-    cmake --build "$work/build-$name" -j 8 >>"$out/ooc-build-$name.log" 2>&1 ||
-    { echo "build of $name failed"; tail -30 "$out/ooc-build-$name.log"; exit 1; }
+  build_cuda "$name" 8 || { echo "build of $name failed"; tail -30 "$out/build-$name.log"; exit 1; }
 done
 g++ -O3 -march=native -fopenmp -I"$root/runtime/include" "$root/bench/cpu/acoustic_omp.cpp" -o "$work/acoustic_omp" \
   >"$out/ooc-build-omp.log" 2>&1 || { echo "OpenMP build failed"; cat "$out/ooc-build-omp.log"; }

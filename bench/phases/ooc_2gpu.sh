@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Runs ON A GPU MACHINE WITH 2+ GPUs, from the repository root, after scripts/gen-gpu-trees.sh
-# here (carry bench/generated): out of core on 1 GPU and on 2 GPUs at once (each streaming its
+# Phase `ooc-2gpu` (a GPU machine with 2+ GPUs, after the `generate` phase here; carry
+# bench/generated): out of core on 1 GPU and on 2 GPUs at once (each streaming its
 # own half), the 25-point acoustic wave at 1160^3 (4 float arrays, 23.3 GiB of host data),
 # 24 steps, under an 8 GiB budget per GPU:
 #  0. correctness first: the acoustic example forced out of core on 2 GPUs (k = 1, 2, 5, region
@@ -10,20 +10,13 @@
 #     at start-up by one GPU alone and by both at once, the prediction and the link bound;
 #  2. a sweep of chunks (9, 18, 36 per GPU) x steps_per_pass (4, 8, 12) on 2 GPUs, one run each, to set the model's choice against the best.
 # SWEEP=0 skips 2; TIMING=0 skips 1 and 2. Prints a table last; logs go to $OUT (default /tmp/out).
-# Usage: bash bench/ooc_2gpu.sh [GENERATED_DIR]   (default bench/generated)
+# Usage: bench/run.sh ooc-2gpu
 set -u
-root=$(cd "$(dirname "$0")/.." && pwd)
-gen=${1:-$root/bench/generated}
-out=${OUT:-/tmp/out}
-work=${WORK:-/tmp/stepgen-ooc2}
+. "$(dirname "$0")/lib.sh"
 reps=${REPS:-2}
 mkdir -p "$out" "$work"
-export PATH=$PATH:/usr/local/cuda/bin
 for name in acoustic_1160 acoustic; do
-  cmake -S "$gen/cuda-$name" -B "$work/build-$name" -DCMAKE_BUILD_TYPE=Release \
-    -DCMAKE_CUDA_ARCHITECTURES="${CUDA_ARCH:-native}" >>"$out/build.log" 2>&1 &&
-    cmake --build "$work/build-$name" -j 16 >>"$out/build.log" 2>&1 || {
-    echo "BUILD FAILED"; tail -20 "$out/build.log"; exit 1; }
+  build_cuda "$name" 16 || { echo "BUILD FAILED"; tail -20 "$out/build-$name.log"; exit 1; }
 done
 bin=$work/build-acoustic_1160/acoustic_1160
 checks=()

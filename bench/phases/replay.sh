@@ -1,16 +1,16 @@
 #!/usr/bin/env bash
-# Replays the out-of-core model (rt::ooc_predict, runtime/include/stepgen/ooc.hpp as it is in
-# this checkout) on the inputs the GPU runs logged: for every acoustic log under the folders
-# given (1160^3 or 1750^3: the file name starts with the size), the plan it ran (chunks, k,
-# trapezoid, band sharing) and the link and kernel figures it measured at start-up; prints the
-# predicted time next to the measured one. OLD=REV also builds the model of git revision REV
-# (its ooc.hpp) for comparison. The logs of runs before the kernels' figure was per
-# computed cell (the model change of this script's commit) are converted: the figure is
-# multiplied by the probe's planes over its computed planes; CONVERT=0 for logs of later
-# runs. Runs here, no GPU.
-# Usage: bash bench/ooc_model_replay.sh FOLDER...   (e.g. an unpacked bench/results/raw/*.tgz)
+# Phase `replay` (HERE, no GPU): replays the out-of-core model (rt::ooc_predict,
+# runtime/include/stepgen/ooc.hpp as it is in this checkout) on the inputs the GPU runs logged:
+# for every acoustic log under the folders given (1160^3 or 1750^3: the file name starts with the
+# size), the plan it ran (chunks, k, trapezoid, band sharing) and the link and kernel figures it
+# measured at start-up; prints the predicted time next to the measured one. OLD=REV also builds
+# the model of git revision REV (its ooc.hpp) for comparison. The logs of runs before the
+# kernels' figure was per computed cell (the model change of this script's commit) are
+# converted: the figure is multiplied by the probe's planes over its computed planes; CONVERT=0
+# for logs of later runs.
+# Usage: bench/run.sh replay FOLDER...   (e.g. an unpacked bench/results/raw/*.tgz)
 set -euo pipefail
-root=$(cd "$(dirname "$0")/.." && pwd)
+root=$(cd "$(dirname "$0")/../.." && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 python3 - "$@" >"$work/in.txt" <<'PY'
@@ -35,13 +35,13 @@ for folder in sys.argv[1:]:
 PY
 convert=()
 [ "${CONVERT:-1}" = 1 ] && convert=(-DCONVERT_PER_PROBE_CELL)
-g++ -std=c++17 -O1 "${convert[@]}" -I "$root/runtime/include" "$root/bench/ooc_model_replay.cpp" -o "$work/new"
+g++ -std=c++17 -O1 "${convert[@]}" -I "$root/runtime/include" "$root/bench/cpu/ooc_model_replay.cpp" -o "$work/new"
 echo "run                                 predicted measured  error  (model of this checkout)"
 "$work/new" <"$work/in.txt"
 if [ -n "${OLD:-}" ]; then
   mkdir -p "$work/old/stepgen"
   git -C "$root" show "$OLD:runtime/include/stepgen/ooc.hpp" >"$work/old/stepgen/ooc.hpp"
-  g++ -std=c++17 -O1 -I "$work/old" -I "$root/runtime/include" "$root/bench/ooc_model_replay.cpp" -o "$work/old.x"
+  g++ -std=c++17 -O1 -I "$work/old" -I "$root/runtime/include" "$root/bench/cpu/ooc_model_replay.cpp" -o "$work/old.x"
   echo "== the model of $OLD (the logged kernels' figure as it is)"
   "$work/old.x" <"$work/in.txt"
 fi

@@ -1,4 +1,4 @@
-// The out-of-core model replayed on logged inputs (bench/ooc_model_replay.sh feeds it): per
+// The out-of-core model replayed on logged inputs (`bench/run.sh replay` feeds it): per
 // line a run's name, grid size N (N^3 acoustic: three rotated float pressures and a read-only
 // float velocity, halo 4), chunks, k, trapezoid, band sharing, the link (h2d, d2h, bidirectional
 // GB/s), the kernels' ns per cell-step, device copies GB/s and the measured seconds (24 steps);

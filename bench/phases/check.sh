@@ -1,50 +1,32 @@
 #!/usr/bin/env bash
-# Runs ON THE GPU MACHINE (it has nvcc and cmake, not the generator's libraries): builds the CUDA
-# programs generated beforehand by scripts/gen-gpu-trees.sh (bench/generated/cuda-<name>/) and
-# the serial references (examples/CMakeLists.txt), then for every example:
+# Phase `check` (GPU machine): builds the CUDA programs of bench/generated/cuda-<name>/ (the
+# `generate` phase) and the serial references (examples/CMakeLists.txt), then for every example:
 #   - 1 GPU (--devices 1), every array the reference writes saved and compared with `cmp`;
 #   - all GPUs, peer copies where possible, the same comparison, plus --verify;
 #   - all GPUs with STEPGEN_CUDA_PEER=off (every exchange through pinned host memory), same;
-# then compute-sanitizer (memcheck) on a short jacobi2d run over all GPUs, the 16384^2 Jacobi
-# benchmark on 1 and all GPUs, and a short table last. Logs go to $OUT (default /tmp/out).
-# Usage: bash bench/gpu_cuda_check.sh [GENERATED_DIR]   (default bench/generated)
-#   CUDA_ARCH=90 to compile for a given architecture instead of the machine's (native).
+# then compute-sanitizer (memcheck) on a short jacobi2d run over all GPUs, the error paths, the
+# 16384^2 Jacobi benchmark on 1 and all GPUs, and a short table last. Logs go to $OUT.
+# Usage: bench/run.sh check   (CUDA_ARCH=90 to compile for a given architecture, not native)
 set -u
-root=$(cd "$(dirname "$0")/.." && pwd)
-gen=${1:-$root/bench/generated}
-out=${OUT:-/tmp/out}
-work=/tmp/stepgen-cuda-check
+. "$(dirname "$0")/lib.sh"
 mkdir -p "$out" "$work"
-export PATH=$PATH:/usr/local/cuda/bin
-arch=${CUDA_ARCH:-native}
 {
   nvidia-smi --query-gpu=index,name,driver_version,memory.total --format=csv,noheader
   nvidia-smi topo -m 2>/dev/null | head -12
   nvcc --version | tail -2
   cmake --version | head -1
 } 2>&1 | tee "$out/machine.txt"
-gpus=$(nvidia-smi -L 2>/dev/null | wc -l)
-# CUDA_VISIBLE_DEVICES limits what the programs see: count those, not every GPU of the machine.
-if [ -n "${CUDA_VISIBLE_DEVICES:-}" ]; then
-  vis_n=$(echo "$CUDA_VISIBLE_DEVICES" | tr ',' '\n' | grep -c .)
-  [ "$vis_n" -lt "$gpus" ] && gpus=$vis_n
-fi
+gpus=$(gpu_count)
 
 # References (plain C++, runtime/include only).
-cmake -S "$root/examples" -B "$work/ref" -DCMAKE_BUILD_TYPE=Release >"$out/ref-build.log" 2>&1 &&
-  cmake --build "$work/ref" -j 8 >>"$out/ref-build.log" 2>&1 || { echo "references failed to build"; tail -30 "$out/ref-build.log"; exit 1; }
+build_references || { echo "references failed to build"; tail -30 "$out/ref-build.log"; exit 1; }
 
 # The generated programs, 4 builds at a time.
-build_one() {
-  local tree=$1 name=${1##*/cuda-}
-  cmake -S "$tree" -B "$work/build-$name" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES="$arch" \
-    >"$out/build-$name.log" 2>&1 && cmake --build "$work/build-$name" -j 4 >>"$out/build-$name.log" 2>&1
-}
 start=$SECONDS
 for tree in "$gen"/cuda-*/; do
   tree=${tree%/}
   while [ "$(jobs -rp | wc -l)" -ge 4 ]; do wait -n; done
-  build_one "$tree" &
+  build_cuda "${tree##*/cuda-}" 4 &
 done
 wait
 echo "built in $((SECONDS - start)) s"
@@ -128,7 +110,6 @@ if [ -x "$work/build-jacobi2d/jacobi2d" ]; then
 fi
 
 # The 16384^2 Jacobi benchmark (1000 steps): 1 GPU and all GPUs, median of 3.
-median() { sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
 bench=()
 if [ -x "$work/build-jacobi2d_16384/jacobi2d_16384" ]; then
   for devs in 1 "$gpus"; do

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs HERE (no GPU): what each out-of-core chunk step computes, on a PoCL CPU device, where
+# Phase `trapezoid-cpu` (HERE, no GPU): what each out-of-core chunk step computes, on a PoCL CPU device, where
 # the run is compute-bound. The acoustic wave at 192^3 (bench/specs/acoustic_192.xml), 16
 # steps, 4 chunks, k = 4 and 8, three ways, alternating, REPS runs each:
 #   bands  the default: the trapezoid with band sharing (no cell computed twice in a pass);
@@ -7,9 +7,9 @@
 #   whole  --trapezoid off: every step over the whole load window.
 # The saved arrays of all three must be equal bit for bit (the CI tests compare them with the
 # serial reference too). Prints the time per step of every run and the medians.
-# Usage: REPS=4 bash bench/trapezoid_cpu.sh [BUILD_DIR]   (a built stepgen tree; default build)
+# Usage: REPS=4 bench/run.sh trapezoid-cpu [BUILD_DIR]   (a built stepgen tree; default build)
 set -euo pipefail
-root=$(cd "$(dirname "$0")/.." && pwd)
+root=$(cd "$(dirname "$0")/../.." && pwd)
 build=${1:-$root/build}
 work=$(mktemp -d)
 reps=${REPS:-4}

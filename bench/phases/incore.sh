@@ -1,8 +1,6 @@
 #!/usr/bin/env bash
-# The CUDA benchmarks of issue 5 (and the multi-GPU rows of issue 9), run ON THE GPU MACHINE from
-# the repository root, after `scripts/gen-gpu-trees.sh` generated the programs here (into
-# bench/generated/, which git ignores: carry it to the GPU machine):
-#   bash bench/cuda_gpu.sh [GENERATED_DIR]        (default bench/generated)
+# Phase `incore` (GPU machine): the CUDA benchmarks of issue 5 (and the multi-GPU rows of issue
+# 9), after the `generate` phase here (carry bench/generated):   bench/run.sh incore
 # It builds the generated benchmark programs (cmake, CMAKE_CUDA_ARCHITECTURES=native, Release,
 # --fmad=false as generated) and the hand-written baselines of bench/cuda/ (nvcc, the same flags)
 # in parallel, then runs:
@@ -19,24 +17,20 @@
 #      and 4 GPUs (strong scaling) and the 4-GPU weak-scaling row.
 # The generated program's figure is its time loop per step, kernels + exchange, GPU time of the
 # busiest GPU measured with CUDA events (the report's "kernels:" and "exchange:" lines, as
-# bench/gpu_cuda_check.sh's loop_ms reads them); the hand-written ones time their loops with CUDA
+# the check phase's loop_ms reads them); the hand-written ones time their loops with CUDA
 # events too. Each generated program: one short warm-up run (20 steps) the first time it runs,
 # then every configuration the median of REPS runs (default 3); the hand-written ones: warm-up
 # steps, then the median of HREPS repetitions in one process (default 5). About 4-5 minutes on
 # 2 GPUs and 7-8 on 4 (builds included; most of it is the programs' host initialisation and
 # uploads); MAX_GPUS=2 skips the 4-GPU section, REPS=2 shortens everything. Logs, the bandwidth lines and the table go to $OUT (default /tmp/out);
 # the table is printed last. CUDA_ARCH=90 compiles for a given architecture instead of native;
-# SKIP_BUILD=1 reuses the builds of an earlier run (in /tmp/stepgen-cuda-check).
+# SKIP_BUILD=1 reuses the builds of an earlier run (the `build` phase's, in $WORK).
 set -u
-root=$(cd "$(dirname "$0")/.." && pwd)
-gen=${1:-$root/bench/generated}
-out=${OUT:-/tmp/out}
-work=${WORK:-/tmp/stepgen-cuda-check}  # shared with bench/gpu_cuda_check.sh: its builds are reused
+. "$(dirname "$0")/lib.sh"
 arch=${CUDA_ARCH:-native}
 reps=${REPS:-3}
 hreps=${HREPS:-5}
 mkdir -p "$out" "$work"
-export PATH=$PATH:/usr/local/cuda/bin
 start_all=$SECONDS
 {
   nvidia-smi --query-gpu=index,name,driver_version,memory.total,clocks.max.sm,clocks.max.mem --format=csv,noheader
@@ -45,14 +39,10 @@ start_all=$SECONDS
   cmake --version | head -1
   nproc
 } 2>&1 | tee "$out/machine.txt"
-gpus=$(nvidia-smi -L 2>/dev/null | wc -l)
 # CUDA_VISIBLE_DEVICES limits what the programs see: count those, not every GPU of the machine.
-if [ -n "${CUDA_VISIBLE_DEVICES:-}" ]; then
-  vis_n=$(echo "$CUDA_VISIBLE_DEVICES" | tr ',' '\n' | grep -c .)
-  [ "$vis_n" -lt "$gpus" ] && gpus=$vis_n
-fi
+gpus=$(gpu_count)
 [ -n "${MAX_GPUS:-}" ] && [ "$gpus" -gt "$MAX_GPUS" ] && gpus=$MAX_GPUS
-[ "$gpus" -ge 1 ] || { echo "cuda_gpu.sh: no GPU (nvidia-smi -L lists none)"; exit 1; }
+[ "$gpus" -ge 1 ] || { echo "incore: no GPU (nvidia-smi -L lists none)"; exit 1; }
 
 # ------------------------------------------------------------------------------------------------
 # Builds: the hand-written baselines and the generated programs, in parallel.
@@ -60,31 +50,23 @@ fi
 progs=(jacobi2d_16384 heat3d_512 acoustic_512 jacobi2d_fast_16384)
 [ "$gpus" -ge 2 ] && progs+=(jacobi2d_20480 jacobi2d_fast_20480 jacobi2d_20480x40960)
 [ "$gpus" -ge 4 ] && progs+=(heat3d_1024 jacobi2d_20480x81920)
-tree_of() {  # the generated tree of a benchmark: bench/generated/cuda-NAME or .../bench/cuda-NAME
-  local d
-  for d in "$gen/cuda-$1" "$gen/bench/cuda-$1"; do [ -d "$d" ] && { echo "$d"; return; }; done
-}
-build_one() {
-  local name=$1 tree
-  tree=$(tree_of "$name")
-  [ -n "$tree" ] || { echo "no generated tree for $name (run scripts/gen-gpu-trees.sh)" >"$out/build-$name.log"; return 1; }
-  cmake -S "$tree" -B "$work/build-$name" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES="$arch" \
-    >"$out/build-$name.log" 2>&1 && cmake --build "$work/build-$name" -j 2 >>"$out/build-$name.log" 2>&1
-}
 t=$SECONDS
 if [ -z "${SKIP_BUILD:-}" ]; then
-  JOBS=4 bash "$root/bench/cuda/build.sh" "$work/hand" "$arch" >"$out/build-handwritten.log" 2>&1 &
-  hand_pid=$!
+  hand_pid=
+  if [ ! -f "$work/hand/complete" ]; then  # the `build` phase built them already
+    JOBS=4 bash "$root/bench/cuda/build.sh" "$work/hand" "$arch" >"$out/build-handwritten.log" 2>&1 &
+    hand_pid=$!
+  fi
   slots=$(( $(nproc) / 2 - 2 ))
   [ "$slots" -ge 2 ] || slots=2
   for name in "${progs[@]}"; do
     while [ "$(jobs -rp | wc -l)" -ge "$slots" ]; do wait -n; done
-    build_one "$name" &
+    build_cuda "$name" 2 &
   done
   wait
-  wait "$hand_pid" 2>/dev/null
+  [ -n "$hand_pid" ] && wait "$hand_pid" 2>/dev/null
   echo "built in $((SECONDS - t)) s"
-  cat "$out/build-handwritten.log"
+  cat "$out/build-handwritten.log" 2>/dev/null
 fi
 for name in "${progs[@]}"; do
   [ -x "$work/build-$name/$name" ] || { echo "BUILD FAILED: $name"; tail -20 "$out/build-$name.log"; }
@@ -93,10 +75,9 @@ done
 # ------------------------------------------------------------------------------------------------
 # Helpers
 # ------------------------------------------------------------------------------------------------
-median() { sort -g | awk '{a[NR]=$1} END {if (NR == 0) print "?"; else print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
 
 # The generated program's time loop per step in ms: kernels + exchange of the busiest GPU over
-# the steps, as bench/gpu_cuda_check.sh's loop_ms. Only the lines it needs are read, so added
+# the steps, as the check phase's loop_ms. Only the lines it needs are read, so added
 # report lines (an overlap line, exchange paths) do not disturb it.
 loop_ms() {
   awk '/ for [0-9]+ steps/ {steps = $5} /^  kernels:/ {k = $2} /^  exchange:/ {x = $2}

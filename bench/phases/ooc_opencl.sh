@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Runs ON THE GPU MACHINE (H100 or H200), from the repository root, after bench/prepare_gpu.sh
-# (the OpenCL programs, built here: carry .gpu) and scripts/gen-gpu-trees.sh (the CUDA trees:
-# carry bench/generated). Out of core through NVIDIA's OpenCL, and the budget question of the
-# OpenMP target. PHASE picks what runs (default: opencl):
+# Phase `ooc-opencl` (GPU machine: H100 or H200), after the `prepare` phase here (the OpenCL
+# programs built here and the CUDA trees: carry bench/generated). Out of core through NVIDIA's
+# OpenCL, and the budget question of the OpenMP target. The arguments (PARTs; default: opencl)
+# pick what runs:
 #   opencl  0. checks: every example forced out of core on the GPU (2 chunks, k = 2) and the
 #              acoustic example at k = 1, 2, 3, 5, region sharing off, the naive scheme,
 #              pageable host arrays (--pinned off) and --band-sharing off: saved arrays equal
@@ -27,32 +27,26 @@
 #           23.3 GiB), CUDA and OpenCL, one pass of 24 steps at 20 GiB, CUDA at 16 GiB with the
 #           whole window, and the 16-thread OpenMP CPU version at 1160^3; with NO_BANDS=1
 #           (default) also k = 24 and CUDA at 12 GiB with --band-sharing off.
-# PHASE may name several, run in this order (opencl big cuda sweep incore budget): PHASE="cuda budget".
+# Several PARTs run in this order (opencl big cuda sweep incore budget): ooc-opencl cuda budget.
 # Prints a table last; logs go to $OUT (default /tmp/out).
-# Usage: PHASE=opencl|big|cuda|budget REPS=2 bash bench/ooc_opencl_gpu.sh
-# On the device tool, whose $OUT comes back with a few files only: TAR_TO=$OUT OUT=/tmp/x ...
-# (TAR_TO first: it takes the tool's $OUT before OUT is set).
+# Usage: REPS=2 bench/run.sh ooc-opencl [opencl|big|cuda|sweep|incore|budget]...
+# On the device tool, whose $OUT comes back with a few files only: PACK=1 bench/run.sh ... (or
+# TAR_TO=$OUT OUT=/tmp/x: TAR_TO packs this phase's logs into TAR_TO/logs.tgz).
 set -u
-root=$(cd "$(dirname "$0")/.." && pwd)
-g=$root/.gpu
-out=${OUT:-/tmp/out}
-work=${WORK:-/tmp/stepgen-ooc-cl}
+. "$(dirname "$0")/lib.sh"
+g=$gen/opencl
 reps=${REPS:-2}
-phase=${PHASE:-opencl}
+phase=${*:-${PHASE:-opencl}}
 mkdir -p "$out" "$work"
 export LD_LIBRARY_PATH=$g/lib:${LD_LIBRARY_PATH:-}
-export PATH=$PATH:/usr/local/cuda/bin
-. "$root/bench/opencl_icd.sh"
+register_nvidia_opencl
 {
   nvidia-smi --query-gpu=name,driver_version,memory.total,pcie.link.gen.current,pcie.link.width.current --format=csv,noheader
   free -g | head -2
 } 2>&1 | tee "$out/machine-${phase// /-}.txt"
 has() { [[ " $phase " == *" $1 "* ]]; }
 cuda_build() {  # cuda_build NAME: the generated CUDA program bench/generated/cuda-NAME, in $work
-  cmake -S "$root/bench/generated/cuda-$1" -B "$work/build-cuda-$1" -DCMAKE_BUILD_TYPE=Release \
-    -DCMAKE_CUDA_ARCHITECTURES="${CUDA_ARCH:-native}" >"$out/build-cuda-$1.log" 2>&1 &&
-    cmake --build "$work/build-cuda-$1" -j 16 >>"$out/build-cuda-$1.log" 2>&1 ||
-    { echo "BUILD FAILED: $1"; tail -20 "$out/build-cuda-$1.log"; }
+  build_cuda "$1" 16 || { echo "BUILD FAILED: $1"; tail -20 "$out/build-$1.log"; }
 }
 
 rows=()
@@ -80,7 +74,7 @@ row() {  # row NAME BINARY ARGS...: REPS runs, the median, and what the last rep
 checks=()
 verdict() {  # verdict BIN_DIR EXAMPLE ARGS...: out of core on the GPU, saved arrays against the reference
   local bin=$1 ex=$2; shift 2
-  local ref=$work/ref/$ex run=$work/run/$ex
+  local ref=$work/ref-out-cl/$ex run=$work/run-cl/$ex
   [ -d "$ref" ] || { mkdir -p "$ref"; "$g/ref/reference_$ex" --out "$ref" >/dev/null; }
   rm -rf "$run"; mkdir -p "$run"
   local saves=() f v=bit-exact
@@ -136,9 +130,9 @@ if has big; then
     row 1750-cl-k4 "$g/bin/acoustic_1750" --steps-per-pass 4
   fi
   cuda_build acoustic_1750
-  row 1750-cuda-model "$work/build-cuda-acoustic_1750/acoustic_1750"
-  [ "${BIG_K12:-0}" = 1 ] && row 1750-cuda-k12 "$work/build-cuda-acoustic_1750/acoustic_1750" --steps-per-pass 12
-  [ "${BIG_K4:-1}" = 1 ] && row 1750-cuda-k4 "$work/build-cuda-acoustic_1750/acoustic_1750" --steps-per-pass 4
+  row 1750-cuda-model "$work/build-acoustic_1750/acoustic_1750"
+  [ "${BIG_K12:-0}" = 1 ] && row 1750-cuda-k12 "$work/build-acoustic_1750/acoustic_1750" --steps-per-pass 12
+  [ "${BIG_K4:-1}" = 1 ] && row 1750-cuda-k4 "$work/build-acoustic_1750/acoustic_1750" --steps-per-pass 4
   echo
   echo "== acoustic 1750^3, 24 steps, OpenCL and CUDA, budget auto (one run each)"
   printf '%s\n' "${rows[@]}" | tee "$out/table-big.txt"
@@ -152,7 +146,7 @@ if has cuda; then
   wait
   cb=$work/cuda-bin
   mkdir -p "$cb"
-  for ex in "${exs[@]}" acoustic_1160; do cp "$work/build-cuda-$ex/$ex" "$cb/" 2>/dev/null; done
+  for ex in "${exs[@]}" acoustic_1160; do cp "$work/build-$ex/$ex" "$cb/" 2>/dev/null; done
   for ex in "${exs[@]}"; do
     verdict "$cb" "$ex" --ooc-chunks 2 --steps-per-pass 2
     verdict "$cb" "$ex" --ooc-chunks 3 --steps-per-pass 3 --trapezoid off
@@ -180,9 +174,9 @@ if has cuda; then
 fi
 
 if has sweep; then  # beside the model at 20 GiB (CUDA): other chunk counts at k = 24, other k
-  [ -x "$work/build-cuda-acoustic_1160/acoustic_1160" ] || cuda_build acoustic_1160
+  [ -x "$work/build-acoustic_1160/acoustic_1160" ] || cuda_build acoustic_1160
   reps=1 rows=()
-  b=$work/build-cuda-acoustic_1160/acoustic_1160
+  b=$work/build-acoustic_1160/acoustic_1160
   row 1160-cuda-20GiB-model "$b" --device-memory 20GiB
   for n in 8 10 12; do row "1160-cuda-20GiB-n$n-k24" "$b" --device-memory 20GiB --ooc-chunks $n --steps-per-pass 24; done
   for k in 16 20; do row "1160-cuda-20GiB-k$k" "$b" --device-memory 20GiB --steps-per-pass $k; done
@@ -193,9 +187,9 @@ if has sweep; then  # beside the model at 20 GiB (CUDA): other chunk counts at k
 fi
 
 if has incore; then  # the in-core runs of 1160^3 (both backends) and --verify at 20 GiB
-  [ -x "$work/build-cuda-acoustic_1160/acoustic_1160" ] || cuda_build acoustic_1160
+  [ -x "$work/build-acoustic_1160/acoustic_1160" ] || cuda_build acoustic_1160
   reps=1 rows=()
-  b=$work/build-cuda-acoustic_1160/acoustic_1160
+  b=$work/build-acoustic_1160/acoustic_1160
   row 1160-cuda-in-core "$b" --out-of-core off
   row 1160-cl-in-core "$g/bin/acoustic_1160" --out-of-core off
   for v in "cuda $b" "cl $g/bin/acoustic_1160"; do
@@ -210,23 +204,23 @@ if has incore; then  # the in-core runs of 1160^3 (both backends) and --verify a
 fi
 
 if has budget; then
-  [ -x "$work/build-cuda-acoustic_1160/acoustic_1160" ] || cuda_build acoustic_1160
+  [ -x "$work/build-acoustic_1160/acoustic_1160" ] || cuda_build acoustic_1160
   g++ -O3 -march=native -fopenmp -I"$root/runtime/include" "$root/bench/cpu/acoustic_omp.cpp" -o "$work/acoustic_omp" \
     >"$out/build-omp.log" 2>&1 || { echo "OpenMP build failed"; cat "$out/build-omp.log"; }
   reps=1
   for budget in ${BUDGETS:-8 12 16 20}; do
-    row "1160-cuda-${budget}GiB" "$work/build-cuda-acoustic_1160/acoustic_1160" --device-memory "${budget}GiB"
+    row "1160-cuda-${budget}GiB" "$work/build-acoustic_1160/acoustic_1160" --device-memory "${budget}GiB"
     row "1160-cl-${budget}GiB" "$g/bin/acoustic_1160" --device-memory "${budget}GiB"
   done
   # Beside the model: one pass of all 24 steps, and the whole window at 16 GiB.
-  row 1160-cuda-20GiB-k24 "$work/build-cuda-acoustic_1160/acoustic_1160" --device-memory 20GiB --steps-per-pass 24
+  row 1160-cuda-20GiB-k24 "$work/build-acoustic_1160/acoustic_1160" --device-memory 20GiB --steps-per-pass 24
   row 1160-cl-20GiB-k24 "$g/bin/acoustic_1160" --device-memory 20GiB --steps-per-pass 24
   if [ "${NO_BANDS:-1}" = 1 ]; then  # the same without band sharing (the trapezoid alone)
-    row 1160-cuda-20GiB-k24-nobands "$work/build-cuda-acoustic_1160/acoustic_1160" --device-memory 20GiB --steps-per-pass 24 --band-sharing off
+    row 1160-cuda-20GiB-k24-nobands "$work/build-acoustic_1160/acoustic_1160" --device-memory 20GiB --steps-per-pass 24 --band-sharing off
     row 1160-cl-20GiB-k24-nobands "$g/bin/acoustic_1160" --device-memory 20GiB --steps-per-pass 24 --band-sharing off
-    row 1160-cuda-12GiB-nobands "$work/build-cuda-acoustic_1160/acoustic_1160" --device-memory 12GiB --band-sharing off
+    row 1160-cuda-12GiB-nobands "$work/build-acoustic_1160/acoustic_1160" --device-memory 12GiB --band-sharing off
   fi
-  row 1160-cuda-16GiB-whole "$work/build-cuda-acoustic_1160/acoustic_1160" --device-memory 16GiB --trapezoid off
+  row 1160-cuda-16GiB-whole "$work/build-acoustic_1160/acoustic_1160" --device-memory 16GiB --trapezoid off
   "$work/acoustic_omp" 1160 1160 1160 3 16 | tee "$out/cpu.log"
   echo
   echo "== acoustic 1160^3, 24 steps, the model's choice by budget (one run each)"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The parts of the GPU benchmarks that can be checked without a GPU (ctest runs them; see
-# tests/bench.cmake):
+# Phase `local` (HERE): the parts of the GPU benchmarks that can be checked without a GPU (ctest
+# runs them, label bench; see tests/bench.cmake):   bench/run.sh local MODE WORK ...
 #   emulate WORK             jacobi2d_fast.cu's kernel run as C++ thread by thread on many grid
 #                            shapes (8, 16 and 32 rows per thread), equal to the serial sweep
 #   acoustic-omp WORK REF    bench/cpu/acoustic_omp at the example's size equals the serial
@@ -8,8 +8,8 @@
 #   nvcc WORK [NVCC]         every hand-written CUDA baseline compiles for sm_90 with warnings
 #                            as errors (bench/cuda/build.sh)
 set -euo pipefail
-root=$(cd "$(dirname "$0")/.." && pwd)
-mode=${1:?usage: local_checks.sh emulate|acoustic-omp|nvcc WORK ...}
+root=$(cd "$(dirname "$0")/../.." && pwd)
+mode=${1:?usage: bench/run.sh local emulate|acoustic-omp|nvcc WORK ...}
 work=${2:?WORK folder}
 mkdir -p "$work"
 case $mode in
