@@ -149,10 +149,12 @@ TEST_CASE("every example has golden trees for every backend, one-process and MPI
     if (!fs::is_regular_file(entry.path() / (example + ".xml"))) continue;
     for (const std::string& target : stepgen::emit::emitter_names()) {
       for (const std::string distribution : {"", "mpi"}) {
-        const fs::path dir = root / "tests/golden" /
-                             (target + (distribution.empty() ? "" : "-" + distribution) + "-" + example);
+        const fs::path dir =
+            root / "tests/golden" /
+            (target + (distribution.empty() ? "" : "-" + distribution) + "-" + example);
         CAPTURE(dir);
-        CHECK_MESSAGE(fs::is_directory(dir / "tree"), "missing golden case (run scripts/update-golden.sh)");
+        CHECK_MESSAGE(fs::is_directory(dir / "tree"),
+                      "missing golden case (run scripts/update-golden.sh)");
         CHECK(read_line(dir / "spec") == "examples/" + example + "/" + example + ".xml");
         CHECK(read_line(dir / "target") == target);
         if (distribution.empty())
