@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # Regenerates the golden trees under tests/golden/ with the built stepgen. Regenerating is an
 # explicit act: review `git diff tests/golden` before committing it.
-# Every example (examples/NAME/NAME.xml) gets a case TARGET-NAME for every backend (the cases
-# are created when missing); other cases (any folder with `spec` and `target`) are kept.
+# Every example (examples/NAME/NAME.xml) gets a case TARGET-NAME for every backend and a case
+# TARGET-mpi-NAME for its MPI program (the cases are created when missing); other cases (any
+# folder with `spec` and `target`) are kept.
 # Each case folder tests/golden/CASE/ holds `spec` (the spec's path from the source root),
-# `target` (the backend) and `tree/` (what `stepgen generate SPEC --target TARGET` writes). The
-# tree is deleted first, so files the generator no longer writes disappear too.
+# `target` (the backend), optionally `distribution` (`mpi`: --distribution mpi) and `tree/`
+# (what `stepgen generate SPEC --target TARGET [--distribution D]` writes). The tree is deleted
+# first, so files the generator no longer writes disappear too.
 # Usage: scripts/update-golden.sh [STEPGEN]   (default: the first of build/stepgen,
 #        build-gold/stepgen that exists)
 set -euo pipefail
@@ -25,10 +27,12 @@ for spec in "$root"/examples/*/*.xml; do
   name=$(basename "$spec" .xml)
   [[ $(basename "$(dirname "$spec")") == "$name" ]] || continue
   for target in "${targets[@]}"; do
-    dir=$root/tests/golden/$target-$name
-    mkdir -p "$dir"
-    echo "examples/$name/$name.xml" >"$dir/spec"
-    echo "$target" >"$dir/target"
+    for dir in "$root/tests/golden/$target-$name" "$root/tests/golden/$target-mpi-$name"; do
+      mkdir -p "$dir"
+      echo "examples/$name/$name.xml" >"$dir/spec"
+      echo "$target" >"$dir/target"
+    done
+    echo mpi >"$root/tests/golden/$target-mpi-$name/distribution"
   done
 done
 for dir in "$root"/tests/golden/*/; do
@@ -36,10 +40,12 @@ for dir in "$root"/tests/golden/*/; do
   case=$(basename "$dir")
   spec=$(head -n 1 "$dir/spec")
   target=$(head -n 1 "$dir/target")
+  distribution=()
+  [[ -f $dir/distribution ]] && distribution=(--distribution "$(head -n 1 "$dir/distribution")")
   rm -rf "$dir/tree"
-  (cd "$root" && "$stepgen" generate "$spec" --target "$target" -o "$dir/tree" >/dev/null)
+  (cd "$root" && "$stepgen" generate "$spec" --target "$target" "${distribution[@]}" -o "$dir/tree" >/dev/null)
   # runtime/ is a verbatim copy of runtime/include/stepgen: the test compares it with that.
   # .stepgen/ holds pristine copies (for merging hand edits): the same files again.
   rm -rf "$dir/tree/runtime" "$dir/tree/.stepgen"
-  echo "regenerated tests/golden/$case ($spec, $target)"
+  echo "regenerated tests/golden/$case ($spec, $target${distribution[1]:+, ${distribution[1]}})"
 done

@@ -1,12 +1,12 @@
-# The GPU benchmarks' pieces that run without a GPU (bench/local_checks.sh): the bandwidth-
+# The GPU benchmarks' pieces that run without a GPU (`bench/run.sh local`): the bandwidth-
 # efficient Jacobi kernel emulated on the CPU, the OpenMP acoustic baseline against its serial
 # reference, and (where nvcc is present) the hand-written CUDA baselines compiled for sm_90.
 add_test(NAME "bench: jacobi2d_fast CUDA kernel emulated on the CPU"
-         COMMAND ${PROJECT_SOURCE_DIR}/bench/local_checks.sh emulate ${CMAKE_CURRENT_BINARY_DIR}/bench-emulate)
+         COMMAND ${PROJECT_SOURCE_DIR}/bench/run.sh local emulate ${CMAKE_CURRENT_BINARY_DIR}/bench-emulate)
 set_tests_properties("bench: jacobi2d_fast CUDA kernel emulated on the CPU" PROPERTIES TIMEOUT 300 LABELS bench)
 if(TARGET reference_acoustic)
   add_test(NAME "bench: acoustic_omp equals the serial reference"
-           COMMAND ${PROJECT_SOURCE_DIR}/bench/local_checks.sh acoustic-omp
+           COMMAND ${PROJECT_SOURCE_DIR}/bench/run.sh local acoustic-omp
                    ${CMAKE_CURRENT_BINARY_DIR}/bench-omp $<TARGET_FILE:reference_acoustic>)
   set_tests_properties("bench: acoustic_omp equals the serial reference" PROPERTIES TIMEOUT 300 LABELS bench)
 endif()
@@ -17,7 +17,7 @@ else()
 endif()
 if(STEPGEN_BENCH_NVCC)
   add_test(NAME "bench: hand-written CUDA baselines compile (nvcc, sm_90)"
-           COMMAND ${PROJECT_SOURCE_DIR}/bench/local_checks.sh nvcc ${CMAKE_CURRENT_BINARY_DIR}/bench-nvcc
+           COMMAND ${PROJECT_SOURCE_DIR}/bench/run.sh local nvcc ${CMAKE_CURRENT_BINARY_DIR}/bench-nvcc
                    ${STEPGEN_BENCH_NVCC})
   set_tests_properties("bench: hand-written CUDA baselines compile (nvcc, sm_90)" PROPERTIES TIMEOUT 900 LABELS bench)
 endif()

@@ -1,4 +1,4 @@
-// Memory bandwidths of this machine's GPUs, the yardsticks of bench/cuda_gpu.sh:
+// Memory bandwidths of this machine's GPUs, the yardsticks of `bench/run.sh incore`:
 //   - device copy: cudaMemcpy device to device of a large buffer, and a float4 copy kernel;
 //     bytes counted as read + write (2 x buffer size), per GPU;
 //   - host links, pinned memory: host to device, device to host, and both at once (two

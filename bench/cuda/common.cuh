@@ -1,6 +1,6 @@
 // Shared by the hand-written CUDA baselines of bench/cuda/: error checks, options, the median,
 // a timed loop measured with CUDA events, and the one machine-readable result line.
-// Result line (one per measurement, parsed by bench/cuda_gpu.sh):
+// Result line (one per measurement, parsed by `bench/run.sh incore`):
 //   RESULT name=NAME gpus=G grid=NXxNY[xNZ] steps=S reps=R ms_per_step=M runs=M1,M2,...
 #pragma once
 

@@ -17,13 +17,13 @@
 
 #include "stepgen/init.hpp"
 
-#define CHECK(call)                                                      \
-  do {                                                                   \
-    cl_int e_ = (call);                                                  \
-    if (e_ != CL_SUCCESS) {                                              \
+#define CHECK(call)                                                           \
+  do {                                                                        \
+    cl_int e_ = (call);                                                       \
+    if (e_ != CL_SUCCESS) {                                                   \
       std::fprintf(stderr, "%s failed: %d (line %d)\n", #call, e_, __LINE__); \
-      std::exit(1);                                                      \
-    }                                                                    \
+      std::exit(1);                                                           \
+    }                                                                         \
   } while (0)
 
 int main(int argc, char** argv) {
@@ -44,7 +44,8 @@ int main(int argc, char** argv) {
   CHECK(clGetPlatformIDs(16, platforms, &np));
   cl_device_id device = nullptr;
   for (cl_uint i = 0; i < np && !device; ++i)
-    if (clGetDeviceIDs(platforms[i], CL_DEVICE_TYPE_GPU, 1, &device, nullptr) != CL_SUCCESS) device = nullptr;
+    if (clGetDeviceIDs(platforms[i], CL_DEVICE_TYPE_GPU, 1, &device, nullptr) != CL_SUCCESS)
+      device = nullptr;
   if (!device) {
     std::fprintf(stderr, "no GPU\n");
     return 1;
@@ -74,7 +75,8 @@ int main(int argc, char** argv) {
   CHECK(clEnqueueWriteBuffer(q, b, CL_TRUE, 0, n * 4, host.data(), 0, nullptr, nullptr));
   CHECK(clFinish(q));
 
-  const size_t global[2] = {(static_cast<size_t>(nx) + 31) / 32 * 32, (static_cast<size_t>(ny) + 7) / 8 * 8};
+  const size_t global[2] = {(static_cast<size_t>(nx) + 31) / 32 * 32,
+                            (static_cast<size_t>(ny) + 7) / 8 * 8};
   const size_t local[2] = {32, 8};
   auto t0 = std::chrono::steady_clock::now();
   for (int s = 0; s < steps; ++s) {

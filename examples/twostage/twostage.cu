@@ -22,8 +22,7 @@ __global__ void laplacian(const float* U, float* T, const int nx, const int ny) 
   T[c] = U[c - 1] + U[c + 1] + U[c - nx] + U[c + nx] - 4.0f * U[c];
 }
 
-__global__ void hyperdiffuse(const float* T, const float* U, float* V, const int nx,
-                             const int ny) {
+__global__ void hyperdiffuse(const float* T, const float* U, float* V, const int nx, const int ny) {
   const int x = blockIdx.x * blockDim.x + threadIdx.x;
   const int y = blockIdx.y * blockDim.y + threadIdx.y;
   if (x >= nx || y >= ny) return;

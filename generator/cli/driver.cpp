@@ -78,17 +78,20 @@ std::string depfile_escape(const std::string& path) {
   return s;
 }
 
-void write_depfile(const std::string& file, const std::string& target, const std::vector<std::string>& inputs) {
+void write_depfile(const std::string& file, const std::string& target,
+                   const std::vector<std::string>& inputs) {
   std::string text = depfile_escape(target) + ":";
   for (const std::string& in : inputs)
     text += " \\\n  " + depfile_escape(fs::absolute(in).lexically_normal().generic_string());
   emit::write_file_if_changed(file, text + "\n");
 }
 
-int generate(const std::string& spec_path, GenerateRequest request, std::ostream& out, std::ostream& err) {
+int generate(const std::string& spec_path, GenerateRequest request, std::ostream& out,
+             std::ostream& err) {
   std::unique_ptr<emit::Emitter> emitter = emit::make_emitter(request.target);
   if (!emitter) {
-    err << "stepgen: error: no backend '" << request.target << "' (available: " << targets_list() << ")\n";
+    err << "stepgen: error: no backend '" << request.target << "' (available: " << targets_list()
+        << ")\n";
     return kUsage;
   }
   emit::GenerateOptions options;
@@ -101,7 +104,8 @@ int generate(const std::string& spec_path, GenerateRequest request, std::ostream
     }
   }
   model::SignatureChecker checker;
-  std::optional<model::Model> model = load(spec_path, err, nullptr, request.signatures ? &checker : nullptr);
+  std::optional<model::Model> model =
+      load(spec_path, err, nullptr, request.signatures ? &checker : nullptr);
   if (!model) return kSpecErrors;
   std::string& out_dir = request.out_dir;
   const std::string& target = request.target;
@@ -161,7 +165,8 @@ int generate(const std::string& spec_path, GenerateRequest request, std::ostream
   try {
     emit::apply_update(plan);
     if (!request.depfile.empty())
-      write_depfile(request.depfile, request.depfile_target.empty() ? out_dir : request.depfile_target,
+      write_depfile(request.depfile,
+                    request.depfile_target.empty() ? out_dir : request.depfile_target,
                     emit::generation_inputs(*model, options));
   } catch (const emit::PathError& e) {
     err << e.what() << "\n";
@@ -198,7 +203,8 @@ int export_templates(const std::string& dir, std::ostream& out, std::ostream& er
   try {
     std::vector<std::string> files = emit::export_templates(dir);
     for (const std::string& f : files) out << "  " << (fs::path(dir) / f).generic_string() << "\n";
-    out << "stepgen: " << files.size() << " template(s) written; generate with them: stepgen generate SPEC "
+    out << "stepgen: " << files.size()
+        << " template(s) written; generate with them: stepgen generate SPEC "
         << "--templates " << dir << "\n";
   } catch (const emit::EmitError& e) {
     err << "stepgen: error: " << e.what() << "\n";
@@ -207,8 +213,9 @@ int export_templates(const std::string& dir, std::ostream& out, std::ostream& er
   return kOk;
 }
 
-int plan(const std::string& spec_path, int devices, const std::vector<double>& weights, const std::string& strategy,
-         std::int64_t device_memory, bool json, const std::string& svg, std::ostream& out, std::ostream& err) {
+int plan(const std::string& spec_path, int devices, const std::vector<double>& weights,
+         const std::string& strategy, std::int64_t device_memory, bool json, const std::string& svg,
+         std::ostream& out, std::ostream& err) {
   std::string source;
   std::optional<model::Model> model = load(spec_path, err, &source);
   if (!model) return kSpecErrors;
@@ -254,10 +261,11 @@ std::optional<std::int64_t> parse_bytes(const std::string& text) {
     return std::nullopt;
   }
   std::string unit = text.substr(used);
-  const std::pair<const char*, double> units[] = {{"", 1},         {"B", 1},          {"KiB", 1024.0},
-                                                  {"MiB", 1 << 20}, {"GiB", 1 << 30}, {"TiB", 1099511627776.0},
-                                                  {"KB", 1e3},      {"MB", 1e6},      {"GB", 1e9},
-                                                  {"TB", 1e12}};
+  const std::pair<const char*, double> units[] = {{"", 1},          {"B", 1},
+                                                  {"KiB", 1024.0},  {"MiB", 1 << 20},
+                                                  {"GiB", 1 << 30}, {"TiB", 1099511627776.0},
+                                                  {"KB", 1e3},      {"MB", 1e6},
+                                                  {"GB", 1e9},      {"TB", 1e12}};
   for (const auto& [name, scale] : units)
     if (unit == name && value > 0) return static_cast<std::int64_t>(value * scale);
   return std::nullopt;
@@ -273,14 +281,18 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
       std::find(commands.begin(), commands.end(), args[0]) == commands.end())
     args.insert(args.begin(), "generate");
 
-  CLI::App app{"stepgen: multi-device stencil host programs from a spec and an unmodified kernel", "stepgen"};
+  CLI::App app{"stepgen: multi-device stencil host programs from a spec and an unmodified kernel",
+               "stepgen"};
   app.set_version_flag("--version", "stepgen " STEPGEN_VERSION);
   app.require_subcommand(1);
-  app.footer("A spec alone (stepgen SPEC) means: stepgen generate SPEC.\nExit codes: 0 success, 1 spec errors (generate --check: not up to date), 2 usage errors,\n"
+  app.footer(
+      "A spec alone (stepgen SPEC) means: stepgen generate SPEC.\nExit codes: 0 success, 1 spec "
+      "errors (generate --check: not up to date), 2 usage errors,\n"
       "3 files need your attention (merge conflicts; see docs/editing.md).");
 
   std::vector<std::string> check_specs;
-  CLI::App* check = app.add_subcommand("check", "Read and validate specs; report every error and warning");
+  CLI::App* check =
+      app.add_subcommand("check", "Read and validate specs; report every error and warning");
   check->add_option("specs", check_specs, "Spec files (.xml, .yaml)")->required();
   bool no_signatures = false;
   const char* no_signatures_help =
@@ -295,21 +307,28 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
 
   std::string gen_spec;
   GenerateRequest request;
-  CLI::App* gen = app.add_subcommand("generate", "Generate a host program for a backend (hand edits are merged)");
+  CLI::App* gen = app.add_subcommand(
+      "generate", "Generate a host program for a backend (hand edits are merged)");
   gen->add_option("spec", gen_spec, "Spec file (.xml, .yaml)")->required();
-  gen->add_option("--target,-t", request.target, "Backend: " + targets_list())->capture_default_str();
+  gen->add_option("--target,-t", request.target, "Backend: " + targets_list())
+      ->capture_default_str();
   gen->add_option("-o,--output", request.out_dir, "Output folder (default: NAME-TARGET)");
   gen->add_flag("--check", request.check,
                 "Write nothing; exit 0 when the output folder is up to date, else 1 with a diff");
-  gen->add_flag("--force", request.force,
-                "Replace edited, conflicting or deleted files (an edited file is saved as FILE.orig)");
-  gen->add_option("--templates", request.templates, "Use the templates in this folder (stepgen templates export)");
-  gen->add_option("--depfile", request.depfile, "Also write a make/ninja depfile of the inputs (spec, kernels, templates)");
-  gen->add_option("--depfile-target", request.depfile_target, "The target the depfile names (default: the output folder)");
+  gen->add_flag(
+      "--force", request.force,
+      "Replace edited, conflicting or deleted files (an edited file is saved as FILE.orig)");
+  gen->add_option("--templates", request.templates,
+                  "Use the templates in this folder (stepgen templates export)");
+  gen->add_option("--depfile", request.depfile,
+                  "Also write a make/ninja depfile of the inputs (spec, kernels, templates)");
+  gen->add_option("--depfile-target", request.depfile_target,
+                  "The target the depfile names (default: the output folder)");
   gen->get_option("--check")->excludes("--force");
   bool gen_no_signatures = false;
   gen->add_flag("--no-signature-check", gen_no_signatures, no_signatures_help);
-  gen->add_option("--distribution", request.distribution, "none or mpi (one rank per device); default: the spec's")
+  gen->add_option("--distribution", request.distribution,
+                  "none or mpi (one rank per device); default: the spec's")
       ->check(CLI::IsMember({"none", "mpi"}));
 
   std::string plan_spec, strategy, svg, memory;
@@ -323,19 +342,23 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
       ->capture_default_str();
   pl->add_option("--weights", weights, "Relative device speeds, one per device")->delimiter(',');
   pl->add_option("--strategy", strategy,
-                 "min-exchange, slabs or stepocl (default: slabs where the exchange can overlap computation, "
+                 "min-exchange, slabs or stepocl (default: slabs where the exchange can overlap "
+                 "computation, "
                  "else min-exchange)")
       ->check(CLI::IsMember({"min-exchange", "slabs", "stepocl"}));
-  pl->add_option("--device-memory", memory,
-                 "Device memory budget (e.g. 8GiB): a part whose arrays exceed it is planned out of core");
+  pl->add_option(
+      "--device-memory", memory,
+      "Device memory budget (e.g. 8GiB): a part whose arrays exceed it is planned out of core");
   pl->add_flag("--json", json, "Machine-readable output");
   pl->add_option("--svg", svg, "Also draw the plan into this SVG file");
 
   std::string export_dir;
   CLI::App* tpl = app.add_subcommand("templates", "Work with the code templates");
   tpl->require_subcommand(1);
-  CLI::App* tpl_export = tpl->add_subcommand("export", "Write the built-in templates into a folder, for editing");
-  tpl_export->add_option("dir", export_dir, "Folder to write them into (new files only)")->required();
+  CLI::App* tpl_export =
+      tpl->add_subcommand("export", "Write the built-in templates into a folder, for editing");
+  tpl_export->add_option("dir", export_dir, "Folder to write them into (new files only)")
+      ->required();
 
   std::vector<const char*> cargs{"stepgen"};
   for (const std::string& a : args) cargs.push_back(a.c_str());
@@ -373,13 +396,15 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
     if (!memory.empty()) {
       std::optional<std::int64_t> b = parse_bytes(memory);
       if (!b) {
-        err << "stepgen: error: --device-memory expects a size such as 8GiB, got '" << memory << "'\n";
+        err << "stepgen: error: --device-memory expects a size such as 8GiB, got '" << memory
+            << "'\n";
         return kUsage;
       }
       bytes = *b;
     }
     if (!weights.empty() && static_cast<int>(weights.size()) != devices) {
-      err << "stepgen: error: --weights gives " << weights.size() << " weights for " << devices << " devices\n";
+      err << "stepgen: error: --weights gives " << weights.size() << " weights for " << devices
+          << " devices\n";
       return kUsage;
     }
     return plan(plan_spec, devices, weights, strategy, bytes, json, svg, out, err);

@@ -11,6 +11,8 @@ std::unique_ptr<Emitter> make_emitter(const std::string& target) {
   return nullptr;
 }
 
-std::vector<std::string> emitter_names() { return {"cuda", "opencl"}; }
+std::vector<std::string> emitter_names() {
+  return {"cuda", "opencl"};
+}
 
 }  // namespace stepgen::emit

@@ -301,7 +301,8 @@ View common_view(const Model& m, const BackendNames& names) {
                            (a.access != model::Access::kRead ? "true" : "false") + ", " +
                            halo_cpp(model::to_rt_halo(a.halo, m.dims)) + "}");
     }
-    for (int d = 0; d < 3; ++d) follows.push_back(model::follows_extent(m, k, d) ? "true" : "false");
+    for (int d = 0; d < 3; ++d)
+      follows.push_back(model::follows_extent(m, k, d) ? "true" : "false");
     kv.set("probe_args", "{" + join(probe_args, ", ") + "}");
     kv.set("follows", "{" + join(follows, ", ") + "}");
     kv.set("views", model::view_obstacle(m, k).empty() ? "true" : "false");
@@ -342,7 +343,8 @@ View common_view(const Model& m, const BackendNames& names) {
       const model::Kernel& k = m.kernels[static_cast<std::size_t>(s.kernel)];
       probe_launches.insert(probe_launches.begin(), "{kernel::" + k.name + ", " + vec3(lo) + ", " +
                                                         vec3(hi) + ", " + kernel_reach(m, k) + "}");
-      const auto below = model::launch_shrink(m, k, true), above = model::launch_shrink(m, k, false);
+      const auto below = model::launch_shrink(m, k, true),
+                 above = model::launch_shrink(m, k, false);
       for (std::size_t d = 0; d < 3; ++d) {
         lo[d] += below[d];
         hi[d] += above[d];
@@ -403,9 +405,10 @@ View common_view(const Model& m, const BackendNames& names) {
     if (m.body[i].kind == model::Step::Kind::kLaunch) {
       const model::Kernel& k = m.kernels[static_cast<std::size_t>(m.body[i].kernel)];
       for (const model::KernelArg& a : k.args)
-        any_overlap = any_overlap || (m.exchange_every == 1 && a.kind == model::KernelArg::Kind::kArray &&
-                                      a.access != model::Access::kRead && model::needs_exchange(m, a.array) &&
-                                      model::view_obstacle(m, k).empty());
+        any_overlap =
+            any_overlap || (m.exchange_every == 1 && a.kind == model::KernelArg::Kind::kArray &&
+                            a.access != model::Access::kRead && model::needs_exchange(m, a.array) &&
+                            model::view_obstacle(m, k).empty());
     }
   v.set("any_overlap", flag(any_overlap));
   // Some exchange happens (each step after a launch, or deep): the CUDA programs define their

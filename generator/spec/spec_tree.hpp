@@ -48,20 +48,20 @@ struct HaloPoint {
 struct KernelArg {
   enum class Kind { kArray, kScalar };
   Kind kind = Kind::kArray;
-  Text array;                     ///< kArray: array name
-  Text access;                    ///< kArray: read | write | readwrite
-  std::vector<HaloPoint> halo;    ///< kArray: dependent points
-  std::vector<Text> halo_lo;      ///< kArray: widths below, per dimension (alternative form)
-  std::vector<Text> halo_hi;      ///< kArray: widths above, per dimension
-  Text scalar_type;               ///< kScalar: int, float, ...
-  Text value;                     ///< kScalar: expression
+  Text array;                   ///< kArray: array name
+  Text access;                  ///< kArray: read | write | readwrite
+  std::vector<HaloPoint> halo;  ///< kArray: dependent points
+  std::vector<Text> halo_lo;    ///< kArray: widths below, per dimension (alternative form)
+  std::vector<Text> halo_hi;    ///< kArray: widths above, per dimension
+  Text scalar_type;             ///< kScalar: int, float, ...
+  Text value;                   ///< kScalar: expression
   Loc loc;
 };
 
 struct Kernel {
   Text name;
-  Text source;    ///< path relative to the spec file
-  Text language;  ///< opencl | cuda (optional: from the extension)
+  Text source;       ///< path relative to the spec file
+  Text language;     ///< opencl | cuda (optional: from the extension)
   Text cuda_source;  ///< optional CUDA version of the kernel (.cu), relative to the spec file
   std::vector<KernelArg> args;
   std::vector<Text> global;  ///< expressions; empty = the first written array's extents
@@ -86,8 +86,8 @@ struct Iterate {
 };
 
 struct Devices {
-  Text type;   ///< all | gpu | cpu
-  Text count;  ///< all | N
+  Text type;     ///< all | gpu | cpu
+  Text count;    ///< all | N
   Text weights;  ///< optional: "w1 w2 ..." relative speeds
   Loc loc;
   bool present = false;

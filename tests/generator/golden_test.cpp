@@ -1,5 +1,6 @@
 // Golden files: tests/golden/CASE/ holds `spec` (the spec's path from the source root), `target`
-// (a backend name) and `tree/`, the expected generated folder. Generation must reproduce the tree
+// (a backend name), optionally `distribution` (`mpi`: the MPI program, as --distribution mpi) and
+// `tree/`, the expected generated folder. Generation must reproduce the tree
 // byte for byte, with no file missing or added (scripts/update-golden.sh regenerates it; see
 // tests/golden/README.md). Also: generation is deterministic, the same from XML and YAML, and free
 // of absolute paths and timestamps.
@@ -33,10 +34,15 @@ std::string read_line(const fs::path& p) {
   return line;
 }
 
-// Generates the tree of `spec` for `target` in memory, as `stepgen generate SPEC -o OUT_DIR`
-// would write it (the headers name the spec by its path from OUT_DIR).
-Tree generate(const std::string& spec, const std::string& target, const std::string& out_dir = "") {
+// Generates the tree of `spec` for `target` in memory, as `stepgen generate SPEC -o OUT_DIR
+// [--distribution DISTRIBUTION]` would write it (the headers name the spec by its path from
+// OUT_DIR).
+Tree generate(const std::string& spec, const std::string& target, const std::string& out_dir = "",
+              const std::string& distribution = "") {
   auto model = test_support::load_model(spec);
+  REQUIRE_MESSAGE((distribution.empty() || distribution == "none" || distribution == "mpi"),
+                  "unknown distribution " << distribution);
+  if (!distribution.empty()) model->mpi = distribution == "mpi";  // as the driver does
   auto emitter = stepgen::emit::make_emitter(target);
   REQUIRE_MESSAGE(emitter, "no backend " << target);
   stepgen::emit::GenerateOptions options;
@@ -113,7 +119,7 @@ const char* const kExamples[] = {"acoustic", "advect",         "blur9",   "heat3
 
 TEST_CASE("generated trees equal the golden files") {
   const fs::path golden = fs::path(STEPGEN_SOURCE_DIR) / "tests/golden";
-  int cases = 0;
+  int cases = 0, mpi_cases = 0;
   for (const auto& entry : fs::directory_iterator(golden)) {
     if (!entry.is_directory()) continue;
     const fs::path dir = entry.path();
@@ -123,24 +129,39 @@ TEST_CASE("generated trees equal the golden files") {
     REQUIRE_MESSAGE(fs::is_regular_file(dir / "target"), "a golden case needs a 'target' file");
     REQUIRE_MESSAGE(fs::is_directory(dir / "tree"), "a golden case needs a 'tree' folder");
     const std::string spec = (fs::path(STEPGEN_SOURCE_DIR) / read_line(dir / "spec")).string();
-    check_same_tree(read_tree(dir / "tree"), generate(spec, read_line(dir / "target"), (dir / "tree").string()));
+    const std::string distribution =
+        fs::is_regular_file(dir / "distribution") ? read_line(dir / "distribution") : "";
+    check_same_tree(read_tree(dir / "tree"), generate(spec, read_line(dir / "target"),
+                                                      (dir / "tree").string(), distribution));
     ++cases;
+    if (distribution == "mpi") ++mpi_cases;
   }
   CHECK(cases >= 2);
+  CHECK(mpi_cases >= 2);
 }
 
-// Every example has a golden tree for every backend (scripts/update-golden.sh adds missing ones).
-TEST_CASE("every example has golden trees for every backend") {
+// Every example has a golden tree for every backend, one-process (TARGET-NAME) and MPI
+// (TARGET-mpi-NAME, with `distribution` holding mpi); scripts/update-golden.sh adds missing ones.
+TEST_CASE("every example has golden trees for every backend, one-process and MPI") {
   const fs::path root(STEPGEN_SOURCE_DIR);
   for (const auto& entry : fs::directory_iterator(root / "examples")) {
     const std::string example = entry.path().filename().string();
     if (!fs::is_regular_file(entry.path() / (example + ".xml"))) continue;
     for (const std::string& target : stepgen::emit::emitter_names()) {
-      const fs::path dir = root / "tests/golden" / (target + "-" + example);
-      CAPTURE(dir);
-      CHECK_MESSAGE(fs::is_directory(dir / "tree"), "missing golden case (run scripts/update-golden.sh)");
-      CHECK(read_line(dir / "spec") == "examples/" + example + "/" + example + ".xml");
-      CHECK(read_line(dir / "target") == target);
+      for (const std::string distribution : {"", "mpi"}) {
+        const fs::path dir =
+            root / "tests/golden" /
+            (target + (distribution.empty() ? "" : "-" + distribution) + "-" + example);
+        CAPTURE(dir);
+        CHECK_MESSAGE(fs::is_directory(dir / "tree"),
+                      "missing golden case (run scripts/update-golden.sh)");
+        CHECK(read_line(dir / "spec") == "examples/" + example + "/" + example + ".xml");
+        CHECK(read_line(dir / "target") == target);
+        if (distribution.empty())
+          CHECK_FALSE(fs::exists(dir / "distribution"));
+        else
+          CHECK(read_line(dir / "distribution") == distribution);
+      }
     }
   }
 }

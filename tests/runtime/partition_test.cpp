@@ -239,14 +239,17 @@ TEST_CASE("slabs: every part along the slowest dimension, else the min-exchange 
   r.strategy = Strategy::kSlabs;
   const Partition p = partition(r);
   CHECK(p.grid == std::array<int, 3>{1, 4, 1});
-  CHECK(p.rationale.rfind("slabs: grid 1x4 along the slowest dimension exchanges 24576 bytes per step", 0) == 0);
+  CHECK(p.rationale.rfind(
+            "slabs: grid 1x4 along the slowest dimension exchanges 24576 bytes per step", 0) == 0);
   for (const Part& part : p.parts) CHECK(part.owned.extent(0) == 1024);
   // 3 rows of 8-row work-groups cannot make 4 slabs: min-exchange's grid, with the reason.
   PartitionRequest thin = request_2d(1024, 24, 32, 8, five_point(), 4);
   thin.strategy = Strategy::kSlabs;
   const Partition q = partition(thin);
   CHECK(q.grid == std::array<int, 3>{4, 1, 1});
-  CHECK(q.rationale.rfind("slabs: 4 slabs do not fit the slowest dimension; min-exchange: grid 4x1", 0) == 0);
+  CHECK(q.rationale.rfind("slabs: 4 slabs do not fit the slowest dimension; min-exchange: grid 4x1",
+                          0) == 0);
   CHECK(parse_strategy("slabs") == Strategy::kSlabs);
-  CHECK_THROWS_WITH(parse_strategy("rows"), "unknown partition strategy 'rows': use min-exchange, slabs or stepocl");
+  CHECK_THROWS_WITH(parse_strategy("rows"),
+                    "unknown partition strategy 'rows': use min-exchange, slabs or stepocl");
 }

@@ -255,7 +255,8 @@ TEST_CASE("property: overlap views compute what one launch computes, exchange-sa
     const auto a = static_cast<std::size_t>(axis);
     PartitionRequest r;
     r.dims = dims;
-    for (int d = 0; d < dims; ++d) r.domain[static_cast<std::size_t>(d)] = pick(rng, 1, d == axis ? 80 : 6);
+    for (int d = 0; d < dims; ++d)
+      r.domain[static_cast<std::size_t>(d)] = pick(rng, 1, d == axis ? 80 : 6);
     r.halo = random_halo(rng, dims);
     r.ghost_lo = r.halo.lo;
     r.ghost_hi = r.halo.hi;

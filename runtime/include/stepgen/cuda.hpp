@@ -15,8 +15,8 @@
 #include <cstdlib>
 #include <deque>
 #include <string>
-#include <utility>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "stepgen/box.hpp"
@@ -52,8 +52,9 @@ inline void check(cudaError_t status, const std::string& call, const std::string
   if (status == cudaSuccess) return;
   std::string hint;
   if (is_sticky(status))
-    hint = " (an earlier kernel or copy on this GPU failed; its error surfaces here. Run under "
-           "compute-sanitizer to find it)";
+    hint =
+        " (an earlier kernel or copy on this GPU failed; its error surfaces here. Run under "
+        "compute-sanitizer to find it)";
   throw rt::RunError(call + " failed on " + where + ": " + error_text(status) + hint);
 }
 
@@ -69,8 +70,12 @@ class Device {
   Device(const Device&) = delete;
   Device& operator=(const Device&) = delete;
   Device(Device&& o) noexcept
-      : index(o.index), ordinal(o.ordinal), name(std::move(o.name)), global_mem(o.global_mem),
-        stream_(std::exchange(o.stream_, nullptr)), boundary_(std::exchange(o.boundary_, nullptr)) {}
+      : index(o.index),
+        ordinal(o.ordinal),
+        name(std::move(o.name)),
+        global_mem(o.global_mem),
+        stream_(std::exchange(o.stream_, nullptr)),
+        boundary_(std::exchange(o.boundary_, nullptr)) {}
   Device& operator=(Device&& o) noexcept {
     if (this != &o) {
       reset();
@@ -92,13 +97,16 @@ class Device {
 
   /// "device 1 (GPU 1, NVIDIA H100 80GB HBM3)": how messages name it.
   std::string label() const {
-    return "device " + std::to_string(index) + " (GPU " + std::to_string(ordinal) + ", " + name + ")";
+    return "device " + std::to_string(index) + " (GPU " + std::to_string(ordinal) + ", " + name +
+           ")";
   }
   /// Makes this GPU current for the calling thread.
   void use() const;
   /// Creates the streams (on discovery).
   void open();
-  cudaStream_t stream(On on = On::kCompute) const { return on == On::kCompute ? stream_ : boundary_; }
+  cudaStream_t stream(On on = On::kCompute) const {
+    return on == On::kCompute ? stream_ : boundary_;
+  }
 
  private:
   void reset() {
@@ -116,37 +124,45 @@ inline void check(cudaError_t status, const std::string& call, const Device& d) 
   if (status != cudaSuccess) check(status, call, d.label());
 }
 
-inline void Device::use() const { check(cudaSetDevice(ordinal), "cudaSetDevice", *this); }
+inline void Device::use() const {
+  check(cudaSetDevice(ordinal), "cudaSetDevice", *this);
+}
 
 inline void Device::open() {
   use();
-  check(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreateWithFlags", *this);
-  int least = 0, greatest = 0;
-  check(cudaDeviceGetStreamPriorityRange(&least, &greatest), "cudaDeviceGetStreamPriorityRange", *this);
-  check(cudaStreamCreateWithPriority(&boundary_, cudaStreamNonBlocking, greatest), "cudaStreamCreateWithPriority",
+  check(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreateWithFlags",
         *this);
+  int least = 0, greatest = 0;
+  check(cudaDeviceGetStreamPriorityRange(&least, &greatest), "cudaDeviceGetStreamPriorityRange",
+        *this);
+  check(cudaStreamCreateWithPriority(&boundary_, cudaStreamNonBlocking, greatest),
+        "cudaStreamCreateWithPriority", *this);
 }
 
 /// The name NVIDIA's drivers give the CUDA platform; --platform is matched against it.
-inline const char* platform_name() { return "NVIDIA CUDA"; }
+inline const char* platform_name() {
+  return "NVIDIA CUDA";
+}
 
 /// Finds the GPUs the options ask for (the first --devices N, default all) and gives each its
 /// stream. --device-type gpu and all mean the CUDA GPUs; cpu is an error. --platform must be a
 /// part of "NVIDIA CUDA". Throws RunError when there are none or too few.
 inline std::vector<Device> discover(const rt::Options& opt) {
   if (opt.device_type == "cpu")
-    throw rt::RunError("the CUDA backend runs on GPUs only, and --device-type cpu asks for CPUs "
-                       "(generate with --target opencl to run on CPUs)");
+    throw rt::RunError(
+        "the CUDA backend runs on GPUs only, and --device-type cpu asks for CPUs "
+        "(generate with --target opencl to run on CPUs)");
   if (!opt.platform.empty() && std::string(platform_name()).find(opt.platform) == std::string::npos)
-    throw rt::RunError("no CUDA device matches (platform '" + opt.platform + "'): the CUDA backend's only platform is '" +
-                       platform_name() + "'");
+    throw rt::RunError("no CUDA device matches (platform '" + opt.platform +
+                       "'): the CUDA backend's only platform is '" + platform_name() + "'");
   int count = 0;
   cudaError_t status = cudaGetDeviceCount(&count);
   if (status == cudaErrorNoDevice || status == cudaErrorInsufficientDriver ||
       (status == cudaSuccess && count == 0)) {
     (void)cudaGetLastError();
-    throw rt::RunError(std::string("no CUDA device found (") +
-                       (status == cudaSuccess ? "cudaGetDeviceCount returned 0" : error_text(status)) + ")");
+    throw rt::RunError(
+        std::string("no CUDA device found (") +
+        (status == cudaSuccess ? "cudaGetDeviceCount returned 0" : error_text(status)) + ")");
   }
   check(status, "cudaGetDeviceCount", "host");
   std::string seen;
@@ -177,8 +193,9 @@ inline std::vector<Device> discover(const rt::Options& opt) {
 /// Throws when a part's buffers (`bytes` in all) cannot fit the GPU's memory.
 inline void check_fits(const Device& d, std::size_t bytes) {
   if (bytes > d.global_mem)
-    throw rt::RunError("the arrays of this part need " + rt::human_bytes(static_cast<double>(bytes)) + " on " +
-                       d.label() + " but it has " + rt::human_bytes(static_cast<double>(d.global_mem)) +
+    throw rt::RunError("the arrays of this part need " +
+                       rt::human_bytes(static_cast<double>(bytes)) + " on " + d.label() +
+                       " but it has " + rt::human_bytes(static_cast<double>(d.global_mem)) +
                        "; use more devices");
 }
 
@@ -202,8 +219,8 @@ class Buffer {
       : ordinal_(d.ordinal) {
     const std::size_t bytes = static_cast<std::size_t>(box.volume()) * element_bytes;
     d.use();
-    check(cudaMalloc(&ptr_, bytes), "cudaMalloc(" + array + ", " + rt::human_bytes(static_cast<double>(bytes)) + ")",
-          d);
+    check(cudaMalloc(&ptr_, bytes),
+          "cudaMalloc(" + array + ", " + rt::human_bytes(static_cast<double>(bytes)) + ")", d);
   }
   void* get() const { return ptr_; }
   /// For swap/rotate: buffers change names, not contents.
@@ -237,7 +254,9 @@ class PinnedHost {
   explicit PinnedHost(rt::HostArray& a) {
     if (a.bytes.empty()) return;
     check(cudaHostRegister(a.bytes.data(), a.bytes.size(), cudaHostRegisterPortable),
-          "cudaHostRegister(" + a.name + ", " + rt::human_bytes(static_cast<double>(a.bytes.size())) + ")", "host");
+          "cudaHostRegister(" + a.name + ", " +
+              rt::human_bytes(static_cast<double>(a.bytes.size())) + ")",
+          "host");
     ptr_ = a.bytes.data();
   }
   ~PinnedHost() {
@@ -253,18 +272,23 @@ inline cudaPitchedPtr pitched(const void* base, const rt::RectCopy& r) {
   const std::size_t rows = r.row_pitch ? r.slice_pitch / r.row_pitch : 0;
   return make_cudaPitchedPtr(const_cast<void*>(base), r.row_pitch, r.row_pitch, rows);
 }
-inline cudaPos pos(const rt::RectCopy& r) { return make_cudaPos(r.origin[0], r.origin[1], r.origin[2]); }
-inline cudaExtent extent(const rt::RectCopy& r) { return make_cudaExtent(r.region[0], r.region[1], r.region[2]); }
+inline cudaPos pos(const rt::RectCopy& r) {
+  return make_cudaPos(r.origin[0], r.origin[1], r.origin[2]);
+}
+inline cudaExtent extent(const rt::RectCopy& r) {
+  return make_cudaExtent(r.region[0], r.region[1], r.region[2]);
+}
 
 /// One rectangular copy on one of `d`'s streams: cudaMemcpyAsync when both sides are one
 /// contiguous range (slabs of a split along the slowest dimension), else cudaMemcpy3DAsync.
-inline void rect_copy(const Device& d, void* dst, const rt::RectCopy& dr, const void* src, const rt::RectCopy& sr,
-                      cudaMemcpyKind kind, const std::string& what, On on = On::kCompute) {
+inline void rect_copy(const Device& d, void* dst, const rt::RectCopy& dr, const void* src,
+                      const rt::RectCopy& sr, cudaMemcpyKind kind, const std::string& what,
+                      On on = On::kCompute) {
   if (dr.bytes() == 0) return;
   d.use();
   if (dr.contiguous() && sr.contiguous()) {
-    check(cudaMemcpyAsync(static_cast<char*>(dst) + dr.offset(), static_cast<const char*>(src) + sr.offset(),
-                          dr.bytes(), kind,
+    check(cudaMemcpyAsync(static_cast<char*>(dst) + dr.offset(),
+                          static_cast<const char*>(src) + sr.offset(), dr.bytes(), kind,
                           d.stream(on)),
           "cudaMemcpyAsync(" + what + ")", d);
     return;
@@ -286,30 +310,33 @@ inline void rect_copy(const Device& d, void* dst, const rt::RectCopy& dr, const 
 inline void read_box(const Device& d, const Buffer& buf, const rt::Box& buffer, rt::HostArray& host,
                      const rt::Box& sub, On on = On::kCompute) {
   detail::rect_copy(d, host.bytes.data(), rt::rect_of(sub, host.box, host.element_bytes), buf.get(),
-                    rt::rect_of(sub, buffer, host.element_bytes), cudaMemcpyDeviceToHost, "read " + host.name, on);
+                    rt::rect_of(sub, buffer, host.element_bytes), cudaMemcpyDeviceToHost,
+                    "read " + host.name, on);
 }
 
 /// Enqueues a copy of `sub` from the host array into a device buffer holding `buffer`. The
 /// host bytes must stay untouched until the stream has run it.
-inline void write_box(const Device& d, const Buffer& buf, const rt::Box& buffer, const rt::HostArray& host,
-                      const rt::Box& sub, On on = On::kCompute) {
+inline void write_box(const Device& d, const Buffer& buf, const rt::Box& buffer,
+                      const rt::HostArray& host, const rt::Box& sub, On on = On::kCompute) {
   detail::rect_copy(d, buf.get(), rt::rect_of(sub, buffer, host.element_bytes), host.bytes.data(),
-                    rt::rect_of(sub, host.box, host.element_bytes), cudaMemcpyHostToDevice, "write " + host.name, on);
+                    rt::rect_of(sub, host.box, host.element_bytes), cudaMemcpyHostToDevice,
+                    "write " + host.name, on);
 }
 
 /// Enqueues a GPU-to-GPU copy of `sub` from the buffer of one part into another's, on the
 /// receiver's stream: cudaMemcpyPeerAsync for a contiguous slab, else cudaMemcpy3DPeerAsync.
-inline void peer_box(const Device& src, const Buffer& src_buf, const rt::Box& src_box, const Device& dst,
-                     const Buffer& dst_buf, const rt::Box& dst_box, const rt::Box& sub, std::size_t element_bytes,
-                     const std::string& array, On on = On::kCompute) {
+inline void peer_box(const Device& src, const Buffer& src_buf, const rt::Box& src_box,
+                     const Device& dst, const Buffer& dst_buf, const rt::Box& dst_box,
+                     const rt::Box& sub, std::size_t element_bytes, const std::string& array,
+                     On on = On::kCompute) {
   rt::RectCopy s = rt::rect_of(sub, src_box, element_bytes);
   rt::RectCopy d = rt::rect_of(sub, dst_box, element_bytes);
   if (d.bytes() == 0) return;
   dst.use();
   if (d.contiguous() && s.contiguous()) {
     check(cudaMemcpyPeerAsync(static_cast<char*>(dst_buf.get()) + d.offset(), dst.ordinal,
-                              static_cast<const char*>(src_buf.get()) + s.offset(), src.ordinal, d.bytes(),
-                              dst.stream(on)),
+                              static_cast<const char*>(src_buf.get()) + s.offset(), src.ordinal,
+                              d.bytes(), dst.stream(on)),
           "cudaMemcpyPeerAsync(" + array + " from " + src.label() + ")", dst);
     return;
   }
@@ -321,8 +348,8 @@ inline void peer_box(const Device& src, const Buffer& src_buf, const rt::Box& sr
   p.dstPos = detail::pos(d);
   p.dstDevice = dst.ordinal;
   p.extent = detail::extent(d);
-  check(cudaMemcpy3DPeerAsync(&p, dst.stream(on)), "cudaMemcpy3DPeerAsync(" + array + " from " + src.label() + ")",
-        dst);
+  check(cudaMemcpy3DPeerAsync(&p, dst.stream(on)),
+        "cudaMemcpy3DPeerAsync(" + array + " from " + src.label() + ")", dst);
 }
 
 /// Waits on the host for everything enqueued on the GPU's stream.
@@ -344,7 +371,8 @@ inline dim3 block_of(int dims, const std::size_t* local) {
 /// run: threads past `global` exist, and the kernel's guard must drop them.
 inline dim3 grid_of(int dims, const std::size_t* global, const dim3& block) {
   auto up = [](std::size_t g, unsigned b) { return static_cast<unsigned>((g + b - 1) / b); };
-  return dim3(up(global[0], block.x), dims > 1 ? up(global[1], block.y) : 1u, dims > 2 ? up(global[2], block.z) : 1u);
+  return dim3(up(global[0], block.x), dims > 1 ? up(global[1], block.y) : 1u,
+              dims > 2 ? up(global[2], block.z) : 1u);
 }
 
 /// Checks a launch that was just enqueued (bad configuration, no kernel image for this GPU...).
@@ -395,17 +423,21 @@ inline PeerMatrix enable_peers(const std::vector<Device>& devices) {
 
 /// One line per ordered pair of parts that exchange ghost cells, saying which path it uses.
 inline void print_exchange_paths(const std::vector<Device>& devices, const PeerMatrix& peer,
-                                 const std::vector<const std::vector<rt::Transfer>*>& plans, std::FILE* out) {
+                                 const std::vector<const std::vector<rt::Transfer>*>& plans,
+                                 std::FILE* out) {
   const std::size_t n = peer.size();
   std::vector<std::vector<bool>> used(n, std::vector<bool>(n, false));
   for (const auto* plan : plans)
-    for (const rt::Transfer& t : *plan) used[static_cast<std::size_t>(t.src)][static_cast<std::size_t>(t.dst)] = true;
+    for (const rt::Transfer& t : *plan)
+      used[static_cast<std::size_t>(t.src)][static_cast<std::size_t>(t.dst)] = true;
   for (std::size_t s = 0; s < n; ++s)
     for (std::size_t d = 0; d < n; ++d)
       if (used[s][d])
-        std::fprintf(out, "  exchange %s -> %s: %s\n", devices[s].label().c_str(), devices[d].label().c_str(),
-                     peer[s][d] ? "GPU to GPU (peer access, cudaMemcpy3DPeerAsync)"
-                                : "through pinned host memory (no peer access, or STEPGEN_CUDA_PEER=off)");
+        std::fprintf(out, "  exchange %s -> %s: %s\n", devices[s].label().c_str(),
+                     devices[d].label().c_str(),
+                     peer[s][d]
+                         ? "GPU to GPU (peer access, cudaMemcpy3DPeerAsync)"
+                         : "through pinned host memory (no peer access, or STEPGEN_CUDA_PEER=off)");
 }
 
 /// A CUDA event (timing enabled) of one GPU; destroyed when it goes.
@@ -572,7 +604,8 @@ struct ExchangeArray {
 ///     kernel overwrites cells a receiver has not copied yet.
 /// Returns the bytes moved (each box counted once).
 inline std::size_t exchange(const std::vector<Device>& devices, const rt::Partition& partition,
-                            const std::vector<ExchangeArray>& arrays, const PeerMatrix& peer, Timeline& timeline) {
+                            const std::vector<ExchangeArray>& arrays, const PeerMatrix& peer,
+                            Timeline& timeline) {
   const std::size_t n = partition.parts.size();
   std::vector<std::vector<bool>> pair(n, std::vector<bool>(n, false));
   std::vector<bool> sends_staged(n, false);
@@ -591,7 +624,8 @@ inline std::size_t exchange(const std::vector<Device>& devices, const rt::Partit
     for (const rt::Transfer& t : *a.plan) {
       const auto s = static_cast<std::size_t>(t.src), d = static_cast<std::size_t>(t.dst);
       for (const rt::Box& box : t.boxes) {
-        if (!peer[s][d]) read_box(devices[s], *a.buffers[s], partition.parts[s].ghost, *a.host, box);
+        if (!peer[s][d])
+          read_box(devices[s], *a.buffers[s], partition.parts[s].ghost, *a.host, box);
         bytes += static_cast<std::size_t>(box.volume()) * a.host->element_bytes;
       }
     }
@@ -643,10 +677,11 @@ T* view_pointer(const Buffer& buf, const rt::Box& buffer, const rt::Box& view) {
 template <typename T>
 struct ElementPtr {
   T* p;
-  template <typename U, typename V = std::remove_cv_t<U>,
-            typename = std::enable_if_t<sizeof(V) == sizeof(T) &&
-                                        std::is_floating_point_v<V> == std::is_floating_point_v<T> &&
-                                        std::is_signed_v<V> == std::is_signed_v<T>>>
+  template <
+      typename U, typename V = std::remove_cv_t<U>,
+      typename = std::enable_if_t<sizeof(V) == sizeof(T) &&
+                                  std::is_floating_point_v<V> == std::is_floating_point_v<T> &&
+                                  std::is_signed_v<V> == std::is_signed_v<T>>>
   operator U*() const {  // NOLINT: implicit, as a kernel launch converts its arguments
     return reinterpret_cast<U*>(p);
   }
@@ -668,12 +703,14 @@ struct ElementPtr {
 /// Returns the bytes moved (each box counted once).
 template <typename Launch>
 std::size_t launch_and_exchange(const std::vector<Device>& devices, const rt::Partition& partition,
-                                const std::vector<rt::OverlapViews>& views, const std::vector<ExchangeArray>& arrays,
-                                const PeerMatrix& peer, Timeline& timeline, Launch launch) {
+                                const std::vector<rt::OverlapViews>& views,
+                                const std::vector<ExchangeArray>& arrays, const PeerMatrix& peer,
+                                Timeline& timeline, Launch launch) {
   const std::size_t n = partition.parts.size();
   std::vector<std::vector<bool>> pair(n, std::vector<bool>(n, false));
   for (const ExchangeArray& a : arrays)
-    for (const rt::Transfer& t : *a.plan) pair[static_cast<std::size_t>(t.src)][static_cast<std::size_t>(t.dst)] = true;
+    for (const rt::Transfer& t : *a.plan)
+      pair[static_cast<std::size_t>(t.src)][static_cast<std::size_t>(t.dst)] = true;
   timeline.poll();
   std::vector<cudaEvent_t> sent(n), received(n);
   std::size_t bytes = 0;
@@ -685,7 +722,8 @@ std::size_t launch_and_exchange(const std::vector<Device>& devices, const rt::Pa
         if (static_cast<std::size_t>(t.src) != p) continue;
         for (const rt::Box& box : t.boxes) {
           if (!peer[p][static_cast<std::size_t>(t.dst)])
-            read_box(devices[p], *a.buffers[p], partition.parts[p].ghost, *a.host, box, On::kBoundary);
+            read_box(devices[p], *a.buffers[p], partition.parts[p].ghost, *a.host, box,
+                     On::kBoundary);
           bytes += static_cast<std::size_t>(box.volume()) * a.host->element_bytes;
         }
       }
@@ -703,9 +741,11 @@ std::size_t launch_and_exchange(const std::vector<Device>& devices, const rt::Pa
         for (const rt::Box& box : t.boxes) {
           if (peer[s][d])
             peer_box(devices[s], *a.buffers[s], partition.parts[s].ghost, devices[d], *a.buffers[d],
-                     partition.parts[d].ghost, box, a.host->element_bytes, a.host->name, On::kBoundary);
+                     partition.parts[d].ghost, box, a.host->element_bytes, a.host->name,
+                     On::kBoundary);
           else
-            write_box(devices[d], *a.buffers[d], partition.parts[d].ghost, *a.host, box, On::kBoundary);
+            write_box(devices[d], *a.buffers[d], partition.parts[d].ghost, *a.host, box,
+                      On::kBoundary);
         }
       }
     received[d] = timeline.signal(d, On::kBoundary);

@@ -536,9 +536,10 @@ inline Partition partition(const PartitionRequest& r) {
     g[static_cast<std::size_t>(r.dims - 1)] = top;
     Partition p;
     if (feasible(g, &p)) {
-      p.rationale = "slabs: grid " + detail::grid_str(g, r.dims) + " along the slowest dimension exchanges " +
-                    std::to_string(exchanged_cells_per_step(p, r.halo, r.every) * r.bytes_per_cell) +
-                    " bytes per step in contiguous slabs; " + used(top);
+      p.rationale =
+          "slabs: grid " + detail::grid_str(g, r.dims) + " along the slowest dimension exchanges " +
+          std::to_string(exchanged_cells_per_step(p, r.halo, r.every) * r.bytes_per_cell) +
+          " bytes per step in contiguous slabs; " + used(top);
       return p;
     }
     slab_note = "slabs: " + std::to_string(top) + " slabs do not fit the slowest dimension; ";
@@ -570,10 +571,10 @@ inline Partition partition(const PartitionRequest& r) {
       }
     }
     if (best_cost >= 0) {
-      best.rationale = slab_note + "min-exchange: grid " + detail::grid_str(best.grid, r.dims) + " exchanges " +
-                       std::to_string(best_cost) + " bytes per step, the least of " +
-                       std::to_string(tried) + " feasible grids of " + std::to_string(n) +
-                       " parts; " + used(n);
+      best.rationale = slab_note + "min-exchange: grid " + detail::grid_str(best.grid, r.dims) +
+                       " exchanges " + std::to_string(best_cost) +
+                       " bytes per step, the least of " + std::to_string(tried) +
+                       " feasible grids of " + std::to_string(n) + " parts; " + used(n);
       if (n < top) best.rationale += "; no grid of " + std::to_string(top) + " parts was feasible";
       return best;
     }

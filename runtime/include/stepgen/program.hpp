@@ -72,7 +72,8 @@ struct Options {
   bool verify = false;
   bool quiet = false;
   bool help = false;
-  bool probe = true;  ///< --probe on|off: run each kernel once at start-up (runtime/stepgen/probe.hpp)
+  bool probe =
+      true;  ///< --probe on|off: run each kernel once at start-up (runtime/stepgen/probe.hpp)
 };
 
 inline void print_usage(const ProgramInfo& info, std::FILE* out) {

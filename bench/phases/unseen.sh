@@ -1,0 +1,169 @@
+#!/usr/bin/env bash
+# Phases `unseen-generate` and `unseen`: kernels we never wrote, on the GPU: issue 22's failing case (bench/unseen/wave2k: two launches
+# a step, both kernels skipping a one-cell shell of their buffer although `upd` reads no
+# neighbour) and every example, through the CUDA programs in every mode one GPU allows, each
+# compared bit for bit (cmp) with the one-GPU in-core run of the same program, the PoCL OpenCL
+# run made here (wave2k), or the serial reference (examples).
+#
+# Two halves:
+#   bench/run.sh unseen-generate   HERE: generates the CUDA programs (one-process and MPI) into
+#                                  bench/generated/unseen/, and the PoCL reference run
+#   bench/run.sh unseen            ON THE GPU MACHINE (carry bench/generated): builds them and the
+#                                  serial references, runs, prints a table last
+# Modes: in core (1 GPU); out of core forced with a small --device-memory (trapezoid on,
+# band sharing on with k > 1, trapezoid off, several chunk counts); --probe off (the old views:
+# wave2k is expected to differ there, which shows the reproduction still bites without the
+# probe); the MPI program with 2 ranks sharing the GPU (its overlap runs kernels on views).
+# Logs go to $OUT (default /tmp/out). CUDA_ARCH (default native).
+set -u
+. "$(dirname "$0")/lib.sh"
+gen=$gen/unseen
+examples=(acoustic advect blur9 heat3d jacobi2d jacobi2d_fast stepocl_jacobi twostage)
+
+if [ "${1:-}" = generate ]; then
+  set -e
+  stepgen=${STEPGEN:-$root/build/stepgen}
+  rm -rf "$gen"
+  mkdir -p "$gen"
+  for s in "$root"/bench/unseen/wave2k/wave2k.xml "$root"/bench/unseen/wave2k_512/wave2k_512.xml; do
+    n=$(basename "$s" .xml)
+    "$stepgen" generate "$s" --target cuda -o "$gen/cuda-$n" >/dev/null
+    "$stepgen" generate "$s" --target cuda --distribution mpi -o "$gen/mpi-$n" >/dev/null
+  done
+  for ex in "${examples[@]}"; do
+    "$stepgen" generate "$root/examples/$ex/$ex.xml" --target cuda -o "$gen/cuda-$ex" >/dev/null
+  done
+  "$stepgen" generate "$root/examples/twostage/twostage.xml" --target cuda --distribution mpi \
+    -o "$gen/mpi-twostage" >/dev/null
+  # The PoCL reference of wave2k (OpenCL, one CPU device, in core).
+  "$stepgen" generate "$root/bench/unseen/wave2k/wave2k.xml" --target opencl -o "$gen/ocl" >/dev/null
+  cmake -S "$gen/ocl" -B "$gen/ocl/build" -DCMAKE_BUILD_TYPE=Release >/dev/null
+  cmake --build "$gen/ocl/build" >/dev/null
+  for a in u uprev unew; do
+    "$gen/ocl/build/wave2k" --devices 1 --device-type cpu --quiet --save "$a=$gen/pocl-wave2k-$a.raw"
+  done
+  rm -rf "$gen/ocl"
+  echo "generated into $gen"
+  exit 0
+fi
+
+[ "${1:-}" = run ] || { echo "usage: bench/run.sh unseen-generate | unseen" >&2; exit 2; }
+out=${OUT:-/tmp/out}
+work=/tmp/stepgen-unseen
+arch=${CUDA_ARCH:-native}
+mkdir -p "$out" "$work"
+export PATH=$PATH:/usr/local/cuda/bin
+{
+  nvidia-smi --query-gpu=index,name,driver_version,memory.total --format=csv,noheader
+  nvcc --version | tail -1
+  command -v mpirun >/dev/null && mpirun --version 2>&1 | head -1
+} 2>&1 | tee "$out/machine.txt"
+
+cmake -S "$root/examples" -B "$work/ref" -DCMAKE_BUILD_TYPE=Release >"$out/ref-build.log" 2>&1 &&
+  cmake --build "$work/ref" -j 8 >>"$out/ref-build.log" 2>&1 || echo "references failed to build"
+start=$SECONDS
+for tree in "$gen"/cuda-* "$gen"/mpi-*; do
+  while [ "$(jobs -rp | wc -l)" -ge 6 ]; do wait -n; done
+  n=$(basename "$tree")
+  (cmake -S "$tree" -B "$work/$n" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES="$arch" \
+     >"$out/build-$n.log" 2>&1 && cmake --build "$work/$n" -j 4 >>"$out/build-$n.log" 2>&1) &
+done
+wait
+echo "built in $((SECONDS - start)) s"
+
+rows=()
+pass=0 fail=0
+# verdict LABEL EXPECT FILE_A FILE_B: EXPECT same|differs
+verdict() {
+  local label=$1 expect=$2 a=$3 b=$4 got
+  if [ ! -s "$a" ] || [ ! -s "$b" ]; then got=missing
+  elif cmp -s "$a" "$b"; then got=same
+  else got=differs; fi
+  if [ "$got" = "$expect" ]; then pass=$((pass + 1)); rows+=("ok    $label ($got)")
+  else fail=$((fail + 1)); rows+=("FAIL  $label (expected $expect, got $got)"); fi
+}
+# runp NAME TAG ARGS...: runs program NAME saving its arrays as $work/NAME.TAG.ARRAY.raw
+runp() {
+  local n=$1 tag=$2; shift 2
+  local bin=$work/cuda-$n/$n saves=()
+  for a in $(arrays_of "$n"); do saves+=(--save "$a=$work/$n.$tag.$a.raw"); done
+  "$bin" "$@" "${saves[@]}" >"$out/$n.$tag.log" 2>&1 || echo "exit $? ($n $tag)" >>"$out/$n.$tag.log"
+}
+arrays_of() {
+  case $1 in
+    wave2k | wave2k_512) echo "u uprev unew" ;;
+    *) "$work/cuda-$1/$1" --help | awk '/^arrays:/ {for (i = 2; i <= NF; i++) print $i}' ;;
+  esac
+}
+
+# 1. wave2k, 37 x 29 x 41, 12 steps: the issue's failing case.
+n=wave2k
+runp $n incore --devices 1
+for a in u uprev unew; do verdict "$n in core = PoCL ($a)" same "$work/$n.incore.$a.raw" "$gen/pocl-$n-$a.raw"; done
+modes=("ooc400k:--device-memory 400KiB"
+       "ooc400k-trapoff:--device-memory 400KiB --trapezoid off"
+       "ooc-k3-bands:--out-of-core on --ooc-chunks 4 --steps-per-pass 3 --band-sharing on"
+       "ooc-k4-nosharing:--out-of-core on --ooc-chunks 3 --steps-per-pass 4 --region-sharing off"
+       "ooc-5chunks-k2:--out-of-core on --ooc-chunks 5 --steps-per-pass 2"
+       "ooc-naive:--device-memory 400KiB --overlap off --pinned off")
+for m in "${modes[@]}"; do
+  tag=${m%%:*} args=${m#*:}
+  # shellcheck disable=SC2086
+  runp $n "$tag" --devices 1 $args
+  for a in u uprev unew; do verdict "$n $tag ($a)" same "$work/$n.incore.$a.raw" "$work/$n.$tag.$a.raw"; done
+done
+runp $n probeoff --devices 1 --device-memory 400KiB --probe off
+verdict "$n ooc400k --probe off (the old views: the bug)" differs "$work/$n.incore.u.raw" "$work/$n.probeoff.u.raw"
+
+# 2. The same kernels at 512^3, 40 steps, 1 GiB budget (k = 20, band sharing on).
+n=wave2k_512
+runp $n incore --devices 1
+runp $n ooc1g-k20 --devices 1 --device-memory 1GiB --steps-per-pass 20
+verdict "$n ooc 1GiB k=20 (u)" same "$work/$n.incore.u.raw" "$work/$n.ooc1g-k20.u.raw"
+runp $n ooc1g-auto --devices 1 --device-memory 1GiB
+verdict "$n ooc 1GiB model (u)" same "$work/$n.incore.u.raw" "$work/$n.ooc1g-auto.u.raw"
+runp $n ooc1g-k20-probeoff --devices 1 --device-memory 1GiB --steps-per-pass 20 --probe off
+verdict "$n ooc 1GiB k=20 --probe off (the bug)" differs "$work/$n.incore.u.raw" "$work/$n.ooc1g-k20-probeoff.u.raw"
+
+# 3. MPI, 2 ranks sharing the GPU: the overlap runs kernels on views.
+if command -v mpirun >/dev/null; then
+  mpi_flags="--allow-run-as-root --oversubscribe ${MPIRUN_FLAGS:-}"
+  for n in wave2k twostage; do
+    saves=()
+    for a in $(arrays_of "$n"); do saves+=(--save "$a=$work/$n.mpi2.$a.raw"); done
+    # shellcheck disable=SC2086
+    STEPGEN_MPI_SHARE_DEVICES=1 mpirun $mpi_flags -np 2 "$work/mpi-$n/$n" "${saves[@]}" \
+      >"$out/$n.mpi2.log" 2>&1 || echo "exit $?" >>"$out/$n.mpi2.log"
+    [ "$n" = twostage ] && runp $n incore --devices 1
+    for a in $(arrays_of "$n"); do verdict "$n MPI 2 ranks ($a)" same "$work/$n.incore.$a.raw" "$work/$n.mpi2.$a.raw"; done
+  done
+else
+  rows+=("SKIP  MPI: no mpirun on this machine")
+fi
+
+# 4. Every example: in core and forced out of core against the serial reference.
+for ex in "${examples[@]}"; do
+  [ -x "$work/cuda-$ex/$ex" ] || { fail=$((fail + 1)); rows+=("FAIL  $ex: not built"); continue; }
+  ref=$work/ref/reference_$ex
+  mkdir -p "$work/ref-$ex"
+  "$ref" --out "$work/ref-$ex" >"$out/ref-$ex.log" 2>&1
+  for m in "incore:" "ooc-k1:--device-memory 2MiB --steps-per-pass 1" \
+           "ooc-k3:--device-memory 8MiB --steps-per-pass 3" "ooc-trapoff:--device-memory 2MiB --trapezoid off"; do
+    tag=${m%%:*} args=${m#*:}
+    # shellcheck disable=SC2086
+    runp "$ex" "$tag" --devices 1 $args
+    for f in "$work/ref-$ex"/*.raw; do
+      [ -f "$f" ] || continue
+      a=$(basename "$f" .raw)
+      verdict "$ex $tag ($a)" same "$f" "$work/$ex.$tag.$a.raw"
+    done
+  done
+  grep -h "^probe" "$out/$ex.incore.log" >>"$out/probe-lines.txt"
+done
+
+for f in "$out"/wave2k.ooc400k.log "$out"/wave2k_512.ooc1g-k20.log; do
+  echo "== $f"; grep -E "^probe|trapezoid|chunk|time:" "$f"
+done
+echo
+printf '%s\n' "${rows[@]}"
+echo "unseen_gpu: $pass passed, $fail failed"
