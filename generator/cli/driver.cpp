@@ -13,6 +13,8 @@
 #include "emit/regenerate.hpp"
 #include "model/model.hpp"
 #include "model/plan.hpp"
+#include "model/plan_print.hpp"
+#include "model/program_plan.hpp"
 #include "model/probe_check.hpp"
 #include "model/signature.hpp"
 #include "spec/reader.hpp"
@@ -106,8 +108,7 @@ int generate(const std::string& spec_path, GenerateRequest request, std::ostream
   std::string& out_dir = request.out_dir;
   const std::string& target = request.target;
   const std::string& distribution = request.distribution;
-  if (!distribution.empty())
-    model->mpi = distribution == "mpi";  // --distribution overrides the spec
+  if (!distribution.empty()) options.mpi = distribution == "mpi";  // overrides the spec's
   if (out_dir.empty()) out_dir = model->name + "-" + target;
   options.output_dir = out_dir;
   emit::OutputSet files;
@@ -218,14 +219,15 @@ int plan(const std::string& spec_path, int devices, const std::vector<double>& w
   if (!strategy.empty()) options.strategy = rt::parse_strategy(strategy);
   options.device_memory = device_memory;
   try {
-    model::Plan p = model::make_plan(*model, options);
+    const model::ProgramPlan program = model::build_program_plan(*model);
+    model::Plan p = model::make_plan(program, options);
     // Fewer parts than devices is not an error (a program uses what fits), but say so plainly.
     std::size_t used = p.partition.parts.size();
     if (used < static_cast<std::size_t>(devices))
       err << spec_path << ": warning: only " << used << " of " << devices
           << " devices can be used: " << p.partition.rationale << "\n";
-    out << (json ? model::plan_json(*model, p) : model::plan_text(*model, p));
-    if (!svg.empty()) emit::write_file_if_changed(svg, model::plan_svg(*model, p));
+    out << (json ? model::plan_json(program, p) : model::plan_text(program, p));
+    if (!svg.empty()) emit::write_file_if_changed(svg, model::plan_svg(program, p));
   } catch (const model::LocatedPlanError& e) {  // at the part of the spec that causes it
     Diagnostics diags(spec_path, source);
     diags.error(e.loc, e.what());

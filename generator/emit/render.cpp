@@ -117,8 +117,6 @@ class StrictContext : public mu::context<std::string> {
   mutable std::map<std::string, View> partials_;  ///< by name, read once per render
 };
 
-thread_local const TemplateSet* g_active = nullptr;
-
 std::string read_file(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);
   if (!in) throw EmitError("cannot read '" + p.string() + "'");
@@ -163,20 +161,7 @@ std::string TemplateSet::display_name(const std::string& path) const {
   return (fs::path(dir_) / path.substr(kPrefix.size())).generic_string();
 }
 
-const TemplateSet& active_templates() {
-  static const TemplateSet builtin;
-  return g_active ? *g_active : builtin;
-}
-
-UseTemplates::UseTemplates(const TemplateSet& set) : previous_(g_active) {
-  g_active = &set;
-}
-UseTemplates::~UseTemplates() {
-  g_active = previous_;
-}
-
-std::string render(const std::string& path, const View& view) {
-  const TemplateSet& set = active_templates();
+std::string render(const TemplateSet& set, const std::string& path, const View& view) {
   const std::string& text = set.text(path);
   const std::string file = set.display_name(path);
   mu::mustache tmpl(text);

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "model/model.hpp"
+#include "model/program_plan.hpp"
 #include "stepgen/chunk.hpp"
 #include "stepgen/exchange.hpp"
 #include "stepgen/partition.hpp"
@@ -26,8 +27,8 @@ struct PlanOptions {
   /// Relative device speeds. Empty: the spec's weights when they give one per device, else
   /// equal weights.
   std::vector<double> weights;
-  /// How the grid is split. None: slabs where the exchanges can overlap computation
-  /// (overlap_obstacle() is empty), else min-exchange.
+  /// How the grid is split. None: the program plan's default (slabs where the exchanges can
+  /// overlap computation: ProgramPlan::overlap_obstacle is empty, else min-exchange).
   std::optional<rt::Strategy> strategy;
   std::int64_t device_memory = 0;  ///< bytes per device; 0 = the spec's (out of core only)
 };
@@ -73,10 +74,11 @@ bool is_exchanged(const Model& m, int array);
 int exchanges_per_interval(const Model& m, int array);
 
 /// The partition request: grid, granule, grid halo, ghost widths, devices, weights, strategy,
-/// exchange interval. bytes_per_cell is the element bytes of the exchanged arrays, each
-/// counted exchanges_per_interval times, so that the partitioner's cost is the bytes the
-/// program moves per interval (its ranking of grids does not depend on this factor).
-rt::PartitionRequest partition_request(const Model& m, const PlanOptions& options);
+/// exchange interval, from the program plan's facts and the options. bytes_per_cell is the
+/// element bytes of the exchanged arrays, each counted exchanges_per_interval times, so that
+/// the partitioner's cost is the bytes the program moves per interval (its ranking of grids
+/// does not depend on this factor).
+rt::PartitionRequest partition_request(const ProgramPlan& pp, const PlanOptions& options);
 
 /// One exchanged array's transfers for one exchange.
 struct ArrayExchange {
@@ -92,7 +94,7 @@ struct ArrayExchange {
 /// entry per partitioned array (planes as wide as the part's ghost box in the other
 /// dimensions; read-only when its group holds no results). No padding: a model's arrays are
 /// the domain itself.
-rt::ChunkRequest chunk_request(const Model& m, const rt::Partition& p, int part, int chunks,
+rt::ChunkRequest chunk_request(const ProgramPlan& pp, const rt::Partition& p, int part, int chunks,
                                int steps_per_pass);
 
 /// Device bytes a part needs besides its chunk buffers: the arrays that are not partitioned.
@@ -134,18 +136,6 @@ class LocatedPlanError : public rt::PlanError {
 /// options', else the spec's, else an error asking for --device-memory); steps_per_pass is the
 /// spec's, else 1 (larger k trades redundant halo work for fewer passes: not chosen
 /// automatically yet).
-Plan make_plan(const Model& m, const PlanOptions& options);
-
-/// A table per part (owned, ghost, buffer bytes, neighbours, bytes per step) and totals; out of
-/// core also each part's chunk table and per-pass bytes with and without region sharing.
-std::string plan_text(const Model& m, const Plan& p);
-
-/// The plan as deterministic JSON (boxes as {"lo":[...],"hi":[...]}, hi exclusive).
-std::string plan_json(const Model& m, const Plan& p);
-
-/// A picture of the plan: parts in colours, ghost zones hatched, exchanged regions outlined,
-/// chunk boundaries out of core. 2D: x across, y down; 3D: the x-z section through the middle
-/// of y; 1D: a strip. About 800 pixels wide; deterministic.
-std::string plan_svg(const Model& m, const Plan& p);
+Plan make_plan(const ProgramPlan& pp, const PlanOptions& options);
 
 }  // namespace stepgen::model
