@@ -11,6 +11,7 @@
 #include "model/groups.hpp"
 #include "model/overlap.hpp"
 #include "model/plan_format.hpp"
+#include "stepgen/ooc.hpp"
 
 namespace stepgen::model {
 
@@ -171,30 +172,22 @@ rt::PartitionRequest partition_request(const ProgramPlan& pp, const PlanOptions&
   return r;
 }
 
-rt::ChunkRequest chunk_request(const ProgramPlan& pp, const rt::Partition& p, int part, int chunks,
-                               int steps_per_pass) {
+rt::OocRequest ooc_request(const ProgramPlan& pp, const rt::Partition& p, const PlanOptions& o) {
   const Model& m = *pp.model;
-  const rt::Part& pt = p.parts[static_cast<std::size_t>(part)];
-  const int s = m.dims - 1;  // chunks are slabs of the slowest dimension: contiguous planes
-  const auto si = static_cast<std::size_t>(s);
-  rt::ChunkRequest r;
-  r.plane_lo = pt.owned.lo[si];
-  r.plane_hi = pt.owned.hi[si];
-  r.domain_planes = m.domain[si];
-  r.halo_lo = pp.shrink_lo[si];
-  r.halo_hi = pp.shrink_hi[si];
-  r.chunks = chunks;
-  r.steps_per_pass = steps_per_pass;
+  rt::OocRequest r;
+  r.grid = p.domain;
+  for (const rt::Part& part : p.parts) r.owned.push_back(part.owned);
+  r.shrink_lo = pp.shrink_lo;
+  r.shrink_hi = pp.shrink_hi;
+  for (std::size_t i = 0; i < m.arrays.size(); ++i)
+    r.arrays.push_back(
+        {m.arrays[i].name, element_bytes(m, static_cast<int>(i)), pp.arrays[i].results});
+  r.chunks = m.out_of_core.chunks;
+  r.steps_per_pass = m.out_of_core.steps_per_pass;
   r.region_sharing = m.out_of_core.region_sharing;
-  Index cells_per_plane = 1;
-  for (int d = 0; d < s; ++d) cells_per_plane *= pt.ghost.extent(d);
-  for (std::size_t i = 0; i < m.arrays.size(); ++i) {
-    if (!pp.arrays[i].partitioned) continue;
-    rt::ChunkArray a;
-    a.bytes_per_plane = cells_per_plane * element_bytes(m, static_cast<int>(i));
-    a.read_only = !pp.arrays[i].results;
-    r.arrays.push_back(a);
-  }
+  r.buffers = 3;
+  r.trapezoid = pp.trapezoid && o.trapezoid;
+  r.band_sharing = true;
   return r;
 }
 
@@ -210,62 +203,20 @@ Index resident_bytes(const Model& m) {
 
 namespace {
 
-// The chunk plans of make_plan, out of core. Throws rt::PlanError.
+// The out-of-core schedule of make_plan: the program's request and chooser. Throws
+// rt::PlanError.
 void plan_out_of_core(const ProgramPlan& pp, const PlanOptions& o, Plan& plan) {
   const Model& m = *pp.model;
-  const rt::Partition& p = plan.partition;
-  const std::size_t parts = p.parts.size();
-  const Index resident = resident_bytes(m);
   plan.out_of_core = true;
-  plan.steps_per_pass = m.out_of_core.steps_per_pass > 0 ? m.out_of_core.steps_per_pass : 1;
-  plan.device_memory = o.device_memory > 0 ? o.device_memory : m.out_of_core.device_memory;
-  // The chunk loads reach k*shrink planes into the neighbours along the slowest dimension
-  // (from the host), but along the other dimensions a part only has its ghost columns.
-  for (int d = 0; d + 1 < m.dims; ++d)
-    if (p.grid[static_cast<std::size_t>(d)] > 1 && plan.steps_per_pass > plan.every)
-      throw rt::PlanError("out-of-core passes of " + std::to_string(plan.steps_per_pass) +
-                          " steps need ghost columns " + std::to_string(plan.steps_per_pass) +
-                          " steps deep, but the grid is split along " + dim_name(d) +
-                          " and exchanges every " + std::to_string(plan.every) +
-                          " step(s); set exchange_every to " + std::to_string(plan.steps_per_pass) +
-                          " or use fewer devices");
-  for (std::size_t k = 0; k < parts; ++k) {
-    const int id = static_cast<int>(k);
-    const std::string who = parts > 1 ? "part " + std::to_string(id) + " " : "the grid ";
-    if (m.out_of_core.chunks > 0) {
-      rt::ChunkPlan c =
-          rt::chunk_plan(chunk_request(pp, p, id, m.out_of_core.chunks, plan.steps_per_pass));
-      if (plan.device_memory > 0 && c.device_bytes + resident > plan.device_memory)
-        throw rt::PlanError(who + "in " + std::to_string(m.out_of_core.chunks) + " chunks needs " +
-                            std::to_string(c.device_bytes + resident) +
-                            " bytes of device memory (" + human(c.device_bytes + resident) +
-                            "), more than the " + std::to_string(plan.device_memory) +
-                            " available; use more chunks");
-      plan.chunks.push_back(std::move(c));
-      continue;
-    }
-    if (plan.device_memory <= 0) throw rt::PlanError("device_memory unknown: give --device-memory");
-    const rt::Part& pt = p.parts[k];
-    const Index planes = pt.owned.extent(m.dims - 1);
-    bool fits = false;
-    // Device bytes never grow with more chunks, so the first that fits is the fewest.
-    for (Index c = 1; c <= planes && !fits; ++c) {
-      rt::ChunkPlan cp =
-          rt::chunk_plan(chunk_request(pp, p, id, static_cast<int>(c), plan.steps_per_pass));
-      if (cp.device_bytes + resident <= plan.device_memory) {
-        plan.chunks.push_back(std::move(cp));
-        fits = true;
-      }
-    }
-    if (!fits) {
-      const rt::ChunkPlan thinnest =
-          rt::chunk_plan(chunk_request(pp, p, id, static_cast<int>(planes), plan.steps_per_pass));
-      throw rt::PlanError("device memory of " + std::to_string(plan.device_memory) + " bytes (" +
-                          human(plan.device_memory) + ") is too small: " + who + "needs " +
-                          std::to_string(thinnest.device_bytes + resident) +
-                          " bytes even with one plane per chunk");
-    }
-  }
+  plan.figures = o.figures;
+  plan.steps = o.steps > 0 ? o.steps : m.steps;
+  plan.auto_chunks = m.out_of_core.chunks == 0;
+  plan.auto_k = m.out_of_core.steps_per_pass == 0;
+  if ((plan.auto_chunks || plan.auto_k) && plan.device_memory <= 0)
+    throw rt::PlanError("device_memory unknown: give --device-memory");
+  const rt::OocRequest request = ooc_request(pp, plan.partition, o);
+  plan.schedule = rt::ooc_choose(request, plan.device_memory, plan.figures.link, plan.steps, true);
+  plan.predicted_s = rt::ooc_predict(plan.schedule, plan.figures.link, plan.steps, true);
 }
 
 }  // namespace
@@ -311,13 +262,37 @@ Plan make_plan(const ProgramPlan& pp, const PlanOptions& o) {
     plan.buffer_bytes.push_back(bytes);
   }
 
-  if (!m.out_of_core.enabled) {
-    // Without <out_of_core>, a program goes out of core when a part's arrays exceed the device
-    // memory budget (--out-of-core auto): so does the plan when --device-memory gives one.
-    if (o.device_memory <= 0) return plan;
-    plan.device_memory = o.device_memory;
-    if (*std::max_element(plan.buffer_bytes.begin(), plan.buffer_bytes.end()) <= o.device_memory)
-      return plan;
+  // What a program compares with its budget: every array over the largest part's ghost box.
+  for (const rt::Part& pt : p.parts) {
+    Index bytes = 0;
+    for (std::size_t i = 0; i < m.arrays.size(); ++i)
+      bytes += pt.ghost.volume() * element_bytes(m, static_cast<int>(i));
+    plan.in_core_bytes = std::max(plan.in_core_bytes, bytes);
+  }
+  plan.device_memory = o.device_memory > 0 ? o.device_memory : m.out_of_core.device_memory;
+  const bool known = plan.device_memory > 0;
+  const bool fits = !known || plan.in_core_bytes <= plan.device_memory;
+  using Mode = PlanOptions::OutOfCore;
+  if (o.out_of_core == Mode::kOff) return plan;
+  if (o.out_of_core == Mode::kOn) {
+    plan.reason = "asked for with --out-of-core on";
+  } else if (known && !fits) {
+    plan.reason = "a part needs " + std::to_string(plan.in_core_bytes) + " bytes (" +
+                  human(plan.in_core_bytes) + "), more than the device memory of " +
+                  std::to_string(plan.device_memory) + " bytes (" + human(plan.device_memory) + ")";
+  } else if (known) {
+    plan.reason = "not needed: the largest part needs " + std::to_string(plan.in_core_bytes) +
+                  " bytes (" + human(plan.in_core_bytes) + "), within the device memory of " +
+                  std::to_string(plan.device_memory) + " bytes (" + human(plan.device_memory) + ")";
+    return plan;
+  } else if (m.out_of_core.enabled) {
+    // No budget known: a program compares with its device's free memory; the spec's
+    // <out_of_core> says the arrays are not expected to fit.
+    plan.reason =
+        "the spec has <out_of_core> (a program streams when its arrays exceed the "
+        "device memory budget; give --device-memory to plan with one)";
+  } else {
+    return plan;
   }
   try {
     plan_out_of_core(pp, o, plan);

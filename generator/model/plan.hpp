@@ -15,8 +15,10 @@
 
 #include "model/model.hpp"
 #include "model/program_plan.hpp"
+#include "stepgen/calibration.hpp"
 #include "stepgen/chunk.hpp"
 #include "stepgen/exchange.hpp"
+#include "stepgen/ooc.hpp"
 #include "stepgen/partition.hpp"
 
 namespace stepgen::model {
@@ -31,6 +33,16 @@ struct PlanOptions {
   /// overlap computation: ProgramPlan::overlap_obstacle is empty, else min-exchange).
   std::optional<rt::Strategy> strategy;
   std::int64_t device_memory = 0;  ///< bytes per device; 0 = the spec's (out of core only)
+  /// Out of core as a program's --out-of-core: auto (when a part's arrays exceed the budget;
+  /// with no budget known, when the spec has <out_of_core>), on, off.
+  enum class OutOfCore { kAuto, kOn, kOff };
+  OutOfCore out_of_core = OutOfCore::kAuto;
+  /// The out-of-core model's figures (link, kernels, device copies) and where each came from:
+  /// assumed (OocLink's defaults), a calibration file, --link.
+  rt::LinkFigures figures;
+  std::int64_t steps = 0;  ///< time steps the run is planned for; 0 = the spec's
+  /// The program's --trapezoid (where its kernels allow it).
+  bool trapezoid = true;
 };
 
 /// A model halo as the runtime's type, in `dims` dimensions.
@@ -89,13 +101,12 @@ struct ArrayExchange {
   rt::Index bytes_per_exchange = 0;
 };
 
-/// The chunk request of one part: planes along the slowest dimension, the per-step halo along
-/// it (step_shrink), chunks and steps_per_pass as given, region sharing from the spec, one
-/// entry per partitioned array (planes as wide as the part's ghost box in the other
-/// dimensions; read-only when its group holds no results). No padding: a model's arrays are
-/// the domain itself.
-rt::ChunkRequest chunk_request(const ProgramPlan& pp, const rt::Partition& p, int part, int chunks,
-                               int steps_per_pass);
+/// The out-of-core request a program makes (templates' run_in_or_out_of_core): the grid, each
+/// part's owned box, one step's shrink, every array with its element bytes and whether it holds
+/// results, the spec's chunks, steps per pass (0 = auto) and region sharing, 3 buffer slots,
+/// the trapezoid where the program plan allows it (and options.trapezoid), band sharing on.
+rt::OocRequest ooc_request(const ProgramPlan& pp, const rt::Partition& p,
+                           const PlanOptions& options);
 
 /// Device bytes a part needs besides its chunk buffers: the arrays that are not partitioned.
 rt::Index resident_bytes(const Model& m);
@@ -112,13 +123,18 @@ struct Plan {
   /// Per part: device buffers when running in core (ghost box per partitioned array, whole
   /// arrays otherwise).
   std::vector<rt::Index> buffer_bytes;
-  // Out of core.
-  bool out_of_core = false;
-  int steps_per_pass = 0;
-  /// The budget: the options', else the spec's (0 when none was given or needed). Given in the
-  /// options to a spec without <out_of_core>, out_of_core is set when a part does not fit it.
+  /// The budget: the options', else the spec's (0 when none was given).
   std::int64_t device_memory = 0;
-  std::vector<rt::ChunkPlan> chunks;  ///< one per part
+  /// The largest part's arrays over its ghost box: what a program compares with the budget.
+  rt::Index in_core_bytes = 0;
+  // Out of core: what a program runs, chosen by the program's chooser (rt::ooc_choose).
+  bool out_of_core = false;
+  std::string reason;        ///< why out of core (or why not, when a budget was given)
+  rt::OocSchedule schedule;  ///< chunks, steps per pass, each part's chunk boxes and bytes
+  bool auto_chunks = false, auto_k = false;  ///< chosen by the model (else the spec's)
+  rt::LinkFigures figures;                   ///< the figures the model assumed
+  rt::Index steps = 0;                       ///< time steps the choice was made for
+  double predicted_s = 0;                    ///< rt::ooc_predict for those steps
 };
 
 /// A plan error caused by a part of the spec: out of core, the <out_of_core> element (a chunk
@@ -132,10 +148,10 @@ class LocatedPlanError : public rt::PlanError {
 
 /// Builds the plan. Throws rt::PlanError with a message a user can act on (LocatedPlanError
 /// when a part of the spec is the cause).
-/// Out of core: the chunk count is the spec's, or the fewest that fit device_memory (the
-/// options', else the spec's, else an error asking for --device-memory); steps_per_pass is the
-/// spec's, else 1 (larger k trades redundant halo work for fewer passes: not chosen
-/// automatically yet).
+/// Out of core: the chunk count and steps per pass are the spec's where given; where auto they
+/// are what a program picks, rt::ooc_choose over the program's request (ooc_request) with the
+/// options' figures, device_memory (the options', else the spec's, else an error asking for
+/// --device-memory) and steps.
 Plan make_plan(const ProgramPlan& pp, const PlanOptions& options);
 
 }  // namespace stepgen::model

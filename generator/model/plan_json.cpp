@@ -45,7 +45,7 @@ std::string plan_json(const ProgramPlan& pp, const Plan& plan) {
   }
   root.set("exchanged_arrays", arrays);
   Json parts = Json::array();
-  Index buffers = 0, h2d = 0, h2d_plain = 0, d2h = 0, d2d = 0, device = 0;
+  Index buffers = 0;
   for (const rt::Part& pt : p.parts) {
     const auto k = static_cast<std::size_t>(pt.id);
     Json j = Json::object();
@@ -59,32 +59,28 @@ std::string plan_json(const ProgramPlan& pp, const Plan& plan) {
     j.set("exchange_bytes_sent_per_step", Json::number(plan.send_bytes_per_step[k]));
     buffers += plan.buffer_bytes[k];
     if (plan.out_of_core) {
-      const rt::ChunkPlan& c = plan.chunks[k];
-      j.set("h2d_bytes_per_pass", Json::number(c.h2d_bytes_per_pass));
-      j.set("d2h_bytes_per_pass", Json::number(c.d2h_bytes_per_pass));
-      j.set("d2d_bytes_per_pass", Json::number(c.d2d_bytes_per_pass));
-      j.set("h2d_bytes_per_pass_without_sharing", Json::number(c.h2d_bytes_without_sharing));
+      const rt::OocPart& c = plan.schedule.parts[k];
+      const auto slow = static_cast<std::size_t>(m.dims - 1);
+      auto planes = [slow](const rt::Box& b) {
+        return b.empty()
+                   ? Json::array()
+                   : Json::array().push(Json::number(b.lo[slow])).push(Json::number(b.hi[slow]));
+      };
+      j.set("h2d_bytes_per_pass", Json::number(c.h2d_bytes));
+      j.set("d2h_bytes_per_pass", Json::number(c.d2h_bytes));
+      j.set("d2d_bytes_per_pass", Json::number(c.d2d_bytes));
       j.set("device_bytes", Json::number(c.device_bytes));
-      j.set("buffer_bytes_per_array", Json::numbers(c.buffer_bytes, c.buffer_bytes.size()));
+      j.set("buffer_cells", Json::number(c.buffer_cells));
       Json chunks = Json::array();
-      for (const rt::Chunk& ch : c.chunks)
+      for (const rt::OocChunk& ch : c.chunks)
         chunks.push(
             Json::object()
                 .set("own",
                      Json::array().push(Json::number(ch.own_lo)).push(Json::number(ch.own_hi)))
-                .set("load",
-                     Json::array().push(Json::number(ch.load_lo)).push(Json::number(ch.load_hi)))
-                .set("h2d",
-                     Json::array().push(Json::number(ch.h2d_lo)).push(Json::number(ch.h2d_hi)))
-                .set("shared", Json::array()
-                                   .push(Json::number(ch.shared_lo))
-                                   .push(Json::number(ch.shared_hi))));
+                .set("load", planes(ch.load))
+                .set("h2d", planes(ch.h2d))
+                .set("shared", planes(ch.shared)));
       j.set("chunks", chunks);
-      h2d += c.h2d_bytes_per_pass;
-      h2d_plain += c.h2d_bytes_without_sharing;
-      d2h += c.d2h_bytes_per_pass;
-      d2d += c.d2d_bytes_per_pass;
-      device = std::max(device, c.device_bytes);
     }
     parts.push(j);
   }
@@ -93,14 +89,42 @@ std::string plan_json(const ProgramPlan& pp, const Plan& plan) {
   totals.set("exchange_bytes_per_step", Json::number(plan.exchange_bytes_per_step));
   totals.set("buffer_bytes", Json::number(buffers));
   if (plan.out_of_core) {
-    totals.set("steps_per_pass", Json::number(plan.steps_per_pass));
-    totals.set("region_sharing", Json::boolean(m.out_of_core.region_sharing));
-    totals.set("h2d_bytes_per_pass", Json::number(h2d));
-    totals.set("d2h_bytes_per_pass", Json::number(d2h));
-    totals.set("d2d_bytes_per_pass", Json::number(d2d));
-    totals.set("h2d_bytes_per_pass_without_sharing", Json::number(h2d_plain));
-    totals.set("max_device_bytes", Json::number(device));
+    const rt::OocSchedule& sc = plan.schedule;
+    const rt::OocLink& l = plan.figures.link;
+    totals.set("chunks", Json::number(sc.chunks));
+    totals.set("steps_per_pass", Json::number(sc.steps_per_pass));
+    totals.set("chosen_by_model", Json::object()
+                                      .set("chunks", Json::boolean(plan.auto_chunks))
+                                      .set("steps_per_pass", Json::boolean(plan.auto_k)));
+    totals.set("region_sharing", Json::boolean(sc.region_sharing));
+    totals.set("trapezoid", Json::boolean(sc.trapezoid));
+    totals.set("band_sharing", Json::boolean(sc.band_sharing));
+    totals.set("buffers", Json::number(sc.buffers));
+    totals.set("device_memory", Json::number(plan.device_memory));
+    totals.set("h2d_bytes_per_pass", Json::number(sc.h2d_bytes));
+    totals.set("d2h_bytes_per_pass", Json::number(sc.d2h_bytes));
+    totals.set("d2d_bytes_per_pass", Json::number(sc.d2d_bytes));
+    totals.set("h2d_bytes_per_pass_without_sharing", Json::number(sc.h2d_bytes_without_sharing));
+    totals.set("max_device_bytes", Json::number(sc.device_bytes));
+    totals.set("steps", Json::number(plan.steps));
+    totals.set("predicted_seconds", Json::real(plan.predicted_s));
+    const rt::LinkFigures& f = plan.figures;
+    Json figures = Json::object();
+    figures.set("h2d_gbps", Json::real(l.h2d / 1e9)).set("h2d_from", Json::string(f.h2d));
+    figures.set("d2h_gbps", Json::real(l.d2h / 1e9)).set("d2h_from", Json::string(f.d2h));
+    figures.set("bidir_gbps", Json::real(l.bidir / 1e9)).set("bidir_from", Json::string(f.bidir));
+    figures.set("kernel_ns_per_cell_step", Json::real(l.cell_step * 1e9))
+        .set("kernel_from", Json::string(f.kernel));
+    figures.set("d2d_gbps", Json::real(l.d2d / 1e9)).set("d2d_from", Json::string(f.d2d));
+    if (l.devices_all > 1)
+      figures.set("devices_all", Json::number(l.devices_all))
+          .set("h2d_all_gbps", Json::real(l.h2d_all / 1e9))
+          .set("d2h_all_gbps", Json::real(l.d2h_all / 1e9))
+          .set("bidir_all_gbps", Json::real(l.bidir_all / 1e9))
+          .set("all_from", Json::string(f.all));
+    totals.set("figures", figures);
   }
+  if (!plan.reason.empty()) totals.set("out_of_core_reason", Json::string(plan.reason));
   root.set("totals", totals);
   return root.dump() + "\n";
 }

@@ -144,10 +144,10 @@ std::string plan_svg(const ProgramPlan& pp, const Plan& plan) {
                "\n";
   // Out of core: chunk boundaries across each part, along the slowest dimension.
   if (plan.out_of_core)
-    for (std::size_t k = 0; k < plan.chunks.size(); ++k) {
+    for (std::size_t k = 0; k < plan.schedule.parts.size(); ++k) {
       const rt::Part& pt = p.parts[k];
       if (!c.visible(pt.owned)) continue;
-      for (const rt::Chunk& ch : plan.chunks[k].chunks) {
+      for (const rt::OocChunk& ch : plan.schedule.parts[k].chunks) {
         if (ch.id == 0) continue;
         const double at = static_cast<double>(ch.own_lo);
         std::string line;

@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <cstdio>
 #include <set>
 #include <string>
 #include <tuple>
@@ -56,54 +57,69 @@ std::string plan_text(const ProgramPlan& pp, const Plan& plan) {
        " bytes exchanged per step (" + human(plan.exchange_bytes_per_step) + "), " +
        std::to_string(buffers) + " bytes of device buffers (" + human(buffers) + ")\n";
   if (!plan.out_of_core) {
-    if (plan.device_memory > 0) {
-      const Index largest = *std::max_element(plan.buffer_bytes.begin(), plan.buffer_bytes.end());
-      s += "\nout of core: not needed: the largest part needs " + std::to_string(largest) +
-           " bytes (" + human(largest) + "), within the device memory of " +
-           std::to_string(plan.device_memory) + " bytes (" + human(plan.device_memory) + ")\n";
-    }
+    if (!plan.reason.empty()) s += "\nout of core: " + plan.reason + "\n";
     return s;
   }
 
-  s += "\nout of core: " + std::to_string(plan.steps_per_pass) +
-       " step(s) per pass, region sharing " + (m.out_of_core.region_sharing ? "on" : "off") +
-       ", device memory " +
+  // What a program runs out of core: the schedule its chooser picks with these figures.
+  const rt::OocSchedule& sc = plan.schedule;
+  const rt::LinkFigures& f = plan.figures;
+  const auto slow = static_cast<std::size_t>(m.dims - 1);
+  char line[512];
+  s += "\nout of core: " + plan.reason + "\n";
+  s += "  " + std::to_string(sc.chunks) + " chunk(s)" + (plan.auto_chunks ? " (model)" : "") +
+       ", " + std::to_string(sc.steps_per_pass) + " step(s) per pass" +
+       (plan.auto_k ? " (model)" : "") + ", region sharing " + (sc.region_sharing ? "on" : "off") +
+       ", trapezoid " + (sc.trapezoid ? "on" : "off") + ", band sharing " +
+       (sc.band_sharing ? "on" : "off") + ", " + std::to_string(sc.buffers) +
+       " buffer slots; device memory " +
        (plan.device_memory > 0 ? std::to_string(plan.device_memory) + " bytes"
                                : std::string("not given")) +
        "\n";
-  Index h2d = 0, h2d_plain = 0, d2h = 0, d2d = 0;
-  for (std::size_t k = 0; k < plan.chunks.size(); ++k) {
-    const rt::ChunkPlan& c = plan.chunks[k];
-    s += "\n  part " + std::to_string(k) + ": " + std::to_string(c.chunks.size()) +
-         " chunk(s) of planes along " + dim_name(m.dims - 1) + ", " +
-         std::to_string(c.device_bytes) + " bytes of chunk buffers (" + human(c.device_bytes) +
-         "), " + std::to_string(c.max_load_planes) + " planes per buffer\n";
-    Table ct({"chunk", "own", "load", "halo planes", "from host", "shared (d2d)"}, "rllrll");
-    auto range = [](Index lo, Index hi) {
-      return hi > lo ? "[" + std::to_string(lo) + "," + std::to_string(hi) + ")" : std::string("-");
-    };
-    for (const rt::Chunk& ch : c.chunks)
-      ct.add({std::to_string(ch.id), range(ch.own_lo, ch.own_hi), range(ch.load_lo, ch.load_hi),
-              std::to_string(ch.halo_planes()), range(ch.h2d_lo, ch.h2d_hi),
-              range(ch.shared_lo, ch.shared_hi)});
-    s += ct.str("    ");
-    s += "    per pass: " + std::to_string(c.h2d_planes_per_pass) + " planes to the device (" +
-         std::to_string(c.h2d_planes_without_sharing) + " without sharing), " +
-         std::to_string(c.d2h_planes_per_pass) + " back, " + std::to_string(c.d2d_planes_per_pass) +
-         " copied on the device\n";
-    s += "    bytes per pass: h2d " + std::to_string(c.h2d_bytes_per_pass) + ", without sharing " +
-         std::to_string(c.h2d_bytes_without_sharing) + ", d2h " +
-         std::to_string(c.d2h_bytes_per_pass) + ", d2d " + std::to_string(c.d2d_bytes_per_pass) +
-         "\n";
-    h2d += c.h2d_bytes_per_pass;
-    h2d_plain += c.h2d_bytes_without_sharing;
-    d2h += c.d2h_bytes_per_pass;
-    d2d += c.d2d_bytes_per_pass;
+  std::snprintf(line, sizeof line,
+                "  figures: h2d %.2f GB/s (%s), d2h %.2f GB/s (%s), bidirectional %.2f GB/s (%s); "
+                "kernels %.3f ns per cell-step (%s); device copies %.1f GB/s (%s)\n",
+                f.link.h2d / 1e9, f.h2d.c_str(), f.link.d2h / 1e9, f.d2h.c_str(),
+                f.link.bidir / 1e9, f.bidir.c_str(), f.link.cell_step * 1e9, f.kernel.c_str(),
+                f.link.d2d / 1e9, f.d2d.c_str());
+  s += line;
+  if (f.link.devices_all > 1) {
+    std::snprintf(line, sizeof line,
+                  "  figures, %d devices streaming at once (summed): h2d %.2f GB/s, d2h %.2f "
+                  "GB/s, bidirectional %.2f GB/s (%s)\n",
+                  f.link.devices_all, f.link.h2d_all / 1e9, f.link.d2h_all / 1e9,
+                  f.link.bidir_all / 1e9, f.all.c_str());
+    s += line;
   }
-  s += "\n  total per pass: h2d " + std::to_string(h2d) + " bytes (" + human(h2d) + "; " +
-       std::to_string(h2d_plain) + " without sharing, " + human(h2d_plain) + "), d2h " +
-       std::to_string(d2h) + " (" + human(d2h) + "), d2d " + std::to_string(d2d) + " (" +
-       human(d2d) + ")\n";
+  std::snprintf(line, sizeof line, "  predicted %.6f s for %lld step(s)\n", plan.predicted_s,
+                static_cast<long long>(plan.steps));
+  s += line;
+  auto range = [](Index lo, Index hi) {
+    return hi > lo ? "[" + std::to_string(lo) + "," + std::to_string(hi) + ")" : std::string("-");
+  };
+  for (std::size_t k = 0; k < sc.parts.size(); ++k) {
+    const rt::OocPart& part = sc.parts[k];
+    s += "\n  part " + std::to_string(k) + ": " + std::to_string(part.chunks.size()) +
+         " chunk(s) of planes along " + dim_name(m.dims - 1) + ", " +
+         std::to_string(part.device_bytes) + " bytes of chunk buffers (" +
+         human(part.device_bytes) + "), " + std::to_string(part.buffer_cells) +
+         " cells per buffer\n";
+    Table ct({"chunk", "own", "load", "halo planes", "from host", "shared (d2d)"}, "rllrll");
+    for (const rt::OocChunk& ch : part.chunks)
+      ct.add({std::to_string(ch.id), range(ch.own_lo, ch.own_hi),
+              range(ch.load.lo[slow], ch.load.hi[slow]),
+              std::to_string(ch.load.extent(m.dims - 1) - (ch.own_hi - ch.own_lo)),
+              ch.h2d.empty() ? "-" : range(ch.h2d.lo[slow], ch.h2d.hi[slow]),
+              ch.shared.empty() ? "-" : range(ch.shared.lo[slow], ch.shared.hi[slow])});
+    s += ct.str("    ");
+    s += "    bytes per pass: h2d " + std::to_string(part.h2d_bytes) + ", d2h " +
+         std::to_string(part.d2h_bytes) + ", d2d " + std::to_string(part.d2d_bytes) + "\n";
+  }
+  s += "\n  total per pass: h2d " + std::to_string(sc.h2d_bytes) + " bytes (" +
+       human(sc.h2d_bytes) + "; " + std::to_string(sc.h2d_bytes_without_sharing) +
+       " without sharing, " + human(sc.h2d_bytes_without_sharing) + "), d2h " +
+       std::to_string(sc.d2h_bytes) + " (" + human(sc.d2h_bytes) + "), d2d " +
+       std::to_string(sc.d2d_bytes) + " (" + human(sc.d2d_bytes) + ")\n";
   return s;
 }
 

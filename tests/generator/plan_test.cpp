@@ -197,59 +197,74 @@ TEST_CASE("make_plan: arrays not shaped like the grid stay whole") {
   CHECK(p.buffer_bytes[0] == 2 * 32 * 17 * 4 + 40);
 }
 
-TEST_CASE("make_plan: out of core picks the fewest chunks that fit") {
+TEST_CASE("make_plan: out of core runs the program's chooser on the program's request") {
   Model m = ooc3d(8, 8, 100);
+  m.steps = 50;
   PlanOptions o;
   CHECK_THROWS_WITH(plan_of(m, o), "device_memory unknown: give --device-memory");
-  // Two arrays of 8*8*4 = 256 bytes per plane, 3 buffers each: 1536 bytes per loaded plane.
-  // 27 planes fit: 25 own + 2 halo, so 4 chunks.
+  // Two arrays of 8*8*4 = 256 bytes per plane, 3 buffer slots each: 1536 bytes per plane.
   o.device_memory = 1536 * 27;
-  Plan p = plan_of(m, o);
-  REQUIRE(p.chunks.size() == 1);
-  const rt::ChunkPlan& c = p.chunks[0];
-  CHECK(c.chunks.size() == 4);
-  CHECK(c.max_load_planes == 27);
-  CHECK(c.device_bytes == 1536 * 27);
-  CHECK(c.h2d_planes_per_pass == 100);
-  CHECK(c.h2d_planes_without_sharing == 100 + 2 * 1 + 2 * 2);
-  CHECK(c.d2h_bytes_per_pass == 2 * 100 * 256);  // both arrays of the pair hold results
-  CHECK(p.steps_per_pass == 1);
+  const ProgramPlan pp = build_program_plan(m);
+  const Plan p = make_plan(pp, o);
+  REQUIRE(p.out_of_core);
+  CHECK(p.auto_chunks);
+  CHECK(p.auto_k);
+  CHECK(p.steps == m.steps);
+  // The request a program makes (templates' run_in_or_out_of_core), written out here.
+  rt::OocRequest r;
+  r.grid = p.partition.domain;
+  r.owned = {p.partition.parts[0].owned};
+  r.shrink_lo = {1, 1, 1};
+  r.shrink_hi = {1, 1, 1};
+  r.arrays = {{"U", 4, true}, {"V", 4, true}};
+  r.chunks = 0;  // auto, as the spec leaves them
+  r.steps_per_pass = 0;
+  r.trapezoid = false;  // the hand-built kernel gives no extents: it cannot run on slabs
+  r.band_sharing = true;
+  const rt::OocLink assumed;
+  const rt::OocSchedule want = rt::ooc_choose(r, 1536 * 27, assumed, m.steps, true);
+  CHECK(p.schedule.chunks == want.chunks);
+  CHECK(p.schedule.steps_per_pass == want.steps_per_pass);
+  CHECK(p.schedule.device_bytes == want.device_bytes);
+  CHECK(p.schedule.device_bytes <= 1536 * 27);
+  CHECK(p.predicted_s == rt::ooc_predict(want, assumed, m.steps, true));
+
+  // Figures change the choice as they change a program's: a link a thousand times slower
+  // makes passes costly, so the model runs more steps per pass.
+  PlanOptions slow = o;
+  rt::apply_link_figures("h2d=0.01,d2h=0.01,bidir=0.015", "--link", slow.figures);
+  const Plan q = make_plan(pp, slow);
+  CHECK(q.schedule.steps_per_pass ==
+        rt::ooc_choose(r, 1536 * 27, slow.figures.link, m.steps, true).steps_per_pass);
+  CHECK(q.schedule.steps_per_pass > p.schedule.steps_per_pass);
+  CHECK(q.figures.h2d == "--link");
+  CHECK(q.figures.kernel == "assumed");
 
   o.device_memory = 1536 * 2;
-  CHECK_THROWS_AS(plan_of(m, o), rt::PlanError);
-  // Chunks given by the spec are used as given, and checked against the memory when known.
+  CHECK_THROWS_AS(plan_of(m, o), LocatedPlanError);
+  // Chunks and steps given by the spec are used as given, and checked against the memory.
   m.out_of_core.chunks = 2;
+  m.out_of_core.steps_per_pass = 1;
   o.device_memory = 0;
-  CHECK(plan_of(m, o).chunks[0].chunks.size() == 2);
+  const Plan given = plan_of(m, o);
+  CHECK(given.schedule.chunks == 2);
+  CHECK_FALSE(given.auto_chunks);
   m.out_of_core.device_memory = 1000;
   CHECK_THROWS_AS(plan_of(m, o), rt::PlanError);
 }
 
-TEST_CASE("make_plan: --device-memory alone plans out of core when a part does not fit") {
-  // A spec without <out_of_core>: the programs still go out of core when a part's arrays exceed
-  // --device-memory (docs/out-of-core.md), and `stepgen plan --device-memory` shows that plan.
-  Model m = jacobi2d(64);
-  REQUIRE_FALSE(m.out_of_core.enabled);
+TEST_CASE("make_plan: --out-of-core on and off, as the program's flag") {
+  Model m = ooc3d(8, 8, 100);
   PlanOptions o;
-  Plan p = plan_of(m, o);
-  CHECK_FALSE(p.out_of_core);
-  CHECK(text_of(m, p).find("out of core") == std::string::npos);
-
-  o.device_memory = 1 << 20;  // 2 arrays of 64x64 floats: 32 KiB fit
-  p = plan_of(m, o);
-  CHECK_FALSE(p.out_of_core);
-  CHECK(text_of(m, p).find("out of core: not needed: the largest part needs 32768 bytes") !=
-        std::string::npos);
-
-  o.device_memory = 16 * 1024;
-  p = plan_of(m, o);
-  CHECK(p.out_of_core);
-  REQUIRE(p.chunks.size() == 1);
-  CHECK(p.chunks[0].chunks.size() > 1);
-  CHECK(p.chunks[0].device_bytes <= 16 * 1024);
-  const std::string text = text_of(m, p);
-  CHECK(text.find("out of core: 1 step(s) per pass") != std::string::npos);
-  CHECK(text.find("chunk(s) of planes along y") != std::string::npos);
+  o.device_memory = 1 << 20;  // the arrays fit
+  CHECK_FALSE(plan_of(m, o).out_of_core);
+  o.out_of_core = PlanOptions::OutOfCore::kOn;
+  const Plan on = plan_of(m, o);
+  CHECK(on.out_of_core);
+  CHECK(on.reason == "asked for with --out-of-core on");
+  o.out_of_core = PlanOptions::OutOfCore::kOff;
+  o.device_memory = 1024;
+  CHECK_FALSE(plan_of(m, o).out_of_core);
 }
 
 TEST_CASE("plan_text, plan_json and plan_svg") {
@@ -284,12 +299,16 @@ TEST_CASE("plan_text, plan_json and plan_svg") {
 
   Model ooc = ooc3d(8, 8, 100);
   ooc.out_of_core.chunks = 4;
-  const Plan q = plan_of(ooc, PlanOptions{});
+  ooc.out_of_core.steps_per_pass = 2;
+  PlanOptions figures;
+  rt::apply_link_figures("kernel=0.5", "calib.txt", figures.figures);
+  const Plan q = plan_of(ooc, figures);
   const std::string qj = json_of(ooc, q);
   for (const char* key :
        {"\"h2d_bytes_per_pass\"", "\"d2h_bytes_per_pass\"", "\"d2d_bytes_per_pass\"",
-        "\"h2d_bytes_per_pass_without_sharing\"", "\"device_bytes\""})
-    CHECK(qj.find(key) != std::string::npos);
+        "\"h2d_bytes_per_pass_without_sharing\"", "\"device_bytes\"", "\"steps_per_pass\": 2",
+        "\"predicted_seconds\"", "\"kernel_from\": \"calib.txt\"", "\"h2d_from\": \"assumed\""})
+    CHECK_MESSAGE(qj.find(key) != std::string::npos, key);
   CHECK(text_of(ooc, q).find("4 chunk(s) of planes along z") != std::string::npos);
   CHECK(count(svg_of(ooc, q), "stroke-dasharray=\"6 3\"/>") == 3 + 1);  // 3 boundaries + legend
 }
