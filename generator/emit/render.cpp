@@ -6,6 +6,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "diag/source_text.hpp"
 #include "emit/embedded_files.hpp"
 #include "emit/output.hpp"
 
@@ -30,9 +31,7 @@ const std::map<std::string, std::string>& builtin_templates() {
 
 // One-based line of character `offset` in `text`.
 int line_of(const std::string& text, std::size_t offset) {
-  offset = std::min(offset, text.size());
-  return 1 + static_cast<int>(std::count(text.begin(),
-                                         text.begin() + static_cast<std::ptrdiff_t>(offset), '\n'));
+  return offset_to_loc(text, offset).line;
 }
 
 // kainjow reports syntax errors as "... at OFFSET": turn that into "file:line: ...".
