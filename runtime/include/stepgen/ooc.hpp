@@ -633,12 +633,12 @@ struct OocLink {
 /// ends with after "calibration:" and `stepgen plan --calibration` reads (stepgen/calibration.hpp).
 inline std::string link_figures_text(const OocLink& link) {
   char buf[256];
-  std::snprintf(buf, sizeof buf, "h2d=%.6g,d2h=%.6g,bidir=%.6g,kernel=%.6g,d2d=%.6g",
+  std::snprintf(buf, sizeof buf, "h2d=%.9g,d2h=%.9g,bidir=%.9g,kernel=%.9g,d2d=%.9g",
                 link.h2d / 1e9, link.d2h / 1e9, link.bidir / 1e9, link.cell_step * 1e9,
                 link.d2d / 1e9);
   std::string s = buf;
   if (link.devices_all > 1) {
-    std::snprintf(buf, sizeof buf, ",devices_all=%d,h2d_all=%.6g,d2h_all=%.6g,bidir_all=%.6g",
+    std::snprintf(buf, sizeof buf, ",devices_all=%d,h2d_all=%.9g,d2h_all=%.9g,bidir_all=%.9g",
                   link.devices_all, link.h2d_all / 1e9, link.d2h_all / 1e9,
                   link.bidir_all / 1e9);
     s += buf;
