@@ -44,6 +44,35 @@ std::string plan_json(const ProgramPlan& pp, const Plan& plan) {
                     .set("transfers", transfers));
   }
   root.set("exchanged_arrays", arrays);
+  // The time loop's actions in order, as the program runs them.
+  Json loop = Json::array();
+  auto names = [&m](const std::vector<int>& ids) {
+    Json j = Json::array();
+    for (int a : ids) j.push(Json::string(m.arrays[static_cast<std::size_t>(a)].name));
+    return j;
+  };
+  for (const Action& a : pp.loop) {
+    Json j = Json::object();
+    switch (a.kind) {
+      case Action::Kind::kLaunch:
+        j.set("launch", Json::string(m.kernels[static_cast<std::size_t>(a.kernel)].name));
+        j.set("exchange", names(a.exchange_after ? a.arrays : std::vector<int>{}));
+        j.set("overlap", Json::boolean(a.overlap));
+        if (!a.no_overlap.empty()) j.set("no_overlap", Json::string(a.no_overlap));
+        break;
+      case Action::Kind::kSwap:
+        j.set("swap", names(a.arrays));
+        break;
+      case Action::Kind::kRotate:
+        j.set("rotate", names(a.arrays));
+        break;
+      case Action::Kind::kExchange:
+        j.set("exchange", names(a.arrays));
+        break;
+    }
+    loop.push(j);
+  }
+  root.set("time_loop", loop);
   Json parts = Json::array();
   Index buffers = 0;
   for (const rt::Part& pt : p.parts) {

@@ -12,6 +12,44 @@ namespace stepgen::model {
 
 using namespace text;
 
+namespace {
+
+// The time loop's actions in order, as the program runs them.
+std::string loop_text(const ProgramPlan& pp) {
+  const Model& m = *pp.model;
+  auto names = [&m](const std::vector<int>& arrays, const char* sep) {
+    std::string s;
+    for (std::size_t i = 0; i < arrays.size(); ++i)
+      s += (i ? sep : "") + m.arrays[static_cast<std::size_t>(arrays[i])].name;
+    return s;
+  };
+  std::string s;
+  for (const Action& a : pp.loop) {
+    if (!s.empty()) s += "; ";
+    switch (a.kind) {
+      case Action::Kind::kLaunch:
+        s += m.kernels[static_cast<std::size_t>(a.kernel)].name;
+        if (a.exchange_after)
+          s += std::string(a.overlap ? ", overlapped with" : ", then") + " the exchange of " +
+               names(a.arrays, ", ");
+        break;
+      case Action::Kind::kSwap:
+        s += "swap(" + names(a.arrays, ", ") + ")";
+        break;
+      case Action::Kind::kRotate:
+        s += "rotate(" + names(a.arrays, ", ") + ")";
+        break;
+      case Action::Kind::kExchange:
+        s +=
+            "every " + std::to_string(pp.every) + " steps the exchange of " + names(a.arrays, ", ");
+        break;
+    }
+  }
+  return s.empty() ? "empty" : s;
+}
+
+}  // namespace
+
 std::string plan_text(const ProgramPlan& pp, const Plan& plan) {
   const Model& m = *pp.model;
   const rt::Partition& p = plan.partition;
@@ -40,6 +78,11 @@ std::string plan_text(const ProgramPlan& pp, const Plan& plan) {
            "x per " + (plan.every > 1 ? std::to_string(plan.every) + " steps)" : "step)");
     s += "\n";
   }
+  s += "  time loop: " + loop_text(pp) + "\n";
+  if (p.parts.size() > 1 && pp.any_exchange)
+    s += "  overlap of exchanges and computation: " +
+         (pp.no_overlap.empty() ? std::string("every exchange") : "not all: " + pp.no_overlap) +
+         "\n";
   s += "\n";
   Table t({"part", "owned", "ghost", "buffer bytes", "neighbours", "recv B/step", "send B/step"},
           "rllrlrr");

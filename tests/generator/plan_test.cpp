@@ -278,10 +278,21 @@ TEST_CASE("plan_text, plan_json and plan_svg") {
       std::string::npos);
   CHECK(text.find("[0,32)x[0,32)") != std::string::npos);
   CHECK(text.find("total: 1024 bytes exchanged per step") != std::string::npos);
+  // The time loop as the program runs it, and why its exchange does not overlap: the kernel
+  // here is given no global sizes, so it cannot run on slabs.
+  CHECK(text.find("  time loop: jacobi, then the exchange of B; swap(A, B)\n") !=
+        std::string::npos);
+  CHECK(text.find("  overlap of exchanges and computation: not all: kernel 'jacobi' has 0 global "
+                  "size(s) for a 2D grid\n") != std::string::npos);
 
   const std::string json = json_of(m, p);
   CHECK(json == json_of(m, p));
   CHECK(json.find("\"stencil\": \"jacobi2d\"") != std::string::npos);
+  CHECK(json.find("\"time_loop\": [") != std::string::npos);
+  CHECK(json.find("\"launch\": \"jacobi\",\n      \"exchange\": [\"B\"],\n      \"overlap\": "
+                  "false,\n      \"no_overlap\": \"kernel 'jacobi' has 0 global size(s)") !=
+        std::string::npos);
+  CHECK(json.find("{\"swap\": [\"A\", \"B\"]}") != std::string::npos);
   CHECK(json.find("\"grid\": [2, 2]") != std::string::npos);
   CHECK(json.find("\"owned\": {\"lo\": [0, 0], \"hi\": [32, 32]}") != std::string::npos);
   CHECK(json.find("\"ghost\": {\"lo\": [0, 0], \"hi\": [33, 33]}") != std::string::npos);
