@@ -14,8 +14,8 @@
 #include "model/model.hpp"
 #include "model/plan.hpp"
 #include "model/plan_print.hpp"
-#include "model/program_plan.hpp"
 #include "model/probe_check.hpp"
+#include "model/program_plan.hpp"
 #include "model/signature.hpp"
 #include "spec/reader.hpp"
 
@@ -80,17 +80,20 @@ std::string depfile_escape(const std::string& path) {
   return s;
 }
 
-void write_depfile(const std::string& file, const std::string& target, const std::vector<std::string>& inputs) {
+void write_depfile(const std::string& file, const std::string& target,
+                   const std::vector<std::string>& inputs) {
   std::string text = depfile_escape(target) + ":";
   for (const std::string& in : inputs)
     text += " \\\n  " + depfile_escape(fs::absolute(in).lexically_normal().generic_string());
   emit::write_file_if_changed(file, text + "\n");
 }
 
-int generate(const std::string& spec_path, GenerateRequest request, std::ostream& out, std::ostream& err) {
+int generate(const std::string& spec_path, GenerateRequest request, std::ostream& out,
+             std::ostream& err) {
   std::unique_ptr<emit::Emitter> emitter = emit::make_emitter(request.target);
   if (!emitter) {
-    err << "stepgen: error: no backend '" << request.target << "' (available: " << targets_list() << ")\n";
+    err << "stepgen: error: no backend '" << request.target << "' (available: " << targets_list()
+        << ")\n";
     return kUsage;
   }
   emit::GenerateOptions options;
@@ -103,7 +106,8 @@ int generate(const std::string& spec_path, GenerateRequest request, std::ostream
     }
   }
   model::SignatureChecker checker;
-  std::optional<model::Model> model = load(spec_path, err, nullptr, request.signatures ? &checker : nullptr);
+  std::optional<model::Model> model =
+      load(spec_path, err, nullptr, request.signatures ? &checker : nullptr);
   if (!model) return kSpecErrors;
   std::string& out_dir = request.out_dir;
   const std::string& target = request.target;
@@ -162,7 +166,8 @@ int generate(const std::string& spec_path, GenerateRequest request, std::ostream
   try {
     emit::apply_update(plan);
     if (!request.depfile.empty())
-      write_depfile(request.depfile, request.depfile_target.empty() ? out_dir : request.depfile_target,
+      write_depfile(request.depfile,
+                    request.depfile_target.empty() ? out_dir : request.depfile_target,
                     emit::generation_inputs(*model, options));
   } catch (const emit::PathError& e) {
     err << e.what() << "\n";
@@ -199,7 +204,8 @@ int export_templates(const std::string& dir, std::ostream& out, std::ostream& er
   try {
     std::vector<std::string> files = emit::export_templates(dir);
     for (const std::string& f : files) out << "  " << (fs::path(dir) / f).generic_string() << "\n";
-    out << "stepgen: " << files.size() << " template(s) written; generate with them: stepgen generate SPEC "
+    out << "stepgen: " << files.size()
+        << " template(s) written; generate with them: stepgen generate SPEC "
         << "--templates " << dir << "\n";
   } catch (const emit::EmitError& e) {
     err << "stepgen: error: " << e.what() << "\n";
@@ -225,10 +231,12 @@ struct PlanRequest {
   std::string svg;
 };
 
-int plan(const std::string& spec_path, const PlanRequest& request, std::ostream& out, std::ostream& err) {
+int plan(const std::string& spec_path, const PlanRequest& request, std::ostream& out,
+         std::ostream& err) {
   std::unique_ptr<emit::Emitter> emitter = emit::make_emitter(request.target);
   if (!emitter) {
-    err << "stepgen: error: no backend '" << request.target << "' (available: " << targets_list() << ")\n";
+    err << "stepgen: error: no backend '" << request.target << "' (available: " << targets_list()
+        << ")\n";
     return kUsage;
   }
   model::PlanOptions options;
@@ -238,8 +246,8 @@ int plan(const std::string& spec_path, const PlanRequest& request, std::ostream&
   if (!request.device_memory.empty()) {
     std::optional<std::int64_t> b = parse_bytes(request.device_memory);
     if (!b) {
-      err << "stepgen: error: --device-memory expects a size such as 8GiB, got '" << request.device_memory
-          << "'\n";
+      err << "stepgen: error: --device-memory expects a size such as 8GiB, got '"
+          << request.device_memory << "'\n";
       return kUsage;
     }
     options.device_memory = *b;
@@ -302,10 +310,11 @@ std::optional<std::int64_t> parse_bytes(const std::string& text) {
     return std::nullopt;
   }
   std::string unit = text.substr(used);
-  const std::pair<const char*, double> units[] = {{"", 1},         {"B", 1},          {"KiB", 1024.0},
-                                                  {"MiB", 1 << 20}, {"GiB", 1 << 30}, {"TiB", 1099511627776.0},
-                                                  {"KB", 1e3},      {"MB", 1e6},      {"GB", 1e9},
-                                                  {"TB", 1e12}};
+  const std::pair<const char*, double> units[] = {{"", 1},          {"B", 1},
+                                                  {"KiB", 1024.0},  {"MiB", 1 << 20},
+                                                  {"GiB", 1 << 30}, {"TiB", 1099511627776.0},
+                                                  {"KB", 1e3},      {"MB", 1e6},
+                                                  {"GB", 1e9},      {"TB", 1e12}};
   for (const auto& [name, scale] : units)
     if (unit == name && value > 0) return static_cast<std::int64_t>(value * scale);
   return std::nullopt;
@@ -321,14 +330,18 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
       std::find(commands.begin(), commands.end(), args[0]) == commands.end())
     args.insert(args.begin(), "generate");
 
-  CLI::App app{"stepgen: multi-device stencil host programs from a spec and an unmodified kernel", "stepgen"};
+  CLI::App app{"stepgen: multi-device stencil host programs from a spec and an unmodified kernel",
+               "stepgen"};
   app.set_version_flag("--version", "stepgen " STEPGEN_VERSION);
   app.require_subcommand(1);
-  app.footer("A spec alone (stepgen SPEC) means: stepgen generate SPEC.\nExit codes: 0 success, 1 spec errors (generate --check: not up to date), 2 usage errors,\n"
+  app.footer(
+      "A spec alone (stepgen SPEC) means: stepgen generate SPEC.\nExit codes: 0 success, 1 spec "
+      "errors (generate --check: not up to date), 2 usage errors,\n"
       "3 files need your attention (merge conflicts; see docs/editing.md).");
 
   std::vector<std::string> check_specs;
-  CLI::App* check = app.add_subcommand("check", "Read and validate specs; report every error and warning");
+  CLI::App* check =
+      app.add_subcommand("check", "Read and validate specs; report every error and warning");
   check->add_option("specs", check_specs, "Spec files (.xml, .yaml)")->required();
   bool no_signatures = false;
   const char* no_signatures_help =
@@ -343,51 +356,66 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
 
   std::string gen_spec;
   GenerateRequest request;
-  CLI::App* gen = app.add_subcommand("generate", "Generate a host program for a backend (hand edits are merged)");
+  CLI::App* gen = app.add_subcommand(
+      "generate", "Generate a host program for a backend (hand edits are merged)");
   gen->add_option("spec", gen_spec, "Spec file (.xml, .yaml)")->required();
-  gen->add_option("--target,-t", request.target, "Backend: " + targets_list())->capture_default_str();
+  gen->add_option("--target,-t", request.target, "Backend: " + targets_list())
+      ->capture_default_str();
   gen->add_option("-o,--output", request.out_dir, "Output folder (default: NAME-TARGET)");
   gen->add_flag("--check", request.check,
                 "Write nothing; exit 0 when the output folder is up to date, else 1 with a diff");
-  gen->add_flag("--force", request.force,
-                "Replace edited, conflicting or deleted files (an edited file is saved as FILE.orig)");
-  gen->add_option("--templates", request.templates, "Use the templates in this folder (stepgen templates export)");
-  gen->add_option("--depfile", request.depfile, "Also write a make/ninja depfile of the inputs (spec, kernels, templates)");
-  gen->add_option("--depfile-target", request.depfile_target, "The target the depfile names (default: the output folder)");
+  gen->add_flag(
+      "--force", request.force,
+      "Replace edited, conflicting or deleted files (an edited file is saved as FILE.orig)");
+  gen->add_option("--templates", request.templates,
+                  "Use the templates in this folder (stepgen templates export)");
+  gen->add_option("--depfile", request.depfile,
+                  "Also write a make/ninja depfile of the inputs (spec, kernels, templates)");
+  gen->add_option("--depfile-target", request.depfile_target,
+                  "The target the depfile names (default: the output folder)");
   gen->get_option("--check")->excludes("--force");
   bool gen_no_signatures = false;
   gen->add_flag("--no-signature-check", gen_no_signatures, no_signatures_help);
-  gen->add_option("--distribution", request.distribution, "none or mpi (one rank per device); default: the spec's")
+  gen->add_option("--distribution", request.distribution,
+                  "none or mpi (one rank per device); default: the spec's")
       ->check(CLI::IsMember({"none", "mpi"}));
 
   std::string plan_spec;
   PlanRequest plan_request;
   CLI::App* pl = app.add_subcommand("plan", "Show how the grid is split, exchanged and chunked");
   pl->add_option("spec", plan_spec, "Spec file (.xml, .yaml)")->required();
-  pl->add_option("--target,-t", plan_request.target, "The backend whose program is planned: " + targets_list())
+  pl->add_option("--target,-t", plan_request.target,
+                 "The backend whose program is planned: " + targets_list())
       ->capture_default_str();
   pl->add_option("--devices,-n", plan_request.devices, "Number of devices (1 to 1024)")
       ->check(CLI::Range(1, 1024))
       ->capture_default_str();
-  pl->add_option("--weights", plan_request.weights, "Relative device speeds, one per device")->delimiter(',');
+  pl->add_option("--weights", plan_request.weights, "Relative device speeds, one per device")
+      ->delimiter(',');
   pl->add_option("--strategy", plan_request.strategy,
-                 "min-exchange, slabs or stepocl (default: slabs where the exchange can overlap computation, "
+                 "min-exchange, slabs or stepocl (default: slabs where the exchange can overlap "
+                 "computation, "
                  "else min-exchange)")
       ->check(CLI::IsMember({"min-exchange", "slabs", "stepocl"}));
-  pl->add_option("--device-memory", plan_request.device_memory,
-                 "Device memory budget (e.g. 8GiB): a part whose arrays exceed it is planned out of core");
+  pl->add_option(
+      "--device-memory", plan_request.device_memory,
+      "Device memory budget (e.g. 8GiB): a part whose arrays exceed it is planned out of core");
   pl->add_option("--out-of-core", plan_request.out_of_core,
-                 "auto (when the arrays do not fit the budget; without one, when the spec has <out_of_core>), on "
+                 "auto (when the arrays do not fit the budget; without one, when the spec has "
+                 "<out_of_core>), on "
                  "or off, as the program's flag")
       ->check(CLI::IsMember({"auto", "on", "off"}))
       ->capture_default_str();
-  pl->add_option("--calibration", plan_request.calibration,
-                 "Out-of-core figures from this file: a program's saved output (its 'calibration:' line) or "
-                 "KEY=VALUE items");
+  pl->add_option(
+      "--calibration", plan_request.calibration,
+      "Out-of-core figures from this file: a program's saved output (its 'calibration:' line) or "
+      "KEY=VALUE items");
   pl->add_option("--link", plan_request.link,
-                 "Out-of-core figures, e.g. h2d=25,d2h=25,bidir=40,kernel=0.01,d2d=1500 (GB/s; kernel in ns per "
+                 "Out-of-core figures, e.g. h2d=25,d2h=25,bidir=40,kernel=0.01,d2d=1500 (GB/s; "
+                 "kernel in ns per "
                  "cell-step); over the calibration file's; the rest are assumed");
-  pl->add_option("--steps", plan_request.steps, "Time steps the run is planned for (default: the spec's)")
+  pl->add_option("--steps", plan_request.steps,
+                 "Time steps the run is planned for (default: the spec's)")
       ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 62));
   pl->add_flag("--json", plan_request.json, "Machine-readable output");
   pl->add_option("--svg", plan_request.svg, "Also draw the plan into this SVG file");
@@ -395,8 +423,10 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
   std::string export_dir;
   CLI::App* tpl = app.add_subcommand("templates", "Work with the code templates");
   tpl->require_subcommand(1);
-  CLI::App* tpl_export = tpl->add_subcommand("export", "Write the built-in templates into a folder, for editing");
-  tpl_export->add_option("dir", export_dir, "Folder to write them into (new files only)")->required();
+  CLI::App* tpl_export =
+      tpl->add_subcommand("export", "Write the built-in templates into a folder, for editing");
+  tpl_export->add_option("dir", export_dir, "Folder to write them into (new files only)")
+      ->required();
 
   std::vector<const char*> cargs{"stepgen"};
   for (const std::string& a : args) cargs.push_back(a.c_str());
@@ -432,7 +462,8 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
   if (pl->parsed()) {
     const PlanRequest& r = plan_request;
     if (!r.weights.empty() && static_cast<int>(r.weights.size()) != r.devices) {
-      err << "stepgen: error: --weights gives " << r.weights.size() << " weights for " << r.devices << " devices\n";
+      err << "stepgen: error: --weights gives " << r.weights.size() << " weights for " << r.devices
+          << " devices\n";
       return kUsage;
     }
     return plan(plan_spec, r, out, err);
