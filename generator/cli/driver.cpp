@@ -13,7 +13,9 @@
 #include "emit/regenerate.hpp"
 #include "model/model.hpp"
 #include "model/plan.hpp"
+#include "model/plan_print.hpp"
 #include "model/probe_check.hpp"
+#include "model/program_plan.hpp"
 #include "model/signature.hpp"
 #include "spec/reader.hpp"
 
@@ -110,8 +112,7 @@ int generate(const std::string& spec_path, GenerateRequest request, std::ostream
   std::string& out_dir = request.out_dir;
   const std::string& target = request.target;
   const std::string& distribution = request.distribution;
-  if (!distribution.empty())
-    model->mpi = distribution == "mpi";  // --distribution overrides the spec
+  if (!distribution.empty()) options.mpi = distribution == "mpi";  // overrides the spec's
   if (out_dir.empty()) out_dir = model->name + "-" + target;
   options.output_dir = out_dir;
   emit::OutputSet files;
@@ -213,26 +214,74 @@ int export_templates(const std::string& dir, std::ostream& out, std::ostream& er
   return kOk;
 }
 
-int plan(const std::string& spec_path, int devices, const std::vector<double>& weights,
-         const std::string& strategy, std::int64_t device_memory, bool json, const std::string& svg,
-         std::ostream& out, std::ostream& err) {
+std::optional<std::int64_t> parse_bytes(const std::string& text);
+
+/// What `stepgen plan` was asked besides SPEC.
+struct PlanRequest {
+  std::string target = "opencl";  ///< whose capabilities the plan assumes
+  int devices = 1;
+  std::vector<double> weights;
+  std::string strategy;
+  std::string device_memory;  ///< as given ("" = the spec's)
+  std::string out_of_core = "auto";
+  std::string calibration;  ///< a calibration file ("" = none)
+  std::string link;         ///< KEY=VALUE figures ("" = none)
+  std::int64_t steps = 0;
+  bool json = false;
+  std::string svg;
+};
+
+int plan(const std::string& spec_path, const PlanRequest& request, std::ostream& out,
+         std::ostream& err) {
+  std::unique_ptr<emit::Emitter> emitter = emit::make_emitter(request.target);
+  if (!emitter) {
+    err << "stepgen: error: no backend '" << request.target << "' (available: " << targets_list()
+        << ")\n";
+    return kUsage;
+  }
+  model::PlanOptions options;
+  options.devices = request.devices;
+  options.weights = request.weights;
+  if (!request.strategy.empty()) options.strategy = rt::parse_strategy(request.strategy);
+  if (!request.device_memory.empty()) {
+    std::optional<std::int64_t> b = parse_bytes(request.device_memory);
+    if (!b) {
+      err << "stepgen: error: --device-memory expects a size such as 8GiB, got '"
+          << request.device_memory << "'\n";
+      return kUsage;
+    }
+    options.device_memory = *b;
+  }
+  options.out_of_core = request.out_of_core == "on"    ? model::PlanOptions::OutOfCore::kOn
+                        : request.out_of_core == "off" ? model::PlanOptions::OutOfCore::kOff
+                                                       : model::PlanOptions::OutOfCore::kAuto;
+  options.steps = request.steps;
+  // The out-of-core model's figures: assumed, then a calibration file's, then --link's.
+  try {
+    if (!request.calibration.empty()) rt::read_link_figures(request.calibration, options.figures);
+    if (!request.link.empty()) rt::apply_link_figures(request.link, "--link", options.figures);
+  } catch (const rt::UsageError& e) {
+    err << "stepgen: error: " << e.what() << "\n";
+    return kUsage;
+  }
   std::string source;
   std::optional<model::Model> model = load(spec_path, err, &source);
   if (!model) return kSpecErrors;
-  model::PlanOptions options;
-  options.devices = devices;
-  options.weights = weights;
-  if (!strategy.empty()) options.strategy = rt::parse_strategy(strategy);
-  options.device_memory = device_memory;
+  const bool json = request.json;
+  const std::string& svg = request.svg;
+  const int devices = request.devices;
   try {
-    model::Plan p = model::make_plan(*model, options);
+    model::ProgramOptions program_options;
+    program_options.backend = emitter->caps();
+    const model::ProgramPlan program = model::build_program_plan(*model, program_options);
+    model::Plan p = model::make_plan(program, options);
     // Fewer parts than devices is not an error (a program uses what fits), but say so plainly.
     std::size_t used = p.partition.parts.size();
     if (used < static_cast<std::size_t>(devices))
       err << spec_path << ": warning: only " << used << " of " << devices
           << " devices can be used: " << p.partition.rationale << "\n";
-    out << (json ? model::plan_json(*model, p) : model::plan_text(*model, p));
-    if (!svg.empty()) emit::write_file_if_changed(svg, model::plan_svg(*model, p));
+    out << (json ? model::plan_json(program, p) : model::plan_text(program, p));
+    if (!svg.empty()) emit::write_file_if_changed(svg, model::plan_svg(program, p));
   } catch (const model::LocatedPlanError& e) {  // at the part of the spec that causes it
     Diagnostics diags(spec_path, source);
     diags.error(e.loc, e.what());
@@ -331,26 +380,45 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
                   "none or mpi (one rank per device); default: the spec's")
       ->check(CLI::IsMember({"none", "mpi"}));
 
-  std::string plan_spec, strategy, svg, memory;
-  int devices = 1;
-  std::vector<double> weights;
-  bool json = false;
+  std::string plan_spec;
+  PlanRequest plan_request;
   CLI::App* pl = app.add_subcommand("plan", "Show how the grid is split, exchanged and chunked");
   pl->add_option("spec", plan_spec, "Spec file (.xml, .yaml)")->required();
-  pl->add_option("--devices,-n", devices, "Number of devices (1 to 1024)")
+  pl->add_option("--target,-t", plan_request.target,
+                 "The backend whose program is planned: " + targets_list())
+      ->capture_default_str();
+  pl->add_option("--devices,-n", plan_request.devices, "Number of devices (1 to 1024)")
       ->check(CLI::Range(1, 1024))
       ->capture_default_str();
-  pl->add_option("--weights", weights, "Relative device speeds, one per device")->delimiter(',');
-  pl->add_option("--strategy", strategy,
+  pl->add_option("--weights", plan_request.weights, "Relative device speeds, one per device")
+      ->delimiter(',');
+  pl->add_option("--strategy", plan_request.strategy,
                  "min-exchange, slabs or stepocl (default: slabs where the exchange can overlap "
                  "computation, "
                  "else min-exchange)")
       ->check(CLI::IsMember({"min-exchange", "slabs", "stepocl"}));
   pl->add_option(
-      "--device-memory", memory,
+      "--device-memory", plan_request.device_memory,
       "Device memory budget (e.g. 8GiB): a part whose arrays exceed it is planned out of core");
-  pl->add_flag("--json", json, "Machine-readable output");
-  pl->add_option("--svg", svg, "Also draw the plan into this SVG file");
+  pl->add_option("--out-of-core", plan_request.out_of_core,
+                 "auto (when the arrays do not fit the budget; without one, when the spec has "
+                 "<out_of_core>), on "
+                 "or off, as the program's flag")
+      ->check(CLI::IsMember({"auto", "on", "off"}))
+      ->capture_default_str();
+  pl->add_option(
+      "--calibration", plan_request.calibration,
+      "Out-of-core figures from this file: a program's saved output (its 'calibration:' line) or "
+      "KEY=VALUE items");
+  pl->add_option("--link", plan_request.link,
+                 "Out-of-core figures, e.g. h2d=25,d2h=25,bidir=40,kernel=0.01,d2d=1500 (GB/s; "
+                 "kernel in ns per "
+                 "cell-step); over the calibration file's; the rest are assumed");
+  pl->add_option("--steps", plan_request.steps,
+                 "Time steps the run is planned for (default: the spec's)")
+      ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 62));
+  pl->add_flag("--json", plan_request.json, "Machine-readable output");
+  pl->add_option("--svg", plan_request.svg, "Also draw the plan into this SVG file");
 
   std::string export_dir;
   CLI::App* tpl = app.add_subcommand("templates", "Work with the code templates");
@@ -392,22 +460,13 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
   }
   if (tpl_export->parsed()) return export_templates(export_dir, out, err);
   if (pl->parsed()) {
-    std::int64_t bytes = 0;
-    if (!memory.empty()) {
-      std::optional<std::int64_t> b = parse_bytes(memory);
-      if (!b) {
-        err << "stepgen: error: --device-memory expects a size such as 8GiB, got '" << memory
-            << "'\n";
-        return kUsage;
-      }
-      bytes = *b;
-    }
-    if (!weights.empty() && static_cast<int>(weights.size()) != devices) {
-      err << "stepgen: error: --weights gives " << weights.size() << " weights for " << devices
+    const PlanRequest& r = plan_request;
+    if (!r.weights.empty() && static_cast<int>(r.weights.size()) != r.devices) {
+      err << "stepgen: error: --weights gives " << r.weights.size() << " weights for " << r.devices
           << " devices\n";
       return kUsage;
     }
-    return plan(plan_spec, devices, weights, strategy, bytes, json, svg, out, err);
+    return plan(plan_spec, r, out, err);
   }
   return kUsage;
 }

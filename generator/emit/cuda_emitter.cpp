@@ -87,9 +87,12 @@ class CudaEmitter : public Emitter {
  public:
   const char* name() const override { return "cuda"; }
 
-  void emit(const model::Model& m, OutputSet& out) const override {
+  model::BackendCaps caps() const override { return {}; }  // a kernel runs on views of buffers
+
+  void emit(const EmitInput& in, OutputSet& out) const override {
+    const model::Model& m = *in.plan.model;
     for (const model::Kernel& k : m.kernels) cuda_file(k);  // every kernel has one, or stop here
-    View v = common_view(m, BackendNames{cuda_scalar_type, cuda_buffer_arg});
+    View v = common_view(in.plan, in.provenance, BackendNames{cuda_scalar_type, cuda_buffer_arg});
     mark_last_args(v);
     std::vector<std::string> kernels = add_cuda_sources(m, out);
     std::string names;
@@ -105,18 +108,19 @@ class CudaEmitter : public Emitter {
     std::string paths;
     for (const std::string& k : kernels) paths += (paths.empty() ? "" : " ") + k;
     v.set("kernel_paths", paths);
-    v.set("mpi", flag(m.mpi));
+    v.set("mpi", flag(in.plan.mpi));
     // The MPI program is its own template (one rank, its messages, MPI-IO): it shares sections
     // 1-3 with the one-process program through the partial cuda/problem.mustache.
-    out.add(
-        m.name + ".cu",
-        render(m.mpi ? "templates/cuda/mpi.cu.mustache" : "templates/cuda/host.cu.mustache", v));
-    out.add("CMakeLists.txt", render("templates/cuda/CMakeLists.txt.mustache", v));
+    out.add(m.name + ".cu", render(in.templates,
+                                   in.plan.mpi ? "templates/cuda/mpi.cu.mustache"
+                                               : "templates/cuda/host.cu.mustache",
+                                   v));
+    out.add("CMakeLists.txt", render(in.templates, "templates/cuda/CMakeLists.txt.mustache", v));
     out.add(".clang-format", embedded_file("templates/common/clang-format.mustache"));
     add_runtime_headers({"box.hpp", "chunk.hpp", "cuda.hpp", "exchange.hpp", "init.hpp", "ooc.hpp",
                          "ooc_cuda.hpp", "partition.hpp", "probe.hpp", "program.hpp"},
                         out);
-    if (m.mpi) add_runtime_headers({"mpi.hpp", "mpi_cuda.hpp"}, out);
+    if (in.plan.mpi) add_runtime_headers({"mpi.hpp", "mpi_cuda.hpp"}, out);
   }
 };
 

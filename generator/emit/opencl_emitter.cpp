@@ -23,24 +23,28 @@ class OpenClEmitter : public Emitter {
  public:
   const char* name() const override { return "opencl"; }
 
-  void emit(const model::Model& m, OutputSet& out) const override {
-    View v = common_view(m, BackendNames{cl_scalar_type, cl_buffer_arg, true});
+  /// A kernel runs on a slab as a range of its work-items (global_work_offset).
+  model::BackendCaps caps() const override { return {true}; }
+
+  void emit(const EmitInput& in, OutputSet& out) const override {
+    const model::Model& m = *in.plan.model;
+    View v = common_view(in.plan, in.provenance, BackendNames{cl_scalar_type, cl_buffer_arg});
     std::vector<std::string> kernels = add_kernel_sources(m, out);
     std::string paths;
     for (const std::string& k : kernels) paths += (paths.empty() ? "" : " ") + k;
     v.set("kernel_paths", paths);
     v.set("build_options", "");
-    v.set("mpi", flag(m.mpi));
-    out.add(m.name + ".cpp", render("templates/opencl/host.cpp.mustache", v));
-    out.add("CMakeLists.txt", render("templates/opencl/CMakeLists.txt.mustache", v));
+    v.set("mpi", flag(in.plan.mpi));
+    out.add(m.name + ".cpp", render(in.templates, "templates/opencl/host.cpp.mustache", v));
+    out.add("CMakeLists.txt", render(in.templates, "templates/opencl/CMakeLists.txt.mustache", v));
     out.add(".clang-format", embedded_file("templates/common/clang-format.mustache"));
     out.add("cmake/embed_kernels.cmake",
-            render("templates/common/embed_kernels.cmake.mustache", v));
+            render(in.templates, "templates/common/embed_kernels.cmake.mustache", v));
     add_runtime_headers(
         {"box.hpp", "chunk.hpp", "exchange.hpp", "init.hpp", "ooc.hpp", "ooc_opencl.hpp",
          "opencl.hpp", "partition.hpp", "probe.hpp", "program.hpp"},
         out);
-    if (m.mpi) add_runtime_headers({"mpi.hpp"}, out);
+    if (in.plan.mpi) add_runtime_headers({"mpi.hpp"}, out);
   }
 };
 

@@ -11,20 +11,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-thread_local const Provenance* g_provenance = nullptr;
-
-// Sets the provenance header_comment() reports while generate_files() runs the emitter.
-class UseProvenance {
- public:
-  explicit UseProvenance(const Provenance& p) : previous_(g_provenance) { g_provenance = &p; }
-  ~UseProvenance() { g_provenance = previous_; }
-  UseProvenance(const UseProvenance&) = delete;
-  UseProvenance& operator=(const UseProvenance&) = delete;
-
- private:
-  const Provenance* previous_;
-};
-
 std::string read_spec(const model::Model& m) {
   std::string text, problem;
   if (!spec::load_spec_text(m.spec_path, text, problem))
@@ -57,20 +43,16 @@ std::string spec_path_from(const std::string& spec_path, const std::string& outp
   return relative.empty() ? name : relative.generic_string();
 }
 
-Provenance current_provenance(const model::Model& m) {
-  if (g_provenance) return *g_provenance;
-  return Provenance{spec_path_from(m.spec_path, ""), inputs_hash(read_spec(m), active_templates()),
-                    ""};
-}
-
 OutputSet generate_files(const model::Model& model, const Emitter& emitter,
                          const GenerateOptions& options) {
   const Provenance provenance{spec_path_from(model.spec_path, options.output_dir),
                               inputs_hash(read_spec(model), options.templates), emitter.name()};
-  UseTemplates templates(options.templates);
-  UseProvenance use(provenance);
+  model::ProgramOptions plan_options;
+  plan_options.backend = emitter.caps();
+  plan_options.mpi = options.mpi;
+  const model::ProgramPlan plan = model::build_program_plan(model, plan_options);
   OutputSet out;
-  emitter.emit(model, out);
+  emitter.emit(EmitInput{plan, provenance, options.templates}, out);
   return out;
 }
 

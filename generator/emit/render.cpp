@@ -6,6 +6,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "diag/source_text.hpp"
 #include "emit/embedded_files.hpp"
 #include "emit/output.hpp"
 
@@ -30,9 +31,7 @@ const std::map<std::string, std::string>& builtin_templates() {
 
 // One-based line of character `offset` in `text`.
 int line_of(const std::string& text, std::size_t offset) {
-  offset = std::min(offset, text.size());
-  return 1 + static_cast<int>(std::count(text.begin(),
-                                         text.begin() + static_cast<std::ptrdiff_t>(offset), '\n'));
+  return offset_to_loc(text, offset).line;
 }
 
 // kainjow reports syntax errors as "... at OFFSET": turn that into "file:line: ...".
@@ -117,8 +116,6 @@ class StrictContext : public mu::context<std::string> {
   mutable std::map<std::string, View> partials_;  ///< by name, read once per render
 };
 
-thread_local const TemplateSet* g_active = nullptr;
-
 std::string read_file(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);
   if (!in) throw EmitError("cannot read '" + p.string() + "'");
@@ -163,20 +160,7 @@ std::string TemplateSet::display_name(const std::string& path) const {
   return (fs::path(dir_) / path.substr(kPrefix.size())).generic_string();
 }
 
-const TemplateSet& active_templates() {
-  static const TemplateSet builtin;
-  return g_active ? *g_active : builtin;
-}
-
-UseTemplates::UseTemplates(const TemplateSet& set) : previous_(g_active) {
-  g_active = &set;
-}
-UseTemplates::~UseTemplates() {
-  g_active = previous_;
-}
-
-std::string render(const std::string& path, const View& view) {
-  const TemplateSet& set = active_templates();
+std::string render(const TemplateSet& set, const std::string& path, const View& view) {
   const std::string& text = set.text(path);
   const std::string file = set.display_name(path);
   mu::mustache tmpl(text);

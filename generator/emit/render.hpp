@@ -38,25 +38,9 @@ class TemplateSet {
   std::map<std::string, std::string> files_;  // custom templates only
 };
 
-/// The template set render() uses: the built-in one unless a UseTemplates is alive.
-const TemplateSet& active_templates();
-
-/// Makes `set` the one render() uses while this object lives. Emitters keep their
-/// `emit(model, out)` interface; only the driver (emit::generate_files) chooses the set.
-class UseTemplates {
- public:
-  explicit UseTemplates(const TemplateSet& set);
-  ~UseTemplates();
-  UseTemplates(const UseTemplates&) = delete;
-  UseTemplates& operator=(const UseTemplates&) = delete;
-
- private:
-  const TemplateSet* previous_;
-};
-
-/// Renders the template at `path` (e.g. "templates/opencl/host.cpp.mustache") of the active
-/// set. Throws EmitError on a template syntax error or a missing key, naming file:line.
-std::string render(const std::string& path, const View& view);
+/// Renders the template at `path` (e.g. "templates/opencl/host.cpp.mustache") of `set`. Throws
+/// EmitError on a template syntax error or a missing key, naming file:line.
+std::string render(const TemplateSet& set, const std::string& path, const View& view);
 
 /// Writes every built-in template under `dir` (as "opencl/host.cpp.mustache", ...), creating
 /// folders as needed; never overwrites a file that exists. Returns the files written, relative

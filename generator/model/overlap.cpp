@@ -1,9 +1,5 @@
 #include "model/overlap.hpp"
 
-#include <set>
-
-#include "model/groups.hpp"
-
 namespace stepgen::model {
 
 namespace {
@@ -18,17 +14,6 @@ bool uses_extent(const Expr& e, int dim) {
 
 bool is_extent(const Expr& e, int dim) {
   return e.kind == Expr::Kind::kArrayDim && e.text == "extent" && e.dim == dim;
-}
-
-// True when a launch of kernel `k` is followed by an exchange (of an array it writes) in a
-// time loop exchanging every step.
-bool exchanges_after(const Model& m, const Kernel& k) {
-  if (m.exchange_every != 1) return false;
-  for (const KernelArg& a : k.args)
-    if (a.kind == KernelArg::Kind::kArray && a.access != Access::kRead &&
-        needs_exchange(m, a.array))
-      return true;
-  return false;
 }
 
 }  // namespace
@@ -62,21 +47,6 @@ bool one_item_per_cell(const Model& m, const Kernel& k) {
   const Expr& g = k.global[static_cast<std::size_t>(axis)];
   return is_extent(g, axis) || (g.kind == Expr::Kind::kCall && g.text == "round_up" &&
                                 !g.args.empty() && is_extent(g.args[0], axis));
-}
-
-std::string overlap_obstacle(const Model& m) {
-  if (m.exchange_every > 1)
-    return "deep halos, exchanged every " + std::to_string(m.exchange_every) + " steps";
-  std::string why;
-  std::set<int> seen;
-  for (const Step& s : m.body) {
-    if (s.kind != Step::Kind::kLaunch || !seen.insert(s.kernel).second) continue;
-    const Kernel& k = m.kernels[static_cast<std::size_t>(s.kernel)];
-    if (!exchanges_after(m, k)) continue;
-    const std::string obstacle = view_obstacle(m, k);
-    if (!obstacle.empty()) why += (why.empty() ? "" : "; ") + obstacle;
-  }
-  return why;
 }
 
 }  // namespace stepgen::model

@@ -5,7 +5,9 @@
 /// parts read, whose exchange starts at once, then the interior beside it. A kernel runs on a
 /// slab as on a smaller buffer (CUDA: pointers advanced, extent()/offset() the slab's) or over
 /// part of its work-items (OpenCL: global_work_offset), so both need the kernel to learn its
-/// buffer's extent from its arguments, and the second one work-item per cell.
+/// buffer's extent from its arguments, and the second one work-item per cell. These are facts
+/// of one kernel; whether a launch overlaps its exchange is decided once, from them, by the
+/// program plan (model/program_plan.hpp).
 
 #include <string>
 
@@ -26,9 +28,5 @@ bool follows_extent(const Model& m, const Kernel& k, int d);
 /// round_up(extent(X, d), c): work-item i there computes cell i, so a range of work-items is
 /// a slab of cells.
 bool one_item_per_cell(const Model& m, const Kernel& k);
-
-/// Why the exchanges of the time loop cannot overlap computation (deep halos, or the reasons of
-/// each kernel that cannot run on slabs, "; "-joined); empty when they all can.
-std::string overlap_obstacle(const Model& m);
 
 }  // namespace stepgen::model

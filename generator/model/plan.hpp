@@ -14,8 +14,11 @@
 #include <vector>
 
 #include "model/model.hpp"
+#include "model/program_plan.hpp"
+#include "stepgen/calibration.hpp"
 #include "stepgen/chunk.hpp"
 #include "stepgen/exchange.hpp"
+#include "stepgen/ooc.hpp"
 #include "stepgen/partition.hpp"
 
 namespace stepgen::model {
@@ -26,10 +29,20 @@ struct PlanOptions {
   /// Relative device speeds. Empty: the spec's weights when they give one per device, else
   /// equal weights.
   std::vector<double> weights;
-  /// How the grid is split. None: slabs where the exchanges can overlap computation
-  /// (overlap_obstacle() is empty), else min-exchange.
+  /// How the grid is split. None: the program plan's default (slabs where the exchanges can
+  /// overlap computation: ProgramPlan::overlap_obstacle is empty, else min-exchange).
   std::optional<rt::Strategy> strategy;
   std::int64_t device_memory = 0;  ///< bytes per device; 0 = the spec's (out of core only)
+  /// Out of core as a program's --out-of-core: auto (when a part's arrays exceed the budget;
+  /// with no budget known, when the spec has <out_of_core>), on, off.
+  enum class OutOfCore { kAuto, kOn, kOff };
+  OutOfCore out_of_core = OutOfCore::kAuto;
+  /// The out-of-core model's figures (link, kernels, device copies) and where each came from:
+  /// assumed (OocLink's defaults), a calibration file, --link.
+  rt::LinkFigures figures;
+  std::int64_t steps = 0;  ///< time steps the run is planned for; 0 = the spec's
+  /// The program's --trapezoid (where its kernels allow it).
+  bool trapezoid = true;
 };
 
 /// A model halo as the runtime's type, in `dims` dimensions.
@@ -73,10 +86,11 @@ bool is_exchanged(const Model& m, int array);
 int exchanges_per_interval(const Model& m, int array);
 
 /// The partition request: grid, granule, grid halo, ghost widths, devices, weights, strategy,
-/// exchange interval. bytes_per_cell is the element bytes of the exchanged arrays, each
-/// counted exchanges_per_interval times, so that the partitioner's cost is the bytes the
-/// program moves per interval (its ranking of grids does not depend on this factor).
-rt::PartitionRequest partition_request(const Model& m, const PlanOptions& options);
+/// exchange interval, from the program plan's facts and the options. bytes_per_cell is the
+/// element bytes of the exchanged arrays, each counted exchanges_per_interval times, so that
+/// the partitioner's cost is the bytes the program moves per interval (its ranking of grids
+/// does not depend on this factor).
+rt::PartitionRequest partition_request(const ProgramPlan& pp, const PlanOptions& options);
 
 /// One exchanged array's transfers for one exchange.
 struct ArrayExchange {
@@ -87,13 +101,12 @@ struct ArrayExchange {
   rt::Index bytes_per_exchange = 0;
 };
 
-/// The chunk request of one part: planes along the slowest dimension, the per-step halo along
-/// it (step_shrink), chunks and steps_per_pass as given, region sharing from the spec, one
-/// entry per partitioned array (planes as wide as the part's ghost box in the other
-/// dimensions; read-only when its group holds no results). No padding: a model's arrays are
-/// the domain itself.
-rt::ChunkRequest chunk_request(const Model& m, const rt::Partition& p, int part, int chunks,
-                               int steps_per_pass);
+/// The out-of-core request a program makes (templates' run_in_or_out_of_core): the grid, each
+/// part's owned box, one step's shrink, every array with its element bytes and whether it holds
+/// results, the spec's chunks, steps per pass (0 = auto) and region sharing, 3 buffer slots,
+/// the trapezoid where the program plan allows it (and options.trapezoid), band sharing on.
+rt::OocRequest ooc_request(const ProgramPlan& pp, const rt::Partition& p,
+                           const PlanOptions& options);
 
 /// Device bytes a part needs besides its chunk buffers: the arrays that are not partitioned.
 rt::Index resident_bytes(const Model& m);
@@ -110,13 +123,18 @@ struct Plan {
   /// Per part: device buffers when running in core (ghost box per partitioned array, whole
   /// arrays otherwise).
   std::vector<rt::Index> buffer_bytes;
-  // Out of core.
-  bool out_of_core = false;
-  int steps_per_pass = 0;
-  /// The budget: the options', else the spec's (0 when none was given or needed). Given in the
-  /// options to a spec without <out_of_core>, out_of_core is set when a part does not fit it.
+  /// The budget: the options', else the spec's (0 when none was given).
   std::int64_t device_memory = 0;
-  std::vector<rt::ChunkPlan> chunks;  ///< one per part
+  /// The largest part's arrays over its ghost box: what a program compares with the budget.
+  rt::Index in_core_bytes = 0;
+  // Out of core: what a program runs, chosen by the program's chooser (rt::ooc_choose).
+  bool out_of_core = false;
+  std::string reason;        ///< why out of core (or why not, when a budget was given)
+  rt::OocSchedule schedule;  ///< chunks, steps per pass, each part's chunk boxes and bytes
+  bool auto_chunks = false, auto_k = false;  ///< chosen by the model (else the spec's)
+  rt::LinkFigures figures;                   ///< the figures the model assumed
+  rt::Index steps = 0;                       ///< time steps the choice was made for
+  double predicted_s = 0;                    ///< rt::ooc_predict for those steps
 };
 
 /// A plan error caused by a part of the spec: out of core, the <out_of_core> element (a chunk
@@ -130,22 +148,10 @@ class LocatedPlanError : public rt::PlanError {
 
 /// Builds the plan. Throws rt::PlanError with a message a user can act on (LocatedPlanError
 /// when a part of the spec is the cause).
-/// Out of core: the chunk count is the spec's, or the fewest that fit device_memory (the
-/// options', else the spec's, else an error asking for --device-memory); steps_per_pass is the
-/// spec's, else 1 (larger k trades redundant halo work for fewer passes: not chosen
-/// automatically yet).
-Plan make_plan(const Model& m, const PlanOptions& options);
-
-/// A table per part (owned, ghost, buffer bytes, neighbours, bytes per step) and totals; out of
-/// core also each part's chunk table and per-pass bytes with and without region sharing.
-std::string plan_text(const Model& m, const Plan& p);
-
-/// The plan as deterministic JSON (boxes as {"lo":[...],"hi":[...]}, hi exclusive).
-std::string plan_json(const Model& m, const Plan& p);
-
-/// A picture of the plan: parts in colours, ghost zones hatched, exchanged regions outlined,
-/// chunk boundaries out of core. 2D: x across, y down; 3D: the x-z section through the middle
-/// of y; 1D: a strip. About 800 pixels wide; deterministic.
-std::string plan_svg(const Model& m, const Plan& p);
+/// Out of core: the chunk count and steps per pass are the spec's where given; where auto they
+/// are what a program picks, rt::ooc_choose over the program's request (ooc_request) with the
+/// options' figures, device_memory (the options', else the spec's, else an error asking for
+/// --device-memory) and steps.
+Plan make_plan(const ProgramPlan& pp, const PlanOptions& options);
 
 }  // namespace stepgen::model

@@ -119,13 +119,45 @@ TEST_CASE("plan: an out-of-core plan that cannot fit points at <out_of_core>") {
   Result r = run({"plan", spec.c_str()});
   CHECK(r.status == 1);
   CHECK(r.err == spec +
-                     ":12:3: error: device memory of 1024 bytes (1.0 KiB) is too small: the grid "
-                     "needs 18432 bytes even with one plane per chunk\n"
+                     ":12:3: error: out-of-core: one chunk with its halos cannot fit: the "
+                     "smallest plan (255 chunk(s) of 1 step(s) per pass) needs 18.00 KiB of chunk "
+                     "buffers per device, more than the budget of 1.00 KiB; give more "
+                     "--device-memory or fewer --steps-per-pass\n"
                      "  <out_of_core device_memory=\"1KiB\"/>\n"
                      "  ^\n");
   // With enough memory, the same spec plans.
   CHECK(run({"plan", spec.c_str(), "--device-memory", "100MiB"}).status == 0);
   std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("plan: the out-of-core plan says which figures it assumed and takes stated ones") {
+  const std::string spec = std::string(STEPGEN_SOURCE_DIR) + "/examples/heat3d/heat3d.xml";
+  Result r = run({"plan", spec.c_str(), "--device-memory", "2MiB"});
+  CHECK(r.status == 0);
+  CHECK(r.out.find("(model), ") != std::string::npos);
+  CHECK(r.out.find("figures: h2d 10.00 GB/s (assumed), d2h 10.00 GB/s (assumed), bidirectional "
+                   "15.00 GB/s (assumed); kernels 1.000 ns per cell-step (assumed)") !=
+        std::string::npos);
+
+  const std::string file =
+      (std::filesystem::temp_directory_path() / ("stepgen_cli_calib_" + std::to_string(::getpid())))
+          .string();
+  std::ofstream(file) << "out-of-core: on (...)\n  calibration: h2d=20,d2h=21,bidir=30,kernel=0.25,"
+                         "d2d=900\n";
+  r = run({"plan", spec.c_str(), "--device-memory", "2MiB", "--calibration", file.c_str(), "--link",
+           "d2h=5", "--steps", "40"});
+  CHECK(r.status == 0);
+  CHECK(r.out.find("figures: h2d 20.00 GB/s (" + file + "), d2h 5.00 GB/s (--link)") !=
+        std::string::npos);
+  CHECK(r.out.find("kernels 0.250 ns per cell-step (" + file + ")") != std::string::npos);
+  CHECK(r.out.find("for 40 step(s)") != std::string::npos);
+  std::filesystem::remove(file);
+
+  r = run({"plan", spec.c_str(), "--link", "h2d=fast"});
+  CHECK(r.status == 2);
+  CHECK(r.err.find("--link: h2d expects a positive number, got 'fast'") != std::string::npos);
+  r = run({"plan", spec.c_str(), "--target", "vulkan"});
+  CHECK(r.status == 2);
 }
 
 TEST_CASE("an unknown backend is a usage error listing the backends") {

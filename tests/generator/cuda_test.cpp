@@ -11,6 +11,7 @@
 
 #include "diag/diagnostics.hpp"
 #include "emit/emitter.hpp"
+#include "emit/provenance.hpp"
 #include "model/model.hpp"
 #include "spec/reader.hpp"
 #include "test_support.hpp"
@@ -26,9 +27,7 @@ const auto load = test_support::load_model;
 Tree generate_cuda(const stepgen::model::Model& m) {
   auto emitter = stepgen::emit::make_emitter("cuda");
   REQUIRE(emitter);
-  stepgen::emit::OutputSet out;
-  emitter->emit(m, out);
-  return out.files();
+  return stepgen::emit::generate_files(m, *emitter, {}).files();
 }
 
 std::string example(const std::string& name, const std::string& ext = "xml") {
@@ -106,7 +105,7 @@ TEST_CASE("cuda: a kernel with only an OpenCL source is an error naming the fix"
   auto emitter = stepgen::emit::make_emitter("cuda");
   stepgen::emit::OutputSet out;
   try {
-    emitter->emit(*m, out);
+    out = stepgen::emit::generate_files(*m, *emitter, {});
     FAIL("expected an EmitError");
   } catch (const stepgen::emit::EmitError& e) {
     CHECK(std::string(e.what()) ==

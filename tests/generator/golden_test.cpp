@@ -42,11 +42,11 @@ Tree generate(const std::string& spec, const std::string& target, const std::str
   auto model = test_support::load_model(spec);
   REQUIRE_MESSAGE((distribution.empty() || distribution == "none" || distribution == "mpi"),
                   "unknown distribution " << distribution);
-  if (!distribution.empty()) model->mpi = distribution == "mpi";  // as the driver does
   auto emitter = stepgen::emit::make_emitter(target);
   REQUIRE_MESSAGE(emitter, "no backend " << target);
   stepgen::emit::GenerateOptions options;
   options.output_dir = out_dir;
+  if (!distribution.empty()) options.mpi = distribution == "mpi";  // as the driver does
   return stepgen::emit::generate_files(*model, *emitter, options).files();
 }
 

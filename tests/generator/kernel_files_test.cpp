@@ -11,6 +11,7 @@
 
 #include "emit/emitter.hpp"
 #include "emit/output.hpp"
+#include "emit/provenance.hpp"
 #include "emit/view.hpp"
 #include "test_support.hpp"
 
@@ -58,9 +59,7 @@ const char* const kSpec = R"spec(<stencil name="two">
 Tree generate(const stepgen::model::Model& m, const char* target) {
   auto emitter = stepgen::emit::make_emitter(target);
   REQUIRE(emitter);
-  stepgen::emit::OutputSet out;
-  emitter->emit(m, out);
-  return out.files();
+  return stepgen::emit::generate_files(m, *emitter, {}).files();
 }
 
 bool has(const std::string& text, const std::string& part) {

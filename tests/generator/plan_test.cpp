@@ -6,6 +6,9 @@
 
 #include <string>
 
+#include "model/plan_print.hpp"
+#include "model/program_plan.hpp"
+
 using namespace stepgen;
 using namespace stepgen::model;
 
@@ -101,6 +104,20 @@ int count(const std::string& text, const std::string& what) {
   return n;
 }
 
+// The plan of a model as `stepgen plan` makes it: the program plan first, then the rest.
+Plan plan_of(const Model& m, const PlanOptions& o) {
+  return make_plan(build_program_plan(m), o);
+}
+std::string text_of(const Model& m, const Plan& p) {
+  return plan_text(build_program_plan(m), p);
+}
+std::string json_of(const Model& m, const Plan& p) {
+  return plan_json(build_program_plan(m), p);
+}
+std::string svg_of(const Model& m, const Plan& p) {
+  return plan_svg(build_program_plan(m), p);
+}
+
 }  // namespace
 
 TEST_CASE("plan rules: halos, ghost widths, granule, groups") {
@@ -122,7 +139,7 @@ TEST_CASE("plan rules: halos, ghost widths, granule, groups") {
   CHECK(is_exchanged(m, 1));
   CHECK(exchanges_per_interval(m, 0) == 0);  // never written by a launch: swapped in
   CHECK(exchanges_per_interval(m, 1) == 1);
-  CHECK(partition_request(m, PlanOptions{}).bytes_per_cell == 4);
+  CHECK(partition_request(build_program_plan(m), PlanOptions{}).bytes_per_cell == 4);
 }
 
 TEST_CASE("plan rules: deep halos sum each launch's widest halo") {
@@ -151,7 +168,7 @@ TEST_CASE("make_plan: jacobi2d on 4 devices") {
   Model m = jacobi2d(64);
   PlanOptions o;
   o.devices = 4;
-  Plan p = make_plan(m, o);
+  Plan p = plan_of(m, o);
   CHECK(p.partition.grid == std::array<int, 3>{2, 2, 1});
   REQUIRE(p.exchanges.size() == 1);
   CHECK(p.exchanges[0].array == 1);
@@ -162,9 +179,9 @@ TEST_CASE("make_plan: jacobi2d on 4 devices") {
   CHECK_FALSE(p.out_of_core);
 
   o.strategy = rt::Strategy::kStepocl;
-  CHECK(make_plan(m, o).partition.grid == std::array<int, 3>{1, 4, 1});
+  CHECK(plan_of(m, o).partition.grid == std::array<int, 3>{1, 4, 1});
   o.weights = {1, 2};
-  CHECK_THROWS_AS(make_plan(m, o), rt::PlanError);
+  CHECK_THROWS_AS(plan_of(m, o), rt::PlanError);
 }
 
 TEST_CASE("make_plan: arrays not shaped like the grid stay whole") {
@@ -174,82 +191,108 @@ TEST_CASE("make_plan: arrays not shaped like the grid stay whole") {
   m.arrays.back().read = true;
   PlanOptions o;
   o.devices = 2;
-  Plan p = make_plan(m, o);
+  Plan p = plan_of(m, o);
   CHECK_FALSE(is_partitioned(m, 2));
   CHECK(resident_bytes(m) == 40);
   CHECK(p.buffer_bytes[0] == 2 * 32 * 17 * 4 + 40);
 }
 
-TEST_CASE("make_plan: out of core picks the fewest chunks that fit") {
+TEST_CASE("make_plan: out of core runs the program's chooser on the program's request") {
   Model m = ooc3d(8, 8, 100);
+  m.steps = 50;
   PlanOptions o;
-  CHECK_THROWS_WITH(make_plan(m, o), "device_memory unknown: give --device-memory");
-  // Two arrays of 8*8*4 = 256 bytes per plane, 3 buffers each: 1536 bytes per loaded plane.
-  // 27 planes fit: 25 own + 2 halo, so 4 chunks.
+  CHECK_THROWS_WITH(plan_of(m, o), "device_memory unknown: give --device-memory");
+  // Two arrays of 8*8*4 = 256 bytes per plane, 3 buffer slots each: 1536 bytes per plane.
   o.device_memory = 1536 * 27;
-  Plan p = make_plan(m, o);
-  REQUIRE(p.chunks.size() == 1);
-  const rt::ChunkPlan& c = p.chunks[0];
-  CHECK(c.chunks.size() == 4);
-  CHECK(c.max_load_planes == 27);
-  CHECK(c.device_bytes == 1536 * 27);
-  CHECK(c.h2d_planes_per_pass == 100);
-  CHECK(c.h2d_planes_without_sharing == 100 + 2 * 1 + 2 * 2);
-  CHECK(c.d2h_bytes_per_pass == 2 * 100 * 256);  // both arrays of the pair hold results
-  CHECK(p.steps_per_pass == 1);
+  const ProgramPlan pp = build_program_plan(m);
+  const Plan p = make_plan(pp, o);
+  REQUIRE(p.out_of_core);
+  CHECK(p.auto_chunks);
+  CHECK(p.auto_k);
+  CHECK(p.steps == m.steps);
+  // The request a program makes (templates' run_in_or_out_of_core), written out here.
+  rt::OocRequest r;
+  r.grid = p.partition.domain;
+  r.owned = {p.partition.parts[0].owned};
+  r.shrink_lo = {1, 1, 1};
+  r.shrink_hi = {1, 1, 1};
+  r.arrays = {{"U", 4, true}, {"V", 4, true}};
+  r.chunks = 0;  // auto, as the spec leaves them
+  r.steps_per_pass = 0;
+  r.trapezoid = false;  // the hand-built kernel gives no extents: it cannot run on slabs
+  r.band_sharing = true;
+  const rt::OocLink assumed;
+  const rt::OocSchedule want = rt::ooc_choose(r, 1536 * 27, assumed, m.steps, true);
+  CHECK(p.schedule.chunks == want.chunks);
+  CHECK(p.schedule.steps_per_pass == want.steps_per_pass);
+  CHECK(p.schedule.device_bytes == want.device_bytes);
+  CHECK(p.schedule.device_bytes <= 1536 * 27);
+  CHECK(p.predicted_s == rt::ooc_predict(want, assumed, m.steps, true));
+
+  // Figures change the choice as they change a program's: a link a thousand times slower
+  // makes passes costly, so the model runs more steps per pass.
+  PlanOptions slow = o;
+  rt::apply_link_figures("h2d=0.01,d2h=0.01,bidir=0.015", "--link", slow.figures);
+  const Plan q = make_plan(pp, slow);
+  CHECK(q.schedule.steps_per_pass ==
+        rt::ooc_choose(r, 1536 * 27, slow.figures.link, m.steps, true).steps_per_pass);
+  CHECK(q.schedule.steps_per_pass > p.schedule.steps_per_pass);
+  CHECK(q.figures.h2d == "--link");
+  CHECK(q.figures.kernel == "assumed");
 
   o.device_memory = 1536 * 2;
-  CHECK_THROWS_AS(make_plan(m, o), rt::PlanError);
-  // Chunks given by the spec are used as given, and checked against the memory when known.
+  CHECK_THROWS_AS(plan_of(m, o), LocatedPlanError);
+  // Chunks and steps given by the spec are used as given, and checked against the memory.
   m.out_of_core.chunks = 2;
+  m.out_of_core.steps_per_pass = 1;
   o.device_memory = 0;
-  CHECK(make_plan(m, o).chunks[0].chunks.size() == 2);
+  const Plan given = plan_of(m, o);
+  CHECK(given.schedule.chunks == 2);
+  CHECK_FALSE(given.auto_chunks);
   m.out_of_core.device_memory = 1000;
-  CHECK_THROWS_AS(make_plan(m, o), rt::PlanError);
+  CHECK_THROWS_AS(plan_of(m, o), rt::PlanError);
 }
 
-TEST_CASE("make_plan: --device-memory alone plans out of core when a part does not fit") {
-  // A spec without <out_of_core>: the programs still go out of core when a part's arrays exceed
-  // --device-memory (docs/out-of-core.md), and `stepgen plan --device-memory` shows that plan.
-  Model m = jacobi2d(64);
-  REQUIRE_FALSE(m.out_of_core.enabled);
+TEST_CASE("make_plan: --out-of-core on and off, as the program's flag") {
+  Model m = ooc3d(8, 8, 100);
   PlanOptions o;
-  Plan p = make_plan(m, o);
-  CHECK_FALSE(p.out_of_core);
-  CHECK(plan_text(m, p).find("out of core") == std::string::npos);
-
-  o.device_memory = 1 << 20;  // 2 arrays of 64x64 floats: 32 KiB fit
-  p = make_plan(m, o);
-  CHECK_FALSE(p.out_of_core);
-  CHECK(plan_text(m, p).find("out of core: not needed: the largest part needs 32768 bytes") !=
-        std::string::npos);
-
-  o.device_memory = 16 * 1024;
-  p = make_plan(m, o);
-  CHECK(p.out_of_core);
-  REQUIRE(p.chunks.size() == 1);
-  CHECK(p.chunks[0].chunks.size() > 1);
-  CHECK(p.chunks[0].device_bytes <= 16 * 1024);
-  const std::string text = plan_text(m, p);
-  CHECK(text.find("out of core: 1 step(s) per pass") != std::string::npos);
-  CHECK(text.find("chunk(s) of planes along y") != std::string::npos);
+  o.device_memory = 1 << 20;  // the arrays fit
+  CHECK_FALSE(plan_of(m, o).out_of_core);
+  o.out_of_core = PlanOptions::OutOfCore::kOn;
+  const Plan on = plan_of(m, o);
+  CHECK(on.out_of_core);
+  CHECK(on.reason == "asked for with --out-of-core on");
+  o.out_of_core = PlanOptions::OutOfCore::kOff;
+  o.device_memory = 1024;
+  CHECK_FALSE(plan_of(m, o).out_of_core);
 }
 
 TEST_CASE("plan_text, plan_json and plan_svg") {
   Model m = jacobi2d(64);
   PlanOptions o;
   o.devices = 4;
-  const Plan p = make_plan(m, o);
-  const std::string text = plan_text(m, p);
+  const Plan p = plan_of(m, o);
+  const std::string text = text_of(m, p);
   CHECK(
       text.find("plan for 'jacobi2d': 2D grid 64x64, 4 part(s) of 4 device(s), device grid 2x2") !=
       std::string::npos);
   CHECK(text.find("[0,32)x[0,32)") != std::string::npos);
   CHECK(text.find("total: 1024 bytes exchanged per step") != std::string::npos);
+  // The time loop as the program runs it, and why its exchange does not overlap: the kernel
+  // here is given no global sizes, so it cannot run on slabs.
+  CHECK(text.find("  time loop: jacobi, then the exchange of B; swap(A, B)\n") !=
+        std::string::npos);
+  CHECK(text.find("  overlap of exchanges and computation: not all: kernel 'jacobi' has 0 global "
+                  "size(s) for a 2D grid\n") != std::string::npos);
 
-  const std::string json = plan_json(m, p);
-  CHECK(json == plan_json(m, p));
+  const std::string json = json_of(m, p);
+  CHECK(json == json_of(m, p));
   CHECK(json.find("\"stencil\": \"jacobi2d\"") != std::string::npos);
+  CHECK(json.find("\"time_loop\": [") != std::string::npos);
+  CHECK(json.find("\"launch\": \"jacobi\",\n      \"exchange\": [\"B\"],\n      \"overlap\": "
+                  "false,\n      \"no_overlap\": \"kernel 'jacobi' has 0 global size(s)") !=
+        std::string::npos);
+  CHECK(json.find("{\"swap\": [\"A\", \"B\"]}") != std::string::npos);
   CHECK(json.find("\"grid\": [2, 2]") != std::string::npos);
   CHECK(json.find("\"owned\": {\"lo\": [0, 0], \"hi\": [32, 32]}") != std::string::npos);
   CHECK(json.find("\"ghost\": {\"lo\": [0, 0], \"hi\": [33, 33]}") != std::string::npos);
@@ -258,8 +301,8 @@ TEST_CASE("plan_text, plan_json and plan_svg") {
   CHECK(count(json, "{") == count(json, "}"));
   CHECK(count(json, "[") == count(json, "]"));
 
-  const std::string svg = plan_svg(m, p);
-  CHECK(svg == plan_svg(m, p));
+  const std::string svg = svg_of(m, p);
+  CHECK(svg == svg_of(m, p));
   CHECK(svg.rfind("<svg", 0) == 0);
   CHECK(count(svg, "<title>part ") == 4);
   CHECK(count(svg, "<title>ghost cells of part ") >= 8);
@@ -267,12 +310,16 @@ TEST_CASE("plan_text, plan_json and plan_svg") {
 
   Model ooc = ooc3d(8, 8, 100);
   ooc.out_of_core.chunks = 4;
-  const Plan q = make_plan(ooc, PlanOptions{});
-  const std::string qj = plan_json(ooc, q);
+  ooc.out_of_core.steps_per_pass = 2;
+  PlanOptions figures;
+  rt::apply_link_figures("kernel=0.5", "calib.txt", figures.figures);
+  const Plan q = plan_of(ooc, figures);
+  const std::string qj = json_of(ooc, q);
   for (const char* key :
        {"\"h2d_bytes_per_pass\"", "\"d2h_bytes_per_pass\"", "\"d2d_bytes_per_pass\"",
-        "\"h2d_bytes_per_pass_without_sharing\"", "\"device_bytes\""})
-    CHECK(qj.find(key) != std::string::npos);
-  CHECK(plan_text(ooc, q).find("4 chunk(s) of planes along z") != std::string::npos);
-  CHECK(count(plan_svg(ooc, q), "stroke-dasharray=\"6 3\"/>") == 3 + 1);  // 3 boundaries + legend
+        "\"h2d_bytes_per_pass_without_sharing\"", "\"device_bytes\"", "\"steps_per_pass\": 2",
+        "\"predicted_seconds\"", "\"kernel_from\": \"calib.txt\"", "\"h2d_from\": \"assumed\""})
+    CHECK_MESSAGE(qj.find(key) != std::string::npos, key);
+  CHECK(text_of(ooc, q).find("4 chunk(s) of planes along z") != std::string::npos);
+  CHECK(count(svg_of(ooc, q), "stroke-dasharray=\"6 3\"/>") == 3 + 1);  // 3 boundaries + legend
 }

@@ -80,6 +80,24 @@ for n in 1 2; do
   if POCL_DEVICES="$(printf 'pthread %.0s' $(seq "$n"))" "$program" --device-type cpu --devices "$n" \
       --device-memory "$budget" --steps 0 > "$log" 2>&1; then
     check "d$n-auto" "$n" --device-memory "$budget" --ooc-chunks auto --steps-per-pass auto
+    # `stepgen plan` with the figures this run measured (its report's calibration line) picks
+    # the chunks and k it picked and predicts the same time, unless the run's start-up probe
+    # changed the request (a wider shrink, the trapezoid off), which the plan cannot know.
+    run_log="$out/runs/d$n-auto/log.txt"
+    if ! grep -q "^probe: out of core\|^trapezoid: off" "$run_log"; then
+      plan_log="$out/runs/d$n-auto/plan.txt"
+      "$stepgen" plan "$src/examples/$example/$example.xml" -n "$n" --device-memory "$budget" \
+        --calibration "$run_log" > "$plan_log"
+      choice='[0-9]* chunk(s) (model), [0-9]* step(s) per pass (model)'
+      ran=$(grep -o "$choice" "$run_log") planned=$(grep -o "$choice" "$plan_log")
+      [ -n "$ran" ] && [ "$ran" = "$planned" ] ||
+        { cat "$run_log" "$plan_log"; echo "FAIL: $example: plan '$planned', run '$ran'"; exit 1; }
+      ran=$(sed -n 's/^  predicted \([0-9.]*\) s, measured.*/\1/p' "$run_log")
+      planned=$(sed -n 's/^  predicted \([0-9.]*\) s for .*/\1/p' "$plan_log")
+      [ "$ran" = "$planned" ] ||
+        { cat "$run_log" "$plan_log"; echo "FAIL: $example: plan predicts $planned s, run $ran s"; exit 1; }
+      echo "ok: $example on $n device(s): stepgen plan --calibration makes the run's choice, predicted $ran s"
+    fi
   else
     grep -q "one chunk with its halos cannot fit: " "$log" || { cat "$log"; echo "FAIL: unexpected error"; exit 1; }
     echo "ok: $example on $n device(s) under $budget bytes: $(cat "$log")"

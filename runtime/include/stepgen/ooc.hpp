@@ -629,6 +629,22 @@ struct OocLink {
   int devices_all = 0;  ///< how many devices streamed at once for the *_all figures
 };
 
+/// The link as KEY=VALUE figures (GB/s; kernel in ns per cell-step), the line print_ooc_report
+/// ends with after "calibration:" and `stepgen plan --calibration` reads (stepgen/calibration.hpp).
+inline std::string link_figures_text(const OocLink& link) {
+  char buf[256];
+  std::snprintf(buf, sizeof buf, "h2d=%.9g,d2h=%.9g,bidir=%.9g,kernel=%.9g,d2d=%.9g",
+                link.h2d / 1e9, link.d2h / 1e9, link.bidir / 1e9, link.cell_step * 1e9,
+                link.d2d / 1e9);
+  std::string s = buf;
+  if (link.devices_all > 1) {
+    std::snprintf(buf, sizeof buf, ",devices_all=%d,h2d_all=%.9g,d2h_all=%.9g,bidir_all=%.9g",
+                  link.devices_all, link.h2d_all / 1e9, link.d2h_all / 1e9, link.bidir_all / 1e9);
+    s += buf;
+  }
+  return s;
+}
+
 /// Copies the cells of `box` from `src` into `dst`, host arrays of any boxes. Large copies
 /// (the foreign cells snapshotted at every pass boundary of a several-part run: hundreds of MB
 /// at 1160^3) are split by planes of the slowest dimension over up to 16 threads, which move
@@ -1273,6 +1289,7 @@ inline void print_ooc_report(const OocStats& s, std::FILE* out) {
                  "bidirectional %.2f GB/s\n",
                  s.link.devices_all, s.link.h2d_all / 1e9, s.link.d2h_all / 1e9,
                  s.link.bidir_all / 1e9);
+  std::fprintf(out, "  calibration: %s\n", link_figures_text(s.link).c_str());
   const double bound = ooc_link_bound(static_cast<double>(s.h2d_bytes),
                                       static_cast<double>(s.d2h_bytes), s.link, s.parts);
   std::fprintf(out,

@@ -1,0 +1,145 @@
+#include "model/program_plan.hpp"
+
+#include <algorithm>
+#include <set>
+
+#include "model/groups.hpp"
+#include "model/overlap.hpp"
+#include "model/plan.hpp"
+
+namespace stepgen::model {
+
+namespace {
+
+KernelPlan kernel_plan(const Model& m, const Kernel& k, const BackendCaps& caps) {
+  KernelPlan kp;
+  kp.no_views = view_obstacle(m, k);
+  kp.one_item_per_cell = one_item_per_cell(m, k);
+  kp.no_slabs = kp.no_views;
+  if (kp.no_slabs.empty() && caps.slabs_by_work_items && !kp.one_item_per_cell)
+    kp.no_slabs = "kernel '" + k.name +
+                  "': its global size along the slowest dimension is not extent(X, " +
+                  std::to_string(m.dims - 1) + ") or round_up(extent(X, " +
+                  std::to_string(m.dims - 1) + "), c), so its work-items are not one per cell";
+  for (int d = 0; d < 3; ++d) kp.follows[static_cast<std::size_t>(d)] = follows_extent(m, k, d);
+  kp.shrink_lo = launch_shrink(m, k, true);
+  kp.shrink_hi = launch_shrink(m, k, false);
+  const auto axis = static_cast<std::size_t>(m.dims - 1);
+  for (const KernelArg& a : k.args)
+    if (a.kind == KernelArg::Kind::kArray && a.access != Access::kWrite) {
+      kp.reach_lo = std::max(kp.reach_lo, a.halo.lo[axis]);
+      kp.reach_hi = std::max(kp.reach_hi, a.halo.hi[axis]);
+    }
+  return kp;
+}
+
+// The launches followed by an exchange that cannot overlap it, each kernel once in the order
+// of its first launch: `obstacle` of its kernel ("; "-joined). The one overlap rule: a launch
+// overlaps its exchange when an exchange follows it and its kernel runs on slabs.
+std::string overlap_reasons(const ProgramPlan& p, std::string KernelPlan::*obstacle) {
+  if (p.every > 1) return "deep halos, exchanged every " + std::to_string(p.every) + " steps";
+  std::string why;
+  std::set<int> seen;
+  for (const Action& a : p.loop) {
+    if (a.kind != Action::Kind::kLaunch || !a.exchange_after || !seen.insert(a.kernel).second)
+      continue;
+    const std::string& reason = p.kernels[static_cast<std::size_t>(a.kernel)].*obstacle;
+    if (!reason.empty()) why += (why.empty() ? "" : "; ") + reason;
+  }
+  return why;
+}
+
+}  // namespace
+
+ProgramPlan build_program_plan(const Model& m, const ProgramOptions& options) {
+  ProgramPlan p;
+  p.model = &m;
+  p.backend = options.backend;
+  p.mpi = options.mpi.value_or(m.mpi);
+  p.every = std::max(1, m.exchange_every);
+
+  for (std::size_t i = 0; i < m.arrays.size(); ++i) {
+    const int id = static_cast<int>(i);
+    ArrayPlan a;
+    a.group = array_group(m, id);
+    a.partitioned = is_partitioned(m, id);
+    a.results = holds_results(m, id);
+    a.compared = a.results && m.arrays[i].save;
+    a.exchanged = needs_exchange(m, id);
+    a.times = exchanges_per_interval(m, id);
+    a.halo = group_halo(m, id);
+    if (a.exchanged) p.exchanged.push_back(id);
+    p.arrays.push_back(std::move(a));
+  }
+  for (const Kernel& k : m.kernels) p.kernels.push_back(kernel_plan(m, k, p.backend));
+
+  // The body's actions; then, in reverse, what the launches after each one read.
+  for (std::size_t i = 0; i < m.body.size(); ++i) {
+    const Step& s = m.body[i];
+    Action a;
+    a.step = static_cast<int>(i);
+    if (s.kind != Step::Kind::kLaunch) {
+      a.kind = s.kind == Step::Kind::kSwap ? Action::Kind::kSwap : Action::Kind::kRotate;
+      a.arrays = s.arrays;
+      p.loop.push_back(std::move(a));
+      continue;
+    }
+    a.kind = Action::Kind::kLaunch;
+    a.kernel = s.kernel;
+    for (const KernelArg& arg : m.kernels[static_cast<std::size_t>(s.kernel)].args)
+      if (arg.kind == KernelArg::Kind::kArray && arg.access != Access::kRead &&
+          p.arrays[static_cast<std::size_t>(arg.array)].exchanged)
+        a.arrays.push_back(arg.array);
+    a.exchange_after = p.every == 1 && !a.arrays.empty();
+    if (a.exchange_after) a.no_overlap = p.kernels[static_cast<std::size_t>(s.kernel)].no_slabs;
+    a.overlap = a.exchange_after && a.no_overlap.empty();
+    p.loop.push_back(std::move(a));
+  }
+  {
+    const auto slow = static_cast<std::size_t>(m.dims - 1);
+    rt::Vec3 lo{0, 0, 0}, hi{0, 0, 0};
+    for (std::size_t i = p.loop.size(); i-- > 0;) {
+      Action& a = p.loop[i];
+      if (a.kind != Action::Kind::kLaunch) continue;
+      a.after_lo = lo[slow];
+      a.after_hi = hi[slow];
+      a.later_lo = lo;
+      a.later_hi = hi;
+      const KernelPlan& k = p.kernels[static_cast<std::size_t>(a.kernel)];
+      for (std::size_t d = 0; d < 3; ++d) {
+        lo[d] += k.shrink_lo[d];
+        hi[d] += k.shrink_hi[d];
+      }
+    }
+  }
+  p.exchange_deep = p.every > 1 && !p.exchanged.empty();
+  if (p.exchange_deep) {
+    Action x;
+    x.kind = Action::Kind::kExchange;
+    x.arrays = p.exchanged;
+    p.loop.push_back(std::move(x));
+  }
+
+  p.granule = granule(m);
+  p.grid_halo = grid_halo(m);
+  p.ghost_lo = ghost_lo(m);
+  p.ghost_hi = ghost_hi(m);
+  p.shrink_lo = step_shrink_lo(m);
+  p.shrink_hi = step_shrink_hi(m);
+  for (std::size_t i = 0; i < m.arrays.size(); ++i)
+    p.bytes_per_cell += p.arrays[i].times * type_info(m.arrays[i].type).bytes;
+
+  p.overlap_obstacle = overlap_reasons(p, &KernelPlan::no_views);
+  p.no_overlap = overlap_reasons(p, &KernelPlan::no_slabs);
+  p.strategy = p.overlap_obstacle.empty() ? rt::Strategy::kSlabs : rt::Strategy::kMinExchange;
+  p.any_exchange = !p.exchanged.empty();
+  p.trapezoid = true;
+  for (const Action& a : p.loop) {
+    if (a.kind != Action::Kind::kLaunch) continue;
+    p.any_overlap = p.any_overlap || a.overlap;
+    p.trapezoid = p.trapezoid && p.kernels[static_cast<std::size_t>(a.kernel)].no_slabs.empty();
+  }
+  return p;
+}
+
+}  // namespace stepgen::model
