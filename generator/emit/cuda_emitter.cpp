@@ -42,7 +42,9 @@ std::string cuda_scalar_type(model::ScalarType t) {
 }
 
 // The device pointer of the launch's view of the part's buffer, typed as the array's elements.
-std::string cuda_buffer_arg(const std::string& name) { return "at.ptr<element::" + name + ">(array::" + name + ")"; }
+std::string cuda_buffer_arg(const std::string& name) {
+  return "at.ptr<element::" + name + ">(array::" + name + ")";
+}
 
 // The CUDA file of a kernel: its source when that is CUDA, else its cuda-source.
 std::string cuda_file(const model::Kernel& k) {
@@ -111,15 +113,18 @@ class CudaEmitter : public Emitter {
         render(m.mpi ? "templates/cuda/mpi.cu.mustache" : "templates/cuda/host.cu.mustache", v));
     out.add("CMakeLists.txt", render("templates/cuda/CMakeLists.txt.mustache", v));
     out.add(".clang-format", embedded_file("templates/common/clang-format.mustache"));
-    add_runtime_headers({"box.hpp", "chunk.hpp", "cuda.hpp", "exchange.hpp", "init.hpp", "ooc.hpp", "ooc_cuda.hpp",
-                         "partition.hpp", "probe.hpp", "program.hpp"},
-                        out);
-    if (m.mpi) add_runtime_headers({"mpi.hpp", "mpi_cuda.hpp"}, out);
+    add_runtime_headers(
+        {"box.hpp", "chunk.hpp", "cuda.hpp", "engine.hpp", "engine_cuda.hpp", "exchange.hpp",
+         "init.hpp", "ooc.hpp", "ooc_cuda.hpp", "partition.hpp", "probe.hpp", "program.hpp"},
+        out);
+    if (m.mpi) add_runtime_headers({"engine_mpi_cuda.hpp", "mpi.hpp", "mpi_cuda.hpp"}, out);
   }
 };
 
 }  // namespace
 
-std::unique_ptr<Emitter> make_cuda_emitter() { return std::make_unique<CudaEmitter>(); }
+std::unique_ptr<Emitter> make_cuda_emitter() {
+  return std::make_unique<CudaEmitter>();
+}
 
 }  // namespace stepgen::emit

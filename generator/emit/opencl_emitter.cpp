@@ -15,7 +15,9 @@ std::string cl_scalar_type(model::ScalarType t) {
   return std::string("cl_") + model::type_info(t).name;
 }
 
-std::string cl_buffer_arg(const std::string& name) { return "at.buf[array::" + name + "]"; }
+std::string cl_buffer_arg(const std::string& name) {
+  return "at.buf[array::" + name + "]";
+}
 
 class OpenClEmitter : public Emitter {
  public:
@@ -29,19 +31,27 @@ class OpenClEmitter : public Emitter {
     v.set("kernel_paths", paths);
     v.set("build_options", "");
     v.set("mpi", flag(m.mpi));
-    out.add(m.name + ".cpp", render("templates/opencl/host.cpp.mustache", v));
+    // The MPI program is its own template (one rank, its messages, MPI-IO): it shares sections
+    // 1-3 and the out-of-core chunk step with the one-process program through partials.
+    out.add(m.name + ".cpp", render(m.mpi ? "templates/opencl/mpi.cpp.mustache"
+                                          : "templates/opencl/host.cpp.mustache",
+                                    v));
     out.add("CMakeLists.txt", render("templates/opencl/CMakeLists.txt.mustache", v));
     out.add(".clang-format", embedded_file("templates/common/clang-format.mustache"));
-    out.add("cmake/embed_kernels.cmake", render("templates/common/embed_kernels.cmake.mustache", v));
-    add_runtime_headers({"box.hpp", "chunk.hpp", "exchange.hpp", "init.hpp", "ooc.hpp", "ooc_opencl.hpp",
-                         "opencl.hpp", "partition.hpp", "probe.hpp", "program.hpp"},
-                        out);
-    if (m.mpi) add_runtime_headers({"mpi.hpp"}, out);
+    out.add("cmake/embed_kernels.cmake",
+            render("templates/common/embed_kernels.cmake.mustache", v));
+    add_runtime_headers(
+        {"box.hpp", "chunk.hpp", "engine.hpp", "engine_opencl.hpp", "exchange.hpp", "init.hpp",
+         "ooc.hpp", "ooc_opencl.hpp", "opencl.hpp", "partition.hpp", "probe.hpp", "program.hpp"},
+        out);
+    if (m.mpi) add_runtime_headers({"engine_mpi_opencl.hpp", "mpi.hpp"}, out);
   }
 };
 
 }  // namespace
 
-std::unique_ptr<Emitter> make_opencl_emitter() { return std::make_unique<OpenClEmitter>(); }
+std::unique_ptr<Emitter> make_opencl_emitter() {
+  return std::make_unique<OpenClEmitter>();
+}
 
 }  // namespace stepgen::emit
