@@ -35,16 +35,21 @@ class OpenClEmitter : public Emitter {
     v.set("kernel_paths", paths);
     v.set("build_options", "");
     v.set("mpi", flag(in.plan.mpi));
-    out.add(m.name + ".cpp", render(in.templates, "templates/opencl/host.cpp.mustache", v));
+    // The MPI program is its own template (one rank, its messages, MPI-IO): it shares sections
+    // 1-3 and the out-of-core chunk step with the one-process program through partials.
+    out.add(m.name + ".cpp", render(in.templates,
+                                    in.plan.mpi ? "templates/opencl/mpi.cpp.mustache"
+                                                : "templates/opencl/host.cpp.mustache",
+                                    v));
     out.add("CMakeLists.txt", render(in.templates, "templates/opencl/CMakeLists.txt.mustache", v));
     out.add(".clang-format", embedded_file("templates/common/clang-format.mustache"));
     out.add("cmake/embed_kernels.cmake",
             render(in.templates, "templates/common/embed_kernels.cmake.mustache", v));
     add_runtime_headers(
-        {"box.hpp", "chunk.hpp", "exchange.hpp", "init.hpp", "ooc.hpp", "ooc_opencl.hpp",
-         "opencl.hpp", "partition.hpp", "probe.hpp", "program.hpp"},
+        {"box.hpp", "chunk.hpp", "engine.hpp", "engine_opencl.hpp", "exchange.hpp", "init.hpp",
+         "ooc.hpp", "ooc_opencl.hpp", "opencl.hpp", "partition.hpp", "probe.hpp", "program.hpp"},
         out);
-    if (in.plan.mpi) add_runtime_headers({"mpi.hpp"}, out);
+    if (in.plan.mpi) add_runtime_headers({"engine_mpi_opencl.hpp", "mpi.hpp"}, out);
   }
 };
 

@@ -1,0 +1,318 @@
+#pragma once
+/// \file
+/// The in-core engine: one run of a spec's time loop on the devices of one process, written
+/// once for every backend. The grid is split by the partitioner (partition.hpp); each device
+/// holds its part's ghost box of every array; after a launch only the ghost cells other parts
+/// read move (exchange.hpp), overlapping the interior's computation where the kernels allow.
+///
+/// The generated program gives the engine its problem (rt::Problem: the arrays, their halos,
+/// why overlap is impossible) and its time loop as plain code, one call per spec action:
+///
+///     for (std::int64_t step = 0; step < steps; ++step) {
+///       run.launch_and_exchange(launch_jacobi, kernel::jacobi, 1, 1, 8, {array::B}, step);
+///       run.swap({array::A, array::B});
+///     }
+///
+/// A backend `B` (engine_opencl.hpp, engine_cuda.hpp) gives the types and the few operations
+/// that differ: `Device`, `Buffer`, `Kernels` (what a device needs to launch: built programs in
+/// OpenCL, nothing in CUDA), `Launch` (what a generated launch function receives), buffers and
+/// rectangular copies between a buffer and a host array, `whole()` (a launch over a part's whole
+/// buffer), and a `State` that orders the exchanges across devices (events, queues, streams),
+/// overlaps a launch with its exchange and times kernels and exchanges. An MPI rank runs the
+/// same engine over its own part with a rank State (engine_mpi_*.hpp) whose exchange is MPI
+/// messages packed and unpacked by the backend's copies.
+///
+/// A new time-loop action is one method here (and, where the backends differ, one in each
+/// State) and one line in templates/common/time_loop.mustache.
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <initializer_list>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "stepgen/box.hpp"
+#include "stepgen/exchange.hpp"
+#include "stepgen/partition.hpp"
+#include "stepgen/probe.hpp"
+#include "stepgen/program.hpp"
+
+namespace stepgen::rt {
+
+/// One of the spec's arrays, as the engine needs to know it.
+struct ArrayInfo {
+  const char* name;
+  std::size_t element_bytes;
+  bool exchanged;  ///< written by a kernel and read with a halo: its ghost cells are refreshed
+  bool compared;   ///< written by a kernel: saved by --save, compared by --verify
+  bool floating;   ///< a floating-point type (how the kernel probe fills it)
+};
+
+/// What the engine runs: the generated program's tables.
+template <class B>
+struct Problem {
+  int dims = 1;
+  int exchange_every = 1;  ///< ghost cells are refreshed every this many steps
+  const ArrayInfo* arrays = nullptr;
+  int array_count = 0;
+  Halo (*array_halo)(int id) = nullptr;  ///< the points read around an array's elements
+  const char* no_overlap = "";           ///< why the spec rules overlap out ("": it does not)
+  const std::vector<ProbeLaunch>* launches = nullptr;  ///< the step's launches (probe rules)
+  /// Builds what a device needs to launch the kernels (nullptr: nothing to build).
+  typename B::Kernels (*build_kernels)(const typename B::Device&) = nullptr;
+};
+
+/// Which parts of the partition a process runs: `count` parts from `first`, local part p on
+/// device p (count < 0: all of them). An MPI rank runs one, its own.
+struct Local {
+  int first = 0;
+  int count = -1;
+};
+
+/// What a State is built from: the process's devices, the parts it runs, the number of arrays.
+template <class Device>
+struct StateArgs {
+  const std::vector<Device>& devices;
+  std::size_t parts;
+  int first;
+  int arrays;
+};
+
+/// One run in core: the buffers of every local part, the time-loop actions, the report's
+/// figures. `S`: how the parts exchange ghost cells (B::State between the devices of one
+/// process; an MPI rank's state, engine_mpi_opencl.hpp and engine_mpi_cuda.hpp, with MPI
+/// messages between ranks).
+template <class B, class S = typename B::State>
+class InCore {
+ public:
+  using Device = typename B::Device;
+  using Buffer = typename B::Buffer;
+  using Launch = typename B::Launch;
+  using LaunchFn = void (*)(const Launch&);
+  using Ids = std::initializer_list<int>;
+
+  InCore(const Problem<B>& problem, std::vector<Device>& devices, const Partition& partition,
+         std::vector<HostArray>& host, const Probed& probed, Local local = {},
+         const typename S::Config& config = {})
+      : problem_(problem),
+        devices_(devices),
+        partition_(partition),
+        host_(host),
+        probed_(probed),
+        first_(static_cast<std::size_t>(local.first)),
+        count_(local.count < 0 ? partition.parts.size() : static_cast<std::size_t>(local.count)),
+        plans_(static_cast<std::size_t>(problem.array_count)),
+        state_(StateArgs<Device>{devices, count_, local.first, problem.array_count}, config) {
+    for (std::size_t p = 0; p < parts(); ++p)
+      kernels_.push_back(problem_.build_kernels ? problem_.build_kernels(devices_[p])
+                                                : typename B::Kernels{});
+    for (int id = 0; id < problem_.array_count; ++id)
+      if (problem_.arrays[id].exchanged)
+        plans_[static_cast<std::size_t>(id)] =
+            exchange_plan(partition_, problem_.array_halo(id), problem_.exchange_every);
+    state_.prepare(*this);
+    overlap_ = why_no_overlap().empty();
+  }
+
+  /// Why exchanges do not overlap computation in this run; empty when they do.
+  std::string why_no_overlap() const {
+    if (*problem_.no_overlap) return problem_.no_overlap;
+    if (partition_.parts.size() < 2) return S::kOne;
+    const char* env = std::getenv("STEPGEN_OVERLAP");
+    if (env && std::string(env) == "off") return "STEPGEN_OVERLAP=off";
+    if (B::kViewsFromProbe && problem_.launches) {
+      // A kernel the probe found unsafe on views runs whole; the exchanges of the other
+      // launches then do not overlap either (one ordering of copies and launches for the run).
+      const std::string no_views = probed_.no_views(*problem_.launches, problem_.dims - 1);
+      if (!no_views.empty()) return no_views;
+    }
+    for (int d = 0; d + 1 < problem_.dims; ++d)
+      if (partition_.grid[static_cast<std::size_t>(d)] > 1)
+        return "the partition splits dimension " + std::to_string(d) + ", not only the slowest";
+    return {};
+  }
+
+  /// The report's line on overlap.
+  void print_overlap() const {
+    const std::string why = why_no_overlap();
+    if (why.empty())
+      std::printf("overlap: on (%s)\n", S::kOverlapOn);
+    else
+      std::printf("overlap: off (%s): compute then exchange\n", why.c_str());
+  }
+
+  /// The report's lines on how the devices exchange (the backend's: peer copies or staging).
+  void print_exchange_paths() const { state_.print_exchange_paths(*this); }
+
+  /// Uploads the arrays, runs `loop(*this, steps)` (the generated time loop) and gathers the
+  /// written arrays back into the host arrays.
+  template <class Loop>
+  RunStats run(std::int64_t steps, Loop&& loop) {
+    Stopwatch total;
+    total.start();
+    upload();
+    state_.begin(*this);
+    loop(*this, steps);
+    state_.end(*this);
+    gather();
+    total.stop();
+    stats_.total_s = total.total();
+    state_.times(stats_);
+    stats_.steps = steps;
+    return stats_;
+  }
+
+  // --- The time-loop actions ---------------------------------------------------------------
+
+  /// Launches a kernel on every part over its whole buffer.
+  void launch(LaunchFn fn, std::int64_t step) {
+    for (std::size_t p = 0; p < parts(); ++p) fn(whole(p, step));
+  }
+
+  /// Refreshes the ghost cells of the arrays `ids` on every part.
+  void exchange(Ids ids) { state_.exchange(*this, ids); }
+
+  /// Launches kernel `kernel` (its launch function `fn`) on every part and refreshes the ghost
+  /// cells of the arrays `ids` it wrote, the exchange overlapping the interior's computation
+  /// (the backend's State::launch_and_exchange); compute then exchange when overlap is off.
+  /// `reach_lo`/`reach_hi`: how far the kernel reads below and above along the slowest
+  /// dimension; `group`: its work-group size there (slabs of work-items are cut at multiples).
+  void launch_and_exchange(LaunchFn fn, int kernel, Index reach_lo, Index reach_hi,
+                           std::size_t group, Ids ids, std::int64_t step) {
+    state_.launch_and_exchange(*this, fn, kernel, reach_lo, reach_hi, group, ids, step);
+  }
+
+  /// swap(a, b) or rotate(a, b, c, ...): each name takes the next one's buffer, the last takes
+  /// the first's. Host arrays follow so that names keep meaning the same data.
+  void swap(Ids ids) {
+    const std::vector<int> order(ids);
+    for (std::size_t i = 0; i + 1 < order.size(); ++i) {
+      const auto a = static_cast<std::size_t>(order[i]);
+      const auto b = static_cast<std::size_t>(order[i + 1]);
+      for (std::size_t p = 0; p < parts(); ++p) {
+        using std::swap;
+        swap(buffers_[p][a], buffers_[p][b]);
+      }
+      std::swap(host_[a].bytes, host_[b].bytes);
+    }
+  }
+
+  // --- What the backend's State reads ------------------------------------------------------
+
+  /// The parts this process runs (all of them, or an MPI rank's own).
+  std::size_t parts() const { return count_; }
+  /// Local part p (on device p).
+  const Part& part(std::size_t p) const { return partition_.parts[first_ + p]; }
+  const Problem<B>& problem() const { return problem_; }
+  std::vector<Device>& devices() const { return devices_; }
+  const Partition& partition() const { return partition_; }
+  std::vector<HostArray>& host() const { return host_; }
+  const Probed& probed() const { return probed_; }
+  bool overlap() const { return overlap_; }
+  std::vector<Buffer>& buffers(std::size_t p) { return buffers_[p]; }
+  const typename B::Kernels& kernels(std::size_t p) const { return kernels_[p]; }
+  const std::vector<Transfer>& plan(int id) const { return plans_[static_cast<std::size_t>(id)]; }
+  RunStats& stats() { return stats_; }
+  /// A launch over part p's whole buffer.
+  Launch whole(std::size_t p, std::int64_t step) const {
+    return B::whole(devices_[p], kernels_[p], buffers_[p], part(p), step);
+  }
+
+ private:
+  /// Creates every part's buffers and fills them with the part's ghost box of each array.
+  void upload() {
+    Stopwatch t;
+    t.start();
+    buffers_.resize(parts());
+    for (std::size_t p = 0; p < parts(); ++p) {
+      const Device& d = devices_[p];
+      const Box& ghost = part(p).ghost;
+      std::size_t bytes = 0;
+      for (int id = 0; id < problem_.array_count; ++id)
+        bytes += static_cast<std::size_t>(ghost.volume()) * problem_.arrays[id].element_bytes;
+      S::check_fits(d, bytes);
+      for (int id = 0; id < problem_.array_count; ++id) {
+        const ArrayInfo& a = problem_.arrays[id];
+        buffers_[p].push_back(B::create_buffer(d, ghost, a.element_bytes, a.name));
+        B::write_box(d, buffers_[p].back(), ghost, host_[static_cast<std::size_t>(id)], ghost);
+        stats_.host_device_bytes += static_cast<std::size_t>(ghost.volume()) * a.element_bytes;
+      }
+    }
+    for (std::size_t p = 0; p < parts(); ++p) B::finish(devices_[p]);
+    stats_.host_device_s += t.stop();
+  }
+
+  /// Copies each part's owned box of every written array back into the host arrays.
+  void gather() {
+    Stopwatch t;
+    t.start();
+    for (std::size_t p = 0; p < parts(); ++p)
+      for (int id = 0; id < problem_.array_count; ++id) {
+        const ArrayInfo& a = problem_.arrays[id];
+        if (!a.compared) continue;
+        const Part& mine = part(p);
+        B::read_box(devices_[p], buffers_[p][static_cast<std::size_t>(id)], mine.ghost,
+                    host_[static_cast<std::size_t>(id)], mine.owned);
+        stats_.host_device_bytes += static_cast<std::size_t>(mine.owned.volume()) * a.element_bytes;
+      }
+    for (std::size_t p = 0; p < parts(); ++p) B::finish(devices_[p]);
+    stats_.host_device_s += t.stop();
+  }
+
+  const Problem<B>& problem_;
+  std::vector<Device>& devices_;
+  const Partition& partition_;
+  std::vector<HostArray>& host_;
+  const Probed& probed_;       ///< what the kernel probe measured (rims: how kernels run on views)
+  std::size_t first_, count_;  ///< the local parts: count_ from first_
+  std::vector<typename B::Kernels> kernels_;
+  std::vector<std::vector<Buffer>> buffers_;
+  std::vector<std::vector<Transfer>> plans_;
+  S state_;               ///< after the buffers: its events, staging and messages go first
+  bool overlap_ = false;  ///< launches followed by an exchange overlap the two
+  RunStats stats_;
+};
+
+/// A kernel as the start-up probe sees it (probe.hpp) with its launch function.
+template <class B>
+struct KernelEntry {
+  ProbeKernel probe;
+  void (*launch)(const typename B::Launch&);
+};
+
+/// Runs every kernel once over a small box on device `d` and measures what it writes and reads
+/// (rt::probe_kernel): a declared halo too small is an error, the rim a kernel leaves decides
+/// how it runs on views and how wide ghost zones and chunk windows must be.
+template <class B, std::size_t N>
+Probed probe_kernels(const Problem<B>& problem, const Box& grid, const typename B::Device& d,
+                     const KernelEntry<B> (&entries)[N]) {
+  const typename B::Kernels k =
+      problem.build_kernels ? problem.build_kernels(d) : typename B::Kernels{};
+  std::vector<ProbeElement> elements;
+  for (int id = 0; id < problem.array_count; ++id)
+    elements.push_back(
+        {problem.arrays[id].name, problem.arrays[id].element_bytes, problem.arrays[id].floating});
+  Probed probed;
+  for (const KernelEntry<B>& entry : entries)
+    probed.kernels.push_back(probe_kernel(
+        entry.probe, grid, elements, [&](std::vector<HostArray>& values, const Box& box) {
+          std::vector<typename B::Buffer> buf;
+          for (int id = 0; id < problem.array_count; ++id) {
+            const auto u = static_cast<std::size_t>(id);
+            buf.push_back(B::create_buffer(d, box, problem.arrays[id].element_bytes,
+                                           problem.arrays[id].name));
+            B::write_box(d, buf.back(), box, values[u], box);
+          }
+          Part part;
+          part.owned = part.ghost = box;
+          entry.launch(B::whole(d, k, buf, part, 0));
+          for (std::size_t u = 0; u < buf.size(); ++u) B::read_box(d, buf[u], box, values[u], box);
+          B::finish(d);
+        }));
+  if (problem.launches) probe_needs(probed, *problem.launches, problem.dims);
+  return probed;
+}
+
+}  // namespace stepgen::rt

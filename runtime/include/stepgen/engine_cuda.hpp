@@ -1,0 +1,165 @@
+#pragma once
+/// \file
+/// The CUDA backend of the in-core engine (engine.hpp): buffers, rectangular copies, peer
+/// access and the exchange of cuda.hpp. Launches and exchanges are enqueued on the GPUs'
+/// streams without host waits, ordered across GPUs by the events of a cuda::Timeline; the host
+/// waits once, after the last step. A launch that overlaps its exchange runs its boundary views
+/// on the high-priority stream first (cuda::launch_and_exchange).
+
+#include <cstdint>
+#include <initializer_list>
+#include <tuple>
+#include <vector>
+
+#include "stepgen/cuda.hpp"
+#include "stepgen/engine.hpp"
+
+namespace stepgen::cuda {
+
+/// Nothing to build per GPU: nvcc compiles the kernels with the program.
+struct NoKernels {};
+
+/// What a launch function receives: the part it runs on; the kernel is given `view`, the
+/// part's whole buffer or a slab of it along the slowest dimension (overlap), on a stream.
+struct Launch {
+  const Device& d;
+  const std::vector<Buffer>& buf;
+  const rt::Part& part;
+  const rt::Box& view;
+  On on;
+  std::int64_t step;
+  template <typename T>
+  ElementPtr<T> ptr(int id) const {
+    return {view_pointer<T>(buf[static_cast<std::size_t>(id)], part.ghost, view)};
+  }
+};
+
+/// The engine's CUDA backend.
+struct Backend {
+  using Device = cuda::Device;
+  using Buffer = cuda::Buffer;
+  using Kernels = NoKernels;
+  using Launch = cuda::Launch;
+  /// Kernels run on views of their buffers: the probe's rims decide whether they can.
+  static constexpr bool kViewsFromProbe = true;
+
+  static Buffer create_buffer(const Device& d, const rt::Box& box, std::size_t element_bytes,
+                              const char* name) {
+    return Buffer(d, box, element_bytes, name);
+  }
+  static void write_box(const Device& d, const Buffer& b, const rt::Box& buffer,
+                        const rt::HostArray& host, const rt::Box& sub) {
+    cuda::write_box(d, b, buffer, host, sub);
+  }
+  static void read_box(const Device& d, const Buffer& b, const rt::Box& buffer, rt::HostArray& host,
+                       const rt::Box& sub) {
+    cuda::read_box(d, b, buffer, host, sub);
+  }
+  static void finish(const Device& d) { cuda::finish(d); }
+  static void check_fits(const Device& d, std::size_t bytes) { cuda::check_fits(d, bytes); }
+  /// A launch over part p's whole buffer, on its kernel stream.
+  static Launch whole(const Device& d, const NoKernels&, const std::vector<Buffer>& buf,
+                      const rt::Part& part, std::int64_t step) {
+    return {d, buf, part, part.ghost, On::kCompute, step};
+  }
+
+  /// Peer access between the GPUs, the host arrays page-locked where a pair stages through
+  /// them, and the timeline of events that orders and times the work on the GPUs.
+  class State {
+   public:
+    using Engine = rt::InCore<Backend, State>;
+    using Ids = std::initializer_list<int>;
+    struct Config {};
+    static constexpr const char* kOne = "one device";
+    static constexpr const char* kOverlapOn =
+        "boundary slabs first, on a high-priority stream; exchange time = the part not hidden "
+        "behind the interior";
+
+    State(const rt::StateArgs<Device>& args, const Config&) : timeline_(args.devices, args.parts) {}
+    static void check_fits(const Device& d, std::size_t bytes) { cuda::check_fits(d, bytes); }
+
+    void prepare(Engine& e) {
+      if (e.parts() < 2) return;
+      peer_ = enable_peers(e.devices());
+      // Pairs without peer access stage through the host arrays: page-locked, the copies stay
+      // asynchronous on the streams.
+      bool staged = false;
+      for (int id = 0; id < e.problem().array_count; ++id)
+        for (const rt::Transfer& t : e.plan(id))
+          if (!peer_[static_cast<std::size_t>(t.src)][static_cast<std::size_t>(t.dst)])
+            staged = true;
+      if (staged) {
+        pinned_.reserve(e.host().size());
+        for (rt::HostArray& a : e.host()) pinned_.emplace_back(a);
+      }
+    }
+
+    /// One line per pair of devices that exchange ghost cells: GPU to GPU or through the host.
+    void print_exchange_paths(const Engine& e) const {
+      if (e.parts() < 2) return;
+      std::vector<const std::vector<rt::Transfer>*> plans;
+      for (int id = 0; id < e.problem().array_count; ++id)
+        if (e.problem().arrays[id].exchanged) plans.push_back(&e.plan(id));
+      cuda::print_exchange_paths(e.devices(), peer_, plans, stdout);
+    }
+
+    void begin(Engine&) { timeline_.begin(); }
+    void end(Engine&) { timeline_.finish(); }
+    void times(rt::RunStats& stats) const {
+      std::tie(stats.kernel_s, stats.exchange_s) = timeline_.busiest();
+    }
+
+    /// Enqueues the refresh of the ghost cells of `ids` on every part.
+    void exchange(Engine& e, Ids ids) {
+      if (e.parts() < 2) return;
+      e.stats().exchange_bytes +=
+          cuda::exchange(e.devices(), e.partition(), arrays(e, ids), peer_, timeline_);
+    }
+
+    /// The exchange overlapping the interior's computation (cuda::launch_and_exchange); compute
+    /// then exchange when overlap is off or the kernel cannot run on views (the probe). The
+    /// views grow by the rim the probe measured (rt::ViewRim).
+    void launch_and_exchange(Engine& e, void (*launch)(const Launch&), int kernel,
+                             rt::Index reach_lo, rt::Index reach_hi, std::size_t /*group*/, Ids ids,
+                             std::int64_t step) {
+      const int axis = e.problem().dims - 1;
+      const rt::ViewRim rim = e.probed().view(kernel, axis, reach_lo, reach_hi);
+      if (!e.overlap() || !rim.safe) {
+        for (std::size_t p = 0; p < e.parts(); ++p) launch(e.whole(p, step));
+        exchange(e, ids);
+        return;
+      }
+      std::vector<const std::vector<rt::Transfer>*> plans;
+      for (int id : ids) plans.push_back(&e.plan(id));
+      std::vector<rt::OverlapViews> views;
+      for (const rt::Part& part : e.partition().parts)
+        views.push_back(rt::overlap_views(part, axis, reach_lo, reach_hi, plans, rim.lo, rim.hi));
+      e.stats().exchange_bytes += cuda::launch_and_exchange(
+          e.devices(), e.partition(), views, arrays(e, ids), peer_, timeline_,
+          [&](std::size_t p, const rt::Box& view, On on) {
+            launch({e.devices()[p], e.buffers(p), e.part(p), view, on, step});
+          });
+    }
+
+   private:
+    /// The exchange of the arrays `ids`: their buffers and plans.
+    static std::vector<ExchangeArray> arrays(Engine& e, Ids ids) {
+      std::vector<ExchangeArray> out;
+      for (int id : ids) {
+        ExchangeArray a;
+        a.host = &e.host()[static_cast<std::size_t>(id)];
+        for (std::size_t p = 0; p < e.parts(); ++p)
+          a.buffers.push_back(&e.buffers(p)[static_cast<std::size_t>(id)]);
+        a.plan = &e.plan(id);
+        out.push_back(std::move(a));
+      }
+      return out;
+    }
+
+    PeerMatrix peer_;                 ///< peer_[src][dst]: GPU-to-GPU copies
+    std::vector<PinnedHost> pinned_;  ///< the host arrays, page-locked when they stage
+    Timeline timeline_;
+  };
+};
+
+}  // namespace stepgen::cuda

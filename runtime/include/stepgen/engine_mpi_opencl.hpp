@@ -1,0 +1,135 @@
+#pragma once
+/// \file
+/// The in-core engine (engine.hpp) on one MPI rank with OpenCL: the rank runs its own part of
+/// the partition on one device; the halo boxes other ranks read go by MPI messages
+/// (mpi::HaloExchange), packed and unpacked by rectangular copies through host buffers.
+
+#include <cstdint>
+#include <initializer_list>
+#include <vector>
+
+#include "stepgen/engine_opencl.hpp"
+#include "stepgen/mpi.hpp"
+
+namespace stepgen::cl {
+
+/// The exchange state of one rank (`K`: the generated program's built kernels).
+template <class K>
+class RankState {
+ public:
+  using Backend = cl::Backend<K>;
+  using Engine = rt::InCore<Backend, RankState>;
+  using Launch = typename Backend::Launch;
+  using Ids = std::initializer_list<int>;
+  /// The communicator of the halo messages (MPI_COMM_SELF with a partition of one part for
+  /// --verify's whole-grid run).
+  struct Config {
+    MPI_Comm comm = MPI_COMM_WORLD;
+  };
+  static constexpr const char* kOne = "one rank";
+  static constexpr const char* kOverlapOn =
+      "boundary slabs first, their halos copied on a second queue; halo messages in flight while "
+      "the interior computes; exchange time = the part not hidden behind the interior";
+
+  RankState(const rt::StateArgs<Device>& args, const Config& config)
+      : halo_(config.comm, args.first, args.arrays) {}
+  static void check_fits(const Device& d, std::size_t bytes) { cl::check_fits(d, bytes); }
+
+  void prepare(Engine& e) {
+    const rt::Problem<Backend>& problem = e.problem();
+    for (int id = 0; id < problem.array_count; ++id)
+      if (problem.arrays[id].exchanged)
+        halo_.add(id, problem.arrays[id].name, problem.arrays[id].element_bytes, e.plan(id));
+  }
+  void print_exchange_paths(const Engine&) const {}
+  void begin(Engine&) {}
+  void end(Engine& e) {
+    kernel_timer_.start();
+    cl::finish(e.devices()[0]);
+    kernel_timer_.stop();
+  }
+  void times(rt::RunStats& stats) const {
+    stats.kernel_s = kernel_timer_.total();
+    stats.exchange_s = exchange_timer_.total();
+  }
+
+  /// Refreshes the ghost cells of `ids`: the boxes this rank owns and others read are read from
+  /// the device into host buffers and sent; the boxes it reads are received and written.
+  void exchange(Engine& e, Ids ids) {
+    if (halo_.idle()) return;
+    const Device& d = e.devices()[0];
+    kernel_timer_.start();
+    cl::finish(d);
+    kernel_timer_.stop();
+    exchange_timer_.start();
+    const rt::Box& ghost = e.part(0).ghost;
+    std::vector<Mem>& buf = e.buffers(0);
+    e.stats().exchange_bytes += halo_.exchange(
+        ids,
+        [&](int id, rt::HostArray& box) {
+          read_box(d, buf[static_cast<std::size_t>(id)], ghost, box, box.box, nullptr);
+        },
+        [&] { cl::finish(d); },
+        [&](int id, const rt::HostArray& box) {
+          write_box(d, buf[static_cast<std::size_t>(id)], ghost, box, box.box, nullptr);
+        });
+    // The writes read the receive buffers, which the next exchange reuses.
+    cl::finish(d);
+    exchange_timer_.stop();
+  }
+
+  /// As Backend::State::launch_and_exchange between devices: the boundary slabs
+  /// (rt::overlap_views) run first, then the boundary queue packs the boxes other ranks read
+  /// into their send buffers; the interior runs meanwhile on the kernel queue, while the packed
+  /// boxes are sent and this rank's boxes are received (MPI_Isend/MPI_Irecv); they are then
+  /// unpacked on the boundary queue. Compute then exchange when overlap is off.
+  void launch_and_exchange(Engine& e, void (*launch)(const Launch&), int /*kernel*/,
+                           rt::Index reach_lo, rt::Index reach_hi, std::size_t group, Ids ids,
+                           std::int64_t step) {
+    if (!e.overlap() || halo_.idle()) {
+      launch(e.whole(0, step));
+      exchange(e, ids);
+      return;
+    }
+    const int axis = e.problem().dims - 1;
+    const Device& d = e.devices()[0];
+    const rt::Part& part = e.part(0);
+    std::vector<Mem>& buf = e.buffers(0);
+    kernel_timer_.start();
+    std::vector<const std::vector<rt::Transfer>*> plans;
+    for (int id : ids) plans.push_back(&e.plan(id));
+    const OverlapSlabs slabs = overlap_slabs(part, axis, reach_lo, reach_hi, group, plans);
+    // The kernels run in order on the compute queue (see cl::On); the halo reads on the
+    // boundary queue start when the boundary slabs are done, beside the interior.
+    launch({d, e.kernels(0), buf, part, step, &slabs.below});
+    launch({d, e.kernels(0), buf, part, step, &slabs.above});
+    boundary_after_compute(d);
+    std::vector<Event> packs, unpacks;
+    halo_.start(ids, [&](int id, rt::HostArray& box) {
+      read_box(d, buf[static_cast<std::size_t>(id)], part.ghost, box, box.box, &packs,
+               On::kBoundary);
+    });
+    launch({d, e.kernels(0), buf, part, step, &slabs.interior});
+    flush(d);
+    wait_all(packs, "exchange");
+    e.stats().exchange_bytes += halo_.send(ids);
+    halo_.finish(ids, [&](int id, const rt::HostArray& box) {
+      write_box(d, buf[static_cast<std::size_t>(id)], part.ghost, box, box.box, &unpacks,
+                On::kBoundary);
+    });
+    flush(d);
+    cl::finish(d);
+    kernel_timer_.stop();
+    // What is left of the exchange once the interior is done: the part not hidden. The writes
+    // read the receive buffers, which the next exchange reuses.
+    exchange_timer_.start();
+    wait_all(unpacks, "exchange");
+    exchange_timer_.stop();
+  }
+
+ private:
+  mpi::HaloExchange halo_;
+  rt::Stopwatch kernel_timer_, exchange_timer_;
+};
+
+}  // namespace stepgen::cl

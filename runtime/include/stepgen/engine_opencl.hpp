@@ -1,0 +1,201 @@
+#pragma once
+/// \file
+/// The OpenCL backend of the in-core engine (engine.hpp): buffers and rectangular copies of
+/// opencl.hpp, and the exchanges through the host arrays as staging. A device's kernels run in
+/// order on its compute queue; when a launch overlaps its exchange, its boundary slabs run
+/// first, the halo reads follow on the boundary queue while the interior computes, and the
+/// writes to the receivers go on their boundary queues.
+
+#include <cstdint>
+#include <initializer_list>
+#include <vector>
+
+#include "stepgen/engine.hpp"
+#include "stepgen/opencl.hpp"
+
+namespace stepgen::cl {
+
+/// What a launch function receives: the part it runs on and which of its work-items run
+/// (`slab`: a range of them along the slowest dimension, for overlap; nullptr: all).
+template <class K>
+struct Launch {
+  const Device& d;
+  const K& k;  ///< the device's built kernels (the generated program's Kernels)
+  const std::vector<Mem>& buf;
+  const rt::Part& part;
+  std::int64_t step;
+  const Slab* slab;
+};
+
+/// The three slabs of work-items of a launch that overlaps its exchange, along the slowest
+/// dimension `axis`: the boundary slabs below and above (first, their halos read when they are
+/// done) and the interior between them (rt::overlap_views; work-items along the slowest
+/// dimension are cells, the interior shrunk to whole work-groups of `group`; empty when none
+/// is left, then `below` covers everything).
+struct OverlapSlabs {
+  Slab below, above, interior;
+};
+inline OverlapSlabs overlap_slabs(const rt::Part& part, int axis, rt::Index reach_lo,
+                                  rt::Index reach_hi, std::size_t group,
+                                  const std::vector<const std::vector<rt::Transfer>*>& plans) {
+  const auto a = static_cast<std::size_t>(axis);
+  const rt::OverlapViews v = rt::overlap_views(part, axis, reach_lo, reach_hi, plans);
+  // The interior's cells, in the buffer's coordinates, shrunk to whole work-groups.
+  size_t i0 = 0, i1 = 0;
+  if (v.split) {
+    i0 = static_cast<size_t>(rt::round_up(v.interior.lo[a] + reach_lo - part.ghost.lo[a],
+                                          static_cast<rt::Index>(group)));
+    i1 = static_cast<size_t>(v.interior.hi[a] - reach_hi - part.ghost.lo[a]) / group * group;
+  }
+  if (i0 >= i1) i0 = i1 = 0;
+  return {Slab{axis, 0, i0 < i1 ? i0 : SIZE_MAX}, Slab{axis, i1, i0 < i1 ? SIZE_MAX : 0},
+          Slab{axis, i0, i1}};
+}
+
+/// The engine's OpenCL backend; `K`: the generated program's built kernels of one device.
+template <class K>
+struct Backend {
+  using Device = cl::Device;
+  using Buffer = Mem;
+  using Kernels = K;
+  using Launch = cl::Launch<K>;
+  /// Kernels run on slabs of work-items (global offsets), never on views of their buffers:
+  /// the probe's view rims do not decide overlap.
+  static constexpr bool kViewsFromProbe = false;
+
+  static Mem create_buffer(const Device& d, const rt::Box& box, std::size_t element_bytes,
+                           const char* name) {
+    return cl::create_buffer(d, box, element_bytes, name);
+  }
+  static void write_box(const Device& d, const Mem& m, const rt::Box& buffer,
+                        const rt::HostArray& host, const rt::Box& sub) {
+    cl::write_box(d, m, buffer, host, sub, nullptr);
+  }
+  static void read_box(const Device& d, const Mem& m, const rt::Box& buffer, rt::HostArray& host,
+                       const rt::Box& sub) {
+    cl::read_box(d, m, buffer, host, sub, nullptr);
+  }
+  static void finish(const Device& d) { cl::finish(d); }
+  static void check_fits(const Device& d, std::size_t bytes) { cl::check_fits(d, bytes); }
+  static Launch whole(const Device& d, const K& k, const std::vector<Mem>& buf,
+                      const rt::Part& part, std::int64_t step) {
+    return {d, k, buf, part, step, nullptr};
+  }
+
+  /// Exchanges wait on the host: the report splits kernel and exchange time by host timers.
+  class State {
+   public:
+    using Engine = rt::InCore<Backend, State>;
+    using Ids = std::initializer_list<int>;
+    struct Config {};
+    static constexpr const char* kOne = "one device";
+    static constexpr const char* kOverlapOn =
+        "boundary slabs first, their halos copied on a second queue beside the interior; exchange "
+        "time = the part not hidden behind the interior";
+
+    State(const rt::StateArgs<Device>&, const Config&) {}
+    static void check_fits(const Device& d, std::size_t bytes) { cl::check_fits(d, bytes); }
+    void prepare(Engine&) {}
+    void print_exchange_paths(const Engine&) const {}
+    void begin(Engine&) {}
+    void end(Engine& e) {
+      kernel_timer_.start();
+      for (std::size_t p = 0; p < e.parts(); ++p) cl::finish(e.devices()[p]);
+      kernel_timer_.stop();
+    }
+    void times(rt::RunStats& stats) const {
+      stats.kernel_s = kernel_timer_.total();
+      stats.exchange_s = exchange_timer_.total();
+    }
+
+    /// Refreshes the ghost cells of `ids` on every part once their kernels are done.
+    void exchange(Engine& e, Ids ids) {
+      if (e.parts() < 2) return;
+      kernel_timer_.start();
+      for (std::size_t p = 0; p < e.parts(); ++p) cl::finish(e.devices()[p]);
+      kernel_timer_.stop();
+      exchange_timer_.start();
+      std::vector<ExchangeArray> arrays;
+      for (int id : ids) {
+        ExchangeArray a;
+        a.host = &e.host()[static_cast<std::size_t>(id)];
+        for (std::size_t p = 0; p < e.parts(); ++p)
+          a.buffers.push_back(&e.buffers(p)[static_cast<std::size_t>(id)]);
+        a.plan = &e.plan(id);
+        arrays.push_back(std::move(a));
+      }
+      e.stats().exchange_bytes += cl::exchange(e.devices(), e.partition(), arrays, pending_writes_);
+      // Waiting here keeps the report's split between kernels and exchange exact.
+      wait_all(pending_writes_, "exchange");
+      exchange_timer_.stop();
+    }
+
+    /// On each device, the boundary slabs (rt::overlap_views; work-items along the slowest
+    /// dimension are cells, cut at multiples of the work-group size `group`) run first, then
+    /// the boundary queue reads the boxes other parts need into the host arrays; the interior
+    /// runs meanwhile on the kernel queue; the boxes are then written to their receivers on
+    /// their boundary queues. Compute then exchange when overlap is off.
+    void launch_and_exchange(Engine& e, void (*launch)(const Launch&), int /*kernel*/,
+                             rt::Index reach_lo, rt::Index reach_hi, std::size_t group, Ids ids,
+                             std::int64_t step) {
+      if (!e.overlap()) {
+        for (std::size_t p = 0; p < e.parts(); ++p) launch(e.whole(p, step));
+        exchange(e, ids);
+        return;
+      }
+      const int axis = e.problem().dims - 1;
+      std::vector<Device>& devices = e.devices();
+      kernel_timer_.start();
+      std::vector<const std::vector<rt::Transfer>*> plans;
+      for (int id : ids) plans.push_back(&e.plan(id));
+      std::vector<Event> reads;
+      std::vector<Slab> interior(e.parts());
+      for (std::size_t p = 0; p < e.parts(); ++p) {
+        const rt::Part& part = e.part(p);
+        const OverlapSlabs slabs = overlap_slabs(part, axis, reach_lo, reach_hi, group, plans);
+        // A device's kernels run in order on its compute queue (see cl::On); the halo reads on
+        // the boundary queue start when the boundary slabs are done, beside the interior.
+        launch({devices[p], e.kernels(p), e.buffers(p), part, step, &slabs.below});
+        launch({devices[p], e.kernels(p), e.buffers(p), part, step, &slabs.above});
+        boundary_after_compute(devices[p]);
+        for (int id : ids)
+          for (const rt::Transfer& t : e.plan(id)) {
+            if (static_cast<std::size_t>(t.src) != p) continue;
+            rt::HostArray& host = e.host()[static_cast<std::size_t>(id)];
+            for (const rt::Box& box : t.boxes) {
+              cl::read_box(devices[p], e.buffers(p)[static_cast<std::size_t>(id)], part.ghost, host,
+                           box, &reads, On::kBoundary);
+              e.stats().exchange_bytes +=
+                  static_cast<std::size_t>(box.volume()) * host.element_bytes;
+            }
+          }
+        interior[p] = slabs.interior;
+      }
+      for (std::size_t p = 0; p < e.parts(); ++p) {
+        launch({devices[p], e.kernels(p), e.buffers(p), e.part(p), step, &interior[p]});
+        flush(devices[p]);
+      }
+      wait_all(reads, "exchange");
+      for (int id : ids)
+        for (const rt::Transfer& t : e.plan(id)) {
+          const auto dst = static_cast<std::size_t>(t.dst);
+          for (const rt::Box& box : t.boxes)
+            cl::write_box(devices[dst], e.buffers(dst)[static_cast<std::size_t>(id)],
+                          e.part(dst).ghost, e.host()[static_cast<std::size_t>(id)], box,
+                          &pending_writes_, On::kBoundary);
+        }
+      for (std::size_t p = 0; p < e.parts(); ++p) cl::finish(devices[p]);
+      kernel_timer_.stop();
+      // What is left of the exchange once the interior is done: the part not hidden.
+      exchange_timer_.start();
+      wait_all(pending_writes_, "exchange");
+      exchange_timer_.stop();
+    }
+
+   private:
+    std::vector<Event> pending_writes_;
+    rt::Stopwatch kernel_timer_, exchange_timer_;
+  };
+};
+
+}  // namespace stepgen::cl

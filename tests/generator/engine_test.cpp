@@ -1,0 +1,98 @@
+// The generated programs hold the spec's problem and its time loop; the machinery is the runtime's
+// engine (runtime/stepgen/engine.hpp). Both backends, one process and MPI: the time loop is one
+// line per spec action on the engine, and the MPI programs are their own templates sharing
+// sections 1-3, the time loop and (OpenCL) the out-of-core chunk step with the one-process ones.
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include "emit/emitter.hpp"
+#include "emit/provenance.hpp"
+#include "model/model.hpp"
+#include "test_support.hpp"
+
+namespace {
+
+using test_support::Tree;
+const auto load = test_support::load_model;
+
+Tree generate(const std::string& target, const stepgen::model::Model& m, bool mpi = false) {
+  auto emitter = stepgen::emit::make_emitter(target);
+  REQUIRE(emitter);
+  stepgen::emit::GenerateOptions options;
+  options.mpi = mpi;
+  return stepgen::emit::generate_files(m, *emitter, options).files();
+}
+
+std::string example(const std::string& name) {
+  return std::string(STEPGEN_SOURCE_DIR) + "/examples/" + name + "/" + name + ".xml";
+}
+
+bool has(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+/// The text from `from` up to (not including) `to`.
+std::string between(const std::string& text, const std::string& from, const std::string& to) {
+  const std::size_t a = text.find(from);
+  REQUIRE(a != std::string::npos);
+  const std::size_t b = text.find(to, a);
+  REQUIRE(b != std::string::npos);
+  return text.substr(a, b - a);
+}
+
+}  // namespace
+
+TEST_CASE("engine: the time loop is one line per spec action, the same on both backends") {
+  for (const char* target : {"opencl", "cuda"}) {
+    CAPTURE(target);
+    auto m = load(example("twostage"));
+    Tree t = generate(target, *m);
+    const std::string& host = t.at(std::string("twostage.") + (target[0] == 'o' ? "cpp" : "cu"));
+    const std::string loop =
+        between(host, "void time_loop(Run& run, std::int64_t steps) {", "// clang-format on");
+    CHECK(loop ==
+          "void time_loop(Run& run, std::int64_t steps) {\n"
+          "  for (std::int64_t step = 0; step < steps; ++step) {\n"
+          "    run.launch_and_exchange(launch_laplacian, kernel::laplacian, 1, 1, 16, {array::T}, "
+          "step);\n"
+          "    run.launch_and_exchange(launch_hyperdiffuse, kernel::hyperdiffuse, 1, 1, 16, "
+          "{array::V}, step);\n"
+          "    run.swap({array::U, array::V});\n"
+          "  }\n"
+          "}\n");
+    CHECK(has(host, "using Run = rt::InCore<Backend>;"));
+    CHECK(t.count("runtime/stepgen/engine.hpp") == 1);
+    // No exchange or overlap code is left in the generated file.
+    CHECK(!has(host, "class Run"));
+    CHECK(!has(host, "overlap_views"));
+  }
+}
+
+TEST_CASE("engine: the MPI programs run the same time loop on one rank's engine") {
+  for (const char* target : {"opencl", "cuda"}) {
+    CAPTURE(target);
+    const std::string file = std::string("jacobi2d.") + (target[0] == 'o' ? "cpp" : "cu");
+    auto m = load(example("jacobi2d"));
+    Tree one = generate(target, *m);
+    Tree t = generate(target, *m, true);
+    const std::string& host = t.at(file);
+    CHECK(has(host, target[0] == 'o' ? "using Run = rt::InCore<Backend, cl::RankState<Kernels>>;"
+                                     : "using Run = rt::InCore<Backend, cuda::RankState>;"));
+    CHECK(t.count(target[0] == 'o' ? "runtime/stepgen/engine_mpi_opencl.hpp"
+                                   : "runtime/stepgen/engine_mpi_cuda.hpp") == 1);
+    CHECK(!has(host, "class RankRun"));
+    // Sections 1-3 and the time loop are the same text as in the one-process program.
+    CHECK(between(host, "// 1. The problem", "// 4. One ") ==
+          between(one.at(file), "// 1. The problem", "// 4. One "));
+    CHECK(between(host, "void time_loop(", "// clang-format on") ==
+          between(one.at(file), "void time_loop(", "// clang-format on"));
+    if (target[0] == 'o') {  // the out-of-core chunk step too (CUDA MPI runs in core)
+      auto chunk_step = [](const std::string& text) {
+        const std::string from = between(text, "// 4b. Out of core", "void chunk_step(");
+        return from + between(text, "void chunk_step(", "\n}\n");
+      };
+      CHECK(chunk_step(host) == chunk_step(one.at(file)));
+    }
+  }
+}
