@@ -233,3 +233,19 @@ TEST_CASE("probe: a grid too small to tell the kernel's rim from the grid's boun
   CHECK_FALSE(p.views_safe());
   CHECK(p.why.find("cannot be told from the grid's boundary") != std::string::npos);
 }
+
+TEST_CASE("probe: a guard too wide to tell on the first box is told on a larger one") {
+  // STEPOCL's Jacobi (examples/stepocl_jacobi): reach 10 along x on a 4098x1026 grid. On the
+  // 24-cell box the box shrunk by the rim (4 cells) leaves the kernel no cell to write; the
+  // 64-cell box tells the rim, and views stay safe (the CUDA overlap stays on).
+  const Box grid = Box::from_extent(2, {4098, 1026, 1});
+  HostKernel run{
+      {{0, 0, 0}, {-10, 0, 0}, {10, 0, 0}, {0, -1, 0}, {0, 1, 0}}, {10, 1, 0}, {10, 1, 0}};
+  const KernelProbe p =
+      probe_kernel(kernel_of({{-10, 0, 0}, {10, 0, 0}, {0, -1, 0}, {0, 1, 0}}), grid, kFloats, run);
+  CHECK(p.box.extent(0) == 64);
+  CHECK(p.rim_lo == Vec3{10, 1, 0});
+  CHECK(p.rim_hi == Vec3{10, 1, 0});
+  CHECK_FALSE(p.rim_undecided);
+  CHECK(p.views_safe());
+}

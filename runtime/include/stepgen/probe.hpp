@@ -71,6 +71,9 @@ struct KernelProbe {
   std::vector<std::string> errors;        ///< a declared halo too small
   std::vector<std::string> warnings;      ///< a declared halo wider than what is read
   std::string why;                        ///< why views are not safe (empty: they are)
+  /// The box shrunk by the rim first seen was too small for the kernel to write a cell: its own
+  /// rim could not be told from the grid's boundary (a larger box may tell).
+  bool rim_undecided = false;
   bool views_safe() const { return probed && why.empty(); }
 };
 
@@ -302,6 +305,7 @@ inline KernelProbe probe_kernel_on(const ProbeKernel& k, const Box& grid,
         r.rim_lo = wi.rim_lo;
         r.rim_hi = wi.rim_hi;
       } else {
+        r.rim_undecided = true;
         r.why = "its own rim cannot be told from the grid's boundary on a " + box.str() +
                 " grid (on " + inner.str() + " it " +
                 (wi.wrote ? "writes cells that are not one box" : "writes no cell") + ")";
@@ -381,13 +385,15 @@ inline KernelProbe probe_kernel_on(const ProbeKernel& k, const Box& grid,
 
 /// Probes kernel `k` over a box of `grid` with `run`: the cells it writes and the neighbours
 /// it reads. `elements`: every array's element type, by id. A kernel that writes nothing on 24
-/// cells a dimension (a guard wider than 12) is probed again on 64, then 160.
+/// cells a dimension (a guard wider than 12), or whose rim the 24-cell box cannot tell from the
+/// grid's boundary (a guard wider than 6: the box shrunk by it leaves no written cell), is
+/// probed again on 64, then 160.
 inline KernelProbe probe_kernel(const ProbeKernel& k, const Box& grid,
                                 const std::vector<ProbeElement>& elements, const ProbeRun& run) {
   KernelProbe r;
   for (Index n : {24, 64, 160}) {
     r = probe_kernel_on(k, grid, elements, run, n);
-    if (!r.probed || r.wrote || probe_box(grid, k.follows, n) == grid) break;
+    if (!r.probed || (r.wrote && !r.rim_undecided) || probe_box(grid, k.follows, n) == grid) break;
   }
   return r;
 }
