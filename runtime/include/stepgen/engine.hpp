@@ -285,9 +285,9 @@ struct KernelEntry {
 /// Runs every kernel once over a small box on device `d` and measures what it writes and reads
 /// (rt::probe_kernel): a declared halo too small is an error, the rim a kernel leaves decides
 /// how it runs on views and how wide ghost zones and chunk windows must be.
-template <class B, std::size_t N>
+template <class B>
 Probed probe_kernels(const Problem<B>& problem, const Box& grid, const typename B::Device& d,
-                     const KernelEntry<B> (&entries)[N]) {
+                     const KernelEntry<B>* entries, std::size_t count) {
   const typename B::Kernels k =
       problem.build_kernels ? problem.build_kernels(d) : typename B::Kernels{};
   std::vector<ProbeElement> elements;
@@ -295,7 +295,8 @@ Probed probe_kernels(const Problem<B>& problem, const Box& grid, const typename 
     elements.push_back(
         {problem.arrays[id].name, problem.arrays[id].element_bytes, problem.arrays[id].floating});
   Probed probed;
-  for (const KernelEntry<B>& entry : entries)
+  for (std::size_t i = 0; i < count; ++i) {
+    const KernelEntry<B>& entry = entries[i];
     probed.kernels.push_back(probe_kernel(
         entry.probe, grid, elements, [&](std::vector<HostArray>& values, const Box& box) {
           std::vector<typename B::Buffer> buf;
@@ -311,8 +312,14 @@ Probed probe_kernels(const Problem<B>& problem, const Box& grid, const typename 
           for (std::size_t u = 0; u < buf.size(); ++u) B::read_box(d, buf[u], box, values[u], box);
           B::finish(d);
         }));
+  }
   if (problem.launches) probe_needs(probed, *problem.launches, problem.dims);
   return probed;
+}
+template <class B, std::size_t N>
+Probed probe_kernels(const Problem<B>& problem, const Box& grid, const typename B::Device& d,
+                     const KernelEntry<B> (&entries)[N]) {
+  return probe_kernels(problem, grid, d, entries, N);
 }
 
 }  // namespace stepgen::rt

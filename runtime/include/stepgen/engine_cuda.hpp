@@ -13,6 +13,7 @@
 
 #include "stepgen/cuda.hpp"
 #include "stepgen/engine.hpp"
+#include "stepgen/ooc_cuda.hpp"
 
 namespace stepgen::cuda {
 
@@ -42,6 +43,24 @@ struct Backend {
   using Launch = cuda::Launch;
   /// Kernels run on views of their buffers: the probe's rims decide whether they can.
   static constexpr bool kViewsFromProbe = true;
+  /// What the main program (main.hpp) prints after the report.
+  static constexpr const char* kTimingNote =
+      "timing: kernels and exchange are GPU time of the busiest GPU (CUDA events)";
+
+  // The main program's backend parts (main.hpp).
+  static std::vector<Device> discover(const rt::Options& opt) { return cuda::discover(opt); }
+  static void print_usage_note(std::FILE* out) {
+    std::fprintf(out,
+                 "\nCUDA backend: runs on the CUDA GPUs only. --device-type all and gpu both mean "
+                 "them\n(cpu is an error); --platform must be part of '%s'.\n",
+                 cuda::platform_name());
+  }
+  static rt::Index auto_device_memory(const std::vector<Device>& devices) {
+    return cuda::auto_device_memory(devices);
+  }
+  /// The host arrays' memory: ordinary heap memory; out of core, the CUDA driver page-locks
+  /// it where it is (cuda::pin_host_arrays).
+  static rt::HostAllocator host_allocator(const std::vector<Device>&, bool) { return {}; }
 
   static Buffer create_buffer(const Device& d, const rt::Box& box, std::size_t element_bytes,
                               const char* name) {

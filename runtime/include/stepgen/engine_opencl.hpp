@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "stepgen/engine.hpp"
+#include "stepgen/ooc_opencl.hpp"
 #include "stepgen/opencl.hpp"
 
 namespace stepgen::cl {
@@ -62,6 +63,20 @@ struct Backend {
   /// Kernels run on slabs of work-items (global offsets), never on views of their buffers:
   /// the probe's view rims do not decide overlap.
   static constexpr bool kViewsFromProbe = false;
+  /// What the main program (main.hpp) prints after the report (nullptr: nothing).
+  static constexpr const char* kTimingNote = nullptr;
+
+  // The main program's backend parts (main.hpp).
+  static std::vector<Device> discover(const rt::Options& opt) { return cl::discover(opt); }
+  static void print_usage_note(std::FILE*) {}
+  static rt::Index auto_device_memory(const std::vector<Device>& devices) {
+    return cl::auto_device_memory(devices);
+  }
+  /// The host arrays' memory: page-locked out of core (`pinned`), the chunks copied straight
+  /// from and to it.
+  static rt::HostAllocator host_allocator(const std::vector<Device>& devices, bool pinned) {
+    return pinned ? cl::pinned_allocator(devices[0]) : rt::HostAllocator{};
+  }
 
   static Mem create_buffer(const Device& d, const rt::Box& box, std::size_t element_bytes,
                            const char* name) {

@@ -1,0 +1,243 @@
+#pragma once
+/// \file
+/// The main program of a generated single-process program, written once for both backends:
+/// options, devices, the kernel probe, the partition, the host arrays (--load), the run in or
+/// out of core, the report, --verify against one device, --save. The generated file fills a
+/// rt::Program with what is specific to its spec (its tables, initial values, time loop and
+/// out-of-core driver) and calls rt::run_program. What differs between backends comes from the
+/// backend `B` (engine_opencl.hpp, engine_cuda.hpp): discover, auto_device_memory,
+/// host_allocator, print_usage_note, kTimingNote.
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "stepgen/engine.hpp"
+#include "stepgen/ooc.hpp"
+#include "stepgen/partition.hpp"
+#include "stepgen/probe.hpp"
+#include "stepgen/program.hpp"
+
+namespace stepgen::rt {
+
+/// Compares an array after the run with the one-device run's (rt::compare_arrays<T>).
+using CompareArrays = std::string (*)(const HostArray& got, const HostArray& want);
+
+/// What the main program needs from the generated file.
+template <class B>
+struct Program {
+  using Device = typename B::Device;
+  ProgramInfo info;  ///< name, spec, backend and the spec's defaults (array_bytes: filled here)
+  const Problem<B>* problem = nullptr;
+  Box grid;
+  const KernelEntry<B>* kernels = nullptr;  ///< the kernels as the probe sees them
+  std::size_t kernel_count = 0;
+  /// How the grid is split over `devices` with `weights`.
+  PartitionRequest (*partition_request)(int devices, const std::vector<double>& weights) = nullptr;
+  std::vector<double> weights;  ///< the spec's device weights (empty: equal)
+  Vec3 ghost_lo, ghost_hi;      ///< the ghost widths the halos need (before the probe's rims)
+  OocOptions ooc;               ///< the spec's <out_of_core> settings: the flags' defaults
+  /// The arrays over the whole grid with their initial values, in memory from `alloc`.
+  std::vector<HostArray> (*make_host_arrays)(const HostAllocator& alloc) = nullptr;
+  void (*time_loop)(InCore<B>& run, std::int64_t steps) = nullptr;
+  /// Runs in core or, when decide_out_of_core said so (`report.on`), out of core.
+  RunStats (*run)(std::vector<Device>& devices, const Partition& partition,
+                  std::vector<HostArray>& host, const Options& opt, const OocOptions& ooc,
+                  const Probed& probed, OocStats& report) = nullptr;
+  const CompareArrays* compare = nullptr;  ///< one per array
+};
+
+/// Whether the run goes out of core: when the options ask for it or a part's arrays do not
+/// fit its device's budget (`budget`). Fills the report's budget, and the reason when it does.
+inline bool decide_out_of_core(Index budget, const Partition& partition, const ArrayInfo* arrays,
+                               int array_count, const OocOptions& ooc, OocStats& report) {
+  report.budget = budget;
+  Index in_core = 0;
+  for (const Part& part : partition.parts) {
+    Index bytes = 0;
+    for (int id = 0; id < array_count; ++id)
+      bytes += part.ghost.volume() * static_cast<Index>(arrays[id].element_bytes);
+    in_core = std::max(in_core, bytes);
+  }
+  const bool fits = in_core <= report.budget;
+  if (ooc.mode == OocOptions::Mode::kOff || (ooc.mode == OocOptions::Mode::kAuto && fits))
+    return false;
+  report.on = true;
+  report.reason = fits ? "asked for with --out-of-core on"
+                       : "a part needs " + human_bytes(static_cast<double>(in_core)) +
+                             ", the budget per device is " +
+                             human_bytes(static_cast<double>(report.budget));
+  return true;
+}
+
+/// The out-of-core request for the parts of `partition`, from the options: the planes a step
+/// costs a chunk (`shrink_lo`, `shrink_hi`: the step's read halos, widened where the probe
+/// found kernel rims wider than them, said unless `quiet`) and the arrays (`written[id]`:
+/// stored back after each pass). The trapezoid is the backend's to decide.
+inline OocRequest ooc_request(const Box& grid, int dims, const Partition& partition, Vec3 shrink_lo,
+                              Vec3 shrink_hi, const ArrayInfo* arrays, const bool* written,
+                              int array_count, const OocOptions& ooc, const Probed& probed,
+                              bool quiet) {
+  OocRequest request;
+  request.grid = grid;
+  for (const Part& part : partition.parts) request.owned.push_back(part.owned);
+  request.shrink_lo = shrink_lo;
+  request.shrink_hi = shrink_hi;
+  // Kernels whose rim is wider than their halos: a chunk's window loses more planes a step.
+  if (probed.widen_shrink(request.shrink_lo, request.shrink_hi) && !quiet)
+    std::printf("probe: out of core, a step costs a chunk %s planes (the kernels' rims)\n",
+                probe_sides(dims, request.shrink_lo, request.shrink_hi).c_str());
+  for (int id = 0; id < array_count; ++id)
+    request.arrays.push_back(
+        {arrays[id].name, static_cast<Index>(arrays[id].element_bytes), written[id]});
+  request.chunks = ooc.chunks;
+  request.steps_per_pass = ooc.steps_per_pass;
+  request.region_sharing = ooc.region_sharing;
+  request.buffers = ooc.buffers;
+  request.band_sharing = ooc.band_sharing;
+  return request;
+}
+
+/// The out-of-core schedule for `request` (rt::ooc_choose) over `steps`, with the link and the
+/// kernels' speed measured on a probe chunk by `calibrate(probe, probe_bytes)` (`probe`:
+/// `request` in one chunk of one step); fills the report with the choice and its prediction.
+/// A plan that cannot be made is thrown as `Error`.
+template <class Error = RunError, class Calibrate>
+OocSchedule ooc_plan(const OocRequest& request, const OocOptions& ooc, std::int64_t steps,
+                     OocStats& report, Calibrate&& calibrate) {
+  OocSchedule schedule;
+  try {
+    report.auto_chunks = ooc.chunks == 0;
+    report.auto_k = ooc.steps_per_pass == 0;
+    // The model needs the link and the kernels' speed: measure them on a probe chunk.
+    OocRequest probe = request;
+    probe.chunks = 1;
+    probe.steps_per_pass = 1;
+    const Index probe_bytes = std::min<Index>(report.budget / 4, Index{1} << 30);
+    report.link = calibrate(probe, probe_bytes);
+    schedule = ooc_choose(request, report.budget, report.link, steps, ooc.overlap);
+  } catch (const PlanError& e) {
+    throw Error(e.what());
+  }
+  report.chunks = schedule.chunks;
+  report.steps_per_pass = schedule.steps_per_pass;
+  report.region_sharing = schedule.region_sharing;
+  report.trapezoid = schedule.trapezoid;
+  report.band_sharing = schedule.band_sharing;
+  report.overlap = ooc.overlap;
+  report.buffers = schedule.buffers;
+  report.device_bytes = schedule.device_bytes;
+  report.predicted_s = ooc_predict(schedule, report.link, steps, ooc.overlap);
+  return schedule;
+}
+
+/// The run's figures for the common report after an out-of-core run of `steps`.
+inline RunStats ooc_run_stats(const OocStats& report, std::int64_t steps) {
+  RunStats stats;
+  stats.total_s = report.measured_s;
+  stats.host_device_s = report.measured_s;
+  stats.host_device_bytes = report.h2d_bytes + report.d2h_bytes;
+  stats.steps = steps;
+  return stats;
+}
+
+/// The partition, one line per part.
+template <class Device>
+void print_partition(const std::vector<Device>& devices, const Partition& partition) {
+  std::printf("%zu device(s), grid %dx%dx%d (%s)\n", partition.parts.size(), partition.grid[0],
+              partition.grid[1], partition.grid[2], partition.rationale.c_str());
+  for (const Part& part : partition.parts)
+    std::printf("  part %d on %s: owned %s, buffer %s\n", part.id,
+                devices[static_cast<std::size_t>(part.id)].label().c_str(),
+                part.owned.str().c_str(), part.ghost.str().c_str());
+}
+
+/// The main program: options, devices, partition, run, verify, save, report. Returns the exit
+/// status (1: --verify found a difference); errors are thrown (rt::run_main prints them).
+template <class B>
+int run_program(int argc, char** argv, Program<B> p) {
+  const Problem<B>& problem = *p.problem;
+  for (int id = 0; id < problem.array_count; ++id)
+    p.info.array_bytes.push_back(static_cast<std::size_t>(p.grid.volume()) *
+                                 problem.arrays[id].element_bytes);
+  OocOptions ooc = p.ooc;
+  take_ooc_options(argc, argv, ooc);
+  Options opt = parse_options(argc, argv, p.info);
+  if (opt.help) {
+    print_usage(p.info, stdout);
+    print_ooc_usage(stdout);
+    B::print_usage_note(stdout);
+    return 0;
+  }
+  check_files(opt, p.info);  // before the devices and the run: a save that cannot be made
+  if (opt.weights.empty()) opt.weights = p.weights;
+
+  std::vector<typename B::Device> devices = B::discover(opt);
+  if (!opt.weights.empty() && opt.weights.size() != devices.size())
+    throw RunError("--weights gives " + std::to_string(opt.weights.size()) + " weights for " +
+                   std::to_string(devices.size()) + " devices");
+  // The kernel probe, on the first device: halos checked, rims measured.
+  Probed probed;
+  if (opt.probe) {
+    probed = probe_kernels(problem, p.grid, devices.front(), p.kernels, p.kernel_count);
+    probe_report(probed, problem.dims, opt.quiet, stdout);
+  }
+  PartitionRequest request = p.partition_request(static_cast<int>(devices.size()), opt.weights);
+  if (!opt.strategy.empty()) request.strategy = parse_strategy(opt.strategy);
+  // Kernels whose rim is wider than their halos: ghost zones wide enough that every owned
+  // cell is computed.
+  if (probed.widen_ghosts(request.ghost_lo, request.ghost_hi, problem.exchange_every, p.ghost_lo,
+                          p.ghost_hi) &&
+      !opt.quiet)
+    std::printf("probe: ghost widths raised to %s (the kernels' rims)\n",
+                probe_sides(problem.dims, request.ghost_lo, request.ghost_hi).c_str());
+  Partition partition = stepgen::rt::partition(request);
+  if (!opt.quiet) print_partition(devices, partition);
+
+  // Out of core, the host arrays may be page-locked from the start (direct mapping: the
+  // chunks are copied straight from and to them, no staging copies; B::host_allocator).
+  OocStats ooc_stats;
+  const Index budget = ooc.device_memory > 0 ? ooc.device_memory : B::auto_device_memory(devices);
+  const bool out_of_core =
+      decide_out_of_core(budget, partition, problem.arrays, problem.array_count, ooc, ooc_stats);
+  ooc_stats.pinned = out_of_core && ooc.pinned;
+  std::vector<HostArray> host = p.make_host_arrays(B::host_allocator(devices, ooc_stats.pinned));
+  for (const auto& [name, path] : opt.loads)
+    for (HostArray& a : host)
+      if (a.name == name) load_raw(a, path);
+  // --verify keeps the initial values for its one-device run (the one extra copy it costs).
+  std::vector<HostArray> initial;
+  if (opt.verify) initial = host;
+
+  RunStats stats = p.run(devices, partition, host, opt, ooc, probed, ooc_stats);
+  if (!opt.quiet) {
+    print_report(stats, stdout);
+    if (ooc_stats.on) print_ooc_report(ooc_stats, stdout);
+    if (B::kTimingNote) std::printf("%s\n", B::kTimingNote);
+  }
+
+  int status = 0;
+  if (opt.verify) {
+    Partition whole = stepgen::rt::partition(p.partition_request(1, {}));
+    InCore<B>(problem, devices, whole, initial, probed).run(opt.steps, p.time_loop);
+    for (int id = 0; id < problem.array_count; ++id) {
+      if (!problem.arrays[id].compared) continue;
+      const auto u = static_cast<std::size_t>(id);
+      const std::string diff = p.compare[id](host[u], initial[u]);
+      if (!diff.empty()) {
+        std::printf("verify: FAILED: %s\n", diff.c_str());
+        status = 1;
+      }
+    }
+    if (status == 0)
+      std::printf("verify: OK: %zu device(s) equal 1 device bit for bit\n", partition.parts.size());
+  }
+  for (const auto& [name, path] : opt.saves)
+    for (const HostArray& a : host)
+      if (a.name == name) save_raw(a, path);
+  return status;
+}
+
+}  // namespace stepgen::rt
