@@ -1056,8 +1056,6 @@ inline double ooc_lower_bound(const OocSchedule& sc, const OocLink& measured, In
   const OocLink link = ooc_share(measured, sc.parts.size());
   const Index k = sc.steps_per_pass, full = steps / k, rest = steps % k;
   const double passes = static_cast<double>(ooc_passes(steps, sc.steps_per_pass));
-  Index elem_sum = 0;
-  for (const OocArray& a : sc.arrays) elem_sum += a.element_bytes;
   double worst = 0;
   for (const OocPart& p : sc.parts) {
     const double in = passes * static_cast<double>(p.h2d_bytes),
@@ -1076,7 +1074,7 @@ inline double ooc_lower_bound(const OocSchedule& sc, const OocLink& measured, In
 }
 
 /// The predicted wall time of a run: the pipeline played out (ooc_simulate). Replayed on the
-/// H100 runs' logged inputs (bench/ooc_model_replay.sh) it comes within -10% to +5% of the
+/// H100 runs' logged inputs (bench/run.sh replay) it comes within -10% to +5% of the
 /// measured times, where the closed form it replaced (the slowest stream plus filling and
 /// draining) predicted the link-bound plans 9-19% fast: it missed the loads that wait for a
 /// free buffer slot and the link both directions share. A run of many passes is played out
