@@ -27,6 +27,15 @@ if(OpenCL_FOUND)
                        TIMEOUT 600 LABELS e2e ENVIRONMENT "POCL_MAX_PTHREAD_COUNT=2")
 endif()
 
+if(OpenCL_FOUND)
+  # Math in a scalar argument (exp, cos, pi, abs, '^', step), per step on the host in double.
+  add_test(NAME "e2e: opencl math in a scalar argument"
+           COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/e2e/math_scalar_test.sh $<TARGET_FILE:stepgen>
+                   ${CMAKE_CURRENT_BINARY_DIR}/e2e)
+  set_tests_properties("e2e: opencl math in a scalar argument" PROPERTIES
+                       TIMEOUT 600 LABELS e2e ENVIRONMENT "POCL_MAX_PTHREAD_COUNT=2")
+endif()
+
 # The generated program's command line and files (bad flags, --load/--save targets checked
 # before the run, atomic saves under kill -9 and write errors, no device found), on one build
 # of jacobi2d with a 4096x4096 grid.

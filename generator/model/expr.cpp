@@ -35,9 +35,22 @@ struct Token {
 struct Function {
   const char* name;
   bool array_dim;  ///< extent(X, d) & co.: an array name and a constant dimension
+  int arity;
 };
-constexpr Function kFunctions[] = {{"min", false},   {"max", false},          {"round_up", false},
-                                   {"extent", true}, {"global_extent", true}, {"offset", true}};
+constexpr Function kFunctions[] = {
+    {"min", false, 2},          {"max", false, 2},   {"round_up", false, 2}, {"extent", true, 2},
+    {"global_extent", true, 2}, {"offset", true, 2}, {"pow", false, 2},      {"exp", false, 1},
+    {"log", false, 1},          {"sin", false, 1},   {"cos", false, 1},      {"tan", false, 1},
+    {"sqrt", false, 1},         {"abs", false, 1},   {"floor", false, 1},    {"ceil", false, 1}};
+
+/// The one-argument functions of <cmath> that always give a floating value.
+bool is_math_function(const std::string& name) {
+  return name == "exp" || name == "log" || name == "sin" || name == "cos" || name == "tan" ||
+         name == "sqrt" || name == "floor" || name == "ceil";
+}
+
+/// pi, as the nearest double.
+constexpr double kPi = 3.141592653589793;
 
 const Function* find_function(const std::string& name) {
   for (const Function& f : kFunctions)
@@ -75,7 +88,7 @@ class Lexer {
         t.kind = Token::Kind::kName;
         t.text = s.substr(i, j - i);
         i = j;
-      } else if (std::string("+-*/%(),").find(c) != std::string::npos) {
+      } else if (std::string("+-*/%(),^").find(c) != std::string::npos) {
         t.kind = Token::Kind::kPunct;
         t.text = std::string(1, c);
         ++i;
@@ -154,7 +167,8 @@ class Lexer {
 /// Recursive descent over the tokens, C precedence:
 ///   sum := product (('+' | '-') product)*
 ///   product := unary (('*' | '/' | '%') unary)*
-///   unary := '-' unary | primary
+///   unary := '-' unary | power
+///   power := primary ('^' unary)?          (right-associative, above unary minus: -x^2 = -(x^2))
 ///   primary := number | name | name '(' args ')' | '(' sum ')'
 /// A syntax error ends the parse (what follows could not be trusted); a name error is reported
 /// and parsing goes on, so that every unknown name of the value is reported at once.
@@ -262,7 +276,27 @@ class Parser {
       e.args.push_back(std::move(*arg));
       return e;
     }
-    return primary();
+    return power();
+  }
+
+  std::optional<Expr> power() {
+    std::optional<Expr> base = primary();
+    if (!base || !at("^")) return base;
+    const Token& op = take();
+    if (peek().kind == Token::Kind::kEnd) {
+      syntax_error(peek(), "expected an expression after '^', got end of text");
+      return std::nullopt;
+    }
+    std::optional<Expr> exponent = unary();
+    if (!exponent) return std::nullopt;
+    Expr e;
+    e.kind = Expr::Kind::kBinary;
+    e.op = '^';
+    e.loc = loc(op);
+    e.is_float = base->is_float || exponent->is_float;
+    e.args.push_back(std::move(*base));
+    e.args.push_back(std::move(*exponent));
+    return e;
   }
 
   std::optional<Expr> primary() {
@@ -320,6 +354,13 @@ class Parser {
     if (t.text == "step") {
       e.kind = Expr::Kind::kStep;
       if (!scope_.allow_runtime) not_constant(t);
+      return e;
+    }
+    if (t.text == "pi") {
+      e.kind = Expr::Kind::kFloat;
+      e.float_value = kPi;
+      e.text = "3.141592653589793";
+      e.is_float = true;
       return e;
     }
     if (scope_.constants) {
@@ -392,8 +433,10 @@ class Parser {
     e.loc = loc(fn);
     e.text = fn.text;
     if (!f) return e;
-    if (args.size() != 2) {
-      name_error(fn, quote(fn.text) + " takes 2 arguments, got " + std::to_string(args.size()));
+    if (args.size() != static_cast<std::size_t>(f->arity)) {
+      name_error(fn, quote(fn.text) + " takes " + std::to_string(f->arity) +
+                         (f->arity == 1 ? " argument" : " arguments") + ", got " +
+                         std::to_string(args.size()));
       return e;
     }
     if (f->array_dim) return array_dim(fn, e, args);
@@ -404,6 +447,8 @@ class Parser {
       e.is_float = e.is_float || a.expr.is_float;
       e.args.push_back(std::move(a.expr));
     }
+    // <cmath>'s functions give doubles; abs keeps its argument's type (std::abs).
+    if (is_math_function(fn.text) || fn.text == "pow") e.is_float = true;
     return e;
   }
 
@@ -533,6 +578,7 @@ struct Evaluator {
     if (!a) return a;
     std::optional<Value> b = run(e.args[1]);
     if (!b) return b;
+    if (e.op == '^') return power(e, *a, *b);
     if (a->is_float || b->is_float) {
       double x = a->as_double(), y = b->as_double();
       switch (e.op) {
@@ -576,11 +622,63 @@ struct Evaluator {
     return int_value(r);
   }
 
+  /// x^y: an integer when both are (exact, by squaring; a negative exponent is an error), else
+  /// std::pow in double, as the generated code computes it (stepgen::rt::ipow, std::pow).
+  std::optional<Value> power(const Expr& e, const Value& a, const Value& b) {
+    if (a.is_float || b.is_float) return checked(e, std::pow(a.as_double(), b.as_double()));
+    if (b.i < 0)
+      return fail(e, "an integer to a negative power (" + std::to_string(a.i) + "^" +
+                         std::to_string(b.i) + "): write a float, e.g. " + std::to_string(a.i) +
+                         ".0^" + std::to_string(b.i));
+    std::int64_t r = 1, base = a.i;
+    for (std::int64_t n = b.i; n > 0; n >>= 1) {
+      if ((n & 1) != 0 && __builtin_mul_overflow(r, base, &r)) return fail(e, "integer overflow");
+      if (n > 1 && __builtin_mul_overflow(base, base, &base)) return fail(e, "integer overflow");
+    }
+    return int_value(r);
+  }
+
+  /// A floating result that is a number (NaN or an infinity from finite operands is an error:
+  /// the log of a negative value, an overflow).
+  std::optional<Value> checked(const Expr& e, double r) {
+    if (std::isnan(r))
+      return fail(e, quote(e.kind == Expr::Kind::kCall ? e.text : "^") +
+                         " has no value here (not a number)");
+    if (std::isinf(r))
+      return fail(e,
+                  quote(e.kind == Expr::Kind::kCall ? e.text : "^") + " overflows here (infinite)");
+    return float_value(r);
+  }
+
+  std::optional<Value> math(const Expr& e, const Value& a) {
+    const double x = a.as_double();
+    const std::string& f = e.text;
+    if (f == "abs")
+      return a.is_float ? float_value(std::fabs(a.f)) : [&]() -> std::optional<Value> {
+        if (a.i == std::numeric_limits<std::int64_t>::min()) return fail(e, "integer overflow");
+        return int_value(a.i < 0 ? -a.i : a.i);
+      }();
+    if ((f == "log" && x <= 0) || (f == "sqrt" && x < 0))
+      return fail(e, quote(f) + " of " + (x == 0 ? "zero" : "a negative value") + " (" +
+                         std::to_string(x) + ")");
+    const double r = f == "exp"     ? std::exp(x)
+                     : f == "log"   ? std::log(x)
+                     : f == "sin"   ? std::sin(x)
+                     : f == "cos"   ? std::cos(x)
+                     : f == "tan"   ? std::tan(x)
+                     : f == "sqrt"  ? std::sqrt(x)
+                     : f == "floor" ? std::floor(x)
+                                    : std::ceil(x);
+    return checked(e, r);
+  }
+
   std::optional<Value> call(const Expr& e) {
     std::optional<Value> a = run(e.args[0]);
     if (!a) return a;
+    if (e.args.size() == 1) return math(e, *a);
     std::optional<Value> b = run(e.args[1]);
     if (!b) return b;
+    if (e.text == "pow") return checked(e, std::pow(a->as_double(), b->as_double()));
     if (e.text == "round_up") {
       if (a->is_float || b->is_float) return fail(e, "'round_up' needs integer arguments");
       if (b->i <= 0)
@@ -609,7 +707,7 @@ bool cpp_int32(const Expr& e) {
     case Expr::Kind::kNeg:
       return cpp_int32(e.args[0]);
     case Expr::Kind::kCall:
-      return e.text != "round_up" && cpp_int32(e.args[0]) && cpp_int32(e.args[1]);
+      return (e.text == "min" || e.text == "max") && cpp_int32(e.args[0]) && cpp_int32(e.args[1]);
     default:
       return false;
   }
@@ -617,7 +715,7 @@ bool cpp_int32(const Expr& e) {
 
 // Binding strength, for parentheses: sums 1, products 2, everything else binds tighter.
 int precedence(const Expr& e) {
-  if (e.kind != Expr::Kind::kBinary) return 3;
+  if (e.kind != Expr::Kind::kBinary || e.op == '^') return 3;  // '^' becomes a call
   return (e.op == '+' || e.op == '-') ? 1 : 2;
 }
 
@@ -651,6 +749,9 @@ std::string to_cpp(const Expr& e, const std::function<std::string(const Expr&)>&
       return "-" +
              wrapped(e.args[0], e.args[0].kind == Expr::Kind::kNeg || precedence(e.args[0]) < 3);
     case Expr::Kind::kBinary: {
+      if (e.op == '^')
+        return std::string(e.is_float ? "std::pow(" : "stepgen::rt::ipow(") +
+               to_cpp(e.args[0], leaf) + ", " + to_cpp(e.args[1], leaf) + ")";
       int p = precedence(e);
       // The spec computes integers in 64 bits (and checks them there); C++ would compute two
       // int literals in int ("65536 * 65536" overflows): the left one is made 64-bit.
@@ -661,6 +762,16 @@ std::string to_cpp(const Expr& e, const std::function<std::string(const Expr&)>&
              wrapped(e.args[1], precedence(e.args[1]) <= p);
     }
     case Expr::Kind::kCall: {
+      if (e.args.size() == 1) {
+        // std::abs of an integer: the 64-bit overload (int literals are widened like '*').
+        if (e.text == "abs" && !e.is_float)
+          return "std::abs(std::int64_t{" + to_cpp(e.args[0], leaf) + "})";
+        // <cmath> in double: an integer argument is converted, as eval does.
+        return "std::" + e.text + "(static_cast<double>(" + to_cpp(e.args[0], leaf) + "))";
+      }
+      if (e.text == "pow")
+        return "std::pow(static_cast<double>(" + to_cpp(e.args[0], leaf) +
+               "), static_cast<double>(" + to_cpp(e.args[1], leaf) + "))";
       std::string fn = e.text == "min" ? "min_of" : e.text == "max" ? "max_of" : "round_up";
       return "stepgen::rt::" + fn + "(" + to_cpp(e.args[0], leaf) + ", " + to_cpp(e.args[1], leaf) +
              ")";

@@ -93,8 +93,12 @@ bool is_keyword(const std::string& name) {
 }
 
 bool is_reserved_by_expressions(const std::string& name) {
-  return name == "step" || name == "min" || name == "max" || name == "round_up" ||
-         name == "extent" || name == "global_extent" || name == "offset";
+  static const char* const kWords[] = {
+      "step", "min", "max", "round_up", "extent", "global_extent", "offset", "pi",    "pow",
+      "exp",  "log", "sin", "cos",      "tan",    "sqrt",          "abs",    "floor", "ceil"};
+  for (const char* w : kWords)
+    if (name == w) return true;
+  return false;
 }
 
 // True for [+-]digits[.digits][e[+-]digits] (or a fraction alone, ".5"): a C decimal literal

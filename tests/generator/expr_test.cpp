@@ -4,6 +4,7 @@
 
 #include <doctest/doctest.h>
 
+#include <cmath>
 #include <map>
 #include <string>
 #include <vector>
@@ -232,4 +233,66 @@ TEST_CASE("to_cpp keeps the meaning with the fewest parentheses") {
   CHECK(cpp("-65536 * max(65536, 2)") == "std::int64_t{-65536} * stepgen::rt::max_of(65536, 2)");
   CHECK(cpp("4294967296 * 2") == "4294967296 * 2");  // a long literal already
   CHECK(cpp("1.5 * 2") == "1.5 * 2");
+}
+
+TEST_CASE("math functions, pi and '^' compute in double as <cmath> does") {
+  Fixture f;
+  CHECK(f.value("pi").f == 3.141592653589793);
+  CHECK(f.value("exp(1)").f == std::exp(1.0));
+  CHECK(f.value("log(N)").f == std::log(64.0));
+  CHECK(f.value("sin(pi / 6)").f == std::sin(3.141592653589793 / 6));
+  CHECK(f.value("cos(0)").f == 1.0);
+  CHECK(f.value("tan(H)").f == std::tan(0.5));
+  CHECK(f.value("sqrt(2)").f == std::sqrt(2.0));
+  CHECK(f.value("floor(-2.5)").f == -3.0);
+  CHECK(f.value("ceil(2.1)").f == 3.0);
+  CHECK(f.value("floor(7)").is_float);  // <cmath>: a double
+  CHECK(f.value("abs(-7)").i == 7);     // abs keeps the type
+  CHECK(!f.value("abs(-7)").is_float);
+  CHECK(f.value("abs(-7.5)").f == 7.5);
+  CHECK(f.value("pow(2, 0.5)").f == std::pow(2.0, 0.5));
+  // '^': right-associative, above unary minus; integers stay integers
+  CHECK(f.value("2^10").i == 1024);
+  CHECK(!f.value("2^10").is_float);
+  CHECK(f.value("2^3^2").i == 512);
+  CHECK(f.value("-2^2").i == -4);
+  CHECK(f.value("(-2)^2").i == 4);
+  CHECK(f.value("2.0^-1").f == 0.5);
+  CHECK(f.value("3 * 2^2 + 1").i == 13);
+  const double t = 0.04;  // the Ricker wavelet at step 40
+  EvalEnv env;
+  env.step = 40;
+  const double a = 3.141592653589793 * 15 * (t - 0.1);
+  CHECK(
+      f.value("1e3 * (1 - 2*(pi*15*(step*1e-3 - 0.1))^2) * exp(-(pi*15*(step*1e-3 - 0.1))^2)", &env)
+          .f == 1e3 * (1 - 2 * std::pow(a, 2.0)) * std::exp(-std::pow(a, 2.0)));
+}
+
+TEST_CASE("math functions report bad arguments at the call") {
+  Fixture f;
+  auto fails = [&](const std::string& v) {
+    std::optional<Expr> e = f.parse(v);
+    REQUIRE(e);
+    std::string error;
+    CHECK(!eval(*e, f.constants, nullptr, &error));
+    return error;
+  };
+  CHECK(fails("log(0)") == "'log' of zero (0.000000)");
+  CHECK(fails("sqrt(-1)") == "'sqrt' of a negative value (-1.000000)");
+  CHECK(fails("2^-1") == "an integer to a negative power (2^-1): write a float, e.g. 2.0^-1");
+  CHECK(fails("2^63") == "integer overflow");
+  CHECK(fails("exp(1000)") == "'exp' overflows here (infinite)");
+  CHECK(Fixture().error("sqrt(1, 2)") == "10: 'sqrt' takes 1 argument, got 2");
+  CHECK(Fixture().error("pow(2)") == "10: 'pow' takes 2 arguments, got 1");
+  CHECK(Fixture().error("2^") == "12: expected an expression after '^', got end of text");
+  CHECK(Fixture().error("exp") == "10: function 'exp' needs arguments: exp(...)");
+}
+
+TEST_CASE("to_cpp renders math as <cmath> and integer powers exactly") {
+  CHECK(cpp("exp(step)") == "std::exp(static_cast<double>(step))");
+  CHECK(cpp("2^step") == "stepgen::rt::ipow(2, step)");
+  CHECK(cpp("2.0^step * 3") == "std::pow(2.0, step) * 3");
+  CHECK(cpp("-N^2") == "-stepgen::rt::ipow(N, 2)");
+  CHECK(cpp("abs(step - 3)") == "std::abs(std::int64_t{step - 3})");
+  CHECK(cpp("pi * H") == "3.141592653589793 * H");
 }

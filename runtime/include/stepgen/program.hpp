@@ -255,6 +255,19 @@ auto max_of(A a, B b) {
   using T = std::common_type_t<A, B>;
   return std::max<T>(static_cast<T>(a), static_cast<T>(b));
 }
+/// The spec's x^n of two integers: exact, by squaring (the generator folds constant ones and
+/// refuses a negative exponent there; at run time it is an error too).
+inline std::int64_t ipow(std::int64_t x, std::int64_t n) {
+  if (n < 0)
+    throw std::domain_error("an integer to a negative power (" + std::to_string(x) + "^" +
+                            std::to_string(n) + ") in a spec expression");
+  std::int64_t r = 1;
+  for (; n > 0; n >>= 1) {
+    if ((n & 1) != 0) r *= x;
+    if (n > 1) x *= x;
+  }
+  return r;
+}
 
 /// The bytes of a host array: owned heap memory (zeroed) by default, or memory allocated
 /// elsewhere, e.g. page-locked by a backend for direct mapping, which `keep` frees when the
