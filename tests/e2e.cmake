@@ -47,6 +47,16 @@ if(OpenCL_FOUND AND EXISTS ${PROJECT_SOURCE_DIR}/examples/jacobi2d/jacobi2d.xml)
                        ENVIRONMENT "POCL_MAX_PTHREAD_COUNT=2")
 endif()
 
+# Issue 26: in core, page-locked host arrays (or pageable with --pinned off, the same bits) and
+# the report's host<->device GB/s against the link measured at start-up.
+if(OpenCL_FOUND AND EXISTS ${PROJECT_SOURCE_DIR}/examples/jacobi2d/jacobi2d.xml)
+  add_test(NAME "e2e: opencl report: page-locked host arrays and the link measured at start-up"
+           COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/e2e/pinned_report_test.sh $<TARGET_FILE:stepgen>
+                   ${PROJECT_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/e2e/pinned-report)
+  set_tests_properties("e2e: opencl report: page-locked host arrays and the link measured at start-up"
+                       PROPERTIES TIMEOUT 300 LABELS e2e ENVIRONMENT "POCL_MAX_PTHREAD_COUNT=2")
+endif()
+
 # The generated program builds with clang as well as with GCC (warnings as errors, as the
 # generated CMakeLists sets them): clang 14 refused a variable set but never used in ooc.hpp
 # that GCC let pass. One example (every program includes every runtime header of its

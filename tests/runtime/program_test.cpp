@@ -248,3 +248,58 @@ TEST_CASE("load_raw: regular files of the array's size only") {
   CHECK_THROWS_WITH_AS(load_raw(a, dir.path + "/long.raw"),
                        doctest::Contains("holds 17 bytes but array A needs 16 bytes"), RunError);
 }
+
+// Issue 26: in core, the host arrays are page-locked where the system allows it; where it
+// refuses, they are pageable (slower copies, the same results) and the report says why.
+TEST_CASE("pageable_fallback: page-locked arrays, pageable once an allocation is refused") {
+  int calls = 0;
+  unsigned char pinned_bytes[64] = {};
+  HostAllocator pinned = [&](std::size_t n, const std::string& name) -> HostBytes {
+    ++calls;
+    if (name == "big") throw RunError("cudaHostAlloc(big) failed on host: out of memory");
+    return HostBytes(pinned_bytes, n, nullptr);
+  };
+  HostMemory memory;
+  const HostAllocator alloc = pageable_fallback(pinned, memory);
+  const Box grid = Box::from_extent(1, {4, 1, 1});
+  HostArray a("A", 4, grid, alloc);
+  CHECK(a.bytes.adopted());
+  CHECK(a.bytes.data() == pinned_bytes);
+  CHECK(memory.text() == "page-locked");
+  HostArray big("big", 4, grid, alloc);
+  CHECK_FALSE(big.bytes.adopted());
+  CHECK(big.bytes.size() == 16);
+  HostArray c("C", 4, grid, alloc);  // after a refusal: pageable, not asked again
+  CHECK_FALSE(c.bytes.adopted());
+  CHECK(calls == 2);
+  CHECK(memory.text() ==
+        "1 of 3 page-locked, the others pageable (page-locking failed: cudaHostAlloc(big) "
+        "failed on host: out of memory)");
+
+  HostMemory off;
+  const HostAllocator none = pageable_fallback({}, off);
+  HostArray d("D", 4, grid, none);
+  CHECK_FALSE(d.bytes.adopted());
+  CHECK(off.text() == "pageable (--pinned off)");
+}
+
+TEST_CASE("print_report: host<->device against the link measured at start-up") {
+  RunStats s;
+  s.total_s = 1;
+  s.steps = 10;
+  s.host_device_s = 0.5;
+  s.host_device_bytes = std::size_t{1} << 30;
+  s.host_memory = "page-locked";
+  s.link_h2d = 53.2e9;
+  s.link_d2h = 54.1e9;
+  std::FILE* f = std::tmpfile();
+  REQUIRE(f);
+  print_report(s, f);
+  std::rewind(f);
+  std::string text;
+  for (int ch; (ch = std::fgetc(f)) != EOF;) text += static_cast<char>(ch);
+  std::fclose(f);
+  CHECK(text.find("  host<->device: 0.500000 s, 1.00 GiB moved (2.15 GB/s; link measured at "
+                  "start-up: 53.20 GB/s to the devices, 54.10 GB/s back)\n") != std::string::npos);
+  CHECK(text.find("  host arrays:  page-locked\n") != std::string::npos);
+}

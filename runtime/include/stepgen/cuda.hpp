@@ -13,7 +13,9 @@
 #include <cstddef>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <deque>
+#include <memory>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -243,7 +245,9 @@ class Buffer {
 
 /// Page-locks a host array's bytes (cudaHostRegister, portable to every GPU) for as long as it
 /// lives, so that copies to and from it run asynchronously on the streams. The bytes must not
-/// be reallocated meanwhile (swap/rotate exchange whole vectors: the memory stays put).
+/// be reallocated meanwhile (swap/rotate exchange whole vectors: the memory stays put). Bytes
+/// a backend allocated (HostBytes::adopted: cuda::pinned_allocator) are page-locked already:
+/// left as they are (registering them again is an error).
 class PinnedHost {
  public:
   PinnedHost() = default;
@@ -252,7 +256,7 @@ class PinnedHost {
   PinnedHost(PinnedHost&& o) noexcept : ptr_(std::exchange(o.ptr_, nullptr)) {}
   PinnedHost& operator=(PinnedHost&&) = delete;
   explicit PinnedHost(rt::HostArray& a) {
-    if (a.bytes.empty()) return;
+    if (a.bytes.empty() || a.bytes.adopted()) return;
     check(cudaHostRegister(a.bytes.data(), a.bytes.size(), cudaHostRegisterPortable),
           "cudaHostRegister(" + a.name + ", " +
               rt::human_bytes(static_cast<double>(a.bytes.size())) + ")",
@@ -266,6 +270,28 @@ class PinnedHost {
  private:
   void* ptr_ = nullptr;
 };
+
+/// Page-locked host arrays for a run in core (cudaHostAlloc, portable to every GPU, zeroed),
+/// freed with the last HostBytes that holds them: uploads and downloads run asynchronously at
+/// the link's speed, several at once. A refusal is thrown as RunError (rt::pageable_fallback
+/// then gives pageable memory) and cleared from cudaGetLastError, which launches check.
+inline rt::HostAllocator pinned_allocator() {
+  return [](std::size_t n, const std::string& name) -> rt::HostBytes {
+    if (n == 0) return rt::HostBytes();
+    void* p = nullptr;
+    const cudaError_t status = cudaHostAlloc(&p, n, cudaHostAllocPortable);
+    if (status != cudaSuccess) {
+      cudaGetLastError();
+      check(status,
+            "cudaHostAlloc(page-locked host array " + name + ", " +
+                rt::human_bytes(static_cast<double>(n)) + ")",
+            "host");
+    }
+    std::memset(p, 0, n);
+    std::shared_ptr<void> keep(p, [](void* ptr) { cudaFreeHost(ptr); });
+    return rt::HostBytes(static_cast<unsigned char*>(p), n, std::move(keep));
+  };
+}
 
 namespace detail {
 inline cudaPitchedPtr pitched(const void* base, const rt::RectCopy& r) {

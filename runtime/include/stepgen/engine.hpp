@@ -25,6 +25,7 @@
 /// A new time-loop action is one method here (and, where the backends differ, one in each
 /// State) and one line in templates/common/time_loop.mustache.
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -221,10 +222,11 @@ class InCore {
   }
 
  private:
-  /// Creates every part's buffers and fills them with the part's ghost box of each array.
+  /// Creates every part's buffers and fills them with the part's ghost box of each array:
+  /// the buffers first, then every copy of every part and array enqueued at once (B::write_box
+  /// does not wait), then one wait per device. From page-locked host arrays (rt::run_program)
+  /// the copies run at the link's speed, the devices' side by side.
   void upload() {
-    Stopwatch t;
-    t.start();
     buffers_.resize(parts());
     for (std::size_t p = 0; p < parts(); ++p) {
       const Device& d = devices_[p];
@@ -236,15 +238,25 @@ class InCore {
       for (int id = 0; id < problem_.array_count; ++id) {
         const ArrayInfo& a = problem_.arrays[id];
         buffers_[p].push_back(B::create_buffer(d, ghost, a.element_bytes, a.name));
-        B::write_box(d, buffers_[p].back(), ghost, host_[static_cast<std::size_t>(id)], ghost);
-        stats_.host_device_bytes += static_cast<std::size_t>(ghost.volume()) * a.element_bytes;
+      }
+    }
+    Stopwatch t;  // the copies only: their rate is compared with the link's (rt::measure_link)
+    t.start();
+    for (std::size_t p = 0; p < parts(); ++p) {
+      const Box& ghost = part(p).ghost;
+      for (int id = 0; id < problem_.array_count; ++id) {
+        const auto u = static_cast<std::size_t>(id);
+        B::write_box(devices_[p], buffers_[p][u], ghost, host_[u], ghost);
+        stats_.host_device_bytes +=
+            static_cast<std::size_t>(ghost.volume()) * problem_.arrays[id].element_bytes;
       }
     }
     for (std::size_t p = 0; p < parts(); ++p) B::finish(devices_[p]);
     stats_.host_device_s += t.stop();
   }
 
-  /// Copies each part's owned box of every written array back into the host arrays.
+  /// Copies each part's owned box of every written array back into the host arrays: every
+  /// copy enqueued at once (B::read_box does not wait), then one wait per device.
   void gather() {
     Stopwatch t;
     t.start();
@@ -274,6 +286,53 @@ class InCore {
   bool overlap_ = false;  ///< launches followed by an exchange overlap the two
   RunStats stats_;
 };
+
+/// The host link of a run in core, measured at start-up for the report: what upload and
+/// gather reach between page-locked host memory and the devices.
+struct LinkSpeed {
+  double h2d = 0;  ///< host to devices, bytes per second summed over the devices
+  double d2h = 0;  ///< devices to host
+};
+
+/// Measures the host link as upload and gather use it: `bytes` to and from each of the first
+/// `count` devices at once (B::write_box, B::read_box, one wait per device), between host
+/// memory from `alloc` (page-locked: rt::run_program) and a buffer on each device; the best of
+/// three after a warm-up each way (one timing of a few milliseconds is at the mercy of whatever
+/// else the host does then).
+template <class B>
+LinkSpeed measure_link(std::vector<typename B::Device>& devices, std::size_t count,
+                       const HostAllocator& alloc, std::size_t bytes) {
+  constexpr std::size_t kElement = 4;
+  const Index cells = static_cast<Index>(std::max<std::size_t>(bytes / kElement, 1));
+  const Box box = Box::from_extent(1, {cells, 1, 1});
+  count = std::min(count, devices.size());
+  std::vector<HostArray> host;
+  std::vector<typename B::Buffer> buffers;
+  for (std::size_t p = 0; p < count; ++p) {
+    host.emplace_back("link probe", kElement, box, alloc);
+    buffers.push_back(B::create_buffer(devices[p], box, kElement, "link probe"));
+  }
+  auto timed = [&](bool to_device) {
+    Stopwatch t;
+    t.start();
+    for (std::size_t p = 0; p < count; ++p)
+      if (to_device)
+        B::write_box(devices[p], buffers[p], box, host[p], box);
+      else
+        B::read_box(devices[p], buffers[p], box, host[p], box);
+    for (std::size_t p = 0; p < count; ++p) B::finish(devices[p]);
+    return static_cast<double>(count * static_cast<std::size_t>(cells) * kElement) /
+           std::max(t.stop(), 1e-9);
+  };
+  LinkSpeed link;
+  timed(true);  // warm-up
+  timed(false);
+  for (int i = 0; i < 3; ++i) {
+    link.h2d = std::max(link.h2d, timed(true));
+    link.d2h = std::max(link.d2h, timed(false));
+  }
+  return link;
+}
 
 /// A kernel as the start-up probe sees it (probe.hpp) with its launch function.
 template <class B>

@@ -58,9 +58,12 @@ struct Backend {
   static rt::Index auto_device_memory(const std::vector<Device>& devices) {
     return cuda::auto_device_memory(devices);
   }
-  /// The host arrays' memory: ordinary heap memory; out of core, the CUDA driver page-locks
-  /// it where it is (cuda::pin_host_arrays).
-  static rt::HostAllocator host_allocator(const std::vector<Device>&, bool) { return {}; }
+  /// The host arrays' memory: in core and `pinned`, page-locked (cuda::pinned_allocator); out
+  /// of core, heap memory that the CUDA driver page-locks where it is (cuda::pin_host_arrays).
+  static rt::HostAllocator host_allocator(const std::vector<Device>&, bool pinned,
+                                          bool out_of_core) {
+    return pinned && !out_of_core ? cuda::pinned_allocator() : rt::HostAllocator{};
+  }
 
   static Buffer create_buffer(const Device& d, const rt::Box& box, std::size_t element_bytes,
                               const char* name) {

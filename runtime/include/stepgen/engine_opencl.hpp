@@ -72,9 +72,11 @@ struct Backend {
   static rt::Index auto_device_memory(const std::vector<Device>& devices) {
     return cl::auto_device_memory(devices);
   }
-  /// The host arrays' memory: page-locked out of core (`pinned`), the chunks copied straight
-  /// from and to it.
-  static rt::HostAllocator host_allocator(const std::vector<Device>& devices, bool pinned) {
+  /// The host arrays' memory: page-locked when `pinned` (cl::pinned_allocator), in core (the
+  /// uploads and downloads at the link's speed) and out of core (the chunks copied straight
+  /// from and to it).
+  static rt::HostAllocator host_allocator(const std::vector<Device>& devices, bool pinned,
+                                          bool /*out_of_core*/) {
     return pinned ? cl::pinned_allocator(devices[0]) : rt::HostAllocator{};
   }
 

@@ -196,14 +196,20 @@ int run_program(int argc, char** argv, Program<B> p) {
   Partition partition = stepgen::rt::partition(request);
   if (!opt.quiet) print_partition(devices, partition);
 
-  // Out of core, the host arrays may be page-locked from the start (direct mapping: the
-  // chunks are copied straight from and to them, no staging copies; B::host_allocator).
+  // The host arrays page-locked unless --pinned off (B::host_allocator). Out of core, the
+  // chunks are copied straight from and to them (direct mapping); a refusal is an error there.
+  // In core, uploads and downloads run at the link's speed; when the system refuses, the
+  // arrays are pageable instead and the report says so.
   OocStats ooc_stats;
   const Index budget = ooc.device_memory > 0 ? ooc.device_memory : B::auto_device_memory(devices);
   const bool out_of_core =
       decide_out_of_core(budget, partition, problem.arrays, problem.array_count, ooc, ooc_stats);
   ooc_stats.pinned = out_of_core && ooc.pinned;
-  std::vector<HostArray> host = p.make_host_arrays(B::host_allocator(devices, ooc_stats.pinned));
+  HostMemory memory;
+  const HostAllocator alloc =
+      out_of_core ? B::host_allocator(devices, ooc.pinned, true)
+                  : pageable_fallback(B::host_allocator(devices, ooc.pinned, false), memory);
+  std::vector<HostArray> host = p.make_host_arrays(alloc);
   for (const auto& [name, path] : opt.loads)
     for (HostArray& a : host)
       if (a.name == name) load_raw(a, path);
@@ -211,7 +217,30 @@ int run_program(int argc, char** argv, Program<B> p) {
   std::vector<HostArray> initial;
   if (opt.verify) initial = host;
 
+  // The link in core, for the report: a short copy each way from page-locked memory, of the
+  // bytes a device holds up to 64 MiB (skipped under --quiet, which prints no report).
+  LinkSpeed link;
+  if (!out_of_core && !opt.quiet) {
+    std::size_t bytes = 0;
+    for (const Part& part : partition.parts) {
+      std::size_t part_bytes = 0;
+      for (int id = 0; id < problem.array_count; ++id)
+        part_bytes +=
+            static_cast<std::size_t>(part.ghost.volume()) * problem.arrays[id].element_bytes;
+      bytes = std::max(bytes, part_bytes);
+    }
+    HostMemory probe_memory;
+    link = measure_link<B>(devices, partition.parts.size(),
+                           pageable_fallback(B::host_allocator(devices, true, false), probe_memory),
+                           std::min<std::size_t>(bytes, std::size_t{64} << 20));
+  }
+
   RunStats stats = p.run(devices, partition, host, opt, ooc, probed, ooc_stats);
+  if (!out_of_core) {
+    stats.host_memory = memory.text();
+    stats.link_h2d = link.h2d;
+    stats.link_d2h = link.d2h;
+  }
   if (!opt.quiet) {
     print_report(stats, stdout);
     if (ooc_stats.on) print_ooc_report(ooc_stats, stdout);

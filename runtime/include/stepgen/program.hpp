@@ -320,6 +320,45 @@ class HostBytes {
 /// Allocates the bytes of a host array (`name`, for errors); empty: owned heap memory.
 using HostAllocator = std::function<HostBytes(std::size_t bytes, const std::string& name)>;
 
+/// How the host arrays of a run are held, for the report: how many are page-locked, how many
+/// pageable and why.
+struct HostMemory {
+  int pinned = 0;
+  int pageable = 0;
+  std::string why;  ///< why arrays are pageable ("--pinned off", the failed allocation)
+
+  std::string text() const {
+    if (pageable == 0 && pinned > 0) return "page-locked";
+    std::string s = pinned > 0
+                        ? std::to_string(pinned) + " of " + std::to_string(pinned + pageable) +
+                              " page-locked, the others pageable"
+                        : "pageable";
+    return why.empty() ? s : s + " (" + why + ")";
+  }
+};
+
+/// Page-locked host arrays from `pinned` (empty: none), falling back to pageable heap memory
+/// when an allocation fails (RunError): that array and the ones after it are pageable, and
+/// `memory` (which must outlive the allocator) counts them and keeps the first failure.
+/// Pageable arrays cost speed, not correctness: in core the copies then go through the
+/// driver's staging buffers.
+inline HostAllocator pageable_fallback(HostAllocator pinned, HostMemory& memory) {
+  return [pinned = std::move(pinned), &memory](std::size_t n, const std::string& name) {
+    if (pinned && memory.why.empty()) {
+      try {
+        HostBytes b = pinned(n, name);
+        ++memory.pinned;
+        return b;
+      } catch (const RunError& e) {
+        memory.why = std::string("page-locking failed: ") + e.what();
+      }
+    }
+    if (!pinned && memory.why.empty()) memory.why = "--pinned off";
+    ++memory.pageable;
+    return HostBytes(n);
+  };
+}
+
 /// One array's storage on the host: raw bytes, x fastest, over the whole grid.
 struct HostArray {
   std::string name;
@@ -644,6 +683,11 @@ struct RunStats {
   std::size_t exchange_bytes = 0;
   std::size_t host_device_bytes = 0;
   std::int64_t steps = 0;
+  /// How the host arrays are held (rt::HostMemory::text; empty: not said).
+  std::string host_memory;
+  /// The host link measured at start-up (rt::measure_link), bytes per second summed over the
+  /// devices, to them and back (0: not measured).
+  double link_h2d = 0, link_d2h = 0;
 };
 
 inline std::string human_bytes(double b) {
@@ -666,9 +710,14 @@ inline void print_report(const RunStats& s, std::FILE* out) {
   std::fprintf(out, "  exchange:     %.6f s, %s moved (%.2f GB/s)\n", s.exchange_s,
                human_bytes(static_cast<double>(s.exchange_bytes)).c_str(),
                gbps(s.exchange_bytes, s.exchange_s));
-  std::fprintf(out, "  host<->device: %.6f s, %s moved (%.2f GB/s)\n", s.host_device_s,
+  std::fprintf(out, "  host<->device: %.6f s, %s moved (%.2f GB/s", s.host_device_s,
                human_bytes(static_cast<double>(s.host_device_bytes)).c_str(),
                gbps(s.host_device_bytes, s.host_device_s));
+  if (s.link_h2d > 0 && s.link_d2h > 0)
+    std::fprintf(out, "; link measured at start-up: %.2f GB/s to the devices, %.2f GB/s back",
+                 s.link_h2d / 1e9, s.link_d2h / 1e9);
+  std::fprintf(out, ")\n");
+  if (!s.host_memory.empty()) std::fprintf(out, "  host arrays:  %s\n", s.host_memory.c_str());
   std::fprintf(out, "peak resident memory: %s\n",
                human_bytes(static_cast<double>(peak_resident_bytes())).c_str());
 }
