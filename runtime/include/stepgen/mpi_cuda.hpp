@@ -230,7 +230,8 @@ class PinnedBuffer {
 /// exchange's caller packs and unpacks it with one rectangular copy (`pack`, `unpack`).
 struct CudaStaging {
   struct Buffer {
-    std::string label;  ///< "A halo to rank 1", for errors
+    int peer = 0;
+    std::string name;  ///< the array's
     std::size_t element_bytes = 0;
     rt::Box box;             ///< in global coordinates
     cuda::Buffer on_device;  ///< the packed box, for a CUDA-aware MPI
@@ -242,14 +243,16 @@ struct CudaStaging {
   Buffer make(int peer, const std::string& name, std::size_t element_bytes, const rt::Box& box,
               const char* direction) const {
     Buffer b;
-    b.label = name + " halo " + direction + " rank " + std::to_string(peer);
+    b.peer = peer;
+    b.name = name;
     b.element_bytes = element_bytes;
     b.box = box;
+    const std::string what = name + " halo " + direction + " rank " + std::to_string(peer);
     if (device_messages)
-      b.on_device = cuda::Buffer(*device, box, element_bytes, b.label);
+      b.on_device = cuda::Buffer(*device, box, element_bytes, what);
     else
       b.on_host =
-          PinnedBuffer(*device, static_cast<std::size_t>(box.volume()) * element_bytes, b.label);
+          PinnedBuffer(*device, static_cast<std::size_t>(box.volume()) * element_bytes, what);
     return b;
   }
   static void* data(Buffer& b) { return b.on_device.get() ? b.on_device.get() : b.on_host.get(); }
@@ -259,14 +262,14 @@ struct CudaStaging {
     cuda::detail::rect_copy(*device, data(b), rt::rect_of(b.box, b.box, b.element_bytes),
                             from.get(), rt::rect_of(b.box, ghost, b.element_bytes),
                             device_messages ? cudaMemcpyDeviceToDevice : cudaMemcpyDeviceToHost,
-                            "pack " + b.label, on);
+                            "pack " + b.name + " for rank " + std::to_string(b.peer), on);
   }
   /// Enqueues on stream `on` the copy of `b` into its box of a device buffer holding `ghost`.
   void unpack(Buffer& b, const cuda::Buffer& to, const rt::Box& ghost, cuda::On on) const {
     cuda::detail::rect_copy(*device, to.get(), rt::rect_of(b.box, ghost, b.element_bytes), data(b),
                             rt::rect_of(b.box, b.box, b.element_bytes),
                             device_messages ? cudaMemcpyDeviceToDevice : cudaMemcpyHostToDevice,
-                            "unpack " + b.label, on);
+                            "unpack " + b.name + " from rank " + std::to_string(b.peer), on);
   }
 };
 
