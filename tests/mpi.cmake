@@ -6,15 +6,18 @@
 find_package(OpenCL QUIET)
 find_program(STEPGEN_MPIRUN mpirun)
 find_package(MPI QUIET COMPONENTS CXX)
-# The MPI runtime's unit test (runtime/include/stepgen/mpi.hpp), on 3 ranks.
+# The MPI runtime's unit test (runtime/include/stepgen/mpi.hpp), on 3 ranks (a rank with two
+# neighbours), 1 (none: the exchange does nothing, its guards still hold) and 4 (two such ranks).
 if(MPI_CXX_FOUND AND STEPGEN_MPIRUN)
   add_executable(mpi_runtime_test ${CMAKE_CURRENT_SOURCE_DIR}/mpi/mpi_runtime_test.cpp)
   target_link_libraries(mpi_runtime_test PRIVATE stepgen_runtime MPI::MPI_CXX)
   target_compile_options(mpi_runtime_test PRIVATE ${STEPGEN_WARNINGS})
-  add_test(NAME "mpi: runtime on 3 ranks"
-           COMMAND bash -c "source '${CMAKE_CURRENT_SOURCE_DIR}/mpi/mpirun.sh' && stepgen_mpirun 3 \"$0\""
-                   $<TARGET_FILE:mpi_runtime_test>)
-  set_tests_properties("mpi: runtime on 3 ranks" PROPERTIES TIMEOUT 180 LABELS mpi)
+  foreach(ranks 3 1 4)
+    add_test(NAME "mpi: runtime on ${ranks} ranks"
+             COMMAND bash -c "source '${CMAKE_CURRENT_SOURCE_DIR}/mpi/mpirun.sh' && stepgen_mpirun ${ranks} \"$0\""
+                     $<TARGET_FILE:mpi_runtime_test>)
+    set_tests_properties("mpi: runtime on ${ranks} ranks" PROPERTIES TIMEOUT 180 LABELS mpi)
+  endforeach()
 endif()
 if(OpenCL_FOUND AND MPI_CXX_FOUND AND STEPGEN_MPIRUN AND EXISTS ${PROJECT_SOURCE_DIR}/examples/CMakeLists.txt)
   file(GLOB example_dirs LIST_DIRECTORIES true ${PROJECT_SOURCE_DIR}/examples/*)

@@ -1,11 +1,16 @@
-// Unit test of runtime/include/stepgen/mpi.hpp, run with `mpirun -np 3`: the halo exchange in
-// one call and in three steps (start, send, finish: what overlap runs computation between),
-// two arrays at once (tags keep them apart), the guard against starting an exchange before the
-// last one finished, and the collectives that make out-of-core runs choose alike (the smallest
-// budget, the slowest link) and sum their statistics. Prints "N passed, 0 failed" on rank 0;
-// exits non-zero on any failure.
+// Unit test of runtime/include/stepgen/mpi.hpp, run with `mpirun -np N` (N = 1 to 4): the halo
+// exchange in one call and in three steps (start, send, finish: what overlap runs computation
+// between), two arrays at once (tags keep them apart), the guard against starting an exchange
+// before the last one finished; the exchange written once over a staging (its backend), checked
+// with a fake one whose buffers are not rt::HostArray: one buffer per message with the right peer
+// and direction, receive() and complete() apart (CUDA's order), several boxes per peer kept in
+// order, the bytes sent; its errors (a box too large for a message, an MPI call that fails,
+// named with its array and peer rank); and the collectives that make out-of-core runs choose
+// alike (the smallest budget, the slowest link) and sum their statistics. Prints "N passed,
+// 0 failed" on rank 0; exits non-zero on any failure.
 #include <cstdio>
 #include <cstring>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -97,6 +102,145 @@ void copy(const rt::HostArray& from, rt::HostArray& to, const rt::Box& box) {
                   s.region[0]);
 }
 
+// A staging that is not host arrays: the exchange sees only make() and data().
+struct FakeStaging {
+  struct Buffer {
+    int peer = -1;
+    std::string direction;
+    rt::Box box;
+    std::vector<double> cells;
+  };
+  std::map<std::string, int>* made = nullptr;  // "to 1", "from 0": buffers made
+  Buffer make(int peer, const std::string& name, std::size_t element_bytes, const rt::Box& box,
+              const char* direction) const {
+    check(name == "C" && element_bytes == sizeof(double), "make() gets the array's name and size");
+    ++(*made)[std::string(direction) + " " + std::to_string(peer)];
+    Buffer b;
+    b.peer = peer;
+    b.direction = direction;
+    b.box = box;
+    b.cells.resize(static_cast<std::size_t>(box.volume()));
+    return b;
+  }
+  static void* data(Buffer& b) { return b.cells.data(); }
+};
+
+// Each row a box of its own: a rank sends its first two rows to the rank below and its last
+// two to the rank above, two messages per neighbour of the same tag, which MPI keeps in order.
+std::vector<rt::Transfer> two_rows_plan() {
+  std::vector<rt::Transfer> out;
+  for (rt::Transfer t : plan()) {
+    const bool down = t.dst < t.src;
+    rt::Box row = owned_box(t.src);
+    t.boxes.clear();
+    for (int k = 0; k < 2; ++k) {
+      row.lo[1] = down ? owned_box(t.src).lo[1] + k : owned_box(t.src).hi[1] - 1 - k;
+      row.hi[1] = row.lo[1] + 1;
+      t.boxes.push_back(row);
+    }
+    out.push_back(t);
+  }
+  return out;
+}
+
+// The value of cell (x, y) of the fake array: known on every rank.
+double cell(rt::Index x, rt::Index y) {
+  return 0.25 + static_cast<double>(y * kWidth + x);
+}
+
+bool fake_staging() {
+  const int before = failed;
+  std::map<std::string, int> made;
+  mpi::BasicHaloExchange<FakeStaging> halo(MPI_COMM_WORLD, rank, 3, FakeStaging{&made});
+  halo.add(2, "C", sizeof(double), two_rows_plan());
+  const int below = rank > 0 ? 1 : 0, above = rank + 1 < size ? 1 : 0;
+  auto count = [&made](const char* direction, int peer) {
+    const auto it = made.find(direction + std::string(" ") + std::to_string(peer));
+    return it == made.end() ? 0 : it->second;
+  };
+  check(count("to", rank - 1) == 2 * below && count("from", rank - 1) == 2 * below &&
+            count("to", rank + 1) == 2 * above && count("from", rank + 1) == 2 * above &&
+            made.size() == static_cast<std::size_t>(2 * (below + above)),
+        "one buffer per message, made with its peer and direction");
+  check(halo.idle() == (size == 1), "idle() with a staging of its own");
+  std::vector<std::pair<int, rt::Box>> packed, received;
+  bool right_id = true;
+  halo.start({2}, [&](int id, FakeStaging::Buffer& b) {
+    right_id = right_id && id == 2 && b.direction == "to";
+    packed.emplace_back(b.peer, b.box);
+    std::size_t i = 0;
+    for (rt::Index y = b.box.lo[1]; y < b.box.hi[1]; ++y)
+      for (rt::Index x = b.box.lo[0]; x < b.box.hi[0]; ++x) b.cells[i++] = cell(x, y);
+  });
+  check(packed.size() == static_cast<std::size_t>(2 * (below + above)),
+        "start() packs every box sent, at once");
+  const std::size_t sent = halo.send({2});
+  check(sent == 2 * static_cast<std::size_t>(below + above) * kWidth * sizeof(double),
+        "send() returns the bytes of every box sent");
+  bool right_cells = true;
+  halo.receive({2}, [&](int id, FakeStaging::Buffer& b) {
+    right_id = right_id && id == 2 && b.direction == "from";
+    received.emplace_back(b.peer, b.box);
+    std::size_t i = 0;
+    for (rt::Index y = b.box.lo[1]; y < b.box.hi[1]; ++y)
+      for (rt::Index x = b.box.lo[0]; x < b.box.hi[0]; ++x)
+        right_cells = right_cells && b.cells[i++] == cell(x, y);
+  });
+  check(right_id, "pack() and unpack() get the array's id and the buffers of their direction");
+  check(right_cells, "receive(): every box holds its own rows (two messages per peer, in order)");
+  check(received.size() == packed.size(), "receive() unpacks every box received");
+  halo.complete();
+  // complete() ended the exchange: another one starts.
+  halo.start({2}, [](int, FakeStaging::Buffer&) {});
+  halo.send({2});
+  halo.finish({2}, [](int, FakeStaging::Buffer&) {});
+  return failed == before;
+}
+
+bool errors() {
+  const int before = failed;
+  // A box larger than one message (2 GiB) is refused when added, before any buffer is made.
+  std::map<std::string, int> made;
+  mpi::BasicHaloExchange<FakeStaging> halo(MPI_COMM_WORLD, rank, 1, FakeStaging{&made});
+  rt::Transfer huge;
+  huge.src = rank;
+  huge.dst = (rank + 1) % size;
+  huge.boxes.push_back(rt::Box::from_extent(3, {1024, 1024, 300}));
+  std::string text;
+  try {
+    halo.add(0, "C", sizeof(double), {huge});
+  } catch (const rt::RunError& e) {
+    text = e.what();
+  }
+  check(text.find("array C") != std::string::npos && text.find("2 GiB") != std::string::npos,
+        "a box too large for one message names its array: " + text);
+  check(made.empty(), "no buffer made for a refused box");
+  // An MPI call that fails names itself, the array and the peer (a rank that does not exist).
+  mpi::HaloExchange bad(MPI_COMM_WORLD, rank, 1);
+  rt::Transfer nowhere;
+  nowhere.src = size + 5;
+  nowhere.dst = rank;
+  nowhere.boxes.push_back(owned_box(rank));
+  bad.add(0, "D", sizeof(float), {nowhere});
+  text.clear();
+  try {
+    bad.start({0}, [](int, rt::HostArray&) {});
+  } catch (const rt::RunError& e) {
+    text = e.what();
+  }
+  check(text.rfind("MPI_Irecv(D from rank " + std::to_string(size + 5) + ") failed: ", 0) == 0,
+        "a failing MPI call is named with its array and peer: " + text);
+  // Nothing was posted: the exchange can start again (and fail the same way).
+  text.clear();
+  try {
+    bad.start({0}, [](int, rt::HostArray&) {});
+  } catch (const rt::RunError& e) {
+    text = e.what();
+  }
+  check(text.rfind("MPI_Irecv(", 0) == 0, "after a failed start(), start() is not refused");
+  return failed == before;
+}
+
 int run() {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
@@ -149,6 +293,11 @@ int run() {
   halo.exchange(
       {0}, pack, [] {}, unpack);
   check(complete(host[0], 3000), "a second exchange after finish()");
+
+  // The same exchange over a fake staging: buffers of doubles that know their box, peer and
+  // direction, packed and unpacked by the test (as CUDA's rect copies do on a stream).
+  check(fake_staging(), "a fake staging: every check above it passed");
+  check(errors(), "errors: every check above it passed");
 
   // Out-of-core collectives.
   check(mpi::min_over_ranks(MPI_COMM_WORLD, 100 - rank) == 100 - (size - 1),

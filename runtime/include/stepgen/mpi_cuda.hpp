@@ -9,17 +9,16 @@
 ///   MPI, asked at run time with MPIX_Query_cuda_support() from <mpi-ext.h>, where the library
 ///   has it) or through pinned host buffers; STEPGEN_MPI_CUDA_AWARE=on|off overrides; every
 ///   rank takes the same path.
-/// - `CudaHaloExchange`: the exchange plan's transfers of this rank as non-blocking
-///   point-to-point messages. Each box is packed by one rectangular copy on a stream
-///   (cudaMemcpy3DAsync, or cudaMemcpyAsync for a contiguous slab) into a contiguous buffer:
-///   device memory for a CUDA-aware MPI, else pinned host memory; received boxes are unpacked
-///   by the reverse copy. The exchange is split in two calls so that the caller can enqueue
-///   the interior's computation between them.
+/// - `CudaStaging`: the halo exchange's backend (mpi.hpp's BasicHaloExchange holds the MPI
+///   side): each box is packed by one rectangular copy on a stream (cudaMemcpy3DAsync, or
+///   cudaMemcpyAsync for a contiguous slab) into a contiguous buffer: device memory for a
+///   CUDA-aware MPI, else pinned host memory; received boxes are unpacked by the reverse copy.
+/// - `CudaHaloExchange`: that exchange on a GPU's stream, split in two calls so that the caller
+///   can enqueue the interior's computation between them.
 /// Depends on MPI, the CUDA runtime and the standard library (and cuda.hpp, mpi.hpp).
 
 #include <cuda_runtime.h>
 
-#include <climits>
 #include <cstddef>
 #include <cstdlib>
 #include <string>
@@ -225,85 +224,87 @@ class PinnedBuffer {
   void* ptr_ = nullptr;
 };
 
-/// The halo exchange of one rank on its GPU. For each exchanged array, the boxes of the plan
-/// this rank sends (it owns them) and receives (it reads them), each with a contiguous buffer
-/// of exactly that box: in device memory when messages go from the GPU (CUDA-aware MPI), else
-/// page-locked host memory. Every rank computes the same plans, so both sides of a message
-/// agree on its size and order; the tag is the array's id (MPI keeps messages of one tag in
-/// order). One exchange is `post_and_pack` then `send_and_unpack`; work enqueued on the GPU
-/// between the two (the interior's launch) overlaps the messages.
+/// The CUDA staging of the halo exchange (mpi.hpp's BasicHaloExchange): each packed box in a
+/// contiguous buffer of exactly its bytes, in device memory when messages go from the GPU
+/// (CUDA-aware MPI), else in page-locked host memory. A buffer knows its box, so that the
+/// exchange's caller packs and unpacks it with one rectangular copy (`pack`, `unpack`).
+struct CudaStaging {
+  struct Buffer {
+    int peer = 0;
+    std::string name;  ///< the array's
+    std::size_t element_bytes = 0;
+    rt::Box box;             ///< in global coordinates
+    cuda::Buffer on_device;  ///< the packed box, for a CUDA-aware MPI
+    PinnedBuffer on_host;    ///< the packed box, otherwise
+  };
+  const cuda::Device* device = nullptr;
+  bool device_messages = false;
+
+  Buffer make(int peer, const std::string& name, std::size_t element_bytes, const rt::Box& box,
+              const char* direction) const {
+    Buffer b;
+    b.peer = peer;
+    b.name = name;
+    b.element_bytes = element_bytes;
+    b.box = box;
+    const std::string what = name + " halo " + direction + " rank " + std::to_string(peer);
+    if (device_messages)
+      b.on_device = cuda::Buffer(*device, box, element_bytes, what);
+    else
+      b.on_host =
+          PinnedBuffer(*device, static_cast<std::size_t>(box.volume()) * element_bytes, what);
+    return b;
+  }
+  static void* data(Buffer& b) { return b.on_device.get() ? b.on_device.get() : b.on_host.get(); }
+
+  /// Enqueues on stream `on` the copy of `b`'s box from a device buffer holding `ghost`.
+  void pack(Buffer& b, const cuda::Buffer& from, const rt::Box& ghost, cuda::On on) const {
+    cuda::detail::rect_copy(*device, data(b), rt::rect_of(b.box, b.box, b.element_bytes),
+                            from.get(), rt::rect_of(b.box, ghost, b.element_bytes),
+                            device_messages ? cudaMemcpyDeviceToDevice : cudaMemcpyDeviceToHost,
+                            "pack " + b.name + " for rank " + std::to_string(b.peer), on);
+  }
+  /// Enqueues on stream `on` the copy of `b` into its box of a device buffer holding `ghost`.
+  void unpack(Buffer& b, const cuda::Buffer& to, const rt::Box& ghost, cuda::On on) const {
+    cuda::detail::rect_copy(*device, to.get(), rt::rect_of(b.box, ghost, b.element_bytes), data(b),
+                            rt::rect_of(b.box, b.box, b.element_bytes),
+                            device_messages ? cudaMemcpyDeviceToDevice : cudaMemcpyHostToDevice,
+                            "unpack " + b.name + " from rank " + std::to_string(b.peer), on);
+  }
+};
+
+/// The halo exchange of one rank on its GPU: mpi.hpp's exchange over the CUDA staging, the
+/// packing and unpacking enqueued on a stream. One exchange is `post_and_pack` then
+/// `send_and_unpack`; work enqueued on the GPU between the two (the interior's launch)
+/// overlaps the messages.
 class CudaHaloExchange {
  public:
   /// Duplicates `comm` so that halo messages never meet the program's other messages.
   CudaHaloExchange(MPI_Comm comm, int rank, int arrays, const cuda::Device& d, bool device_messages)
-      : rank_(rank),
-        device_(d),
-        device_messages_(device_messages),
-        sends_(static_cast<std::size_t>(arrays)),
-        receives_(static_cast<std::size_t>(arrays)),
-        unpacked_(d, false) {
-    check(MPI_Comm_dup(comm, &comm_), "MPI_Comm_dup");
-  }
-  CudaHaloExchange(const CudaHaloExchange&) = delete;
-  CudaHaloExchange& operator=(const CudaHaloExchange&) = delete;
-  ~CudaHaloExchange() {
-    if (comm_ != MPI_COMM_NULL) MPI_Comm_free(&comm_);
-  }
+      : staging_{&d, device_messages}, halo_(comm, rank, arrays, staging_), unpacked_(d, false) {}
 
   /// Adds array `id`'s transfers (its exchange plan, part ids = ranks) that involve this rank.
   void add(int id, const std::string& name, std::size_t element_bytes,
            const std::vector<rt::Transfer>& plan) {
-    for (const rt::Transfer& t : plan)
-      for (const rt::Box& box : t.boxes) {
-        const std::size_t bytes = static_cast<std::size_t>(box.volume()) * element_bytes;
-        if (bytes > static_cast<std::size_t>(INT_MAX))
-          throw rt::RunError("a halo box of array " + name + " (" + box.str() +
-                             ") is larger than one MPI message can be (2 GiB)");
-        if (t.src == rank_)
-          sends_[static_cast<std::size_t>(id)].push_back(
-              message(t.dst, name, element_bytes, box, "to"));
-        if (t.dst == rank_)
-          receives_[static_cast<std::size_t>(id)].push_back(
-              message(t.src, name, element_bytes, box, "from"));
-      }
+    halo_.add(id, name, element_bytes, plan);
   }
-
   /// True when this rank neither sends nor receives anything for any array.
-  bool idle() const {
-    for (std::size_t i = 0; i < sends_.size(); ++i)
-      if (!sends_[i].empty() || !receives_[i].empty()) return false;
-    return true;
-  }
+  bool idle() const { return halo_.idle(); }
 
   /// Posts every receive of the arrays `ids`, then enqueues on stream `on` the packing of every
   /// box this rank sends from its buffers (`buffer(id)` holds array id over `ghost`). The stream
   /// must already follow the kernels that wrote those boxes. Returns the bytes it will send.
   template <typename BufferOf>
-  std::size_t post_and_pack(std::initializer_list<int> ids, BufferOf&& buffer, const rt::Box& ghost,
-                            cuda::On on) {
+  std::size_t post_and_pack(ArrayIds ids, BufferOf&& buffer, const rt::Box& ghost, cuda::On on) {
     // The receive buffers are free again once the previous exchange's unpacking has run.
-    device_.use();
-    cuda::check(cudaEventSynchronize(unpacked_.get()), "cudaEventSynchronize(unpacked halos)",
-                device_);
-    receives_pending_.clear();
-    for (int id : ids)
-      for (Message& r : receives_[static_cast<std::size_t>(id)]) {
-        receives_pending_.emplace_back();
-        check(MPI_Irecv(r.data(), static_cast<int>(r.bytes), MPI_BYTE, r.peer, id, comm_,
-                        &receives_pending_.back()),
-              "MPI_Irecv(" + r.name + " from rank " + std::to_string(r.peer) + ")");
-      }
+    const cuda::Device& d = *staging_.device;
+    d.use();
+    cuda::check(cudaEventSynchronize(unpacked_.get()), "cudaEventSynchronize(unpacked halos)", d);
     std::size_t bytes = 0;
-    for (int id : ids)
-      for (Message& s : sends_[static_cast<std::size_t>(id)]) {
-        const cuda::Buffer& from = buffer(id);
-        cuda::detail::rect_copy(
-            device_, s.data(), rt::rect_of(s.box, s.box, s.element_bytes), from.get(),
-            rt::rect_of(s.box, ghost, s.element_bytes),
-            device_messages_ ? cudaMemcpyDeviceToDevice : cudaMemcpyDeviceToHost,
-            "pack " + s.name + " for rank " + std::to_string(s.peer), on);
-        bytes += s.bytes;
-      }
+    halo_.start(ids, [&](int id, CudaStaging::Buffer& b) {
+      staging_.pack(b, buffer(id), ghost, on);
+      bytes += static_cast<std::size_t>(b.box.volume()) * b.element_bytes;
+    });
     return bytes;
   }
 
@@ -311,74 +312,23 @@ class CudaHaloExchange {
   /// on `on` the unpacking of every received box into the buffers; waits for the sends. Returns
   /// an event recorded after the unpacking: a stream that waits for it sees the ghost cells.
   template <typename BufferOf>
-  cudaEvent_t send_and_unpack(std::initializer_list<int> ids, BufferOf&& buffer,
-                              const rt::Box& ghost, cuda::On on) {
-    device_.use();
-    cuda::check(cudaStreamSynchronize(device_.stream(on)), "cudaStreamSynchronize(packed halos)",
-                device_);
-    std::vector<MPI_Request> sends;
-    for (int id : ids)
-      for (Message& s : sends_[static_cast<std::size_t>(id)]) {
-        sends.emplace_back();
-        check(MPI_Isend(s.data(), static_cast<int>(s.bytes), MPI_BYTE, s.peer, id, comm_,
-                        &sends.back()),
-              "MPI_Isend(" + s.name + " to rank " + std::to_string(s.peer) + ")");
-      }
-    check(MPI_Waitall(static_cast<int>(receives_pending_.size()), receives_pending_.data(),
-                      MPI_STATUSES_IGNORE),
-          "MPI_Waitall(halo receives)");
-    for (int id : ids)
-      for (Message& r : receives_[static_cast<std::size_t>(id)]) {
-        const cuda::Buffer& to = buffer(id);
-        cuda::detail::rect_copy(
-            device_, to.get(), rt::rect_of(r.box, ghost, r.element_bytes), r.data(),
-            rt::rect_of(r.box, r.box, r.element_bytes),
-            device_messages_ ? cudaMemcpyDeviceToDevice : cudaMemcpyHostToDevice,
-            "unpack " + r.name + " from rank " + std::to_string(r.peer), on);
-      }
-    device_.use();
-    cuda::check(cudaEventRecord(unpacked_.get(), device_.stream(on)),
-                "cudaEventRecord(unpacked halos)", device_);
-    check(MPI_Waitall(static_cast<int>(sends.size()), sends.data(), MPI_STATUSES_IGNORE),
-          "MPI_Waitall(halo sends)");
+  cudaEvent_t send_and_unpack(ArrayIds ids, BufferOf&& buffer, const rt::Box& ghost, cuda::On on) {
+    const cuda::Device& d = *staging_.device;
+    d.use();
+    cuda::check(cudaStreamSynchronize(d.stream(on)), "cudaStreamSynchronize(packed halos)", d);
+    halo_.send(ids);
+    halo_.receive(
+        ids, [&](int id, CudaStaging::Buffer& b) { staging_.unpack(b, buffer(id), ghost, on); });
+    d.use();
+    cuda::check(cudaEventRecord(unpacked_.get(), d.stream(on)), "cudaEventRecord(unpacked halos)",
+                d);
+    halo_.complete();
     return unpacked_.get();
   }
 
  private:
-  struct Message {
-    int peer = 0;
-    std::string name;
-    std::size_t element_bytes = 0;
-    rt::Box box;  ///< in global coordinates
-    std::size_t bytes = 0;
-    cuda::Buffer on_device;  ///< the packed box, for a CUDA-aware MPI
-    PinnedBuffer on_host;    ///< the packed box, otherwise
-    void* data() const { return on_device.get() ? on_device.get() : on_host.get(); }
-  };
-
-  Message message(int peer, const std::string& name, std::size_t element_bytes, const rt::Box& box,
-                  const char* direction) {
-    Message m;
-    m.peer = peer;
-    m.name = name;
-    m.element_bytes = element_bytes;
-    m.box = box;
-    m.bytes = static_cast<std::size_t>(box.volume()) * element_bytes;
-    const std::string what = name + " halo " + direction + " rank " + std::to_string(peer);
-    if (device_messages_)
-      m.on_device = cuda::Buffer(device_, box, element_bytes, what);
-    else
-      m.on_host = PinnedBuffer(device_, m.bytes, what);
-    return m;
-  }
-
-  int rank_;
-  const cuda::Device& device_;
-  bool device_messages_;
-  MPI_Comm comm_ = MPI_COMM_NULL;
-  std::vector<std::vector<Message>> sends_;     ///< per array id
-  std::vector<std::vector<Message>> receives_;  ///< per array id
-  std::vector<MPI_Request> receives_pending_;
+  CudaStaging staging_;
+  BasicHaloExchange<CudaStaging> halo_;
   cuda::Event unpacked_;  ///< recorded after the last unpacking (ordering only)
 };
 
