@@ -1,6 +1,6 @@
 #pragma once
 /// \file
-/// Out-of-core execution on CUDA GPUs: runs the commands of rt::ooc_ops (ooc.hpp) on three
+/// Out-of-core execution on CUDA GPUs: runs the commands of rt::ooc::ops (ooc.hpp) on three
 /// streams per GPU — a copy-in stream, the device's own stream for kernels (the generated
 /// launch functions use it) and a copy-out stream — ordered by events only
 /// (cudaStreamWaitEvent), so host-to-device copies, kernels and device-to-host copies of
@@ -26,7 +26,7 @@ namespace stepgen::cuda {
 /// array id), the chunk seen as a part whose ghost box is `chunk.ghost`, and its swap/rotate
 /// as renamings of these buffers. Enqueues on the device's stream. `remaining`: the steps of
 /// this pass after this one, so that a launch may compute only the planes still read
-/// (rt::ooc_view); negative: compute the whole buffer.
+/// (rt::ooc::view); negative: compute the whole buffer.
 using OocStep =
     std::function<void(const Device& d, std::size_t part, std::vector<Buffer>& buffers,
                        const rt::Part& chunk, std::int64_t step, std::int64_t remaining)>;
@@ -142,13 +142,14 @@ inline void host_rect(cudaStream_t s, const Device& d, const Buffer& buf, const 
 }
 }  // namespace detail
 
-/// Copies the cells of a box between host arrays (rt::copy_host_box: threads for large copies).
-using rt::copy_host_box;
+/// Copies the cells of a box between host arrays (rt::ooc::copy_host_box: threads for large
+/// copies).
+using rt::ooc::copy_host_box;
 
 /// Runs a stencil out of core on every part's GPU.
 class OocRunner {
  public:
-  OocRunner(std::vector<Device>& devices, const rt::OocSchedule& schedule,
+  OocRunner(std::vector<Device>& devices, const rt::ooc::Schedule& schedule,
             std::vector<rt::HostArray>& host, OocStep step, bool overlap)
       : devices_(devices), sc_(schedule), host_(host), step_(std::move(step)), overlap_(overlap) {
     for (std::size_t p = 0; p < sc_.parts.size(); ++p) {
@@ -161,12 +162,12 @@ class OocRunner {
       st.slots.resize(static_cast<std::size_t>(sc_.buffers));
       const rt::Box cells = rt::Box::from_extent(1, {sc_.parts[p].buffer_cells, 1, 1});
       for (auto& slot : st.slots)
-        for (const rt::OocArray& a : sc_.arrays)
+        for (const rt::ooc::Array& a : sc_.arrays)
           slot.emplace_back(d, cells, static_cast<std::size_t>(a.element_bytes),
                             a.name + " (chunk buffer)");
       // Band sharing: each array's bands, all k of them, one after the other.
       if (sc_.band_cells > 0)
-        for (const rt::OocArray& a : sc_.arrays)
+        for (const rt::ooc::Array& a : sc_.arrays)
           st.bands.emplace_back(d, rt::Box::from_extent(1, {sc_.band_cells, 1, 1}),
                                 static_cast<std::size_t>(a.element_bytes),
                                 a.name + " (band store)");
@@ -185,14 +186,14 @@ class OocRunner {
   }
 
   /// Runs `steps` steps; fills the byte counts and the measured time of `stats`.
-  void run(std::int64_t steps, rt::OocStats& stats) {
+  void run(std::int64_t steps, rt::ooc::Stats& stats) {
     rt::Stopwatch clock;
     clock.start();
     snapshot();
-    for (const rt::OocOp& op : rt::ooc_ops(sc_, steps)) execute(op, stats);
+    for (const rt::ooc::Op& op : rt::ooc::ops(sc_, steps)) execute(op, stats);
     finish_all();
     stats.measured_s = clock.stop();
-    stats.passes = rt::ooc_passes(steps, sc_.steps_per_pass);
+    stats.passes = rt::ooc::passes(steps, sc_.steps_per_pass);
     stats.steps = steps;
     stats.parts = sc_.parts.size();
   }
@@ -203,9 +204,9 @@ class OocRunner {
   /// streaming the first planes of its own part at once (the *_all figures): GPUs often share
   /// the host's memory and PCIe root. The host arrays keep their values (only the bytes just
   /// sent are written back, before any kernel ran; the parts' probes do not overlap).
-  static rt::OocLink calibrate(std::vector<Device>& devices, const rt::OocSchedule& sc,
-                               std::vector<rt::HostArray>& host, const OocStep& step,
-                               rt::Index probe_bytes) {
+  static rt::ooc::Link calibrate(std::vector<Device>& devices, const rt::ooc::Schedule& sc,
+                                 std::vector<rt::HostArray>& host, const OocStep& step,
+                                 rt::Index probe_bytes) {
     // One probe per GPU taking part: a box, its buffers and two copy streams.
     struct Probe {
       const Device* d;
@@ -216,7 +217,7 @@ class OocRunner {
     auto make = [&](std::size_t p, const rt::Box& box) {
       Probe pr{
           &devices[p], box, {}, detail::OwnedStream(devices[p]), detail::OwnedStream(devices[p])};
-      for (const rt::OocArray& a : sc.arrays)
+      for (const rt::ooc::Array& a : sc.arrays)
         pr.bufs.emplace_back(devices[p], box, static_cast<std::size_t>(a.element_bytes),
                              a.name + " (probe)");
       return pr;
@@ -230,14 +231,15 @@ class OocRunner {
       check(cudaStreamSynchronize(pr.in.get()), "cudaStreamSynchronize", *pr.d);
       check(cudaStreamSynchronize(pr.out.get()), "cudaStreamSynchronize", *pr.d);
     };
-    rt::OocLink link;
-    Probe pr = rt::ooc_measure_link<Probe>(sc, devices.size(), probe_bytes, make, copy, wait, link);
+    rt::ooc::Link link;
+    Probe pr =
+        rt::ooc::measure_link<Probe>(sc, devices.size(), probe_bytes, make, copy, wait, link);
     const Device& d = devices[0];
     const rt::Box probe = pr.box;
     std::vector<Buffer>& bufs = pr.bufs;
     rt::Part chunk;
     chunk.owned = chunk.ghost = probe;
-    rt::ooc_measure_device(
+    rt::ooc::measure_device(
         sc, probe,
         [&] {
           step(d, 0, bufs, chunk, 0, -1);
@@ -262,13 +264,13 @@ class OocRunner {
     std::map<std::pair<rt::Index, int>, detail::OwnedEvent> events;  ///< (t, kind) -> done
   };
 
-  cudaStream_t stream(std::size_t p, rt::OocOp::Kind kind) const {
-    if (!overlap_ || kind == rt::OocOp::Kind::kCompute) return devices_[p].stream();
-    return kind == rt::OocOp::Kind::kLoad ? parts_[p].in.get() : parts_[p].out.get();
+  cudaStream_t stream(std::size_t p, rt::ooc::Op::Kind kind) const {
+    if (!overlap_ || kind == rt::ooc::Op::Kind::kCompute) return devices_[p].stream();
+    return kind == rt::ooc::Op::Kind::kLoad ? parts_[p].in.get() : parts_[p].out.get();
   }
 
-  void execute(const rt::OocOp& op, rt::OocStats& stats) {
-    using K = rt::OocOp::Kind;
+  void execute(const rt::ooc::Op& op, rt::ooc::Stats& stats) {
+    using K = rt::ooc::Op::Kind;
     if (op.kind == K::kBarrier) {
       finish_all();
       snapshot();
@@ -285,9 +287,9 @@ class OocRunner {
       if (it == st.events.end()) throw rt::RunError("out-of-core: internal error: missing event");
       check(cudaStreamWaitEvent(s, it->second.get(), 0), "cudaStreamWaitEvent", d);
     }
-    // Its copies and kernels, laid out by rt::ooc_execute, on this op's stream.
+    // Its copies and kernels, laid out by rt::ooc::execute, on this op's stream.
     std::vector<Buffer>& next = st.slots[static_cast<std::size_t>((op.t + 1) % sc_.buffers)];
-    rt::ooc_execute(
+    rt::ooc::execute(
         sc_, op, bufs, next, st.bands, host_, st.snapshots, stats,
         [&](const Buffer& buf, const rt::Box& load, const rt::HostArray& h, const rt::Box& sub,
             bool to_device) { detail::host_rect(s, d, buf, load, h, sub, to_device); },
@@ -322,7 +324,7 @@ class OocRunner {
   }
 
   std::vector<Device>& devices_;
-  const rt::OocSchedule& sc_;
+  const rt::ooc::Schedule& sc_;
   std::vector<rt::HostArray>& host_;
   OocStep step_;
   bool overlap_;
@@ -346,7 +348,7 @@ inline rt::Index auto_device_memory(const std::vector<Device>& devices) {
     check(cudaMemGetInfo(&free, &total), "cudaMemGetInfo", d);
     least = least == 0 ? free : std::min(least, free);
   }
-  return static_cast<rt::Index>(static_cast<double>(least) * rt::kAutoMemoryShare);
+  return static_cast<rt::Index>(static_cast<double>(least) * rt::ooc::kAutoMemoryShare);
 }
 
 /// Page-locks every host array in place (direct mapping: chunks copy straight from them).

@@ -1,6 +1,6 @@
 #pragma once
 /// \file
-/// Out-of-core execution on OpenCL devices: runs the commands of rt::ooc_ops (ooc.hpp) with a
+/// Out-of-core execution on OpenCL devices: runs the commands of rt::ooc::ops (ooc.hpp) with a
 /// copy-in queue, the device's own queue for kernels (the generated launch functions enqueue
 /// there) and a copy-out queue per device, ordered by events only. Chunks move directly
 /// between the host arrays and the chunk buffers (rectangular copies, no staging buffers; the
@@ -30,14 +30,14 @@ using OocStep =
                        const rt::Part& chunk, std::int64_t step, std::int64_t remaining)>;
 
 /// The slab of work-items along the slowest dimension a launch computes on a chunk: the
-/// planes rt::ooc_needed_planes says are still read, on the device's kernel queue.
+/// planes rt::ooc::needed_planes says are still read, on the device's kernel queue.
 inline Slab ooc_slab(const rt::Part& chunk, int axis, std::int64_t remaining,
                      const rt::Vec3& shrink_lo, const rt::Vec3& shrink_hi, rt::Index after_lo,
                      rt::Index after_hi, std::size_t group) {
   const auto a = static_cast<std::size_t>(axis);
   const auto [begin, end] =
-      rt::ooc_needed_planes(chunk, axis, remaining, shrink_lo[a], shrink_hi[a], after_lo, after_hi,
-                            static_cast<rt::Index>(group));
+      rt::ooc::needed_planes(chunk, axis, remaining, shrink_lo[a], shrink_hi[a], after_lo, after_hi,
+                             static_cast<rt::Index>(group));
   return Slab{axis, static_cast<size_t>(begin), static_cast<size_t>(end)};
 }
 
@@ -104,13 +104,14 @@ inline void host_rect(cl_command_queue q, const Device& d, const Mem& mem, const
 }
 }  // namespace detail
 
-/// Copies the cells of a box between host arrays (rt::copy_host_box: threads for large copies).
-using rt::copy_host_box;
+/// Copies the cells of a box between host arrays (rt::ooc::copy_host_box: threads for large
+/// copies).
+using rt::ooc::copy_host_box;
 
 /// What one MPI rank runs of a schedule: its one part, on its one device. The other parts run
 /// on other ranks; at every pass boundary, once this part's stores are done, `exchange` fills
 /// the host arrays' cells of this part's foreign boxes with their owners' results (the
-/// messages of rt::ooc_foreign_plan), and the part's snapshots are taken from there.
+/// messages of rt::ooc::foreign_plan), and the part's snapshots are taken from there.
 struct OocShare {
   int part = -1;  ///< the part run here; -1: every part, on devices[part] (one process)
   std::function<void()> exchange;
@@ -121,7 +122,7 @@ class OocRunner {
  public:
   /// `snapshot_alloc` gives the memory of the snapshots of other parts' cells (page-locked
   /// when the host arrays are: cl::pinned_allocator); empty: heap memory.
-  OocRunner(std::vector<Device>& devices, const rt::OocSchedule& schedule,
+  OocRunner(std::vector<Device>& devices, const rt::ooc::Schedule& schedule,
             std::vector<rt::HostArray>& host, OocStep step, bool overlap, OocShare share = {},
             const rt::HostAllocator& snapshot_alloc = {})
       : devices_(devices),
@@ -140,13 +141,13 @@ class OocRunner {
       }
       st.slots.resize(static_cast<std::size_t>(sc_.buffers));
       for (auto& slot : st.slots)
-        for (const rt::OocArray& a : sc_.arrays)
+        for (const rt::ooc::Array& a : sc_.arrays)
           slot.push_back(
               create_buffer(d, rt::Box::from_extent(1, {sc_.parts[p].buffer_cells, 1, 1}),
                             static_cast<size_t>(a.element_bytes), a.name + " (chunk buffer)"));
       // Band sharing: each array's bands, all k of them, one after the other.
       if (sc_.band_cells > 0)
-        for (const rt::OocArray& a : sc_.arrays)
+        for (const rt::ooc::Array& a : sc_.arrays)
           st.bands.push_back(create_buffer(d, rt::Box::from_extent(1, {sc_.band_cells, 1, 1}),
                                            static_cast<size_t>(a.element_bytes),
                                            a.name + " (band store)"));
@@ -163,26 +164,26 @@ class OocRunner {
   }
 
   /// Runs `steps` steps; fills the byte counts and the measured time of `stats`.
-  void run(std::int64_t steps, rt::OocStats& stats) {
+  void run(std::int64_t steps, rt::ooc::Stats& stats) {
     rt::Stopwatch clock;
     clock.start();
     snapshot();
-    for (const rt::OocOp& op : rt::ooc_ops(sc_, steps))
-      if (op.kind == rt::OocOp::Kind::kBarrier || runs_here(static_cast<std::size_t>(op.part)))
+    for (const rt::ooc::Op& op : rt::ooc::ops(sc_, steps))
+      if (op.kind == rt::ooc::Op::Kind::kBarrier || runs_here(static_cast<std::size_t>(op.part)))
         execute(op, stats);
     finish_all();
     stats.measured_s = clock.stop();
-    stats.passes = rt::ooc_passes(steps, sc_.steps_per_pass);
+    stats.passes = rt::ooc::passes(steps, sc_.steps_per_pass);
     stats.steps = steps;
     stats.parts = sc_.parts.size();
   }
 
   /// The cells `calibrate` sends: the first planes of the first part's reach, at most
   /// `probe_bytes` over all arrays (at least one plane). The host arrays must hold them.
-  static rt::Box probe_box(const rt::OocSchedule& sc, rt::Index probe_bytes) {
+  static rt::Box probe_box(const rt::ooc::Schedule& sc, rt::Index probe_bytes) {
     rt::Index cell_bytes = 0;
-    for (const rt::OocArray& a : sc.arrays) cell_bytes += a.element_bytes;
-    return rt::ooc_probe_planes(sc.parts[0].reach, sc.dims, cell_bytes, probe_bytes);
+    for (const rt::ooc::Array& a : sc.arrays) cell_bytes += a.element_bytes;
+    return rt::ooc::probe_planes(sc.parts[0].reach, sc.dims, cell_bytes, probe_bytes);
   }
 
   /// Measures the link and the kernels on the first device: the probe_box() is sent,
@@ -191,9 +192,9 @@ class OocRunner {
   /// once (the *_all figures): devices often share the host's memory and PCIe root. The host
   /// arrays are left as they were (only their own bytes are written back, before any kernel
   /// ran; the parts' probes do not overlap).
-  static rt::OocLink calibrate(std::vector<Device>& devices, const rt::OocSchedule& sc,
-                               std::vector<rt::HostArray>& host, const OocStep& step,
-                               rt::Index probe_bytes) {
+  static rt::ooc::Link calibrate(std::vector<Device>& devices, const rt::ooc::Schedule& sc,
+                                 std::vector<rt::HostArray>& host, const OocStep& step,
+                                 rt::Index probe_bytes) {
     // One probe per device taking part: a box, its buffers and two copy queues.
     struct Probe {
       const Device* d;
@@ -204,7 +205,7 @@ class OocRunner {
     auto make = [&](std::size_t p, const rt::Box& box) {
       Probe pr{
           &devices[p], box, {}, detail::make_queue(devices[p]), detail::make_queue(devices[p])};
-      for (const rt::OocArray& a : sc.arrays)
+      for (const rt::ooc::Array& a : sc.arrays)
         pr.bufs.push_back(create_buffer(devices[p], box, static_cast<size_t>(a.element_bytes),
                                         a.name + " (probe)"));
       return pr;
@@ -218,14 +219,15 @@ class OocRunner {
       check(clFinish(pr.in.get()), "clFinish", pr.d->label());
       check(clFinish(pr.out.get()), "clFinish", pr.d->label());
     };
-    rt::OocLink link;
-    Probe pr = rt::ooc_measure_link<Probe>(sc, devices.size(), probe_bytes, make, copy, wait, link);
+    rt::ooc::Link link;
+    Probe pr =
+        rt::ooc::measure_link<Probe>(sc, devices.size(), probe_bytes, make, copy, wait, link);
     const Device& d = devices[0];
     const rt::Box probe = pr.box;
     std::vector<Mem>& bufs = pr.bufs;
     rt::Part chunk;
     chunk.owned = chunk.ghost = probe;
-    rt::ooc_measure_device(
+    rt::ooc::measure_device(
         sc, probe,
         [&] {
           step(d, 0, bufs, chunk, 0, -1);
@@ -257,15 +259,15 @@ class OocRunner {
   std::size_t local(std::size_t p) const { return share_.part < 0 ? p : 0; }
   const Device& device(std::size_t p) const { return devices_[local(p)]; }
 
-  cl_command_queue queue(std::size_t p, rt::OocOp::Kind kind) const {
+  cl_command_queue queue(std::size_t p, rt::ooc::Op::Kind kind) const {
     const Device& d = device(p);
     const PartState& st = parts_[local(p)];
-    if (!overlap_ || kind == rt::OocOp::Kind::kCompute) return d.queue.get();
-    return kind == rt::OocOp::Kind::kLoad ? st.in.get() : st.out.get();
+    if (!overlap_ || kind == rt::ooc::Op::Kind::kCompute) return d.queue.get();
+    return kind == rt::ooc::Op::Kind::kLoad ? st.in.get() : st.out.get();
   }
 
-  void execute(const rt::OocOp& op, rt::OocStats& stats) {
-    using K = rt::OocOp::Kind;
+  void execute(const rt::ooc::Op& op, rt::ooc::Stats& stats) {
+    using K = rt::ooc::Op::Kind;
     if (op.kind == K::kBarrier) {
       finish_all();
       if (share_.exchange) share_.exchange();
@@ -282,7 +284,7 @@ class OocRunner {
       auto it = st.events.find({w.second, static_cast<int>(w.first)});
       if (it == st.events.end()) throw rt::RunError("out-of-core: internal error: missing event");
       waits.push_back(it->second.get());
-      if (op.kind == rt::OocOp::Kind::kLoad && w.first == rt::OocOp::Kind::kStore)
+      if (op.kind == rt::ooc::Op::Kind::kLoad && w.first == rt::ooc::Op::Kind::kStore)
         for (const Event& r : st.reads[w.second]) reads.push_back(r.get());
     }
     // A load reads host cells that earlier stores wrote: the host waits for those stores' reads
@@ -294,9 +296,9 @@ class OocRunner {
       check(clWaitForEvents(static_cast<cl_uint>(reads.size()), reads.data()),
             "clWaitForEvents (the stores a load reads after)", d.label());
     detail::wait_on(q, waits, d);
-    // Its copies and kernels, laid out by rt::ooc_execute, on this op's queue.
+    // Its copies and kernels, laid out by rt::ooc::execute, on this op's queue.
     std::vector<Mem>& next = st.slots[static_cast<std::size_t>((op.t + 1) % sc_.buffers)];
-    rt::ooc_execute(
+    rt::ooc::execute(
         sc_, op, bufs, next, st.bands, host_, st.snapshots, stats,
         [&](const Mem& buf, const rt::Box& load, const rt::HostArray& h, const rt::Box& sub,
             bool to_device) {
@@ -338,7 +340,7 @@ class OocRunner {
   }
 
   std::vector<Device>& devices_;
-  const rt::OocSchedule& sc_;
+  const rt::ooc::Schedule& sc_;
   std::vector<rt::HostArray>& host_;
   OocStep step_;
   bool overlap_;
@@ -359,7 +361,7 @@ inline void rename_buffers(std::vector<Mem>& buffers, std::initializer_list<int>
 inline rt::Index auto_device_memory(const std::vector<Device>& devices) {
   cl_ulong m = devices.empty() ? 0 : devices[0].global_mem;
   for (const Device& d : devices) m = std::min(m, d.global_mem);
-  return static_cast<rt::Index>(static_cast<double>(m) * rt::kAutoMemoryShare);
+  return static_cast<rt::Index>(static_cast<double>(m) * rt::ooc::kAutoMemoryShare);
 }
 
 }  // namespace stepgen::cl
