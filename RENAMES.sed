@@ -6,7 +6,9 @@
 # namespace stepgen::rt or under `using namespace stepgen::rt`) uses alike. Unchanged: the
 # backends' cl::OocRunner, cuda::OocRunner, cl::OocShare, cuda::OocShare, cl::OocStep,
 # cuda::OocStep, cl::ooc_slab, cuda::auto_device_memory, and the generator's own
-# model::ooc_request (only rt::ooc_request is renamed).
+# model::ooc_request (only rt::ooc_request is renamed). A bare use in another namespace (cl,
+# cuda, the generator's) needs `rt::` before it. Then clang-format what changed: some lines
+# grow past the limit (two continuation lines of the templates moved by one column).
 # Types
 s/\bOocOptions\b/ooc::Options/g
 s/\bOocArray\b/ooc::Array/g
@@ -55,6 +57,8 @@ s/\b(rt::)?take_ooc_options\b/\1ooc::take_options/g
 s/\b(rt::)?parse_size\b/\1ooc::parse_size/g
 s/\b(rt::)?kAutoMemoryShare\b/\1ooc::kAutoMemoryShare/g
 s/\b(rt::)?link_figures_text\b/\1ooc::link_figures_text/g
-# (only where qualified: cl::copy_host_box and cuda::copy_host_box stay, as aliases)
+# (cl::copy_host_box and cuda::copy_host_box stay: aliases of it in those namespaces; a bare
+# use inside namespace cl or cuda, through those aliases, must be put back by hand)
 s/\brt::copy_host_box\b/rt::ooc::copy_host_box/g
+s/(^|[^:[:alnum:]_])copy_host_box\b/\1ooc::copy_host_box/g
 s/\b(rt::)?decide_out_of_core\b/\1ooc::decide/g
