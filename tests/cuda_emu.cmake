@@ -77,3 +77,18 @@ emulated_cuda_test("wave2k (issue 22) 400KiB out of core" ${wave2k} reference_un
 if(STEPGEN_MPICXX AND STEPGEN_MPIRUN)
   emulated_cuda_test("wave2k (issue 22) mpi" ${wave2k} reference_unseen_wave2k mpi)
 endif()
+
+# The out-of-core runner over the CUDA operations (cuda::OocRunner), every part on its device and
+# one MPI rank's share with its pass-boundary exchange, on 2 emulated devices in both orders.
+add_executable(cuda_emu_ooc_runner_test ${CMAKE_CURRENT_SOURCE_DIR}/cuda_emu/ooc_runner_test.cpp
+                                        ${CMAKE_CURRENT_SOURCE_DIR}/runtime/main.cpp)
+target_include_directories(cuda_emu_ooc_runner_test PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/cuda_emu/include)
+target_link_libraries(cuda_emu_ooc_runner_test PRIVATE stepgen_runtime doctest::doctest)
+target_compile_options(cuda_emu_ooc_runner_test PRIVATE ${STEPGEN_WARNINGS} -include stepgen_cuda_emu.hpp)
+foreach(order issue deferred)
+  add_test(NAME "cuda-emu: the out-of-core runner and an MPI rank's share, ${order} order"
+           COMMAND cuda_emu_ooc_runner_test)
+  set_tests_properties("cuda-emu: the out-of-core runner and an MPI rank's share, ${order} order"
+                       PROPERTIES LABELS cuda-emu
+                       ENVIRONMENT "STEPGEN_CUDA_EMULATE=2;STEPGEN_CUDA_EMULATE_ORDER=${order}")
+endforeach()

@@ -20,7 +20,7 @@ int main() {
     double h2d, d2h, bidir, cell_ns, d2d, measured;
     in >> name >> n >> chunks >> k >> trap >> bands >> h2d >> d2h >> bidir >> cell_ns >> d2d >>
         measured;
-    OocRequest r;
+    ooc::Request r;
     r.grid = Box::from_extent(3, {n, n, n});
     r.owned = {r.grid};
     r.shrink_lo = {4, 4, 4};
@@ -30,8 +30,8 @@ int main() {
     r.steps_per_pass = k;
     r.trapezoid = trap;
     r.band_sharing = bands;
-    OocSchedule sc = ooc_schedule(r);
-    OocLink link;
+    ooc::Schedule sc = ooc::schedule(r);
+    ooc::Link link;
     link.h2d = h2d * 1e9;
     link.d2h = d2h * 1e9;
     link.bidir = bidir * 1e9;
@@ -39,12 +39,12 @@ int main() {
     link.cell_step = cell_ns * 1e-9;
 #ifdef CONVERT_PER_PROBE_CELL
     // The logged kernels' figure divided by every probe cell: per computed cell now.
-    const Box probe = ooc_probe_planes(sc.parts[0].reach, 3, 16, Index{1} << 30);
+    const Box probe = ooc::probe_planes(sc.parts[0].reach, 3, 16, Index{1} << 30);
     const Index planes = probe.extent(2);
     link.cell_step *=
-        static_cast<double>(planes) / static_cast<double>(ooc_computed_planes(sc, planes));
+        static_cast<double>(planes) / static_cast<double>(ooc::computed_planes(sc, planes));
 #endif
-    const double p = ooc_predict(sc, link, 24, true);
+    const double p = ooc::predict(sc, link, 24, true);
     std::printf("%-34s %8.3f %8.3f %+6.1f%%\n", name.c_str(), p, measured,
                 100 * (p / measured - 1));
   }

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# Phase `replay` (HERE, no GPU): replays the out-of-core model (rt::ooc_predict,
-# runtime/include/stepgen/ooc.hpp as it is in this checkout) on the inputs the GPU runs logged:
+# Phase `replay` (HERE, no GPU): replays the out-of-core model (rt::ooc::predict,
+# runtime/include/stepgen/ooc/model.hpp as it is in this checkout) on the inputs the GPU runs logged:
 # for every acoustic log under the folders given (1160^3 or 1750^3: the file name starts with the
 # size), the plan it ran (chunks, k, trapezoid, band sharing) and the link and kernel figures it
 # measured at start-up; prints the predicted time next to the measured one. OLD=REV also builds
-# the model of git revision REV (its ooc.hpp) for comparison. The logs of runs before the
+# the model of git revision REV (its runtime headers) for comparison. The logs of runs before the
 # kernels' figure was per computed cell (the model change of this script's commit) are
 # converted: the figure is multiplied by the probe's planes over its computed planes; CONVERT=0
 # for logs of later runs.
@@ -39,9 +39,13 @@ g++ -std=c++17 -O1 "${convert[@]}" -I "$root/runtime/include" "$root/bench/cpu/o
 echo "run                                 predicted measured  error  (model of this checkout)"
 "$work/new" <"$work/in.txt"
 if [ -n "${OLD:-}" ]; then
-  mkdir -p "$work/old/stepgen"
-  git -C "$root" show "$OLD:runtime/include/stepgen/ooc.hpp" >"$work/old/stepgen/ooc.hpp"
-  g++ -std=c++17 -O1 -I "$work/old" -I "$root/runtime/include" "$root/bench/cpu/ooc_model_replay.cpp" -o "$work/old.x"
+  mkdir -p "$work/old"
+  git -C "$root" archive "$OLD" runtime/include | tar -x -C "$work/old"
+  cp "$root/bench/cpu/ooc_model_replay.cpp" "$work/old/replay.cpp"
+  # Before the out-of-core runtime moved into namespace rt::ooc (RENAMES.sed): the old names.
+  [ -d "$work/old/runtime/include/stepgen/ooc" ] ||
+    sed -E -i 's/\booc::(Request|Schedule|Link)\b/Ooc\1/g; s/\booc::(schedule|probe_planes|computed_planes|predict)\b/ooc_\1/g' "$work/old/replay.cpp"
+  g++ -std=c++17 -O1 -I "$work/old/runtime/include" "$work/old/replay.cpp" -o "$work/old.x"
   echo "== the model of $OLD (the logged kernels' figure as it is)"
   "$work/old.x" <"$work/in.txt"
 fi

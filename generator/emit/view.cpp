@@ -437,8 +437,17 @@ std::vector<std::string> add_kernel_sources(const Model& m, OutputSet& out) {
 }
 
 void add_runtime_headers(const std::vector<std::string>& names, OutputSet& out) {
-  for (const std::string& n : names)
-    out.add("runtime/stepgen/" + n, embedded_file("runtime/include/stepgen/" + n));
+  const std::string dir = "runtime/include/stepgen/";
+  for (const std::string& n : names) {
+    out.add("runtime/stepgen/" + n, embedded_file(dir + n));
+    // ooc.hpp includes the headers of stepgen/ooc/, one a concept: all of them come with it.
+    if (n == "ooc.hpp")
+      for (const EmbeddedFile& f : embedded_files()) {
+        const std::string path = f.path;
+        if (path.rfind(dir + "ooc/", 0) == 0)
+          out.add("runtime/stepgen/" + path.substr(dir.size()), f.text);
+      }
+  }
 }
 
 }  // namespace stepgen::emit

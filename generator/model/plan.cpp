@@ -172,9 +172,9 @@ rt::PartitionRequest partition_request(const ProgramPlan& pp, const PlanOptions&
   return r;
 }
 
-rt::OocRequest ooc_request(const ProgramPlan& pp, const rt::Partition& p, const PlanOptions& o) {
+rt::ooc::Request ooc_request(const ProgramPlan& pp, const rt::Partition& p, const PlanOptions& o) {
   const Model& m = *pp.model;
-  rt::OocRequest r;
+  rt::ooc::Request r;
   r.grid = p.domain;
   for (const rt::Part& part : p.parts) r.owned.push_back(part.owned);
   r.shrink_lo = pp.shrink_lo;
@@ -214,9 +214,9 @@ void plan_out_of_core(const ProgramPlan& pp, const PlanOptions& o, Plan& plan) {
   plan.auto_k = m.out_of_core.steps_per_pass == 0;
   if ((plan.auto_chunks || plan.auto_k) && plan.device_memory <= 0)
     throw rt::PlanError("device_memory unknown: give --device-memory");
-  const rt::OocRequest request = ooc_request(pp, plan.partition, o);
-  plan.schedule = rt::ooc_choose(request, plan.device_memory, plan.figures.link, plan.steps, true);
-  plan.predicted_s = rt::ooc_predict(plan.schedule, plan.figures.link, plan.steps, true);
+  const rt::ooc::Request request = ooc_request(pp, plan.partition, o);
+  plan.schedule = rt::ooc::choose(request, plan.device_memory, plan.figures.link, plan.steps, true);
+  plan.predicted_s = rt::ooc::predict(plan.schedule, plan.figures.link, plan.steps, true);
 }
 
 }  // namespace

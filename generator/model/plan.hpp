@@ -38,7 +38,7 @@ struct PlanOptions {
   enum class OutOfCore { kAuto, kOn, kOff };
   OutOfCore out_of_core = OutOfCore::kAuto;
   /// The out-of-core model's figures (link, kernels, device copies) and where each came from:
-  /// assumed (OocLink's defaults), a calibration file, --link.
+  /// assumed (ooc::Link's defaults), a calibration file, --link.
   rt::LinkFigures figures;
   std::int64_t steps = 0;  ///< time steps the run is planned for; 0 = the spec's
   /// The program's --trapezoid (where its kernels allow it).
@@ -105,8 +105,8 @@ struct ArrayExchange {
 /// part's owned box, one step's shrink, every array with its element bytes and whether it holds
 /// results, the spec's chunks, steps per pass (0 = auto) and region sharing, 3 buffer slots,
 /// the trapezoid where the program plan allows it (and options.trapezoid), band sharing on.
-rt::OocRequest ooc_request(const ProgramPlan& pp, const rt::Partition& p,
-                           const PlanOptions& options);
+rt::ooc::Request ooc_request(const ProgramPlan& pp, const rt::Partition& p,
+                             const PlanOptions& options);
 
 /// Device bytes a part needs besides its chunk buffers: the arrays that are not partitioned.
 rt::Index resident_bytes(const Model& m);
@@ -127,14 +127,14 @@ struct Plan {
   std::int64_t device_memory = 0;
   /// The largest part's arrays over its ghost box: what a program compares with the budget.
   rt::Index in_core_bytes = 0;
-  // Out of core: what a program runs, chosen by the program's chooser (rt::ooc_choose).
+  // Out of core: what a program runs, chosen by the program's chooser (rt::ooc::choose).
   bool out_of_core = false;
-  std::string reason;        ///< why out of core (or why not, when a budget was given)
-  rt::OocSchedule schedule;  ///< chunks, steps per pass, each part's chunk boxes and bytes
+  std::string reason;          ///< why out of core (or why not, when a budget was given)
+  rt::ooc::Schedule schedule;  ///< chunks, steps per pass, each part's chunk boxes and bytes
   bool auto_chunks = false, auto_k = false;  ///< chosen by the model (else the spec's)
   rt::LinkFigures figures;                   ///< the figures the model assumed
   rt::Index steps = 0;                       ///< time steps the choice was made for
-  double predicted_s = 0;                    ///< rt::ooc_predict for those steps
+  double predicted_s = 0;                    ///< rt::ooc::predict for those steps
 };
 
 /// A plan error caused by a part of the spec: out of core, the <out_of_core> element (a chunk
@@ -149,7 +149,7 @@ class LocatedPlanError : public rt::PlanError {
 /// Builds the plan. Throws rt::PlanError with a message a user can act on (LocatedPlanError
 /// when a part of the spec is the cause).
 /// Out of core: the chunk count and steps per pass are the spec's where given; where auto they
-/// are what a program picks, rt::ooc_choose over the program's request (ooc_request) with the
+/// are what a program picks, rt::ooc::choose over the program's request (ooc_request) with the
 /// options' figures, device_memory (the options', else the spec's, else an error asking for
 /// --device-memory) and steps.
 Plan make_plan(const ProgramPlan& pp, const PlanOptions& options);

@@ -88,7 +88,7 @@ std::string plan_json(const ProgramPlan& pp, const Plan& plan) {
     j.set("exchange_bytes_sent_per_step", Json::number(plan.send_bytes_per_step[k]));
     buffers += plan.buffer_bytes[k];
     if (plan.out_of_core) {
-      const rt::OocPart& c = plan.schedule.parts[k];
+      const rt::ooc::Part& c = plan.schedule.parts[k];
       const auto slow = static_cast<std::size_t>(m.dims - 1);
       auto planes = [slow](const rt::Box& b) {
         return b.empty()
@@ -101,7 +101,7 @@ std::string plan_json(const ProgramPlan& pp, const Plan& plan) {
       j.set("device_bytes", Json::number(c.device_bytes));
       j.set("buffer_cells", Json::number(c.buffer_cells));
       Json chunks = Json::array();
-      for (const rt::OocChunk& ch : c.chunks)
+      for (const rt::ooc::Chunk& ch : c.chunks)
         chunks.push(
             Json::object()
                 .set("own",
@@ -118,8 +118,8 @@ std::string plan_json(const ProgramPlan& pp, const Plan& plan) {
   totals.set("exchange_bytes_per_step", Json::number(plan.exchange_bytes_per_step));
   totals.set("buffer_bytes", Json::number(buffers));
   if (plan.out_of_core) {
-    const rt::OocSchedule& sc = plan.schedule;
-    const rt::OocLink& l = plan.figures.link;
+    const rt::ooc::Schedule& sc = plan.schedule;
+    const rt::ooc::Link& l = plan.figures.link;
     totals.set("chunks", Json::number(sc.chunks));
     totals.set("steps_per_pass", Json::number(sc.steps_per_pass));
     totals.set("chosen_by_model", Json::object()

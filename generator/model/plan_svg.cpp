@@ -147,7 +147,7 @@ std::string plan_svg(const ProgramPlan& pp, const Plan& plan) {
     for (std::size_t k = 0; k < plan.schedule.parts.size(); ++k) {
       const rt::Part& pt = p.parts[k];
       if (!c.visible(pt.owned)) continue;
-      for (const rt::OocChunk& ch : plan.schedule.parts[k].chunks) {
+      for (const rt::ooc::Chunk& ch : plan.schedule.parts[k].chunks) {
         if (ch.id == 0) continue;
         const double at = static_cast<double>(ch.own_lo);
         std::string line;

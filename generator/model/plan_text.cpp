@@ -105,7 +105,7 @@ std::string plan_text(const ProgramPlan& pp, const Plan& plan) {
   }
 
   // What a program runs out of core: the schedule its chooser picks with these figures.
-  const rt::OocSchedule& sc = plan.schedule;
+  const rt::ooc::Schedule& sc = plan.schedule;
   const rt::LinkFigures& f = plan.figures;
   const auto slow = static_cast<std::size_t>(m.dims - 1);
   char line[512];
@@ -141,14 +141,14 @@ std::string plan_text(const ProgramPlan& pp, const Plan& plan) {
     return hi > lo ? "[" + std::to_string(lo) + "," + std::to_string(hi) + ")" : std::string("-");
   };
   for (std::size_t k = 0; k < sc.parts.size(); ++k) {
-    const rt::OocPart& part = sc.parts[k];
+    const rt::ooc::Part& part = sc.parts[k];
     s += "\n  part " + std::to_string(k) + ": " + std::to_string(part.chunks.size()) +
          " chunk(s) of planes along " + dim_name(m.dims - 1) + ", " +
          std::to_string(part.device_bytes) + " bytes of chunk buffers (" +
          human(part.device_bytes) + "), " + std::to_string(part.buffer_cells) +
          " cells per buffer\n";
     Table ct({"chunk", "own", "load", "halo planes", "from host", "shared (d2d)"}, "rllrll");
-    for (const rt::OocChunk& ch : part.chunks)
+    for (const rt::ooc::Chunk& ch : part.chunks)
       ct.add({std::to_string(ch.id), range(ch.own_lo, ch.own_hi),
               range(ch.load.lo[slow], ch.load.hi[slow]),
               std::to_string(ch.load.extent(m.dims - 1) - (ch.own_hi - ch.own_lo)),

@@ -211,7 +211,7 @@ TEST_CASE("make_plan: out of core runs the program's chooser on the program's re
   CHECK(p.auto_k);
   CHECK(p.steps == m.steps);
   // The request a program makes (templates' run_in_or_out_of_core), written out here.
-  rt::OocRequest r;
+  rt::ooc::Request r;
   r.grid = p.partition.domain;
   r.owned = {p.partition.parts[0].owned};
   r.shrink_lo = {1, 1, 1};
@@ -221,13 +221,13 @@ TEST_CASE("make_plan: out of core runs the program's chooser on the program's re
   r.steps_per_pass = 0;
   r.trapezoid = false;  // the hand-built kernel gives no extents: it cannot run on slabs
   r.band_sharing = true;
-  const rt::OocLink assumed;
-  const rt::OocSchedule want = rt::ooc_choose(r, 1536 * 27, assumed, m.steps, true);
+  const rt::ooc::Link assumed;
+  const rt::ooc::Schedule want = rt::ooc::choose(r, 1536 * 27, assumed, m.steps, true);
   CHECK(p.schedule.chunks == want.chunks);
   CHECK(p.schedule.steps_per_pass == want.steps_per_pass);
   CHECK(p.schedule.device_bytes == want.device_bytes);
   CHECK(p.schedule.device_bytes <= 1536 * 27);
-  CHECK(p.predicted_s == rt::ooc_predict(want, assumed, m.steps, true));
+  CHECK(p.predicted_s == rt::ooc::predict(want, assumed, m.steps, true));
 
   // Figures change the choice as they change a program's: a link a thousand times slower
   // makes passes costly, so the model runs more steps per pass.
@@ -235,7 +235,7 @@ TEST_CASE("make_plan: out of core runs the program's chooser on the program's re
   rt::apply_link_figures("h2d=0.01,d2h=0.01,bidir=0.015", "--link", slow.figures);
   const Plan q = make_plan(pp, slow);
   CHECK(q.schedule.steps_per_pass ==
-        rt::ooc_choose(r, 1536 * 27, slow.figures.link, m.steps, true).steps_per_pass);
+        rt::ooc::choose(r, 1536 * 27, slow.figures.link, m.steps, true).steps_per_pass);
   CHECK(q.schedule.steps_per_pass > p.schedule.steps_per_pass);
   CHECK(q.figures.h2d == "--link");
   CHECK(q.figures.kernel == "assumed");

@@ -302,29 +302,29 @@ int run() {
   // Out-of-core collectives.
   check(mpi::min_over_ranks(MPI_COMM_WORLD, 100 - rank) == 100 - (size - 1),
         "min_over_ranks: the smallest budget");
-  rt::OocLink link;
+  rt::ooc::Link link;
   link.h2d = 10.0 + rank;
   link.d2h = 20.0 - rank;
   link.bidir = 30.0 + rank;
   link.cell_step = 1e-9 * (1 + rank);
   link.measured = true;
-  const rt::OocLink slow = mpi::slowest_link(MPI_COMM_WORLD, link);
+  const rt::ooc::Link slow = mpi::slowest_link(MPI_COMM_WORLD, link);
   check(slow.h2d == 10.0 && slow.d2h == 20.0 - (size - 1) && slow.bidir == 30.0,
         "slowest_link: the least bandwidths");
   check(slow.cell_step == 1e-9 * size, "slowest_link: the most seconds per cell-step");
-  rt::OocStats stats;
+  rt::ooc::Stats stats;
   stats.on = true;
   stats.chunks = 4;
   stats.h2d_bytes = 1;
   stats.d2h_bytes = 10;
   stats.d2d_bytes = static_cast<std::size_t>(rank);
   stats.measured_s = rank;
-  const rt::OocStats all = mpi::combine(MPI_COMM_WORLD, stats);
+  const rt::ooc::Stats all = mpi::combine(MPI_COMM_WORLD, stats);
   check(all.h2d_bytes == static_cast<std::size_t>(size) && all.d2h_bytes == 10u * size &&
             all.d2d_bytes == static_cast<std::size_t>(size * (size - 1) / 2),
-        "combine(OocStats): bytes summed over the ranks");
+        "combine(ooc::Stats): bytes summed over the ranks");
   check(all.measured_s == size - 1 && all.chunks == 4,
-        "combine(OocStats): the slowest rank's time");
+        "combine(ooc::Stats): the slowest rank's time");
 
   int failures = 0;
   MPI_Allreduce(&failed, &failures, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);

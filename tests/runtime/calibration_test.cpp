@@ -1,5 +1,5 @@
 // stepgen/calibration.hpp: the out-of-core model's figures as text. A program's report ends its
-// link lines with them (print_ooc_report), and `stepgen plan --calibration` reads them back.
+// link lines with them (ooc::print_report), and `stepgen plan --calibration` reads them back.
 #include "stepgen/calibration.hpp"
 
 #include <doctest/doctest.h>
@@ -20,7 +20,7 @@ std::string temp_file(const std::string& name) {
 }  // namespace
 
 TEST_CASE("calibration: a program's report is a calibration file") {
-  OocStats s;
+  ooc::Stats s;
   s.on = true;
   s.link.h2d = 24.5e9;
   s.link.d2h = 26.25e9;
@@ -36,7 +36,7 @@ TEST_CASE("calibration: a program's report is a calibration file") {
   std::FILE* out = std::fopen(path.c_str(), "wb");
   REQUIRE(out);
   std::fprintf(out, "some run\n");
-  print_ooc_report(s, out);
+  ooc::print_report(s, out);
   std::fprintf(out, "verify: ok\n");
   std::fclose(out);
 
@@ -66,7 +66,7 @@ TEST_CASE("calibration: stated figures, their sources, and errors that name the 
   CHECK(f.h2d == "--link");
   CHECK(f.kernel == "--link");
   CHECK(f.d2h == "assumed");
-  CHECK(f.link.d2h == OocLink().d2h);
+  CHECK(f.link.d2h == ooc::Link().d2h);
 
   // A hand-written file: KEY=VALUE items, '#' comments.
   const std::string path = temp_file("hand.txt");

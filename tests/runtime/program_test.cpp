@@ -42,8 +42,8 @@ std::string usage_error(std::vector<std::string> args) {
   for (std::string& a : args) argv.push_back(a.data());
   try {
     int argc = static_cast<int>(argv.size());
-    OocOptions ooc;
-    take_ooc_options(argc, argv.data(), ooc);
+    ooc::Options ooc;
+    ooc::take_options(argc, argv.data(), ooc);
     parse_options(argc, argv.data(), test_info());
   } catch (const UsageError& e) {
     return e.what();
@@ -122,7 +122,7 @@ TEST_CASE("numeric flags: the whole text, in range, else a UsageError naming fla
     CHECK(usage_error({"--device-memory", bad})
               .rfind("--device-memory expects a size such as 8GiB", 0) == 0);
   CHECK(usage_error({"--device-memory", "1.5GiB"}).empty());
-  CHECK(parse_size("--device-memory", "1.5GiB") == 1610612736);
+  CHECK(ooc::parse_size("--device-memory", "1.5GiB") == 1610612736);
   CHECK(usage_error({"--bogus"}) == "unknown option '--bogus' (see --help)");
   CHECK(usage_error({"--save", "Q=x"}) == "--save: no array named 'Q' (arrays: A B)");
   CHECK(usage_error({"--steps"}) == "--steps needs a value (see --help)");

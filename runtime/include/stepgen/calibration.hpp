@@ -1,18 +1,18 @@
 #pragma once
 /// \file
-/// The out-of-core model's figures (rt::OocLink: link bandwidths, kernel time per cell and
+/// The out-of-core model's figures (rt::ooc::Link: link bandwidths, kernel time per cell and
 /// step, device-copy speed) as text, so that `stepgen plan` can choose chunks and steps per pass
-/// with the same chooser as a program (rt::ooc_choose) from figures someone stated or a program
+/// with the same chooser as a program (rt::ooc::choose) from figures someone stated or a program
 /// measured. The text is a list of KEY=VALUE items, separated by commas or white space:
 ///
 ///   h2d=25,d2h=26,bidir=40,kernel=0.012,d2d=1500
 ///
 /// h2d, d2h, bidir, d2d and the *_all figures in GB/s (1e9 bytes per second), kernel in
 /// nanoseconds per cell and time step, devices_all a count (the *_all figures: the host link
-/// summed over that many devices streaming at once; see OocLink). A program's out-of-core
-/// report ends its link lines with one such list, after "calibration:" (print_ooc_report, written
-/// by ooc.hpp's link_figures_text), so its saved output is a calibration file. Standard library
-/// only; the generator reads it, the programs do not need it.
+/// summed over that many devices streaming at once; see ooc::Link). A program's out-of-core
+/// report ends its link lines with one such list, after "calibration:" (ooc::print_report, written
+/// by ooc.hpp's ooc::link_figures_text), so its saved output is a calibration file. Standard
+/// library only; the generator reads it, the programs do not need it.
 
 #include <cctype>
 #include <cstdio>
@@ -26,7 +26,7 @@ namespace stepgen::rt {
 
 /// Link figures and, for each, where it came from ("assumed" until a source states it).
 struct LinkFigures {
-  OocLink link;
+  ooc::Link link;
   std::string h2d = "assumed", d2h = "assumed", bidir = "assumed", kernel = "assumed",
               d2d = "assumed", all = "";  ///< all: the *_all figures' source ("" = none)
 };

@@ -38,110 +38,16 @@ struct Program {
   PartitionRequest (*partition_request)(int devices, const std::vector<double>& weights) = nullptr;
   std::vector<double> weights;  ///< the spec's device weights (empty: equal)
   Vec3 ghost_lo, ghost_hi;      ///< the ghost widths the halos need (before the probe's rims)
-  OocOptions ooc;               ///< the spec's <out_of_core> settings: the flags' defaults
+  ooc::Options ooc;             ///< the spec's <out_of_core> settings: the flags' defaults
   /// The arrays over the whole grid with their initial values, in memory from `alloc`.
   std::vector<HostArray> (*make_host_arrays)(const HostAllocator& alloc) = nullptr;
   void (*time_loop)(InCore<B>& run, std::int64_t steps) = nullptr;
-  /// Runs in core or, when decide_out_of_core said so (`report.on`), out of core.
+  /// Runs in core or, when ooc::decide said so (`report.on`), out of core.
   RunStats (*run)(std::vector<Device>& devices, const Partition& partition,
-                  std::vector<HostArray>& host, const Options& opt, const OocOptions& ooc,
-                  const Probed& probed, OocStats& report) = nullptr;
+                  std::vector<HostArray>& host, const Options& opt, const ooc::Options& ooc,
+                  const Probed& probed, ooc::Stats& report) = nullptr;
   const CompareArrays* compare = nullptr;  ///< one per array
 };
-
-/// Whether the run goes out of core: when the options ask for it or a part's arrays do not
-/// fit its device's budget (`budget`). Fills the report's budget, and the reason when it does.
-inline bool decide_out_of_core(Index budget, const Partition& partition, const ArrayInfo* arrays,
-                               int array_count, const OocOptions& ooc, OocStats& report) {
-  report.budget = budget;
-  Index in_core = 0;
-  for (const Part& part : partition.parts) {
-    Index bytes = 0;
-    for (int id = 0; id < array_count; ++id)
-      bytes += part.ghost.volume() * static_cast<Index>(arrays[id].element_bytes);
-    in_core = std::max(in_core, bytes);
-  }
-  const bool fits = in_core <= report.budget;
-  if (ooc.mode == OocOptions::Mode::kOff || (ooc.mode == OocOptions::Mode::kAuto && fits))
-    return false;
-  report.on = true;
-  report.reason = fits ? "asked for with --out-of-core on"
-                       : "a part needs " + human_bytes(static_cast<double>(in_core)) +
-                             ", the budget per device is " +
-                             human_bytes(static_cast<double>(report.budget));
-  return true;
-}
-
-/// The out-of-core request for the parts of `partition`, from the options: the planes a step
-/// costs a chunk (`shrink_lo`, `shrink_hi`: the step's read halos, widened where the probe
-/// found kernel rims wider than them, said unless `quiet`) and the arrays (`written[id]`:
-/// stored back after each pass). The trapezoid is the backend's to decide.
-inline OocRequest ooc_request(const Box& grid, int dims, const Partition& partition, Vec3 shrink_lo,
-                              Vec3 shrink_hi, const ArrayInfo* arrays, const bool* written,
-                              int array_count, const OocOptions& ooc, const Probed& probed,
-                              bool quiet) {
-  OocRequest request;
-  request.grid = grid;
-  for (const Part& part : partition.parts) request.owned.push_back(part.owned);
-  request.shrink_lo = shrink_lo;
-  request.shrink_hi = shrink_hi;
-  // Kernels whose rim is wider than their halos: a chunk's window loses more planes a step.
-  if (probed.widen_shrink(request.shrink_lo, request.shrink_hi) && !quiet)
-    std::printf("probe: out of core, a step costs a chunk %s planes (the kernels' rims)\n",
-                probe_sides(dims, request.shrink_lo, request.shrink_hi).c_str());
-  for (int id = 0; id < array_count; ++id)
-    request.arrays.push_back(
-        {arrays[id].name, static_cast<Index>(arrays[id].element_bytes), written[id]});
-  request.chunks = ooc.chunks;
-  request.steps_per_pass = ooc.steps_per_pass;
-  request.region_sharing = ooc.region_sharing;
-  request.buffers = ooc.buffers;
-  request.band_sharing = ooc.band_sharing;
-  return request;
-}
-
-/// The out-of-core schedule for `request` (rt::ooc_choose) over `steps`, with the link and the
-/// kernels' speed measured on a probe chunk by `calibrate(probe, probe_bytes)` (`probe`:
-/// `request` in one chunk of one step); fills the report with the choice and its prediction.
-/// A plan that cannot be made is thrown as `Error`.
-template <class Error = RunError, class Calibrate>
-OocSchedule ooc_plan(const OocRequest& request, const OocOptions& ooc, std::int64_t steps,
-                     OocStats& report, Calibrate&& calibrate) {
-  OocSchedule schedule;
-  try {
-    report.auto_chunks = ooc.chunks == 0;
-    report.auto_k = ooc.steps_per_pass == 0;
-    // The model needs the link and the kernels' speed: measure them on a probe chunk.
-    OocRequest probe = request;
-    probe.chunks = 1;
-    probe.steps_per_pass = 1;
-    const Index probe_bytes = std::min<Index>(report.budget / 4, Index{1} << 30);
-    report.link = calibrate(probe, probe_bytes);
-    schedule = ooc_choose(request, report.budget, report.link, steps, ooc.overlap);
-  } catch (const PlanError& e) {
-    throw Error(e.what());
-  }
-  report.chunks = schedule.chunks;
-  report.steps_per_pass = schedule.steps_per_pass;
-  report.region_sharing = schedule.region_sharing;
-  report.trapezoid = schedule.trapezoid;
-  report.band_sharing = schedule.band_sharing;
-  report.overlap = ooc.overlap;
-  report.buffers = schedule.buffers;
-  report.device_bytes = schedule.device_bytes;
-  report.predicted_s = ooc_predict(schedule, report.link, steps, ooc.overlap);
-  return schedule;
-}
-
-/// The run's figures for the common report after an out-of-core run of `steps`.
-inline RunStats ooc_run_stats(const OocStats& report, std::int64_t steps) {
-  RunStats stats;
-  stats.total_s = report.measured_s;
-  stats.host_device_s = report.measured_s;
-  stats.host_device_bytes = report.h2d_bytes + report.d2h_bytes;
-  stats.steps = steps;
-  return stats;
-}
 
 /// The partition, one line per part.
 template <class Device>
@@ -162,12 +68,12 @@ int run_program(int argc, char** argv, Program<B> p) {
   for (int id = 0; id < problem.array_count; ++id)
     p.info.array_bytes.push_back(static_cast<std::size_t>(p.grid.volume()) *
                                  problem.arrays[id].element_bytes);
-  OocOptions ooc = p.ooc;
-  take_ooc_options(argc, argv, ooc);
+  ooc::Options ooc = p.ooc;
+  ooc::take_options(argc, argv, ooc);
   Options opt = parse_options(argc, argv, p.info);
   if (opt.help) {
     print_usage(p.info, stdout);
-    print_ooc_usage(stdout);
+    ooc::print_usage(stdout);
     B::print_usage_note(stdout);
     return 0;
   }
@@ -200,10 +106,10 @@ int run_program(int argc, char** argv, Program<B> p) {
   // chunks are copied straight from and to them (direct mapping); a refusal is an error there.
   // In core, uploads and downloads run at the link's speed; when the system refuses, the
   // arrays are pageable instead and the report says so.
-  OocStats ooc_stats;
+  ooc::Stats ooc_stats;
   const Index budget = ooc.device_memory > 0 ? ooc.device_memory : B::auto_device_memory(devices);
   const bool out_of_core =
-      decide_out_of_core(budget, partition, problem.arrays, problem.array_count, ooc, ooc_stats);
+      ooc::decide(budget, partition, problem.arrays, problem.array_count, ooc, ooc_stats);
   ooc_stats.pinned = out_of_core && ooc.pinned;
   HostMemory memory;
   const HostAllocator alloc =
@@ -243,7 +149,7 @@ int run_program(int argc, char** argv, Program<B> p) {
   }
   if (!opt.quiet) {
     print_report(stats, stdout);
-    if (ooc_stats.on) print_ooc_report(ooc_stats, stdout);
+    if (ooc_stats.on) ooc::print_report(ooc_stats, stdout);
     if (B::kTimingNote) std::printf("%s\n", B::kTimingNote);
   }
 

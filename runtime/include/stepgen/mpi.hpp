@@ -562,13 +562,13 @@ inline rt::Index min_over_ranks(MPI_Comm comm, rt::Index mine) {
 
 /// Collective: the link of the slowest rank, per figure (least bandwidths, most seconds per
 /// cell-step), so that the out-of-core model makes the same choice on every rank.
-inline rt::OocLink slowest_link(MPI_Comm comm, const rt::OocLink& mine) {
+inline rt::ooc::Link slowest_link(MPI_Comm comm, const rt::ooc::Link& mine) {
   double low[3] = {mine.h2d, mine.d2h, mine.bidir}, lowest[3] = {0, 0, 0};
   check(MPI_Allreduce(low, lowest, 3, MPI_DOUBLE, MPI_MIN, comm), "MPI_Allreduce(link)");
   double slowest = 0;
   check(MPI_Allreduce(&mine.cell_step, &slowest, 1, MPI_DOUBLE, MPI_MAX, comm),
         "MPI_Allreduce(link)");
-  rt::OocLink all = mine;
+  rt::ooc::Link all = mine;
   all.h2d = lowest[0];
   all.d2h = lowest[1];
   all.bidir = lowest[2];
@@ -578,8 +578,8 @@ inline rt::OocLink slowest_link(MPI_Comm comm, const rt::OocLink& mine) {
 
 /// Collective: an out-of-core run's statistics over all ranks: bytes summed, the time of the
 /// slowest rank; the schedule's figures are every rank's.
-inline rt::OocStats combine(MPI_Comm comm, const rt::OocStats& mine) {
-  rt::OocStats all = mine;
+inline rt::ooc::Stats combine(MPI_Comm comm, const rt::ooc::Stats& mine) {
+  rt::ooc::Stats all = mine;
   unsigned long long volumes[3] = {mine.h2d_bytes, mine.d2h_bytes, mine.d2d_bytes};
   unsigned long long sums[3] = {0, 0, 0};
   check(MPI_Allreduce(volumes, sums, 3, MPI_UNSIGNED_LONG_LONG, MPI_SUM, comm),

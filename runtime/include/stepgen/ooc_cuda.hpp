@@ -1,6 +1,6 @@
 #pragma once
 /// \file
-/// Out-of-core execution on CUDA GPUs: runs the commands of rt::ooc_ops (ooc.hpp) on three
+/// Out-of-core execution on CUDA GPUs: runs the commands of rt::ooc::ops (ooc.hpp) on three
 /// streams per GPU — a copy-in stream, the device's own stream for kernels (the generated
 /// launch functions use it) and a copy-out stream — ordered by events only
 /// (cudaStreamWaitEvent), so host-to-device copies, kernels and device-to-host copies of
@@ -21,15 +21,6 @@
 #include "stepgen/ooc.hpp"
 
 namespace stepgen::cuda {
-
-/// One time step of the body on a chunk: the generated launches over the chunk's buffers (by
-/// array id), the chunk seen as a part whose ghost box is `chunk.ghost`, and its swap/rotate
-/// as renamings of these buffers. Enqueues on the device's stream. `remaining`: the steps of
-/// this pass after this one, so that a launch may compute only the planes still read
-/// (rt::ooc_view); negative: compute the whole buffer.
-using OocStep =
-    std::function<void(const Device& d, std::size_t part, std::vector<Buffer>& buffers,
-                       const rt::Part& chunk, std::int64_t step, std::int64_t remaining)>;
 
 namespace detail {
 /// A stream of one GPU, destroyed when it goes.
@@ -142,192 +133,64 @@ inline void host_rect(cudaStream_t s, const Device& d, const Buffer& buf, const 
 }
 }  // namespace detail
 
-/// Copies the cells of a box between host arrays (rt::copy_host_box: threads for large copies).
-using rt::copy_host_box;
+/// Copies the cells of a box between host arrays (rt::ooc::copy_host_box: threads for large
+/// copies).
+using rt::ooc::copy_host_box;
 
-/// Runs a stencil out of core on every part's GPU.
-class OocRunner {
- public:
-  OocRunner(std::vector<Device>& devices, const rt::OocSchedule& schedule,
-            std::vector<rt::HostArray>& host, OocStep step, bool overlap)
-      : devices_(devices), sc_(schedule), host_(host), step_(std::move(step)), overlap_(overlap) {
-    for (std::size_t p = 0; p < sc_.parts.size(); ++p) {
-      const Device& d = devices_[p];
-      PartState st;
-      if (overlap_) {
-        st.in = detail::OwnedStream(d);
-        st.out = detail::OwnedStream(d);
-      }
-      st.slots.resize(static_cast<std::size_t>(sc_.buffers));
-      const rt::Box cells = rt::Box::from_extent(1, {sc_.parts[p].buffer_cells, 1, 1});
-      for (auto& slot : st.slots)
-        for (const rt::OocArray& a : sc_.arrays)
-          slot.emplace_back(d, cells, static_cast<std::size_t>(a.element_bytes),
-                            a.name + " (chunk buffer)");
-      // Band sharing: each array's bands, all k of them, one after the other.
-      if (sc_.band_cells > 0)
-        for (const rt::OocArray& a : sc_.arrays)
-          st.bands.emplace_back(d, rt::Box::from_extent(1, {sc_.band_cells, 1, 1}),
-                                static_cast<std::size_t>(a.element_bytes),
-                                a.name + " (band store)");
-      st.snapshots.resize(sc_.arrays.size());
-      for (std::size_t a = 0; a < sc_.arrays.size(); ++a)
-        if (sc_.arrays[a].written && sc_.parts.size() > 1)
-          for (const rt::Box& f : sc_.parts[p].foreign)
-            st.snapshots[a].emplace_back(sc_.arrays[a].name,
-                                         static_cast<std::size_t>(sc_.arrays[a].element_bytes), f);
-      // Page-locked like the host arrays, so that loads of foreign cells are DMA copies that do
-      // not hold up the host thread issuing every GPU's work.
-      for (std::vector<rt::HostArray>& boxes : st.snapshots)
-        for (rt::HostArray& f : boxes) st.pinned.emplace_back(f);
-      parts_.push_back(std::move(st));
-    }
+/// The CUDA operations the out-of-core runner (rt::ooc::Runner) runs on: buffers, a copy-in
+/// and a copy-out stream per GPU besides its own, cudaMemcpy3DAsync and cudaMemcpyAsync,
+/// events without timing (cudaStreamWaitEvent). A stream orders its copies, so a store's reads
+/// need no events of their own.
+struct OocOps {
+  using Device = cuda::Device;
+  using Buffer = cuda::Buffer;
+  using Queue = detail::OwnedStream;
+  using Event = detail::OwnedEvent;
+  using Handle = cudaStream_t;
+  using Pinned = PinnedHost;  ///< snapshots are page-locked in place
+
+  static Buffer buffer(const Device& d, const rt::Box& box, std::size_t element_bytes,
+                       const std::string& name) {
+    return Buffer(d, box, element_bytes, name);
   }
-
-  /// Runs `steps` steps; fills the byte counts and the measured time of `stats`.
-  void run(std::int64_t steps, rt::OocStats& stats) {
-    rt::Stopwatch clock;
-    clock.start();
-    snapshot();
-    for (const rt::OocOp& op : rt::ooc_ops(sc_, steps)) execute(op, stats);
-    finish_all();
-    stats.measured_s = clock.stop();
-    stats.passes = rt::ooc_passes(steps, sc_.steps_per_pass);
-    stats.steps = steps;
-    stats.parts = sc_.parts.size();
+  static Queue queue(const Device& d) { return detail::OwnedStream(d); }
+  static Handle compute_queue(const Device& d) { return d.stream(); }
+  static void use(const Device& d) { d.use(); }
+  static void host_copy(Handle s, const Device& d, const Buffer& buf, const rt::Box& box,
+                        const rt::HostArray& host, const rt::Box& sub, bool to_device,
+                        std::vector<Event>* /*reads: ordered by the stream*/) {
+    detail::host_rect(s, d, buf, box, host, sub, to_device);
   }
-
-  /// Measures the link and the kernels on the first part's GPU with a probe of the first
-  /// planes of its reach (at most `probe_bytes` over all arrays): sent, received, both at once
-  /// (two streams), then stepped once. With several GPUs, the link again with every GPU
-  /// streaming the first planes of its own part at once (the *_all figures): GPUs often share
-  /// the host's memory and PCIe root. The host arrays keep their values (only the bytes just
-  /// sent are written back, before any kernel ran; the parts' probes do not overlap).
-  static rt::OocLink calibrate(std::vector<Device>& devices, const rt::OocSchedule& sc,
-                               std::vector<rt::HostArray>& host, const OocStep& step,
-                               rt::Index probe_bytes) {
-    // One probe per GPU taking part: a box, its buffers and two copy streams.
-    struct Probe {
-      const Device* d;
-      rt::Box box;
-      std::vector<Buffer> bufs;
-      detail::OwnedStream in, out;
-    };
-    auto make = [&](std::size_t p, const rt::Box& box) {
-      Probe pr{
-          &devices[p], box, {}, detail::OwnedStream(devices[p]), detail::OwnedStream(devices[p])};
-      for (const rt::OocArray& a : sc.arrays)
-        pr.bufs.emplace_back(devices[p], box, static_cast<std::size_t>(a.element_bytes),
-                             a.name + " (probe)");
-      return pr;
-    };
-    auto copy = [&](Probe& pr, bool to_device) {
-      for (std::size_t a = 0; a < pr.bufs.size(); ++a)
-        detail::host_rect(to_device ? pr.in.get() : pr.out.get(), *pr.d, pr.bufs[a], pr.box,
-                          host[a], pr.box, to_device);
-    };
-    auto wait = [](Probe& pr) {
-      check(cudaStreamSynchronize(pr.in.get()), "cudaStreamSynchronize", *pr.d);
-      check(cudaStreamSynchronize(pr.out.get()), "cudaStreamSynchronize", *pr.d);
-    };
-    rt::OocLink link;
-    Probe pr = rt::ooc_measure_link<Probe>(sc, devices.size(), probe_bytes, make, copy, wait, link);
-    const Device& d = devices[0];
-    const rt::Box probe = pr.box;
-    std::vector<Buffer>& bufs = pr.bufs;
-    rt::Part chunk;
-    chunk.owned = chunk.ghost = probe;
-    rt::ooc_measure_device(
-        sc, probe,
-        [&] {
-          step(d, 0, bufs, chunk, 0, -1);
-          finish(d);
-        },
-        [&](std::size_t a, const rt::RectCopy& from, const rt::RectCopy& to) {
-          detail::device_rect(pr.in.get(), d, bufs[a], from, bufs[a], to,
-                              "probe copy " + sc.arrays[a].name);
-        },
-        [&] { check(cudaStreamSynchronize(pr.in.get()), "cudaStreamSynchronize", d); }, link);
-    link.measured = true;
-    return link;
+  static void device_copy(Handle s, const Device& d, const Buffer& from, const rt::RectCopy& src,
+                          Buffer& to, const rt::RectCopy& dst, const std::string& what) {
+    detail::device_rect(s, d, from, src, to, dst, what);
   }
-
- private:
-  struct PartState {
-    detail::OwnedStream in, out;                        ///< copy streams (none without overlap)
-    std::vector<std::vector<Buffer>> slots;             ///< [slot][array]
-    std::vector<Buffer> bands;                          ///< [array]: the band store
-    std::vector<std::vector<rt::HostArray>> snapshots;  ///< [array][foreign box]
-    std::vector<PinnedHost> pinned;                     ///< of the snapshots (destroyed first)
-    std::map<std::pair<rt::Index, int>, detail::OwnedEvent> events;  ///< (t, kind) -> done
-  };
-
-  cudaStream_t stream(std::size_t p, rt::OocOp::Kind kind) const {
-    if (!overlap_ || kind == rt::OocOp::Kind::kCompute) return devices_[p].stream();
-    return kind == rt::OocOp::Kind::kLoad ? parts_[p].in.get() : parts_[p].out.get();
+  static void wait(Handle s, const Device& d, const std::vector<const Event*>& events) {
+    for (const Event* e : events)
+      check(cudaStreamWaitEvent(s, e->get(), 0), "cudaStreamWaitEvent", d);
   }
-
-  void execute(const rt::OocOp& op, rt::OocStats& stats) {
-    using K = rt::OocOp::Kind;
-    if (op.kind == K::kBarrier) {
-      finish_all();
-      snapshot();
-      return;
-    }
-    const auto p = static_cast<std::size_t>(op.part);
-    const Device& d = devices_[p];
-    PartState& st = parts_[p];
-    std::vector<Buffer>& bufs = st.slots[static_cast<std::size_t>(op.slot)];
-    cudaStream_t s = stream(p, op.kind);
-    d.use();
-    for (const auto& w : op.waits) {
-      auto it = st.events.find({w.second, static_cast<int>(w.first)});
-      if (it == st.events.end()) throw rt::RunError("out-of-core: internal error: missing event");
-      check(cudaStreamWaitEvent(s, it->second.get(), 0), "cudaStreamWaitEvent", d);
-    }
-    // Its copies and kernels, laid out by rt::ooc_execute, on this op's stream.
-    std::vector<Buffer>& next = st.slots[static_cast<std::size_t>((op.t + 1) % sc_.buffers)];
-    rt::ooc_execute(
-        sc_, op, bufs, next, st.bands, host_, st.snapshots, stats,
-        [&](const Buffer& buf, const rt::Box& load, const rt::HostArray& h, const rt::Box& sub,
-            bool to_device) { detail::host_rect(s, d, buf, load, h, sub, to_device); },
-        [&](Buffer& from, const rt::RectCopy& src, Buffer& to, const rt::RectCopy& dst,
-            const std::string& what) { detail::device_rect(s, d, from, src, to, dst, what); },
-        [&](const rt::Part& chunk, std::int64_t step, std::int64_t remaining) {
-          step_(d, p, bufs, chunk, step, remaining);
-        });
-    st.events[{op.t, static_cast<int>(op.kind)}] = detail::OwnedEvent(d, s);
-    const rt::Index keep = sc_.chunks + sc_.buffers + 2;
-    while (!st.events.empty() && st.events.begin()->first.first + keep < op.t)
-      st.events.erase(st.events.begin());
+  static void host_wait(const Device& d, const std::vector<const Event*>& events) {
+    for (const Event* e : events) check(cudaEventSynchronize(e->get()), "cudaEventSynchronize", d);
   }
-
-  void finish_all() {
-    for (std::size_t p = 0; p < parts_.size(); ++p) {
-      const Device& d = devices_[p];
-      finish(d);
-      if (overlap_) {
-        check(cudaStreamSynchronize(parts_[p].in.get()), "cudaStreamSynchronize", d);
-        check(cudaStreamSynchronize(parts_[p].out.get()), "cudaStreamSynchronize", d);
-      }
-    }
+  static Event record(Handle s, const Device& d) { return detail::OwnedEvent(d, s); }
+  static void flush(Handle, const Device&) {}
+  static void finish(const Device& d) { cuda::finish(d); }
+  static void finish(Handle s, const Device& d) {
+    check(cudaStreamSynchronize(s), "cudaStreamSynchronize", d);
   }
-
-  /// The cells each part reads from the others, out of the host arrays (all parts stored their
-  /// results): the exchange between parts, at pass boundaries.
-  void snapshot() {
-    for (PartState& st : parts_)
-      for (std::size_t a = 0; a < st.snapshots.size(); ++a)
-        for (rt::HostArray& f : st.snapshots[a]) copy_host_box(host_[a], f, f.box);
-  }
-
-  std::vector<Device>& devices_;
-  const rt::OocSchedule& sc_;
-  std::vector<rt::HostArray>& host_;
-  OocStep step_;
-  bool overlap_;
-  std::vector<PartState> parts_;
+  static Pinned pin(const Device&, rt::HostArray& a) { return PinnedHost(a); }
 };
+
+/// What one MPI rank runs of a schedule (rt::ooc::Share): its part, on its one GPU, and the
+/// exchange at every pass boundary, after the stores and before the next pass's loads.
+using OocShare = rt::ooc::Share;
+
+/// Runs a stencil out of core on every part's GPU (or on one part's, see OocShare).
+using OocRunner = rt::ooc::Runner<OocOps>;
+
+/// One time step of the body on a chunk (rt::ooc::Runner::Step): the generated launches on
+/// the GPU's own stream; a launch may compute only the planes still read (rt::ooc::view).
+using OocStep = OocRunner::Step;
 
 /// Swap/rotate inside a chunk: each name takes the next one's buffer, the last the first's.
 inline void rename_buffers(std::vector<Buffer>& buffers, std::initializer_list<int> ids) {
@@ -346,7 +209,7 @@ inline rt::Index auto_device_memory(const std::vector<Device>& devices) {
     check(cudaMemGetInfo(&free, &total), "cudaMemGetInfo", d);
     least = least == 0 ? free : std::min(least, free);
   }
-  return static_cast<rt::Index>(static_cast<double>(least) * rt::kAutoMemoryShare);
+  return static_cast<rt::Index>(static_cast<double>(least) * rt::ooc::kAutoMemoryShare);
 }
 
 /// Page-locks every host array in place (direct mapping: chunks copy straight from them).

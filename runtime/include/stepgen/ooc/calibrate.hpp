@@ -1,0 +1,144 @@
+#pragma once
+/// \file
+/// Out of core, the start-up measurements the model needs, written once for the backends:
+/// the link (each way, both at once, all devices at once) and, on a probe chunk, the kernels'
+/// time per cell-step and the device copies' speed. Standard library only.
+
+#include <algorithm>
+#include <cstddef>
+#include <utility>
+#include <vector>
+
+#include "stepgen/box.hpp"
+#include "stepgen/ooc/model.hpp"
+#include "stepgen/program.hpp"
+
+namespace stepgen::rt::ooc {
+
+/// The first planes (along the slowest dimension) of `box`, at most `bytes` for cells of
+/// `cell_bytes` bytes, at least one plane: what a link calibration sends.
+inline Box probe_planes(const Box& box, int dims, Index cell_bytes, Index bytes) {
+  const int s = dims - 1;
+  const Index plane_bytes = cell_bytes * (box.volume() / std::max<Index>(box.extent(s), 1));
+  Box probe = box;
+  probe.hi[static_cast<std::size_t>(s)] =
+      probe.lo[static_cast<std::size_t>(s)] +
+      std::clamp<Index>(bytes / std::max<Index>(plane_bytes, 1), 1, box.extent(s));
+  return probe;
+}
+
+/// The link measurements of a start-up calibration, shared by the backends. `make(p, box)`
+/// makes a probe (with a member `box`): the box's cells of every array on part p's device,
+/// with two copy streams; `copy(probe, to_device)` enqueues the probe's copies one way on its
+/// stream for that way; `wait(probe)` waits for both of its streams. With several devices,
+/// first all of them at once (the *_all figures: the first planes of each owned box, which do
+/// not overlap), then the first part's device alone (the first planes of its reach): h2d, d2h
+/// and both ways, each after a warm-up. Returns that last probe, on which the caller times
+/// the kernels.
+template <typename Probe, typename Make, typename Copy, typename Wait>
+Probe measure_link(const Schedule& sc, std::size_t devices, Index probe_bytes, Make make, Copy copy,
+                   Wait wait, Link& link) {
+  Index cell_bytes = 0;
+  for (const Array& a : sc.arrays) cell_bytes += a.element_bytes;
+  // Copies every probe at once; the bytes per second of one way.
+  auto timed = [&](std::vector<Probe>& probes, bool send, bool receive) {
+    double bytes = 0;
+    Stopwatch t;
+    t.start();
+    for (Probe& pr : probes) {
+      bytes += static_cast<double>(pr.box.volume()) * static_cast<double>(cell_bytes);
+      if (send) copy(pr, true);
+      if (receive) copy(pr, false);
+    }
+    for (Probe& pr : probes) wait(pr);
+    return bytes / std::max(t.stop(), 1e-9);
+  };
+  // The best of three runs each: one run of a few tens of milliseconds is at the mercy of
+  // whatever else the host does then (the H100 gave 28.7 to 53.5 GB/s host to device).
+  auto measure = [&](std::vector<Probe>& probes, double& h2d, double& d2h, double& bidir) {
+    timed(probes, true, false);  // warm-up
+    h2d = d2h = bidir = 0;
+    for (int i = 0; i < 3; ++i) {
+      h2d = std::max(h2d, timed(probes, true, false));
+      d2h = std::max(d2h, timed(probes, false, true));
+      bidir = std::max(bidir, 2 * timed(probes, true, true));
+    }
+  };
+  const std::size_t n = std::min(devices, sc.parts.size());
+  if (n > 1) {
+    std::vector<Probe> all;
+    for (std::size_t p = 0; p < n; ++p)
+      all.push_back(make(p, probe_planes(sc.parts[p].owned, sc.dims, cell_bytes, probe_bytes)));
+    measure(all, link.h2d_all, link.d2h_all, link.bidir_all);
+    link.devices_all = static_cast<int>(n);
+  }
+  std::vector<Probe> one;
+  one.push_back(make(0, probe_planes(sc.parts[0].reach, sc.dims, cell_bytes, probe_bytes)));
+  measure(one, link.h2d, link.d2h, link.bidir);
+  return std::move(one.front());
+}
+
+/// The fastest of `runs` runs of `f` (which waits for its own work), in seconds: one timing
+/// of a few milliseconds is at the mercy of whatever else the machine does then.
+template <typename F>
+double fastest(int runs, F f) {
+  double best = 0;
+  for (int i = 0; i < runs; ++i) {
+    Stopwatch t;
+    t.start();
+    f();
+    const double s = std::max(t.stop(), 1e-9);
+    best = i == 0 ? s : std::min(best, s);
+  }
+  return best;
+}
+
+/// The speed of copies within a device, as region sharing does them: `copy(from, to)` copies
+/// every array's cells of box `from` to box `to` of the same buffers and waits. Measured on
+/// the probe's lower and upper halves along the slowest dimension (the best of three after a
+/// warm-up); bytes copied per second. The default of Link when the probe is too thin.
+template <typename Copy>
+double measure_copies(const Box& probe, int dims, Copy copy, const std::vector<Array>& arrays) {
+  const auto a = static_cast<std::size_t>(dims - 1);
+  const Index half = probe.extent(dims - 1) / 2;
+  if (half < 1) return Link{}.d2d;
+  Box from = probe, to = probe;
+  from.hi[a] = from.lo[a] + half;
+  to.lo[a] = from.hi[a];
+  to.hi[a] = to.lo[a] + half;
+  double bytes = 0;
+  for (const Array& arr : arrays)
+    bytes += static_cast<double>(from.volume()) * static_cast<double>(arr.element_bytes);
+  copy(from, to);  // warm-up
+  return bytes / fastest(3, [&] { copy(from, to); });
+}
+
+/// The device side of the start-up measurements, on a probe box the buffers hold: the kernels'
+/// seconds per cell-step (`step()` runs one time step over the probe and waits; a warm-up,
+/// then the fastest of three) and the speed of device copies (`copy(a, from, to)` copies array
+/// a's cells between two places of its probe buffer, `wait()` waits for them). A step over
+/// the probe computes its planes but one step's halos at either end (computed_planes), and
+/// so does the model count the cells of a chunk: with a thin probe (21 planes at 1750^3, 8 of
+/// them halos) dividing by all its cells made the kernels look 1.6x faster than they are.
+template <typename Step, typename Copy, typename Wait>
+void measure_device(const Schedule& sc, const Box& probe, Step step, Copy copy, Wait wait,
+                    Link& link) {
+  step();  // warm-up (and, in OpenCL, first-launch compilation)
+  const int axis = sc.dims - 1;
+  const Index planes = std::max<Index>(probe.extent(axis), 1);
+  const double computed = static_cast<double>(probe.volume() / planes) *
+                          static_cast<double>(computed_planes(sc, planes));
+  link.cell_step = fastest(3, step) / computed;
+  link.d2d = measure_copies(
+      probe, sc.dims,
+      [&](const Box& from, const Box& to) {
+        for (std::size_t a = 0; a < sc.arrays.size(); ++a) {
+          const auto elem = static_cast<std::size_t>(sc.arrays[a].element_bytes);
+          copy(a, rect_of(from, probe, elem), rect_of(to, probe, elem));
+        }
+        wait();
+      },
+      sc.arrays);
+}
+
+}  // namespace stepgen::rt::ooc

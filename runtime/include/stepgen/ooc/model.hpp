@@ -1,0 +1,384 @@
+#pragma once
+/// \file
+/// Out of core, the model: chunks and steps per pass from the link and the kernel speed. The
+/// pipeline of ops() played out on stated or measured figures (simulate, predict), and the
+/// chooser every program and `stepgen plan` run (choose). Standard library only.
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdio>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "stepgen/box.hpp"
+#include "stepgen/ooc/pipeline.hpp"
+#include "stepgen/ooc/schedule.hpp"
+#include "stepgen/program.hpp"
+
+namespace stepgen::rt::ooc {
+
+/// What start-up measures on the first device: link bandwidths (bytes/s) and kernel time.
+struct Link {
+  double h2d = 1e10;        ///< host to device
+  double d2h = 1e10;        ///< device to host
+  double bidir = 1.5e10;    ///< both at once, bytes in + out per second
+  double cell_step = 1e-9;  ///< seconds per cell per time step (all of the body's launches)
+  /// Copies within the device (region sharing), bytes copied per second. They run on the
+  /// compute queue, so the model adds their time to the kernels'.
+  double d2d = 1e12;
+  bool measured = false;
+  /// With several devices in one process: the host link when all of them stream at once,
+  /// bytes per second summed over the devices (0: not measured, the links are independent).
+  /// Devices often share the host's memory or PCIe root, so this is less than the sum of
+  /// their links (2 x H200: 78 GB/s against 83 GB/s for one GPU alone).
+  double h2d_all = 0, d2h_all = 0, bidir_all = 0;
+  int devices_all = 0;  ///< how many devices streamed at once for the *_all figures
+};
+
+/// The link as KEY=VALUE figures (GB/s; kernel in ns per cell-step), the line print_report
+/// ends with after "calibration:" and `stepgen plan --calibration` reads (stepgen/calibration.hpp).
+inline std::string link_figures_text(const Link& link) {
+  char buf[256];
+  std::snprintf(buf, sizeof buf, "h2d=%.9g,d2h=%.9g,bidir=%.9g,kernel=%.9g,d2d=%.9g",
+                link.h2d / 1e9, link.d2h / 1e9, link.bidir / 1e9, link.cell_step * 1e9,
+                link.d2d / 1e9);
+  std::string s = buf;
+  if (link.devices_all > 1) {
+    std::snprintf(buf, sizeof buf, ",devices_all=%d,h2d_all=%.9g,d2h_all=%.9g,bidir_all=%.9g",
+                  link.devices_all, link.h2d_all / 1e9, link.d2h_all / 1e9, link.bidir_all / 1e9);
+    s += buf;
+  }
+  return s;
+}
+
+/// The link each of `parts` devices gets when all of them stream at once: its own link, or
+/// its share of the measured aggregate where that is lower.
+inline Link share(const Link& link, std::size_t parts) {
+  Link l = link;
+  if (parts > 1 && link.devices_all > 1) {
+    const double n = static_cast<double>(parts);
+    if (link.h2d_all > 0) l.h2d = std::min(l.h2d, link.h2d_all / n);
+    if (link.d2h_all > 0) l.d2h = std::min(l.d2h, link.d2h_all / n);
+    if (link.bidir_all > 0) l.bidir = std::min(l.bidir, link.bidir_all / n);
+  }
+  return l;
+}
+
+/// The planes along the slowest dimension a step computes on a buffer of `planes` planes when
+/// it computes the whole buffer: all but one step's halos below and above (the kernels leave
+/// the cells whose reads would leave the buffer alone). At least 1.
+inline Index computed_planes(const Schedule& sc, Index planes) {
+  const auto a = static_cast<std::size_t>(sc.dims - 1);
+  return std::max<Index>(planes - sc.shrink_lo[a] - sc.shrink_hi[a], 1);
+}
+
+/// The cells a pass computes on one chunk over its `steps` steps (default: k): the whole load
+/// window every step (but its halo planes at either end, computed_planes), or with the
+/// trapezoid the planes each step still needs (counted as the step's last launch needs them: exact
+/// for one launch per step, a little low for several).
+inline double pass_cells(const Schedule& sc, const Chunk& c, Index steps = -1) {
+  const Index k = steps < 0 ? sc.steps_per_pass : steps;
+  const double load = static_cast<double>(c.load.volume());
+  const int axis = sc.dims - 1;
+  const auto a = static_cast<std::size_t>(axis);
+  const Index planes = std::max<Index>(c.load.extent(axis), 1);
+  const double plane = load / static_cast<double>(planes);
+  if (!sc.trapezoid) return plane * static_cast<double>(computed_planes(sc, planes) * k);
+  // Band sharing: a part's later chunks compute their own planes' worth each step, shifted up.
+  const bool bands = sc.band_sharing && c.id > 0;
+  rt::Part p;
+  p.owned = c.load;
+  p.owned.lo[a] = c.own_lo;
+  p.owned.hi[a] = c.own_hi;
+  p.ghost = c.load;
+  double cells = 0;
+  for (Index r = 0; r < k; ++r) {
+    // Step j of the pass has r = k - 1 - j steps after it.
+    if (bands) p.owned.lo[a] = band_owned_lo(sc, c, k, k - 1 - r);
+    const auto [b, e] = needed_planes(p, axis, r, sc.shrink_lo[a], sc.shrink_hi[a], 0, 0, 1);
+    // Where the window is clipped at the grid's edge the kernels leave its halo planes alone.
+    const Index lo = std::max(b, sc.shrink_lo[a]), hi = std::min(e, planes - sc.shrink_hi[a]);
+    cells += plane * static_cast<double>(std::max<Index>(hi - lo, 0));
+  }
+  return cells;
+}
+
+/// One compute command's seconds on chunk `c` in a pass of `steps` steps: its kernels' cells
+/// (pass_cells) and its device copies (region and band sharing, on the compute queue).
+inline double compute_seconds(const Schedule& sc, const Chunk& c, Index steps, const Link& link) {
+  Index elem_sum = 0;
+  for (const Array& a : sc.arrays) elem_sum += a.element_bytes;
+  const double d2d =
+      static_cast<double>(c.shared.volume() * elem_sum + band_copy_bytes(sc, c, steps));
+  return pass_cells(sc, c, steps) * link.cell_step + d2d / link.d2d;
+}
+
+/// The pipeline played out: every command of ops(sc, steps) in issue order on its stream
+/// (loads, kernels and stores each on their own with `overlap`, all on one without), each
+/// starting when its stream's previous command and the commands it waits for are done, as the
+/// runners issue them. A load moves its chunk's host window at the link's host-to-device speed
+/// and a store its own planes back at device-to-host speed; while a load and a store of one
+/// device run at once both slow down in proportion so that together they move at most the
+/// bidirectional figure. A compute command takes its cells' kernel time plus its device
+/// copies (region and band sharing) at the device-copy speed. Several parts stream at once,
+/// each at its share of the link (share), and meet at the pass barriers. Returns the
+/// seconds until the last command is done.
+inline double simulate(const Schedule& sc, const Link& measured, Index steps, bool overlap) {
+  using K = Op::Kind;
+  const std::vector<Op> ops = ooc::ops(sc, steps);
+  if (ops.empty()) return 0;
+  const Link link = share(measured, sc.parts.size());
+  Index elem_sum = 0, written_sum = 0;
+  for (const Array& a : sc.arrays) {
+    elem_sum += a.element_bytes;
+    if (a.written) written_sum += a.element_bytes;
+  }
+  const std::size_t parts = sc.parts.size();
+  const Index visits = passes(steps, sc.steps_per_pass) * sc.chunks;
+  // A command's work: bytes for loads and stores, seconds for compute; its place for waits.
+  std::vector<double> work(ops.size(), 0);
+  std::vector<std::vector<std::ptrdiff_t>> where(parts,
+                                                 std::vector<std::ptrdiff_t>(3 * visits + 3, -1));
+  std::map<std::pair<std::pair<int, int>, Index>, double> compute_s;  // (part, chunk), steps
+  for (std::size_t i = 0; i < ops.size(); ++i) {
+    const Op& op = ops[i];
+    if (op.kind == K::kBarrier) continue;
+    const Part& part = sc.parts[static_cast<std::size_t>(op.part)];
+    const Chunk& c = part.chunks[static_cast<std::size_t>(op.chunk)];
+    where[static_cast<std::size_t>(op.part)]
+         [static_cast<std::size_t>(3 * op.t) + static_cast<std::size_t>(op.kind)] =
+             static_cast<std::ptrdiff_t>(i);
+    if (op.kind == K::kLoad) {
+      work[i] = static_cast<double>(c.h2d.volume() * elem_sum);
+    } else if (op.kind == K::kStore) {
+      work[i] = static_cast<double>(c.own.volume() * written_sum);
+    } else {
+      auto key = std::make_pair(std::make_pair(op.part, op.chunk), op.steps);
+      auto it = compute_s.find(key);
+      if (it == compute_s.end()) {
+        it = compute_s.emplace(key, compute_seconds(sc, c, op.steps, link)).first;
+      }
+      work[i] = it->second;
+    }
+  }
+  const double f = std::min(1.0, link.bidir / (link.h2d + link.d2h));  // both ways at once
+  std::vector<char> done(ops.size(), 0), running(ops.size(), 0);
+  std::vector<double> left = work;
+  double now = 0;
+  std::size_t begin = 0;  // the commands from here to the next barrier run together
+  while (begin < ops.size()) {
+    std::size_t end = begin;
+    while (end < ops.size() && ops[end].kind != K::kBarrier) ++end;
+    // Each part's streams: the commands in issue order; the one at the head runs.
+    const std::size_t lanes = overlap ? 3 : 1;
+    std::vector<std::vector<std::size_t>> queue(parts * lanes);
+    for (std::size_t i = begin; i < end; ++i) {
+      const std::size_t lane = overlap ? static_cast<std::size_t>(ops[i].kind) : 0;
+      queue[static_cast<std::size_t>(ops[i].part) * lanes + lane].push_back(i);
+    }
+    std::vector<std::size_t> head(queue.size(), 0);
+    std::size_t remaining = end - begin;
+    auto ready = [&](const Op& op) {
+      for (const auto& w : op.waits) {
+        const std::ptrdiff_t j =
+            where[static_cast<std::size_t>(op.part)]
+                 [static_cast<std::size_t>(3 * w.second) + static_cast<std::size_t>(w.first)];
+        if (j >= 0 && !done[static_cast<std::size_t>(j)]) return false;
+      }
+      return true;
+    };
+    while (remaining > 0) {
+      // Start what can start; commands with nothing to do finish at once.
+      for (bool again = true; again;) {
+        again = false;
+        for (std::size_t q = 0; q < queue.size(); ++q) {
+          if (head[q] >= queue[q].size()) continue;
+          const std::size_t i = queue[q][head[q]];
+          if (running[i] || !ready(ops[i])) continue;
+          if (left[i] > 0) {
+            running[i] = 1;
+          } else {
+            done[i] = 1;
+            ++head[q];
+            --remaining;
+            again = true;
+          }
+        }
+      }
+      if (remaining == 0) break;
+      // The running commands' speeds, and the first to finish.
+      std::vector<std::pair<std::size_t, double>> run;  // command, work per second
+      for (std::size_t q = 0; q < queue.size(); ++q) {
+        if (head[q] >= queue[q].size()) continue;
+        const std::size_t i = queue[q][head[q]];
+        if (running[i]) run.push_back({i, 0.0});
+      }
+      if (run.empty()) throw RunError("out-of-core model: the pipeline waits on itself");
+      for (auto& [i, rate] : run) {
+        const Op& op = ops[i];
+        if (op.kind == K::kCompute) {
+          rate = 1;
+          continue;
+        }
+        bool other = false;  // a transfer the other way on this part's link
+        for (const auto& [j, unused] : run)
+          other = other ||
+                  (ops[j].part == op.part && ops[j].kind != K::kCompute && ops[j].kind != op.kind);
+        rate = (op.kind == K::kLoad ? link.h2d : link.d2h) * (other ? f : 1.0);
+      }
+      double dt = -1;
+      for (const auto& [i, rate] : run)
+        if (dt < 0 || left[i] / rate < dt) dt = left[i] / rate;
+      now += dt;
+      for (const auto& [i, rate] : run) {
+        left[i] -= rate * dt;
+        if (left[i] <= 1e-9 * work[i]) {
+          left[i] = 0;
+          running[i] = 0;
+          done[i] = 1;
+          const std::size_t lane = overlap ? static_cast<std::size_t>(ops[i].kind) : 0;
+          ++head[static_cast<std::size_t>(ops[i].part) * lanes + lane];
+          --remaining;
+        }
+      }
+    }
+    begin = end + 1;  // past the barrier: every stream drained
+  }
+  return now;
+}
+
+/// A time no run of `sc` can beat, cheap to compute: per part, its bytes each way and both
+/// ways at once at the link's speeds, and its kernels and device copies, each taken alone
+/// (simulate plays the same work out, so it never predicts less). choose skips playing
+/// out a plan this already rules out.
+inline double lower_bound(const Schedule& sc, const Link& measured, Index steps) {
+  const Link link = share(measured, sc.parts.size());
+  const Index k = sc.steps_per_pass, full = steps / k, rest = steps % k;
+  const double passes = static_cast<double>(ooc::passes(steps, sc.steps_per_pass));
+  double worst = 0;
+  for (const Part& p : sc.parts) {
+    const double in = passes * static_cast<double>(p.h2d_bytes),
+                 out = passes * static_cast<double>(p.d2h_bytes);
+    double comp = 0;
+    for (const Chunk& c : p.chunks)
+      for (const Index s : {k, rest}) {
+        const double times = static_cast<double>(s == k ? full : 1);
+        if (s == 0 || times == 0) continue;
+        comp += times * compute_seconds(sc, c, s, link);
+      }
+    worst = std::max({worst, in / link.h2d, out / link.d2h,
+                      (in + out) / std::max({link.bidir, link.h2d, link.d2h}), comp});
+  }
+  return worst;
+}
+
+/// The predicted wall time of a run: the pipeline played out (simulate). Replayed on the
+/// H100 runs' logged inputs (bench/run.sh replay) it comes within -10% to +5% of the
+/// measured times, where the closed form it replaced (the slowest stream plus filling and
+/// draining) predicted the link-bound plans 9-19% fast: it missed the loads that wait for a
+/// free buffer slot and the link both directions share. A run of many passes is played out
+/// for its last short pass and four full ones before it, and every further full pass adds what
+/// the fourth added (the pipeline repeats itself pass after pass), so that choosing among
+/// hundreds of plans for a run of thousands of steps stays quick.
+inline double predict(const Schedule& sc, const Link& measured, Index steps, bool overlap) {
+  const Index k = sc.steps_per_pass, full = steps / k, rest = steps % k;
+  constexpr Index kPlayed = 4;
+  if (full <= kPlayed) return simulate(sc, measured, steps, overlap);
+  const double last = simulate(sc, measured, kPlayed * k + rest, overlap);
+  const double before = simulate(sc, measured, (kPlayed - 1) * k + rest, overlap);
+  return last + static_cast<double>(full - kPlayed) * (last - before);
+}
+
+/// The link bound of a run: max(in / h2d, out / d2h, (in + out) / bidir) over the bytes it
+/// moves: no schedule moving these bytes can be faster.
+inline double link_bound(double in, double out, const Link& link) {
+  return std::max({in / link.h2d, out / link.d2h, (in + out) / link.bidir});
+}
+
+/// The link bound of a run on `parts` devices streaming at once, `in` and `out` summed over
+/// them: each device at its share of the link (share), the bytes spread evenly.
+inline double link_bound(double in, double out, const Link& link, std::size_t parts) {
+  const double n = static_cast<double>(std::max<std::size_t>(parts, 1));
+  return link_bound(in / n, out / n, share(link, parts));
+}
+
+/// The request's chunks and steps_per_pass, where 0 (auto), chosen by the model among those
+/// whose largest part fits `budget` bytes: every k from 1 to 32 (at most `steps`) and, per k,
+/// chunk counts from the fewest that fit to 8 times that. Each plan gets its lower bound
+/// (lower_bound); they are played out (predict) from the lowest bound up until no bound
+/// left is below the best predicted time, so only a few are. Throws PlanError naming what would
+/// be needed when nothing fits, or when the given values do not.
+inline Schedule choose(Request r, Index budget, const Link& link, Index steps, bool overlap) {
+  const int s = r.grid.dims - 1;
+  Index planes = Index{1} << 40;
+  for (const Box& b : r.owned) planes = std::min(planes, b.extent(s));
+  const int want_n = r.chunks, want_k = r.steps_per_pass;
+  const int k_hi = want_k > 0 ? want_k : static_cast<int>(std::clamp<Index>(steps, 1, 32));
+  bool have = false;
+  Schedule best;
+  double best_t = 0;
+  std::string why, budget_why;  // why candidates were refused
+  Index smallest = -1;
+  struct Fit {
+    double bound;  ///< lower_bound
+    int k;
+    Index n;
+  };
+  std::vector<Fit> fits;  // the plans that fit the budget
+  for (int k = want_k > 0 ? want_k : 1; k <= k_hi; ++k) {
+    r.steps_per_pass = k;
+    const Index n_lo = want_n > 0 ? want_n : 1, n_hi = want_n > 0 ? want_n : planes;
+    Index first_fit = 0;
+    for (Index n = n_lo; n <= n_hi; ++n) {
+      r.chunks = static_cast<int>(n);
+      Schedule sc;
+      try {
+        sc = schedule(r);
+      } catch (const PlanError& e) {
+        why = e.what();
+        // Thinner chunks only make it worse: the halo of k steps does not fit them either.
+        if (why.find("owns only") != std::string::npos) break;
+        continue;
+      }
+      if (budget > 0 && sc.device_bytes > budget) {
+        if (smallest < 0 || sc.device_bytes < smallest) {
+          smallest = sc.device_bytes;
+          budget_why = "the smallest plan (" + std::to_string(n) + " chunk(s) of " +
+                       std::to_string(k) + " step(s) per pass) needs " +
+                       human_bytes(static_cast<double>(sc.device_bytes)) +
+                       " of chunk buffers per device, more than the budget of " +
+                       human_bytes(static_cast<double>(budget));
+        }
+        continue;
+      }
+      if (!first_fit) first_fit = n;
+      fits.push_back({lower_bound(sc, link, steps), k, n});
+      if (n >= first_fit * 8) break;
+    }
+  }
+  // Played out from the most promising bound on, until no plan left can beat the best.
+  std::stable_sort(fits.begin(), fits.end(),
+                   [](const Fit& a, const Fit& b) { return a.bound < b.bound; });
+  for (const Fit& f : fits) {
+    if (have && f.bound >= best_t) break;
+    r.steps_per_pass = f.k;
+    r.chunks = static_cast<int>(f.n);
+    Schedule sc = schedule(r);
+    const double t = predict(sc, link, steps, overlap);
+    if (!have || t < best_t) {
+      best = std::move(sc);
+      best_t = t;
+      have = true;
+    }
+  }
+  if (!have)
+    throw PlanError("out-of-core: one chunk with its halos cannot fit: " +
+                    (budget_why.empty()
+                         ? why
+                         : budget_why + "; give more --device-memory or fewer --steps-per-pass"));
+  return best;
+}
+
+}  // namespace stepgen::rt::ooc

@@ -1,0 +1,350 @@
+#pragma once
+/// \file
+/// Out of core, the runner, written once for the backends: Runner<Ops> runs the commands of
+/// ops() over a backend's operations `Ops` (ooc_opencl.hpp: cl::OocOps, ooc_cuda.hpp:
+/// cuda::OocOps), what one command moves and runs being execute(). Standard library only.
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "stepgen/box.hpp"
+#include "stepgen/ooc/calibrate.hpp"
+#include "stepgen/ooc/foreign.hpp"
+#include "stepgen/ooc/pipeline.hpp"
+#include "stepgen/ooc/report.hpp"
+#include "stepgen/ooc/schedule.hpp"
+#include "stepgen/partition.hpp"
+#include "stepgen/program.hpp"
+
+namespace stepgen::rt::ooc {
+
+/// What one load, compute or store op (`op`, on chunk buffers `bufs`) moves and runs, whatever
+/// the backend; the runners give their copies and the step, on the op's queue or stream, after
+/// its waits. Load: every array's host window (ch.h2d) from its host array or, with several
+/// parts, the part's own cells from it and the other parts' from their snapshots
+/// (`snapshots[a]`, the boxes they held at the pass's start). Compute: compute(), its
+/// Buffer kNext and kStore being `next` (the next chunk's slot) and `bands` (the band
+/// store). Store: each written array's own planes back to the host. Counts the bytes in
+/// `stats`. `host_copy(buf, load, host, sub, to_device)` copies `sub` between buffer `buf`
+/// (holding box `load`) and `host`; `device_copy(from, src, to, dst, what)` copies on the
+/// device; `step(chunk, step, remaining)` as in compute().
+template <class Buf, class HostCopy, class DeviceCopy, class Step>
+void execute(const Schedule& sc, const Op& op, std::vector<Buf>& bufs, std::vector<Buf>& next,
+             std::vector<Buf>& bands, const std::vector<HostArray>& host,
+             const std::vector<std::vector<HostArray>>& snapshots, Stats& stats,
+             HostCopy&& host_copy, DeviceCopy&& device_copy, Step&& step) {
+  using K = Op::Kind;
+  const Part& part = sc.parts[static_cast<std::size_t>(op.part)];
+  const Chunk& ch = part.chunks[static_cast<std::size_t>(op.chunk)];
+  if (op.kind == K::kLoad) {
+    for (std::size_t a = 0; a < sc.arrays.size(); ++a) {
+      if (snapshots[a].empty()) {
+        host_copy(bufs[a], ch.load, host[a], ch.h2d, true);
+      } else {
+        host_copy(bufs[a], ch.load, host[a], intersect(ch.h2d, part.owned), true);
+        for (const HostArray& f : snapshots[a])
+          host_copy(bufs[a], ch.load, f, intersect(ch.h2d, f.box), true);
+      }
+      stats.h2d_bytes += static_cast<std::size_t>(ch.h2d.volume()) * host[a].element_bytes;
+    }
+  } else if (op.kind == K::kCompute) {
+    auto buffer = [&](Buffer b, std::size_t a) -> Buf& {
+      return b == Buffer::kChunk ? bufs[a] : b == Buffer::kNext ? next[a] : bands[a];
+    };
+    compute(
+        sc, op, stats.d2d_bytes,
+        [&](std::size_t a, Buffer from, const RectCopy& src, Buffer into,
+            const RectCopy& dst) {  // region and band sharing
+          const bool band = from == Buffer::kStore || into == Buffer::kStore;
+          device_copy(buffer(from, a), src, buffer(into, a), dst,
+                      (band ? "band of " : "share ") + host[a].name);
+        },
+        step);
+  } else if (op.kind == K::kStore) {
+    for (std::size_t a = 0; a < sc.arrays.size(); ++a) {
+      if (!sc.arrays[a].written) continue;
+      host_copy(bufs[a], ch.load, host[a], ch.own, false);
+      stats.d2h_bytes += static_cast<std::size_t>(ch.own.volume()) * host[a].element_bytes;
+    }
+  }
+}
+
+/// What one MPI rank runs of a schedule: its one part, on its one device. The other parts run
+/// on other ranks; at every pass boundary, once this part's stores are done and before the next
+/// pass's loads, `exchange` fills the host arrays' cells of this part's foreign boxes with
+/// their owners' results (the messages of foreign_plan), and the part's snapshots are taken
+/// from there.
+struct Share {
+  int part = -1;  ///< the part run here; -1: every part, on devices[part] (one process)
+  std::function<void()> exchange;
+};
+
+/// Runs a stencil out of core on every part's device (or on one part's, see Share): the
+/// commands of ops() in issue order, a load on a copy-in queue, a compute command on the
+/// device's own queue (where the generated launches go), a store on a copy-out queue (all on
+/// the device's own queue without `overlap`), ordered by the events of their waits only.
+///
+/// The backend's operations `Ops` (static members; a "queue" is an OpenCL command queue or a
+/// CUDA stream):
+/// - types: Device, Buffer (a device buffer), Queue (an owned queue; `get()` its handle),
+///   Event (an owned event; `get()` its handle), Handle (a queue's handle), Pinned (what
+///   page-locks a host array while it lives);
+/// - `buffer(d, box, element_bytes, name)`: a buffer of box's cells; `queue(d)`: a new queue;
+///   `compute_queue(d)`: the device's own; `use(d)`: makes d current before its commands;
+/// - `host_copy(q, d, buf, box, host, sub, to_device, reads)`: cells `sub` between `buf`
+///   (holding `box`) and host array `host`, asynchronously; a read may add to `reads` events
+///   whose completion says the cells are in the host array (none: ordered by the queue);
+/// - `device_copy(q, d, from, src, to, dst, what)`: a copy on the device;
+/// - `wait(q, d, events)`: q's later commands wait for `events`; `host_wait(d, events)`: the
+///   host waits for them; `record(q, d)`: an event of q's commands so far; `flush(q, d)`:
+///   starts q's commands now;
+/// - `finish(d)`: waits for the device's own queue; `finish(q, d)`: for q;
+/// - `pin(d, host)`: page-locks a snapshot (a no-op where its allocator did it).
+template <class Ops>
+class Runner {
+ public:
+  using Device = typename Ops::Device;
+  using Buffer = typename Ops::Buffer;
+  /// One time step of the body on a chunk: the generated program's launches over the chunk's
+  /// buffers (by array id) as if the chunk were a part whose ghost box is `chunk.ghost`, and
+  /// its swap/rotate as renamings of these buffers, on the device's own queue. `remaining`:
+  /// the steps of this pass after this one, so that a launch may compute only the planes still
+  /// read (needed_planes); negative: compute the whole buffer.
+  using Step =
+      std::function<void(const Device& d, std::size_t part, std::vector<Buffer>& buffers,
+                         const rt::Part& chunk, std::int64_t step, std::int64_t remaining)>;
+
+  /// `snapshot_alloc` gives the memory of the snapshots of other parts' cells (page-locked
+  /// when the host arrays are); empty: heap memory, which Ops::pin page-locks where it does.
+  Runner(std::vector<Device>& devices, const Schedule& schedule, std::vector<HostArray>& host,
+         Step step, bool overlap, Share share = {}, const HostAllocator& snapshot_alloc = {})
+      : devices_(devices),
+        sc_(schedule),
+        host_(host),
+        step_(std::move(step)),
+        overlap_(overlap),
+        share_(std::move(share)) {
+    for (std::size_t p = 0; p < sc_.parts.size(); ++p) {
+      if (!runs_here(p)) continue;
+      const Device& d = device(p);
+      PartState st;
+      if (overlap_) {
+        st.in = Ops::queue(d);
+        st.out = Ops::queue(d);
+      }
+      st.slots.resize(static_cast<std::size_t>(sc_.buffers));
+      const Box cells = Box::from_extent(1, {sc_.parts[p].buffer_cells, 1, 1});
+      for (auto& slot : st.slots)
+        for (const Array& a : sc_.arrays)
+          slot.push_back(Ops::buffer(d, cells, static_cast<std::size_t>(a.element_bytes),
+                                     a.name + " (chunk buffer)"));
+      // Band sharing: each array's bands, all k of them, one after the other.
+      if (sc_.band_cells > 0)
+        for (const Array& a : sc_.arrays)
+          st.bands.push_back(Ops::buffer(d, Box::from_extent(1, {sc_.band_cells, 1, 1}),
+                                         static_cast<std::size_t>(a.element_bytes),
+                                         a.name + " (band store)"));
+      // The cells read from other parts, per written array, refreshed at each pass boundary.
+      st.snapshots.resize(sc_.arrays.size());
+      for (std::size_t a = 0; a < sc_.arrays.size(); ++a)
+        if (sc_.arrays[a].written && sc_.parts.size() > 1)
+          for (const Box& f : sc_.parts[p].foreign)
+            st.snapshots[a].emplace_back(sc_.arrays[a].name,
+                                         static_cast<std::size_t>(sc_.arrays[a].element_bytes), f,
+                                         snapshot_alloc);
+      // Page-locked like the host arrays, so that loads of foreign cells are DMA copies that do
+      // not hold up the host thread issuing every device's work.
+      for (std::vector<HostArray>& boxes : st.snapshots)
+        for (HostArray& f : boxes) st.pinned.push_back(Ops::pin(d, f));
+      parts_.push_back(std::move(st));
+    }
+  }
+
+  /// Runs `steps` steps; fills the byte counts and the measured time of `stats`.
+  void run(std::int64_t steps, Stats& stats) {
+    Stopwatch clock;
+    clock.start();
+    snapshot();
+    for (const Op& op : ops(sc_, steps))
+      if (op.kind == Op::Kind::kBarrier || runs_here(static_cast<std::size_t>(op.part)))
+        execute(op, stats);
+    finish_all();
+    stats.measured_s = clock.stop();
+    stats.passes = passes(steps, sc_.steps_per_pass);
+    stats.steps = steps;
+    stats.parts = sc_.parts.size();
+  }
+
+  /// The cells `calibrate` sends: the first planes of the first part's reach, at most
+  /// `probe_bytes` over all arrays (at least one plane). The host arrays must hold them.
+  static Box probe_box(const Schedule& sc, Index probe_bytes) {
+    Index cell_bytes = 0;
+    for (const Array& a : sc.arrays) cell_bytes += a.element_bytes;
+    return probe_planes(sc.parts[0].reach, sc.dims, cell_bytes, probe_bytes);
+  }
+
+  /// Measures the link and the kernels on the first device: the probe_box() is sent,
+  /// received, sent and received at once (two queues), and stepped once. With several devices
+  /// (one process), the link again with every device streaming the first planes of its own
+  /// part at once (the *_all figures): devices often share the host's memory and PCIe root.
+  /// The host arrays are left as they were (only their own bytes are written back, before any
+  /// kernel ran; the parts' probes do not overlap).
+  static Link calibrate(std::vector<Device>& devices, const Schedule& sc,
+                        std::vector<HostArray>& host, const Step& step, Index probe_bytes) {
+    // One probe per device taking part: a box, its buffers and two copy queues.
+    struct Probe {
+      const Device* d;
+      Box box;
+      std::vector<Buffer> bufs;
+      typename Ops::Queue in, out;
+    };
+    auto make = [&](std::size_t p, const Box& box) {
+      Probe pr{&devices[p], box, {}, Ops::queue(devices[p]), Ops::queue(devices[p])};
+      for (const Array& a : sc.arrays)
+        pr.bufs.push_back(Ops::buffer(devices[p], box, static_cast<std::size_t>(a.element_bytes),
+                                      a.name + " (probe)"));
+      return pr;
+    };
+    auto copy = [&](Probe& pr, bool to_device) {
+      for (std::size_t a = 0; a < pr.bufs.size(); ++a)
+        Ops::host_copy(to_device ? pr.in.get() : pr.out.get(), *pr.d, pr.bufs[a], pr.box, host[a],
+                       pr.box, to_device, nullptr);
+    };
+    auto wait = [](Probe& pr) {
+      Ops::finish(pr.in.get(), *pr.d);
+      Ops::finish(pr.out.get(), *pr.d);
+    };
+    Link link;
+    Probe pr = measure_link<Probe>(sc, devices.size(), probe_bytes, make, copy, wait, link);
+    const Device& d = devices[0];
+    const Box probe = pr.box;
+    std::vector<Buffer>& bufs = pr.bufs;
+    rt::Part chunk;
+    chunk.owned = chunk.ghost = probe;
+    measure_device(
+        sc, probe,
+        [&] {
+          step(d, 0, bufs, chunk, 0, -1);
+          Ops::finish(d);
+        },
+        [&](std::size_t a, const RectCopy& from, const RectCopy& to) {
+          Ops::device_copy(pr.in.get(), d, bufs[a], from, bufs[a], to,
+                           "probe copy " + sc.arrays[a].name);
+        },
+        [&] { Ops::finish(pr.in.get(), d); }, link);
+    link.measured = true;
+    return link;
+  }
+
+ private:
+  using Event = typename Ops::Event;
+  using Handle = typename Ops::Handle;
+  struct PartState {
+    typename Ops::Queue in, out;                    ///< copy queues (none without overlap)
+    std::vector<std::vector<Buffer>> slots;         ///< [slot][array]
+    std::vector<Buffer> bands;                      ///< [array]: the band store
+    std::vector<std::vector<HostArray>> snapshots;  ///< [array][foreign box]
+    std::vector<typename Ops::Pinned> pinned;       ///< of the snapshots (released first)
+    std::map<std::pair<Index, int>, Event> events;  ///< (t, kind) -> its completion
+    std::map<Index, std::vector<Event>> reads;      ///< t -> its store's reads (Ops::host_copy)
+  };
+
+  bool runs_here(std::size_t p) const {
+    return share_.part < 0 || p == static_cast<std::size_t>(share_.part);
+  }
+  /// Where part p's device and state are (p runs here).
+  std::size_t local(std::size_t p) const { return share_.part < 0 ? p : 0; }
+  const Device& device(std::size_t p) const { return devices_[local(p)]; }
+
+  Handle queue(std::size_t p, Op::Kind kind) const {
+    const PartState& st = parts_[local(p)];
+    if (!overlap_ || kind == Op::Kind::kCompute) return Ops::compute_queue(device(p));
+    return kind == Op::Kind::kLoad ? st.in.get() : st.out.get();
+  }
+
+  void execute(const Op& op, Stats& stats) {
+    using K = Op::Kind;
+    if (op.kind == K::kBarrier) {
+      finish_all();
+      if (share_.exchange) share_.exchange();
+      snapshot();
+      return;
+    }
+    const auto p = static_cast<std::size_t>(op.part);
+    const Device& d = device(p);
+    PartState& st = parts_[local(p)];
+    std::vector<Buffer>& bufs = st.slots[static_cast<std::size_t>(op.slot)];
+    const Handle q = queue(p, op.kind);
+    Ops::use(d);
+    std::vector<const Event*> waits, reads;
+    for (const auto& w : op.waits) {
+      auto it = st.events.find({w.second, static_cast<int>(w.first)});
+      if (it == st.events.end()) throw RunError("out-of-core: internal error: missing event");
+      waits.push_back(&it->second);
+      if (op.kind == K::kLoad && w.first == K::kStore)
+        for (const Event& r : st.reads[w.second]) reads.push_back(&r);
+    }
+    // A load reads host cells that earlier stores wrote: where a backend's reads have events
+    // of their own (OpenCL), the host waits for those stores' reads (complete: the cells are in
+    // the host array) before it enqueues the load. The queue's wait alone is what OpenCL
+    // promises to order them, but on NVIDIA's OpenCL, with small copies (1D chunks) and mostly
+    // pageable host memory, loads saw old values now and then on the H100.
+    if (!reads.empty()) Ops::host_wait(d, reads);
+    Ops::wait(q, d, waits);
+    // Its copies and kernels, laid out by ooc::execute, on this op's queue.
+    std::vector<Buffer>& next = st.slots[static_cast<std::size_t>((op.t + 1) % sc_.buffers)];
+    ooc::execute(
+        sc_, op, bufs, next, st.bands, host_, st.snapshots, stats,
+        [&](const Buffer& buf, const Box& load, const HostArray& h, const Box& sub,
+            bool to_device) {
+          Ops::host_copy(q, d, buf, load, h, sub, to_device, to_device ? nullptr : &st.reads[op.t]);
+        },
+        [&](Buffer& from, const RectCopy& src, Buffer& to, const RectCopy& dst,
+            const std::string& what) { Ops::device_copy(q, d, from, src, to, dst, what); },
+        [&](const rt::Part& chunk, std::int64_t step, std::int64_t remaining) {
+          step_(d, p, bufs, chunk, step, remaining);
+        });
+    st.events[{op.t, static_cast<int>(op.kind)}] = Ops::record(q, d);
+    // Events far behind can no longer be waited for.
+    const Index keep = sc_.chunks + sc_.buffers + 2;
+    while (!st.events.empty() && st.events.begin()->first.first + keep < op.t)
+      st.events.erase(st.events.begin());
+    while (!st.reads.empty() && st.reads.begin()->first + keep < op.t)
+      st.reads.erase(st.reads.begin());
+    // Start the queue's work now, not at the next blocking call.
+    Ops::flush(q, d);
+  }
+
+  void finish_all() {
+    for (std::size_t i = 0; i < parts_.size(); ++i) {
+      Ops::finish(devices_[i]);
+      if (overlap_) {
+        Ops::finish(parts_[i].in.get(), devices_[i]);
+        Ops::finish(parts_[i].out.get(), devices_[i]);
+      }
+    }
+  }
+
+  /// Copies the cells each part reads from the others out of the host arrays (all parts have
+  /// stored their results): the exchange between parts, at pass boundaries.
+  void snapshot() {
+    for (PartState& st : parts_)
+      for (std::size_t a = 0; a < st.snapshots.size(); ++a)
+        for (HostArray& f : st.snapshots[a]) copy_host_box(host_[a], f, f.box);
+  }
+
+  std::vector<Device>& devices_;
+  const Schedule& sc_;
+  std::vector<HostArray>& host_;
+  Step step_;
+  bool overlap_;
+  Share share_;
+  std::vector<PartState> parts_;  ///< of the parts run here, in part order
+};
+
+}  // namespace stepgen::rt::ooc

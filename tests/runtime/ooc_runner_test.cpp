@@ -1,0 +1,334 @@
+// The out-of-core runner (rt::ooc::Runner, stepgen/ooc/runner.hpp) on a backend that runs on
+// the CPU: buffers in host memory, every copy done when it is issued. The OpenCL and CUDA
+// runners are this runner over their own operations, so what holds here (the results equal a
+// run over the whole grid, the pass-boundary exchange of a rank's share comes after its stores
+// and before its next loads) holds for them as far as the order of their commands goes.
+
+#include <doctest/doctest.h>
+
+#include <condition_variable>
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "stepgen/ooc.hpp"
+
+using namespace stepgen::rt;
+
+namespace {
+
+/// A device of the CPU backend: what it logs of the commands run on it.
+struct FakeDevice {
+  mutable int queues = 0;              ///< queues made so far (ids 1, 2, ...; 0: its own)
+  mutable std::string* log = nullptr;  ///< 'L', 'C', 'S' per recorded command, 'X' per exchange
+};
+
+/// A buffer: host memory, shared like a device handle (swap renames it).
+struct FakeBuffer {
+  std::shared_ptr<std::vector<unsigned char>> bytes;
+};
+
+struct FakeQueue {
+  int id = 0;
+  int get() const { return id; }
+};
+
+struct FakeEvent {
+  int get() const { return 0; }
+};
+
+/// Copies the rectangle `s` of `from` to the rectangle `t` of `to` (the same region).
+void copy_rect(const unsigned char* from, const RectCopy& s, unsigned char* to, const RectCopy& t) {
+  for (std::size_t z = 0; z < s.region[2]; ++z)
+    for (std::size_t y = 0; y < s.region[1]; ++y)
+      std::memcpy(to + t.offset() + y * t.row_pitch + z * t.slice_pitch,
+                  from + s.offset() + y * s.row_pitch + z * s.slice_pitch, s.region[0]);
+}
+
+/// The CPU backend's operations (see rt::ooc::Runner): every copy is done when issued, so the
+/// order of the calls is the order of the work, and each recorded command is logged by the
+/// queue it ran on: the first queue a part makes is its copy-in queue, the second its copy-out.
+struct FakeOps {
+  using Device = FakeDevice;
+  using Buffer = FakeBuffer;
+  using Queue = FakeQueue;
+  using Event = FakeEvent;
+  using Handle = int;
+  struct Pinned {};
+
+  static Buffer buffer(const Device&, const Box& box, std::size_t element_bytes,
+                       const std::string&) {
+    return {std::make_shared<std::vector<unsigned char>>(static_cast<std::size_t>(box.volume()) *
+                                                         element_bytes)};
+  }
+  static Queue queue(const Device& d) { return {++d.queues}; }
+  static Handle compute_queue(const Device&) { return 0; }
+  static void use(const Device&) {}
+  static void host_copy(Handle, const Device&, const Buffer& buf, const Box& box,
+                        const HostArray& host, const Box& sub, bool to_device,
+                        std::vector<Event>*) {
+    if (sub.empty()) return;
+    const RectCopy dev = rect_of(sub, box, host.element_bytes);
+    const RectCopy hst = rect_of(sub, host.box, host.element_bytes);
+    auto* h = const_cast<unsigned char*>(host.bytes.data());
+    if (to_device)
+      copy_rect(h, hst, buf.bytes->data(), dev);
+    else
+      copy_rect(buf.bytes->data(), dev, h, hst);
+  }
+  static void device_copy(Handle, const Device&, const Buffer& from, const RectCopy& src,
+                          const Buffer& to, const RectCopy& dst, const std::string&) {
+    copy_rect(from.bytes->data(), src, to.bytes->data(), dst);
+  }
+  static void wait(Handle, const Device&, const std::vector<const Event*>&) {}
+  static void host_wait(const Device&, const std::vector<const Event*>&) {}
+  static Event record(Handle q, const Device& d) {
+    if (d.log) *d.log += q == 0 ? 'C' : q % 2 == 1 ? 'L' : 'S';
+    return {};
+  }
+  static void flush(Handle, const Device&) {}
+  static void finish(const Device&) {}
+  static void finish(Handle, const Device&) {}
+  static Pinned pin(const Device&, HostArray&) { return {}; }
+};
+
+using FakeRunner = ooc::Runner<FakeOps>;
+
+constexpr Index kX = 40, kY = 36;  // the grid; chunks are planes along y
+
+Box grid() {
+  return Box::from_extent(2, {kX, kY, 1});
+}
+
+/// One step of a 5-point average, the grid's edge kept as it is, from `a` into `b` over the
+/// cells of `box` that are `at` (a buffer's box) minus one cell where it is not the grid's edge.
+void stencil(const double* a, double* b, const Box& at) {
+  for (Index y = at.lo[1]; y < at.hi[1]; ++y)
+    for (Index x = at.lo[0]; x < at.hi[0]; ++x) {
+      const Index i = (y - at.lo[1]) * at.extent(0) + (x - at.lo[0]);
+      const bool edge = x == 0 || y == 0 || x == kX - 1 || y == kY - 1;
+      if (edge) {
+        b[i] = a[i];
+        continue;
+      }
+      if (x == at.lo[0] || y == at.lo[1] || x == at.hi[0] - 1 || y == at.hi[1] - 1)
+        continue;  // its reads leave the buffer: never read again in the pass
+      const Index w = at.extent(0);
+      b[i] = (a[i - 1] + a[i + 1] + a[i - w] + a[i + w] + a[i]) * 0.2;
+    }
+}
+
+std::vector<HostArray> initial() {
+  std::vector<HostArray> host;
+  for (const char* name : {"a", "b"}) {
+    host.emplace_back(name, sizeof(double), grid());
+    double* v = host.back().as<double>();
+    for (Index i = 0; i < grid().volume(); ++i)
+      v[i] = static_cast<double>((i * 7919) % 1000) / 7.0 + (name[0] == 'b' ? 1 : 0);
+  }
+  return host;
+}
+
+/// The whole grid, `steps` steps: what every out-of-core run must give, bit for bit.
+std::vector<HostArray> reference(Index steps) {
+  std::vector<HostArray> host = initial();
+  for (Index s = 0; s < steps; ++s) {
+    stencil(host[0].as<double>(), host[1].as<double>(), grid());
+    std::swap(host[0].bytes, host[1].bytes);
+  }
+  return host;
+}
+
+/// The step a generated program gives the runner: the launch on the chunk, then the swap.
+FakeRunner::Step step() {
+  return [](const FakeDevice&, std::size_t, std::vector<FakeBuffer>& bufs, const Part& chunk,
+            std::int64_t, std::int64_t) {
+    stencil(reinterpret_cast<const double*>(bufs[0].bytes->data()),
+            reinterpret_cast<double*>(bufs[1].bytes->data()), chunk.ghost);
+    std::swap(bufs[0], bufs[1]);
+  };
+}
+
+ooc::Request request(int parts, int chunks, int k, bool sharing, int buffers) {
+  ooc::Request r;
+  r.grid = grid();
+  for (int p = 0; p < parts; ++p) {
+    Box b = r.grid;
+    b.lo[1] = kY * p / parts;
+    b.hi[1] = kY * (p + 1) / parts;
+    r.owned.push_back(b);
+  }
+  r.shrink_lo = r.shrink_hi = {1, 1, 0};
+  r.arrays = {{"a", 8, true}, {"b", 8, true}};
+  r.chunks = chunks;
+  r.steps_per_pass = k;
+  r.region_sharing = sharing;
+  r.buffers = buffers;
+  return r;
+}
+
+/// The cells of `box` of two host arrays are equal, bit for bit.
+bool same(const HostArray& got, const HostArray& want, const Box& box) {
+  for (Index y = box.lo[1]; y < box.hi[1]; ++y)
+    for (Index x = box.lo[0]; x < box.hi[0]; ++x) {
+      const Index i = y * kX + x;
+      if (std::memcmp(got.as<double>() + i, want.as<double>() + i, sizeof(double)) != 0)
+        return false;
+    }
+  return true;
+}
+
+/// A barrier of `n` threads (C++17 has none).
+class Barrier {
+ public:
+  explicit Barrier(int n) : n_(n) {}
+  void wait() {
+    std::unique_lock<std::mutex> lock(m_);
+    const int round = round_;
+    if (++waiting_ == n_) {
+      waiting_ = 0;
+      ++round_;
+      cv_.notify_all();
+      return;
+    }
+    cv_.wait(lock, [&] { return round_ != round; });
+  }
+
+ private:
+  std::mutex m_;
+  std::condition_variable cv_;
+  int n_, waiting_ = 0, round_ = 0;
+};
+
+}  // namespace
+
+TEST_CASE("ooc runner: every part, chunk count, k, sharing and overlap equals the whole grid") {
+  constexpr Index kSteps = 7;
+  const std::vector<HostArray> want = reference(kSteps);
+  for (int parts : {1, 2})
+    for (int chunks : {1, 3})
+      for (int k : {1, 2, 3})
+        for (bool sharing : {true, false})
+          for (bool overlap : {true, false})
+            for (int buffers : {3, 4}) {
+              CAPTURE(parts);
+              CAPTURE(chunks);
+              CAPTURE(k);
+              CAPTURE(sharing);
+              CAPTURE(overlap);
+              CAPTURE(buffers);
+              const ooc::Schedule sc = ooc::schedule(request(parts, chunks, k, sharing, buffers));
+              std::vector<FakeDevice> devices(static_cast<std::size_t>(parts));
+              std::vector<HostArray> host = initial();
+              FakeRunner runner(devices, sc, host, step(), overlap);
+              ooc::Stats stats;
+              runner.run(kSteps, stats);
+              CHECK(same(host[0], want[0], grid()));
+              CHECK(same(host[1], want[1], grid()));
+              CHECK(stats.passes == ooc::passes(kSteps, k));
+              CHECK(stats.h2d_bytes == static_cast<std::size_t>(sc.h2d_bytes) *
+                                           static_cast<std::size_t>(stats.passes));
+              CHECK(stats.d2h_bytes == static_cast<std::size_t>(sc.d2h_bytes) *
+                                           static_cast<std::size_t>(stats.passes));
+            }
+}
+
+TEST_CASE(
+    "ooc runner: a rank's share exchanges at every pass boundary, after its stores and "
+    "before its next loads") {
+  // Two ranks as two threads, each with its own host arrays and one part of the schedule; the
+  // exchange copies the cells of its foreign boxes from their owner's host arrays (as the MPI
+  // program's messages do).
+  constexpr Index kSteps = 7;
+  constexpr int kChunks = 3, kK = 2;
+  const std::vector<HostArray> want = reference(kSteps);
+  const ooc::Schedule sc = ooc::schedule(request(2, kChunks, kK, true, 3));
+  const std::vector<Transfer> transfers = ooc::foreign_plan(sc);
+  REQUIRE(transfers.size() == 2);
+  std::vector<std::vector<HostArray>> host = {initial(), initial()};
+  std::vector<std::string> log(2);
+  Barrier barrier(2);
+  auto rank = [&](int me) {
+    std::vector<FakeDevice> device(1);
+    device[0].log = &log[static_cast<std::size_t>(me)];
+    ooc::Share share;
+    share.part = me;
+    share.exchange = [&, me] {
+      log[static_cast<std::size_t>(me)] += 'X';
+      barrier.wait();  // both ranks' stores are in their host arrays
+      for (const Transfer& t : transfers)
+        if (t.dst == me)
+          for (const Box& b : t.boxes)
+            for (std::size_t a = 0; a < 2; ++a)
+              ooc::copy_host_box(host[static_cast<std::size_t>(t.src)][a],
+                                 host[static_cast<std::size_t>(me)][a], b);
+      barrier.wait();  // both ranks have their foreign cells
+    };
+    FakeRunner runner(device, sc, host[static_cast<std::size_t>(me)], step(), true,
+                      std::move(share));
+    ooc::Stats stats;
+    runner.run(kSteps, stats);
+  };
+  std::thread other(rank, 1);
+  rank(0);
+  other.join();
+  const Index passes = ooc::passes(kSteps, kK);
+  for (int me = 0; me < 2; ++me) {
+    CAPTURE(me);
+    const auto m = static_cast<std::size_t>(me);
+    CHECK(same(host[m][0], want[0], sc.parts[m].owned));
+    CHECK(same(host[m][1], want[1], sc.parts[m].owned));
+    // Every pass loads, computes and stores each chunk once; the exchange before pass i comes
+    // after all of pass i-1's stores and before any of pass i's loads.
+    const std::string& l = log[m];
+    CAPTURE(l);
+    CHECK(std::count(l.begin(), l.end(), 'X') == passes - 1);
+    CHECK(std::count(l.begin(), l.end(), 'L') == passes * kChunks);
+    CHECK(std::count(l.begin(), l.end(), 'S') == passes * kChunks);
+    Index seen = 0;
+    for (std::size_t i = 0; i < l.size(); ++i) {
+      if (l[i] != 'X') continue;
+      ++seen;
+      const std::string before = l.substr(0, i);
+      CHECK(std::count(before.begin(), before.end(), 'S') == seen * kChunks);
+      CHECK(std::count(before.begin(), before.end(), 'L') == seen * kChunks);
+    }
+  }
+}
+
+TEST_CASE("ooc runner: without a share every part runs and no exchange is called") {
+  const ooc::Schedule sc = ooc::schedule(request(2, 2, 2, true, 3));
+  std::vector<FakeDevice> devices(2);
+  std::string log0, log1;
+  devices[0].log = &log0;
+  devices[1].log = &log1;
+  std::vector<HostArray> host = initial();
+  FakeRunner runner(devices, sc, host, step(), true);
+  ooc::Stats stats;
+  runner.run(4, stats);
+  CHECK(log0.find('X') == std::string::npos);
+  CHECK(std::count(log0.begin(), log0.end(), 'L') == 4);
+  CHECK(std::count(log1.begin(), log1.end(), 'S') == 4);
+  const std::vector<HostArray> want = reference(4);
+  CHECK(same(host[0], want[0], grid()));
+}
+
+TEST_CASE("ooc runner: calibration measures on a probe and leaves the host arrays as they were") {
+  const ooc::Schedule sc = ooc::schedule(request(2, 1, 1, true, 3));
+  std::vector<FakeDevice> devices(2);
+  std::vector<HostArray> host = initial();
+  const std::vector<HostArray> before = initial();
+  const ooc::Link link = FakeRunner::calibrate(devices, sc, host, step(), 8 * kX * 4);
+  CHECK(link.measured);
+  CHECK(link.devices_all == 2);
+  CHECK(link.h2d > 0);
+  CHECK(link.cell_step > 0);
+  CHECK(same(host[0], before[0], grid()));
+  CHECK(same(host[1], before[1], grid()));
+  const Box probe = FakeRunner::probe_box(sc, 8 * kX * 4);
+  CHECK(probe.extent(1) == 2);  // 2 arrays of 8 bytes: 2 planes of 40 cells in 8 * 40 * 4
+}
