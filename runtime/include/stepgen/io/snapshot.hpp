@@ -80,7 +80,7 @@ inline std::string xdmf_text(
   std::ostringstream x;
   x.precision(17);
   x << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-    << "<Xdmf Version=\"3.0\" xmlns:xi=\"http://www.w3.org/2001/XInclude\">\n"
+    << "<Xdmf Version=\"3.0\">\n"
     << "  <Domain>\n"
     << "    <Grid Name=\"series\" GridType=\"Collection\" CollectionType=\"Temporal\">\n";
   for (const auto& [step, arrays] : steps) {
