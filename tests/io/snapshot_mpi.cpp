@@ -49,6 +49,18 @@ int main(int argc, char** argv) {
       }
       series.write(step, arrays);
     }
+    // Pieces that leave part of the grid unwritten: every rank refuses the write (no hang).
+    if (size > 1) {
+      const std::vector<float> some(static_cast<std::size_t>(grid.volume()), 1.0f);
+      std::vector<io::Piece> pieces;
+      if (rank > 0) pieces.push_back({slabs.back(), some.data()});
+      try {
+        series.write(20, {{"q", "float", pieces}});
+        throw std::runtime_error("a write that leaves cells unwritten was accepted");
+      } catch (const std::invalid_argument& e) {
+        if (std::string(e.what()).find("the ranks' pieces cover") == std::string::npos) throw;
+      }
+    }
   } catch (const std::exception& e) {
     std::fprintf(stderr, "snapshot_mpi (rank %d): %s\n", rank, e.what());
     status = 1;

@@ -81,11 +81,21 @@ TEST_CASE("a step written twice, or an array twice in a step, is an error naming
   // Overlapping or outside pieces: a caller's bug.
   io::SnapshotArray overlap{"q", "float", {{kGrid, kValues.data()}, {kGrid, kValues.data()}}};
   CHECK_THROWS_AS(s.write(30, {overlap}), std::invalid_argument);
+  // One process writes the whole grid: a piece short of it would leave cells unwritten.
+  const rt::Box half = rt::Box::from_extent(2, {8, 3, 1});
+  const std::string gap = error_of([&] {
+    s.write(30, {{"q", "float", {{half, kValues.data()}}}});
+  });
+  CHECK(has(gap, "snapshot of array q: the pieces cover 24 of the grid's 48 cells"));
+  io::SnapshotWriter w(std::make_unique<io::SnapshotSeries>(dir / "w.h5", kGrid));
+  CHECK_THROWS_AS(w.submit(1, {{"q", "float", {{half, kValues.data()}}}}), std::invalid_argument);
+  CHECK_THROWS_AS(w.submit(1, {{"q", "quad", {{kGrid, kValues.data()}}}}), std::invalid_argument);
+  w.close();
   // The XDMF, rewritten after each complete step, is there with no temporary file beside it.
   CHECK(std::ifstream(dir / "wave.xdmf").good());
-  CHECK(std::system(
-            ("test -z \"$(ls -A '" + dir.path + "' | grep -v -e '^wave.h5$' -e '^wave.xdmf$')\"")
-                .c_str()) == 0);
+  CHECK(std::system(("test -z \"$(ls -A '" + dir.path +
+                     "' | grep -v -e '^wave.h5$' -e '^wave.xdmf$' -e '^w.h5$')\"")
+                        .c_str()) == 0);
 }
 
 TEST_CASE(

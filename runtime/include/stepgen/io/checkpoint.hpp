@@ -16,6 +16,7 @@
 #include <cinttypes>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <sstream>
 #include <string>
@@ -176,6 +177,7 @@ inline int pwrite_all(int fd, const unsigned char* data, std::size_t n, off_t at
 inline void write_checkpoint(const std::string& path, const std::string& spec_hash,
                              std::int64_t step, const Box& grid,
                              const std::vector<CheckpointSource>& arrays) {
+  if (grid.lo != Vec3{0, 0, 0}) throw std::invalid_argument("checkpoint grid must start at 0");
   if (spec_hash.find_first_of("\n\r") != std::string::npos)
     throw std::invalid_argument("checkpoint spec hash holds a line break");
   CheckpointInfo info;
@@ -266,7 +268,7 @@ inline void write_checkpoint(const std::string& path, const std::string& spec_ha
 class CheckpointReader {
  public:
   explicit CheckpointReader(const std::string& path) : path_(path) {
-    fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    fd_.fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd_ < 0)
       fail(errno == ENOENT ? "it does not exist" : "cannot open it: " + file::errno_text(errno));
     struct stat st {};
@@ -292,9 +294,6 @@ class CheckpointReader {
     for (const CheckpointArray& a : info_.arrays)
       if (a.offset + a.bytes > size_)
         fail(truncated(a.offset + a.bytes) + " (array " + a.name + ")");
-  }
-  ~CheckpointReader() {
-    if (fd_ >= 0) ::close(fd_);
   }
   CheckpointReader(const CheckpointReader&) = delete;
   CheckpointReader& operator=(const CheckpointReader&) = delete;
@@ -453,7 +452,11 @@ class CheckpointReader {
         const ElementType* t = find_element_type(a.type);
         if (t == nullptr || t->bytes != a.element_bytes) bad("array " + a.name + "'s type");
         std::string hex;
-        while (l >> hex) a.crc.push_back(std::stoull(hex, nullptr, 16));
+        while (l >> hex) {
+          char* end = nullptr;
+          a.crc.push_back(std::strtoull(hex.c_str(), &end, 16));
+          if (hex.size() != 16 || *end != '\0') bad("array " + a.name + "'s checksums");
+        }
         if (a.crc.size() != (a.bytes + info_.block_bytes - 1) / info_.block_bytes)
           bad("array " + a.name + "'s checksums");
         info_.arrays.push_back(std::move(a));
@@ -466,8 +469,17 @@ class CheckpointReader {
       if (a.bytes != cells * a.element_bytes) bad("array " + a.name + "'s size");
   }
 
+  /// Closes the file also when the constructor throws.
+  struct Fd {
+    int fd = -1;
+    ~Fd() {
+      if (fd >= 0) ::close(fd);
+    }
+    operator int() const { return fd; }  // NOLINT: used as the descriptor
+  };
+
   std::string path_;
-  int fd_ = -1;
+  Fd fd_;
   std::uint64_t size_ = 0;
   CheckpointInfo info_;
 };

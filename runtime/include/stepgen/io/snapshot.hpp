@@ -149,15 +149,36 @@ class SnapshotSeries {
     return grid_;
   }
 
+  /// Checks the pieces of `arrays` (std::invalid_argument, naming the array: a caller's bug):
+  /// known types, inside the grid, no overlap, and, written by one process, covering the grid
+  /// (under MPI, write() checks that the ranks' pieces cover it together).
+  void check(const std::vector<SnapshotArray>& arrays) const {
+    for (const SnapshotArray& a : arrays) {
+      if (find_element_type(a.type) == nullptr)
+        throw std::invalid_argument("snapshot of array " + a.name + ": unknown type " + a.type);
+      const std::string wrong = check_pieces(grid_, a.pieces, !parallel());
+      if (!wrong.empty()) throw std::invalid_argument("snapshot of array " + a.name + ": " + wrong);
+    }
+  }
+
   /// Writes `arrays` at `step` (each dataset the whole grid, this process's pieces into it),
   /// closes the file and rewrites the XDMF. A step may be written once.
   void write(std::int64_t step, const std::vector<SnapshotArray>& arrays) {
     h5::quiet();
     if (step < 0) throw std::invalid_argument("snapshot of a negative step");
-    for (const SnapshotArray& a : arrays) {
-      const std::string wrong = check_pieces(grid_, a.pieces, false);
-      if (!wrong.empty()) throw std::invalid_argument("snapshot of array " + a.name + ": " + wrong);
-    }
+    check(arrays);
+#ifdef H5_HAVE_PARALLEL
+    if (comm_ != MPI_COMM_NULL)
+      for (const SnapshotArray& a : arrays) {  // together, the ranks' pieces cover the grid
+        long long mine = 0, all = 0;
+        for (const Piece& p : a.pieces) mine += p.box.volume();
+        MPI_Allreduce(&mine, &all, 1, MPI_LONG_LONG, MPI_SUM, comm_);
+        if (all != grid_.volume())
+          throw std::invalid_argument("snapshot of array " + a.name + ": the ranks' pieces cover " +
+                                      std::to_string(all) + " of the grid's " +
+                                      std::to_string(grid_.volume()) + " cells");
+      }
+#endif
     for (const auto& s : steps_)
       if (s.first == step) fail(step, "", "the step was written already", "");
     const std::string group = snapshot_group(step);
@@ -180,6 +201,14 @@ class SnapshotSeries {
   }
 
  private:
+  bool parallel() const {
+#ifdef H5_HAVE_PARALLEL
+    return comm_ != MPI_COMM_NULL;
+#else
+    return false;
+#endif
+  }
+
   [[noreturn]] void fail(std::int64_t step, const std::string& array, const std::string& call,
                          const std::string& why) const {
     std::string where = "step " + std::to_string(step) + (array.empty() ? "" : ", array " + array);

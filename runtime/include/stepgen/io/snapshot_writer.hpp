@@ -4,7 +4,10 @@
 /// submit() copies the pieces and returns (it waits only when `max_queued` steps are already
 /// waiting: memory stays bounded when the disk is slower than the run), the thread writes the
 /// steps in order. A failure is kept and rethrown, naming the file and the HDF5 call, by the
-/// next submit(), flush() or close(); the steps after it are not written.
+/// next submit(), flush() or close(); the steps after it are not written. For serial HDF5 only
+/// (parallel HDF5 is not thread-safe, and its MPI calls from this thread would need
+/// MPI_THREAD_MULTIPLE). Debian's serial HDF5 is thread-safe (H5_HAVE_THREADSAFE); with one
+/// that is not, no other thread may call HDF5 while a writer is open.
 
 #include <condition_variable>
 #include <cstdio>
@@ -47,9 +50,8 @@ class SnapshotWriter {
   void submit(std::int64_t step, const std::vector<SnapshotArray>& arrays) {
     Job job;
     job.step = step;
+    series_->check(arrays);
     for (const SnapshotArray& a : arrays) {
-      const std::string wrong = check_pieces(series_->grid(), a.pieces, false);
-      if (!wrong.empty()) throw std::invalid_argument("snapshot of array " + a.name + ": " + wrong);
       const std::size_t eb = element_type(a.type).bytes;
       job.copies.emplace_back();
       for (const Piece& p : a.pieces) job.copies.back().emplace_back(p, eb);
