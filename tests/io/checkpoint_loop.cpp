@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "stepgen/io/checkpoint.hpp"
+#include "stepgen/io/checkpoint_reader.hpp"
 
 namespace io = stepgen::rt::io;
 

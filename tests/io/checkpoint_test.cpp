@@ -1,6 +1,6 @@
 // Checkpoint files (runtime/include/stepgen/io/checkpoint.hpp): round trips bit for bit over
 // any partition, and a clear error for each way a file can be wrong.
-#include "stepgen/io/checkpoint.hpp"
+#include "stepgen/io/checkpoint_reader.hpp"
 
 #include <doctest/doctest.h>
 #include <sys/stat.h>
