@@ -16,6 +16,23 @@ add_test(NAME "io: kill -9 during a checkpoint leaves the previous one intact"
 set_tests_properties("io: kill -9 during a checkpoint leaves the previous one intact"
                      PROPERTIES LABELS io TIMEOUT 120)
 
+# A checkpoint written by MPI ranks (MPI only; no HDF5).
+find_package(MPI QUIET COMPONENTS CXX)
+find_program(STEPGEN_MPIRUN mpirun)
+if(MPI_CXX_FOUND AND STEPGEN_MPIRUN)
+  add_executable(io_checkpoint_mpi ${CMAKE_CURRENT_SOURCE_DIR}/io/checkpoint_mpi.cpp)
+  target_link_libraries(io_checkpoint_mpi PRIVATE stepgen_runtime MPI::MPI_CXX)
+  target_compile_options(io_checkpoint_mpi PRIVATE ${STEPGEN_WARNINGS})
+  foreach(ranks 2 3)
+    set(name "io: checkpoint written by ${ranks} MPI ranks equals the one-process file")
+    add_test(NAME ${name}
+             COMMAND bash -c "rm -rf \"$1\" && mkdir -p \"$1\" && source \"$2/mpirun.sh\" && stepgen_mpirun $3 \"$0\" \"$1\""
+                     $<TARGET_FILE:io_checkpoint_mpi> ${CMAKE_CURRENT_BINARY_DIR}/io-checkpoint-mpi-${ranks}
+                     ${CMAKE_CURRENT_SOURCE_DIR}/mpi ${ranks})
+    set_tests_properties(${name} PROPERTIES LABELS "io;mpi" TIMEOUT 180)
+  endforeach()
+endif()
+
 # Snapshots: serial HDF5 through CMake's FindHDF5 (Debian's h5cc is the serial one; FindHDF5
 # compiles a C probe, hence C enabled here, where a C compiler exists).
 include(CheckLanguage)
@@ -66,7 +83,6 @@ if(HDF5_FOUND AND NOT HDF5_IS_PARALLEL)
   # HDF5 per configuration, and the serial and parallel libraries must not meet in one program.
   find_package(PkgConfig QUIET)
   find_package(MPI QUIET COMPONENTS C)
-  find_program(STEPGEN_MPIRUN mpirun)
   if(PKG_CONFIG_FOUND)
     pkg_check_modules(STEPGEN_HDF5_MPI QUIET IMPORTED_TARGET hdf5-openmpi)
   endif()

@@ -1,7 +1,5 @@
 // Checkpoint files (runtime/include/stepgen/io/checkpoint.hpp): round trips bit for bit over
 // any partition, and a clear error for each way a file can be wrong.
-#include "stepgen/io/checkpoint_reader.hpp"
-
 #include <doctest/doctest.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -14,6 +12,8 @@
 #include <random>
 #include <string>
 #include <vector>
+
+#include "stepgen/io/checkpoint_reader.hpp"
 
 namespace rt = stepgen::rt;
 namespace io = stepgen::rt::io;
@@ -200,7 +200,7 @@ TEST_CASE("a checkpoint replaces the previous one and leaves no temporary file")
 }
 
 TEST_CASE(
-    "io: restarting from a checkpoint of another spec, grid or set of arrays names each "
+    "restarting from a checkpoint of another spec, grid or set of arrays names each "
     "difference") {
   Fixture f;
   f.write();
