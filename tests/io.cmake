@@ -55,6 +55,23 @@ if(HDF5_FOUND AND NOT HDF5_IS_PARALLEL)
   target_link_libraries(io_snapshot_tests PRIVATE doctest::doctest)
   doctest_discover_tests(io_snapshot_tests TEST_PREFIX "io: snapshot: " PROPERTIES LABELS io)
 
+  # ThreadSanitizer: a snapshot writer thread and the main thread save files at once.
+  if(CMAKE_CXX_COMPILER_ID MATCHES "GNU|Clang")
+    add_executable(io_threads_tsan ${CMAKE_CURRENT_SOURCE_DIR}/io/threads_test.cpp)
+    target_include_directories(io_threads_tsan PRIVATE ${HDF5_INCLUDE_DIRS})
+    target_compile_definitions(io_threads_tsan PRIVATE ${HDF5_DEFINITIONS})
+    target_link_libraries(io_threads_tsan PRIVATE stepgen_runtime ${HDF5_C_LIBRARIES})
+    target_compile_options(io_threads_tsan PRIVATE ${STEPGEN_WARNINGS} -fsanitize=thread -g)
+    target_link_options(io_threads_tsan PRIVATE -fsanitize=thread)
+    add_test(NAME "io: a snapshot writer thread and checkpoints save files at once (ThreadSanitizer)"
+             # Without address randomisation where setarch allows it: TSan's shadow memory
+             # fails on kernels with many random mmap bits.
+             COMMAND bash -c "rm -rf \"$1\" && mkdir -p \"$1\" && run=() && { ! setarch \"$(uname -m)\" -R true 2>/dev/null || run=(setarch \"$(uname -m)\" -R); } && \"\${run[@]}\" \"$0\" \"$1\""
+                     $<TARGET_FILE:io_threads_tsan> ${CMAKE_CURRENT_BINARY_DIR}/io-threads)
+    set_tests_properties("io: a snapshot writer thread and checkpoints save files at once (ThreadSanitizer)"
+                         PROPERTIES LABELS io TIMEOUT 120 ENVIRONMENT "TSAN_OPTIONS=halt_on_error=1")
+  endif()
+
   # h5py reads the files back: the first python3 that has it (Debian's python3-h5py is for
   # /usr/bin/python3, which another python3 on the PATH may hide).
   set(STEPGEN_H5PY_PYTHON "")
