@@ -10,10 +10,10 @@ mkdir -p "$work"
 ckpt=$work/run.ckpt
 interrupted=0
 for attempt in $(seq 1 20); do
-  "$loop" write "$ckpt" 48 >"$work/log" 2>&1 &
+  "$loop" write "$ckpt" 32 >"$work/log" 2>&1 &
   pid=$!
   # Let it complete at least one checkpoint (the first attempt) and start another.
-  for _ in $(seq 1 200); do
+  for _ in $(seq 1 600); do
     [ -s "$work/log" ] && break
     sleep 0.05
   done
