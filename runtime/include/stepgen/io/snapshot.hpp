@@ -10,6 +10,7 @@
 /// collectively. The layout is described in docs/io.md.
 
 #include <array>
+#include <charconv>
 #include <cinttypes>
 #include <cstdint>
 #include <cstdio>
@@ -59,6 +60,16 @@ inline std::string xdmf_path_for(const std::string& h5) {
   return h5 + ".xdmf";
 }
 
+/// The shortest text that reads back as `v` (0.05, not 0.050000000000000003); integers as is.
+inline std::string number_text(double v) {
+  char text[32];
+  const auto r = std::to_chars(text, text + sizeof text, v);
+  return std::string(text, r.ptr);
+}
+inline std::string number_text(Index v) {
+  return std::to_string(v);
+}
+
 /// The XDMF 3 text for a series of `steps` (each with its arrays' names and types) stored in
 /// the HDF5 file `h5_name` (relative to the XDMF's folder): a temporal collection of uniform
 /// grids on a 2DCoRectMesh or 3DCoRectMesh, each array a nodal scalar attribute whose DataItem
@@ -68,9 +79,8 @@ inline std::string xdmf_text(
     const std::vector<std::pair<std::int64_t, std::vector<SnapshotArray>>>& steps) {
   auto reversed = [&](auto&& value) {  // XDMF lists dimensions slowest first (z y x)
     std::ostringstream s;
-    s.precision(17);
     for (int d = grid.dims - 1; d >= 0; --d)
-      s << value(static_cast<std::size_t>(d)) << (d ? " " : "");
+      s << number_text(value(static_cast<std::size_t>(d))) << (d ? " " : "");
     return s.str();
   };
   const std::string dims =
@@ -78,14 +88,14 @@ inline std::string xdmf_text(
   const std::string mesh = grid.dims == 3 ? "3DCoRectMesh" : "2DCoRectMesh";
   const std::string geometry = grid.dims == 3 ? "ORIGIN_DXDYDZ" : "ORIGIN_DXDY";
   std::ostringstream x;
-  x.precision(17);
   x << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
     << "<Xdmf Version=\"3.0\">\n"
     << "  <Domain>\n"
     << "    <Grid Name=\"series\" GridType=\"Collection\" CollectionType=\"Temporal\">\n";
   for (const auto& [step, arrays] : steps) {
     x << "      <Grid Name=\"" << snapshot_group(step) << "\" GridType=\"Uniform\">\n"
-      << "        <Time Value=\"" << static_cast<double>(step) * g.time_per_step << "\"/>\n"
+      << "        <Time Value=\"" << number_text(static_cast<double>(step) * g.time_per_step)
+      << "\"/>\n"
       << "        <Topology TopologyType=\"" << mesh << "\" Dimensions=\"" << dims << "\"/>\n"
       << "        <Geometry GeometryType=\"" << geometry << "\">\n"
       << "          <DataItem Format=\"XML\" Dimensions=\"" << grid.dims
