@@ -117,10 +117,17 @@ def check_xdmf(xdmf):
                 if (item.get("NumberType"), int(item.get("Precision"))) != number:
                     fail("%s: %s is %s, the XDMF says %s %s" % (xdmf, path, d.dtype, item.get("NumberType"),
                                                               item.get("Precision")))
+                group = d.parent
+                if float(time.get("Value")) != float(group.attrs["time"][0]):
+                    fail("%s: time %s, the group %s says %s" % (xdmf, time.get("Value"), group.name,
+                                                               group.attrs["time"]))
+                for item_text, key in zip([i.text for i in items], ["origin", "spacing"]):
+                    want = [float(v) for v in f.attrs[key]][::-1]  # XDMF: z y x
+                    if [float(v) for v in item_text.split()] != want:
+                        fail("%s: geometry %s is %s, the file's %s reversed is %s" %
+                             (xdmf, key, item_text, key, want))
                 if path.rsplit("/", 1)[1] != attribute.get("Name"):
                     fail("%s: attribute %s points at %s" % (xdmf, attribute.get("Name"), path))
-                if int(d.attrs["step"]) * 1.0 != 0 and float(time.get("Value")) == 0:
-                    fail("%s: %s has time 0" % (xdmf, path))
                 listed.add((h5_name, path))
     if times != sorted(times) or len(set(times)) != len(times):
         fail("%s: times %s are not increasing" % (xdmf, times))

@@ -195,7 +195,9 @@ class SnapshotSeries {
     h5::Handle file(H5Fopen(path_.c_str(), H5F_ACC_RDWR, fapl_), H5Fclose);
     if (file < 0) fail(step, "", "H5Fopen", h5::last_error());
     h5::Handle g(H5Gcreate2(file, group.c_str(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Gclose);
-    if (g < 0 || !h5::write_attribute(g, "step", step))
+    if (g < 0 || !h5::write_attribute(g, "step", step) ||
+        !h5::write_attribute(
+            g, "time", std::vector<double>{static_cast<double>(step) * geometry_.time_per_step}))
       fail(step, "", "H5Gcreate2 " + group, h5::last_error());
     for (const SnapshotArray& a : arrays) write_array(g, step, a);
     g.reset();
@@ -251,10 +253,11 @@ class SnapshotSeries {
       origin.push_back(geometry_.origin[static_cast<std::size_t>(d)]);
       spacing.push_back(geometry_.spacing[static_cast<std::size_t>(d)]);
     }
-    const bool ok = h5::write_attribute(file, "format", std::string("stepgen snapshots 1")) &&
-                    h5::write_attribute(file, "grid", extents) &&
-                    h5::write_attribute(file, "origin", origin) &&
-                    h5::write_attribute(file, "spacing", spacing);
+    const bool ok =
+        h5::write_attribute(file, "format", std::string("stepgen snapshots 1")) &&
+        h5::write_attribute(file, "grid", extents) && h5::write_attribute(file, "origin", origin) &&
+        h5::write_attribute(file, "spacing", spacing) &&
+        h5::write_attribute(file, "time_per_step", std::vector<double>{geometry_.time_per_step});
     if (!ok || file.reset() < 0)
       throw RunError("cannot create snapshot file '" + path_ +
                      "': H5Acreate2 failed: " + h5::last_error());
