@@ -15,6 +15,7 @@
 #include <exception>
 #include <memory>
 #include <mutex>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <utility>
@@ -29,6 +30,7 @@ class SnapshotWriter {
   /// Takes the series (created, and its creation's errors reported, by the caller).
   explicit SnapshotWriter(std::unique_ptr<SnapshotSeries> series, std::size_t max_queued = 2)
       : series_(std::move(series)), max_queued_(max_queued ? max_queued : 1) {
+    if (!series_) throw std::invalid_argument("SnapshotWriter without a series");
     thread_ = std::thread([this] { run(); });
   }
   SnapshotWriter(const SnapshotWriter&) = delete;
