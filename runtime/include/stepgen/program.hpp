@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cctype>
 #include <cerrno>
 #include <charconv>
@@ -440,7 +441,7 @@ inline std::string save_target(const std::string& what, const std::string& path,
 
 /// Creates a new, empty, uniquely named file beside `target` (".NAME.stepgen-XXXXXX") with the
 /// target's permissions (or those a new file gets). Returns its descriptor; `temp` its path.
-/// Not thread-safe (one thread saves).
+/// Thread-safe (a snapshot writer thread and the main thread may save at once).
 inline int create_temporary(const std::string& what, const std::string& target, bool exists,
                             std::string& temp) {
   const std::string folder = folder_of(target);
@@ -451,7 +452,7 @@ inline int create_temporary(const std::string& what, const std::string& target, 
       ".stepgen-";
   // open(O_CREAT | O_EXCL, 0666) rather than mkstemp (0600): a new file gets the permissions
   // the umask gives, without changing the process's umask (other threads may create files).
-  static std::uint64_t counter = 0;
+  static std::atomic<std::uint64_t> counter{0};  // a snapshot writer thread saves too
   const std::uint64_t seed =
       static_cast<std::uint64_t>(getpid()) * 2654435761U ^
       static_cast<std::uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
