@@ -109,6 +109,7 @@ class CudaEmitter : public Emitter {
     for (const std::string& k : kernels) paths += (paths.empty() ? "" : " ") + k;
     v.set("kernel_paths", paths);
     v.set("mpi", flag(in.plan.mpi));
+    v.set("backend", "cuda");
     // The MPI program is its own template (one rank, its messages, MPI-IO): it shares sections
     // 1-3 with the one-process program through the partial cuda/problem.mustache.
     out.add(m.name + ".cu", render(in.templates,

@@ -35,6 +35,7 @@ class OpenClEmitter : public Emitter {
     v.set("kernel_paths", paths);
     v.set("build_options", "");
     v.set("mpi", flag(in.plan.mpi));
+    v.set("backend", "opencl");
     // The MPI program is its own template (one rank, its messages, MPI-IO): it shares sections
     // 1-3 and the out-of-core chunk step with the one-process program through partials.
     out.add(m.name + ".cpp", render(in.templates,

@@ -324,15 +324,15 @@ View common_view(const model::ProgramPlan& plan, const Provenance& provenance,
       sv.set("kernel", k.name);
       sv.set("exchange_each_step", flag(a.exchange_after));
       sv.set("overlap", flag(a.overlap));
-      sv.set("reach", reach);
-      sv.set("group",
-             std::to_string(k.local.empty() ? 1 : k.local[static_cast<std::size_t>(m.dims - 1)]));
+      const std::string group =
+          std::to_string(k.local.empty() ? 1 : k.local[static_cast<std::size_t>(m.dims - 1)]);
       sv.set("exchange_arrays", "{" + join(ids, ", ") + "}");
-      sv.set("after", std::to_string(a.after_lo) + ", " + std::to_string(a.after_hi));
-      // What the launches after it read, every dimension (the probe's margins:
-      // rt::probe_needs).
+      // Its entry in the launch table kLaunches: what the launches after it read, every
+      // dimension (the probe's margins: rt::probe_needs; out of core, the planes still read),
+      // its reach and work-group size along the slowest dimension.
+      sv.set("index", std::to_string(probe_launches.size()));
       probe_launches.push_back("{kernel::" + k.name + ", " + vec3(a.later_lo) + ", " +
-                               vec3(a.later_hi) + ", " + reach + "}");
+                               vec3(a.later_hi) + ", " + reach + ", " + group + "}");
     } else {
       sv.set("arrays", "{" + join(ids, ", ") + "}");
     }

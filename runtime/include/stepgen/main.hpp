@@ -2,11 +2,12 @@
 /// \file
 /// The main program of a generated single-process program, written once for both backends:
 /// options, devices, the kernel probe, the partition, the host arrays (--load), the run in or
-/// out of core, the report, --verify against one device, --save. The generated file fills a
-/// rt::Program with what is specific to its spec (its tables, initial values, time loop and
-/// out-of-core driver) and calls rt::run_program. What differs between backends comes from the
-/// backend `B` (engine_opencl.hpp, engine_cuda.hpp): discover, auto_device_memory,
-/// host_allocator, print_usage_note, kTimingNote.
+/// out of core (run_in_or_out_of_core), the report, --verify against one device, --save. The
+/// generated file fills a rt::Program with what is specific to its spec (its tables, initial
+/// values, time step and time loop) and calls rt::run_program. What differs between backends
+/// comes from the backend `B` (engine_opencl.hpp, engine_cuda.hpp): discover,
+/// auto_device_memory, host_allocator, print_usage_note, kTimingNote, and out of core
+/// ooc_trapezoid_ok, ooc_pin, ooc_run, OocRunner::calibrate.
 
 #include <algorithm>
 #include <cstdint>
@@ -41,11 +42,12 @@ struct Program {
   OocOptions ooc;               ///< the spec's <out_of_core> settings: the flags' defaults
   /// The arrays over the whole grid with their initial values, in memory from `alloc`.
   std::vector<HostArray> (*make_host_arrays)(const HostAllocator& alloc) = nullptr;
+  /// The generated time loop, in core (it runs time_step once per step).
   void (*time_loop)(InCore<B>& run, std::int64_t steps) = nullptr;
-  /// Runs in core or, when decide_out_of_core said so (`report.on`), out of core.
-  RunStats (*run)(std::vector<Device>& devices, const Partition& partition,
-                  std::vector<HostArray>& host, const Options& opt, const OocOptions& ooc,
-                  const Probed& probed, OocStats& report) = nullptr;
+  /// The generated time step on one chunk, out of core.
+  void (*time_step)(ChunkRun<B>& run, std::int64_t step) = nullptr;
+  const bool* written = nullptr;  ///< per array: written by a kernel (stored back after a pass)
+  bool ooc_trapezoid = false;     ///< the kernels can compute only the planes still read
   const CompareArrays* compare = nullptr;  ///< one per array
 };
 
@@ -143,6 +145,62 @@ inline RunStats ooc_run_stats(const OocStats& report, std::int64_t steps) {
   return stats;
 }
 
+/// The one-step functions the out-of-core runners call (B::OocStep): one time step on one
+/// chunk, `time_step` run over a ChunkRun with the kernels `kernels(part)` built for the part's
+/// device.
+template <class B, class KernelsOf>
+typename B::OocStep chunk_steps(const ChunkRule& rule,
+                                void (*time_step)(ChunkRun<B>&, std::int64_t), KernelsOf kernels) {
+  return [&rule, time_step, kernels](const typename B::Device& d, std::size_t part,
+                                     std::vector<typename B::Buffer>& buf, const Part& chunk,
+                                     std::int64_t step, std::int64_t remaining) {
+    ChunkRun<B> run(rule, d, kernels(part), buf, chunk, remaining);
+    time_step(run, step);
+  };
+}
+
+/// Runs in core or, when decide_out_of_core said so (`report.on`), out of core: the same time
+/// step on chunks of planes streamed through the devices (ooc.hpp), the schedule chosen by
+/// the model with the link and kernel speed measured on a probe chunk. Out of core, `host`
+/// should be page-locked (direct mapping; `report.pinned` says whether it is).
+template <class B>
+RunStats run_in_or_out_of_core(const Program<B>& p, std::vector<typename B::Device>& devices,
+                               const Partition& partition, std::vector<HostArray>& host,
+                               const Options& opt, const OocOptions& ooc, const Probed& probed,
+                               OocStats& report) {
+  const Problem<B>& problem = *p.problem;
+  if (!report.on) {
+    InCore<B> run(problem, devices, partition, host, probed);
+    if (!opt.quiet) {
+      run.print_exchange_paths();
+      run.print_overlap();
+    }
+    return run.run(opt.steps, p.time_loop);
+  }
+
+  OocRequest request =
+      ooc_request(p.grid, problem.dims, partition, p.ghost_lo, p.ghost_hi, problem.arrays,
+                  p.written, problem.array_count, ooc, probed, opt.quiet);
+  request.trapezoid = p.ooc_trapezoid && ooc.trapezoid &&
+                      B::ooc_trapezoid_ok(probed, *problem.launches, problem.dims, opt.quiet);
+  const auto pinned = B::ooc_pin(host, ooc, report);
+  std::vector<typename B::Kernels> kernels;
+  for (const typename B::Device& d : devices)
+    kernels.push_back(problem.build_kernels ? problem.build_kernels(d) : typename B::Kernels{});
+  const ChunkRule rule{request.shrink_lo, request.shrink_hi, request.trapezoid, &probed,
+                       problem.dims};
+  const typename B::OocStep step = chunk_steps<B>(
+      rule, p.time_step,
+      [&kernels](std::size_t part) -> const typename B::Kernels& { return kernels[part]; });
+  const OocSchedule schedule =
+      ooc_plan(request, ooc, opt.steps, report, [&](const OocRequest& probe, Index bytes) {
+        return B::OocRunner::calibrate(devices, ooc_schedule(probe), host, step, bytes);
+      });
+  B::ooc_run(devices, schedule, host, step, ooc, opt.steps, report);
+  (void)pinned;
+  return ooc_run_stats(report, opt.steps);
+}
+
 /// The partition, one line per part.
 template <class Device>
 void print_partition(const std::vector<Device>& devices, const Partition& partition) {
@@ -211,7 +269,7 @@ int run_program(int argc, char** argv, Program<B> p) {
   std::vector<HostArray> initial;
   if (opt.verify) initial = host;
 
-  RunStats stats = p.run(devices, partition, host, opt, ooc, probed, ooc_stats);
+  RunStats stats = run_in_or_out_of_core(p, devices, partition, host, opt, ooc, probed, ooc_stats);
   if (!opt.quiet) {
     print_report(stats, stdout);
     if (ooc_stats.on) print_ooc_report(ooc_stats, stdout);
