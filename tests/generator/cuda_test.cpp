@@ -199,19 +199,26 @@ TEST_CASE(
   CHECK(one.count("runtime/stepgen/mpi_cuda.hpp") == 0);
   const std::string& host = t.at("jacobi2d.cu");
   CHECK(has(host, "#include \"stepgen/mpi_cuda.hpp\""));
-  CHECK(has(host, "using Run = rt::InCore<Backend, cuda::RankState>;"));  // one rank's engine
-  CHECK(has(host, "mpi::Session session(argc, argv);"));
-  CHECK(has(host, "mpi::choose_message_path(MPI_COMM_WORLD)"));
+  CHECK(t.count("runtime/stepgen/mpi_main.hpp") == 1);
+  // The runtime's MPI main (mpi_main.hpp) runs the same time loop on one rank's engine.
+  CHECK(has(host, "using Rank = cuda::MpiRank;"));
+  CHECK(has(host,
+            "return rt::run_mpi_main<Backend, Rank>(argc, argv, p, "
+            "time_loop<rt::RankRun<Backend, Rank>>);"));
   CHECK(has(host, "launch_and_exchange(launch_jacobi,"));
-  CHECK(!has(host, "rt::InCore<Backend>;"));  // --verify runs Run on one part (MPI_COMM_SELF)
-  // Sections 1-3 are the same text in both programs (the partial cuda/problem.mustache).
-  auto section = [](const std::string& text) {
-    const std::size_t from = text.find("// 1. The problem"), to = text.find("// 4. ");
-    REQUIRE(from != std::string::npos);
-    REQUIRE(to != std::string::npos);
-    return text.substr(from, to - from);
+  CHECK(!has(host, "mpi::Session session"));  // MPI is started by the runtime
+  // The same file as the one-process program but for one rank's initial values and main.
+  auto part = [](const std::string& text, const char* from, const char* to) {
+    const std::size_t a = text.find(from), b = text.find(to, a);
+    REQUIRE(a != std::string::npos);
+    REQUIRE(b != std::string::npos);
+    return text.substr(a, b - a);
   };
-  CHECK(section(host) == section(one.at("jacobi2d.cu")));
+  const std::string& single = one.at("jacobi2d.cu");
+  CHECK(part(host, "// 1. The problem", "/// One rank's arrays") ==
+        part(single, "// 1. The problem", "}  // namespace\n\n"));
+  CHECK(part(host, "// 3. Kernels", "int main(") == part(single, "// 3. Kernels", "int main("));
+  CHECK(!has(single, "make_rank_arrays"));
   const std::string& cmake = t.at("CMakeLists.txt");
   CHECK(has(cmake, "find_package(MPI REQUIRED COMPONENTS CXX)"));
   CHECK(has(cmake, "target_link_libraries(jacobi2d PRIVATE MPI::MPI_CXX)"));

@@ -89,14 +89,17 @@ TEST_CASE("engine: the MPI programs run the same time loop on one rank's engine"
     Tree one = generate(target, *m);
     Tree t = generate(target, *m, true);
     const std::string& host = t.at(file);
-    CHECK(has(host, target[0] == 'o' ? "using Run = rt::InCore<Backend, cl::RankState<Kernels>>;"
-                                     : "using Run = rt::InCore<Backend, cuda::RankState>;"));
+    CHECK(has(host, target[0] == 'o' ? "using Rank = cl::MpiRank<Kernels>;"
+                                     : "using Rank = cuda::MpiRank;"));
+    CHECK(has(host, "time_loop<rt::RankRun<Backend, Rank>>"));  // the engine over one rank's part
     CHECK(t.count(target[0] == 'o' ? "runtime/stepgen/engine_mpi_opencl.hpp"
                                    : "runtime/stepgen/engine_mpi_cuda.hpp") == 1);
     CHECK(!has(host, "class RankRun"));
     // Sections 1-3 and the time step and loop are the same text as in the one-process program.
-    CHECK(between(host, "// 1. The problem", "// 4. ") ==
-          between(one.at(file), "// 1. The problem", "// 4. "));
+    CHECK(between(host, "// 1. The problem", "// 2. Initial values") ==
+          between(one.at(file), "// 1. The problem", "// 2. Initial values"));
+    CHECK(between(host, "// 3. Kernels", "// 4. ") ==
+          between(one.at(file), "// 3. Kernels", "// 4. "));
     CHECK(between(host, "void time_step(", "// clang-format on") ==
           between(one.at(file), "void time_step(", "// clang-format on"));
     if (target[0] == 'o') {  // the out-of-core section too (CUDA MPI runs in core)

@@ -42,6 +42,8 @@ struct Program {
   OocOptions ooc;               ///< the spec's <out_of_core> settings: the flags' defaults
   /// The arrays over the whole grid with their initial values, in memory from `alloc`.
   std::vector<HostArray> (*make_host_arrays)(const HostAllocator& alloc) = nullptr;
+  /// The arrays over `box` with the values the whole grid has there (MPI: a rank's box).
+  std::vector<HostArray> (*make_box_arrays)(const Box& box, const HostAllocator& alloc) = nullptr;
   /// The generated time loop, in core (it runs time_step once per step).
   void (*time_loop)(InCore<B>& run, std::int64_t steps) = nullptr;
   /// The generated time step on one chunk, out of core.
