@@ -1,9 +1,10 @@
-// The generated programs hold the spec's problem and its time loop; the machinery is the runtime's
-// engine (runtime/stepgen/engine.hpp). Both backends, one process and MPI: the time loop is one
-// line per spec action on the engine, and the MPI programs are their own templates sharing
-// sections 1-3, the time loop and (OpenCL) the out-of-core chunk step with the one-process ones.
+// The generated programs hold the spec's problem and its time step; the machinery is the
+// runtime's (engine.hpp, main.hpp, mpi_main.hpp). Both backends, one process and MPI: the time
+// step is one line per spec action, run by the engine in core and on each chunk out of core, and
+// the MPI program is the one-process file with another main.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <string>
 
 #include "emit/emitter.hpp"
@@ -108,4 +109,16 @@ TEST_CASE("engine: the MPI programs run the same time loop on one rank's engine"
       CHECK(has(host, "rt::ChunkRun<Backend>"));
     }
   }
+}
+
+TEST_CASE("engine: the generated jacobi2d is at most 250 lines on each backend, MPI included") {
+  for (const char* target : {"opencl", "cuda"})
+    for (bool mpi : {false, true}) {
+      CAPTURE(target);
+      CAPTURE(mpi);
+      auto m = load(example("jacobi2d"));
+      Tree t = generate(target, *m, mpi);
+      const std::string& host = t.at(std::string("jacobi2d.") + (target[0] == 'o' ? "cpp" : "cu"));
+      CHECK(std::count(host.begin(), host.end(), '\n') <= 250);
+    }
 }

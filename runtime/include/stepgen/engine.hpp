@@ -48,6 +48,9 @@
 
 namespace stepgen::rt {
 
+/// Compares an array after the run with the one-device run's (rt::compare_arrays<T>).
+using CompareArrays = std::string (*)(const HostArray& got, const HostArray& want);
+
 /// One of the spec's arrays, as the engine needs to know it.
 struct ArrayInfo {
   const char* name;
@@ -55,6 +58,8 @@ struct ArrayInfo {
   bool exchanged;  ///< written by a kernel and read with a halo: its ghost cells are refreshed
   bool compared;   ///< written by a kernel: saved by --save, compared by --verify
   bool floating;   ///< a floating-point type (how the kernel probe fills it)
+  bool written = false;  ///< in a written swap/rotate group: stored back after an out-of-core pass
+  CompareArrays compare = nullptr;  ///< how --verify compares it, by its element type
 };
 
 /// What the engine runs: the generated program's tables.

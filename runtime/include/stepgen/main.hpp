@@ -16,15 +16,13 @@
 #include <vector>
 
 #include "stepgen/engine.hpp"
+#include "stepgen/init.hpp"
 #include "stepgen/ooc.hpp"
 #include "stepgen/partition.hpp"
 #include "stepgen/probe.hpp"
 #include "stepgen/program.hpp"
 
 namespace stepgen::rt {
-
-/// Compares an array after the run with the one-device run's (rt::compare_arrays<T>).
-using CompareArrays = std::string (*)(const HostArray& got, const HostArray& want);
 
 /// What the main program needs from the generated file.
 template <class B>
@@ -40,18 +38,33 @@ struct Program {
   std::vector<double> weights;  ///< the spec's device weights (empty: equal)
   Vec3 ghost_lo, ghost_hi;      ///< the ghost widths the halos need (before the probe's rims)
   OocOptions ooc;               ///< the spec's <out_of_core> settings: the flags' defaults
-  /// The arrays over the whole grid with their initial values, in memory from `alloc`.
-  std::vector<HostArray> (*make_host_arrays)(const HostAllocator& alloc) = nullptr;
-  /// The arrays over `box` with the values the whole grid has there (MPI: a rank's box).
-  std::vector<HostArray> (*make_box_arrays)(const Box& box, const HostAllocator& alloc) = nullptr;
+  /// The arrays over `box` with the values the whole grid has there (the whole grid, or an MPI
+  /// rank's box), in memory from `alloc`.
+  std::vector<HostArray> (*make_host_arrays)(const Box& box, const HostAllocator& alloc) = nullptr;
   /// The generated time loop, in core (it runs time_step once per step).
   void (*time_loop)(InCore<B>& run, std::int64_t steps) = nullptr;
   /// The generated time step on one chunk, out of core.
   void (*time_step)(ChunkRun<B>& run, std::int64_t step) = nullptr;
-  const bool* written = nullptr;  ///< per array: written by a kernel (stored back after a pass)
-  bool ooc_trapezoid = false;     ///< the kernels can compute only the planes still read
-  const CompareArrays* compare = nullptr;  ///< one per array
+  bool ooc_trapezoid = false;  ///< the kernels can compute only the planes still read
 };
+
+/// `random(seed)` over the box `a.box` of the grid `grid`: the values the whole-grid fill gives
+/// those cells (init.hpp's generator depends only on the seed and the global linear index).
+template <typename T>
+void fill_random(HostArray& a, const Box& grid, std::uint64_t seed) {
+  T* out = a.as<T>();
+  const Box& b = a.box;
+  const auto gx = static_cast<std::uint64_t>(grid.extent(0));
+  const auto gy = static_cast<std::uint64_t>(grid.extent(1));
+  for (Index z = b.lo[2]; z < b.hi[2]; ++z)
+    for (Index y = b.lo[1]; y < b.hi[1]; ++y) {
+      const std::uint64_t row = (static_cast<std::uint64_t>(z - grid.lo[2]) * gy +
+                                 static_cast<std::uint64_t>(y - grid.lo[1])) *
+                                gx;
+      for (Index x = b.lo[0]; x < b.hi[0]; ++x)
+        *out++ = random_value<T>(seed, row + static_cast<std::uint64_t>(x - grid.lo[0]));
+    }
+}
 
 /// Whether the run goes out of core: when the options ask for it or a part's arrays do not
 /// fit its device's budget (`budget`). Fills the report's budget, and the reason when it does.
@@ -78,12 +91,11 @@ inline bool decide_out_of_core(Index budget, const Partition& partition, const A
 
 /// The out-of-core request for the parts of `partition`, from the options: the planes a step
 /// costs a chunk (`shrink_lo`, `shrink_hi`: the step's read halos, widened where the probe
-/// found kernel rims wider than them, said unless `quiet`) and the arrays (`written[id]`:
+/// found kernel rims wider than them, said unless `quiet`) and the arrays (`written`:
 /// stored back after each pass). The trapezoid is the backend's to decide.
 inline OocRequest ooc_request(const Box& grid, int dims, const Partition& partition, Vec3 shrink_lo,
-                              Vec3 shrink_hi, const ArrayInfo* arrays, const bool* written,
-                              int array_count, const OocOptions& ooc, const Probed& probed,
-                              bool quiet) {
+                              Vec3 shrink_hi, const ArrayInfo* arrays, int array_count,
+                              const OocOptions& ooc, const Probed& probed, bool quiet) {
   OocRequest request;
   request.grid = grid;
   for (const Part& part : partition.parts) request.owned.push_back(part.owned);
@@ -95,7 +107,7 @@ inline OocRequest ooc_request(const Box& grid, int dims, const Partition& partit
                 probe_sides(dims, request.shrink_lo, request.shrink_hi).c_str());
   for (int id = 0; id < array_count; ++id)
     request.arrays.push_back(
-        {arrays[id].name, static_cast<Index>(arrays[id].element_bytes), written[id]});
+        {arrays[id].name, static_cast<Index>(arrays[id].element_bytes), arrays[id].written});
   request.chunks = ooc.chunks;
   request.steps_per_pass = ooc.steps_per_pass;
   request.region_sharing = ooc.region_sharing;
@@ -180,9 +192,8 @@ RunStats run_in_or_out_of_core(const Program<B>& p, std::vector<typename B::Devi
     return run.run(opt.steps, p.time_loop);
   }
 
-  OocRequest request =
-      ooc_request(p.grid, problem.dims, partition, p.ghost_lo, p.ghost_hi, problem.arrays,
-                  p.written, problem.array_count, ooc, probed, opt.quiet);
+  OocRequest request = ooc_request(p.grid, problem.dims, partition, p.ghost_lo, p.ghost_hi,
+                                   problem.arrays, problem.array_count, ooc, probed, opt.quiet);
   request.trapezoid = p.ooc_trapezoid && ooc.trapezoid &&
                       B::ooc_trapezoid_ok(probed, *problem.launches, problem.dims, opt.quiet);
   const auto pinned = B::ooc_pin(host, ooc, report);
@@ -263,7 +274,8 @@ int run_program(int argc, char** argv, Program<B> p) {
   const bool out_of_core =
       decide_out_of_core(budget, partition, problem.arrays, problem.array_count, ooc, ooc_stats);
   ooc_stats.pinned = out_of_core && ooc.pinned;
-  std::vector<HostArray> host = p.make_host_arrays(B::host_allocator(devices, ooc_stats.pinned));
+  std::vector<HostArray> host =
+      p.make_host_arrays(p.grid, B::host_allocator(devices, ooc_stats.pinned));
   for (const auto& [name, path] : opt.loads)
     for (HostArray& a : host)
       if (a.name == name) load_raw(a, path);
@@ -285,7 +297,7 @@ int run_program(int argc, char** argv, Program<B> p) {
     for (int id = 0; id < problem.array_count; ++id) {
       if (!problem.arrays[id].compared) continue;
       const auto u = static_cast<std::size_t>(id);
-      const std::string diff = p.compare[id](host[u], initial[u]);
+      const std::string diff = problem.arrays[id].compare(host[u], initial[u]);
       if (!diff.empty()) {
         std::printf("verify: FAILED: %s\n", diff.c_str());
         status = 1;

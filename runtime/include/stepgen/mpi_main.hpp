@@ -78,7 +78,7 @@ inline void print_rank_partition(const mpi::Session& session, const std::string&
 template <class B>
 std::vector<HostArray> load_rank_arrays(const Program<B>& p, const Box& box, const Options& opt,
                                         const HostAllocator& alloc = {}) {
-  std::vector<HostArray> host = p.make_box_arrays(box, alloc);
+  std::vector<HostArray> host = p.make_host_arrays(box, alloc);
   for (const auto& [name, path] : opt.loads)
     for (HostArray& a : host)
       if (a.name == name) mpi::read_array(MPI_COMM_WORLD, a, p.grid, path);
@@ -88,18 +88,18 @@ std::vector<HostArray> load_rank_arrays(const Program<B>& p, const Box& box, con
 /// Runs this rank's part out of core: every rank decides alike and chooses the same schedule
 /// (the slowest rank's link goes into the model), so the passes end together, with the cells
 /// each part reads from the others sent by MPI at every pass boundary (rt::ooc_foreign_plan).
-/// Fills `host` with this rank's arrays over its reach.
-template <class B, class M>
+/// Fills `host` with this rank's arrays over its reach; `loaded(host)` sees their initial values
+/// (collective).
+template <class B, class M, class Loaded>
 RunStats run_rank_out_of_core(const mpi::Session& session, const Program<B>& p,
                               std::vector<typename B::Device>& devices, const Partition& partition,
                               const Options& opt, const OocOptions& ooc, const Probed& probed,
-                              std::vector<HostArray>& host, OocStats& report) {
+                              std::vector<HostArray>& host, OocStats& report, Loaded&& loaded) {
   const Problem<B>& problem = *p.problem;
   const int rank = session.rank();
   const Part& part = partition.parts[static_cast<std::size_t>(rank)];
-  OocRequest request =
-      ooc_request(p.grid, problem.dims, partition, p.ghost_lo, p.ghost_hi, problem.arrays,
-                  p.written, problem.array_count, ooc, probed, opt.quiet);
+  OocRequest request = ooc_request(p.grid, problem.dims, partition, p.ghost_lo, p.ghost_hi,
+                                   problem.arrays, problem.array_count, ooc, probed, opt.quiet);
   request.trapezoid = p.ooc_trapezoid && ooc.trapezoid &&
                       B::ooc_trapezoid_ok(probed, *problem.launches, problem.dims, opt.quiet);
   const typename B::Kernels kernels =
@@ -115,7 +115,7 @@ RunStats run_rank_out_of_core(const mpi::Session& session, const Program<B>& p,
         probe.owned = {part.owned};
         const OocSchedule probe_schedule = ooc_schedule(probe);
         std::vector<HostArray> sample =
-            p.make_box_arrays(B::OocRunner::probe_box(probe_schedule, bytes), {});
+            p.make_host_arrays(B::OocRunner::probe_box(probe_schedule, bytes), {});
         return mpi::slowest_link(
             MPI_COMM_WORLD, B::OocRunner::calibrate(devices, probe_schedule, sample, step, bytes));
       });
@@ -127,11 +127,12 @@ RunStats run_rank_out_of_core(const mpi::Session& session, const Program<B>& p,
   report.pinned = ooc.pinned;
   const HostAllocator alloc = B::host_allocator(devices, ooc.pinned);
   host = load_rank_arrays(p, bounding(part.ghost, mine.reach), opt, alloc);
+  loaded(host);
   mpi::HaloExchange foreign(MPI_COMM_WORLD, rank, problem.array_count);
   const std::vector<Transfer> plan = ooc_foreign_plan(schedule);
   std::vector<int> written;
   for (int id = 0; id < problem.array_count; ++id)
-    if (p.written[id]) {
+    if (problem.arrays[id].written) {
       foreign.add(id, problem.arrays[id].name, problem.arrays[id].element_bytes, plan);
       written.push_back(id);
     }
@@ -162,13 +163,14 @@ RunStats run_rank_out_of_core(const mpi::Session& session, const Program<B>& p,
 /// Runs this rank's part in core (the engine over its own part, `loop` its time loop), or out
 /// of core when the options ask for it or the largest part's arrays do not fit the smallest
 /// budget over the ranks (M::kOutOfCore: the backend's rank can). Fills `host` with this
-/// rank's arrays: its part's ghost box in core, its reach out of core.
-template <class B, class M>
+/// rank's arrays: its part's ghost box in core, its reach out of core; `loaded(host)` sees
+/// their initial values (collective).
+template <class B, class M, class Loaded>
 RunStats run_rank(const mpi::Session& session, M& rank, const Program<B>& p,
                   void (*loop)(RankRun<B, M>&, std::int64_t),
                   std::vector<typename B::Device>& devices, const Partition& partition,
                   const Options& opt, const OocOptions& ooc, const Probed& probed,
-                  std::vector<HostArray>& host, OocStats& report) {
+                  std::vector<HostArray>& host, OocStats& report, Loaded&& loaded) {
   const Problem<B>& problem = *p.problem;
   const Part& part = partition.parts[static_cast<std::size_t>(session.rank())];
   if constexpr (M::kOutOfCore) {
@@ -189,10 +191,11 @@ RunStats run_rank(const mpi::Session& session, M& rank, const Program<B>& p,
                                  ", the smallest budget per device over the ranks is " +
                                  human_bytes(static_cast<double>(report.budget));
       return run_rank_out_of_core<B, M>(session, p, devices, partition, opt, ooc, probed, host,
-                                        report);
+                                        report, loaded);
     }
   }
   host = load_rank_arrays(p, part.ghost, opt);
+  loaded(host);
   InCore<B, typename M::State> run(problem, devices, partition, host, probed, {session.rank(), 1},
                                    rank.config(MPI_COMM_WORLD));
   if (!opt.quiet && session.rank() == 0) run.print_overlap();
@@ -263,23 +266,26 @@ int run_mpi_program(mpi::Session& session, int argc, char** argv, Program<B> p,
   }
   if (!opt.quiet) print_rank_partition(session, rank.describe(devices[0]), M::kUnit, partition);
 
-  // --verify: rank 0 keeps the whole grid's initial values for its one-device run.
-  std::vector<HostArray> initial;
-  if (opt.verify && session.rank() == 0) {
-    initial = p.make_host_arrays({});
-    for (const auto& [name, path] : opt.loads)
-      for (HostArray& a : initial)
-        if (a.name == name) load_raw(a, path);
-  }
-
   // This rank's arrays (initial values of its box; --load reads it from the file by MPI-IO,
-  // collective) and its run, in core or out of core.
+  // collective) and its run, in core or out of core. --verify: rank 0 gathers the whole grid's
+  // initial values from the ranks' owned boxes for its one-device run.
   const Part& part = partition.parts[static_cast<std::size_t>(session.rank())];
-  std::vector<HostArray> host;
+  std::vector<Box> owned;
+  for (const Part& q : partition.parts) owned.push_back(q.owned);
+  std::vector<HostArray> host, initial;
+  auto keep_initial = [&](const std::vector<HostArray>& mine) {
+    if (!opt.verify) return;
+    for (int id = 0; id < problem.array_count; ++id) {
+      const auto u = static_cast<std::size_t>(id);
+      initial.emplace_back(problem.arrays[id].name, problem.arrays[id].element_bytes,
+                           session.rank() == 0 ? p.grid : Box());
+      mpi::gather_owned(MPI_COMM_WORLD, mine[u], owned, initial[u]);
+    }
+  };
   OocStats ooc_stats;
   RunStats stats =
       mpi::combine(MPI_COMM_WORLD, run_rank<B, M>(session, rank, p, loop, devices, partition, opt,
-                                                  ooc, probed, host, ooc_stats));
+                                                  ooc, probed, host, ooc_stats, keep_initial));
   if (ooc_stats.on) ooc_stats = mpi::combine(MPI_COMM_WORLD, ooc_stats);
   if (!opt.quiet && session.rank() == 0) {
     print_report(stats, stdout);
@@ -290,8 +296,6 @@ int run_mpi_program(mpi::Session& session, int argc, char** argv, Program<B> p,
   int status = 0;
   if (opt.verify) {
     // Rank 0 gathers the owned boxes, reruns the whole grid on its device and compares.
-    std::vector<Box> owned;
-    for (const Part& q : partition.parts) owned.push_back(q.owned);
     std::vector<HostArray> result;
     for (int id = 0; id < problem.array_count; ++id)
       result.emplace_back(problem.arrays[id].name, problem.arrays[id].element_bytes,
@@ -308,7 +312,7 @@ int run_mpi_program(mpi::Session& session, int argc, char** argv, Program<B> p,
       for (int id = 0; id < problem.array_count; ++id) {
         if (!problem.arrays[id].compared) continue;
         const auto u = static_cast<std::size_t>(id);
-        const std::string diff = p.compare[id](result[u], initial[u]);
+        const std::string diff = problem.arrays[id].compare(result[u], initial[u]);
         if (!diff.empty()) {
           std::printf("verify: FAILED: %s\n", diff.c_str());
           status = 1;
