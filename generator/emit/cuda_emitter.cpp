@@ -109,19 +109,19 @@ class CudaEmitter : public Emitter {
     for (const std::string& k : kernels) paths += (paths.empty() ? "" : " ") + k;
     v.set("kernel_paths", paths);
     v.set("mpi", flag(in.plan.mpi));
-    // The MPI program is its own template (one rank, its messages, MPI-IO): it shares sections
-    // 1-3 with the one-process program through the partial cuda/problem.mustache.
-    out.add(m.name + ".cu", render(in.templates,
-                                   in.plan.mpi ? "templates/cuda/mpi.cu.mustache"
-                                               : "templates/cuda/host.cu.mustache",
-                                   v));
+    v.set("backend", "cuda");
+    // The MPI program is the same file with another main (rt::run_mpi_main, one rank per GPU)
+    // and the initial values of one rank's box.
+    v.set("mpi_rank", "cuda::MpiRank");
+    out.add(m.name + ".cu", render(in.templates, "templates/cuda/host.cu.mustache", v));
     out.add("CMakeLists.txt", render(in.templates, "templates/cuda/CMakeLists.txt.mustache", v));
     out.add(".clang-format", embedded_file("templates/common/clang-format.mustache"));
     add_runtime_headers({"box.hpp", "chunk.hpp", "cuda.hpp", "engine.hpp", "engine_cuda.hpp",
                          "exchange.hpp", "init.hpp", "main.hpp", "ooc.hpp", "ooc_cuda.hpp",
                          "partition.hpp", "probe.hpp", "program.hpp"},
                         out);
-    if (in.plan.mpi) add_runtime_headers({"engine_mpi_cuda.hpp", "mpi.hpp", "mpi_cuda.hpp"}, out);
+    if (in.plan.mpi)
+      add_runtime_headers({"engine_mpi_cuda.hpp", "mpi.hpp", "mpi_cuda.hpp", "mpi_main.hpp"}, out);
   }
 };
 

@@ -35,12 +35,11 @@ class OpenClEmitter : public Emitter {
     v.set("kernel_paths", paths);
     v.set("build_options", "");
     v.set("mpi", flag(in.plan.mpi));
-    // The MPI program is its own template (one rank, its messages, MPI-IO): it shares sections
-    // 1-3 and the out-of-core chunk step with the one-process program through partials.
-    out.add(m.name + ".cpp", render(in.templates,
-                                    in.plan.mpi ? "templates/opencl/mpi.cpp.mustache"
-                                                : "templates/opencl/host.cpp.mustache",
-                                    v));
+    v.set("backend", "opencl");
+    // The MPI program is the same file with another main (rt::run_mpi_main, one rank per
+    // device) and the initial values of one rank's box.
+    v.set("mpi_rank", "cl::MpiRank<Kernels>");
+    out.add(m.name + ".cpp", render(in.templates, "templates/opencl/host.cpp.mustache", v));
     out.add("CMakeLists.txt", render(in.templates, "templates/opencl/CMakeLists.txt.mustache", v));
     out.add(".clang-format", embedded_file("templates/common/clang-format.mustache"));
     out.add("cmake/embed_kernels.cmake",
@@ -49,7 +48,7 @@ class OpenClEmitter : public Emitter {
                          "init.hpp", "main.hpp", "ooc.hpp", "ooc_opencl.hpp", "opencl.hpp",
                          "partition.hpp", "probe.hpp", "program.hpp"},
                         out);
-    if (in.plan.mpi) add_runtime_headers({"engine_mpi_opencl.hpp", "mpi.hpp"}, out);
+    if (in.plan.mpi) add_runtime_headers({"engine_mpi_opencl.hpp", "mpi.hpp", "mpi_main.hpp"}, out);
   }
 };
 

@@ -87,8 +87,8 @@ std::string init_cpp(const Model& m, const model::Array& a) {
     case model::Init::Kind::kNone:
       return "// " + a.name + ": no initial values (starts zeroed)";
     case model::Init::Kind::kRandom:
-      return "rt::fill_random(" + target + ".as<" + cpp + ">(), count, " +
-             std::to_string(a.init.seed) + "u);";
+      return "rt::fill_random<" + cpp + ">(" + target + ", kGrid, " + std::to_string(a.init.seed) +
+             "u);";
     case model::Init::Kind::kValue:
       return "std::fill_n(" + target + ".as<" + cpp + ">(), count, static_cast<" + cpp + ">(" +
              a.init.value + "));";
@@ -109,14 +109,11 @@ std::string init_mpi_cpp(const Model& m, const model::Array& a) {
   const std::string cpp = model::type_info(a.type).cpp_name;
   const std::string target = "host[array::" + a.name + "]";
   switch (a.init.kind) {
-    case model::Init::Kind::kRandom:
-      return "mpi::fill_random<" + cpp + ">(" + target + ", kGrid, " + std::to_string(a.init.seed) +
-             "u);";
     case model::Init::Kind::kFile:
       return "mpi::read_array(MPI_COMM_WORLD, " + target + ", kGrid, \"" + a.init.path +
              "\");  // relative to the working directory";
     default:
-      return init_cpp(m, a);  // zero, a value, copy(): the same for any box
+      return init_cpp(m, a);  // zero, random, a value, copy(): the same for any box
   }
 }
 
@@ -195,14 +192,20 @@ View common_view(const model::ProgramPlan& plan, const Provenance& provenance,
   v.set("array_names", "{" + join(quoted, ", ") + "}");
   v.set("arrays", arrays);
   // Initialisation in dependency order (copies after their sources).
+  // make_host_arrays(box) fills any box of the grid; the MPI program reads files by MPI-IO.
   View init_lines{View::type::list};
+  bool init_count = false, init_mpi = false;
   for (std::size_t i : init_order(m)) {
+    const model::Init::Kind kind = m.arrays[i].init.kind;
     View line;
-    line.set("init", inits[i]);
-    line.set("init_mpi", init_mpi_cpp(m, m.arrays[i]));
+    line.set("init", plan.mpi ? init_mpi_cpp(m, m.arrays[i]) : inits[i]);
     init_lines.push_back(line);
+    init_count = init_count || kind == model::Init::Kind::kValue;
+    init_mpi = init_mpi || (plan.mpi && kind == model::Init::Kind::kFile);
   }
   v.set("inits", init_lines);
+  v.set("init_count", flag(init_count));  // `count` is declared only where a fill uses it
+  v.set("init_mpi", flag(init_mpi));      // `mpi::` only where a file is read by MPI-IO
 
   // The partition request's problem side, as `stepgen plan` uses it.
   v.set("granule", vec3(plan.granule));
@@ -324,15 +327,15 @@ View common_view(const model::ProgramPlan& plan, const Provenance& provenance,
       sv.set("kernel", k.name);
       sv.set("exchange_each_step", flag(a.exchange_after));
       sv.set("overlap", flag(a.overlap));
-      sv.set("reach", reach);
-      sv.set("group",
-             std::to_string(k.local.empty() ? 1 : k.local[static_cast<std::size_t>(m.dims - 1)]));
+      const std::string group =
+          std::to_string(k.local.empty() ? 1 : k.local[static_cast<std::size_t>(m.dims - 1)]);
       sv.set("exchange_arrays", "{" + join(ids, ", ") + "}");
-      sv.set("after", std::to_string(a.after_lo) + ", " + std::to_string(a.after_hi));
-      // What the launches after it read, every dimension (the probe's margins:
-      // rt::probe_needs).
+      // Its entry in the launch table kLaunches: what the launches after it read, every
+      // dimension (the probe's margins: rt::probe_needs; out of core, the planes still read),
+      // its reach and work-group size along the slowest dimension.
+      sv.set("index", std::to_string(probe_launches.size()));
       probe_launches.push_back("{kernel::" + k.name + ", " + vec3(a.later_lo) + ", " +
-                               vec3(a.later_hi) + ", " + reach + "}");
+                               vec3(a.later_hi) + ", " + reach + ", " + group + "}");
     } else {
       sv.set("arrays", "{" + join(ids, ", ") + "}");
     }

@@ -59,8 +59,9 @@ TEST_CASE("cuda: the tree holds the host program, CMakeLists, the .cu kernels an
   CHECK(has(host, "STEPGEN_LAUNCH(::hyperdiffuse, grid, block, at.d.stream(at.on))("));
   CHECK_FALSE(has(host, "<<<"));  // launches go through STEPGEN_LAUNCH: nvcc or the CPU emulation
   CHECK(has(host, "static_cast<int>(extent(array::T, 0))"));  // scalar int passed as int
-  CHECK(has(host, "info.backend = \"cuda\""));
-  CHECK(has(host, "run.print_overlap();"));  // the engine's report (runtime/stepgen/engine.hpp)
+  CHECK(has(host, "p.info = {\"twostage\", \"twostage.xml\", \"cuda\","));
+  // The engine runs the time loop (runtime/stepgen/engine.hpp, main.hpp's run_in_or_out_of_core).
+  CHECK(has(host, "p.time_loop = time_loop<rt::InCore<Backend>>;"));
   const std::string& cmake = t.at("CMakeLists.txt");
   CHECK(has(cmake, "enable_language(CUDA)"));
   CHECK(has(cmake, "find_package(CUDAToolkit REQUIRED)"));
@@ -130,18 +131,22 @@ TEST_CASE(
   // jacobi2d: the kernel's global size and its ny argument follow extent(A, 1).
   Tree t = generate_cuda(*load(example("jacobi2d")));
   const std::string& host = t.at("jacobi2d.cu");
-  CHECK(has(host,
-            "run.launch_and_exchange(launch_jacobi, kernel::jacobi, 1, 1, 8, {array::B}, step);"));
+  CHECK(has(host, "run.launch_and_exchange(launch_jacobi, kLaunches[0], {array::B}, step);"));
+  // Its launch table entry: the kernel, what later launches read, its reach below and above
+  // along the slowest dimension, its work-group size there.
+  CHECK(has(host, "kLaunches = {{kernel::jacobi, {0, 0, 0}, {0, 0, 0}, 1, 1, 8}};"));
   CHECK(has(host, "const char* const kNoOverlap = \"\";"));
   // advect reads 1 below and nothing above along y.
   Tree a = generate_cuda(*load(example("advect")));
   CHECK(has(a.at("advect.cu"),
-            "run.launch_and_exchange(launch_advect, kernel::advect, 1, 0, 4, {array::V}, step);"));
+            "run.launch_and_exchange(launch_advect, kLaunches[0], {array::V}, step);"));
+  CHECK(has(a.at("advect.cu"), "kLaunches = {{kernel::advect, {0, 0, 0}, {0, 0, 0}, 1, 0, 4}};"));
   // twostage: both launches are followed by an exchange (T, then V).
   Tree two = generate_cuda(*load(example("twostage")));
-  CHECK(has(
-      two.at("twostage.cu"),
-      "run.launch_and_exchange(launch_laplacian, kernel::laplacian, 1, 1, 16, {array::T}, step);"));
+  CHECK(has(two.at("twostage.cu"),
+            "run.launch_and_exchange(launch_laplacian, kLaunches[0], {array::T}, step);"));
+  CHECK(has(two.at("twostage.cu"),
+            "run.launch_and_exchange(launch_hyperdiffuse, kLaunches[1], {array::V}, step);"));
 
   SUBCASE("a global size that does not follow extent() along the slowest dimension") {
     auto m = load(example("jacobi2d"));
@@ -168,8 +173,9 @@ TEST_CASE(
     // The report prints "overlap: off (REASON): compute then exchange": REASON must not say it
     // again (it did: "off (deep halos (exchange every 3 steps) compute then exchange): ...").
     CHECK(has(g.at("jacobi2d.cu"), "kNoOverlap = \"deep halos, exchanged every 3 steps\";"));
-    CHECK(has(g.at("jacobi2d.cu"), "run.launch(launch_jacobi, step);"));
-    CHECK(has(g.at("jacobi2d.cu"), "run.print_overlap();"));
+    CHECK(has(g.at("jacobi2d.cu"), "run.launch(launch_jacobi, kLaunches[0], step);"));
+    CHECK(has(g.at("jacobi2d.cu"),
+              "if ((step + 1) % kExchangeEvery == 0) run.exchange({array::A, array::B});"));
   }
 }
 
@@ -192,20 +198,25 @@ TEST_CASE(
   }
   CHECK(one.count("runtime/stepgen/mpi_cuda.hpp") == 0);
   const std::string& host = t.at("jacobi2d.cu");
-  CHECK(has(host, "#include \"stepgen/mpi_cuda.hpp\""));
-  CHECK(has(host, "using Run = rt::InCore<Backend, cuda::RankState>;"));  // one rank's engine
-  CHECK(has(host, "mpi::Session session(argc, argv);"));
-  CHECK(has(host, "mpi::choose_message_path(MPI_COMM_WORLD)"));
+  CHECK(has(host, "#include \"stepgen/engine_mpi_cuda.hpp\""));
+  CHECK(t.count("runtime/stepgen/mpi_main.hpp") == 1);
+  // The runtime's MPI main (mpi_main.hpp) runs the same time loop on one rank's engine.
+  CHECK(has(host, "using Rank = cuda::MpiRank;"));
+  CHECK(has(host,
+            "return rt::run_mpi_main<Backend, Rank>(argc, argv, p, "
+            "time_loop<rt::RankRun<Backend, Rank>>);"));
   CHECK(has(host, "launch_and_exchange(launch_jacobi,"));
-  CHECK(!has(host, "rt::InCore<Backend>;"));  // --verify runs Run on one part (MPI_COMM_SELF)
-  // Sections 1-3 are the same text in both programs (the partial cuda/problem.mustache).
-  auto section = [](const std::string& text) {
-    const std::size_t from = text.find("// 1. The problem"), to = text.find("// 4. One ");
-    REQUIRE(from != std::string::npos);
-    REQUIRE(to != std::string::npos);
-    return text.substr(from, to - from);
+  CHECK(!has(host, "mpi::Session session"));  // MPI is started by the runtime
+  // The same file as the one-process program but for its includes and the end of main.
+  auto part = [](const std::string& text, const char* from, const char* to) {
+    const std::size_t a = text.find(from), b = text.find(to, a);
+    REQUIRE(a != std::string::npos);
+    REQUIRE(b != std::string::npos);
+    return text.substr(a, b - a);
   };
-  CHECK(section(host) == section(one.at("jacobi2d.cu")));
+  const std::string& single = one.at("jacobi2d.cu");
+  CHECK(part(host, "namespace {", "  p.ooc_trapezoid") ==
+        part(single, "namespace {", "  p.ooc_trapezoid"));
   const std::string& cmake = t.at("CMakeLists.txt");
   CHECK(has(cmake, "find_package(MPI REQUIRED COMPONENTS CXX)"));
   CHECK(has(cmake, "target_link_libraries(jacobi2d PRIVATE MPI::MPI_CXX)"));

@@ -1,9 +1,10 @@
-// The generated programs hold the spec's problem and its time loop; the machinery is the runtime's
-// engine (runtime/stepgen/engine.hpp). Both backends, one process and MPI: the time loop is one
-// line per spec action on the engine, and the MPI programs are their own templates sharing
-// sections 1-3, the time loop and (OpenCL) the out-of-core chunk step with the one-process ones.
+// The generated programs hold the spec's problem and its time step; the machinery is the
+// runtime's (engine.hpp, main.hpp, mpi_main.hpp). Both backends, one process and MPI: the time
+// step is one line per spec action, run by the engine in core and on each chunk out of core, and
+// the MPI program is the one-process file with another main.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <string>
 
 #include "emit/emitter.hpp"
@@ -49,22 +50,34 @@ TEST_CASE("engine: the time loop is one line per spec action, the same on both b
     auto m = load(example("twostage"));
     Tree t = generate(target, *m);
     const std::string& host = t.at(std::string("twostage.") + (target[0] == 'o' ? "cpp" : "cu"));
-    const std::string loop =
-        between(host, "void time_loop(Run& run, std::int64_t steps) {", "// clang-format on");
-    CHECK(loop ==
+    // One time step, run by both engines (in core and on out-of-core chunks), and the loop.
+    const std::string body =
+        between(host, "template <class Run>\nvoid time_step(", "// clang-format on");
+    CHECK(body ==
+          "template <class Run>\n"
+          "void time_step(Run& run, std::int64_t step) {\n"
+          "  run.launch_and_exchange(launch_laplacian, kLaunches[0], {array::T}, step);\n"
+          "  run.launch_and_exchange(launch_hyperdiffuse, kLaunches[1], {array::V}, step);\n"
+          "  run.swap({array::U, array::V});\n"
+          "}\n"
+          "\n"
+          "/// The steps, in core. A line added in this loop runs once per step, on the host, "
+          "between\n"
+          "/// steps; out of core the chunks advance by passes of several steps and only time_step "
+          "runs.\n"
+          "template <class Run>\n"
           "void time_loop(Run& run, std::int64_t steps) {\n"
           "  for (std::int64_t step = 0; step < steps; ++step) {\n"
-          "    run.launch_and_exchange(launch_laplacian, kernel::laplacian, 1, 1, 16, {array::T}, "
-          "step);\n"
-          "    run.launch_and_exchange(launch_hyperdiffuse, kernel::hyperdiffuse, 1, 1, 16, "
-          "{array::V}, step);\n"
-          "    run.swap({array::U, array::V});\n"
+          "    time_step(run, step);\n"
           "  }\n"
           "}\n");
-    CHECK(has(host, "using Run = rt::InCore<Backend>;"));
+    // The chunk step and the out-of-core driver are the runtime's, not the generated file's.
+    CHECK(!has(host, "chunk_step"));
+    CHECK(!has(host, "run_in_or_out_of_core"));
+    CHECK(has(host, "p.time_step = time_step<rt::ChunkRun<Backend>>;"));
     CHECK(t.count("runtime/stepgen/engine.hpp") == 1);
     // No exchange or overlap code is left in the generated file.
-    CHECK(!has(host, "class Run"));
+    CHECK(!has(host, "class Run {"));
     CHECK(!has(host, "overlap_views"));
   }
 }
@@ -77,22 +90,34 @@ TEST_CASE("engine: the MPI programs run the same time loop on one rank's engine"
     Tree one = generate(target, *m);
     Tree t = generate(target, *m, true);
     const std::string& host = t.at(file);
-    CHECK(has(host, target[0] == 'o' ? "using Run = rt::InCore<Backend, cl::RankState<Kernels>>;"
-                                     : "using Run = rt::InCore<Backend, cuda::RankState>;"));
+    CHECK(has(host, target[0] == 'o' ? "using Rank = cl::MpiRank<Kernels>;"
+                                     : "using Rank = cuda::MpiRank;"));
+    CHECK(has(host, "time_loop<rt::RankRun<Backend, Rank>>"));  // the engine over one rank's part
     CHECK(t.count(target[0] == 'o' ? "runtime/stepgen/engine_mpi_opencl.hpp"
                                    : "runtime/stepgen/engine_mpi_cuda.hpp") == 1);
     CHECK(!has(host, "class RankRun"));
-    // Sections 1-3 and the time loop are the same text as in the one-process program.
-    CHECK(between(host, "// 1. The problem", "// 4. One ") ==
-          between(one.at(file), "// 1. The problem", "// 4. One "));
-    CHECK(between(host, "void time_loop(", "// clang-format on") ==
-          between(one.at(file), "void time_loop(", "// clang-format on"));
-    if (target[0] == 'o') {  // the out-of-core chunk step too (CUDA MPI runs in core)
-      auto chunk_step = [](const std::string& text) {
-        const std::string from = between(text, "// 4b. Out of core", "void chunk_step(");
-        return from + between(text, "void chunk_step(", "\n}\n");
-      };
-      CHECK(chunk_step(host) == chunk_step(one.at(file)));
-    }
+    // Sections 1-3 and the time step and loop are the same text as in the one-process program.
+    CHECK(between(host, "// 1. The problem", "// 2. Initial values") ==
+          between(one.at(file), "// 1. The problem", "// 2. Initial values"));
+    CHECK(between(host, "// 3. Kernels", "// 4. ") ==
+          between(one.at(file), "// 3. Kernels", "// 4. "));
+    CHECK(between(host, "void time_step(", "// clang-format on") ==
+          between(one.at(file), "void time_step(", "// clang-format on"));
+    // The out-of-core section too (both backends run out of core under MPI).
+    const std::string ooc = between(host, "// 4b. Out of core", "constexpr bool kOocTrapezoid");
+    CHECK(ooc == between(one.at(file), "// 4b. Out of core", "constexpr bool kOocTrapezoid"));
+    CHECK(has(host, "rt::ChunkRun<Backend>"));
   }
+}
+
+TEST_CASE("engine: the generated jacobi2d is at most 250 lines on each backend, MPI included") {
+  for (const char* target : {"opencl", "cuda"})
+    for (bool mpi : {false, true}) {
+      CAPTURE(target);
+      CAPTURE(mpi);
+      auto m = load(example("jacobi2d"));
+      Tree t = generate(target, *m, mpi);
+      const std::string& host = t.at(std::string("jacobi2d.") + (target[0] == 'o' ? "cpp" : "cu"));
+      CHECK(std::count(host.begin(), host.end(), '\n') <= 250);
+    }
 }

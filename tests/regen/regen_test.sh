@@ -74,17 +74,24 @@ has out/jacobi2d.cpp "kSteps = 300;"
 hasnt out/jacobi2d.cpp "<<<<<<<"
 expect 0 "--check after a clean merge" gen --check
 
-# --- a line added to the time loop (one line per spec action) survives a spec change ---
-grep -qF "    run.swap({array::A, array::B});" out/jacobi2d.cpp && ok "the time loop has one line per action" ||
-  fail "no swap line in the time loop"
-sed -i 's|^    run.swap({array::A, array::B});|&\n    if (step % 10 == 0) std::printf("step %lld\\n", static_cast<long long>(step));  // my action|' out/jacobi2d.cpp
+# --- a line added to the time loop (once per step, docs/generated.md) and one added to the time
+# step (one line per spec action) survive a spec change ---
+grep -qF "  run.swap({array::A, array::B});" out/jacobi2d.cpp && ok "the time step has one line per action" ||
+  fail "no swap line in the time step"
+grep -qF "    time_step(run, step);" out/jacobi2d.cpp && ok "the time loop calls the time step" ||
+  fail "no time_step call in the time loop"
+sed -i 's|^    time_step(run, step);|&\n    if (step % 10 == 0) std::printf("step %lld\\n", static_cast<long long>(step));  // my action|' out/jacobi2d.cpp
+sed -i 's|^  run.swap({array::A, array::B});|&\n  // my step line|' out/jacobi2d.cpp
 has out/jacobi2d.cpp "// my action" || exit 1
+has out/jacobi2d.cpp "// my step line" || exit 1
 sed -i 's/steps="300"/steps="350"/' jacobi2d.xml
 expect 0 "clean merge of a time-loop line" gen
 has last.txt "merged your edits of jacobi2d.cpp"
 has out/jacobi2d.cpp "kSteps = 350;"
-grep -A1 -F "    run.swap({array::A, array::B});" out/jacobi2d.cpp | grep -qF "// my action" &&
+grep -A1 -F "    time_step(run, step);" out/jacobi2d.cpp | grep -qF "// my action" &&
   ok "the added line stays in the time loop" || fail "the time-loop line moved or was lost"
+grep -A1 -F "  run.swap({array::A, array::B});" out/jacobi2d.cpp | grep -qF "// my step line" &&
+  ok "the added line stays in the time step" || fail "the time-step line moved or was lost"
 sed -i 's/steps="350"/steps="300"/' jacobi2d.xml
 expect 0 "regenerate back" gen
 has out/jacobi2d.cpp "// my action"

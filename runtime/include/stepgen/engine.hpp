@@ -6,12 +6,18 @@
 /// read move (exchange.hpp), overlapping the interior's computation where the kernels allow.
 ///
 /// The generated program gives the engine its problem (rt::Problem: the arrays, their halos,
-/// why overlap is impossible) and its time loop as plain code, one call per spec action:
+/// why overlap is impossible) and one time step's body as plain code, one call per spec action,
+/// the launches described by the launch table (rt::ProbeLaunch):
 ///
-///     for (std::int64_t step = 0; step < steps; ++step) {
-///       run.launch_and_exchange(launch_jacobi, kernel::jacobi, 1, 1, 8, {array::B}, step);
+///     template <class Run>
+///     void time_step(Run& run, std::int64_t step) {
+///       run.launch_and_exchange(launch_jacobi, kLaunches[0], {array::B}, step);
 ///       run.swap({array::A, array::B});
 ///     }
+///
+/// Both engines run that body: InCore on every part of the process, each launch with the
+/// exchange of what it wrote; out of core, ChunkRun on one chunk of one part (the launches over
+/// the planes still read, exchanges nothing: a chunk's window holds its neighbours' cells).
 ///
 /// A backend `B` (engine_opencl.hpp, engine_cuda.hpp) gives the types and the few operations
 /// that differ: `Device`, `Buffer`, `Kernels` (what a device needs to launch: built programs in
@@ -22,8 +28,9 @@
 /// same engine over its own part with a rank State (engine_mpi_*.hpp) whose exchange is MPI
 /// messages packed and unpacked by the backend's copies.
 ///
-/// A new time-loop action is one method here (and, where the backends differ, one in each
-/// State) and one line in templates/common/time_loop.mustache.
+/// A new time-loop action is one method of InCore and one of ChunkRun here (and, where the
+/// backends differ, one in each State or Backend) and one line in
+/// templates/common/time_loop.mustache.
 
 #include <algorithm>
 #include <cstdint>
@@ -42,6 +49,9 @@
 
 namespace stepgen::rt {
 
+/// Compares an array after the run with the one-device run's (rt::compare_arrays<T>).
+using CompareArrays = std::string (*)(const HostArray& got, const HostArray& want);
+
 /// One of the spec's arrays, as the engine needs to know it.
 struct ArrayInfo {
   const char* name;
@@ -49,6 +59,8 @@ struct ArrayInfo {
   bool exchanged;  ///< written by a kernel and read with a halo: its ghost cells are refreshed
   bool compared;   ///< written by a kernel: saved by --save, compared by --verify
   bool floating;   ///< a floating-point type (how the kernel probe fills it)
+  bool written = false;  ///< in a written swap/rotate group: stored back after an out-of-core pass
+  CompareArrays compare = nullptr;  ///< how --verify compares it, by its element type
 };
 
 /// What the engine runs: the generated program's tables.
@@ -167,22 +179,22 @@ class InCore {
 
   // --- The time-loop actions ---------------------------------------------------------------
 
-  /// Launches a kernel on every part over its whole buffer.
-  void launch(LaunchFn fn, std::int64_t step) {
+  /// Launches a kernel (its launch function `fn`, its entry `at` in the step's launch table) on
+  /// every part over its whole buffer.
+  void launch(LaunchFn fn, const ProbeLaunch& /*at*/, std::int64_t step) {
     for (std::size_t p = 0; p < parts(); ++p) fn(whole(p, step));
   }
 
   /// Refreshes the ghost cells of the arrays `ids` on every part.
   void exchange(Ids ids) { state_.exchange(*this, ids); }
 
-  /// Launches kernel `kernel` (its launch function `fn`) on every part and refreshes the ghost
-  /// cells of the arrays `ids` it wrote, the exchange overlapping the interior's computation
-  /// (the backend's State::launch_and_exchange); compute then exchange when overlap is off.
-  /// `reach_lo`/`reach_hi`: how far the kernel reads below and above along the slowest
-  /// dimension; `group`: its work-group size there (slabs of work-items are cut at multiples).
-  void launch_and_exchange(LaunchFn fn, int kernel, Index reach_lo, Index reach_hi,
-                           std::size_t group, Ids ids, std::int64_t step) {
-    state_.launch_and_exchange(*this, fn, kernel, reach_lo, reach_hi, group, ids, step);
+  /// Launches a kernel (its launch function `fn`, its entry `at` in the step's launch table:
+  /// the kernel, how far it reads along the slowest dimension, its work-group size there) on
+  /// every part and refreshes the ghost cells of the arrays `ids` it wrote, the exchange
+  /// overlapping the interior's computation (the backend's State::launch_and_exchange); compute
+  /// then exchange when overlap is off.
+  void launch_and_exchange(LaunchFn fn, const ProbeLaunch& at, Ids ids, std::int64_t step) {
+    state_.launch_and_exchange(*this, fn, at.kernel, at.reach_lo, at.reach_hi, at.group, ids, step);
   }
 
   /// swap(a, b) or rotate(a, b, c, ...): each name takes the next one's buffer, the last takes
@@ -333,6 +345,64 @@ LinkSpeed measure_link(std::vector<typename B::Device>& devices, std::size_t cou
   }
   return link;
 }
+
+/// How the chunks of an out-of-core run compute (ooc.hpp): the planes a step costs a chunk's
+/// window (the step's read halos, widened where the probe found kernel rims wider than them),
+/// whether a launch computes only the planes still read (the trapezoid), and the kernels' rims
+/// as the probe measured them (how each kernel runs on views).
+struct ChunkRule {
+  Vec3 shrink_lo{0, 0, 0}, shrink_hi{0, 0, 0};
+  bool trapezoid = false;
+  const Probed* probed = nullptr;
+  int dims = 1;
+};
+
+/// One time step on one chunk, out of core: the same time-step body as in core (the generated
+/// time_step), its calls carried out on the chunk's buffers as if the chunk were a part whose
+/// ghost box is `chunk.ghost`. A launch computes the planes still read (`remaining` steps of
+/// the pass after this one and the launches after it in the step: its launch table entry's
+/// after_lo/after_hi; the backend's B::chunk_launch makes the slab or view); exchanges are
+/// nothing (the chunk's window holds the cells it reads); swap/rotate rename the buffers.
+template <class B>
+class ChunkRun {
+ public:
+  using Device = typename B::Device;
+  using Buffer = typename B::Buffer;
+  using LaunchFn = void (*)(const typename B::Launch&);
+  using Ids = std::initializer_list<int>;
+
+  /// `remaining`: the steps of the pass after this one with the trapezoid; negative: every
+  /// launch computes the chunk's whole buffer.
+  ChunkRun(const ChunkRule& rule, const Device& d, const typename B::Kernels& k,
+           std::vector<Buffer>& buf, const Part& chunk, std::int64_t remaining)
+      : rule_(rule), d_(d), k_(k), buf_(buf), chunk_(chunk), remaining_(remaining) {}
+
+  void launch(LaunchFn fn, const ProbeLaunch& at, std::int64_t step) {
+    B::chunk_launch(fn, at, rule_, d_, k_, buf_, chunk_, step,
+                    rule_.trapezoid ? remaining_ : std::int64_t{-1});
+  }
+  void launch_and_exchange(LaunchFn fn, const ProbeLaunch& at, Ids, std::int64_t step) {
+    launch(fn, at, step);
+  }
+  void exchange(Ids) {}
+  /// swap(a, b) or rotate(a, b, c, ...): each name takes the next one's buffer, the last the
+  /// first's.
+  void swap(Ids ids) {
+    const std::vector<int> order(ids);
+    for (std::size_t i = 0; i + 1 < order.size(); ++i) {
+      using std::swap;
+      swap(buf_[static_cast<std::size_t>(order[i])], buf_[static_cast<std::size_t>(order[i + 1])]);
+    }
+  }
+
+ private:
+  const ChunkRule& rule_;
+  const Device& d_;
+  const typename B::Kernels& k_;
+  std::vector<Buffer>& buf_;
+  const Part& chunk_;
+  std::int64_t remaining_;
+};
 
 /// A kernel as the start-up probe sees it (probe.hpp) with its launch function.
 template <class B>

@@ -7,7 +7,9 @@
 /// on the high-priority stream first (cuda::launch_and_exchange).
 
 #include <cstdint>
+#include <cstdio>
 #include <initializer_list>
+#include <string>
 #include <tuple>
 #include <vector>
 
@@ -83,6 +85,50 @@ struct Backend {
   static Launch whole(const Device& d, const NoKernels&, const std::vector<Buffer>& buf,
                       const rt::Part& part, std::int64_t step) {
     return {d, buf, part, part.ghost, On::kCompute, step};
+  }
+
+  // Out of core (main.hpp's run_in_or_out_of_core, ooc_cuda.hpp's runner).
+  using OocStep = cuda::OocStep;
+  using OocRunner = cuda::OocRunner;
+  /// Whether the trapezoid can run: it runs every launch on views, so not where the probe found
+  /// a kernel unsafe there (said unless `quiet`).
+  static bool ooc_trapezoid_ok(const rt::Probed& probed,
+                               const std::vector<rt::ProbeLaunch>& launches, int dims, bool quiet) {
+    const std::string no_views = probed.no_views(launches, dims - 1);
+    if (!no_views.empty() && !quiet) std::printf("trapezoid: off (%s)\n", no_views.c_str());
+    return no_views.empty();
+  }
+  /// Direct mapping: the CUDA driver page-locks the host arrays where they are for the run
+  /// (`ooc.pinned`); the chunks move straight between them and the GPU.
+  static std::vector<PinnedHost> ooc_pin(std::vector<rt::HostArray>& host,
+                                         const rt::ooc::Options& ooc, rt::ooc::Stats& report) {
+    report.pinned = ooc.pinned;
+    if (!ooc.pinned) return {};
+    return pin_host_arrays(host);
+  }
+  /// Runs `schedule` over the host arrays, `step` computing one step of a chunk.
+  static void ooc_run(std::vector<Device>& devices, const rt::ooc::Schedule& schedule,
+                      std::vector<rt::HostArray>& host, const OocStep& step,
+                      const rt::ooc::Options& ooc, std::int64_t steps, rt::ooc::Stats& report) {
+    OocRunner runner(devices, schedule, host, step, ooc.overlap);
+    runner.run(steps, report);
+  }
+  /// A launch on a chunk (rt::ChunkRun): on the view of the planes still read, grown by the
+  /// rim the kernel leaves at its buffer's edge (the probe's; without it, its read halo); the
+  /// whole buffer when `remaining` is negative or the kernel is unsafe on views.
+  static void chunk_launch(void (*fn)(const Launch&), const rt::ProbeLaunch& at,
+                           const rt::ChunkRule& rule, const Device& d, const NoKernels&,
+                           const std::vector<Buffer>& buf, const rt::Part& chunk, std::int64_t step,
+                           std::int64_t remaining) {
+    rt::Box view = chunk.ghost;
+    if (remaining >= 0) {
+      const auto a = static_cast<std::size_t>(rule.dims - 1);
+      const rt::ViewRim rim = rule.probed->view(at.kernel, rule.dims - 1, at.reach_lo, at.reach_hi);
+      if (rim.safe)
+        view = rt::ooc::view(chunk, rule.dims - 1, remaining, rule.shrink_lo[a], rule.shrink_hi[a],
+                             at.after_lo[a], at.after_hi[a], rim.lo, rim.hi);
+    }
+    fn({d, buf, chunk, view, On::kCompute, step});
   }
 
   /// Peer access between the GPUs, the host arrays page-locked where a pair stages through

@@ -107,3 +107,90 @@ class RankState {
 };
 
 }  // namespace stepgen::cuda
+
+namespace stepgen::cuda {
+
+/// One MPI rank's backend parts for the MPI main program (mpi_main.hpp): the rank State of the
+/// engine, the rank's GPU (mpi::select_gpu), the path of the halo messages, the help and report
+/// lines, and its out-of-core run (the cells other ranks own refreshed by `exchange` at every
+/// pass boundary, as cl::MpiRank's).
+class MpiRank {
+ public:
+  using State = RankState;
+  static constexpr bool kOutOfCore = true;
+  static constexpr const char* kUnit = "GPU";
+
+  static void take_ooc_options(int& argc, char** argv, rt::ooc::Options& ooc) {
+    rt::ooc::take_options(argc, argv, ooc);
+  }
+  static void print_usage_note(std::FILE* out) {
+    std::fprintf(out,
+                 "\nMPI: one rank per GPU (mpirun -np N); --devices N uses at most the first N "
+                 "GPUs of\neach node; --weights gives one weight per rank; out of core, "
+                 "--device-memory is\nper rank and the smallest over the ranks "
+                 "decides.\nEnvironment: STEPGEN_MPI_CUDA_AWARE=on|off (halo messages from device "
+                 "memory or\nthrough pinned host buffers; default: what the MPI library says),\n"
+                 "STEPGEN_OVERLAP=off, STEPGEN_MPI_SHARE_DEVICES=1 (ranks of a node share its "
+                 "GPUs,\nfor testing).\n\nCUDA backend: runs on the CUDA GPUs only. "
+                 "--device-type all and gpu both mean them\n(cpu is an error); --platform must be "
+                 "part of '%s'.\n",
+                 platform_name());
+  }
+
+  /// This node's GPUs, in order; this rank takes the one at its place among the node's ranks.
+  MpiRank(mpi::Session& session, const rt::Options& opt)
+      : gpu_(mpi::select_gpu(session, opt)),
+        shared_(mpi::any_shared(MPI_COMM_WORLD, gpu_.shared)),
+        messages_(mpi::choose_message_path(MPI_COMM_WORLD)) {}
+
+  std::vector<Device> take_devices() {
+    std::vector<Device> devices;
+    devices.push_back(std::move(gpu_.device));
+    return devices;
+  }
+  std::string describe(const Device& d) const {
+    return "GPU " + std::to_string(d.ordinal) + " (" + d.name + ")";
+  }
+  /// The rank State's settings: halo messages from device memory when the MPI library is
+  /// CUDA-aware (never on MPI_COMM_SELF: --verify's one-part run sends none).
+  typename State::Config config(MPI_Comm comm) const {
+    return {comm, comm == MPI_COMM_SELF ? false : messages_.device};
+  }
+  void print_report(const mpi::Session& session, bool) const {
+    std::printf(
+        "mpi: %d rank(s) on %d node(s); halos by MPI point-to-point messages, %s; times of the "
+        "slowest rank, volumes of all ranks\n",
+        session.size(), session.nodes(), messages_.describe().c_str());
+    if (shared_)
+      std::printf(
+          "gpus: shared (STEPGEN_MPI_SHARE_DEVICES=1: rank i of a node uses its GPU i mod %d; "
+          "the ranks of one GPU take turns, so times say little)\n",
+          gpu_.node_gpus);
+    else
+      std::printf("gpus: one per rank\n");
+    std::printf(
+        "timing: kernels and exchange are GPU time (CUDA events) of the kernel stream, the "
+        "largest over the ranks\n");
+  }
+
+  /// Runs `schedule`'s part `part` on this rank's GPU; `exchange` at every pass boundary.
+  template <class Exchange>
+  static void run_out_of_core(std::vector<Device>& devices, const rt::ooc::Schedule& schedule,
+                              std::vector<rt::HostArray>& host, const OocStep& step,
+                              const rt::ooc::Options& ooc, int part, Exchange&& exchange,
+                              const rt::HostAllocator& alloc, std::int64_t steps,
+                              rt::ooc::Stats& report) {
+    OocShare share;
+    share.part = part;
+    share.exchange = exchange;
+    OocRunner runner(devices, schedule, host, step, ooc.overlap, share, alloc);
+    runner.run(steps, report);
+  }
+
+ private:
+  mpi::GpuChoice gpu_;
+  bool shared_;
+  mpi::MessagePath messages_;
+};
+
+}  // namespace stepgen::cuda

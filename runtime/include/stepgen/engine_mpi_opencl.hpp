@@ -133,3 +133,71 @@ class RankState {
 };
 
 }  // namespace stepgen::cl
+
+namespace stepgen::cl {
+
+/// One MPI rank's backend parts for the MPI main program (mpi_main.hpp): the rank State of the
+/// engine, the rank's device, its help and report lines, and its out-of-core run (the cells
+/// other ranks own refreshed by `exchange` at every pass boundary).
+template <class K>
+class MpiRank {
+ public:
+  using State = RankState<K>;
+  static constexpr bool kOutOfCore = true;
+  static constexpr const char* kUnit = "device";
+
+  static void take_ooc_options(int& argc, char** argv, rt::ooc::Options& ooc) {
+    rt::ooc::take_options(argc, argv, ooc);
+  }
+  static void print_usage_note(std::FILE* out) {
+    std::fprintf(out,
+                 "\nMPI: one rank per device (mpirun -np N); --devices N uses at most the first N\n"
+                 "matching devices of each node; --weights gives one weight per rank; out of "
+                 "core,\n--device-memory is per rank and the smallest over the ranks decides.\n");
+  }
+
+  MpiRank(mpi::Session& session, const rt::Options& opt) : session_(session), opt_(opt) {}
+
+  /// This node's devices, in order; this rank takes the one at its place among the node's
+  /// ranks (the others' contexts are released).
+  std::vector<Device> take_devices() {
+    std::vector<Device> devices = cl::discover(opt_);
+    if (static_cast<std::size_t>(session_.node_size()) > devices.size())
+      throw rt::RunError(std::to_string(session_.node_size()) + " ranks run on node " +
+                         session_.host() + " but only " + std::to_string(devices.size()) +
+                         " OpenCL device(s) match there (type " + opt_.device_type +
+                         (opt_.platform.empty() ? "" : ", platform '" + opt_.platform + "'") +
+                         "): start at most one rank per device");
+    std::swap(devices[0], devices[static_cast<std::size_t>(session_.node_rank())]);
+    devices.resize(1);
+    session_.set_device(devices[0].label());
+    return devices;
+  }
+  std::string describe(const Device& d) const { return d.label(); }
+  typename State::Config config(MPI_Comm comm) const { return {comm}; }
+  void print_report(const mpi::Session& session, bool out_of_core) const {
+    std::printf(
+        "mpi: %d rank(s) on %d node(s); halos by MPI point-to-point messages through host "
+        "buffers%s; times of the slowest rank, volumes of all ranks\n",
+        session.size(), session.nodes(), out_of_core ? " at pass boundaries" : "");
+  }
+  /// Runs `schedule`'s part `part` on this rank's device; `exchange` at every pass boundary.
+  template <class Exchange>
+  static void run_out_of_core(std::vector<Device>& devices, const rt::ooc::Schedule& schedule,
+                              std::vector<rt::HostArray>& host, const OocStep& step,
+                              const rt::ooc::Options& ooc, int part, Exchange&& exchange,
+                              const rt::HostAllocator& alloc, std::int64_t steps,
+                              rt::ooc::Stats& report) {
+    OocShare share;
+    share.part = part;
+    share.exchange = exchange;
+    OocRunner runner(devices, schedule, host, step, ooc.overlap, share, alloc);
+    runner.run(steps, report);
+  }
+
+ private:
+  mpi::Session& session_;
+  const rt::Options& opt_;
+};
+
+}  // namespace stepgen::cl

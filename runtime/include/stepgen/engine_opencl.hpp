@@ -99,6 +99,40 @@ struct Backend {
     return {d, k, buf, part, step, nullptr};
   }
 
+  // Out of core (main.hpp's run_in_or_out_of_core, ooc_opencl.hpp's runner).
+  using OocStep = cl::OocStep;
+  using OocRunner = cl::OocRunner;
+  /// Whether the trapezoid can run (its launches run on slabs of work-items: always); says
+  /// why not unless `quiet`.
+  static bool ooc_trapezoid_ok(const rt::Probed&, const std::vector<rt::ProbeLaunch>&, int, bool) {
+    return true;
+  }
+  /// The host arrays stay page-locked for the run: host_allocator allocated them so.
+  struct OocPinned {};
+  static OocPinned ooc_pin(std::vector<rt::HostArray>&, const rt::ooc::Options&, rt::ooc::Stats&) {
+    return {};
+  }
+  /// Runs `schedule` over the host arrays, `step` computing one step of a chunk.
+  static void ooc_run(std::vector<Device>& devices, const rt::ooc::Schedule& schedule,
+                      std::vector<rt::HostArray>& host, const OocStep& step,
+                      const rt::ooc::Options& ooc, std::int64_t steps, rt::ooc::Stats& report) {
+    OocRunner runner(devices, schedule, host, step, ooc.overlap, {},
+                     report.pinned ? cl::pinned_allocator(devices[0]) : rt::HostAllocator{});
+    runner.run(steps, report);
+  }
+  /// A launch on a chunk (rt::ChunkRun): over the work-items of the planes still read
+  /// (ooc_slab), all of them when `remaining` is negative.
+  static void chunk_launch(void (*fn)(const Launch&), const rt::ProbeLaunch& at,
+                           const rt::ChunkRule& rule, const Device& d, const K& k,
+                           const std::vector<Mem>& buf, const rt::Part& chunk, std::int64_t step,
+                           std::int64_t remaining) {
+    if (remaining < 0) return fn({d, k, buf, chunk, step, nullptr});
+    const auto a = static_cast<std::size_t>(rule.dims - 1);
+    const Slab slab = ooc_slab(chunk, rule.dims - 1, remaining, rule.shrink_lo, rule.shrink_hi,
+                               at.after_lo[a], at.after_hi[a], at.group);
+    fn({d, k, buf, chunk, step, &slab});
+  }
+
   /// Exchanges wait on the host: the report splits kernel and exchange time by host timers.
   class State {
    public:

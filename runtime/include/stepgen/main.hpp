@@ -2,11 +2,12 @@
 /// \file
 /// The main program of a generated single-process program, written once for both backends:
 /// options, devices, the kernel probe, the partition, the host arrays (--load), the run in or
-/// out of core, the report, --verify against one device, --save. The generated file fills a
-/// rt::Program with what is specific to its spec (its tables, initial values, time loop and
-/// out-of-core driver) and calls rt::run_program. What differs between backends comes from the
-/// backend `B` (engine_opencl.hpp, engine_cuda.hpp): discover, auto_device_memory,
-/// host_allocator, print_usage_note, kTimingNote.
+/// out of core (run_in_or_out_of_core), the report, --verify against one device, --save. The
+/// generated file fills a rt::Program with what is specific to its spec (its tables, initial
+/// values, time step and time loop) and calls rt::run_program. What differs between backends
+/// comes from the backend `B` (engine_opencl.hpp, engine_cuda.hpp): discover,
+/// auto_device_memory, host_allocator, print_usage_note, kTimingNote, and out of core
+/// ooc_trapezoid_ok, ooc_pin, ooc_run, OocRunner::calibrate.
 
 #include <algorithm>
 #include <cstdint>
@@ -15,15 +16,13 @@
 #include <vector>
 
 #include "stepgen/engine.hpp"
+#include "stepgen/init.hpp"
 #include "stepgen/ooc.hpp"
 #include "stepgen/partition.hpp"
 #include "stepgen/probe.hpp"
 #include "stepgen/program.hpp"
 
 namespace stepgen::rt {
-
-/// Compares an array after the run with the one-device run's (rt::compare_arrays<T>).
-using CompareArrays = std::string (*)(const HostArray& got, const HostArray& want);
 
 /// What the main program needs from the generated file.
 template <class B>
@@ -39,15 +38,88 @@ struct Program {
   std::vector<double> weights;  ///< the spec's device weights (empty: equal)
   Vec3 ghost_lo, ghost_hi;      ///< the ghost widths the halos need (before the probe's rims)
   ooc::Options ooc;             ///< the spec's <out_of_core> settings: the flags' defaults
-  /// The arrays over the whole grid with their initial values, in memory from `alloc`.
-  std::vector<HostArray> (*make_host_arrays)(const HostAllocator& alloc) = nullptr;
+  /// The arrays over `box` with the values the whole grid has there (the whole grid, or an MPI
+  /// rank's box), in memory from `alloc`.
+  std::vector<HostArray> (*make_host_arrays)(const Box& box, const HostAllocator& alloc) = nullptr;
+  /// The generated time loop, in core (it runs time_step once per step).
   void (*time_loop)(InCore<B>& run, std::int64_t steps) = nullptr;
-  /// Runs in core or, when ooc::decide said so (`report.on`), out of core.
-  RunStats (*run)(std::vector<Device>& devices, const Partition& partition,
-                  std::vector<HostArray>& host, const Options& opt, const ooc::Options& ooc,
-                  const Probed& probed, ooc::Stats& report) = nullptr;
-  const CompareArrays* compare = nullptr;  ///< one per array
+  /// The generated time step on one chunk, out of core.
+  void (*time_step)(ChunkRun<B>& run, std::int64_t step) = nullptr;
+  bool ooc_trapezoid = false;  ///< the kernels can compute only the planes still read
 };
+
+/// `random(seed)` over the box `a.box` of the grid `grid`: the values the whole-grid fill gives
+/// those cells (init.hpp's generator depends only on the seed and the global linear index).
+template <typename T>
+void fill_random(HostArray& a, const Box& grid, std::uint64_t seed) {
+  T* out = a.as<T>();
+  const Box& b = a.box;
+  const auto gx = static_cast<std::uint64_t>(grid.extent(0));
+  const auto gy = static_cast<std::uint64_t>(grid.extent(1));
+  for (Index z = b.lo[2]; z < b.hi[2]; ++z)
+    for (Index y = b.lo[1]; y < b.hi[1]; ++y) {
+      const std::uint64_t row = (static_cast<std::uint64_t>(z - grid.lo[2]) * gy +
+                                 static_cast<std::uint64_t>(y - grid.lo[1])) *
+                                gx;
+      for (Index x = b.lo[0]; x < b.hi[0]; ++x)
+        *out++ = random_value<T>(seed, row + static_cast<std::uint64_t>(x - grid.lo[0]));
+    }
+}
+
+/// The one-step functions the out-of-core runners call (B::OocStep): one time step on one
+/// chunk, `time_step` run over a ChunkRun with the kernels `kernels(part)` built for the part's
+/// device.
+template <class B, class KernelsOf>
+typename B::OocStep chunk_steps(const ChunkRule& rule,
+                                void (*time_step)(ChunkRun<B>&, std::int64_t), KernelsOf kernels) {
+  return [&rule, time_step, kernels](const typename B::Device& d, std::size_t part,
+                                     std::vector<typename B::Buffer>& buf, const Part& chunk,
+                                     std::int64_t step, std::int64_t remaining) {
+    ChunkRun<B> run(rule, d, kernels(part), buf, chunk, remaining);
+    time_step(run, step);
+  };
+}
+
+/// Runs in core or, when ooc::decide said so (`report.on`), out of core: the same time
+/// step on chunks of planes streamed through the devices (ooc.hpp), the schedule chosen by
+/// the model with the link and kernel speed measured on a probe chunk. Out of core, `host`
+/// should be page-locked (direct mapping; `report.pinned` says whether it is).
+template <class B>
+RunStats run_in_or_out_of_core(const Program<B>& p, std::vector<typename B::Device>& devices,
+                               const Partition& partition, std::vector<HostArray>& host,
+                               const Options& opt, const ooc::Options& ooc, const Probed& probed,
+                               ooc::Stats& report) {
+  const Problem<B>& problem = *p.problem;
+  if (!report.on) {
+    InCore<B> run(problem, devices, partition, host, probed);
+    if (!opt.quiet) {
+      run.print_exchange_paths();
+      run.print_overlap();
+    }
+    return run.run(opt.steps, p.time_loop);
+  }
+
+  ooc::Request request = ooc::request(p.grid, problem.dims, partition, p.ghost_lo, p.ghost_hi,
+                                      problem.arrays, problem.array_count, ooc, probed, opt.quiet);
+  request.trapezoid = p.ooc_trapezoid && ooc.trapezoid &&
+                      B::ooc_trapezoid_ok(probed, *problem.launches, problem.dims, opt.quiet);
+  const auto pinned = B::ooc_pin(host, ooc, report);
+  std::vector<typename B::Kernels> kernels;
+  for (const typename B::Device& d : devices)
+    kernels.push_back(problem.build_kernels ? problem.build_kernels(d) : typename B::Kernels{});
+  const ChunkRule rule{request.shrink_lo, request.shrink_hi, request.trapezoid, &probed,
+                       problem.dims};
+  const typename B::OocStep step = chunk_steps<B>(
+      rule, p.time_step,
+      [&kernels](std::size_t part) -> const typename B::Kernels& { return kernels[part]; });
+  const ooc::Schedule schedule =
+      ooc::plan(request, ooc, opt.steps, report, [&](const ooc::Request& probe, Index bytes) {
+        return B::OocRunner::calibrate(devices, ooc::schedule(probe), host, step, bytes);
+      });
+  B::ooc_run(devices, schedule, host, step, ooc, opt.steps, report);
+  (void)pinned;
+  return ooc::run_stats(report, opt.steps);
+}
 
 /// The partition, one line per part.
 template <class Device>
@@ -115,7 +187,7 @@ int run_program(int argc, char** argv, Program<B> p) {
   const HostAllocator alloc =
       out_of_core ? B::host_allocator(devices, ooc.pinned, true)
                   : pageable_fallback(B::host_allocator(devices, ooc.pinned, false), memory);
-  std::vector<HostArray> host = p.make_host_arrays(alloc);
+  std::vector<HostArray> host = p.make_host_arrays(p.grid, alloc);
   for (const auto& [name, path] : opt.loads)
     for (HostArray& a : host)
       if (a.name == name) load_raw(a, path);
@@ -141,7 +213,7 @@ int run_program(int argc, char** argv, Program<B> p) {
                            std::min<std::size_t>(bytes, std::size_t{64} << 20));
   }
 
-  RunStats stats = p.run(devices, partition, host, opt, ooc, probed, ooc_stats);
+  RunStats stats = run_in_or_out_of_core(p, devices, partition, host, opt, ooc, probed, ooc_stats);
   if (!out_of_core) {
     stats.host_memory = memory.text();
     stats.link_h2d = link.h2d;
@@ -160,7 +232,7 @@ int run_program(int argc, char** argv, Program<B> p) {
     for (int id = 0; id < problem.array_count; ++id) {
       if (!problem.arrays[id].compared) continue;
       const auto u = static_cast<std::size_t>(id);
-      const std::string diff = p.compare[id](host[u], initial[u]);
+      const std::string diff = problem.arrays[id].compare(host[u], initial[u]);
       if (!diff.empty()) {
         std::printf("verify: FAILED: %s\n", diff.c_str());
         status = 1;

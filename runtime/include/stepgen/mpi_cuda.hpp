@@ -117,26 +117,8 @@ inline void check_fits_in_core(const cuda::Device& d, std::size_t bytes) {
     throw rt::RunError("the arrays of this rank's part need " +
                        rt::human_bytes(static_cast<double>(bytes)) + " on " + d.label() +
                        " but it has " + rt::human_bytes(static_cast<double>(d.global_mem)) +
-                       ": run with more ranks (MPI programs run in core; out of core is not "
-                       "available with MPI)");
-}
-
-/// Throws UniformError when the options ask for out of core, which MPI programs do not run
-/// yet (`--out-of-core off` is accepted: it asks for what they do).
-inline void refuse_out_of_core(int argc, char** argv) {
-  const char* const flags[] = {"--device-memory",  "--out-of-core",    "--ooc-chunks",
-                               "--steps-per-pass", "--region-sharing", "--overlap",
-                               "--ooc-buffers"};
-  for (int i = 1; i < argc; ++i) {
-    const std::string flag = argv[i];
-    for (const char* f : flags)
-      if (flag == f &&
-          !(flag == "--out-of-core" && i + 1 < argc && std::string(argv[i + 1]) == "off"))
-        throw UniformError(flag +
-                           ": out of core is not available in MPI programs (each rank's part runs "
-                           "in its GPU's memory; use more ranks, or the one-process program "
-                           "generated with --distribution none)");
-  }
+                       ": run with more ranks, or out of core (--out-of-core on, "
+                       "--device-memory SIZE)");
 }
 
 /// Which memory halo messages travel from and to, the same on every rank.

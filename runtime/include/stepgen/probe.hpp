@@ -442,7 +442,8 @@ struct ProbeLaunch {
   int kernel = 0;
   Vec3 after_lo{0, 0, 0}, after_hi{0, 0, 0};
   Index reach_lo = 0,
-        reach_hi = 0;  ///< how far it reads below and above along the slowest dimension
+        reach_hi = 0;     ///< how far it reads below and above along the slowest dimension
+  std::size_t group = 1;  ///< its work-group size along the slowest dimension (slabs are cut there)
 };
 
 /// The probe's findings over the program: one KernelProbe per kernel (by kernel id; empty when

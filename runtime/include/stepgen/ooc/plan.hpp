@@ -46,11 +46,11 @@ inline bool decide(Index budget, const Partition& partition, const ArrayInfo* ar
 
 /// The out-of-core request for the parts of `partition`, from the options: the planes a step
 /// costs a chunk (`shrink_lo`, `shrink_hi`: the step's read halos, widened where the probe
-/// found kernel rims wider than them, said unless `quiet`) and the arrays (`written[id]`:
+/// found kernel rims wider than them, said unless `quiet`) and the arrays (`arrays[id].written`:
 /// stored back after each pass). The trapezoid is the backend's to decide.
 inline Request request(const Box& grid, int dims, const Partition& partition, Vec3 shrink_lo,
-                       Vec3 shrink_hi, const ArrayInfo* arrays, const bool* written,
-                       int array_count, const Options& ooc, const Probed& probed, bool quiet) {
+                       Vec3 shrink_hi, const ArrayInfo* arrays, int array_count, const Options& ooc,
+                       const Probed& probed, bool quiet) {
   Request request;
   request.grid = grid;
   for (const rt::Part& part : partition.parts) request.owned.push_back(part.owned);
@@ -62,7 +62,7 @@ inline Request request(const Box& grid, int dims, const Partition& partition, Ve
                 probe_sides(dims, request.shrink_lo, request.shrink_hi).c_str());
   for (int id = 0; id < array_count; ++id)
     request.arrays.push_back(
-        {arrays[id].name, static_cast<Index>(arrays[id].element_bytes), written[id]});
+        {arrays[id].name, static_cast<Index>(arrays[id].element_bytes), arrays[id].written});
   request.chunks = ooc.chunks;
   request.steps_per_pass = ooc.steps_per_pass;
   request.region_sharing = ooc.region_sharing;

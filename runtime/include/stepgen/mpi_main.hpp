@@ -1,0 +1,345 @@
+#pragma once
+/// \file
+/// The main program of a generated MPI program, written once for both backends: every rank
+/// runs it with the same options; rank r drives the device of its node numbered by its place
+/// among the node's ranks and computes part r of the split. Options and the split (errors
+/// reported once, by rank 0), this rank's device, the kernel probe, the partition with the rank,
+/// node and device of every part, this rank's arrays (initial values of its box; --load by
+/// MPI-IO), its run in core (the engine over its own part, halos by MPI messages) or out of core
+/// (the runner with the cells other ranks own refreshed at every pass boundary), the report of
+/// the slowest rank, --verify (rank 0 reruns the whole grid on its device), --save by MPI-IO.
+///
+/// The generated file fills the same rt::Program as the one-process program (main.hpp) and
+/// calls rt::run_mpi_main<Backend, Rank> with its time loop over the rank's engine. What
+/// differs between backends comes from `M`, the backend's rank (cl::MpiRank in
+/// engine_mpi_opencl.hpp, cuda::MpiRank in engine_mpi_cuda.hpp): the rank State of the engine,
+/// how a rank picks its device and names it, the help and report lines, and whether (and how)
+/// it runs out of core (`M::kOutOfCore`).
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "stepgen/engine.hpp"
+#include "stepgen/main.hpp"
+#include "stepgen/mpi.hpp"
+#include "stepgen/ooc.hpp"
+#include "stepgen/partition.hpp"
+#include "stepgen/probe.hpp"
+#include "stepgen/program.hpp"
+
+namespace stepgen::rt {
+
+/// One rank's in-core run: the engine over the rank's own part with the backend's rank State.
+template <class B, class M>
+using RankRun = InCore<B, typename M::State>;
+
+/// The split over `ranks` ranks (one part each) with the options' weights and strategy and
+/// the ghost widths `ghost_lo`, `ghost_hi` when given; an error when the grid gives fewer parts.
+template <class B>
+Partition rank_partition(const Program<B>& p, int ranks, const Options& opt,
+                         const PartitionRequest* widened = nullptr) {
+  PartitionRequest request = widened ? *widened : p.partition_request(ranks, opt.weights);
+  if (!widened && !opt.strategy.empty()) request.strategy = parse_strategy(opt.strategy);
+  Partition partition = stepgen::rt::partition(request);
+  if (partition.parts.size() != static_cast<std::size_t>(ranks))
+    throw RunError(
+        std::string(widened ? "with the ghost widths the kernels' rims need (" +
+                                  probe_sides(p.problem->dims, request.ghost_lo, request.ghost_hi) +
+                                  "), the grid"
+                            : "the grid") +
+        " can be split into only " + std::to_string(partition.parts.size()) + " parts (" +
+        partition.rationale + "), one per rank: run with at most that many ranks");
+  return partition;
+}
+
+/// Rank 0 prints the split with the rank, node and device of every part (`device`: this rank's
+/// device as M names it).
+inline void print_rank_partition(const mpi::Session& session, const std::string& device,
+                                 const char* unit, const Partition& partition) {
+  std::vector<std::string> where =
+      mpi::gather_strings(MPI_COMM_WORLD, "rank " + std::to_string(session.rank()) + " on " +
+                                              session.host() + ", " + device);
+  if (session.rank() != 0) return;
+  std::printf("%zu rank(s) on %d node(s), one %s each, grid %dx%dx%d (%s)\n",
+              partition.parts.size(), session.nodes(), unit, partition.grid[0], partition.grid[1],
+              partition.grid[2], partition.rationale.c_str());
+  for (const Part& part : partition.parts)
+    std::printf("  part %d on %s: owned %s, buffer %s\n", part.id,
+                where[static_cast<std::size_t>(part.id)].c_str(), part.owned.str().c_str(),
+                part.ghost.str().c_str());
+}
+
+/// This rank's arrays over `box` (its part's ghost box, or more out of core): the initial
+/// values, then --load's files read by MPI-IO (collective). `alloc` gives their memory.
+template <class B>
+std::vector<HostArray> load_rank_arrays(const Program<B>& p, const Box& box, const Options& opt,
+                                        const HostAllocator& alloc = {}) {
+  std::vector<HostArray> host = p.make_host_arrays(box, alloc);
+  for (const auto& [name, path] : opt.loads)
+    for (HostArray& a : host)
+      if (a.name == name) mpi::read_array(MPI_COMM_WORLD, a, p.grid, path);
+  return host;
+}
+
+/// Runs this rank's part out of core: every rank decides alike and chooses the same schedule
+/// (the slowest rank's link goes into the model), so the passes end together, with the cells
+/// each part reads from the others sent by MPI at every pass boundary (rt::ooc::foreign_plan).
+/// Fills `host` with this rank's arrays over its reach; `loaded(host)` sees their initial values
+/// (collective).
+template <class B, class M, class Loaded>
+RunStats run_rank_out_of_core(const mpi::Session& session, const Program<B>& p,
+                              std::vector<typename B::Device>& devices, const Partition& partition,
+                              const Options& opt, const ooc::Options& ooc, const Probed& probed,
+                              std::vector<HostArray>& host, ooc::Stats& report, Loaded&& loaded) {
+  const Problem<B>& problem = *p.problem;
+  const int rank = session.rank();
+  const Part& part = partition.parts[static_cast<std::size_t>(rank)];
+  ooc::Request request = ooc::request(p.grid, problem.dims, partition, p.ghost_lo, p.ghost_hi,
+                                      problem.arrays, problem.array_count, ooc, probed, opt.quiet);
+  request.trapezoid = p.ooc_trapezoid && ooc.trapezoid &&
+                      B::ooc_trapezoid_ok(probed, *problem.launches, problem.dims, opt.quiet);
+  const typename B::Kernels kernels =
+      problem.build_kernels ? problem.build_kernels(devices[0]) : typename B::Kernels{};
+  const ChunkRule rule{request.shrink_lo, request.shrink_hi, request.trapezoid, &probed,
+                       problem.dims};
+  const typename B::OocStep step = chunk_steps<B>(
+      rule, p.time_step, [&kernels](std::size_t) -> const typename B::Kernels& { return kernels; });
+  // The model needs the link and the kernels' speed: each rank measures them on a probe of
+  // its part, and the slowest figures go into the model (the same schedules fail on every rank).
+  const ooc::Schedule schedule = ooc::plan<mpi::UniformError>(
+      request, ooc, opt.steps, report, [&](ooc::Request probe, Index bytes) {
+        probe.owned = {part.owned};
+        const ooc::Schedule probe_schedule = ooc::schedule(probe);
+        std::vector<HostArray> sample =
+            p.make_host_arrays(B::OocRunner::probe_box(probe_schedule, bytes), {});
+        return mpi::slowest_link(
+            MPI_COMM_WORLD, B::OocRunner::calibrate(devices, probe_schedule, sample, step, bytes));
+      });
+
+  // This rank's arrays over its reach: the cells other ranks own there are refreshed by
+  // messages at every pass boundary (arrays no kernel writes keep their initial values).
+  // Direct mapping: page-locked, the chunks are copied straight from and to them.
+  const ooc::Part& mine = schedule.parts[static_cast<std::size_t>(rank)];
+  report.pinned = ooc.pinned;
+  const HostAllocator alloc = B::host_allocator(devices, ooc.pinned, true);
+  host = load_rank_arrays(p, bounding(part.ghost, mine.reach), opt, alloc);
+  loaded(host);
+  const auto pinned = B::ooc_pin(host, ooc, report);  // CUDA: page-locked where they are
+  mpi::HaloExchange foreign(MPI_COMM_WORLD, rank, problem.array_count);
+  const std::vector<Transfer> plan = ooc::foreign_plan(schedule);
+  std::vector<int> written;
+  for (int id = 0; id < problem.array_count; ++id)
+    if (problem.arrays[id].written) {
+      foreign.add(id, problem.arrays[id].name, problem.arrays[id].element_bytes, plan);
+      written.push_back(id);
+    }
+  RunStats stats;
+  Stopwatch exchange_timer;
+  auto exchange = [&] {
+    exchange_timer.start();
+    stats.exchange_bytes += foreign.exchange(
+        written,
+        [&](int id, HostArray& box) {
+          ooc::copy_host_box(host[static_cast<std::size_t>(id)], box, box.box);
+        },
+        [] {},
+        [&](int id, const HostArray& box) {
+          ooc::copy_host_box(box, host[static_cast<std::size_t>(id)], box.box);
+        });
+    exchange_timer.stop();
+  };
+  M::run_out_of_core(devices, schedule, host, step, ooc, rank, exchange, alloc, opt.steps, report);
+  (void)pinned;
+  stats.total_s = report.measured_s;
+  stats.exchange_s = exchange_timer.total();
+  stats.host_device_s = report.measured_s;
+  stats.host_device_bytes = report.h2d_bytes + report.d2h_bytes;
+  stats.steps = opt.steps;
+  return stats;
+}
+
+/// Runs this rank's part in core (the engine over its own part, `loop` its time loop), or out
+/// of core when the options ask for it or the largest part's arrays do not fit the smallest
+/// budget over the ranks (M::kOutOfCore: the backend's rank can). Fills `host` with this
+/// rank's arrays: its part's ghost box in core, its reach out of core; `loaded(host)` sees
+/// their initial values (collective).
+template <class B, class M, class Loaded>
+RunStats run_rank(const mpi::Session& session, M& rank, const Program<B>& p,
+                  void (*loop)(RankRun<B, M>&, std::int64_t),
+                  std::vector<typename B::Device>& devices, const Partition& partition,
+                  const Options& opt, const ooc::Options& ooc, const Probed& probed,
+                  std::vector<HostArray>& host, ooc::Stats& report, Loaded&& loaded) {
+  const Problem<B>& problem = *p.problem;
+  const Part& part = partition.parts[static_cast<std::size_t>(session.rank())];
+  if constexpr (M::kOutOfCore) {
+    report.budget = mpi::min_over_ranks(
+        MPI_COMM_WORLD, ooc.device_memory > 0 ? ooc.device_memory : B::auto_device_memory(devices));
+    Index in_core = 0;
+    for (const Part& q : partition.parts) {
+      Index bytes = 0;
+      for (int id = 0; id < problem.array_count; ++id)
+        bytes += q.ghost.volume() * static_cast<Index>(problem.arrays[id].element_bytes);
+      in_core = std::max(in_core, bytes);
+    }
+    const bool fits = in_core <= report.budget;
+    if (!(ooc.mode == ooc::Options::Mode::kOff ||
+          (ooc.mode == ooc::Options::Mode::kAuto && fits))) {
+      report.on = true;
+      report.reason = fits ? "asked for with --out-of-core on"
+                           : "the largest part needs " + human_bytes(static_cast<double>(in_core)) +
+                                 ", the smallest budget per device over the ranks is " +
+                                 human_bytes(static_cast<double>(report.budget));
+      return run_rank_out_of_core<B, M>(session, p, devices, partition, opt, ooc, probed, host,
+                                        report, loaded);
+    }
+  }
+  host = load_rank_arrays(p, part.ghost, opt);
+  loaded(host);
+  InCore<B, typename M::State> run(problem, devices, partition, host, probed, {session.rank(), 1},
+                                   rank.config(MPI_COMM_WORLD));
+  if (!opt.quiet && session.rank() == 0) run.print_overlap();
+  return run.run(opt.steps, loop);
+}
+
+/// The MPI program: every rank runs this with the same options. Returns the exit status (1:
+/// --verify found a difference); errors are thrown (mpi::Session::run reports them).
+template <class B, class M>
+int run_mpi_program(mpi::Session& session, int argc, char** argv, Program<B> p,
+                    void (*loop)(RankRun<B, M>&, std::int64_t)) {
+  const Problem<B>& problem = *p.problem;
+  const std::string backend = std::string(p.info.backend) + ", MPI";
+  p.info.backend = backend.c_str();
+  for (int id = 0; id < problem.array_count; ++id)
+    p.info.array_bytes.push_back(static_cast<std::size_t>(p.grid.volume()) *
+                                 problem.arrays[id].element_bytes);
+  const int ranks = session.size();
+  session.check_same_arguments(argc, argv);
+  Options opt;
+  ooc::Options ooc = p.ooc;
+  Partition partition;
+  try {  // the options and the split are the same on every rank: rank 0 alone reports their errors
+    M::take_ooc_options(argc, argv, ooc);
+    opt = parse_options(argc, argv, p.info);
+    if (opt.help) {
+      if (session.rank() == 0) {
+        print_usage(p.info, stdout);
+        if (M::kOutOfCore) ooc::print_usage(stdout);
+        M::print_usage_note(stdout);
+      }
+      return 0;
+    }
+    if (opt.weights.empty()) opt.weights = p.weights;
+    if (!opt.weights.empty() && opt.weights.size() != static_cast<std::size_t>(ranks))
+      throw RunError("--weights gives " + std::to_string(opt.weights.size()) + " weights for " +
+                     std::to_string(ranks) + " ranks (one per rank)");
+    partition = rank_partition(p, ranks, opt);
+    mpi::check_files(MPI_COMM_WORLD, opt, p.info);  // rank 0, before the devices and the run
+  } catch (const UsageError&) {
+    throw;  // a bad command line: rank 0 reports it, every rank exits with status 2
+  } catch (const std::exception& e) {
+    throw mpi::UniformError(e.what());
+  }
+
+  // This node's devices, in order; this rank takes the one at its place among the node's ranks.
+  M rank(session, opt);
+  std::vector<typename B::Device> devices = rank.take_devices();
+  // The kernel probe, on every rank's device (the same kernels: the same findings everywhere):
+  // halos checked, rims measured; ghost zones widened where rims are wider than the halos.
+  Probed probed;
+  if (opt.probe) {
+    try {
+      probed = probe_kernels(problem, p.grid, devices[0], p.kernels, p.kernel_count);
+      probe_report(probed, problem.dims, opt.quiet || session.rank() != 0, stdout);
+      PartitionRequest request = p.partition_request(ranks, opt.weights);
+      if (!opt.strategy.empty()) request.strategy = parse_strategy(opt.strategy);
+      if (probed.widen_ghosts(request.ghost_lo, request.ghost_hi, problem.exchange_every,
+                              p.ghost_lo, p.ghost_hi)) {
+        partition = rank_partition(p, ranks, opt, &request);
+        if (!opt.quiet && session.rank() == 0)
+          std::printf("probe: ghost widths raised to %s (the kernels' rims)\n",
+                      probe_sides(problem.dims, request.ghost_lo, request.ghost_hi).c_str());
+      }
+    } catch (const std::exception& e) {
+      throw mpi::UniformError(e.what());
+    }
+  }
+  if (!opt.quiet) print_rank_partition(session, rank.describe(devices[0]), M::kUnit, partition);
+
+  // This rank's arrays (initial values of its box; --load reads it from the file by MPI-IO,
+  // collective) and its run, in core or out of core. --verify: rank 0 gathers the whole grid's
+  // initial values from the ranks' owned boxes for its one-device run.
+  const Part& part = partition.parts[static_cast<std::size_t>(session.rank())];
+  std::vector<Box> owned;
+  for (const Part& q : partition.parts) owned.push_back(q.owned);
+  std::vector<HostArray> host, initial;
+  auto keep_initial = [&](const std::vector<HostArray>& mine) {
+    if (!opt.verify) return;
+    for (int id = 0; id < problem.array_count; ++id) {
+      const auto u = static_cast<std::size_t>(id);
+      initial.emplace_back(problem.arrays[id].name, problem.arrays[id].element_bytes,
+                           session.rank() == 0 ? p.grid : Box());
+      mpi::gather_owned(MPI_COMM_WORLD, mine[u], owned, initial[u]);
+    }
+  };
+  ooc::Stats ooc_stats;
+  RunStats stats =
+      mpi::combine(MPI_COMM_WORLD, run_rank<B, M>(session, rank, p, loop, devices, partition, opt,
+                                                  ooc, probed, host, ooc_stats, keep_initial));
+  if (ooc_stats.on) ooc_stats = mpi::combine(MPI_COMM_WORLD, ooc_stats);
+  if (!opt.quiet && session.rank() == 0) {
+    print_report(stats, stdout);
+    if (ooc_stats.on) ooc::print_report(ooc_stats, stdout);
+    rank.print_report(session, ooc_stats.on);
+  }
+
+  int status = 0;
+  if (opt.verify) {
+    // Rank 0 gathers the owned boxes, reruns the whole grid on its device and compares.
+    std::vector<HostArray> result;
+    for (int id = 0; id < problem.array_count; ++id)
+      result.emplace_back(problem.arrays[id].name, problem.arrays[id].element_bytes,
+                          session.rank() == 0 ? p.grid : Box());
+    for (int id = 0; id < problem.array_count; ++id)
+      if (problem.arrays[id].compared)
+        mpi::gather_owned(MPI_COMM_WORLD, host[static_cast<std::size_t>(id)], owned,
+                          result[static_cast<std::size_t>(id)]);
+    if (session.rank() == 0) {
+      Partition whole = stepgen::rt::partition(p.partition_request(1, {}));
+      InCore<B, typename M::State>(problem, devices, whole, initial, probed, {0, 1},
+                                   rank.config(MPI_COMM_SELF))
+          .run(opt.steps, loop);
+      for (int id = 0; id < problem.array_count; ++id) {
+        if (!problem.arrays[id].compared) continue;
+        const auto u = static_cast<std::size_t>(id);
+        const std::string diff = problem.arrays[id].compare(result[u], initial[u]);
+        if (!diff.empty()) {
+          std::printf("verify: FAILED: %s\n", diff.c_str());
+          status = 1;
+        }
+      }
+      if (status == 0)
+        std::printf("verify: OK: %d rank(s) equal 1 %s bit for bit\n", ranks, M::kUnit);
+    }
+    status = mpi::broadcast(MPI_COMM_WORLD, status);
+  }
+  // --save: every rank writes its owned box into the one file (MPI-IO, collective).
+  for (const auto& [name, path] : opt.saves)
+    for (const HostArray& a : host)
+      if (a.name == name) mpi::write_array(MPI_COMM_WORLD, a, part.owned, p.grid, path);
+  return status;
+}
+
+/// main() of a generated MPI program: MPI started and ended, errors reported once.
+template <class B, class M>
+int run_mpi_main(int argc, char** argv, const Program<B>& p,
+                 void (*loop)(RankRun<B, M>&, std::int64_t)) {
+  mpi::Session session(argc, argv);
+  return session.run(p.info.name,
+                     [&] { return run_mpi_program<B, M>(session, argc, argv, p, loop); });
+}
+
+}  // namespace stepgen::rt
