@@ -15,7 +15,8 @@
 #           and a small --device-memory that lets the model choose chunks and k.
 #   mpi     --distribution mpi on 2 ranks (one virtual device each), messages through pinned
 #           host memory and from device buffers (STEPGEN_MPI_CUDA_AWARE=on: the emulation's
-#           device memory is host memory, so any MPI can take it).
+#           device memory is host memory, so any MPI can take it); out of core on each rank
+#           (2 chunks, k = 1; 1 chunk, k = 2 with --verify).
 #   repro   out of core on one device with --device-memory 400KiB (the model's chunks, 1 step
 #           per pass, trapezoid on), the failing case of issue 22.
 set -euo pipefail
@@ -159,6 +160,12 @@ case $group in
     STEPGEN_MPI_CUDA_AWARE=on run r2-device 2 --verify
     expect r2-device "CUDA-aware"
     expect r2-device "verify: OK"
+    # Out of core on each rank: the cells other ranks own come by messages at pass boundaries.
+    run r2-ooc-k1 2 --out-of-core on --ooc-chunks 2 --steps-per-pass 1
+    expect r2-ooc-k1 "out-of-core: on"
+    run r2-ooc-k2 2 --out-of-core on --ooc-chunks 1 --steps-per-pass 2 --verify
+    expect r2-ooc-k2 "out-of-core: on"
+    expect r2-ooc-k2 "verify: OK"
     ;;
   repro)
     run d1-400KiB 1 --device-memory 400KiB

@@ -114,7 +114,8 @@ const std::map<std::string, std::string> kForeign = {
     {"--oversubscribe", "mpirun"}, {"--allow-run-as-root", "mpirun"},
     {"--nodes", "Slurm"},          {"--ntasks-per-node", "Slurm"},
     {"--gpus-per-node", "Slurm"},  {"--gpus-per-task", "Slurm"},
-    {"--gpu-bind", "Slurm"},       {"--fmad", "nvcc"}};
+    {"--gpu-bind", "Slurm"},       {"--fmad", "nvcc"},
+    {"--noout", "xmllint"}};
 const std::set<std::string> kForeignTools = {"cmake", "ctest",       "mpirun",  "mpiexec",
                                              "srun",  "sbatch",      "#SBATCH", "nvcc",
                                              "git",   "clang-format"};
