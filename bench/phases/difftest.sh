@@ -57,7 +57,7 @@ if [ "${1:-}" = generate ]; then
       ln -s ../../../_runtime/stepgen "$d/$t/runtime/stepgen"
     done
     # The modes for one GPU: modes.txt's one-device lines, MPI lines (ranks share the GPU), and
-    # four more out-of-core ones drawn from the seed.
+    # four more out-of-core ones drawn from the seed, and an MPI out-of-core one.
     python3 - "$d" "$s" <<'PY'
 import random, re, sys
 d, seed = sys.argv[1], int(sys.argv[2])
@@ -77,6 +77,9 @@ for j in range(4):
     keep.append(("gpu-ooc%d" % j, "-", " ".join(f)))
 keep.append(("mpi2", "-", ""))
 keep.append(("mpi3", "-", "--strategy slabs"))
+# MPI out of core on each rank (both backends since the one runner takes the pass-boundary share)
+keep.append(("mpi2-ooc", "-", "--out-of-core on --ooc-chunks %d --steps-per-pass %d"
+             % (rng.randint(1, 3), rng.randint(1, 3))))
 with open(d + "/gpu_modes.txt", "w") as out:
     for label, env, flags in keep:
         out.write("%s\t%s\t%s\n" % (label, env, re.sub(" +", " ", flags).strip()))

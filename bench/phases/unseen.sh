@@ -13,7 +13,8 @@
 # Modes: in core (1 GPU); out of core forced with a small --device-memory (trapezoid on,
 # band sharing on with k > 1, trapezoid off, several chunk counts); --probe off (the old views:
 # wave2k is expected to differ there, which shows the reproduction still bites without the
-# probe); the MPI program with 2 ranks sharing the GPU (its overlap runs kernels on views).
+# probe); the MPI program of every example and wave2k with 2 ranks sharing the GPU (its
+# overlap runs kernels on views), in core and out of core on each rank (k = 1 and 2).
 # Logs go to $OUT (default /tmp/out). CUDA_ARCH (default native).
 set -u
 . "$(dirname "$0")/lib.sh"
@@ -33,8 +34,10 @@ if [ "${1:-}" = generate ]; then
   for ex in "${examples[@]}"; do
     "$stepgen" generate "$root/examples/$ex/$ex.xml" --target cuda -o "$gen/cuda-$ex" >/dev/null
   done
-  "$stepgen" generate "$root/examples/twostage/twostage.xml" --target cuda --distribution mpi \
-    -o "$gen/mpi-twostage" >/dev/null
+  for ex in "${examples[@]}"; do
+    "$stepgen" generate "$root/examples/$ex/$ex.xml" --target cuda --distribution mpi \
+      -o "$gen/mpi-$ex" >/dev/null
+  done
   # The PoCL reference of wave2k (OpenCL, one CPU device, in core).
   "$stepgen" generate "$root/bench/unseen/wave2k/wave2k.xml" --target opencl -o "$gen/ocl" >/dev/null
   cmake -S "$gen/ocl" -B "$gen/ocl/build" -DCMAKE_BUILD_TYPE=Release >/dev/null
@@ -125,18 +128,25 @@ verdict "$n ooc 1GiB model (u)" same "$work/$n.incore.u.raw" "$work/$n.ooc1g-aut
 runp $n ooc1g-k20-probeoff --devices 1 --device-memory 1GiB --steps-per-pass 20 --probe off
 verdict "$n ooc 1GiB k=20 --probe off (the bug)" differs "$work/$n.incore.u.raw" "$work/$n.ooc1g-k20-probeoff.u.raw"
 
-# 3. MPI, 2 ranks sharing the GPU: the overlap runs kernels on views.
+# 3. MPI, 2 ranks sharing the GPU: the overlap runs kernels on views; and out of core on each
+#    rank (the cells other ranks own by messages at pass boundaries), k = 1 and 2.
 if command -v mpirun >/dev/null; then
-  mpi_flags="--allow-run-as-root --oversubscribe ${MPIRUN_FLAGS:-}"
-  for n in wave2k twostage; do
-    saves=()
-    for a in $(arrays_of "$n"); do saves+=(--save "$a=$work/$n.mpi2.$a.raw"); done
-    # shellcheck disable=SC2086
-    STEPGEN_MPI_SHARE_DEVICES=1 mpirun $mpi_flags -np 2 "$work/mpi-$n/$n" "${saves[@]}" \
-      >"$out/$n.mpi2.log" 2>&1 || echo "exit $?" >>"$out/$n.mpi2.log"
-    [ "$n" = twostage ] && runp $n incore --devices 1
-    for a in $(arrays_of "$n"); do verdict "$n MPI 2 ranks ($a)" same "$work/$n.incore.$a.raw" "$work/$n.mpi2.$a.raw"; done
+  mpi_flags="--allow-run-as-root --oversubscribe -x STEPGEN_MPI_SHARE_DEVICES ${MPIRUN_FLAGS:-}"
+  export STEPGEN_MPI_SHARE_DEVICES=1
+  for n in wave2k "${examples[@]}"; do
+    [ "$n" = wave2k ] || runp $n incore --devices 1
+    for m in "mpi2:" "mpi2-ooc-k1:--out-of-core on --ooc-chunks 2 --steps-per-pass 1" \
+             "mpi2-ooc-k2:--out-of-core on --ooc-chunks 1 --steps-per-pass 2"; do
+      tag=${m%%:*} args=${m#*:}
+      saves=()
+      for a in $(arrays_of "$n"); do saves+=(--save "$a=$work/$n.$tag.$a.raw"); done
+      # shellcheck disable=SC2086
+      mpirun $mpi_flags -np 2 "$work/mpi-$n/$n" $args "${saves[@]}" \
+        >"$out/$n.$tag.log" 2>&1 || echo "exit $?" >>"$out/$n.$tag.log"
+      for a in $(arrays_of "$n"); do verdict "$n MPI 2 ranks $tag ($a)" same "$work/$n.incore.$a.raw" "$work/$n.$tag.$a.raw"; done
+    done
   done
+  unset STEPGEN_MPI_SHARE_DEVICES
 else
   rows+=("SKIP  MPI: no mpirun on this machine")
 fi
