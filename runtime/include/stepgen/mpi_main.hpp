@@ -107,7 +107,7 @@ RunStats run_rank_out_of_core(const mpi::Session& session, const Program<B>& p,
   const ChunkRule rule{request.shrink_lo, request.shrink_hi, request.trapezoid, &probed,
                        problem.dims};
   const typename B::OocStep step = chunk_steps<B>(
-      rule, p.time_step, [&kernels](std::size_t) -> const typename B::Kernels& { return kernels; });
+      rule, p.time_step, [k = &kernels](std::size_t) -> const typename B::Kernels& { return *k; });
   // The model needs the link and the kernels' speed: each rank measures them on a probe of
   // its part, and the slowest figures go into the model (the same schedules fail on every rank).
   const ooc::Schedule schedule = ooc::plan<mpi::UniformError>(
