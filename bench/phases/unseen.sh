@@ -95,6 +95,7 @@ runp() {
 arrays_of() {
   case $1 in
     wave2k | wave2k_512) echo "u uprev unew" ;;
+    twostage) echo "U V" ;;  # T is scratch (save="false"): --save T is refused
     *) "$work/cuda-$1/$1" --help | awk '/^arrays:/ {for (i = 2; i <= NF; i++) print $i}' ;;
   esac
 }

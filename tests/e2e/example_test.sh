@@ -93,3 +93,16 @@ if [ "$example" = jacobi2d ] && [ "$format" = xml ]; then
   expect_error 2 "--steps expects an integer from 0 to 9223372036854775807, got '-3'" --steps -3
   expect_error 1 "no OpenCL device matches (type gpu)" --device-type gpu
 fi
+# A scratch array (save="false": twostage's T) is not kept at the end: --save of it is refused,
+# since what a file would hold depends on the mode (never gathered in core, stored back after
+# every pass out of core).
+if [ "$example" = twostage ] && [ "$format" = xml ]; then
+  set +e
+  POCL_DEVICES="pthread" timeout 60 "$out/build/$example" --device-type cpu --save "T=$work/T.raw" > "$work/err.txt" 2>&1
+  status=$?
+  set -e
+  if [ "$status" -ne 2 ] || ! grep -qF "'T' is a scratch array (save=\"false\" in the spec)" "$work/err.txt" || [ -e "$work/T.raw" ]; then
+    echo "FAIL: --save T exited $status (expected 2, the refusal, no file):"; cat "$work/err.txt"; exit 1
+  fi
+  echo "ok: --save T fails with: $(head -1 "$work/err.txt")"
+fi

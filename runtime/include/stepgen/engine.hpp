@@ -63,6 +63,19 @@ struct ArrayInfo {
   CompareArrays compare = nullptr;  ///< how --verify compares it, by its element type
 };
 
+/// Refuses `--save` of a scratch array (written by a kernel, `save="false"` in the spec): the
+/// program does not keep its values (in core it is never gathered, out of core it is stored
+/// back after every pass), so what a file would hold would depend on the mode.
+inline void check_saves(const std::vector<std::pair<std::string, std::string>>& saves,
+                        const ArrayInfo* arrays, int count) {
+  for (const auto& [name, path] : saves)
+    for (int id = 0; id < count; ++id)
+      if (name == arrays[id].name && arrays[id].written && !arrays[id].compared)
+        throw UsageError("--save " + name + "=" + path + ": '" + name +
+                         "' is a scratch array (save=\"false\" in the spec): its values are "
+                         "not kept at the end of the run");
+}
+
 /// What the engine runs: the generated program's tables.
 template <class B>
 struct Problem {

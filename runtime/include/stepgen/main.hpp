@@ -149,6 +149,7 @@ int run_program(int argc, char** argv, Program<B> p) {
     B::print_usage_note(stdout);
     return 0;
   }
+  check_saves(opt.saves, problem.arrays, problem.array_count);
   check_files(opt, p.info);  // before the devices and the run: a save that cannot be made
   if (opt.weights.empty()) opt.weights = p.weights;
 
