@@ -272,8 +272,9 @@ inline std::int64_t ipow(std::int64_t x, std::int64_t n) {
 
 /// The bytes of a host array: owned heap memory (zeroed) by default, or memory allocated
 /// elsewhere, e.g. page-locked by a backend for direct mapping, which `keep` frees when the
-/// last HostBytes that adopted it goes. Copies are deep and always owned (a copy of pinned
-/// memory is pageable); moves and swaps keep the memory where it is.
+/// last HostBytes that adopted it goes. Copies are deep: a copy constructed is owned (a copy of
+/// pinned memory is pageable), a copy assigned over bytes of the same size lands in their memory
+/// (pinned stays pinned); moves and swaps keep the memory where it is.
 class HostBytes {
  public:
   HostBytes() = default;
@@ -283,8 +284,15 @@ class HostBytes {
       : data_(data), size_(n), keep_(std::move(keep)) {}
   HostBytes(const HostBytes& o)
       : owned_(o.data_, o.data_ + o.size_), data_(owned_.data()), size_(o.size_) {}
+  /// Copies the values; into the memory already held when the sizes agree, so that an array
+  /// given page-locked memory keeps it (`B = A` of an initial value `copy(A)`).
   HostBytes& operator=(const HostBytes& o) {
-    if (this != &o) *this = HostBytes(o);
+    if (this == &o) return *this;
+    if (size_ == o.size_ && data_ != nullptr) {
+      std::memcpy(data_, o.data_, size_);
+      return *this;
+    }
+    *this = HostBytes(o);
     return *this;
   }
   HostBytes(HostBytes&& o) noexcept { swap(o); }
