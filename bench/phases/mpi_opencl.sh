@@ -11,6 +11,8 @@
 #     median of 3 runs each.
 # Prints a table last. Environment: MPIRUN_FLAGS (extra mpirun flags), OUT (logs; default /tmp/out);
 # for a dry run without GPUs: DEVICE_TYPE=cpu POCL_DEVICES='pthread pthread' SKIP_BENCH=1.
+# One GPU: RANKS=1 (rank counts of section 2, default "1 2"), OOC=1 (also 1 rank out of core),
+# SKIP_BENCH=1.
 # FORCE_REBUILD=1 rebuilds the MPI programs there even when the carried ones run.
 # Usage: bench/run.sh mpi-opencl
 set -u
@@ -68,14 +70,16 @@ rows=()
 for prog in "$g"/ref/reference_*; do
   ex=${prog##*/reference_}
   ref=/tmp/mref/$ex
-  rm -rf "$ref" /tmp/mrun/$ex; mkdir -p "$ref" /tmp/mrun/$ex/1 /tmp/mrun/$ex/2
+  rm -rf "$ref" /tmp/mrun/$ex; mkdir -p "$ref" /tmp/mrun/$ex/1 /tmp/mrun/$ex/2 /tmp/mrun/$ex/ooc
   "$prog" --out "$ref" >/dev/null
   verdict="bit-exact"
-  for n in 1 2; do
+  ranks=(${RANKS:-1 2})
+  last=${ranks[${#ranks[@]}-1]}
+  for n in "${ranks[@]}"; do
     run=/tmp/mrun/$ex/$n
     saves=()
     for f in "$ref"/*.raw; do a=$(basename "$f" .raw); saves+=(--save "$a=$run/$a.raw"); done
-    extra=(); [ "$n" -eq 2 ] && extra=(--verify)
+    extra=(); [ "$n" -eq "$last" ] && extra=(--verify)
     if run_mpi "$n" "$g/bin/$ex" --device-type "$type" "${saves[@]}" "${extra[@]}" > "$run/log" 2>&1; then
       for f in "$ref"/*.raw; do
         cmp -s "$f" "$run/$(basename "$f")" || verdict="$n ranks: DIFFERS from reference ($(basename "$f"))"
@@ -86,9 +90,26 @@ for prog in "$g"/ref/reference_*; do
     fi
     cp "$run/log" "$out/example-$ex-$n.log"
   done
-  v=$(grep -o 'verify: [A-Z]*' /tmp/mrun/$ex/2/log)
+  # OOC=1: also 1 rank out of core (2 chunks, k = 2; 1 chunk where 2 cannot be planned).
+  if [ -n "${OOC:-}" ]; then
+    run=/tmp/mrun/$ex/ooc
+    saves=()
+    for f in "$ref"/*.raw; do a=$(basename "$f" .raw); saves+=(--save "$a=$run/$a.raw"); done
+    if run_mpi 1 "$g/bin/$ex" --device-type "$type" --out-of-core on --ooc-chunks 2 --steps-per-pass 2 "${saves[@]}" > "$run/log" 2>&1 ||
+       run_mpi 1 "$g/bin/$ex" --device-type "$type" --out-of-core on --ooc-chunks 1 --steps-per-pass 2 "${saves[@]}" > "$run/log" 2>&1; then
+      grep -q "^out-of-core: on" "$run/log" || verdict="out of core: not on"
+      for f in "$ref"/*.raw; do
+        cmp -s "$f" "$run/$(basename "$f")" || verdict="out of core: DIFFERS from reference ($(basename "$f"))"
+      done
+      [ "$verdict" = bit-exact ] && verdict="bit-exact (+ooc)"
+    else
+      verdict="out of core: FAILED: $(grep -m1 error "$run/log")"
+    fi
+    cp "$run/log" "$out/example-$ex-ooc.log"
+  fi
+  v=$(grep -o 'verify: [A-Z]*' /tmp/mrun/$ex/$last/log)
   ms1=$(awk '/ms\/step/ {gsub(/[()]/,""); print $7}' /tmp/mrun/$ex/1/log)
-  ms2=$(awk '/ms\/step/ {gsub(/[()]/,""); print $7}' /tmp/mrun/$ex/2/log)
+  ms2=$(awk '/ms\/step/ {gsub(/[()]/,""); print $7}' /tmp/mrun/$ex/$last/log)
   rows+=("$(printf '%-16s %-34s %-12s %s / %s ms/step' "$ex" "$verdict" "${v:-no verify}" "${ms1:-?}" "${ms2:-?}")")
 done
 
