@@ -112,8 +112,7 @@ namespace stepgen::cuda {
 
 /// One MPI rank's backend parts for the MPI main program (mpi_main.hpp): the rank State of the
 /// engine, the rank's GPU (mpi::select_gpu), the path of the halo messages, the help and report
-/// lines, and its out-of-core run (the cells other ranks own refreshed by `exchange` at every
-/// pass boundary, as cl::MpiRank's).
+/// lines (out of core, mpi_main.hpp runs the one runner over this rank's part: kOutOfCore).
 class MpiRank {
  public:
   using State = RankState;
@@ -171,20 +170,6 @@ class MpiRank {
     std::printf(
         "timing: kernels and exchange are GPU time (CUDA events) of the kernel stream, the "
         "largest over the ranks\n");
-  }
-
-  /// Runs `schedule`'s part `part` on this rank's GPU; `exchange` at every pass boundary.
-  template <class Exchange>
-  static void run_out_of_core(std::vector<Device>& devices, const rt::ooc::Schedule& schedule,
-                              std::vector<rt::HostArray>& host, const OocStep& step,
-                              const rt::ooc::Options& ooc, int part, Exchange&& exchange,
-                              const rt::HostAllocator& alloc, std::int64_t steps,
-                              rt::ooc::Stats& report) {
-    OocShare share;
-    share.part = part;
-    share.exchange = exchange;
-    OocRunner runner(devices, schedule, host, step, ooc.overlap, share, alloc);
-    runner.run(steps, report);
   }
 
  private:

@@ -137,8 +137,8 @@ class RankState {
 namespace stepgen::cl {
 
 /// One MPI rank's backend parts for the MPI main program (mpi_main.hpp): the rank State of the
-/// engine, the rank's device, its help and report lines, and its out-of-core run (the cells
-/// other ranks own refreshed by `exchange` at every pass boundary).
+/// engine, the rank's device, its help and report lines (out of core, mpi_main.hpp runs the
+/// one runner over this rank's part: kOutOfCore).
 template <class K>
 class MpiRank {
  public:
@@ -180,19 +180,6 @@ class MpiRank {
         "mpi: %d rank(s) on %d node(s); halos by MPI point-to-point messages through host "
         "buffers%s; times of the slowest rank, volumes of all ranks\n",
         session.size(), session.nodes(), out_of_core ? " at pass boundaries" : "");
-  }
-  /// Runs `schedule`'s part `part` on this rank's device; `exchange` at every pass boundary.
-  template <class Exchange>
-  static void run_out_of_core(std::vector<Device>& devices, const rt::ooc::Schedule& schedule,
-                              std::vector<rt::HostArray>& host, const OocStep& step,
-                              const rt::ooc::Options& ooc, int part, Exchange&& exchange,
-                              const rt::HostAllocator& alloc, std::int64_t steps,
-                              rt::ooc::Stats& report) {
-    OocShare share;
-    share.part = part;
-    share.exchange = exchange;
-    OocRunner runner(devices, schedule, host, step, ooc.overlap, share, alloc);
-    runner.run(steps, report);
   }
 
  private:

@@ -152,7 +152,12 @@ RunStats run_rank_out_of_core(const mpi::Session& session, const Program<B>& p,
         });
     exchange_timer.stop();
   };
-  M::run_out_of_core(devices, schedule, host, step, ooc, rank, exchange, alloc, opt.steps, report);
+  // The one runner (ooc/runner.hpp), this rank's part only, `exchange` at every pass boundary.
+  ooc::Share share;
+  share.part = rank;
+  share.exchange = exchange;
+  typename B::OocRunner runner(devices, schedule, host, step, ooc.overlap, share, alloc);
+  runner.run(opt.steps, report);
   (void)pinned;
   stats.total_s = report.measured_s;
   stats.exchange_s = exchange_timer.total();
