@@ -1,7 +1,7 @@
 # Issue 23, item "ooc": the out-of-core runtime moved into namespace stepgen::rt::ooc
 # (runtime/include/stepgen/ooc/*.hpp; stepgen/ooc.hpp still includes them all).
 # Turns code written against the old names into the new ones:
-#   sed -E -i -f RENAMES.sed FILE...
+#   sed -E -i -f scripts/ooc-renames.sed FILE...
 # Qualified (rt::ooc_plan -> rt::ooc::plan) and bare (ooc_plan -> ooc::plan, for code inside
 # namespace stepgen::rt or under `using namespace stepgen::rt`) uses alike. Unchanged: the
 # backends' cl::OocRunner, cuda::OocRunner, cl::OocShare, cuda::OocShare, cl::OocStep,
