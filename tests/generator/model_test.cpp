@@ -4,6 +4,7 @@
 
 #include <doctest/doctest.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -18,10 +19,21 @@ using namespace stepgen::model;
 
 namespace {
 
-// A folder holding k.cl (and data files), so that source and file checks find real files.
+// A folder holding k.cl (and data files), so that source and file checks find real files. One
+// per process: ctest runs each test case as its own process, in parallel, and a shared folder's
+// files were rewritten (truncated) by one while another read their sizes.
+struct TempFolder {
+  std::filesystem::path path;
+  ~TempFolder() {
+    std::error_code ignored;
+    std::filesystem::remove_all(path, ignored);
+  }
+};
 std::string spec_folder() {
+  static const TempFolder folder{std::filesystem::temp_directory_path() /
+                                 ("stepgen_model_test." + std::to_string(::getpid()))};
   static const std::string dir = [] {
-    std::filesystem::path d = std::filesystem::temp_directory_path() / "stepgen_model_test";
+    const std::filesystem::path& d = folder.path;
     std::filesystem::create_directories(d);
     std::ofstream(d / "k.cl") << "__kernel void k(__global const float* a, __global float* b) {}\n";
     std::ofstream(d / "k.cu") << "__global__ void k(const float* a, float* b) {}\n";

@@ -4,6 +4,7 @@
 #include "model/signature.hpp"
 
 #include <doctest/doctest.h>
+#include <unistd.h>
 
 #include <cstdlib>
 #include <filesystem>
@@ -99,7 +100,9 @@ KernelSignature scale_signature() {
 }
 
 std::string write(const std::string& name, const std::string& text) {
-  std::filesystem::path dir = std::filesystem::temp_directory_path() / "stepgen_signature_test";
+  // One folder per process: ctest runs the test cases as parallel processes.
+  std::filesystem::path dir = std::filesystem::temp_directory_path() /
+                              ("stepgen_signature_test." + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
   std::ofstream(dir / name, std::ios::binary) << text;
   return (dir / name).generic_string();
