@@ -322,24 +322,6 @@ inline void write_array(MPI_Comm comm, const rt::HostArray& a, const rt::Box& ow
     throw UniformError(error + (exists ? " (the previous file is unchanged)" : ""));
 }
 
-/// `random(seed)` over the box `a.box` of the grid `grid`: the values the whole-grid fill gives
-/// those cells (init.hpp's generator depends only on the seed and the global linear index).
-template <typename T>
-void fill_random(rt::HostArray& a, const rt::Box& grid, std::uint64_t seed) {
-  T* out = a.as<T>();
-  const rt::Box& b = a.box;
-  const auto gx = static_cast<std::uint64_t>(grid.extent(0));
-  const auto gy = static_cast<std::uint64_t>(grid.extent(1));
-  for (rt::Index z = b.lo[2]; z < b.hi[2]; ++z)
-    for (rt::Index y = b.lo[1]; y < b.hi[1]; ++y) {
-      const std::uint64_t row = (static_cast<std::uint64_t>(z - grid.lo[2]) * gy +
-                                 static_cast<std::uint64_t>(y - grid.lo[1])) *
-                                gx;
-      for (rt::Index x = b.lo[0]; x < b.hi[0]; ++x)
-        *out++ = rt::random_value<T>(seed, row + static_cast<std::uint64_t>(x - grid.lo[0]));
-    }
-}
-
 /// The arrays of one halo exchange, by id: a braced list (`{0, 1}`) or a vector. A view: the
 /// list it names must outlive it (a call's argument does).
 class ArrayIds {
