@@ -19,6 +19,7 @@
 #   local emulate|acoustic-omp|nvcc WORK [...]   what runs without a GPU (ctest label bench)
 #   trapezoid-cpu [BUILD_DIR]  out-of-core chunk steps on a PoCL CPU device (REPS)
 #   replay FOLDER...    the out-of-core model replayed on the logs of GPU runs (OLD=REV)
+#   sim-generate [BUILD_DIR]  the programs of `sim` (CUDA trees; OpenCL built here)
 # Phases run ON THE GPU MACHINE (carry bench/generated):
 #   build               builds every carried CUDA tree, the serial references and the hand-
 #                       written CUDA baselines, in parallel (each phase builds what it lacks)
@@ -41,6 +42,8 @@
 #   blocks [ARGS]       launch shapes of the unmodified acoustic kernel (bench/cuda/acoustic_blocks.cu)
 #   unseen              kernels we never wrote (wave2k) and every example, every one-GPU mode
 #   difftest            the random programs of difftest-generate, every mode one GPU allows
+#   sim                 periodic boundaries, l2 norm, snapshots and checkpoints on Jacobi 16384^2:
+#                       their cost against fixed boundaries, both backends
 # Anywhere:
 #   table               the table of every phase whose output is in $OUT (PHASE.txt: several
 #                       phases run in one call, e.g. unpacked here)
@@ -65,12 +68,13 @@ usage() {
 declare -A file=(
   [generate]=generate.sh [prepare]=prepare.sh [unseen-generate]=unseen.sh
   [difftest-generate]=difftest.sh [local]=local.sh [trapezoid-cpu]=trapezoid_cpu.sh [replay]=replay.sh
+  [sim-generate]=sim_generate.sh [sim]=sim.sh
   [build]=build.sh [check]=check.sh [incore]=incore.sh [opencl]=opencl.sh [ooc]=ooc.sh
   [ooc-opencl]=ooc_opencl.sh [ooc-2gpu]=ooc_2gpu.sh [multi-gpu]=multi_gpu.sh [mpi]=mpi.sh
   [mpi-opencl]=mpi_opencl.sh [unseen]=unseen.sh [difftest]=difftest.sh [blocks]=blocks.sh [table]=-)
 declare -A lead=([unseen-generate]=generate [difftest-generate]=generate [unseen]=run [difftest]=run)
 is_here() {
-  case $1 in generate | prepare | unseen-generate | difftest-generate | local | trapezoid-cpu | replay) return 0 ;; esac
+  case $1 in generate | prepare | unseen-generate | difftest-generate | sim-generate | local | trapezoid-cpu | replay) return 0 ;; esac
   return 1
 }
 

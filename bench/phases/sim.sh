@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# Phase `sim` (GPU machine, after `sim-generate` here; carry bench/generated): the costs of the
+# simulation features on the 16384^2 Jacobi, 1000 steps, one GPU, both backends, against the same
+# program with fixed boundaries and nothing else (median of REPS runs, default 3):
+#   periodic  <boundary kind="periodic"> in x and y     (issue 24: within 3% of fixed)
+#   l2        <reduce op="l2" minus= every="100">       (issue 24: at most 2% of the run)
+#   output    <output every="100">, .raw and .h5        (issue 25: at most 5% when the disk keeps up)
+#   ckpt      --checkpoint-every 500                    (issue 25: its cost)
+# and two checks: the l2 values printed by CUDA and OpenCL, in core and out of core, are the
+# same bits; periodic in core equals periodic out of core (--steps 100, saved A compared).
+# The disk's write speed is measured in the same run (dd, 1 GiB, fsync). Prints a table last.
+# Usage: bench/run.sh sim
+set -u
+. "$(dirname "$0")/lib.sh"
+s=$gen/sim
+mkdir -p "$out" "$work/sim"
+reps=${REPS:-3}
+export LD_LIBRARY_PATH=$s/opencl/lib:${LD_LIBRARY_PATH:-}
+register_nvidia_opencl
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
+names=(jacobi2d_16384 jacobi_periodic jacobi_l2 jacobi_output_raw jacobi_output)
+for n in "${names[@]}"; do
+  b=$work/sim/build-$n
+  { cmake -S "$s/cuda-$n" -B "$b" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES="${CUDA_ARCH:-native}" &&
+      cmake --build "$b" -j 8; } >"$out/build-$n.log" 2>&1 &
+done
+wait
+dd if=/dev/zero of="$work/sim/dd.bin" bs=64M count=16 conv=fsync 2>"$out/dd.log"
+disk=$(awk '/copied/ {print $(NF-1), $NF}' "$out/dd.log")
+rm -f "$work/sim/dd.bin"
+
+# run BACKEND NAME TAG [ARGS...]: REPS runs in $work/sim/run (outputs land there), the median
+# time-loop ms/step; logs $out/BACKEND-TAG-i.log.
+declare -A ms
+run() {
+  local be=$1 n=$2 tag=$3 bin i vals=()
+  shift 3
+  if [ "$be" = cuda ]; then bin=$work/sim/build-$n/$n; else bin=$s/opencl/bin/$n; fi
+  [ -x "$bin" ] || { ms[$be-$tag]="not built"; return; }
+  for i in $(seq "$reps"); do
+    rm -rf "$work/sim/run"; mkdir -p "$work/sim/run"
+    (cd "$work/sim/run" && "$bin" --device-type gpu "$@") >"$out/$be-$tag-$i.log" 2>&1 ||
+      { ms[$be-$tag]="FAILED: $(tail -1 "$out/$be-$tag-$i.log")"; return; }
+    vals+=("$(awk '/^time:/ {gsub(/[()]/,""); print $7; exit}' "$out/$be-$tag-$i.log")")
+  done
+  ms[$be-$tag]=$(printf '%s\n' "${vals[@]}" | median)
+}
+for be in cuda opencl; do
+  run $be jacobi2d_16384 fixed
+  run $be jacobi_periodic periodic
+  run $be jacobi_l2 l2
+  run $be jacobi_output_raw output-raw
+  run $be jacobi_output output-h5
+  run $be jacobi2d_16384 ckpt --checkpoint "$work/sim/j.ckpt" --checkpoint-every 500
+done
+# Checks: the same l2 bits everywhere; periodic in core = out of core.
+l2s=()
+for be in cuda opencl; do
+  for mode in "--out-of-core off" "--out-of-core on --device-memory 1GiB"; do
+    bin=$work/sim/build-jacobi_l2/jacobi_l2; [ $be = opencl ] && bin=$s/opencl/bin/jacobi_l2
+    # shellcheck disable=SC2086
+    "$bin" --device-type gpu --steps 300 $mode >"$out/l2-$be-${mode// /_}.log" 2>&1
+    l2s+=("$be ${mode%% --device*}: $(grep -m3 -E 'res' "$out/l2-$be-${mode// /_}.log" | tr '\n' ' ')")
+  done
+done
+per=()
+for be in cuda opencl; do
+  bin=$work/sim/build-jacobi_periodic/jacobi_periodic; [ $be = opencl ] && bin=$s/opencl/bin/jacobi_periodic
+  "$bin" --device-type gpu --steps 100 --save "A=$work/sim/pin.raw" >"$out/per-$be-in.log" 2>&1
+  "$bin" --device-type gpu --steps 100 --out-of-core on --device-memory 1GiB --save "A=$work/sim/pout.raw" >"$out/per-$be-ooc.log" 2>&1
+  if cmp -s "$work/sim/pin.raw" "$work/sim/pout.raw" && [ -s "$work/sim/pin.raw" ]; then per+=("$be: periodic in core = out of core (100 steps, A)"); else per+=("$be: periodic in core and out of core DIFFER or failed (see per-$be-*.log)"); fi
+done
+echo
+echo "== Simulation features on Jacobi 16384^2, 1000 steps, 1 GPU: time-loop ms/step, median of $reps"
+echo "disk write speed (dd 1 GiB, fsync): $disk"
+printf '%-8s %-12s %-14s %s\n' backend feature ms/step "vs fixed"
+for be in cuda opencl; do
+  for tag in fixed periodic l2 output-raw output-h5 ckpt; do
+    v=${ms[$be-$tag]:-?}
+    rel=$(awk -v a="$v" -v b="${ms[$be-fixed]:-0}" 'BEGIN {if (a+0 > 0 && b+0 > 0) printf "%+.1f%%", 100 * (a / b - 1); else print "-"}')
+    printf '%-8s %-12s %-14s %s\n' "$be" "$tag" "$v" "$rel"
+  done
+done
+echo "== l2 of B - A (first values printed), CUDA and OpenCL, in core and out of core"
+printf '%s\n' "${l2s[@]}"
+printf '%s\n' "${per[@]}"

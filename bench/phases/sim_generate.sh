@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Phase `sim-generate` (HERE): the programs of the `sim` phase (issues 24 and 25 on the GPU:
+# periodic boundaries, the l2 norm, snapshots, checkpoints on the 16384^2 Jacobi) into
+# bench/generated/sim/ (carried): cuda-NAME/ the CUDA trees (built on the GPU machine), opencl/
+# the OpenCL programs built here with the libraries they need that a bare image lacks (the ICD
+# loader, HDF5) in opencl/lib/.
+# Usage: bench/run.sh sim-generate [BUILD_DIR]   (a built stepgen tree; default build)
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+build=${1:-$root/build}
+s=$gen/sim
+rm -rf "$s"
+mkdir -p "$s/opencl/bin" "$s/opencl/lib"
+tmp=$(mktemp -d)
+specs=("$root/bench/specs/jacobi2d_16384.xml" "$root"/bench/specs/sim/*.xml)
+for spec in "${specs[@]}"; do
+  name=$(basename "$spec" .xml)
+  "$build/stepgen" generate "$spec" --target cuda -o "$s/cuda-$name" >/dev/null
+  "$build/stepgen" generate "$spec" --target opencl -o "$tmp/$name" >/dev/null
+  cmake -S "$tmp/$name" -B "$tmp/$name/build" -DCMAKE_BUILD_TYPE=Release >/dev/null
+  cmake --build "$tmp/$name/build" -j 2 >/dev/null
+  cp "$tmp/$name/build/$name" "$s/opencl/bin/"
+  echo "generated sim/cuda-$name, built sim/opencl/bin/$name"
+done
+# The shared libraries of the OpenCL programs that are not in a bare image: the ICD loader and
+# HDF5 with what it needs.
+for lib in $(ldd "$s"/opencl/bin/* | awk '/=> \// {print $3}' | sort -u | grep -E 'libOpenCL|hdf5|libsz|libaec|libcurl|libnghttp|librtmp|libssh|libpsl|libbrotli|libidn|liblber|libldap|libsasl|libgssapi|libkrb5|libk5crypto|libkeyutils|libcom_err|libunistring'); do
+  cp -L "$lib" "$s/opencl/lib/"
+done
+rm -rf "$tmp"
+du -sh "$s"
