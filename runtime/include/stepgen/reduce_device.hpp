@@ -75,9 +75,9 @@ constexpr Kind kind_of() {
 /// Integers: their double (and its rounded square) is 1 <= |v| <= 2^63 (2^126 squared).
 struct Limbs {
   int lo = 0, hi = 0;
-  int count() const { return hi - lo + 1; }
+  constexpr int count() const { return hi - lo + 1; }
 };
-inline Limbs limbs(Kind kind, bool square) {
+constexpr Limbs limbs(Kind kind, bool square) {
   switch (kind) {
     case Kind::kFloat:
       return square ? Limbs{(2 + 774) >> 5, ((2 * 254 + 774) >> 5) + 2}
@@ -95,7 +95,7 @@ inline Limbs limbs(Kind kind, bool square) {
 }
 
 /// Columns of the exact kernels' output: the limbs, then the NaN, +inf and -inf counts.
-inline int columns(Kind kind, bool square) {
+constexpr int columns(Kind kind, bool square) {
   return limbs(kind, square).count() + 3;
 }
 
