@@ -3,6 +3,8 @@
 // and op equals rt::Reduction on the host bit for bit (tests/reduce/device_cases.hpp), with the
 // emulated GPU's own work split and with many threads (two column levels), on the second of
 // two emulated devices.
+#include "stepgen/reduce_cuda.hpp"
+
 #include <doctest/doctest.h>
 
 #include <cstdint>
@@ -10,7 +12,6 @@
 
 #include "../reduce/device_cases.hpp"
 #include "stepgen/cuda.hpp"
-#include "stepgen/reduce_cuda.hpp"
 
 using namespace stepgen;
 
@@ -60,4 +61,10 @@ TEST_CASE("device reduction (CUDA): many threads, two column levels") {
   reduce_cases::all_ops<double>(backend, reduce_cases::Mix::kSmall, 12, buffer, boxes, "double");
   reduce_cases::all_ops<std::int64_t>(backend, reduce_cases::Mix::kFinite, 13, buffer, boxes,
                                       "int64");
+}
+
+TEST_CASE("device reduction (CUDA): few work-items, long rows") {
+  std::vector<cuda::Device> devices = gpus();
+  CudaBackend backend(devices[0], 64);
+  reduce_cases::long_rows(backend);
 }

@@ -89,3 +89,9 @@ TEST_CASE("device reduction (OpenCL): parts merged equal the whole, whatever the
     CHECK(reduce_cases::bits(parts.value()) == reduce_cases::bits(whole.value()));
   }
 }
+
+TEST_CASE("device reduction (OpenCL): few work-items, long rows") {
+  std::vector<cl::Device> devices = first_cpu();
+  OpenClBackend backend(devices[0], 64);
+  reduce_cases::long_rows(backend);
+}

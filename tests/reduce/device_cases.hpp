@@ -226,4 +226,17 @@ void hard_floats(Backend& backend) {
                    "float extremes");
 }
 
+/// Long rows for few work-items (a backend made with max_items 64: 64 lanes): each work-item
+/// reads four cells of a row at a time, then the rest one by one.
+template <typename Backend>
+void long_rows(Backend& backend) {
+  const rt::Box buffer = box3({-1, 0, 0}, {300, 9, 2});
+  const std::vector<rt::Box> boxes = {buffer, box3({2, 1, 0}, {290, 8, 2}),
+                                      box3({0, 4, 1}, {257, 5, 2})};
+  all_ops<float>(backend, Mix::kFinite, 21, buffer, boxes, "float");
+  all_ops<double>(backend, Mix::kFinite, 22, buffer, boxes, "double");
+  all_ops<double>(backend, Mix::kZeros, 23, buffer, boxes, "double");
+  all_ops<std::int32_t>(backend, Mix::kFinite, 24, buffer, boxes, "int32");
+}
+
 }  // namespace reduce_cases

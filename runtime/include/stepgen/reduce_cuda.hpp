@@ -19,6 +19,13 @@
 #include "stepgen/reduce.hpp"
 #include "stepgen/reduce_device.hpp"
 
+/// A loop nvcc must not unroll (host compilers, the CPU emulation's, have no such pragma).
+#if defined(__CUDACC__)
+#define STEPGEN_REDUCE_NO_UNROLL _Pragma("unroll 1")
+#else
+#define STEPGEN_REDUCE_NO_UNROLL
+#endif
+
 namespace stepgen::cuda {
 
 namespace reduce_detail {
@@ -173,27 +180,51 @@ struct Cells {
   I64 base, nx, ny, rows, sy, sz, lanes, row_items;
 };
 
+/// f(v) for each value of work-item g's cells. Four loads (eight with minus) are issued before
+/// their values are added: enough bytes in flight per thread to read at the memory's speed.
+template <typename T, typename F>
+__device__ __forceinline__ void for_cells(const T* a, const T* m, int has_minus, const Cells& c,
+                                          I64 g, F&& f) {
+  const I64 lane = g % c.lanes;
+  for (I64 r = g / c.lanes; r < c.rows; r += c.row_items) {
+    const I64 start = c.base + (r % c.ny) * c.sy + (r / c.ny) * c.sz;
+    I64 x = lane;
+    for (; x + 3 * c.lanes < c.nx; x += 4 * c.lanes) {
+      const T v0 = value(a, m, has_minus, start + x);
+      const T v1 = value(a, m, has_minus, start + x + c.lanes);
+      const T v2 = value(a, m, has_minus, start + x + 2 * c.lanes);
+      const T v3 = value(a, m, has_minus, start + x + 3 * c.lanes);
+      f(v0);
+      f(v1);
+      f(v2);
+      f(v3);
+    }
+    for (; x < c.nx; x += c.lanes) f(value(a, m, has_minus, start + x));
+  }
+}
+
 /// sum (Square false) or l2: each thread's exact accumulator over limbs [Lo, Lo + N), carried
 /// into 32-bit digits, written as column c of row g (out[c * items + g]), then the counts.
 template <typename T, int Lo, int N, bool Square>
-__global__ void stepgen_reduce_exact(const T* a, const T* m, int has_minus, Cells c, I64* out) {
+__global__ void __launch_bounds__(64, 16)
+    stepgen_reduce_exact(const T* a, const T* m, int has_minus, Cells c, I64* out) {
   const I64 g = static_cast<I64>(blockIdx.x) * blockDim.x + threadIdx.x;
   const I64 items = c.lanes * c.row_items;
   if (g >= items) return;
   I64 acc[N];
   I64 cnt[3] = {0, 0, 0};
+  // The limb loops stay loops (acc lives in local memory, indexed by each value's exponent):
+  // unrolled, they would take registers from the loads.
+  STEPGEN_REDUCE_NO_UNROLL
   for (int i = 0; i < N; ++i) acc[i] = 0;
-  const I64 lane = g % c.lanes;
-  for (I64 r = g / c.lanes; r < c.rows; r += c.row_items) {
-    const I64 start = c.base + (r % c.ny) * c.sy + (r / c.ny) * c.sz;
-    for (I64 x = lane; x < c.nx; x += c.lanes)
-      add_value<Square, Lo>(acc, cnt, value(a, m, has_minus, start + x));
-  }
+  for_cells(a, m, has_minus, c, g, [&](T v) { add_value<Square, Lo>(acc, cnt, v); });
+  STEPGEN_REDUCE_NO_UNROLL
   for (int i = 0; i + 1 < N; ++i) {
     const I64 carry = acc[i] >> 32;  // floor: arithmetic shift
     acc[i] &= 0xffffffffll;
     acc[i + 1] += carry;
   }
+  STEPGEN_REDUCE_NO_UNROLL
   for (int i = 0; i < N; ++i) out[i * items + g] = acc[i];
   for (int i = 0; i < 3; ++i) out[(N + i) * items + g] = cnt[i];
 }
@@ -223,23 +254,18 @@ __device__ __forceinline__ void take(T vmin, T vmax, T& lo, T& hi, int& flags) {
 }
 
 template <typename T>
-__global__ void stepgen_reduce_extremes(const T* a, const T* m, int has_minus, Cells c,
-                                        T* out_min, T* out_max, int* out_flags) {
+__global__ void stepgen_reduce_extremes(const T* a, const T* m, int has_minus, Cells c, T* out_min,
+                                        T* out_max, int* out_flags) {
   const I64 g = static_cast<I64>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (g >= c.lanes * c.row_items) return;
   T lo = T(0), hi = T(0);
   int flags = 0;
-  const I64 lane = g % c.lanes;
-  for (I64 r = g / c.lanes; r < c.rows; r += c.row_items) {
-    const I64 start = c.base + (r % c.ny) * c.sy + (r / c.ny) * c.sz;
-    for (I64 x = lane; x < c.nx; x += c.lanes) {
-      const T v = value(a, m, has_minus, start + x);
-      if (is_nan(v))
-        flags |= 2;
-      else
-        take(v, v, lo, hi, flags);
-    }
-  }
+  for_cells(a, m, has_minus, c, g, [&](T v) {
+    if (is_nan(v))
+      flags |= 2;
+    else
+      take(v, v, lo, hi, flags);
+  });
   out_min[g] = lo;
   out_max[g] = hi;
   out_flags[g] = flags;
@@ -336,8 +362,8 @@ class Reducer {
     d.use();
     const dr::Geometry geo = dr::geometry(buffer, box, max_items_);
     const I64 items = geo.items();
-    const reduce_detail::Cells cells{geo.base, geo.nx,    geo.ny,    geo.rows,
-                                     geo.sy,   geo.sz,    geo.lanes, geo.row_items};
+    const reduce_detail::Cells cells{geo.base, geo.nx, geo.ny,    geo.rows,
+                                     geo.sy,   geo.sz, geo.lanes, geo.row_items};
     const int has_minus = minus != nullptr ? 1 : 0;
     const T* m = minus != nullptr ? minus : a;
     cudaStream_t stream = d.stream();
