@@ -68,3 +68,22 @@ TEST_CASE("device reduction (CUDA): few work-items, long rows") {
   CudaBackend backend(devices[0], 64);
   reduce_cases::long_rows(backend);
 }
+
+TEST_CASE("device reduction (CUDA): reducer_for keeps one reducer per GPU") {
+  std::vector<cuda::Device> devices = gpus();
+  REQUIRE(devices.size() >= 2);
+  cuda::Reducer& r0 = cuda::reducer_for(devices[0]);
+  CHECK(&cuda::reducer_for(devices[0]) == &r0);
+  CHECK(&cuda::reducer_for(devices[1]) != &r0);
+  // Through it, on each GPU: the host's bits.
+  for (const cuda::Device& d : devices) {
+    CudaBackend backend(d, 0);
+    const std::vector<float> v = {1.5f, -0.0f, 3.25f, 1e-40f, -7.0f, 2.0f};
+    const cuda::Buffer buf = backend.upload(v);
+    const rt::Box box = reduce_cases::box3({0, 0, 0}, {6, 1, 1});
+    rt::Reduction got(rt::ReduceOp::kL2), want(rt::ReduceOp::kL2);
+    cuda::reducer_for(d).reduce_box<float>(buf, nullptr, box, box, got);
+    for (float x : v) want.add(x);
+    CHECK(reduce_cases::bits(got.value()) == reduce_cases::bits(want.value()));
+  }
+}

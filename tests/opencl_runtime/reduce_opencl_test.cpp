@@ -95,3 +95,17 @@ TEST_CASE("device reduction (OpenCL): few work-items, long rows") {
   OpenClBackend backend(devices[0], 64);
   reduce_cases::long_rows(backend);
 }
+
+TEST_CASE("device reduction (OpenCL): reducer_for keeps one reducer per device") {
+  std::vector<cl::Device> devices = first_cpu();
+  cl::Reducer& r = cl::reducer_for(devices[0]);
+  CHECK(&cl::reducer_for(devices[0]) == &r);
+  OpenClBackend backend(devices[0], 0);
+  const std::vector<float> v = {1.5f, -0.0f, 3.25f, 1e-40f, -7.0f, 2.0f};
+  const cl::Mem buf = backend.upload(v);
+  const rt::Box box = reduce_cases::box3({0, 0, 0}, {6, 1, 1});
+  rt::Reduction got(rt::ReduceOp::kL2), want(rt::ReduceOp::kL2);
+  r.reduce_box<float>(buf, nullptr, box, box, got);
+  for (float x : v) want.add(x);
+  CHECK(reduce_cases::bits(got.value()) == reduce_cases::bits(want.value()));
+}

@@ -11,6 +11,9 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <map>
+#include <memory>
+#include <mutex>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -443,6 +446,8 @@ class Reducer {
   }
 
   rt::Index max_items() const { return max_items_; }
+  /// Points at `d` again (a Device moved to another place, the same GPU).
+  void rebind(const Device& d) { d_ = &d; }
 
  private:
   template <typename T, bool Square>
@@ -464,5 +469,20 @@ class Reducer {
   rt::Index max_items_ = 0;
   reduce_detail::Scratch first_, second_;
 };
+
+/// The Reducer of a GPU, made on first use and kept for the rest of the process. What an
+/// engine's reduce_box calls:
+///   cuda::reducer_for(d).reduce_box<T>(a, minus, buffer, box, into);
+/// Safe to call from several threads at once for different GPUs.
+inline Reducer& reducer_for(const Device& d) {
+  static std::mutex lock;
+  // Never destroyed: cudaFree after the CUDA runtime's own exit handlers fails.
+  static auto* made = new std::map<int, std::unique_ptr<Reducer>>();
+  std::lock_guard<std::mutex> hold(lock);
+  std::unique_ptr<Reducer>& r = (*made)[d.ordinal];
+  if (!r) r = std::make_unique<Reducer>(d);
+  r->rebind(d);
+  return *r;
+}
 
 }  // namespace stepgen::cuda

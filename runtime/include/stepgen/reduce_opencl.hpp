@@ -350,6 +350,9 @@ class Reducer {
     }
   }
 
+  /// Points at `d` again (a Device moved to another place, the same context).
+  void rebind(const Device& d) { d_ = &d; }
+
   /// Work-items of the first kernel for a box as large as the device can take.
   rt::Index max_items() const { return max_items_; }
 
@@ -450,5 +453,21 @@ class Reducer {
   std::unique_ptr<Kernels> kernels_[5];
   Level first_, second_;
 };
+
+/// The Reducer of a device, made on first use and kept for the rest of the process (its
+/// programs and scratch hold a reference to the device's context, so no later context can take
+/// its place). What an engine's reduce_box calls:
+///   cl::reducer_for(d).reduce_box<T>(a, minus, buffer, box, into);
+/// Safe to call from several threads at once for different devices.
+inline Reducer& reducer_for(const Device& d) {
+  static std::mutex lock;
+  // Never destroyed: releasing OpenCL objects after the platform's own exit handlers can crash.
+  static auto* made = new std::map<cl_context, std::unique_ptr<Reducer>>();
+  std::lock_guard<std::mutex> hold(lock);
+  std::unique_ptr<Reducer>& r = (*made)[d.context.get()];
+  if (!r) r = std::make_unique<Reducer>(d);
+  r->rebind(d);
+  return *r;
+}
 
 }  // namespace stepgen::cl
