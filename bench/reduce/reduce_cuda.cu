@@ -18,6 +18,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "stepgen/cuda.hpp"
@@ -173,12 +174,11 @@ void run_type(Setup& s, const char* type, const rt::Box& grid) {
       const bool checked =
           s.check && ((std::is_same_v<T, float> && minus) || (op == rt::ReduceOp::kSum && !minus));
       if (checked) {
-        if (host_a.empty()) {
-          host_a.resize(static_cast<std::size_t>(n));
-          host_b.resize(static_cast<std::size_t>(n));
-          cuda::check(cudaMemcpy(host_a.data(), a.get(), n * sizeof(T), cudaMemcpyDeviceToHost),
-                      "cudaMemcpy", d);
-          cuda::check(cudaMemcpy(host_b.data(), b.get(), n * sizeof(T), cudaMemcpyDeviceToHost),
+        // The host copies, when first needed (B always, A for B - A).
+        for (auto [host, dev] : {std::pair{&host_b, &b}, std::pair{&host_a, &a}}) {
+          if (!host->empty() || (host == &host_a && !minus)) continue;
+          host->resize(static_cast<std::size_t>(n));
+          cuda::check(cudaMemcpy(host->data(), dev->get(), n * sizeof(T), cudaMemcpyDeviceToHost),
                       "cudaMemcpy", d);
         }
         rt::Reduction want(op);
