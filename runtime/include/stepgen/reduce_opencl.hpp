@@ -34,7 +34,7 @@ inline const char* reduce_source() {
 #define MASK32 0xffffffffL
 
 /* A float's significand (its square) added at its place: limbs l, l+1 (, l+2) from LO. */
-inline void add_float(long* acc, long* cnt, float x, int square, int lo) {
+void add_float(long* acc, long* cnt, float x, int square, int lo) {
   const uint b = as_uint(x);
   int e = (int)((b >> 23) & 0xffu);
   uint mant = b & 0x7fffffu;
@@ -70,7 +70,7 @@ inline void add_float(long* acc, long* cnt, float x, int square, int lo) {
 
 #if KIND != 0
 /* A double added as rt::ExactSum::add does: three limbs from its lowest one. */
-inline void add_double(long* acc, long* cnt, double x, int lo) {
+void add_double(long* acc, long* cnt, double x, int lo) {
   const ulong b = as_ulong(x);
   int e = (int)((b >> 52) & 0x7ffUL);
   ulong mant = b & 0xfffffffffffffUL;
