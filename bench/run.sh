@@ -40,6 +40,8 @@
 #                       16384^2 on 2 ranks against one process on 2 GPUs
 #   mpi-opencl          MPI + OpenCL: every example on 2 ranks; Jacobi 16384^2 on 2 ranks
 #   blocks [ARGS]       launch shapes of the unmodified acoustic kernel (bench/cuda/acoustic_blocks.cu)
+#   reduce [NX NY N3 REPS]  exact device reductions (CUDA; OpenCL after `prepare`): each op over
+#                       16384^2 floats and 1160^3 doubles vs a plain sum and the peak bandwidth
 #   unseen              kernels we never wrote (wave2k) and every example, every one-GPU mode
 #   difftest            the random programs of difftest-generate, every mode one GPU allows
 #   sim                 periodic boundaries, l2 norm, snapshots and checkpoints on Jacobi 16384^2:
@@ -71,7 +73,8 @@ declare -A file=(
   [sim-generate]=sim_generate.sh [sim]=sim.sh
   [build]=build.sh [check]=check.sh [incore]=incore.sh [opencl]=opencl.sh [ooc]=ooc.sh
   [ooc-opencl]=ooc_opencl.sh [ooc-2gpu]=ooc_2gpu.sh [multi-gpu]=multi_gpu.sh [mpi]=mpi.sh
-  [mpi-opencl]=mpi_opencl.sh [unseen]=unseen.sh [difftest]=difftest.sh [blocks]=blocks.sh [table]=-)
+  [mpi-opencl]=mpi_opencl.sh [unseen]=unseen.sh [difftest]=difftest.sh [blocks]=blocks.sh [reduce]=reduce.sh
+  [table]=-)
 declare -A lead=([unseen-generate]=generate [difftest-generate]=generate [unseen]=run [difftest]=run)
 is_here() {
   case $1 in generate | prepare | unseen-generate | difftest-generate | sim-generate | local | trapezoid-cpu | replay) return 0 ;; esac

@@ -3,7 +3,8 @@
 # image has no OpenCL headers, pugixml or yaml-cpp), into bench/generated/ (carried):
 #   opencl/      bin/: the generated OpenCL programs of every example and of jacobi2d_16384
 #                (`opencl`), acoustic_1160 and acoustic_1750 (`ooc-opencl`), the hand-written
-#                OpenCL Jacobi loop; ref/: the serial references; lib/: the OpenCL ICD loader
+#                OpenCL Jacobi loop, the exact reductions' benchmark (`reduce`); ref/: the
+#                serial references; lib/: the OpenCL ICD loader
 #   opencl-mpi/  for `mpi-opencl`: every example's MPI OpenCL program, the 16384^2 Jacobi as an
 #                MPI program (jacobi2d_16384_mpi) and as the one-process program, the serial
 #                references, the ICD loader, and, in case the MPI binaries cannot run there
@@ -39,6 +40,9 @@ for name in jacobi2d_16384 acoustic_1160 acoustic_1750; do
 done
 g++ -O2 -std=c++17 -Wall -Wextra -Werror -I "$root/runtime/include" "$root/bench/opencl/handwritten_jacobi2d.cpp" \
   -lOpenCL -o "$o/bin/handwritten_jacobi2d"
+# The exact device reductions' OpenCL benchmark (`reduce`).
+g++ -O2 -std=c++17 -Wall -Wextra -Werror -I "$root/runtime/include" "$root/bench/reduce/reduce_opencl.cpp" \
+  -lOpenCL -o "$o/bin/reduce_opencl"
 rm -rf "$tmp"
 du -sh "$o"
 

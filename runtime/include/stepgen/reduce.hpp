@@ -238,6 +238,10 @@ class Reduction {
   ReduceOp op() const { return op_; }
   const ExactSum& exact() const { return sum_; }
 
+  /// Adds the terms an exact accumulator summed elsewhere (a device's partial sum of `sum` or
+  /// `l2`: the terms already squared), as if add() had seen each of them.
+  void merge_exact(const ExactSum& partial) { sum_.merge(partial); }
+
  private:
   /// a < b, with -0.0 before +0.0: which zero wins must not depend on the order of the cells.
   static bool before(double a, double b) {

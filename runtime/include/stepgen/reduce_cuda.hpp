@@ -1,0 +1,488 @@
+#pragma once
+/// \file
+/// Exact reductions on a CUDA GPU (see stepgen/reduce_device.hpp for the method): the same
+/// bits as rt::Reduction adding the same values on the host, for float, double, int32, int64
+/// and uint32 data, ops sum, l2, min, max and linf, over a box of a device buffer (of
+/// `a - minus` when minus is given, the subtraction in the data's type). No shared memory,
+/// no atomics, no warp intrinsics: the kernels also run on the CPU emulation of the tests
+/// (tests/cuda_emu). One cuda::Reducer per GPU holds its scratch buffers. Include it from a
+/// .cu file (it defines kernels).
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "stepgen/cuda.hpp"
+#include "stepgen/reduce.hpp"
+#include "stepgen/reduce_device.hpp"
+
+/// A loop nvcc must not unroll (host compilers, the CPU emulation's, have no such pragma).
+#if defined(__CUDACC__)
+#define STEPGEN_REDUCE_NO_UNROLL _Pragma("unroll 1")
+#else
+#define STEPGEN_REDUCE_NO_UNROLL
+#endif
+
+namespace stepgen::cuda {
+
+namespace reduce_detail {
+
+using I64 = long long;
+using U64 = unsigned long long;
+
+__device__ __forceinline__ std::uint32_t float_bits(float x) {
+#if defined(__CUDA_ARCH__)
+  return __float_as_uint(x);
+#else
+  std::uint32_t b;
+  std::memcpy(&b, &x, sizeof b);
+  return b;
+#endif
+}
+
+__device__ __forceinline__ U64 double_bits(double x) {
+#if defined(__CUDA_ARCH__)
+  return static_cast<U64>(__double_as_longlong(x));
+#else
+  U64 b;
+  std::memcpy(&b, &x, sizeof b);
+  return b;
+#endif
+}
+
+/// A float's significand (its square when Square) added at its place: limbs l, l+1 (, l+2)
+/// from Lo; NaN and infinities counted in cnt[0..2] (NaN, +inf, -inf).
+template <bool Square, int Lo>
+__device__ __forceinline__ void add_float(I64* acc, I64* cnt, float x) {
+  const std::uint32_t b = float_bits(x);
+  int e = static_cast<int>((b >> 23) & 0xffu);
+  std::uint32_t mant = b & 0x7fffffu;
+  if (e == 0xff) {
+    if (mant != 0u)
+      cnt[0] += 1;
+    else if (Square || (b >> 31) == 0u)
+      cnt[1] += 1;
+    else
+      cnt[2] += 1;
+    return;
+  }
+  if (e != 0)
+    mant |= 0x800000u;
+  else
+    e = 1;
+  if (Square) {
+    const int p = 2 * e + 774;  // mant^2 * 2^(2e - 300), from 2^-1074
+    const int s = p & 31, l = (p >> 5) - Lo;
+    const U64 sq = static_cast<U64>(mant) * mant;
+    const U64 v = sq << s;
+    acc[l] += static_cast<I64>(v & 0xffffffffull);
+    acc[l + 1] += static_cast<I64>(v >> 32);
+    acc[l + 2] += s != 0 ? static_cast<I64>(sq >> (64 - s)) : 0;
+  } else {
+    const int p = e + 924;  // mant * 2^(e - 150), from 2^-1074
+    const int l = (p >> 5) - Lo;
+    const U64 v = static_cast<U64>(mant) << (p & 31);
+    const I64 w0 = static_cast<I64>(v & 0xffffffffull), w1 = static_cast<I64>(v >> 32);
+    if ((b >> 31) != 0u) {
+      acc[l] -= w0;
+      acc[l + 1] -= w1;
+    } else {
+      acc[l] += w0;
+      acc[l + 1] += w1;
+    }
+  }
+}
+
+/// A double added as rt::ExactSum::add does: three limbs from its lowest one.
+template <int Lo>
+__device__ __forceinline__ void add_double(I64* acc, I64* cnt, double x) {
+  const U64 b = double_bits(x);
+  int e = static_cast<int>((b >> 52) & 0x7ffu);
+  U64 mant = b & 0xfffffffffffffull;
+  if (e == 0x7ff) {
+    if (mant != 0u)
+      cnt[0] += 1;
+    else if ((b >> 63) == 0u)
+      cnt[1] += 1;
+    else
+      cnt[2] += 1;
+    return;
+  }
+  if (e != 0)
+    mant |= 0x10000000000000ull;
+  else
+    e = 1;
+  if (mant == 0u) return;
+  const int p = e - 1;
+  const int s = p & 31, l = (p >> 5) - Lo;
+  const U64 v = mant << s;
+  const I64 w0 = static_cast<I64>(v & 0xffffffffull), w1 = static_cast<I64>(v >> 32);
+  const I64 w2 = s != 0 ? static_cast<I64>(mant >> (64 - s)) : 0;
+  if ((b >> 63) != 0u) {
+    acc[l] -= w0;
+    acc[l + 1] -= w1;
+    acc[l + 2] -= w2;
+  } else {
+    acc[l] += w0;
+    acc[l + 1] += w1;
+    acc[l + 2] += w2;
+  }
+}
+
+template <bool Square, int Lo, typename T>
+__device__ __forceinline__ void add_value(I64* acc, I64* cnt, T v) {
+  if constexpr (std::is_same_v<T, float>) {
+    add_float<Square, Lo>(acc, cnt, v);
+  } else {
+    const double d = static_cast<double>(v);  // round to nearest (int64)
+    add_double<Lo>(acc, cnt, Square ? __dmul_rn(d, d) : d);
+  }
+}
+
+/// a[i] - m[i] in T (integers: wrapping, as the hardware subtracts).
+template <typename T>
+__device__ __forceinline__ T value(const T* a, const T* m, int has_minus, I64 i) {
+  if (!has_minus) return a[i];
+  if constexpr (std::is_integral_v<T>) {
+    using U = std::make_unsigned_t<T>;
+    return static_cast<T>(static_cast<U>(a[i]) - static_cast<U>(m[i]));
+  } else {
+    return a[i] - m[i];
+  }
+}
+
+template <typename T>
+__device__ __forceinline__ bool is_nan(T v) {
+  if constexpr (std::is_same_v<T, float>)
+    return (float_bits(v) & 0x7fffffffu) > 0x7f800000u;
+  else if constexpr (std::is_same_v<T, double>)
+    return (double_bits(v) & 0x7fffffffffffffffull) > 0x7ff0000000000000ull;
+  else
+    return false;
+}
+
+/// x before y: x < y, and -0 before +0 (which zero wins must not depend on the cells' order).
+template <typename T>
+__device__ __forceinline__ bool before(T x, T y) {
+  if constexpr (std::is_same_v<T, float>)
+    return x < y || (x == y && (float_bits(x) >> 31) != 0u && (float_bits(y) >> 31) == 0u);
+  else if constexpr (std::is_same_v<T, double>)
+    return x < y || (x == y && (double_bits(x) >> 63) != 0u && (double_bits(y) >> 63) == 0u);
+  else
+    return x < y;
+}
+
+/// The cells of one work-item: lanes across x, row items along the rows.
+struct Cells {
+  I64 base, nx, ny, rows, sy, sz, lanes, row_items;
+};
+
+/// f(v) for each value of work-item g's cells. Four loads (eight with minus) are issued before
+/// their values are added: enough bytes in flight per thread to read at the memory's speed.
+template <typename T, typename F>
+__device__ __forceinline__ void for_cells(const T* a, const T* m, int has_minus, const Cells& c,
+                                          I64 g, F&& f) {
+  const I64 lane = g % c.lanes;
+  for (I64 r = g / c.lanes; r < c.rows; r += c.row_items) {
+    const I64 start = c.base + (r % c.ny) * c.sy + (r / c.ny) * c.sz;
+    I64 x = lane;
+    for (; x + 3 * c.lanes < c.nx; x += 4 * c.lanes) {
+      const T v0 = value(a, m, has_minus, start + x);
+      const T v1 = value(a, m, has_minus, start + x + c.lanes);
+      const T v2 = value(a, m, has_minus, start + x + 2 * c.lanes);
+      const T v3 = value(a, m, has_minus, start + x + 3 * c.lanes);
+      f(v0);
+      f(v1);
+      f(v2);
+      f(v3);
+    }
+    for (; x < c.nx; x += c.lanes) f(value(a, m, has_minus, start + x));
+  }
+}
+
+/// sum (Square false) or l2: each thread's exact accumulator over limbs [Lo, Lo + N), carried
+/// into 32-bit digits, written as column c of row g (out[c * items + g]), then the counts.
+template <typename T, int Lo, int N, bool Square>
+__global__ void __launch_bounds__(64, 16)
+    stepgen_reduce_exact(const T* a, const T* m, int has_minus, Cells c, I64* out) {
+  const I64 g = static_cast<I64>(blockIdx.x) * blockDim.x + threadIdx.x;
+  const I64 items = c.lanes * c.row_items;
+  if (g >= items) return;
+  I64 acc[N];
+  I64 cnt[3] = {0, 0, 0};
+  // The limb loops stay loops (acc lives in local memory, indexed by each value's exponent):
+  // unrolled, they would take registers from the loads.
+  STEPGEN_REDUCE_NO_UNROLL
+  for (int i = 0; i < N; ++i) acc[i] = 0;
+  for_cells(a, m, has_minus, c, g, [&](T v) { add_value<Square, Lo>(acc, cnt, v); });
+  STEPGEN_REDUCE_NO_UNROLL
+  for (int i = 0; i + 1 < N; ++i) {
+    const I64 carry = acc[i] >> 32;  // floor: arithmetic shift
+    acc[i] &= 0xffffffffll;
+    acc[i + 1] += carry;
+  }
+  STEPGEN_REDUCE_NO_UNROLL
+  for (int i = 0; i < N; ++i) out[i * items + g] = acc[i];
+  for (int i = 0; i < 3; ++i) out[(N + i) * items + g] = cnt[i];
+}
+
+/// Column c's rows r, r + dst_rows, ... of src (src_rows rows) summed into row r of dst.
+__global__ void stepgen_reduce_columns(const I64* src, I64 src_rows, I64* dst, I64 dst_rows,
+                                       I64 cols) {
+  const I64 g = static_cast<I64>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (g >= cols * dst_rows) return;
+  const I64 col = g / dst_rows, r = g % dst_rows;
+  I64 s = 0;
+  for (I64 j = r; j < src_rows; j += dst_rows) s += src[col * src_rows + j];
+  dst[g] = s;
+}
+
+/// Flags: bit 0 a value (not NaN) was seen, bit 1 a NaN was.
+template <typename T>
+__device__ __forceinline__ void take(T vmin, T vmax, T& lo, T& hi, int& flags) {
+  if ((flags & 1) == 0) {
+    lo = vmin;
+    hi = vmax;
+  } else {
+    if (before(vmin, lo)) lo = vmin;
+    if (before(hi, vmax)) hi = vmax;
+  }
+  flags |= 1;
+}
+
+template <typename T>
+__global__ void stepgen_reduce_extremes(const T* a, const T* m, int has_minus, Cells c, T* out_min,
+                                        T* out_max, int* out_flags) {
+  const I64 g = static_cast<I64>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (g >= c.lanes * c.row_items) return;
+  T lo = T(0), hi = T(0);
+  int flags = 0;
+  for_cells(a, m, has_minus, c, g, [&](T v) {
+    if (is_nan(v))
+      flags |= 2;
+    else
+      take(v, v, lo, hi, flags);
+  });
+  out_min[g] = lo;
+  out_max[g] = hi;
+  out_flags[g] = flags;
+}
+
+/// Entries r, r + dst_rows, ... of src (src_rows entries) merged into entry r of dst.
+template <typename T>
+__global__ void stepgen_reduce_merge_extremes(const T* src_min, const T* src_max,
+                                              const int* src_flags, I64 src_rows, T* dst_min,
+                                              T* dst_max, int* dst_flags, I64 dst_rows) {
+  const I64 r = static_cast<I64>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (r >= dst_rows) return;
+  T lo = T(0), hi = T(0);
+  int flags = 0;
+  for (I64 j = r; j < src_rows; j += dst_rows) {
+    const int f = src_flags[j];
+    flags |= f & 2;
+    if ((f & 1) != 0) take(src_min[j], src_max[j], lo, hi, flags);
+  }
+  dst_min[r] = lo;
+  dst_max[r] = hi;
+  dst_flags[r] = flags;
+}
+
+/// Device memory owned (cudaFree on its GPU when it goes).
+class Scratch {
+ public:
+  Scratch() = default;
+  Scratch(const Scratch&) = delete;
+  Scratch& operator=(const Scratch&) = delete;
+  ~Scratch() { reset(); }
+  void reset() {
+    if (ptr_) {
+      cudaSetDevice(ordinal_);
+      cudaFree(ptr_);
+    }
+    ptr_ = nullptr;
+    bytes_ = 0;
+  }
+  /// At least `bytes` on `d` (contents lost when it grows).
+  void ensure(const Device& d, std::size_t bytes) {
+    if (bytes <= bytes_ && ptr_) return;
+    reset();
+    d.use();
+    check(cudaMalloc(&ptr_, std::max<std::size_t>(bytes, 8)),
+          "cudaMalloc(reduction scratch, " + rt::human_bytes(static_cast<double>(bytes)) + ")", d);
+    ordinal_ = d.ordinal;
+    bytes_ = bytes;
+  }
+  template <typename T>
+  T* as() const {
+    return static_cast<T*>(ptr_);
+  }
+
+ private:
+  void* ptr_ = nullptr;
+  std::size_t bytes_ = 0;
+  int ordinal_ = 0;
+};
+
+}  // namespace reduce_detail
+
+/// The exact reductions of one GPU: scratch buffers grown as needed. Runs on the GPU's compute
+/// stream, after what is enqueued there, and waits for its result. Not thread-safe (one per
+/// GPU, used by the thread that drives it).
+class Reducer {
+ public:
+  /// `max_items`: at most that many threads in the first kernel (0: kItemsPerUnit per SM).
+  explicit Reducer(const Device& d, rt::Index max_items = 0) : d_(&d) {
+    cudaDeviceProp prop{};
+    check(cudaGetDeviceProperties(&prop, d.ordinal), "cudaGetDeviceProperties", d);
+    max_items_ = static_cast<rt::Index>(std::max(prop.multiProcessorCount, 1)) *
+                 rt::device_reduce::kItemsPerUnit;
+    if (max_items > 0) max_items_ = max_items;
+  }
+
+  /// Adds op (into.op()) over the cells `box` of `a` (device memory holding the box `buffer`,
+  /// x fastest), of a - *minus (the subtraction in T) when minus is not null, into `into`.
+  template <typename T>
+  void reduce_box(const Buffer& a, const Buffer* minus, const rt::Box& buffer, const rt::Box& box,
+                  rt::Reduction& into) {
+    reduce<T>(static_cast<const T*>(a.get()),
+              minus != nullptr ? static_cast<const T*>(minus->get()) : nullptr, buffer, box, into);
+  }
+
+  /// The same over raw device pointers.
+  template <typename T>
+  void reduce(const T* a, const T* minus, const rt::Box& buffer, const rt::Box& box,
+              rt::Reduction& into) {
+    namespace dr = rt::device_reduce;
+    using reduce_detail::I64;
+    if (box.empty()) return;
+    const Device& d = *d_;
+    d.use();
+    const dr::Geometry geo = dr::geometry(buffer, box, max_items_);
+    const I64 items = geo.items();
+    const reduce_detail::Cells cells{geo.base, geo.nx, geo.ny,    geo.rows,
+                                     geo.sy,   geo.sz, geo.lanes, geo.row_items};
+    const int has_minus = minus != nullptr ? 1 : 0;
+    const T* m = minus != nullptr ? minus : a;
+    cudaStream_t stream = d.stream();
+    const dim3 block(static_cast<unsigned>(dr::kGroup));
+    const dim3 grid(static_cast<unsigned>(items / dr::kGroup));
+    const std::vector<rt::Index> levels = dr::levels(items);
+    const I64 rows = levels.empty() ? items : levels.back();
+    const auto n = static_cast<std::size_t>(rows);
+
+    if (dr::is_exact(into.op())) {
+      const bool square = into.op() == rt::ReduceOp::kL2;
+      const I64 cols = dr::columns(dr::kind_of<T>(), square);
+      first_.ensure(d, static_cast<std::size_t>(cols * items) * sizeof(I64));
+      second_.ensure(d, static_cast<std::size_t>(cols * dr::kMiddleRows) * sizeof(I64));
+      if (square)
+        launch_exact<T, true>(a, m, has_minus, cells, grid, block, stream);
+      else
+        launch_exact<T, false>(a, m, has_minus, cells, grid, block, stream);
+      check(cudaGetLastError(), "stepgen_reduce_exact launch", d);
+      I64 src_rows = items;
+      reduce_detail::Scratch* src = &first_;
+      reduce_detail::Scratch* dst = &second_;
+      for (rt::Index next : levels) {
+        auto* k = &reduce_detail::stepgen_reduce_columns;
+        const dim3 g2(static_cast<unsigned>((cols * next + 255) / 256));
+        STEPGEN_LAUNCH(k, g2, dim3(256), stream)
+        (src->as<I64>(), src_rows, dst->as<I64>(), next, cols);
+        check(cudaGetLastError(), "stepgen_reduce_columns launch", d);
+        src_rows = next;
+        std::swap(src, dst);
+      }
+      std::vector<I64> host(n * static_cast<std::size_t>(cols));
+      read(host.data(), src->as<I64>(), host.size() * sizeof(I64));
+      dr::merge_limbs(dr::kind_of<T>(), square, reinterpret_cast<const std::int64_t*>(host.data()),
+                      rows, into);
+      return;
+    }
+
+    // min, max, linf: per level, the minimums, maximums and flags one after the other.
+    const std::size_t per = 2 * sizeof(T) + sizeof(int);
+    first_.ensure(d, static_cast<std::size_t>(items) * per);
+    second_.ensure(d, static_cast<std::size_t>(dr::kMiddleRows) * per);
+    auto parts = [](reduce_detail::Scratch& s, I64 count, T*& lo, T*& hi, int*& flags) {
+      lo = s.as<T>();
+      hi = lo + count;
+      flags = reinterpret_cast<int*>(hi + count);
+    };
+    T *lo = nullptr, *hi = nullptr;
+    int* flags = nullptr;
+    parts(first_, items, lo, hi, flags);
+    auto* k1 = &reduce_detail::stepgen_reduce_extremes<T>;
+    STEPGEN_LAUNCH(k1, grid, block, stream)(a, m, has_minus, cells, lo, hi, flags);
+    check(cudaGetLastError(), "stepgen_reduce_extremes launch", d);
+    I64 src_rows = items;
+    reduce_detail::Scratch* src = &first_;
+    reduce_detail::Scratch* dst = &second_;
+    for (rt::Index next : levels) {
+      T *slo, *shi, *dlo, *dhi;
+      int *sf, *df;
+      parts(*src, src_rows, slo, shi, sf);
+      parts(*dst, next, dlo, dhi, df);
+      auto* k = &reduce_detail::stepgen_reduce_merge_extremes<T>;
+      const dim3 g2(static_cast<unsigned>((next + 255) / 256));
+      STEPGEN_LAUNCH(k, g2, dim3(256), stream)(slo, shi, sf, src_rows, dlo, dhi, df, next);
+      check(cudaGetLastError(), "stepgen_reduce_merge_extremes launch", d);
+      src_rows = next;
+      std::swap(src, dst);
+    }
+    parts(*src, rows, lo, hi, flags);
+    std::vector<T> hlo(n), hhi(n);
+    std::vector<int> hflags(n);
+    read(hlo.data(), lo, n * sizeof(T));
+    read(hhi.data(), hi, n * sizeof(T));
+    read(hflags.data(), flags, n * sizeof(int));
+    std::vector<std::int32_t> f32(hflags.begin(), hflags.end());
+    dr::merge_extremes(hlo.data(), hhi.data(), f32.data(), rows, into);
+  }
+
+  rt::Index max_items() const { return max_items_; }
+  /// Points at `d` again (a Device moved to another place, the same GPU).
+  void rebind(const Device& d) { d_ = &d; }
+
+ private:
+  template <typename T, bool Square>
+  void launch_exact(const T* a, const T* m, int has_minus, const reduce_detail::Cells& cells,
+                    dim3 grid, dim3 block, cudaStream_t stream) {
+    namespace dr = rt::device_reduce;
+    constexpr dr::Limbs l = dr::limbs(dr::kind_of<T>(), Square);
+    auto* k = &reduce_detail::stepgen_reduce_exact<T, l.lo, l.count(), Square>;
+    STEPGEN_LAUNCH(k, grid, block, stream)(a, m, has_minus, cells, first_.as<reduce_detail::I64>());
+  }
+
+  void read(void* to, const void* from, std::size_t bytes) {
+    check(cudaMemcpyAsync(to, from, bytes, cudaMemcpyDeviceToHost, d_->stream()),
+          "cudaMemcpyAsync(reduction)", *d_);
+    check(cudaStreamSynchronize(d_->stream()), "cudaStreamSynchronize(reduction)", *d_);
+  }
+
+  const Device* d_;
+  rt::Index max_items_ = 0;
+  reduce_detail::Scratch first_, second_;
+};
+
+/// The Reducer of a GPU, made on first use and kept for the rest of the process. What an
+/// engine's reduce_box calls:
+///   cuda::reducer_for(d).reduce_box<T>(a, minus, buffer, box, into);
+/// Safe to call from several threads at once for different GPUs.
+inline Reducer& reducer_for(const Device& d) {
+  static std::mutex lock;
+  // Never destroyed: cudaFree after the CUDA runtime's own exit handlers fails.
+  static auto* made = new std::map<int, std::unique_ptr<Reducer>>();
+  std::lock_guard<std::mutex> hold(lock);
+  std::unique_ptr<Reducer>& r = (*made)[d.ordinal];
+  if (!r) r = std::make_unique<Reducer>(d);
+  r->rebind(d);
+  return *r;
+}
+
+}  // namespace stepgen::cuda

@@ -1,0 +1,473 @@
+#pragma once
+/// \file
+/// Exact reductions on an OpenCL device (see stepgen/reduce_device.hpp for the method): the
+/// same bits as rt::Reduction adding the same values on the host, for float, double, int32,
+/// int64 and uint32 data, ops sum, l2, min, max and linf, over a box of a device buffer (of
+/// `a - minus` when minus is given, the subtraction in the data's type). No atomics, no local
+/// memory: it runs on PoCL as on NVIDIA's OpenCL. One cl::Reducer per device holds its
+/// programs (built on first use, one per data type) and scratch buffers.
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "stepgen/opencl.hpp"
+#include "stepgen/reduce.hpp"
+#include "stepgen/reduce_device.hpp"
+
+namespace stepgen::cl {
+
+namespace detail {
+
+/// The kernels, for one data type: T, KIND (0 float, 1 double, 2 integer), and the limb ranges
+/// SUM_LO..SUM_HI and L2_LO..L2_HI come as -D options (rt::device_reduce::limbs).
+inline const char* reduce_source() {
+  return R"CLC(
+#pragma OPENCL FP_CONTRACT OFF
+#if KIND != 0
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#endif
+
+#define MASK32 0xffffffffL
+
+/* A float's significand (its square) added at its place: limbs l, l+1 (, l+2) from LO. */
+void add_float(long* acc, long* cnt, float x, int square, int lo) {
+  const uint b = as_uint(x);
+  int e = (int)((b >> 23) & 0xffu);
+  uint mant = b & 0x7fffffu;
+  if (e == 0xff) {
+    if (mant != 0u) cnt[0] += 1;
+    else if (square || (b >> 31) == 0u) cnt[1] += 1;
+    else cnt[2] += 1;
+    return;
+  }
+  if (e != 0) mant |= 0x800000u; else e = 1;
+  if (square) {
+    const int p = 2 * e + 774;
+    const int s = p & 31, l = (p >> 5) - lo;
+    const ulong sq = (ulong)mant * (ulong)mant;
+    const ulong v = sq << s;
+    acc[l] += (long)(v & 0xffffffffUL);
+    acc[l + 1] += (long)(v >> 32);
+    acc[l + 2] += s != 0 ? (long)(sq >> (64 - s)) : 0L;
+  } else {
+    const int p = e + 924;
+    const int l = (p >> 5) - lo;
+    const ulong v = (ulong)mant << (p & 31);
+    const long w0 = (long)(v & 0xffffffffUL), w1 = (long)(v >> 32);
+    if ((b >> 31) != 0u) {
+      acc[l] -= w0;
+      acc[l + 1] -= w1;
+    } else {
+      acc[l] += w0;
+      acc[l + 1] += w1;
+    }
+  }
+}
+
+#if KIND != 0
+/* A double added as rt::ExactSum::add does: three limbs from its lowest one. */
+void add_double(long* acc, long* cnt, double x, int lo) {
+  const ulong b = as_ulong(x);
+  int e = (int)((b >> 52) & 0x7ffUL);
+  ulong mant = b & 0xfffffffffffffUL;
+  if (e == 0x7ff) {
+    if (mant != 0UL) cnt[0] += 1;
+    else if ((b >> 63) == 0UL) cnt[1] += 1;
+    else cnt[2] += 1;
+    return;
+  }
+  if (e != 0) mant |= 0x10000000000000UL; else e = 1;
+  if (mant == 0UL) return;
+  const int p = e - 1;
+  const int s = p & 31, l = (p >> 5) - lo;
+  const ulong v = mant << s;
+  const long w0 = (long)(v & 0xffffffffUL), w1 = (long)(v >> 32);
+  const long w2 = s != 0 ? (long)(mant >> (64 - s)) : 0L;
+  if ((b >> 63) != 0UL) {
+    acc[l] -= w0;
+    acc[l + 1] -= w1;
+    acc[l + 2] -= w2;
+  } else {
+    acc[l] += w0;
+    acc[l + 1] += w1;
+    acc[l + 2] += w2;
+  }
+}
+#endif
+
+#if KIND == 2
+#define TO_DOUBLE(x) convert_double_rte(x)
+#endif
+
+/* One value of the box: a[i] (minus m[i], in T). */
+#define VALUE(i) (has_minus ? (T)(a[i] - m[i]) : a[i])
+
+/* The loop of one work-item over its cells; BODY(v) for each value v. Four loads (eight with
+   minus) are issued before their values are added: enough bytes in flight per work-item for a
+   GPU to read at its memory's speed. */
+#define FOR_CELLS(BODY)                                                     \
+  const long g = (long)get_global_id(0);                                    \
+  const long lane = g % lanes, row0 = g / lanes;                            \
+  for (long r = row0; r < rows; r += row_items) {                           \
+    const long start = base + (r % ny) * sy + (r / ny) * sz;                \
+    long x = lane;                                                          \
+    for (; x + 3 * lanes < nx; x += 4 * lanes) {                            \
+      const T v0 = VALUE(start + x);                                        \
+      const T v1 = VALUE(start + x + lanes);                                \
+      const T v2 = VALUE(start + x + 2 * lanes);                            \
+      const T v3 = VALUE(start + x + 3 * lanes);                            \
+      BODY(v0) BODY(v1) BODY(v2) BODY(v3)                                   \
+    }                                                                       \
+    for (; x < nx; x += lanes) {                                            \
+      const T v = VALUE(start + x);                                         \
+      BODY(v)                                                               \
+    }                                                                       \
+  }
+
+/* Carries the limbs into 32-bit digits (the top one signed) and writes the columns. */
+#define WRITE_LIMBS(N)                                                      \
+  for (int i = 0; i + 1 < (N); ++i) {                                       \
+    const long carry = acc[i] >> 32;                                        \
+    acc[i] &= MASK32;                                                       \
+    acc[i + 1] += carry;                                                    \
+  }                                                                         \
+  const long items = lanes * row_items;                                     \
+  for (int i = 0; i < (N); ++i) out[i * items + g] = acc[i];                \
+  for (int i = 0; i < 3; ++i) out[((N) + i) * items + g] = cnt[i];
+
+#define ARGS                                                                \
+  __global const T* a, __global const T* m, const int has_minus,            \
+      const long base, const long nx, const long ny, const long rows,       \
+      const long sy, const long sz, const long lanes, const long row_items
+
+#define SUM_N (SUM_HI - SUM_LO + 1)
+#define L2_N (L2_HI - L2_LO + 1)
+
+#if KIND == 0
+#define ADD_SUM(v) add_float(acc, cnt, v, 0, SUM_LO);
+#define ADD_L2(v) add_float(acc, cnt, v, 1, L2_LO);
+#elif KIND == 1
+#define ADD_SUM(v) add_double(acc, cnt, v, SUM_LO);
+#define ADD_L2(v) add_double(acc, cnt, v * v, L2_LO);
+#else
+#define ADD_SUM(v) add_double(acc, cnt, TO_DOUBLE(v), SUM_LO);
+#define ADD_L2(v) { const double d = TO_DOUBLE(v); add_double(acc, cnt, d * d, L2_LO); }
+#endif
+
+__kernel void stepgen_reduce_sum(ARGS, __global long* out) {
+  long acc[SUM_N];
+  long cnt[3] = {0, 0, 0};
+  for (int i = 0; i < SUM_N; ++i) acc[i] = 0;
+  FOR_CELLS(ADD_SUM)
+  WRITE_LIMBS(SUM_N)
+}
+
+__kernel void stepgen_reduce_l2(ARGS, __global long* out) {
+  long acc[L2_N];
+  long cnt[3] = {0, 0, 0};
+  for (int i = 0; i < L2_N; ++i) acc[i] = 0;
+  FOR_CELLS(ADD_L2)
+  WRITE_LIMBS(L2_N)
+}
+
+/* Sums column c's rows r, r + dst_rows, ... of src (src_rows rows) into row r of dst. */
+__kernel void stepgen_reduce_columns(__global const long* src, const long src_rows,
+                                     __global long* dst, const long dst_rows, const long cols) {
+  const long g = (long)get_global_id(0);
+  if (g >= cols * dst_rows) return;
+  const long c = g / dst_rows, r = g % dst_rows;
+  long s = 0;
+  for (long j = r; j < src_rows; j += dst_rows) s += src[c * src_rows + j];
+  dst[g] = s;
+}
+
+/* min/max with -0 before +0 (which zero wins must not depend on the order of the cells). */
+#if KIND == 2
+#define IS_NAN(v) 0
+#define BEFORE(x, y) ((x) < (y))
+#else
+#define IS_NAN(v) isnan(v)
+#define BEFORE(x, y) ((x) < (y) || ((x) == (y) && signbit(x) && !signbit(y)))
+#endif
+
+#define TAKE(v, vmin, vmax, f)                                              \
+  if ((f & 1) == 0) {                                                       \
+    lo = vmin;                                                              \
+    hi = vmax;                                                              \
+  } else {                                                                  \
+    if (BEFORE(vmin, lo)) lo = vmin;                                        \
+    if (BEFORE(hi, vmax)) hi = vmax;                                        \
+  }                                                                         \
+  flags |= 1;
+
+#define ADD_EXTREME(v)                                                      \
+  if (IS_NAN(v)) {                                                          \
+    flags |= 2;                                                             \
+  } else {                                                                  \
+    TAKE(v, v, v, flags)                                                    \
+  }
+
+__kernel void stepgen_reduce_extremes(ARGS, __global T* out_min, __global T* out_max,
+                                      __global int* out_flags) {
+  T lo = (T)0, hi = (T)0;
+  int flags = 0;
+  FOR_CELLS(ADD_EXTREME)
+  out_min[g] = lo;
+  out_max[g] = hi;
+  out_flags[g] = flags;
+}
+
+/* Merges entries r, r + dst_rows, ... of src (src_rows entries) into entry r of dst. */
+__kernel void stepgen_reduce_merge_extremes(__global const T* src_min, __global const T* src_max,
+                                            __global const int* src_flags, const long src_rows,
+                                            __global T* dst_min, __global T* dst_max,
+                                            __global int* dst_flags, const long dst_rows) {
+  const long r = (long)get_global_id(0);
+  if (r >= dst_rows) return;
+  T lo = (T)0, hi = (T)0;
+  int flags = 0;
+  for (long j = r; j < src_rows; j += dst_rows) {
+    const int f = src_flags[j];
+    flags |= f & 2;
+    if ((f & 1) != 0) {
+      TAKE(0, src_min[j], src_max[j], flags)
+    }
+  }
+  dst_min[r] = lo;
+  dst_max[r] = hi;
+  dst_flags[r] = flags;
+}
+)CLC";
+}
+
+inline const char* reduce_type_name(rt::device_reduce::Kind kind) {
+  switch (kind) {
+    case rt::device_reduce::Kind::kFloat:
+      return "float";
+    case rt::device_reduce::Kind::kDouble:
+      return "double";
+    case rt::device_reduce::Kind::kInt32:
+      return "int";
+    case rt::device_reduce::Kind::kInt64:
+      return "long";
+    case rt::device_reduce::Kind::kUint32:
+      return "uint";
+  }
+  return "float";
+}
+
+}  // namespace detail
+
+/// The exact reductions of one OpenCL device: its programs (one per data type, built on first
+/// use) and scratch buffers (grown as needed). Runs on the device's compute queue, after what
+/// is enqueued there, and waits for its result. Not thread-safe (one per device, used by the
+/// thread that drives the device).
+class Reducer {
+ public:
+  /// `max_items`: at most that many work-items in the first kernel (0: the device's choice,
+  /// kItemsPerUnit per compute unit on a GPU, kItemsPerCpuUnit on a CPU).
+  explicit Reducer(const Device& d, rt::Index max_items = 0) : d_(&d) {
+    cl_uint units = 1;
+    check(clGetDeviceInfo(d.id, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof units, &units, nullptr),
+          "clGetDeviceInfo(CL_DEVICE_MAX_COMPUTE_UNITS)", d.label());
+    const bool gpu = (d.type & CL_DEVICE_TYPE_GPU) != 0;
+    max_items_ = static_cast<rt::Index>(std::max<cl_uint>(units, 1)) *
+                 (gpu ? rt::device_reduce::kItemsPerUnit : rt::device_reduce::kItemsPerCpuUnit);
+    if (max_items > 0) max_items_ = max_items;
+  }
+
+  /// Adds op (into.op()) over the cells `box` of `a` (a buffer holding the box `buffer`, x
+  /// fastest), of a - *minus (the subtraction in T) when minus is not null, into `into`.
+  template <typename T>
+  void reduce_box(const Mem& a, const Mem* minus, const rt::Box& buffer, const rt::Box& box,
+                  rt::Reduction& into) {
+    namespace dr = rt::device_reduce;
+    constexpr dr::Kind kind = dr::kind_of<T>();
+    if (box.empty()) return;
+    const dr::Geometry g = dr::geometry(buffer, box, max_items_);
+    const rt::Index items = g.items();
+    Kernels& k = kernels(kind);
+    const Device& d = *d_;
+    const bool exact = dr::is_exact(into.op());
+    const bool square = into.op() == rt::ReduceOp::kL2;
+    const cl_long cols = exact ? dr::columns(kind, square) : 0;
+    const std::size_t elem = sizeof(T);
+
+    // Scratch: level 0 (one row per item) in `first_`, the next levels alternately in
+    // `second_` and `first_` (each level smaller than the one before it).
+    ensure(first_, items, exact ? cols : 0, elem);
+    ensure(second_, dr::kMiddleRows, exact ? cols : 0, elem);
+
+    const Kernel& k1 = exact ? (square ? k.l2 : k.sum) : k.extremes;
+    const char* name1 =
+        exact ? (square ? "stepgen_reduce_l2" : "stepgen_reduce_sum") : "stepgen_reduce_extremes";
+    cl_uint i = 0;
+    const cl_int has_minus = minus != nullptr ? 1 : 0;
+    set_arg(d, k1, i++, a, name1);
+    set_arg(d, k1, i++, minus != nullptr ? *minus : a, name1);
+    set_arg(d, k1, i++, has_minus, name1);
+    for (rt::Index v : {g.base, g.nx, g.ny, g.rows, g.sy, g.sz, g.lanes, g.row_items})
+      set_arg(d, k1, i++, static_cast<cl_long>(v), name1);
+    set_level_args(k1, i, first_, exact, name1);
+    const size_t global1 = static_cast<size_t>(items);
+    const size_t local1 = static_cast<size_t>(dr::kGroup);
+    launch(d, k1, name1, 1, &global1, group_ok(k1) ? &local1 : nullptr);
+
+    rt::Index rows = items;
+    Level* src = &first_;
+    Level* dst = &second_;
+    for (rt::Index next : dr::levels(items)) {
+      const Kernel& kl = exact ? k.columns : k.merge_extremes;
+      const char* name = exact ? "stepgen_reduce_columns" : "stepgen_reduce_merge_extremes";
+      cl_uint j = 0;
+      set_level_args(kl, j, *src, exact, name);
+      set_arg(d, kl, j++, static_cast<cl_long>(rows), name);
+      set_level_args(kl, j, *dst, exact, name);
+      set_arg(d, kl, j++, static_cast<cl_long>(next), name);
+      if (exact) set_arg(d, kl, j++, cols, name);
+      const size_t global = static_cast<size_t>(exact ? cols * next : next);
+      launch(d, kl, name, 1, &global, nullptr);
+      rows = next;
+      std::swap(src, dst);
+    }
+
+    const auto n = static_cast<std::size_t>(rows);
+    if (exact) {
+      std::vector<std::int64_t> limbs(n * static_cast<std::size_t>(cols));
+      read(src->limbs_or_min, limbs.data(), limbs.size() * sizeof(std::int64_t));
+      dr::merge_limbs(kind, square, limbs.data(), rows, into);
+    } else {
+      std::vector<T> lo(n), hi(n);
+      std::vector<std::int32_t> flags(n);
+      read(src->limbs_or_min, lo.data(), n * elem);
+      read(src->max, hi.data(), n * elem);
+      read(src->flags, flags.data(), n * sizeof(std::int32_t));
+      dr::merge_extremes(lo.data(), hi.data(), flags.data(), rows, into);
+    }
+  }
+
+  /// Points at `d` again (a Device moved to another place, the same context).
+  void rebind(const Device& d) { d_ = &d; }
+
+  /// Work-items of the first kernel for a box as large as the device can take.
+  rt::Index max_items() const { return max_items_; }
+
+ private:
+  struct Kernels {
+    Program program;
+    Kernel sum, l2, columns, extremes, merge_extremes;
+  };
+
+  Kernels& kernels(rt::device_reduce::Kind kind) {
+    namespace dr = rt::device_reduce;
+    std::unique_ptr<Kernels>& slot = kernels_[static_cast<int>(kind)];
+    if (slot) return *slot;
+    const dr::Limbs sum = dr::limbs(kind, false), l2 = dr::limbs(kind, true);
+    const int k = kind == dr::Kind::kFloat ? 0 : kind == dr::Kind::kDouble ? 1 : 2;
+    const std::string options =
+        std::string("-D T=") + detail::reduce_type_name(kind) + " -D KIND=" + std::to_string(k) +
+        " -D SUM_LO=" + std::to_string(sum.lo) + " -D SUM_HI=" + std::to_string(sum.hi) +
+        " -D L2_LO=" + std::to_string(l2.lo) + " -D L2_HI=" + std::to_string(l2.hi);
+    auto made = std::make_unique<Kernels>();
+    made->program = build_program(*d_, detail::reduce_source(), options);
+    made->sum = create_kernel(*d_, made->program, "stepgen_reduce_sum");
+    made->l2 = create_kernel(*d_, made->program, "stepgen_reduce_l2");
+    made->columns = create_kernel(*d_, made->program, "stepgen_reduce_columns");
+    made->extremes = create_kernel(*d_, made->program, "stepgen_reduce_extremes");
+    made->merge_extremes = create_kernel(*d_, made->program, "stepgen_reduce_merge_extremes");
+    slot = std::move(made);
+    return *slot;
+  }
+
+  /// One level of partial results: per row, the limbs (columns, column-major), or the
+  /// smallest value, the largest and the flags.
+  struct Level {
+    Mem limbs_or_min, max, flags;
+    std::size_t rows = 0, cols = 0, elem = 0;
+  };
+
+  /// Grows a level to hold `rows` rows (of `cols` limb columns, or of extremes of `elem`-byte
+  /// values when cols is 0).
+  void ensure(Level& l, rt::Index rows, cl_long cols, std::size_t elem) {
+    const auto n = static_cast<std::size_t>(rows);
+    if (cols > 0) {
+      const std::size_t c = static_cast<std::size_t>(cols);
+      if (n * c > l.rows * l.cols) {
+        l.limbs_or_min = scratch(n * c * sizeof(std::int64_t));
+        l.rows = n;
+        l.cols = c;
+        l.elem = 0;
+        l.max.reset();
+        l.flags.reset();
+      }
+      return;
+    }
+    if (l.max.get() == nullptr || n > l.rows || elem > l.elem) {
+      l.limbs_or_min = scratch(n * elem);
+      l.max = scratch(n * elem);
+      l.flags = scratch(n * sizeof(cl_int));
+      l.rows = n;
+      l.cols = 0;
+      l.elem = elem;
+    }
+  }
+
+  Mem scratch(std::size_t bytes) {
+    cl_int err = CL_SUCCESS;
+    Mem m(clCreateBuffer(d_->context.get(), CL_MEM_READ_WRITE, std::max<std::size_t>(bytes, 8),
+                         nullptr, &err));
+    check(err,
+          ("clCreateBuffer(reduction scratch, " + rt::human_bytes(static_cast<double>(bytes)) + ")")
+              .c_str(),
+          d_->label());
+    return m;
+  }
+
+  void set_level_args(const Kernel& k, cl_uint& index, const Level& l, bool exact,
+                      const char* name) {
+    set_arg(*d_, k, index++, l.limbs_or_min, name);
+    if (exact) return;
+    set_arg(*d_, k, index++, l.max, name);
+    set_arg(*d_, k, index++, l.flags, name);
+  }
+
+  void read(const Mem& m, void* to, std::size_t bytes) {
+    check(clEnqueueReadBuffer(d_->queue.get(), m.get(), CL_TRUE, 0, bytes, to, 0, nullptr, nullptr),
+          "clEnqueueReadBuffer(reduction)", d_->label());
+  }
+
+  bool group_ok(const Kernel& k) const {
+    size_t most = 0;
+    check(clGetKernelWorkGroupInfo(k.get(), d_->id, CL_KERNEL_WORK_GROUP_SIZE, sizeof most, &most,
+                                   nullptr),
+          "clGetKernelWorkGroupInfo", d_->label());
+    return most >= static_cast<size_t>(rt::device_reduce::kGroup);
+  }
+
+  const Device* d_;
+  rt::Index max_items_ = 0;
+  std::unique_ptr<Kernels> kernels_[5];
+  Level first_, second_;
+};
+
+/// The Reducer of a device, made on first use and kept for the rest of the process (its
+/// programs and scratch hold a reference to the device's context, so no later context can take
+/// its place). What an engine's reduce_box calls:
+///   cl::reducer_for(d).reduce_box<T>(a, minus, buffer, box, into);
+/// Safe to call from several threads at once for different devices.
+inline Reducer& reducer_for(const Device& d) {
+  static std::mutex lock;
+  // Never destroyed: releasing OpenCL objects after the platform's own exit handlers can crash.
+  static auto* made = new std::map<cl_context, std::unique_ptr<Reducer>>();
+  std::lock_guard<std::mutex> hold(lock);
+  std::unique_ptr<Reducer>& r = (*made)[d.context.get()];
+  if (!r) r = std::make_unique<Reducer>(d);
+  r->rebind(d);
+  return *r;
+}
+
+}  // namespace stepgen::cl

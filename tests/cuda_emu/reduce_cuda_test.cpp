@@ -1,0 +1,89 @@
+// Exact reductions on a CUDA GPU (cuda::Reducer, stepgen/reduce_cuda.hpp), run on the CPU
+// emulation of the CUDA runtime (stepgen_cuda_emu.hpp, included first by the build): every type
+// and op equals rt::Reduction on the host bit for bit (tests/reduce/device_cases.hpp), with the
+// emulated GPU's own work split and with many threads (two column levels), on the second of
+// two emulated devices.
+#include "stepgen/reduce_cuda.hpp"
+
+#include <doctest/doctest.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "../reduce/device_cases.hpp"
+#include "stepgen/cuda.hpp"
+
+using namespace stepgen;
+
+namespace {
+
+std::vector<cuda::Device> gpus() {
+  rt::Options opt;
+  return cuda::discover(opt);
+}
+
+struct CudaBackend {
+  const cuda::Device& d;
+  cuda::Reducer reducer;
+  CudaBackend(const cuda::Device& dev, rt::Index max_items) : d(dev), reducer(dev, max_items) {}
+
+  template <typename T>
+  cuda::Buffer upload(const std::vector<T>& v) {
+    const rt::Box b = rt::Box::from_extent(1, {static_cast<rt::Index>(v.size()), 1, 1});
+    cuda::Buffer buf(d, b, sizeof(T), "data");
+    cuda::check(cudaMemcpy(buf.get(), v.data(), v.size() * sizeof(T), cudaMemcpyHostToDevice),
+                "cudaMemcpy", d);
+    return buf;
+  }
+  template <typename T>
+  void reduce(const cuda::Buffer& a, const cuda::Buffer* minus, const rt::Box& buffer,
+              const rt::Box& box, rt::Reduction& into) {
+    reducer.reduce_box<T>(a, minus, buffer, box, into);
+  }
+};
+
+}  // namespace
+
+TEST_CASE("device reduction (CUDA): every type and op equals the host's, bit for bit") {
+  std::vector<cuda::Device> devices = gpus();
+  REQUIRE(devices.size() >= 2);
+  CudaBackend backend(devices[1], 0);
+  reduce_cases::every_type(backend);
+  reduce_cases::hard_floats(backend);
+}
+
+TEST_CASE("device reduction (CUDA): many threads, two column levels") {
+  std::vector<cuda::Device> devices = gpus();
+  CudaBackend backend(devices[0], 8192);  // 256 lanes x 32 row items: 8192 > 4096
+  const rt::Box buffer = reduce_cases::box3({0, 0, 0}, {203, 57, 3});
+  const std::vector<rt::Box> boxes = {buffer, reduce_cases::box3({1, 2, 0}, {200, 55, 2})};
+  reduce_cases::all_ops<float>(backend, reduce_cases::Mix::kFinite, 11, buffer, boxes, "float");
+  reduce_cases::all_ops<double>(backend, reduce_cases::Mix::kSmall, 12, buffer, boxes, "double");
+  reduce_cases::all_ops<std::int64_t>(backend, reduce_cases::Mix::kFinite, 13, buffer, boxes,
+                                      "int64");
+}
+
+TEST_CASE("device reduction (CUDA): few work-items, long rows") {
+  std::vector<cuda::Device> devices = gpus();
+  CudaBackend backend(devices[0], 64);
+  reduce_cases::long_rows(backend);
+}
+
+TEST_CASE("device reduction (CUDA): reducer_for keeps one reducer per GPU") {
+  std::vector<cuda::Device> devices = gpus();
+  REQUIRE(devices.size() >= 2);
+  cuda::Reducer& r0 = cuda::reducer_for(devices[0]);
+  CHECK(&cuda::reducer_for(devices[0]) == &r0);
+  CHECK(&cuda::reducer_for(devices[1]) != &r0);
+  // Through it, on each GPU: the host's bits.
+  for (const cuda::Device& d : devices) {
+    CudaBackend backend(d, 0);
+    const std::vector<float> v = {1.5f, -0.0f, 3.25f, 1e-40f, -7.0f, 2.0f};
+    const cuda::Buffer buf = backend.upload(v);
+    const rt::Box box = reduce_cases::box3({0, 0, 0}, {6, 1, 1});
+    rt::Reduction got(rt::ReduceOp::kL2), want(rt::ReduceOp::kL2);
+    cuda::reducer_for(d).reduce_box<float>(buf, nullptr, box, box, got);
+    for (float x : v) want.add(x);
+    CHECK(reduce_cases::bits(got.value()) == reduce_cases::bits(want.value()));
+  }
+}
