@@ -92,3 +92,8 @@ foreach(order issue deferred)
                        PROPERTIES LABELS cuda-emu
                        ENVIRONMENT "STEPGEN_CUDA_EMULATE=2;STEPGEN_CUDA_EMULATE_ORDER=${order}")
 endforeach()
+
+# <local size="auto"/>: the tuner's launches over its own buffers, then the run with the chosen
+# block shape (tests/tune/heat3d_auto.xml against examples/heat3d's reference).
+emulated_cuda_test("heat3d local size auto" ${PROJECT_SOURCE_DIR}/tests/tune/heat3d_auto.xml
+                   reference_heat3d incore)

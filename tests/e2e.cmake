@@ -69,3 +69,14 @@ if(OpenCL_FOUND AND STEPGEN_CLANGXX AND EXISTS ${PROJECT_SOURCE_DIR}/examples/tw
                    ${PROJECT_SOURCE_DIR}/examples/twostage/twostage.xml ${STEPGEN_CLANGXX})
   set_tests_properties("e2e: opencl program builds with clang" PROPERTIES TIMEOUT 300 LABELS e2e)
 endif()
+
+# <local size="auto"/>: the work-group shape tuned at start-up; results equal the serial
+# reference whatever it picks (tests/tune/heat3d_auto.xml and .yaml).
+if(OpenCL_FOUND AND TARGET reference_heat3d)
+  add_test(NAME "e2e: opencl local size auto"
+           COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/e2e/local_auto_test.sh $<TARGET_FILE:stepgen>
+                   ${PROJECT_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/e2e
+                   $<TARGET_FILE:reference_heat3d>)
+  set_tests_properties("e2e: opencl local size auto" PROPERTIES
+                       TIMEOUT 600 LABELS e2e ENVIRONMENT "POCL_MAX_PTHREAD_COUNT=2")
+endif()

@@ -6,7 +6,8 @@
 #   l2        <reduce op="l2" minus= every="100">       (issue 24: at most 2% of the run)
 #   output    <output every="100">, .raw and .h5        (issue 25: at most 5% when the disk keeps up)
 #   ckpt      --checkpoint-every 500                    (issue 25: its cost)
-# and two checks: the l2 values printed by CUDA and OpenCL, in core and out of core, are the
+# the tuned work-group shape (<local size="auto"/>, issue 26) against each spec's fixed one on
+# acoustic 512^3 (500 steps), heat 512^3 (1000) and Jacobi 16384^2 (1000), and two checks: the l2 values printed by CUDA and OpenCL, in core and out of core, are the
 # same bits; periodic in core equals periodic out of core (--steps 100, saved A compared).
 # The disk's write speed is measured in the same run (dd, 1 GiB, fsync). Prints a table last.
 # Usage: bench/run.sh sim
@@ -18,7 +19,8 @@ reps=${REPS:-3}
 export LD_LIBRARY_PATH=$s/opencl/lib:${LD_LIBRARY_PATH:-}
 register_nvidia_opencl
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
-names=(jacobi2d_16384 jacobi_periodic jacobi_l2 jacobi_output_raw jacobi_output)
+names=(jacobi2d_16384 jacobi_periodic jacobi_l2 jacobi_output_raw jacobi_output acoustic_512 acoustic_512_auto
+  heat3d_512 heat3d_512_auto jacobi2d_16384_auto)
 for n in "${names[@]}"; do
   b=$work/sim/build-$n
   { cmake -S "$s/cuda-$n" -B "$b" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES="${CUDA_ARCH:-native}" &&
@@ -53,6 +55,13 @@ for be in cuda opencl; do
   run $be jacobi_output output-h5
   run $be jacobi2d_16384 ckpt --checkpoint "$work/sim/j.ckpt" --checkpoint-every 500
 done
+# The tuned shapes against the specs' fixed ones.
+for be in cuda opencl; do
+  for n in acoustic_512 heat3d_512 jacobi2d_16384; do
+    run $be $n "$n-fixed"
+    run $be "${n}_auto" "$n-auto"
+  done
+done
 # Checks: the same l2 bits everywhere; periodic in core = out of core.
 l2s=()
 for be in cuda opencl; do
@@ -79,6 +88,16 @@ for be in cuda opencl; do
     v=${ms[$be-$tag]:-?}
     rel=$(awk -v a="$v" -v b="${ms[$be-fixed]:-0}" 'BEGIN {if (a+0 > 0 && b+0 > 0) printf "%+.1f%%", 100 * (a / b - 1); else print "-"}')
     printf '%-8s %-12s %-14s %s\n' "$be" "$tag" "$v" "$rel"
+  done
+done
+echo "== Tuned work-group shapes (<local size=\"auto\"/>) against the spec's fixed shape: time-loop ms/step, median of $reps"
+printf '%-8s %-16s %-10s %-10s %-8s %s\n' backend program fixed auto speedup "chosen (first run's report)"
+for be in cuda opencl; do
+  for n in acoustic_512 heat3d_512 jacobi2d_16384; do
+    f=${ms[$be-$n-fixed]:-?} a=${ms[$be-$n-auto]:-?}
+    sp=$(awk -v f="$f" -v a="$a" 'BEGIN {if (f+0 > 0 && a+0 > 0) printf "%.2fx", f / a; else print "-"}')
+    chosen=$(grep -m1 '^local size:' "$out/$be-$n-auto-1.log" 2>/dev/null | sed 's/^local size: //')
+    printf '%-8s %-16s %-10s %-10s %-8s %s\n' "$be" "$n" "$f" "$a" "$sp" "${chosen:-?}"
   done
 done
 echo "== l2 of B - A (first values printed), CUDA and OpenCL, in core and out of core"

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Phase `sim-generate` (HERE): the programs of the `sim` phase (issues 24 and 25 on the GPU:
-# periodic boundaries, the l2 norm, snapshots, checkpoints on the 16384^2 Jacobi) into
+# periodic boundaries, the l2 norm, snapshots, checkpoints on the 16384^2 Jacobi; issue 26's
+# tuned work-group shapes on acoustic and heat 512^3 and Jacobi 16384^2) into
 # bench/generated/sim/ (carried): cuda-NAME/ the CUDA trees (built on the GPU machine), opencl/
 # the OpenCL programs built here with the libraries they need that a bare image lacks (the ICD
 # loader, HDF5) in opencl/lib/.
@@ -12,7 +13,8 @@ s=$gen/sim
 rm -rf "$s"
 mkdir -p "$s/opencl/bin" "$s/opencl/lib"
 tmp=$(mktemp -d)
-specs=("$root/bench/specs/jacobi2d_16384.xml" "$root"/bench/specs/sim/*.xml)
+specs=("$root/bench/specs/jacobi2d_16384.xml" "$root/bench/specs/acoustic_512.xml" "$root/bench/specs/heat3d_512.xml"
+  "$root"/bench/specs/sim/*.xml)
 for spec in "${specs[@]}"; do
   name=$(basename "$spec" .xml)
   "$build/stepgen" generate "$spec" --target cuda -o "$s/cuda-$name" >/dev/null

@@ -243,6 +243,7 @@ View common_view(const model::ProgramPlan& plan, const Provenance& provenance,
 
   // Kernels and their argument bindings.
   View kernels{View::type::list};
+  std::vector<std::string> tuned_kernels;  // <local size="auto"/>: {kernel id, its shapes}
   std::vector<std::string> kernel_enum;
   std::set<std::string> files;  // as placed under kernels/
   for (const KernelFile& f : kernel_files(m, [](const model::Kernel& k) { return k.source; }))
@@ -271,8 +272,28 @@ View common_view(const model::ProgramPlan& plan, const Provenance& provenance,
     }
     kv.set("args", args);
     std::vector<std::string> global, local;
-    for (const Expr& g : k.global) global.push_back("static_cast<size_t>(" + expr_cpp(m, g) + ")");
+    for (const Expr& g : k.global) {
+      // A tuned shape (<local size="auto"/>): each global size rounded up to a whole number
+      // of work-groups of the shape chosen at start-up (the kernel guards its index).
+      const std::string d = std::to_string(global.size());
+      global.push_back(k.local_auto
+                           ? "static_cast<size_t>(stepgen::rt::round_up(" + expr_cpp(m, g) +
+                                 ", static_cast<stepgen::rt::Index>(local[" + d + "])))"
+                           : "static_cast<size_t>(" + expr_cpp(m, g) + ")");
+    }
     for (std::int64_t l : k.local) local.push_back(std::to_string(l));
+    kv.set("local_auto", flag(k.local_auto));
+    if (k.local_auto) {
+      std::vector<std::string> shapes;
+      for (const std::vector<std::int64_t>& c : k.local_candidates) {
+        std::vector<std::string> sizes;
+        for (std::size_t d = 0; d < 3; ++d)
+          sizes.push_back(d < c.size() ? std::to_string(c[d]) : "1");
+        shapes.push_back("{" + join(sizes, ", ") + "}");
+      }
+      kv.set("tune_init", "{" + std::to_string(m.dims) + ", {" + join(shapes, ", ") + "}, 0}");
+      tuned_kernels.push_back("{kernel::" + k.name + ", &local_shapes_" + k.name + "}");
+    }
     kv.set("work_dims", std::to_string(k.global.size()));
     kv.set("global", "{" + join(global, ", ") + "}");
     // One size per line (a trailing comma keeps clang-format from joining or re-wrapping them).
@@ -304,6 +325,8 @@ View common_view(const model::ProgramPlan& plan, const Provenance& provenance,
   }
   kernel_enum.push_back("kCount");
   v.set("kernels", kernels);
+  v.set("tuned", flag(!tuned_kernels.empty()));
+  v.set("tuned_kernels", "{" + join(tuned_kernels, ", ") + "}");
   v.set("kernel_enum", join(kernel_enum, ", "));
   v.set("kernel_files", join(std::vector<std::string>(files.begin(), files.end()), ", "));
 
@@ -327,8 +350,11 @@ View common_view(const model::ProgramPlan& plan, const Provenance& provenance,
       sv.set("kernel", k.name);
       sv.set("exchange_each_step", flag(a.exchange_after));
       sv.set("overlap", flag(a.overlap));
-      const std::string group =
-          std::to_string(k.local.empty() ? 1 : k.local[static_cast<std::size_t>(m.dims - 1)]);
+      // A tuned kernel starts with its first candidate's; the tuner sets the chosen one's.
+      const std::string group = std::to_string(
+          k.local_auto      ? k.local_candidates.front()[static_cast<std::size_t>(m.dims - 1)]
+          : k.local.empty() ? 1
+                            : k.local[static_cast<std::size_t>(m.dims - 1)]);
       sv.set("exchange_arrays", "{" + join(ids, ", ") + "}");
       // Its entry in the launch table kLaunches: what the launches after it read, every
       // dimension (the probe's margins: rt::probe_needs; out of core, the planes still read),

@@ -489,6 +489,12 @@ void Builder::build_launch_sizes(const spec::Kernel& k, Kernel& kernel) {
   }
 
   if (k.local.empty()) return;
+  if (k.local.size() == 1 && k.local.front().value == "auto") {
+    build_local_auto(k, kernel);
+    return;
+  }
+  if (k.local_candidates.present)
+    diags_.error(k.local_candidates.loc, "'candidates' goes with <local size=\"auto\"/>");
   if (grid_ok_ && k.local.size() != static_cast<std::size_t>(m_.dims)) {
     count_error(k.local, "local");
     return;

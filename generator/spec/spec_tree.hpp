@@ -65,7 +65,8 @@ struct Kernel {
   Text cuda_source;  ///< optional CUDA version of the kernel (.cu), relative to the spec file
   std::vector<KernelArg> args;
   std::vector<Text> global;  ///< expressions; empty = the first written array's extents
-  std::vector<Text> local;   ///< expressions; empty = backend default
+  std::vector<Text> local;   ///< expressions; empty = backend default; "auto": tuned at start-up
+  Text local_candidates;     ///< with local "auto": the shapes to try ("32 8; 16 16"), optional
   Loc loc;
 };
 

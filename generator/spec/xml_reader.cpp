@@ -525,7 +525,10 @@ void XmlReader::array(const Element& el) {
 
 // <global>/<local>: a 'size' list attribute, or STEPOCL's <g_size>/<l_size> children.
 void XmlReader::kernel_size(const Element& el, const char* item, std::vector<Text>& out) {
-  check_attributes(el, {"size"});
+  if (el.name == "local")
+    check_attributes(el, {"size", "candidates"});
+  else
+    check_attributes(el, {"size"});
   const Attr* size = find(el, "size");
   if (size) out = list(*size, true);
   bool items = false;
@@ -558,7 +561,10 @@ void XmlReader::kernel(const Element& el) {
     }
     once(child, el, seen);
     if (child.name == "global") kernel_size(child, "g_size", k.global);
-    if (child.name == "local") kernel_size(child, "l_size", k.local);
+    if (child.name == "local") {
+      kernel_size(child, "l_size", k.local);
+      k.local_candidates = optional_attr(child, "candidates");
+    }
     if (child.name == "name") paper_name = element_text(child);
   });
   const Attr* name = find(el, "name");

@@ -495,8 +495,9 @@ void YamlReader::array(const YAML::Node& node) {
 void YamlReader::kernel(const YAML::Node& node) {
   Kernel k;
   k.loc = loc(node);
-  Fields f = fields(node, "kernel",
-                    {"name", "source", "language", "cuda_source", "args", "global", "local"});
+  Fields f = fields(
+      node, "kernel",
+      {"name", "source", "language", "cuda_source", "args", "global", "local", "local_candidates"});
   k.name = required(f, "name", "kernel", k.loc);
   k.source = required(f, "source", "kernel", k.loc);
   k.language = scalar_of(f, "language", k.loc);
@@ -504,7 +505,14 @@ void YamlReader::kernel(const YAML::Node& node) {
   if (f.count("args"))
     for_each_map(f["args"], "array or scalar, ...", [&](const YAML::Node& n) { arg(n, k); });
   if (f.count("global")) k.global = scalar_list(f["global"], true);
-  if (f.count("local")) k.local = scalar_list(f["local"], true);
+  if (f.count("local")) {
+    // `local: auto` (a scalar): the program tunes the shape at start-up.
+    if (f["local"].value.IsScalar())
+      k.local = {text(f["local"].value)};
+    else
+      k.local = scalar_list(f["local"], true);
+  }
+  k.local_candidates = scalar_of(f, "local_candidates", k.loc);
   tree_.kernels.push_back(std::move(k));
 }
 

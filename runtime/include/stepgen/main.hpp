@@ -21,6 +21,7 @@
 #include "stepgen/partition.hpp"
 #include "stepgen/probe.hpp"
 #include "stepgen/program.hpp"
+#include "stepgen/tune.hpp"
 
 namespace stepgen::rt {
 
@@ -46,6 +47,10 @@ struct Program {
   /// The generated time step on one chunk, out of core.
   void (*time_step)(ChunkRun<B>& run, std::int64_t step) = nullptr;
   bool ooc_trapezoid = false;  ///< the kernels can compute only the planes still read
+  /// Kernels whose spec says <local size="auto"/> (tune.hpp), and the launch table whose
+  /// work-group sizes follow their choice (nullptr: none).
+  std::vector<TunedKernel> tuned;
+  std::vector<ProbeLaunch>* tuned_launches = nullptr;
 };
 
 /// `random(seed)` over the box `a.box` of the grid `grid`: the values the whole-grid fill gives
@@ -162,6 +167,12 @@ int run_program(int argc, char** argv, Program<B> p) {
   if (opt.probe) {
     probed = probe_kernels(problem, p.grid, devices.front(), p.kernels, p.kernel_count);
     probe_report(probed, problem.dims, opt.quiet, stdout);
+  }
+  // <local size="auto"/>: the work-group shapes timed on the first device, the fastest kept.
+  if (!p.tuned.empty()) {
+    const std::vector<TuneResult> tuned = tune_locals(problem, p.grid, devices.front(), p.kernels,
+                                                      p.tuned, p.tuned_launches, opt.tune);
+    if (!opt.quiet) tune_report(tuned, p.tuned, problem.dims, stdout);
   }
   PartitionRequest request = p.partition_request(static_cast<int>(devices.size()), opt.weights);
   if (!opt.strategy.empty()) request.strategy = parse_strategy(opt.strategy);

@@ -30,6 +30,7 @@
 #include "stepgen/partition.hpp"
 #include "stepgen/probe.hpp"
 #include "stepgen/program.hpp"
+#include "stepgen/tune.hpp"
 
 namespace stepgen::rt {
 
@@ -269,6 +270,17 @@ int run_mpi_program(mpi::Session& session, int argc, char** argv, Program<B> p,
           std::printf("probe: ghost widths raised to %s (the kernels' rims)\n",
                       probe_sides(problem.dims, request.ghost_lo, request.ghost_hi).c_str());
       }
+    } catch (const std::exception& e) {
+      throw mpi::UniformError(e.what());
+    }
+  }
+  // <local size="auto"/>: each rank times the shapes on its own device (the partition does not
+  // depend on the choice, and the results are the same bits whatever each rank chose).
+  if (!p.tuned.empty()) {
+    try {
+      const std::vector<TuneResult> tuned =
+          tune_locals(problem, p.grid, devices[0], p.kernels, p.tuned, p.tuned_launches, opt.tune);
+      if (!opt.quiet && session.rank() == 0) tune_report(tuned, p.tuned, problem.dims, stdout);
     } catch (const std::exception& e) {
       throw mpi::UniformError(e.what());
     }

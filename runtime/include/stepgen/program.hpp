@@ -75,6 +75,7 @@ struct Options {
   bool help = false;
   bool probe =
       true;  ///< --probe on|off: run each kernel once at start-up (runtime/stepgen/probe.hpp)
+  bool tune = true;  ///< --tune on|off: time <local size="auto"/> shapes (runtime/stepgen/tune.hpp)
 };
 
 inline void print_usage(const ProgramInfo& info, std::FILE* out) {
@@ -102,6 +103,9 @@ inline void print_usage(const ProgramInfo& info, std::FILE* out) {
       "  --quiet              print only errors and the verification verdict\n"
       "  --probe on|off       run each kernel once at start-up on a small box to check its\n"
       "                       halos and measure the rim it leaves unwritten (default: on)\n"
+      "  --tune on|off        time the candidate work-group shapes of kernels whose spec says\n"
+      "                       <local size=\"auto\"/> and keep the fastest (default: on; off:\n"
+      "                       the first candidate)\n"
       "  --help               this text\n\narrays:",
       info.name, info.name, info.spec, info.backend,
       info.default_device_count == 0 ? "all" : std::to_string(info.default_device_count).c_str(),
@@ -215,6 +219,10 @@ inline Options parse_options(int argc, char** argv, const ProgramInfo& info) {
       const std::string v = value();
       if (v != "on" && v != "off") throw UsageError("--probe expects on or off, got '" + v + "'");
       o.probe = v == "on";
+    } else if (flag == "--tune") {
+      const std::string v = value();
+      if (v != "on" && v != "off") throw UsageError("--tune expects on or off, got '" + v + "'");
+      o.tune = v == "on";
     } else if (flag == "--verify") {
       o.verify = true;
     } else if (flag == "--quiet") {

@@ -1,0 +1,175 @@
+// <local size="auto"/>: the candidate work-group shapes the program times at start-up
+// (runtime/stepgen/tune.hpp), and the kernels that may not say it.
+
+#include <cctype>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "model/validate.hpp"
+#include "model/validate_util.hpp"
+
+namespace stepgen::model::detail {
+namespace {
+
+/// The shapes tried when the spec lists none: 32 or more work-items along x (whole memory
+/// transactions), from flat to deep blocks, at most 1024 work-items (CUDA's limit).
+std::vector<std::vector<std::int64_t>> default_candidates(int dims) {
+  if (dims == 1) return {{256}, {64}, {128}, {512}, {1024}};
+  if (dims == 2)
+    return {{32, 8}, {32, 4}, {32, 16}, {64, 4}, {64, 8}, {128, 2}, {128, 4}, {256, 1}, {16, 16}};
+  return {{32, 4, 4}, {32, 8, 1}, {32, 8, 2}, {32, 1, 8}, {32, 1, 16}, {32, 2, 8},  {32, 4, 8},
+          {64, 2, 2}, {64, 4, 1}, {64, 1, 4}, {64, 2, 4}, {16, 16, 1}, {128, 1, 1}, {128, 2, 2}};
+}
+
+/// The source with comments blanked (newlines kept, so that line numbers stay).
+std::string without_comments(const std::string& s) {
+  std::string out = s;
+  for (std::size_t i = 0; i + 1 < out.size(); ++i) {
+    if (out[i] == '/' && out[i + 1] == '/') {
+      while (i < out.size() && out[i] != '\n') out[i++] = ' ';
+    } else if (out[i] == '/' && out[i + 1] == '*') {
+      std::size_t j = i;
+      for (; j + 1 < out.size() && !(out[j] == '*' && out[j + 1] == '/'); ++j)
+        if (out[j] != '\n') out[j] = ' ';
+      for (std::size_t e = std::min(j + 2, out.size()); j < e; ++j) out[j] = ' ';
+      i = j - 1;
+    } else if (out[i] == '"') {  // string literals: skipped as they are
+      for (++i; i < out.size() && out[i] != '"' && out[i] != '\n'; ++i)
+        if (out[i] == '\\') ++i;
+    }
+  }
+  return out;
+}
+
+bool ident_char(char c) {
+  return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_';
+}
+
+/// The first identifier of `source` that starts with one of `names` (whole identifiers, or
+/// prefixes ending in '_' such as "work_group_"), and its line; empty when there is none.
+std::pair<std::string, int> first_use(const std::string& source,
+                                      const std::vector<std::string>& names) {
+  int line = 1;
+  for (std::size_t i = 0; i < source.size(); ++i) {
+    if (source[i] == '\n') ++line;
+    if (!ident_char(source[i]) || (i > 0 && ident_char(source[i - 1]))) continue;
+    std::size_t e = i;
+    while (e < source.size() && ident_char(source[e])) ++e;
+    const std::string word = source.substr(i, e - i);
+    for (const std::string& n : names) {
+      const bool prefix = n.back() == '_';
+      if (prefix ? word.rfind(n, 0) == 0 : word == n) return {word, line};
+    }
+    i = e - 1;
+  }
+  return {"", 0};
+}
+
+}  // namespace
+
+void Builder::build_local_auto(const spec::Kernel& k, Kernel& kernel) {
+  const spec::Text& at = k.local.front();
+  kernel.local_auto = true;
+  // Only a kernel whose results cannot depend on the shape may be tuned: no local (shared)
+  // memory, barriers, work-group or warp queries. The kernel's whole file is read (helpers it
+  // calls live there); #included files are not.
+  struct Source {
+    std::string path;
+    std::vector<std::string> names;
+  };
+  std::vector<Source> sources;
+  const std::vector<std::string> opencl = {"__local",
+                                           "local",
+                                           "barrier",
+                                           "work_group_",
+                                           "sub_group_",
+                                           "get_local_id",
+                                           "get_local_size",
+                                           "get_group_id",
+                                           "get_num_groups",
+                                           "get_enqueued_local_size",
+                                           "get_local_linear_id"};
+  const std::vector<std::string> cuda = {
+      "__shared__", "__syncthreads", "__syncwarp", "__shfl_",  "__ballot_",
+      "__any_sync", "__all_sync",    "__match_",   "warpSize", "cooperative_groups"};
+  if (!kernel.source.empty())
+    sources.push_back({kernel.source, kernel.language == Language::kCuda ? cuda : opencl});
+  if (!kernel.cuda_source.empty()) sources.push_back({kernel.cuda_source, cuda});
+  for (const Source& src : sources) {
+    std::ifstream in(resolve(src.path), std::ios::binary);
+    if (!in) continue;  // a missing source is reported where the kernel's sources are checked
+    std::ostringstream text;
+    text << in.rdbuf();
+    const auto [word, line] = first_use(without_comments(text.str()), src.names);
+    if (!word.empty())
+      diags_.error(at.loc, "kernel " + quote(kernel.name) +
+                               " cannot have <local size=\"auto\"/>: " + src.path + ":" +
+                               std::to_string(line) + " uses '" + word +
+                               "', so its results may depend on the work-group shape; give "
+                               "a fixed <local size>");
+  }
+  if (!k.local_candidates.present) {
+    kernel.local_candidates = default_candidates(m_.dims);
+    return;
+  }
+  // "32 8; 16 16": shapes separated by ';', sizes by spaces or commas.
+  std::stringstream list(k.local_candidates.value);
+  std::string item;
+  while (std::getline(list, item, ';')) {
+    for (char& c : item)
+      if (c == ',') c = ' ';
+    item.erase(0, item.find_first_not_of(' '));
+    item.erase(item.find_last_not_of(' ') + 1);
+    std::istringstream sizes(item);
+    std::vector<std::int64_t> shape;
+    std::string size;
+    bool ok = true;
+    std::int64_t items = 1;
+    while (sizes >> size) {
+      std::int64_t v = 0;
+      std::size_t used = 0;
+      try {
+        v = std::stoll(size, &used);
+      } catch (const std::exception&) {
+        used = 0;
+      }
+      if (used != size.size() || v < 1 || v > 1024) {
+        diags_.error(k.local_candidates.loc, "candidate work-group size " + quote(size) +
+                                                 " of kernel " + quote(kernel.name) +
+                                                 " must be an integer from 1 to 1024");
+        ok = false;
+        break;
+      }
+      shape.push_back(v);
+      items *= v;
+    }
+    if (!ok) continue;
+    if (shape.empty()) {
+      diags_.error(k.local_candidates.loc, "an empty candidate shape in 'candidates' of kernel " +
+                                               quote(kernel.name) +
+                                               " (shapes are separated by ';')");
+      continue;
+    }
+    if (grid_ok_ && shape.size() != static_cast<std::size_t>(m_.dims)) {
+      diags_.error(k.local_candidates.loc,
+                   "candidate shape '" + item + "' of kernel " + quote(kernel.name) + " has " +
+                       std::to_string(shape.size()) + " sizes; the grid has " +
+                       std::to_string(m_.dims) + " dimensions");
+      continue;
+    }
+    if (items > 1024) {
+      diags_.error(k.local_candidates.loc,
+                   "candidate shape '" + item + "' of kernel " + quote(kernel.name) + " has " +
+                       std::to_string(items) + " work-items; at most 1024 (CUDA's limit)");
+      continue;
+    }
+    kernel.local_candidates.push_back(shape);
+  }
+  if (kernel.local_candidates.empty() && !diags_.has_errors())
+    diags_.error(k.local_candidates.loc,
+                 "'candidates' of kernel " + quote(kernel.name) + " lists no shape");
+}
+
+}  // namespace stepgen::model::detail

@@ -1,0 +1,219 @@
+#pragma once
+/// \file
+/// The work-group shape tuner: a kernel whose spec says `<local size="auto"/>` lists candidate
+/// shapes (work-group in OpenCL, block in CUDA); at start-up, after the kernel probe, the
+/// program times each candidate on the first device over a box of the grid with buffers of
+/// its own (the run's arrays are not touched), keeps the fastest for the whole run (in core,
+/// out of core, every device and rank) and reports the choice and the gain. A kernel may say
+/// `auto` only when its results do not depend on the shape (stepgen refuses kernels that use
+/// local memory, barriers or work-group queries: docs/spec.md), so the results are the same
+/// bits whatever is chosen. A candidate the device refuses (too many work-items, registers or
+/// local memory for that shape) is skipped and reported.
+
+#include <algorithm>
+#include <array>
+#include <chrono>
+#include <cstddef>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "stepgen/box.hpp"
+#include "stepgen/engine.hpp"
+#include "stepgen/probe.hpp"
+#include "stepgen/program.hpp"
+
+namespace stepgen::rt {
+
+/// The candidate shapes of one kernel and the one its launches use (the first until tuned).
+struct LocalShapes {
+  int dims = 1;
+  std::vector<std::array<std::size_t, 3>> candidates;
+  std::size_t chosen = 0;
+  /// The shape the launch function passes to the launch (dims entries).
+  const std::size_t* shape() const { return candidates[chosen].data(); }
+};
+
+/// A tuned kernel of the generated program: its id and its shapes.
+struct TunedKernel {
+  int kernel = 0;
+  LocalShapes* shapes = nullptr;
+};
+
+/// "32x1x16".
+inline std::string shape_text(const std::array<std::size_t, 3>& s, int dims) {
+  std::string t;
+  for (int d = 0; d < dims; ++d)
+    t += (d ? "x" : "") + std::to_string(s[static_cast<std::size_t>(d)]);
+  return t;
+}
+
+/// The box the tuner times kernels on: the grid's first planes along the slowest dimension, as
+/// many as keep it under `max_cells` cells (at least 8 planes or the grid's extent): the other
+/// dimensions whole, so that rows are as long as the run's.
+inline Box tune_box(const Box& grid, int dims, Index max_cells) {
+  const int s = dims - 1;
+  const auto a = static_cast<std::size_t>(s);
+  const Index plane = std::max<Index>(grid.volume() / std::max<Index>(grid.extent(s), 1), 1);
+  const Index planes =
+      std::clamp<Index>(max_cells / plane, std::min<Index>(8, grid.extent(s)), grid.extent(s));
+  Box b = grid;
+  b.hi[a] = b.lo[a] + planes;
+  return b;
+}
+
+/// What tuning found for one kernel, for the report.
+struct TuneResult {
+  std::string kernel;
+  std::vector<double> seconds;        ///< per candidate, one launch over the box; < 0: refused
+  std::vector<std::string> refusals;  ///< why, per refused candidate
+  std::size_t chosen = 0;
+};
+
+/// Times every candidate shape of every tuned kernel on device `d` (launches over `box` with
+/// buffers of their own, filled with 1s) and sets each kernel's chosen shape to the fastest;
+/// the launch table's work-group size along the slowest dimension (`launches`: slabs are cut
+/// at it) follows. `tune` false: the first candidate, untimed.
+template <class B>
+std::vector<TuneResult> tune_locals(const Problem<B>& problem, const Box& grid,
+                                    const typename B::Device& d, const KernelEntry<B>* entries,
+                                    const std::vector<TunedKernel>& tuned,
+                                    std::vector<ProbeLaunch>* launches, bool tune) {
+  std::vector<TuneResult> results;
+  if (tuned.empty()) return results;
+  const int dims = problem.dims;
+  const Box box = tune_box(grid, dims, Index{1} << 23);
+  if (tune) {
+    const typename B::Kernels k =
+        problem.build_kernels ? problem.build_kernels(d) : typename B::Kernels{};
+    std::vector<typename B::Buffer> buf;
+    for (int id = 0; id < problem.array_count; ++id) {
+      const ArrayInfo& a = problem.arrays[id];
+      HostArray ones(a.name, a.element_bytes, box);
+      unsigned char* p = ones.bytes.data();
+      for (std::size_t i = 0; i < ones.bytes.size(); i += a.element_bytes) {
+        if (a.floating && a.element_bytes == 4) {
+          const float one = 1.0f;
+          std::memcpy(p + i, &one, 4);
+        } else if (a.floating && a.element_bytes == 8) {
+          const double one = 1.0;
+          std::memcpy(p + i, &one, 8);
+        } else {
+          std::memset(p + i, 0, a.element_bytes);
+          p[i] = 1;
+        }
+      }
+      buf.push_back(B::create_buffer(d, box, a.element_bytes, a.name));
+      B::write_box(d, buf.back(), box, ones, box);
+    }
+    B::finish(d);
+    Part part;
+    part.owned = part.ghost = box;
+    for (const TunedKernel& t : tuned) {
+      const KernelEntry<B>& entry = entries[t.kernel];
+      LocalShapes& s = *t.shapes;
+      TuneResult r;
+      r.kernel = entry.probe.name;
+      for (std::size_t c = 0; c < s.candidates.size(); ++c) {
+        s.chosen = c;
+        auto launch = [&] { entry.launch(B::whole(d, k, buf, part, 0)); };
+        try {
+          launch();  // warm-up; a shape the device refuses throws here
+          B::finish(d);
+        } catch (const RunError& e) {
+          r.seconds.push_back(-1);
+          r.refusals.push_back(shape_text(s.candidates[c], dims) + ": " + e.what());
+          continue;
+        }
+        // Batches of launches long enough to time (at least 20 ms or 10 launches); the
+        // fastest of two batches.
+        double best = 0;
+        for (int batch = 0; batch < 2; ++batch) {
+          using Clock = Stopwatch::Clock;
+          const Clock::time_point t0 = Clock::now();
+          auto elapsed = [&] { return std::chrono::duration<double>(Clock::now() - t0).count(); };
+          int n = 0;
+          do {
+            launch();
+            ++n;
+            if (n % 3 == 0) B::finish(d);
+          } while (n < 3 || (n < 10 && elapsed() < 0.02));
+          B::finish(d);
+          const double per = elapsed() / n;
+          best = batch == 0 ? per : std::min(best, per);
+        }
+        r.seconds.push_back(best);
+      }
+      std::size_t fastest = s.candidates.size();
+      for (std::size_t c = 0; c < r.seconds.size(); ++c)
+        if (r.seconds[c] >= 0 &&
+            (fastest == s.candidates.size() || r.seconds[c] < r.seconds[fastest]))
+          fastest = c;
+      if (fastest == s.candidates.size())
+        throw RunError("local size of kernel '" + r.kernel +
+                       "': the device refused every candidate shape (" + r.refusals.front() + ")");
+      s.chosen = r.chosen = fastest;
+      results.push_back(std::move(r));
+    }
+  } else {
+    for (const TunedKernel& t : tuned) {
+      t.shapes->chosen = 0;
+      TuneResult r;
+      r.kernel = entries[t.kernel].probe.name;
+      results.push_back(std::move(r));
+    }
+  }
+  if (launches)
+    for (ProbeLaunch& l : *launches)
+      for (const TunedKernel& t : tuned)
+        if (l.kernel == t.kernel)
+          l.group = t.shapes->candidates[t.shapes->chosen][static_cast<std::size_t>(dims - 1)];
+  return results;
+}
+
+/// The report's lines: per tuned kernel, the shape chosen and its time, the first candidate's
+/// and the slowest's with the gain over them, the shapes tried and refused.
+inline void tune_report(const std::vector<TuneResult>& results,
+                        const std::vector<TunedKernel>& tuned, int dims, std::FILE* out) {
+  for (std::size_t i = 0; i < results.size() && i < tuned.size(); ++i) {
+    const TuneResult& r = results[i];
+    const LocalShapes& s = *tuned[i].shapes;
+    if (r.seconds.empty()) {
+      std::fprintf(out, "local size: kernel '%s': %s (the first candidate; --tune off)\n",
+                   r.kernel.c_str(), shape_text(s.candidates[s.chosen], dims).c_str());
+      continue;
+    }
+    std::size_t slowest = r.chosen;
+    for (std::size_t c = 0; c < r.seconds.size(); ++c)
+      if (r.seconds[c] > r.seconds[slowest]) slowest = c;
+    const double best = r.seconds[r.chosen];
+    char buf[160];
+    std::snprintf(buf, sizeof buf, " (%.3f ms per launch on the tuning box)", best * 1e3);
+    std::string line = "local size: kernel '" + r.kernel +
+                       "' tuned: " + shape_text(s.candidates[r.chosen], dims) + buf;
+    if (r.seconds[0] > 0 && r.chosen != 0) {
+      std::snprintf(buf, sizeof buf, "; %.2fx faster than the first candidate %s",
+                    r.seconds[0] / best, shape_text(s.candidates[0], dims).c_str());
+      line += buf;
+    }
+    if (slowest != r.chosen && slowest != 0) {
+      std::snprintf(buf, sizeof buf, ", %.2fx faster than the slowest %s",
+                    r.seconds[slowest] / best, shape_text(s.candidates[slowest], dims).c_str());
+      line += buf;
+    }
+    std::fprintf(out, "%s\n", line.c_str());
+    std::string tried = "  tried:";
+    for (std::size_t c = 0; c < r.seconds.size(); ++c) {
+      if (r.seconds[c] < 0) continue;
+      std::snprintf(buf, sizeof buf, " %s %.3f ms", shape_text(s.candidates[c], dims).c_str(),
+                    r.seconds[c] * 1e3);
+      tried += buf;
+    }
+    std::fprintf(out, "%s\n", tried.c_str());
+    for (const std::string& why : r.refusals)
+      std::fprintf(out, "  refused by the device: %s\n", why.c_str());
+  }
+}
+
+}  // namespace stepgen::rt

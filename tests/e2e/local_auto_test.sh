@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# <local size="auto"/> (tests/tune/heat3d_auto.*): the program times the candidate work-group
+# shapes at start-up and keeps the fastest; whatever it picks, the results equal the serial
+# reference of examples/heat3d bit for bit: XML (default candidates) and YAML (a list of its
+# own), on 1 and 3 PoCL devices, out of core, with --tune off; the report names the choice.
+# Usage: local_auto_test.sh STEPGEN SOURCE_DIR WORK_DIR REFERENCE_BIN
+set -euo pipefail
+stepgen=$1 src=$2 work=$3/local-auto reference=$4
+rm -rf "$work"
+mkdir -p "$work/ref"
+"$reference" --out "$work/ref" >/dev/null
+python3 - "$work/ref/U.raw" <<'PY'
+import sys
+data = open(sys.argv[1], 'rb').read()
+sys.exit(0 if data.strip(b'\0') else "FAIL: the reference is all zeros")
+PY
+fail=0
+check() {  # check NAME LOG: U and V equal the reference
+  local name=$1 log=$2 a
+  for a in U V; do
+    if ! cmp -s "$work/ref/$a.raw" "$work/$name-$a.raw"; then
+      echo "FAIL: $name: $a differs from the serial reference"; fail=1
+    fi
+  done
+}
+for format in xml yaml; do
+  out="$work/gen-$format"
+  "$stepgen" generate "$src/tests/tune/heat3d_auto.$format" --target opencl -o "$out" >/dev/null
+  cmake -S "$out" -B "$out/build" -DCMAKE_BUILD_TYPE=Release >/dev/null
+  cmake --build "$out/build" -j 2 >/dev/null
+  prog=$out/build/heat3d_auto
+  run() {  # run NAME DEVICES [ARGS...]
+    local name=$format-$1 n=$2
+    shift 2
+    POCL_DEVICES=$(printf 'pthread %.0s' $(seq "$n")) "$prog" --device-type cpu --devices "$n" \
+      --save "U=$work/$name-U.raw" --save "V=$work/$name-V.raw" "$@" >"$work/$name.log" 2>&1 ||
+      { echo "FAIL: $name did not run:"; tail -5 "$work/$name.log"; fail=1; return; }
+    check "$name" "$work/$name.log"
+  }
+  run one 1
+  run three 3
+  run ooc 1 --out-of-core on --ooc-chunks 3 --steps-per-pass 2
+  run untuned 2 --tune off
+  grep -q "^local size: kernel 'heat' tuned: " "$work/$format-one.log" ||
+    { echo "FAIL: $format: no tuning line in the report"; fail=1; }
+  grep -q "^local size: kernel 'heat': .* (the first candidate; --tune off)" "$work/$format-untuned.log" ||
+    { echo "FAIL: $format: --tune off not reported"; fail=1; }
+done
+# The YAML spec's own list: only its three shapes are tried.
+tried=$(grep -m1 '^  tried:' "$work/yaml-one.log")
+for shape in 8x4x2 32x1x4 16x8x1; do
+  case $tried in *" $shape "*) ;; *) echo "FAIL: yaml: $shape not tried ($tried)"; fail=1 ;; esac
+done
+[ "$(grep -o ' ms' <<<"$tried" | wc -l)" -eq 3 ] || { echo "FAIL: yaml: not 3 shapes tried: $tried"; fail=1; }
+[ "$fail" -eq 0 ] && echo "ok: tuned heat3d equals the serial reference (xml, yaml; 1, 3 devices, out of core, --tune off)"
+exit "$fail"
