@@ -62,6 +62,20 @@ for be in cuda opencl; do
     run $be "${n}_auto" "$n-auto"
   done
 done
+# Check: a tuned program's results are the fixed one's (acoustic, 20 steps, p2 saved).
+tuned_same=()
+for be in cuda opencl; do
+  for v in acoustic_512 acoustic_512_auto; do
+    bin=$work/sim/build-$v/$v; [ $be = opencl ] && bin=$s/opencl/bin/$v
+    "$bin" --device-type gpu --steps 20 --save "p2=$work/sim/$v.raw" >"$out/same-$be-$v.log" 2>&1
+  done
+  if [ -s "$work/sim/acoustic_512.raw" ] && cmp -s "$work/sim/acoustic_512.raw" "$work/sim/acoustic_512_auto.raw"; then
+    tuned_same+=("$be: acoustic 512^3 tuned = fixed shape, bit for bit (20 steps, p2)")
+  else
+    tuned_same+=("$be: acoustic 512^3 tuned and fixed DIFFER or failed (same-$be-*.log)")
+  fi
+  rm -f "$work/sim/acoustic_512.raw" "$work/sim/acoustic_512_auto.raw"
+done
 # Checks: the same l2 bits everywhere; periodic in core = out of core.
 l2s=()
 for be in cuda opencl; do
@@ -103,3 +117,4 @@ done
 echo "== l2 of B - A (first values printed), CUDA and OpenCL, in core and out of core"
 printf '%s\n' "${l2s[@]}"
 printf '%s\n' "${per[@]}"
+printf '%s\n' "${tuned_same[@]}"

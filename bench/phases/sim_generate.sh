@@ -17,8 +17,13 @@ specs=("$root/bench/specs/jacobi2d_16384.xml" "$root/bench/specs/acoustic_512.xm
   "$root"/bench/specs/sim/*.xml)
 for spec in "${specs[@]}"; do
   name=$(basename "$spec" .xml)
-  "$build/stepgen" generate "$spec" --target cuda -o "$s/cuda-$name" >/dev/null
-  "$build/stepgen" generate "$spec" --target opencl -o "$tmp/$name" >/dev/null
+  # A spec this stepgen cannot generate (a feature not yet there) is skipped: `sim` says "not built".
+  if ! "$build/stepgen" generate "$spec" --target cuda -o "$s/cuda-$name" >/dev/null 2>"$tmp/err" ||
+    ! "$build/stepgen" generate "$spec" --target opencl -o "$tmp/$name" >/dev/null 2>"$tmp/err"; then
+    rm -rf "$s/cuda-$name"
+    echo "skipped $name: $(head -1 "$tmp/err")"
+    continue
+  fi
   cmake -S "$tmp/$name" -B "$tmp/$name/build" -DCMAKE_BUILD_TYPE=Release >/dev/null
   cmake --build "$tmp/$name/build" -j 2 >/dev/null
   cp "$tmp/$name/build/$name" "$s/opencl/bin/"
