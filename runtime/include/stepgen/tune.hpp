@@ -88,9 +88,12 @@ std::vector<TuneResult> tune_locals(const Problem<B>& problem, const Box& grid,
     const typename B::Kernels k =
         problem.build_kernels ? problem.build_kernels(d) : typename B::Kernels{};
     std::vector<typename B::Buffer> buf;
+    // The host values live until the copies are done (B::write_box does not wait).
+    std::vector<HostArray> host;
+    host.reserve(static_cast<std::size_t>(problem.array_count));
     for (int id = 0; id < problem.array_count; ++id) {
       const ArrayInfo& a = problem.arrays[id];
-      HostArray ones(a.name, a.element_bytes, box);
+      HostArray& ones = host.emplace_back(a.name, a.element_bytes, box);
       unsigned char* p = ones.bytes.data();
       for (std::size_t i = 0; i < ones.bytes.size(); i += a.element_bytes) {
         if (a.floating && a.element_bytes == 4) {
