@@ -55,6 +55,18 @@ class Builder {
   void build_inits();
   Init parse_init(int index);
 
+  // --- validate_tables.cpp ---
+  void build_tables();
+  /// A table argument <arg table="T"/> of `kernel`.
+  KernelArg build_table_arg(const spec::KernelArg& a, const std::string& which,
+                            const Kernel& kernel);
+  /// When `name` is a table: " ('T' is a table: tables are read whole by kernels, through
+  /// <arg table="T"/>, and cannot be NOUN)" for messages about grid arrays; "" otherwise.
+  std::string table_hint(const std::string& name, const std::string& cannot) const;
+  std::vector<std::string> table_names_;  ///< index = Model::tables index
+  /// Table sizes for expressions (extent(T, d) & co. are constants).
+  std::map<std::string, std::vector<std::int64_t>> table_sizes_;
+
   // --- validate_kernels.cpp ---
   void build_shadow();
   void build_kernels();
