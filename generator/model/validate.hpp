@@ -60,8 +60,10 @@ class Builder {
   /// A table argument <arg table="T"/> of `kernel`.
   KernelArg build_table_arg(const spec::KernelArg& a, const std::string& which,
                             const Kernel& kernel);
-  /// When `name` is a table: " ('T' is a table: tables are read whole by kernels, through
-  /// <arg table="T"/>, and cannot be NOUN)" for messages about grid arrays; "" otherwise.
+  /// When `name` is a table: the message for a table used where a grid array must be ("'T' is
+  /// a table, not an array: a table cannot be CANNOT (kernels read it whole, ...)"); "" when
+  /// it is not a table. For every place that names grid arrays (arguments, swap/rotate,
+  /// boundaries, reductions).
   std::string table_hint(const std::string& name, const std::string& cannot) const;
   std::vector<std::string> table_names_;  ///< index = Model::tables index
   /// Table sizes for expressions (extent(T, d) & co. are constants).

@@ -304,11 +304,12 @@ KernelArg Builder::build_arg(const spec::KernelArg& a, std::size_t position, Ker
 
   if (require(a.array, which + " names no array")) {
     arg.array = m_.find_array(a.array.value);
+    std::string table = table_hint(a.array.value, "an array argument");
     if (arg.array < 0)
-      diags_.error(a.array.loc, "array " + quote(a.array.value) + " is not declared" +
-                                    (table_hint(a.array.value, "a grid array").empty()
-                                         ? did_you_mean(a.array.value, array_names_)
-                                         : table_hint(a.array.value, "a grid array")));
+      diags_.error(a.array.loc, !table.empty()
+                                    ? table
+                                    : "array " + quote(a.array.value) + " is not declared" +
+                                          did_you_mean(a.array.value, array_names_));
   }
   bool access_ok = false;
   std::string name = a.array.present ? quote(a.array.value) : which;

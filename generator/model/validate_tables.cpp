@@ -37,8 +37,8 @@ std::string trimmed(const std::string& s, std::size_t& b, std::size_t& e) {
 
 std::string Builder::table_hint(const std::string& name, const std::string& cannot) const {
   if (std::find(table_names_.begin(), table_names_.end(), name) == table_names_.end()) return "";
-  return " (" + quote(name) + " is a table: kernels read it whole, through <arg table=\"" + name +
-         "\"/>, and it cannot be " + cannot + ")";
+  return quote(name) + " is a table, not an array: a table cannot be " + cannot +
+         " (kernels read it whole, through <arg table=\"" + name + "\"/>)";
 }
 
 void Builder::build_tables() {
