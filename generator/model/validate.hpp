@@ -23,7 +23,8 @@ class Builder {
 
  private:
   // --- names and values (model.cpp) ---
-  /// Checks `name` and enters it into the one namespace of constants, arrays and kernels.
+  /// Checks `name` and enters it into the one namespace of constants, arrays, tables and
+  /// kernels.
   /// Returns false for a duplicate of the same kind (the caller then drops the definition).
   bool declare(const spec::Text& name, const std::string& kind);
   std::optional<Expr> parse(const spec::Text& text, bool allow_runtime, const std::string& what);

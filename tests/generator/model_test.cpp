@@ -309,7 +309,7 @@ TEST_CASE("names: identifiers, keywords, duplicates, one namespace") {
   tree.arrays.push_back(array("N", "float", {"16", "16"}));
   CHECK(only(build(tree)) ==
         at(tree.arrays[2].name) + ": error: array 'N' has the same name as constant 'N' (line " +
-            at(tree.constants[0].name) + "); constants, arrays and kernels share one namespace");
+            at(tree.constants[0].name) + "); constants, arrays, tables and kernels share one namespace");
   tree = base();
   tree.arrays[1].name = t("float");
   tree.arrays[1].init = t("zero");
