@@ -125,4 +125,11 @@ if [ "$example" = tables ] && [ "$format" = xml ]; then
     --out-of-core on --device-memory 500
   table_error 2 "no array named 'coef'" "$PWD" --save "coef=$work/coef.raw"
   table_error 1 "cannot open 'coef.raw' to load array coef" "$work" --quiet
+  # `stepgen plan` counts them as the program does: 2 x 256x97 floats + 548 bytes of tables per
+  # part, and the budget left to the arrays.
+  "$stepgen" plan "$spec" --devices 2 | grep -q " 199204 " ||
+    { "$stepgen" plan "$spec" --devices 2; echo "FAIL: stepgen plan leaves the tables out of the buffer bytes"; exit 1; }
+  "$stepgen" plan "$spec" --device-memory 200KiB | grep -q "device memory 204252 bytes" ||
+    { echo "FAIL: stepgen plan does not leave the tables out of the budget"; exit 1; }
+  echo "ok: stepgen plan counts the tables in every device's memory"
 fi
