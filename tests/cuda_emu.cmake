@@ -42,8 +42,10 @@ function(emulated_cuda_test name spec reference groups)
   add_test(NAME "cuda-emu: ${name}"
            COMMAND ${cuda_emu_test} $<TARGET_FILE:stepgen> ${spec} ${cuda_emu_work}
                    $<TARGET_FILE:${reference}> ${groups})
+  # In the spec's folder, where its file() initial values are (tests/e2e.cmake).
+  get_filename_component(spec_dir ${spec} DIRECTORY)
   set_tests_properties("cuda-emu: ${name}" PROPERTIES TIMEOUT 600 LABELS cuda-emu
-                       ENVIRONMENT "CXX=${CMAKE_CXX_COMPILER}")
+                       ENVIRONMENT "CXX=${CMAKE_CXX_COMPILER}" WORKING_DIRECTORY ${spec_dir})
 endfunction()
 
 # Every example: in core on 1-4 devices (overlap on and off, peer and host-staged copies,

@@ -13,8 +13,10 @@ if(OpenCL_FOUND AND EXISTS ${PROJECT_SOURCE_DIR}/examples/CMakeLists.txt)
                COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/e2e/example_test.sh $<TARGET_FILE:stepgen>
                        ${PROJECT_SOURCE_DIR} ${example} ${format} ${CMAKE_CURRENT_BINARY_DIR}/e2e
                        $<TARGET_FILE:reference_${example}>)
+      # In the example's folder: file() initial values (examples/tables' coef.raw) are found
+      # there whether they are read relative to the working directory or to the spec.
       set_tests_properties("e2e: opencl ${example} ${format}" PROPERTIES TIMEOUT 600 LABELS e2e
-                           ENVIRONMENT "POCL_MAX_PTHREAD_COUNT=2")
+                           ENVIRONMENT "POCL_MAX_PTHREAD_COUNT=2" WORKING_DIRECTORY ${dir})
     endforeach()
   endforeach()
 endif()

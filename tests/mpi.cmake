@@ -29,7 +29,9 @@ if(OpenCL_FOUND AND MPI_CXX_FOUND AND STEPGEN_MPIRUN AND EXISTS ${PROJECT_SOURCE
     add_test(NAME "mpi: opencl ${example}"
              COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/mpi/mpi_test.sh $<TARGET_FILE:stepgen> ${PROJECT_SOURCE_DIR}
                      ${example} ${CMAKE_CURRENT_BINARY_DIR}/mpi $<TARGET_FILE:reference_${example}>)
-    set_tests_properties("mpi: opencl ${example}" PROPERTIES TIMEOUT 600 LABELS mpi)
+    # In the example's folder, where its file() initial values are (tests/e2e.cmake).
+    set_tests_properties("mpi: opencl ${example}" PROPERTIES TIMEOUT 600 LABELS mpi
+                         WORKING_DIRECTORY ${dir})
   endforeach()
   add_test(NAME "mpi: opencl file and value inits"
            COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/mpi/mpi_inits_test.sh $<TARGET_FILE:stepgen> ${PROJECT_SOURCE_DIR}

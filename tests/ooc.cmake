@@ -12,7 +12,8 @@ if(OpenCL_FOUND AND EXISTS ${PROJECT_SOURCE_DIR}/examples/CMakeLists.txt)
              COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/ooc/ooc_test.sh $<TARGET_FILE:stepgen>
                      ${PROJECT_SOURCE_DIR} ${example} ${CMAKE_CURRENT_BINARY_DIR}/ooc
                      $<TARGET_FILE:reference_${example}>)
+    # In the example's folder, where its file() initial values are (tests/e2e.cmake).
     set_tests_properties("ooc: opencl ${example}" PROPERTIES TIMEOUT 600 LABELS ooc
-                         ENVIRONMENT "POCL_MAX_PTHREAD_COUNT=2")
+                         ENVIRONMENT "POCL_MAX_PTHREAD_COUNT=2" WORKING_DIRECTORY ${dir})
   endforeach()
 endif()

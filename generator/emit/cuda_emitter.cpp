@@ -83,6 +83,11 @@ void mark_last_args(View& v) {
   v.set("kernels", marked);
 }
 
+// The launch's GPU's copy of table `name`, typed as its elements.
+std::string cuda_table_arg(const std::string& name, const std::string& cpp_type) {
+  return "cuda::table_ptr<" + cpp_type + ">(at.d, table::" + name + ")";
+}
+
 class CudaEmitter : public Emitter {
  public:
   const char* name() const override { return "cuda"; }
@@ -92,7 +97,8 @@ class CudaEmitter : public Emitter {
   void emit(const EmitInput& in, OutputSet& out) const override {
     const model::Model& m = *in.plan.model;
     for (const model::Kernel& k : m.kernels) cuda_file(k);  // every kernel has one, or stop here
-    View v = common_view(in.plan, in.provenance, BackendNames{cuda_scalar_type, cuda_buffer_arg});
+    View v = common_view(in.plan, in.provenance,
+                         BackendNames{cuda_scalar_type, cuda_buffer_arg, cuda_table_arg});
     mark_last_args(v);
     std::vector<std::string> kernels = add_cuda_sources(m, out);
     std::string names;
@@ -122,6 +128,7 @@ class CudaEmitter : public Emitter {
                         out);
     if (in.plan.mpi)
       add_runtime_headers({"engine_mpi_cuda.hpp", "mpi.hpp", "mpi_cuda.hpp", "mpi_main.hpp"}, out);
+    if (!m.tables.empty()) add_runtime_headers({"tables.hpp", "tables_cuda.hpp"}, out);
   }
 };
 

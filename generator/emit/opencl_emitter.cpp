@@ -19,6 +19,12 @@ std::string cl_buffer_arg(const std::string& name) {
   return "at.buf[array::" + name + "]";
 }
 
+// The buffer of table `name` on the launch's device (the device's Kernels hold it).
+std::string cl_table_arg(const std::string& name, const std::string& cpp_type) {
+  (void)cpp_type;
+  return "at.k.tables[table::" + name + "]";
+}
+
 class OpenClEmitter : public Emitter {
  public:
   const char* name() const override { return "opencl"; }
@@ -28,7 +34,8 @@ class OpenClEmitter : public Emitter {
 
   void emit(const EmitInput& in, OutputSet& out) const override {
     const model::Model& m = *in.plan.model;
-    View v = common_view(in.plan, in.provenance, BackendNames{cl_scalar_type, cl_buffer_arg});
+    View v = common_view(in.plan, in.provenance,
+                         BackendNames{cl_scalar_type, cl_buffer_arg, cl_table_arg});
     std::vector<std::string> kernels = add_kernel_sources(m, out);
     std::string paths;
     for (const std::string& k : kernels) paths += (paths.empty() ? "" : " ") + k;
@@ -49,6 +56,7 @@ class OpenClEmitter : public Emitter {
                          "partition.hpp", "probe.hpp", "program.hpp", "tune.hpp"},
                         out);
     if (in.plan.mpi) add_runtime_headers({"engine_mpi_opencl.hpp", "mpi.hpp", "mpi_main.hpp"}, out);
+    if (!m.tables.empty()) add_runtime_headers({"tables.hpp", "tables_opencl.hpp"}, out);
   }
 };
 

@@ -135,6 +135,53 @@ std::vector<std::size_t> init_order(const Model& m) {
   return order;
 }
 
+// Initialisation statement for one table, in the generated host_tables() (`t`: the tables).
+std::string table_init_cpp(const Model& m, const model::Table& tb) {
+  const std::string cpp = model::type_info(tb.type).cpp_name;
+  const std::string target = "t[table::" + tb.name + "]";
+  switch (tb.init.kind) {
+    case model::Init::Kind::kZero:
+    case model::Init::Kind::kNone:
+      return "// " + tb.name + ": zero (host tables start zeroed)";
+    case model::Init::Kind::kRandom:
+      return "rt::fill_random<" + cpp + ">(" + target + ", " + target + ".box, " +
+             std::to_string(tb.init.seed) + "u);";
+    case model::Init::Kind::kValue:
+      return "std::fill_n(" + target + ".as<" + cpp + ">(), " + target +
+             ".box.volume(), static_cast<" + cpp + ">(" + tb.init.value + "));";
+    case model::Init::Kind::kCopy:
+      return target +
+             ".bytes = t[table::" + m.tables[static_cast<std::size_t>(tb.init.source)].name +
+             "].bytes;";
+    case model::Init::Kind::kFile:
+      return "rt::load_raw(" + target + ", \"" + tb.init.path +
+             "\");  // relative to the working directory";
+  }
+  return {};
+}
+
+// The spec's tables (<table>): has_tables, table_enum, tables (name, cpp_type, dims, size,
+// init), table_bytes (runtime/stepgen/tables.hpp).
+void table_view(const Model& m, View& v) {
+  v.set("has_tables", flag(!m.tables.empty()));
+  std::vector<std::string> enum_items;
+  View tables{View::type::list};
+  for (const model::Table& tb : m.tables) {
+    enum_items.push_back(tb.name);
+    View item;
+    item.set("name", tb.name);
+    item.set("cpp_type", model::type_info(tb.type).cpp_name);
+    item.set("dims", std::to_string(tb.dims));
+    item.set("size", vec3(tb.size));
+    item.set("init", table_init_cpp(m, tb));
+    tables.push_back(item);
+  }
+  enum_items.push_back("kCount");
+  v.set("table_enum", join(enum_items, ", "));
+  v.set("tables", tables);
+  v.set("table_bytes", std::to_string(m.table_bytes()));
+}
+
 }  // namespace
 
 View common_view(const model::ProgramPlan& plan, const Provenance& provenance,
@@ -207,6 +254,8 @@ View common_view(const model::ProgramPlan& plan, const Provenance& provenance,
   v.set("init_count", flag(init_count));  // `count` is declared only where a fill uses it
   v.set("init_mpi", flag(init_mpi));      // `mpi::` only where a file is read by MPI-IO
 
+  table_view(m, v);
+
   // The partition request's problem side, as `stepgen plan` uses it.
   v.set("granule", vec3(plan.granule));
   v.set("grid_halo", halo_cpp(plan.grid_halo));
@@ -263,6 +312,11 @@ View common_view(const model::ProgramPlan& plan, const Provenance& provenance,
         const std::string& name = m.arrays[static_cast<std::size_t>(a.array)].name;
         av.set("value", names.buffer_arg(name));
         av.set("what", name);
+      } else if (a.kind == model::KernelArg::Kind::kTable) {
+        const model::Table& t = m.tables[static_cast<std::size_t>(a.table)];
+        if (!names.table_arg) throw EmitError("internal error: this target has no tables");
+        av.set("value", names.table_arg(t.name, model::type_info(t.type).cpp_name));
+        av.set("what", "table " + t.name);
       } else {
         av.set("value", "static_cast<" + names.scalar_type(a.scalar_type) + ">(" +
                             expr_cpp(m, a.value) + ")");

@@ -24,6 +24,8 @@ struct BackendNames {
   std::string (*scalar_type)(model::ScalarType);
   /// The expression that passes array `name`'s buffer of the current part to a kernel.
   std::string (*buffer_arg)(const std::string& name);
+  /// The expression that passes table `name` (of element type `cpp_type`) to a kernel.
+  std::string (*table_arg)(const std::string& name, const std::string& cpp_type) = nullptr;
 };
 
 /// Builds the shared keys from the program plan (and the Model it points to), reading every

@@ -453,6 +453,10 @@ class Parser {
   }
 
   Expr array_dim(const Token& fn, Expr e, const std::vector<Arg>& args) {
+    if (args[0].bare_name && scope_.tables) {
+      auto table = scope_.tables->find(args[0].first->text);
+      if (table != scope_.tables->end()) return table_dim(fn, e, args, table->second);
+    }
     e.kind = Expr::Kind::kArrayDim;
     if (!scope_.allow_runtime) {
       not_constant(fn);
@@ -496,6 +500,29 @@ class Parser {
       return e;
     }
     e.dim = static_cast<int>(v->i);
+    return e;
+  }
+
+  // extent / global_extent / offset of a table: its size in `dim`, or 0, as a constant.
+  Expr table_dim(const Token& fn, Expr e, const std::vector<Arg>& args,
+                 const std::vector<std::int64_t>& size) {
+    e.kind = Expr::Kind::kInt;
+    const Token& dim_tok = *args[1].first;
+    std::string error;
+    std::optional<Value> v;
+    if (!args[1].expr.is_runtime())
+      v = eval(args[1].expr, scope_.constants ? *scope_.constants : std::map<std::string, Value>{},
+               nullptr, &error);
+    const int dims = static_cast<int>(size.size());
+    if (!v || v->is_float || v->i < 0 || v->i >= dims) {
+      name_error(dim_tok, "the dimension of " + quote(fn.text) + " must be a constant integer " +
+                              "from 0 to " + std::to_string(dims - 1) + ": table " +
+                              quote(args[0].first->text) + " has " + std::to_string(dims) +
+                              (dims == 1 ? " dimension" : " dimensions"));
+      return e;
+    }
+    e.int_value = fn.text == "offset" ? 0 : size[static_cast<std::size_t>(v->i)];
+    e.text = std::to_string(e.int_value);
     return e;
   }
 

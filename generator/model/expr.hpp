@@ -59,6 +59,9 @@ struct ExprScope {
   /// Dimension count of each array in `arrays` (same order), to check extent(X, d)'s d; null
   /// or shorter than `arrays` = not checked.
   const std::vector<int>* array_dims = nullptr;
+  /// Tables by name with their sizes, fastest first: extent(T, d) and global_extent(T, d) of a
+  /// table are its size and offset(T, d) is 0, constants (folded into integer literals).
+  const std::map<std::string, std::vector<std::int64_t>>* tables = nullptr;
   /// What the expression is, for the message when a run-time term is not allowed:
   /// "'step' is not constant; <what> must be a constant expression".
   std::string what = "this value";

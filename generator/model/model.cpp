@@ -51,6 +51,18 @@ int Model::find_array(const std::string& n) const {
   return -1;
 }
 
+int Model::find_table(const std::string& n) const {
+  for (std::size_t i = 0; i < tables.size(); ++i)
+    if (tables[i].name == n) return static_cast<int>(i);
+  return -1;
+}
+
+std::int64_t Model::table_bytes() const {
+  std::int64_t bytes = 0;
+  for (const Table& t : tables) bytes += t.elements() * type_info(t.type).bytes;
+  return bytes;
+}
+
 int Model::find_kernel(const std::string& n) const {
   for (std::size_t i = 0; i < kernels.size(); ++i)
     if (kernels[i].name == n) return static_cast<int>(i);
@@ -115,6 +127,7 @@ std::optional<Model> Builder::run() {
   build_constants();
   build_arrays();
   build_inits();
+  build_tables();
   build_shadow();
   build_kernels();
   build_loop();
@@ -151,7 +164,7 @@ bool Builder::declare(const spec::Text& name, const std::string& kind) {
   }
   diags_.error(name.loc, kind + " " + quote(n) + " has the same name as " + it->second.kind + " " +
                              quote(n) + " (line " + std::to_string(it->second.line) +
-                             "); constants, arrays and kernels share one namespace");
+                             "); constants, arrays, tables and kernels share one namespace");
   return true;
 }
 
@@ -161,6 +174,7 @@ std::optional<Expr> Builder::parse(const spec::Text& text, bool allow_runtime,
   scope.constants = &m_.constant_values;
   scope.arrays = &array_names_;
   scope.array_dims = &array_dims_;
+  scope.tables = &table_sizes_;
   scope.allow_runtime = allow_runtime;
   scope.what = what;
   return parse_expr(text, scope, diags_);

@@ -85,10 +85,25 @@ struct Array {
   spec::Loc loc;
 };
 
+/// A table (<table>): a read-only 1-3D array of any size, not grid-shaped and not partitioned,
+/// copied whole to every device once at start-up (out of core it stays resident: it does not
+/// stream). Kernels take it as a plain pointer; extent(T, d) and global_extent(T, d) are its
+/// size, offset(T, d) is 0 (constants).
+struct Table {
+  std::string name;
+  ScalarType type = ScalarType::kFloat;
+  int dims = 1;
+  std::array<std::int64_t, 3> size{1, 1, 1};  ///< unused dimensions are 1
+  Init init;  ///< kCopy: `source` is a table index; kNone is refused
+  spec::Loc loc;
+  std::int64_t elements() const { return size[0] * size[1] * size[2]; }
+};
+
 struct KernelArg {
-  enum class Kind { kArray, kScalar };
+  enum class Kind { kArray, kScalar, kTable };
   Kind kind = Kind::kArray;
   int array = -1;  ///< kArray
+  int table = -1;  ///< kTable: index into Model::tables (access is kRead)
   Access access = Access::kRead;
   Halo halo;
   ScalarType scalar_type = ScalarType::kInt;  ///< kScalar
@@ -151,6 +166,7 @@ struct Model {
   std::vector<Constant> constants;  ///< in spec order
   std::map<std::string, Value> constant_values;
   std::vector<Array> arrays;
+  std::vector<Table> tables;  ///< in spec order
   std::vector<Kernel> kernels;
   std::int64_t steps = 1;
   std::vector<Step> body;
@@ -164,6 +180,9 @@ struct Model {
   std::array<std::int64_t, 3> domain{1, 1, 1};
 
   int find_array(const std::string& name) const;
+  int find_table(const std::string& name) const;
+  /// Bytes of every table: what each device holds besides its part's arrays.
+  std::int64_t table_bytes() const;
   int find_kernel(const std::string& name) const;
 };
 

@@ -253,7 +253,8 @@ Plan make_plan(const ProgramPlan& pp, const PlanOptions& o) {
   Index total = std::accumulate(recv.begin(), recv.end(), Index{0});
   plan.exchange_bytes_per_step = total / plan.every;
 
-  const Index resident = resident_bytes(m);
+  // Every device also holds the spec's tables whole (runtime/stepgen/tables.hpp).
+  const Index resident = resident_bytes(m) + m.table_bytes();
   for (const rt::Part& pt : p.parts) {
     Index bytes = resident;
     for (std::size_t i = 0; i < m.arrays.size(); ++i)
@@ -270,6 +271,17 @@ Plan make_plan(const ProgramPlan& pp, const PlanOptions& o) {
     plan.in_core_bytes = std::max(plan.in_core_bytes, bytes);
   }
   plan.device_memory = o.device_memory > 0 ? o.device_memory : m.out_of_core.device_memory;
+  // The arrays get the budget less the tables every device holds, as in the program
+  // (rt::table_budget of runtime/stepgen/main.hpp).
+  if (plan.device_memory > 0 && m.table_bytes() > 0) {
+    if (m.table_bytes() >= plan.device_memory)
+      throw LocatedPlanError("the tables need " + std::to_string(m.table_bytes()) +
+                                 " bytes on every device but the device memory budget is " +
+                                 std::to_string(plan.device_memory) +
+                                 " bytes: nothing is left for the arrays",
+                             m.out_of_core.loc);
+    plan.device_memory -= m.table_bytes();
+  }
   const bool known = plan.device_memory > 0;
   const bool fits = !known || plan.in_core_bytes <= plan.device_memory;
   using Mode = PlanOptions::OutOfCore;

@@ -84,8 +84,9 @@ std::string plan_text(const ProgramPlan& pp, const Plan& plan) {
          (pp.no_overlap.empty() ? std::string("every exchange") : "not all: " + pp.no_overlap) +
          "\n";
   s += "\n";
-  Table t({"part", "owned", "ghost", "buffer bytes", "neighbours", "recv B/step", "send B/step"},
-          "rllrlrr");
+  text::Table t(
+      {"part", "owned", "ghost", "buffer bytes", "neighbours", "recv B/step", "send B/step"},
+      "rllrlrr");
   Index buffers = 0;
   for (const rt::Part& pt : p.parts) {
     const auto k = static_cast<std::size_t>(pt.id);
@@ -147,7 +148,7 @@ std::string plan_text(const ProgramPlan& pp, const Plan& plan) {
          std::to_string(part.device_bytes) + " bytes of chunk buffers (" +
          human(part.device_bytes) + "), " + std::to_string(part.buffer_cells) +
          " cells per buffer\n";
-    Table ct({"chunk", "own", "load", "halo planes", "from host", "shared (d2d)"}, "rllrll");
+    text::Table ct({"chunk", "own", "load", "halo planes", "from host", "shared (d2d)"}, "rllrll");
     for (const rt::ooc::Chunk& ch : part.chunks)
       ct.add({std::to_string(ch.id), range(ch.own_lo, ch.own_hi),
               range(ch.load.lo[slow], ch.load.hi[slow]),

@@ -2,6 +2,9 @@
 // rt::probe_kernel over a small box, its arguments bound as the generated program binds them.
 #include "model/probe_check.hpp"
 
+#include <algorithm>
+#include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <map>
@@ -10,6 +13,7 @@
 
 #include "model/overlap.hpp"
 #include "model/plan.hpp"
+#include "stepgen/init.hpp"
 #include "stepgen/probe.hpp"
 
 #ifdef STEPGEN_HAVE_OPENCL
@@ -68,10 +72,70 @@ rt::ProbeKernel probe_kernel_of(const Model& m, const Kernel& k) {
   return p;
 }
 
+/// `fn` called with a value of the C++ type of `t` (the type tag only).
+template <typename F>
+void with_type(ScalarType t, F&& fn) {
+  switch (t) {
+    case ScalarType::kFloat:
+      return fn(float{});
+    case ScalarType::kDouble:
+      return fn(double{});
+    case ScalarType::kInt:
+      return fn(std::int32_t{});
+    case ScalarType::kUint:
+      return fn(std::uint32_t{});
+    case ScalarType::kLong:
+      return fn(std::int64_t{});
+    case ScalarType::kUlong:
+      return fn(std::uint64_t{});
+    case ScalarType::kShort:
+      return fn(std::int16_t{});
+    case ScalarType::kUshort:
+      return fn(std::uint16_t{});
+    case ScalarType::kChar:
+      return fn(std::int8_t{});
+    case ScalarType::kUchar:
+      return fn(std::uint8_t{});
+  }
+}
+
+/// The values of every table, as the generated program makes them (host_tables()): a kernel
+/// may index a table by a computed index, so the probe runs it with the real values.
+std::vector<std::vector<unsigned char> > table_values(const Model& m) {
+  std::vector<std::vector<unsigned char> > out;
+  for (const Table& t : m.tables) {
+    const auto count = static_cast<std::size_t>(t.elements());
+    std::vector<unsigned char> bytes(count * static_cast<std::size_t>(type_info(t.type).bytes));
+    with_type(t.type, [&](auto tag) {
+      using T = decltype(tag);
+      T* v = reinterpret_cast<T*>(bytes.data());
+      if (t.init.kind == Init::Kind::kRandom) {
+        for (std::size_t i = 0; i < count; ++i) v[i] = rt::random_value<T>(t.init.seed, i);
+      } else if (t.init.kind == Init::Kind::kValue) {
+        const T x = type_info(t.type).is_float
+                        ? static_cast<T>(std::strtod(t.init.value.c_str(), nullptr))
+                        : static_cast<T>(std::strtoll(t.init.value.c_str(), nullptr, 10));
+        std::fill(v, v + count, x);
+      } else if (t.init.kind == Init::Kind::kCopy && t.init.source >= 0) {
+        bytes = out[static_cast<std::size_t>(t.init.source)];
+      } else if (t.init.kind == Init::Kind::kFile) {
+        std::ifstream in(m.spec_dir.empty() || t.init.path.front() == '/'
+                             ? t.init.path
+                             : m.spec_dir + "/" + t.init.path,
+                         std::ios::binary);
+        in.read(reinterpret_cast<char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+      }
+    });
+    out.push_back(std::move(bytes));
+  }
+  return out;
+}
+
 /// Runs kernel `k` (built in `program`) once over `box` with `values`, as the generated program
 /// would on a part whose buffer is `box`: scalars and global sizes from the spec's expressions.
 void run_once(const Model& m, const Kernel& k, cl_program program, cl_command_queue queue,
-              std::vector<rt::HostArray>& values, const rt::Box& box) {
+              std::vector<rt::HostArray>& values, const rt::Box& box,
+              std::vector<std::vector<unsigned char> >& tables) {
   const OpenclDevice& dev = opencl_device();
   cl_int err = CL_SUCCESS;
   ClKernel kernel(clCreateKernel(program, k.name.c_str(), &err));
@@ -82,6 +146,13 @@ void run_once(const Model& m, const Kernel& k, cl_program program, cl_command_qu
         clCreateBuffer(dev.context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
                        values[id].bytes.size(), values[id].bytes.data(), &err)));
     check(err, "clCreateBuffer(" + m.arrays[id].name + ")");
+  }
+  std::vector<std::unique_ptr<ClMem> > table_buffers;
+  for (std::size_t id = 0; id < tables.size(); ++id) {
+    table_buffers.push_back(
+        std::make_unique<ClMem>(clCreateBuffer(dev.context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
+                                               tables[id].size(), tables[id].data(), &err)));
+    check(err, "clCreateBuffer(table " + m.tables[id].name + ")");
   }
   EvalEnv env;
   env.extent = [&](int, int d) { return box.extent(d); };
@@ -99,6 +170,11 @@ void run_once(const Model& m, const Kernel& k, cl_program program, cl_command_qu
     const auto index = static_cast<cl_uint>(i);
     if (a.kind == KernelArg::Kind::kArray) {
       cl_mem mem = buffers[static_cast<std::size_t>(a.array)]->handle;
+      check(clSetKernelArg(kernel.handle, index, sizeof mem, &mem), "clSetKernelArg");
+      continue;
+    }
+    if (a.kind == KernelArg::Kind::kTable) {
+      cl_mem mem = table_buffers[static_cast<std::size_t>(a.table)]->handle;
       check(clSetKernelArg(kernel.handle, index, sizeof mem, &mem), "clSetKernelArg");
       continue;
     }
@@ -154,6 +230,7 @@ void probe_check(const Model& m, Diagnostics& diags, std::ostream& notes) {
         {a.name, static_cast<std::size_t>(type_info(a.type).bytes), type_info(a.type).is_float});
   const rt::Box grid = rt::Box::from_extent(m.dims, {m.domain[0], m.domain[1], m.domain[2]});
   std::map<std::string, std::shared_ptr<ClProgram> > programs;  // one build per source file
+  std::vector<std::vector<unsigned char> > tables = table_values(m);
   for (const Kernel& k : m.kernels) {
     if (k.language != Language::kOpenCL) {
       notes << "probe: kernel '" << k.name
@@ -179,7 +256,7 @@ void probe_check(const Model& m, Diagnostics& diags, std::ostream& notes) {
       const rt::ProbeKernel pk = probe_kernel_of(m, k);
       const rt::KernelProbe p = rt::probe_kernel(
           pk, grid, elements, [&](std::vector<rt::HostArray>& values, const rt::Box& box) {
-            run_once(m, k, program->handle, queue.handle, values, box);
+            run_once(m, k, program->handle, queue.handle, values, box, tables);
           });
       for (const std::string& e : p.errors) diags.error(k.loc, e);
       for (const std::string& w : p.warnings) diags.warning(k.loc, w);

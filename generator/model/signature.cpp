@@ -84,6 +84,40 @@ const char* cuda_type_name(ScalarType t) {
   return "int";
 }
 
+namespace {
+
+// A table argument (<arg table="T"/>) against its parameter: a pointer to global or constant
+// memory, to const (tables are read-only: a kernel that could write one is refused), to the
+// table's type.
+void compare_table_param(const Model& m, const KernelArg& a, const KernelParam& p,
+                         const std::string& arg, const std::string& param, Language language,
+                         Diagnostics& diags) {
+  const Table* table = a.table >= 0 ? &m.tables[static_cast<std::size_t>(a.table)] : nullptr;
+  std::string what = table ? "table " + quote(table->name) + " (" + arg + ")" : arg;
+  if (p.kind != KernelParam::Kind::kPointer) {
+    diags.error(a.loc, arg + " is " + (table ? "table " + quote(table->name) : "a table") +
+                           ", but " + param + " is not a pointer: " + quote(p.type));
+    return;
+  }
+  if (p.space == KernelParam::Space::kLocal || p.space == KernelParam::Space::kPrivate)
+    diags.error(a.loc, what + " is a buffer in global memory, but " + param + " is a " +
+                           space_name(p.space) + " pointer: " + quote(p.type));
+  if (!p.pointee_const)
+    diags.error(a.loc, what + " is read-only, but " + param + " is " + quote(p.type) +
+                           ", through which the kernel could write it: declare it " +
+                           (language == Language::kCuda ? "const T*"
+                                                        : "__global const T* or __constant T*") +
+                           " (tables are never written)");
+  if (table && !p.element)
+    diags.warning(a.loc, "cannot check the element type of " + what + ": " + param + " points to " +
+                             quote(p.element_type) + ", which is not a type of the spec");
+  else if (table && *p.element != table->type)
+    diags.error(a.loc, what + " holds " + spec_type(table->type, language) + ", but " + param +
+                           " points to " + p.element_type);
+}
+
+}  // namespace
+
 void compare_signature(const Model& m, const Kernel& k, const KernelSignature& sig,
                        const std::string& source, Language language, Diagnostics& diags) {
   const std::string in = " of " + quote(k.name) + " in " + source;
@@ -141,6 +175,8 @@ void compare_signature(const Model& m, const Kernel& k, const KernelSignature& s
           diags.error(a.loc, what + " holds " + spec_type(array->type, language) + ", but " +
                                  param + " points to " + p.element_type);
       }
+    } else if (a.kind == KernelArg::Kind::kTable) {
+      compare_table_param(m, a, p, arg, param, language, diags);
     } else {
       std::string type = spec_type(a.scalar_type, language);
       if (p.kind != KernelParam::Kind::kScalar)

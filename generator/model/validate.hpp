@@ -23,7 +23,8 @@ class Builder {
 
  private:
   // --- names and values (model.cpp) ---
-  /// Checks `name` and enters it into the one namespace of constants, arrays and kernels.
+  /// Checks `name` and enters it into the one namespace of constants, arrays, tables and
+  /// kernels.
   /// Returns false for a duplicate of the same kind (the caller then drops the definition).
   bool declare(const spec::Text& name, const std::string& kind);
   std::optional<Expr> parse(const spec::Text& text, bool allow_runtime, const std::string& what);
@@ -54,6 +55,20 @@ class Builder {
   void build_arrays();
   void build_inits();
   Init parse_init(int index);
+
+  // --- validate_tables.cpp ---
+  void build_tables();
+  /// A table argument <arg table="T"/> of `kernel`.
+  KernelArg build_table_arg(const spec::KernelArg& a, const std::string& which,
+                            const Kernel& kernel);
+  /// When `name` is a table: the message for a table used where a grid array must be ("'T' is
+  /// a table, not an array: a table cannot be CANNOT (kernels read it whole, ...)"); "" when
+  /// it is not a table. For every place that names grid arrays (arguments, swap/rotate,
+  /// boundaries, reductions).
+  std::string table_hint(const std::string& name, const std::string& cannot) const;
+  std::vector<std::string> table_names_;  ///< index = Model::tables index
+  /// Table sizes for expressions (extent(T, d) & co. are constants).
+  std::map<std::string, std::vector<std::int64_t>> table_sizes_;
 
   // --- validate_kernels.cpp ---
   void build_shadow();

@@ -274,6 +274,7 @@ KernelArg Builder::build_arg(const spec::KernelArg& a, std::size_t position, Ker
   arg.kind = scalar ? KernelArg::Kind::kScalar : KernelArg::Kind::kArray;
   arg.loc = a.loc;
   std::string which = "argument " + std::to_string(position) + " of kernel " + quote(kernel.name);
+  if (a.kind == spec::KernelArg::Kind::kTable) return build_table_arg(a, which, kernel);
   if (scalar) {
     bool type_ok = false;
     if (require(a.scalar_type, "missing type for scalar " + which + ": expected " +
@@ -303,9 +304,12 @@ KernelArg Builder::build_arg(const spec::KernelArg& a, std::size_t position, Ker
 
   if (require(a.array, which + " names no array")) {
     arg.array = m_.find_array(a.array.value);
+    std::string table = table_hint(a.array.value, "an array argument");
     if (arg.array < 0)
-      diags_.error(a.array.loc, "array " + quote(a.array.value) + " is not declared" +
-                                    did_you_mean(a.array.value, array_names_));
+      diags_.error(a.array.loc, !table.empty()
+                                    ? table
+                                    : "array " + quote(a.array.value) + " is not declared" +
+                                          did_you_mean(a.array.value, array_names_));
   }
   bool access_ok = false;
   std::string name = a.array.present ? quote(a.array.value) : which;

@@ -90,8 +90,10 @@ void Builder::build_loop() {
     for (const spec::Text& name : s.arrays) {
       int a = m_.find_array(name.value);
       if (a < 0) {
-        diags_.error(name.loc, "array " + quote(name.value) + " is not declared" +
-                                   did_you_mean(name.value, array_names_));
+        std::string table = table_hint(name.value, swap ? "swapped" : "rotated");
+        diags_.error(name.loc, !table.empty() ? table
+                                              : "array " + quote(name.value) + " is not declared" +
+                                                    did_you_mean(name.value, array_names_));
         continue;
       }
       if (std::find(step.arrays.begin(), step.arrays.end(), a) != step.arrays.end()) {

@@ -39,6 +39,16 @@ struct Array {
   Loc loc;
 };
 
+/// A table (<table>, YAML `tables`): a read-only 1-3D array of any size, not grid-shaped, copied
+/// whole to every device.
+struct Table {
+  Text name;
+  Text type;               ///< float, double, int, ...
+  std::vector<Text> size;  ///< one entry per dimension, fastest first; expressions
+  Text init;               ///< as Array::init
+  Loc loc;
+};
+
 /// One halo point, e.g. {-10,0}: one expression per dimension.
 struct HaloPoint {
   std::vector<Text> offsets;
@@ -46,9 +56,10 @@ struct HaloPoint {
 };
 
 struct KernelArg {
-  enum class Kind { kArray, kScalar };
+  enum class Kind { kArray, kScalar, kTable };
   Kind kind = Kind::kArray;
   Text array;                   ///< kArray: array name
+  Text table;                   ///< kTable: table name (access, when given, is kept in `access`)
   Text access;                  ///< kArray: read | write | readwrite
   std::vector<HaloPoint> halo;  ///< kArray: dependent points
   std::vector<Text> halo_lo;    ///< kArray: widths below, per dimension (alternative form)
@@ -121,6 +132,7 @@ struct SpecTree {
   Text name;
   std::vector<Constant> constants;
   std::vector<Array> arrays;
+  std::vector<Table> tables;  ///< <table> elements / YAML `tables`
   std::vector<Kernel> kernels;
   Iterate iterate;
   Devices devices;

@@ -75,8 +75,8 @@ std::string file_stem(const std::string& path) {
 }
 
 const std::vector<std::string> kStencilChildren = {
-    "constant", "array",       "kernel",       "iterate",  "devices",
-    "exchange", "out_of_core", "distribution", "argument", "shadow"};
+    "constant",    "array",        "kernel",   "iterate", "devices", "exchange",
+    "out_of_core", "distribution", "argument", "shadow",  "table"};
 
 class XmlReader {
  public:
@@ -125,6 +125,7 @@ class XmlReader {
   void stencil(const Element& root, pugi::xml_node container, bool name_required);
   void constant(const Element& el);
   void array(const Element& el);
+  void table(const Element& el);
   void kernel(const Element& el);
   void kernel_size(const Element& el, const char* item, std::vector<Text>& out);
   void arg(const Element& el, Kernel& k);
@@ -451,6 +452,8 @@ void XmlReader::stencil(const Element& root, pugi::xml_node container, bool name
       constant(el);
     } else if (el.name == "array") {
       array(el);
+    } else if (el.name == "table") {
+      table(el);
     } else if (el.name == "kernel") {
       kernel(el);
     } else if (el.name == "argument") {
@@ -523,6 +526,20 @@ void XmlReader::array(const Element& el) {
   tree_.arrays.push_back(std::move(a));
 }
 
+// <table name type size init>: like <array>, without 'save'.
+void XmlReader::table(const Element& el) {
+  check_attributes(el, {"name", "type", "size", "init"});
+  for_each_child(el, {}, [](const Element&) {});
+  Table t;
+  t.loc = el.loc;
+  t.name = required_attr(el, "name");
+  t.type = required_attr(el, "type");
+  required_attr(el, "size");
+  if (const Attr* size = find(el, "size")) t.size = list(*size, true);
+  t.init = optional_attr(el, "init");
+  tree_.tables.push_back(std::move(t));
+}
+
 // <global>/<local>: a 'size' list attribute, or STEPOCL's <g_size>/<l_size> children.
 void XmlReader::kernel_size(const Element& el, const char* item, std::vector<Text>& out) {
   if (el.name == "local")
@@ -590,16 +607,28 @@ void XmlReader::kernel(const Element& el) {
 }
 
 void XmlReader::arg(const Element& el, Kernel& k) {
-  check_attributes(el, {"array", "scalar", "access", "halo", "halo-lo", "halo-hi", "halo_lo",
-                        "halo_hi", "value"});
+  check_attributes(el, {"array", "scalar", "table", "access", "halo", "halo-lo", "halo-hi",
+                        "halo_lo", "halo_hi", "value"});
   for_each_child(el, {}, [](const Element&) {});
   KernelArg a;
   a.loc = el.loc;
-  for (Text* t : {&a.array, &a.access, &a.scalar_type, &a.value}) t->loc = el.loc;
+  for (Text* t : {&a.array, &a.access, &a.scalar_type, &a.value, &a.table}) t->loc = el.loc;
+  // <arg table="T"/>: a table, read whole; 'access', when given, is checked by the model.
+  if (const Attr* table = find(el, "table")) {
+    a.kind = KernelArg::Kind::kTable;
+    a.table = value(el, table);
+    a.access = optional_attr(el, "access");
+    for (const Attr& other : el.attrs)
+      if (other.name != "table" && other.name != "access")
+        error(loc(other.name_offset),
+              "attribute '" + other.name + "' does not apply to a table <arg>");
+    k.args.push_back(std::move(a));
+    return;
+  }
   const Attr* array = find(el, "array");
   const Attr* scalar = find(el, "scalar");
   if (array && scalar) error(loc(scalar->name_offset), "<arg> takes 'array' or 'scalar', not both");
-  if (!array && !scalar) error(el.loc, "<arg> needs attribute 'array' or 'scalar'");
+  if (!array && !scalar) error(el.loc, "<arg> needs attribute 'array', 'scalar' or 'table'");
   const Attr* halo_lo = find_either(el, "halo-lo", "halo_lo");
   const Attr* halo_hi = find_either(el, "halo-hi", "halo_hi");
   if (scalar && !array) {

@@ -167,6 +167,7 @@ class YamlReader {
   void walk(const YAML::Node& root);
   void constants(const Entry& e);
   void array(const YAML::Node& node);
+  void table(const YAML::Node& node);
   void kernel(const YAML::Node& node);
   void arg(const YAML::Node& node, Kernel& k);
   void iterate(const Entry& e);
@@ -412,12 +413,14 @@ std::optional<SpecTree> YamlReader::read() {
 void YamlReader::walk(const YAML::Node& root) {
   Fields f = fields(root, "spec",
                     {"stencil", "constants", "arrays", "kernels", "iterate", "devices", "exchange",
-                     "out_of_core", "distribution", "shadow"});
+                     "out_of_core", "distribution", "shadow", "tables"});
   tree_.name = required(f, "stencil", "spec", tree_.loc);
   auto has = [&](const char* key) { return f.count(key) > 0; };
   if (has("constants")) constants(f["constants"]);
   if (has("arrays"))
     for_each_map(f["arrays"], "name, type, size, ...", [&](const YAML::Node& n) { array(n); });
+  if (has("tables"))
+    for_each_map(f["tables"], "name, type, size, ...", [&](const YAML::Node& n) { table(n); });
   if (has("kernels"))
     for_each_map(f["kernels"], "name, source, args, ...", [&](const YAML::Node& n) { kernel(n); });
   if (has("iterate")) iterate(f["iterate"]);
@@ -492,6 +495,18 @@ void YamlReader::array(const YAML::Node& node) {
   tree_.arrays.push_back(std::move(a));
 }
 
+// {name, type, size, init}: like an array, without 'save'.
+void YamlReader::table(const YAML::Node& node) {
+  Table t;
+  t.loc = loc(node);
+  Fields f = fields(node, "table", {"name", "type", "size", "init"});
+  t.name = required(f, "name", "table", t.loc);
+  t.type = required(f, "type", "table", t.loc);
+  if (need(f, "size", "table", t.loc)) t.size = scalar_list(f["size"], true);
+  t.init = scalar_of(f, "init", t.loc);
+  tree_.tables.push_back(std::move(t));
+}
+
 void YamlReader::kernel(const YAML::Node& node) {
   Kernel k;
   k.loc = loc(node);
@@ -519,14 +534,25 @@ void YamlReader::kernel(const YAML::Node& node) {
 void YamlReader::arg(const YAML::Node& node, Kernel& k) {
   KernelArg a;
   a.loc = loc(node);
-  for (Text* t : {&a.array, &a.access, &a.scalar_type, &a.value}) t->loc = a.loc;
-  Fields f = fields(
-      node, "arg",
-      {"array", "scalar", "access", "halo", "halo_lo", "halo_hi", "halo-lo", "halo-hi", "value"});
+  for (Text* t : {&a.array, &a.access, &a.scalar_type, &a.value, &a.table}) t->loc = a.loc;
+  Fields f = fields(node, "arg",
+                    {"array", "scalar", "table", "access", "halo", "halo_lo", "halo_hi", "halo-lo",
+                     "halo-hi", "value"});
+  // {table: T}: a table, read whole; 'access', when given, is checked by the model.
+  if (f.count("table")) {
+    a.kind = KernelArg::Kind::kTable;
+    a.table = scalar_of(f, "table", a.loc);
+    a.access = scalar_of(f, "access", a.loc);
+    for (const auto& [key, e] : f)
+      if (key != "table" && key != "access")
+        error(e.key_loc, "key '" + e.key + "' does not apply to a table arg");
+    k.args.push_back(std::move(a));
+    return;
+  }
   bool array = f.count("array") > 0;
   bool scalar = f.count("scalar") > 0;
   if (array && scalar) error(f["scalar"].key_loc, "arg takes 'array' or 'scalar', not both");
-  if (!array && !scalar) error(a.loc, "arg needs key 'array' or 'scalar'");
+  if (!array && !scalar) error(a.loc, "arg needs key 'array', 'scalar' or 'table'");
   if (scalar && !array) {
     a.kind = KernelArg::Kind::kScalar;
     a.scalar_type = scalar_of(f, "scalar", a.loc);

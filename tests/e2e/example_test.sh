@@ -106,3 +106,30 @@ if [ "$example" = twostage ] && [ "$format" = xml ]; then
   fi
   echo "ok: --save T fails with: $(head -1 "$work/err.txt")"
 fi
+# Tables (examples/tables): they count in every device's memory, --save does not name them, and
+# a missing table file is an error naming the table (the run is in the example's folder, where
+# coef.raw is: tests/e2e.cmake).
+if [ "$example" = tables ] && [ "$format" = xml ]; then
+  table_error() {  # table_error STATUS "MESSAGE PART" DIR ARGS...
+    local want_status=$1 want=$2 dir=$3; shift 3
+    set +e
+    (cd "$dir" && POCL_DEVICES="pthread pthread" timeout 60 "$out/build/$example" --device-type cpu "$@") > "$work/err.txt" 2>&1
+    local status=$?
+    set -e
+    if [ "$status" -ne "$want_status" ] || ! grep -qF -- "$want" "$work/err.txt"; then
+      echo "FAIL: '$*' exited $status; expected $want_status and '$want' in:"; cat "$work/err.txt"; exit 1
+    fi
+    echo "ok: '$*' fails with: $(head -1 "$work/err.txt")"
+  }
+  table_error 1 "the tables need 548 B on every device but the device memory budget is 500 B" "$PWD" \
+    --out-of-core on --device-memory 500
+  table_error 2 "no array named 'coef'" "$PWD" --save "coef=$work/coef.raw"
+  table_error 1 "cannot open 'coef.raw' to load array coef" "$work" --quiet
+  # `stepgen plan` counts them as the program does: 2 x 256x97 floats + 548 bytes of tables per
+  # part, and the budget left to the arrays.
+  "$stepgen" plan "$spec" --devices 2 | grep -q " 199204 " ||
+    { "$stepgen" plan "$spec" --devices 2; echo "FAIL: stepgen plan leaves the tables out of the buffer bytes"; exit 1; }
+  "$stepgen" plan "$spec" --device-memory 200KiB | grep -q "device memory 204252 bytes" ||
+    { echo "FAIL: stepgen plan does not leave the tables out of the budget"; exit 1; }
+  echo "ok: stepgen plan counts the tables in every device's memory"
+fi

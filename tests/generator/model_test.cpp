@@ -307,9 +307,10 @@ TEST_CASE("names: identifiers, keywords, duplicates, one namespace") {
                                  ")");
   tree = base();
   tree.arrays.push_back(array("N", "float", {"16", "16"}));
-  CHECK(only(build(tree)) ==
-        at(tree.arrays[2].name) + ": error: array 'N' has the same name as constant 'N' (line " +
-            at(tree.constants[0].name) + "); constants, arrays and kernels share one namespace");
+  CHECK(only(build(tree)) == at(tree.arrays[2].name) +
+                                 ": error: array 'N' has the same name as constant 'N' (line " +
+                                 at(tree.constants[0].name) +
+                                 "); constants, arrays, tables and kernels share one namespace");
   tree = base();
   tree.arrays[1].name = t("float");
   tree.arrays[1].init = t("zero");
@@ -494,4 +495,58 @@ TEST_CASE("sources and init files that are not regular files say so, not 'does n
   tree.arrays[1].init = t("file(missing.bin)");
   CHECK(only(build(tree)).find("file 'missing.bin' does not exist") != std::string::npos);
   fs::remove_all(dir);
+}
+
+// Tables (<table>): not grid-shaped, their own sizes and inits, passed by <arg table>; extent()
+// and offset() of a table are constants; tables count in Model::table_bytes.
+TEST_CASE("tables: sizes, inits, table arguments and extent() of a table") {
+  spec::SpecTree tree = base();
+  auto table = [](const std::string& name, const std::string& type, std::vector<std::string> size,
+                  const std::string& init) {
+    spec::Table tb;
+    tb.loc = {next_line, 1};
+    tb.name = t(name);
+    tb.type = t(type);
+    for (const std::string& s : size) tb.size.push_back(t(s));
+    if (!init.empty()) tb.init = t(init);
+    return tb;
+  };
+  tree.tables.push_back(table("w", "float", {"N / 2", "3"}, "random(3)"));
+  tree.tables.push_back(table("v", "float", {"8", "3"}, "copy(w)"));
+  tree.tables.push_back(table("d", "double", {"5"}, "value(0.5)"));
+  spec::KernelArg ta;
+  ta.kind = spec::KernelArg::Kind::kTable;
+  ta.loc = {next_line, 1};
+  ta.table = t("v");
+  tree.kernels[0].args.push_back(ta);
+  spec::KernelArg s;
+  s.kind = spec::KernelArg::Kind::kScalar;
+  s.loc = {next_line, 1};
+  s.scalar_type = t("int");
+  s.value = t("extent(w, 1) * 10 + global_extent(d, 0) + offset(v, 0)");
+  tree.kernels[0].args.push_back(s);
+  Built b = build(tree);
+  REQUIRE(b.messages.empty());
+  REQUIRE(b.model);
+  const Model& m = *b.model;
+  REQUIRE(m.tables.size() == 3);
+  CHECK(m.tables[0].dims == 2);
+  CHECK(m.tables[0].size == std::array<std::int64_t, 3>{8, 3, 1});
+  CHECK(m.tables[0].init.kind == Init::Kind::kRandom);
+  CHECK(m.tables[1].init.kind == Init::Kind::kCopy);
+  CHECK(m.tables[1].init.source == 0);
+  CHECK(m.tables[2].init.value == "0.5");
+  CHECK(m.table_bytes() == 8 * 3 * 4 * 2 + 5 * 8);
+  CHECK(m.find_table("d") == 2);
+  CHECK(m.arrays.size() == 2);  // tables are not grid arrays
+  const Kernel& k = m.kernels[0];
+  REQUIRE(k.args.size() == 4);
+  CHECK(k.args[2].kind == KernelArg::Kind::kTable);
+  CHECK(k.args[2].table == 1);
+  CHECK(k.args[2].access == Access::kRead);
+  // A table's extent is a constant: the scalar folds to 3 * 10 + 5 + 0.
+  CHECK_FALSE(k.args[3].value.is_runtime());
+  std::optional<Value> v = eval(k.args[3].value, m.constant_values, nullptr);
+  REQUIRE(v);
+  CHECK(v->i == 35);
 }

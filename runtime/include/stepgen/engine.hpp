@@ -86,8 +86,11 @@ struct Problem {
   Halo (*array_halo)(int id) = nullptr;  ///< the points read around an array's elements
   const char* no_overlap = "";           ///< why the spec rules overlap out ("": it does not)
   const std::vector<ProbeLaunch>* launches = nullptr;  ///< the step's launches (probe rules)
-  /// Builds what a device needs to launch the kernels (nullptr: nothing to build).
+  /// Builds what a device needs to launch the kernels (nullptr: nothing to build); where the
+  /// spec has tables, it copies them to the device too (tables.hpp).
   typename B::Kernels (*build_kernels)(const typename B::Device&) = nullptr;
+  /// Bytes of the spec's tables (tables.hpp): every device holds them whole, besides its parts.
+  std::size_t table_bytes = 0;
 };
 
 /// Which parts of the partition a process runs: `count` parts from `first`, local part p on
@@ -256,7 +259,7 @@ class InCore {
     for (std::size_t p = 0; p < parts(); ++p) {
       const Device& d = devices_[p];
       const Box& ghost = part(p).ghost;
-      std::size_t bytes = 0;
+      std::size_t bytes = problem_.table_bytes;  // each part's kernels hold the tables
       for (int id = 0; id < problem_.array_count; ++id)
         bytes += static_cast<std::size_t>(ghost.volume()) * problem_.arrays[id].element_bytes;
       S::check_fits(d, bytes);

@@ -53,6 +53,19 @@ struct Program {
   std::vector<ProbeLaunch>* tuned_launches = nullptr;
 };
 
+/// The device memory budget left to the arrays when every device holds the spec's tables
+/// (tables.hpp) whole: `budget` less their bytes; an error when they take all of it.
+template <class B>
+Index table_budget(Index budget, const Problem<B>& problem) {
+  const auto tables = static_cast<Index>(problem.table_bytes);
+  if (tables > 0 && tables >= budget)
+    throw RunError("the tables need " + human_bytes(static_cast<double>(tables)) +
+                   " on every device but the device memory budget is " +
+                   human_bytes(static_cast<double>(budget)) +
+                   ": nothing is left for the arrays (--device-memory SIZE)");
+  return budget - tables;
+}
+
 /// `random(seed)` over the box `a.box` of the grid `grid`: the values the whole-grid fill gives
 /// those cells (init.hpp's generator depends only on the seed and the global linear index).
 template <typename T>
@@ -191,7 +204,8 @@ int run_program(int argc, char** argv, Program<B> p) {
   // In core, uploads and downloads run at the link's speed; when the system refuses, the
   // arrays are pageable instead and the report says so.
   ooc::Stats ooc_stats;
-  const Index budget = ooc.device_memory > 0 ? ooc.device_memory : B::auto_device_memory(devices);
+  const Index budget = table_budget(
+      ooc.device_memory > 0 ? ooc.device_memory : B::auto_device_memory(devices), problem);
   const bool out_of_core =
       ooc::decide(budget, partition, problem.arrays, problem.array_count, ooc, ooc_stats);
   ooc_stats.pinned = out_of_core && ooc.pinned;

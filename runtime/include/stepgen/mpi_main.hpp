@@ -182,8 +182,10 @@ RunStats run_rank(const mpi::Session& session, M& rank, const Program<B>& p,
   const Problem<B>& problem = *p.problem;
   const Part& part = partition.parts[static_cast<std::size_t>(session.rank())];
   if constexpr (M::kOutOfCore) {
-    report.budget = mpi::min_over_ranks(
-        MPI_COMM_WORLD, ooc.device_memory > 0 ? ooc.device_memory : B::auto_device_memory(devices));
+    report.budget = table_budget(
+        mpi::min_over_ranks(MPI_COMM_WORLD, ooc.device_memory > 0 ? ooc.device_memory
+                                                                  : B::auto_device_memory(devices)),
+        problem);
     Index in_core = 0;
     for (const Part& q : partition.parts) {
       Index bytes = 0;
