@@ -21,6 +21,7 @@
 #include "stepgen/partition.hpp"
 #include "stepgen/probe.hpp"
 #include "stepgen/program.hpp"
+#include "stepgen/traces.hpp"
 
 namespace stepgen::rt {
 
@@ -46,6 +47,7 @@ struct Program {
   /// The generated time step on one chunk, out of core.
   void (*time_step)(ChunkRun<B>& run, std::int64_t step) = nullptr;
   bool ooc_trapezoid = false;  ///< the kernels can compute only the planes still read
+  Records records;             ///< the receivers (<record>: traces.hpp), written after the run
 };
 
 /// `random(seed)` over the box `a.box` of the grid `grid`: the values the whole-grid fill gives
@@ -214,7 +216,10 @@ int run_program(int argc, char** argv, Program<B> p) {
                            std::min<std::size_t>(bytes, std::size_t{64} << 20));
   }
 
+  for (Record& r : p.records) r.begin(opt.steps);
   RunStats stats = run_in_or_out_of_core(p, devices, partition, host, opt, ooc, probed, ooc_stats);
+  // The traces, before --verify's run (which samples the same points again).
+  for (const Record& r : p.records) r.write();
   if (!out_of_core) {
     stats.host_memory = memory.text();
     stats.link_h2d = link.h2d;

@@ -30,6 +30,7 @@
 #include "stepgen/partition.hpp"
 #include "stepgen/probe.hpp"
 #include "stepgen/program.hpp"
+#include "stepgen/traces_mpi.hpp"
 
 namespace stepgen::rt {
 
@@ -292,9 +293,13 @@ int run_mpi_program(mpi::Session& session, int argc, char** argv, Program<B> p,
     }
   };
   ooc::Stats ooc_stats;
+  for (Record& r : p.records) r.begin(opt.steps);
   RunStats stats =
       mpi::combine(MPI_COMM_WORLD, run_rank<B, M>(session, rank, p, loop, devices, partition, opt,
                                                   ooc, probed, host, ooc_stats, keep_initial));
+  // The traces: each rank sampled the points it owns; rank 0 gathers and writes them, before
+  // --verify's run (which samples the same points again).
+  mpi::write_records(MPI_COMM_WORLD, p.records);
   if (ooc_stats.on) ooc_stats = mpi::combine(MPI_COMM_WORLD, ooc_stats);
   if (!opt.quiet && session.rank() == 0) {
     print_report(stats, stdout);
