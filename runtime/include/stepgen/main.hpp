@@ -134,6 +134,14 @@ void print_partition(const std::vector<Device>& devices, const Partition& partit
                 part.owned.str().c_str(), part.ghost.str().c_str());
 }
 
+/// Out of core, a receiver samples each point from the chunk that computes it at that step:
+/// the chunk's own planes. Band sharing moves a chunk's lowest own planes to the chunk below
+/// for part of a pass, so a program with <record> runs without it (the same results, the
+/// lower bands computed twice).
+inline void no_band_sharing_with_records(const Records& records, ooc::Options& ooc) {
+  if (records.count > 0) ooc.band_sharing = false;
+}
+
 /// The main program: options, devices, partition, run, verify, save, report. Returns the exit
 /// status (1: --verify found a difference); errors are thrown (rt::run_main prints them).
 template <class B>
@@ -144,6 +152,7 @@ int run_program(int argc, char** argv, Program<B> p) {
                                  problem.arrays[id].element_bytes);
   ooc::Options ooc = p.ooc;
   ooc::take_options(argc, argv, ooc);
+  no_band_sharing_with_records(p.records, ooc);
   Options opt = parse_options(argc, argv, p.info);
   if (opt.help) {
     print_usage(p.info, stdout);

@@ -229,6 +229,7 @@ int run_mpi_program(mpi::Session& session, int argc, char** argv, Program<B> p,
   Partition partition;
   try {  // the options and the split are the same on every rank: rank 0 alone reports their errors
     M::take_ooc_options(argc, argv, ooc);
+    no_band_sharing_with_records(p.records, ooc);
     opt = parse_options(argc, argv, p.info);
     if (opt.help) {
       if (session.rank() == 0) {
