@@ -61,7 +61,9 @@ double ricker(std::int64_t step) {
 }
 
 // wavelet.raw's values: (i % 7 - 3) * 0.25, one per step.
-double wavelet(std::int64_t step) { return static_cast<double>(step % 7 - 3) * 0.25; }
+double wavelet(std::int64_t step) {
+  return static_cast<double>(step % 7 - 3) * 0.25;
+}
 
 stepgen::rt::Record record(const char* name, std::vector<stepgen::rt::Vec3> points,
                            std::int64_t every, const char* file) {
@@ -85,9 +87,9 @@ int main(int argc, char** argv) {
   std::vector<float> vel(count);
   stepgen::rt::fill_random<float>(vel.data(), count, 5, 0);
 
-  stepgen::rt::Record receivers = record(
-      "p2", {{32, 31, 11}, {40, 20, 36}, {16, 48, 32}, {33, 32, 24}, {63, 63, 47}}, 3,
-      "receivers.csv");
+  stepgen::rt::Record receivers =
+      record("p2", {{32, 31, 11}, {40, 20, 36}, {16, 48, 32}, {33, 32, 24}, {63, 63, 47}}, 3,
+             "receivers.csv");
   stepgen::rt::Record traces = record("p3",
                                       {{32, 32, 24},
                                        {31, 32, 24},

@@ -122,7 +122,8 @@ class CudaEmitter : public Emitter {
                         out);
     if (in.plan.mpi)
       add_runtime_headers(
-          {"engine_mpi_cuda.hpp", "mpi.hpp", "mpi_cuda.hpp", "mpi_main.hpp", "traces_mpi.hpp"}, out);
+          {"engine_mpi_cuda.hpp", "mpi.hpp", "mpi_cuda.hpp", "mpi_main.hpp", "traces_mpi.hpp"},
+          out);
   }
 };
 

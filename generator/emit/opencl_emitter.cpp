@@ -48,8 +48,9 @@ class OpenClEmitter : public Emitter {
                          "init.hpp", "main.hpp", "ooc.hpp", "ooc_opencl.hpp", "opencl.hpp",
                          "partition.hpp", "probe.hpp", "program.hpp", "traces.hpp"},
                         out);
-    if (in.plan.mpi) add_runtime_headers({"engine_mpi_opencl.hpp", "mpi.hpp", "mpi_main.hpp", "traces_mpi.hpp"},
-                                      out);
+    if (in.plan.mpi)
+      add_runtime_headers({"engine_mpi_opencl.hpp", "mpi.hpp", "mpi_main.hpp", "traces_mpi.hpp"},
+                          out);
   }
 };
 

@@ -174,10 +174,11 @@ void trace_tables(const Model& m, const model::ProgramPlan& plan, View& v) {
         }
         t.set("values", values);
         std::string shown;  // the path as a C++ string literal's content
-        for (char c : s.value_file) shown += (c == '"' || c == '\\') ? std::string("\\") + c : std::string(1, c);
+        for (char c : s.value_file)
+          shown += (c == '"' || c == '\\') ? std::string("\\") + c : std::string(1, c);
         const std::string table = "kInjectValues" + std::to_string(a.trace_index);
-        t.set("value", "rt::table_value(" + table + ", std::size(" + table + "), step, \"" +
-                           shown + "\")");
+        t.set("value",
+              "rt::table_value(" + table + ", std::size(" + table + "), step, \"" + shown + "\")");
       } else {
         t.set("value", "static_cast<double>(" + expr_cpp(m, s.value) + ")");
       }
@@ -378,7 +379,8 @@ View common_view(const model::ProgramPlan& plan, const Provenance& provenance,
     if (a.kind == model::Action::Kind::kExchange) continue;  // exchange_deep below
     View sv;
     const bool launch = a.kind == model::Action::Kind::kLaunch;
-    const bool trace = a.kind == model::Action::Kind::kInject || a.kind == model::Action::Kind::kRecord;
+    const bool trace =
+        a.kind == model::Action::Kind::kInject || a.kind == model::Action::Kind::kRecord;
     sv.set("is_launch", flag(launch));
     sv.set("is_swap", flag(!launch && !trace));
     sv.set("is_inject", flag(false));

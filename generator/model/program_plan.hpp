@@ -79,7 +79,7 @@ struct Action {
   /// kSwap/kRotate: the arrays renamed, in order; kExchange: every exchanged array;
   /// kInject/kRecord: the one array.
   std::vector<int> arrays;
-  int trace_index = -1;  ///< kInject/kRecord: its index among the actions of its kind
+  int trace_index = -1;         ///< kInject/kRecord: its index among the actions of its kind
   bool exchange_after = false;  ///< kLaunch: an exchange follows it (exchanging every step)
   bool overlap = false;         ///< kLaunch: it runs on slabs, overlapping that exchange
   std::string

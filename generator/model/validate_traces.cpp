@@ -99,8 +99,9 @@ std::vector<std::array<std::int64_t, 3>> Builder::trace_points(const spec::Step&
         char* end = nullptr;
         errno = 0;
         long long v = std::strtoll(word.c_str(), &end, 10);
-        if (*end != '\0' || errno != 0 || !(std::isdigit(static_cast<unsigned char>(word[0])) ||
-                                            word[0] == '-' || word[0] == '+')) {
+        if (*end != '\0' || errno != 0 ||
+            !(std::isdigit(static_cast<unsigned char>(word[0])) || word[0] == '-' ||
+              word[0] == '+')) {
           bad = true;
           break;
         }
@@ -108,8 +109,8 @@ std::vector<std::array<std::int64_t, 3>> Builder::trace_points(const spec::Step&
       }
       const std::string where = s.at_file.value + ":" + std::to_string(number);
       if (bad) {
-        diags_.error(s.at_file.loc, where + ": expected integer coordinates, got " +
-                                        quote(line.substr(first)));
+        diags_.error(s.at_file.loc,
+                     where + ": expected integer coordinates, got " + quote(line.substr(first)));
         return out;
       }
       const std::size_t before = out.size();
@@ -128,8 +129,8 @@ std::vector<std::array<std::int64_t, 3>> Builder::trace_points(const spec::Step&
     std::vector<spec::Loc> locs;
     bool ok = true;
     for (const spec::Text& t : tp.coords) {
-      std::optional<std::int64_t> v =
-          constant_int(t, "a coordinate of " + what + "'s 'at'", std::numeric_limits<std::int64_t>::min());
+      std::optional<std::int64_t> v = constant_int(t, "a coordinate of " + what + "'s 'at'",
+                                                   std::numeric_limits<std::int64_t>::min());
       if (!v) ok = false;
       c.push_back(v.value_or(0));
       locs.push_back(t.loc);
@@ -137,8 +138,9 @@ std::vector<std::array<std::int64_t, 3>> Builder::trace_points(const spec::Step&
     if (ok) check(c, tp.loc, "point " + std::to_string(i + 1) + " of 'at'", &locs);
   }
   if (s.points.empty() && s.at.present)
-    diags_.error(s.at.loc, what + " names no point: expected 'at' as x y z (XML: points separated "
-                                  "by ';') or file(PATH)");
+    diags_.error(s.at.loc, what +
+                               " names no point: expected 'at' as x y z (XML: points separated "
+                               "by ';') or file(PATH)");
   return out;
 }
 
@@ -174,8 +176,7 @@ void Builder::build_trace_step(const spec::Step& s, Step& step) {
       diags_.error(s.at.loc, "inject takes one point, got " + std::to_string(step.points.size()) +
                                  " (write one inject per source)");
   } else if (!s.at.present && !s.at_file.present) {
-    form_error(s.loc, what + " needs 'at': the point(s) it " +
-                          (inject ? "adds to" : "samples"));
+    form_error(s.loc, what + " needs 'at': the point(s) it " + (inject ? "adds to" : "samples"));
   }
 
   if (inject) {
@@ -189,7 +190,8 @@ void Builder::build_trace_step(const spec::Step& s, Step& step) {
         return;
       }
       std::ifstream in(full, std::ios::binary);
-      std::vector<char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+      std::vector<char> bytes((std::istreambuf_iterator<char>(in)),
+                              std::istreambuf_iterator<char>());
       if (!in.good() && !in.eof()) {
         diags_.error(s.value.loc, "cannot read value file " + quote(*path));
         return;
@@ -231,8 +233,7 @@ void Builder::build_trace_step(const spec::Step& s, Step& step) {
 
   step.every = 1;
   if (s.every.present)
-    if (std::optional<std::int64_t> v = plain_int(s.every, "record every", 1, {}))
-      step.every = *v;
+    if (std::optional<std::int64_t> v = plain_int(s.every, "record every", 1, {})) step.every = *v;
   if (require(s.file, "record needs a file: the trace file it writes (.csv)")) {
     const std::string& f = s.file.value;
     std::string ext = std::filesystem::path(f).extension().string();
@@ -271,7 +272,8 @@ void Builder::check_trace_steps() {
     for (int a : array_group(m_, s.arrays.front())) ok = ok || written.count(a) > 0;
     if (!ok)
       diags_.error(src.arrays.front().loc,
-                   "inject into array " + quote(m_.arrays[static_cast<std::size_t>(s.arrays.front())].name) +
+                   "inject into array " +
+                       quote(m_.arrays[static_cast<std::size_t>(s.arrays.front())].name) +
                        ", which no launch writes: the program keeps only the values of written "
                        "arrays (inject into the array a kernel updates)");
   }

@@ -676,8 +676,8 @@ void XmlReader::trace_step(const Element& el, Step& s) {
   if (v.compare(b0, 5, "file(") == 0) {
     std::size_t close = v.rfind(')', e0);
     if (close == std::string::npos || close + 1 != e0 || close <= b0 + 5)
-      error(loc(at->value.pos(b0)), "malformed 'at': expected file(PATH), got '" +
-                                        shown(v.substr(b0, e0 - b0)) + "'");
+      error(loc(at->value.pos(b0)),
+            "malformed 'at': expected file(PATH), got '" + shown(v.substr(b0, e0 - b0)) + "'");
     else
       s.at_file = text_of(at->value, b0 + 5, close);
     return;

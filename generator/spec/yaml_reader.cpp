@@ -595,7 +595,8 @@ void YamlReader::trace_step(const YAML::Node& node, Step& s) {
   const std::string what = inject ? "inject" : "record";
   Fields f = inject ? fields(node, "inject", {"inject", "at", "value"})
                     : fields(node, "record", {"record", "at", "every", "file"});
-  if (inject && f.count("record")) error(f["record"].key_loc, "a step is inject or record, not both");
+  if (inject && f.count("record"))
+    error(f["record"].key_loc, "a step is inject or record, not both");
   s.kind = inject ? Step::Kind::kInject : Step::Kind::kRecord;
   s.arrays = {required(f, what, what, s.loc)};
   if (inject) {

@@ -300,7 +300,7 @@ int run_mpi_program(mpi::Session& session, int argc, char** argv, Program<B> p,
                                                   ooc, probed, host, ooc_stats, keep_initial));
   // The traces: each rank sampled the points it owns; rank 0 gathers and writes them, before
   // --verify's run (which samples the same points again).
-  mpi::write_records(MPI_COMM_WORLD, p.records);
+  mpi::write_records(MPI_COMM_WORLD, p.records, owned);
   if (ooc_stats.on) ooc_stats = mpi::combine(MPI_COMM_WORLD, ooc_stats);
   if (!opt.quiet && session.rank() == 0) {
     print_report(stats, stdout);

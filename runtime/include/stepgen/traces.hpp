@@ -93,7 +93,7 @@ class Record {
   std::string file;  ///< relative to the working directory
   std::size_t element_bytes;
   double (*get)(const unsigned char* cell);  ///< cell_value<T> of the array's type
-  int digits;                                 ///< trace_digits<T>
+  int digits;                                ///< trace_digits<T>
 
   /// Empties the table for a run of `steps` steps (every row unsampled).
   void begin(std::int64_t steps) {

@@ -6,6 +6,7 @@
 
 #include <mpi.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -15,9 +16,10 @@
 
 namespace stepgen::mpi {
 
-/// Collective: rank 0's table of `r` gets every rank's samples (each cell is sampled by the
-/// one rank that owns it).
-inline void gather_record(MPI_Comm comm, rt::Record& r) {
+/// Collective: rank 0's table of `r` gets every rank's samples of the points it owns
+/// (`owned[q]`: rank q's owned box). A rank's other entries are not taken: out of core, the
+/// start-up calibration runs the time step on a probe chunk and samples what lies there.
+inline void gather_record(MPI_Comm comm, rt::Record& r, const std::vector<rt::Box>& owned) {
   int rank = 0, size = 1;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &size);
@@ -45,22 +47,28 @@ inline void gather_record(MPI_Comm comm, rt::Record& r) {
                     MPI_DOUBLE, 0, comm),
         "MPI_Gatherv(record)");
   if (rank != 0) return;
-  for (std::size_t j = 0; j < all_index.size(); ++j) {
-    const auto i = static_cast<std::size_t>(all_index[j]);
-    if (i >= r.have().size()) continue;
-    r.values()[i] = all_value[j];
-    r.have()[i] = 1;
-  }
+  std::fill(r.have().begin(), r.have().end(), 0);
+  for (int q = 0; q < size; ++q)
+    for (int j = displs[static_cast<std::size_t>(q)];
+         j < displs[static_cast<std::size_t>(q)] + counts[static_cast<std::size_t>(q)]; ++j) {
+      const auto i = static_cast<std::size_t>(all_index[static_cast<std::size_t>(j)]);
+      if (i >= r.have().size()) continue;
+      if (!owned[static_cast<std::size_t>(q)].contains_point(r.points[i % r.points.size()]))
+        continue;
+      r.values()[i] = all_value[static_cast<std::size_t>(j)];
+      r.have()[i] = 1;
+    }
 }
 
 /// Collective: gathers every record on rank 0, which writes the trace files; every rank throws
 /// the first error (UniformError).
-inline void write_records(MPI_Comm comm, const rt::Records& records) {
+inline void write_records(MPI_Comm comm, const rt::Records& records,
+                          const std::vector<rt::Box>& owned) {
   int rank = 0;
   MPI_Comm_rank(comm, &rank);
   std::string error;
   for (rt::Record& r : records) {
-    gather_record(comm, r);
+    gather_record(comm, r, owned);
     if (rank == 0 && error.empty()) try {
         r.write();
       } catch (const std::exception& e) {
