@@ -161,7 +161,8 @@ int run_program(int argc, char** argv, Program<B> p) {
     return 0;
   }
   check_saves(opt.saves, problem.arrays, problem.array_count);
-  check_files(opt, p.info);  // before the devices and the run: a save that cannot be made
+  check_files(opt, p.info);      // before the devices and the run: a save that cannot be made
+  check_trace_files(p.records);  // and a trace file
   if (opt.weights.empty()) opt.weights = p.weights;
 
   std::vector<typename B::Device> devices = B::discover(opt);

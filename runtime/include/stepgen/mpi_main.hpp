@@ -245,7 +245,8 @@ int run_mpi_program(mpi::Session& session, int argc, char** argv, Program<B> p,
                      std::to_string(ranks) + " ranks (one per rank)");
     partition = rank_partition(p, ranks, opt);
     check_saves(opt.saves, p.problem->arrays, p.problem->array_count);
-    mpi::check_files(MPI_COMM_WORLD, opt, p.info);  // rank 0, before the devices and the run
+    mpi::check_files(MPI_COMM_WORLD, opt, p.info);      // rank 0, before the devices and the run
+    mpi::check_trace_files(MPI_COMM_WORLD, p.records);  // rank 0 writes them
   } catch (const UsageError&) {
     throw;  // a bad command line: rank 0 reports it, every rank exits with status 2
   } catch (const std::exception& e) {

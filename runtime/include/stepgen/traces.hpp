@@ -168,6 +168,17 @@ struct Records {
   Record* end() const { return first + count; }
 };
 
+/// Checks before the run that every trace file can be written (a folder or a missing folder
+/// in its place: the error now, not after the run). Throws RunError.
+inline void check_trace_files(const Records& records) {
+  for (const Record& r : records) {
+    const std::string what = "record " + std::string(r.name) + " file=" + r.file;
+    file::check_writable(what, r.file);
+    bool exists = false;
+    file::save_target(what, r.file, exists);
+  }
+}
+
 /// The one-cell box at `p`.
 inline Box cell_box(int dims, const Vec3& p) {
   Box b = Box::from_extent(dims, {1, 1, 1});
