@@ -138,9 +138,9 @@ std::vector<std::array<std::int64_t, 3>> Builder::trace_points(const spec::Step&
     if (ok) check(c, tp.loc, "point " + std::to_string(i + 1) + " of 'at'", &locs);
   }
   if (s.points.empty() && s.at.present)
-    diags_.error(s.at.loc, what +
-                               " names no point: expected 'at' as x y z (XML: points separated "
-                               "by ';') or file(PATH)");
+    form_error(s.at.loc, what +
+                             " names no point: expected 'at' as x y z (XML: points separated "
+                             "by ';') or file(PATH)");
   return out;
 }
 
