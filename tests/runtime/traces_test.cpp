@@ -37,6 +37,16 @@ TEST_CASE("traces: every k steps, rows indexed by the 0-based step") {
   CHECK(static_cast<float>(std::strtod("0.100000001", nullptr)) == 0.1f);
 }
 
+TEST_CASE("traces: a run resumed at step `first` writes the rows from there on") {
+  rt::Record r = float_record(2);
+  r.begin(8, 4);  // steps 1, 3 skipped; 5, 7 sampled
+  for (std::int64_t s : {5, 7}) {
+    r.put(s, 0, 1.0);
+    r.put(s, 1, 2.0);
+  }
+  CHECK(r.csv() == "step,p[1 2 3],p[4 5 6]\n5,1,2\n7,1,2\n");
+}
+
 TEST_CASE("traces: a point never sampled is an error, never a silent hole") {
   rt::Record r = float_record(1);
   r.begin(2);

@@ -95,8 +95,10 @@ class Record {
   double (*get)(const unsigned char* cell);  ///< cell_value<T> of the array's type
   int digits;                                ///< trace_digits<T>
 
-  /// Empties the table for a run of `steps` steps (every row unsampled).
-  void begin(std::int64_t steps) {
+  /// Empties the table for a run of `steps` steps (every row unsampled); a run resumed at step
+  /// `first` (a restart) samples and writes the rows from there on only.
+  void begin(std::int64_t steps, std::int64_t first = 0) {
+    first_ = first;
     rows_ = steps / every;
     values_.assign(static_cast<std::size_t>(rows_) * points.size(), 0.0);
     have_.assign(values_.size(), 0);
@@ -130,6 +132,7 @@ class Record {
     out += "\n";
     char buf[64];
     for (std::int64_t r = 0; r < rows_; ++r) {
+      if ((r + 1) * every - 1 < first_) continue;  // before a restart's first step
       out += std::to_string((r + 1) * every - 1);
       for (std::size_t k = 0; k < points.size(); ++k) {
         const std::size_t i = static_cast<std::size_t>(r) * points.size() + k;
@@ -156,6 +159,7 @@ class Record {
 
  private:
   std::int64_t rows_ = 0;
+  std::int64_t first_ = 0;
   std::vector<double> values_;
   std::vector<char> have_;
 };
