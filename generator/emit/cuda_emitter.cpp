@@ -124,10 +124,12 @@ class CudaEmitter : public Emitter {
     out.add(".clang-format", embedded_file("templates/common/clang-format.mustache"));
     add_runtime_headers({"box.hpp", "chunk.hpp", "cuda.hpp", "engine.hpp", "engine_cuda.hpp",
                          "exchange.hpp", "init.hpp", "main.hpp", "ooc.hpp", "ooc_cuda.hpp",
-                         "partition.hpp", "probe.hpp", "program.hpp", "tune.hpp"},
+                         "partition.hpp", "probe.hpp", "program.hpp", "traces.hpp", "tune.hpp"},
                         out);
     if (in.plan.mpi)
-      add_runtime_headers({"engine_mpi_cuda.hpp", "mpi.hpp", "mpi_cuda.hpp", "mpi_main.hpp"}, out);
+      add_runtime_headers(
+          {"engine_mpi_cuda.hpp", "mpi.hpp", "mpi_cuda.hpp", "mpi_main.hpp", "traces_mpi.hpp"},
+          out);
     if (!m.tables.empty()) add_runtime_headers({"tables.hpp", "tables_cuda.hpp"}, out);
   }
 };

@@ -53,9 +53,11 @@ class OpenClEmitter : public Emitter {
             render(in.templates, "templates/common/embed_kernels.cmake.mustache", v));
     add_runtime_headers({"box.hpp", "chunk.hpp", "engine.hpp", "engine_opencl.hpp", "exchange.hpp",
                          "init.hpp", "main.hpp", "ooc.hpp", "ooc_opencl.hpp", "opencl.hpp",
-                         "partition.hpp", "probe.hpp", "program.hpp", "tune.hpp"},
+                         "partition.hpp", "probe.hpp", "program.hpp", "traces.hpp", "tune.hpp"},
                         out);
-    if (in.plan.mpi) add_runtime_headers({"engine_mpi_opencl.hpp", "mpi.hpp", "mpi_main.hpp"}, out);
+    if (in.plan.mpi)
+      add_runtime_headers({"engine_mpi_opencl.hpp", "mpi.hpp", "mpi_main.hpp", "traces_mpi.hpp"},
+                          out);
     if (!m.tables.empty()) add_runtime_headers({"tables.hpp", "tables_opencl.hpp"}, out);
   }
 };

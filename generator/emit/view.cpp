@@ -182,6 +182,69 @@ void table_view(const Model& m, View& v) {
   v.set("table_bytes", std::to_string(m.table_bytes()));
 }
 
+// --- Sources and receivers (<inject>, <record>): runtime/stepgen/traces.hpp ----------------
+
+// A point as C++ ({x, y, z}).
+std::string point_cpp(const std::array<std::int64_t, 3>& p) {
+  return "{" + std::to_string(p[0]) + ", " + std::to_string(p[1]) + ", " + std::to_string(p[2]) +
+         "}";
+}
+
+// The body line of an inject or record action: its index among its kind.
+void trace_body_line(const model::Action& a, View& sv) {
+  const bool inject = a.kind == model::Action::Kind::kInject;
+  sv.set("is_inject", flag(inject));
+  sv.set("is_record", flag(!inject));
+  sv.set("trace_index", std::to_string(a.trace_index));
+}
+
+// The tables of the sources (kInjects, with one value function each) and receivers (records).
+void trace_tables(const Model& m, const model::ProgramPlan& plan, View& v) {
+  View injects{View::type::list}, records{View::type::list};
+  for (const model::Action& a : plan.loop) {
+    if (a.kind != model::Action::Kind::kInject && a.kind != model::Action::Kind::kRecord) continue;
+    const model::Step& s = m.body[static_cast<std::size_t>(a.step)];
+    const model::Array& arr = m.arrays[static_cast<std::size_t>(s.arrays.front())];
+    View t;
+    t.set("index", std::to_string(a.trace_index));
+    t.set("array", arr.name);
+    t.set("cpp_type", model::type_info(arr.type).cpp_name);
+    if (a.kind == model::Action::Kind::kInject) {
+      t.set("at", point_cpp(s.points.front()));
+      t.set("table", flag(!s.value_file.empty()));
+      if (!s.value_file.empty()) {
+        std::string values;
+        char buf[40];
+        for (std::size_t i = 0; i < s.values.size(); ++i) {
+          std::snprintf(buf, sizeof buf, "%.17g", s.values[i]);
+          values += std::string(i ? (i % 4 == 0 ? ",\n    " : ", ") : "") + buf;
+        }
+        t.set("values", values);
+        std::string shown;  // the path as a C++ string literal's content
+        for (char c : s.value_file)
+          shown += (c == '"' || c == '\\') ? std::string("\\") + c : std::string(1, c);
+        const std::string table = "kInjectValues" + std::to_string(a.trace_index);
+        t.set("value",
+              "rt::table_value(" + table + ", std::size(" + table + "), step, \"" + shown + "\")");
+      } else {
+        t.set("value", "static_cast<double>(" + expr_cpp(m, s.value) + ")");
+      }
+      injects.push_back(t);
+    } else {
+      std::vector<std::string> points;
+      for (const auto& p : s.points) points.push_back(point_cpp(p));
+      t.set("points", "{" + join(points, ", ") + "}");
+      t.set("every", std::to_string(s.every));
+      t.set("file", s.file);
+      records.push_back(t);
+    }
+  }
+  v.set("has_injects", flag(plan.injects > 0));
+  v.set("has_records", flag(plan.records > 0));
+  v.set("injects", injects);
+  v.set("records", records);
+}
+
 }  // namespace
 
 View common_view(const model::ProgramPlan& plan, const Provenance& provenance,
@@ -393,8 +456,17 @@ View common_view(const model::ProgramPlan& plan, const Provenance& provenance,
     if (a.kind == model::Action::Kind::kExchange) continue;  // exchange_deep below
     View sv;
     const bool launch = a.kind == model::Action::Kind::kLaunch;
+    const bool trace =
+        a.kind == model::Action::Kind::kInject || a.kind == model::Action::Kind::kRecord;
     sv.set("is_launch", flag(launch));
-    sv.set("is_swap", flag(!launch));
+    sv.set("is_swap", flag(!launch && !trace));
+    sv.set("is_inject", flag(false));
+    sv.set("is_record", flag(false));
+    if (trace) {
+      trace_body_line(a, sv);
+      body.push_back(sv);
+      continue;
+    }
     std::vector<std::string> ids;
     for (int id : a.arrays) ids.push_back(array_id(id));
     if (launch) {
@@ -423,6 +495,7 @@ View common_view(const model::ProgramPlan& plan, const Provenance& provenance,
   }
   v.set("probe_launches", "{" + join(probe_launches, ", ") + "}");
   v.set("body", body);
+  trace_tables(m, plan, v);
   // The CUDA programs define launch_and_exchange only when some launch overlaps, and their
   // exchange functions only when some exchange happens (nvcc warns of an unreferenced member
   // function, an error under -Werror).

@@ -10,7 +10,7 @@ std::vector<int> array_group(const Model& m, int array) {
   for (bool grew = true; grew;) {
     grew = false;
     for (const Step& s : m.body) {
-      if (s.kind == Step::Kind::kLaunch) continue;
+      if (s.kind != Step::Kind::kSwap && s.kind != Step::Kind::kRotate) continue;
       bool touches = std::any_of(s.arrays.begin(), s.arrays.end(), [&](int a) {
         return std::find(group.begin(), group.end(), a) != group.end();
       });

@@ -130,10 +130,20 @@ struct Kernel {
 };
 
 struct Step {
-  enum class Kind { kLaunch, kSwap, kRotate };
+  enum class Kind { kLaunch, kSwap, kRotate, kInject, kRecord };
   Kind kind = Kind::kLaunch;
-  int kernel = -1;          ///< kLaunch
-  std::vector<int> arrays;  ///< kSwap (2) / kRotate (>= 2): array indices, in order
+  int kernel = -1;  ///< kLaunch
+  /// kSwap (2) / kRotate (>= 2): array indices, in order; kInject / kRecord: the one array
+  std::vector<int> arrays;
+  // --- kInject / kRecord (sources and receivers, validate_traces.cpp) ---
+  /// The cells, fastest dimension first (unused dimensions 0); kInject: one.
+  std::vector<std::array<std::int64_t, 3>> points;
+  Expr value;  ///< kInject: per step on the host in double (unless `values` is used)
+  /// kInject with value="file(PATH)": one value per step (float64), read at generation time
+  std::vector<double> values;
+  std::string value_file;  ///< that PATH as written ("" = `value` is an expression)
+  std::int64_t every = 1;  ///< kRecord: samples after steps t with (t + 1) % every == 0
+  std::string file;        ///< kRecord: the trace file, relative to the working directory
   spec::Loc loc;
 };
 

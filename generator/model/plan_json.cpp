@@ -69,6 +69,12 @@ std::string plan_json(const ProgramPlan& pp, const Plan& plan) {
       case Action::Kind::kExchange:
         j.set("exchange", names(a.arrays));
         break;
+      case Action::Kind::kInject:
+        j.set("inject", names(a.arrays));
+        break;
+      case Action::Kind::kRecord:
+        j.set("record", names(a.arrays));
+        break;
     }
     loop.push(j);
   }

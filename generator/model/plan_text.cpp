@@ -43,6 +43,12 @@ std::string loop_text(const ProgramPlan& pp) {
         s +=
             "every " + std::to_string(pp.every) + " steps the exchange of " + names(a.arrays, ", ");
         break;
+      case Action::Kind::kInject:
+        s += "inject(" + names(a.arrays, ", ") + ")";
+        break;
+      case Action::Kind::kRecord:
+        s += "record(" + names(a.arrays, ", ") + ")";
+        break;
     }
   }
   return s.empty() ? "empty" : s;

@@ -78,6 +78,14 @@ ProgramPlan build_program_plan(const Model& m, const ProgramOptions& options) {
     const Step& s = m.body[i];
     Action a;
     a.step = static_cast<int>(i);
+    if (s.kind == Step::Kind::kInject || s.kind == Step::Kind::kRecord) {
+      const bool inject = s.kind == Step::Kind::kInject;
+      a.kind = inject ? Action::Kind::kInject : Action::Kind::kRecord;
+      a.arrays = s.arrays;
+      a.trace_index = (inject ? p.injects : p.records)++;
+      p.loop.push_back(std::move(a));
+      continue;
+    }
     if (s.kind != Step::Kind::kLaunch) {
       a.kind = s.kind == Step::Kind::kSwap ? Action::Kind::kSwap : Action::Kind::kRotate;
       a.arrays = s.arrays;

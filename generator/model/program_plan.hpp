@@ -70,13 +70,16 @@ struct KernelPlan {
 
 /// One action of the time loop, in order.
 struct Action {
-  enum class Kind { kLaunch, kSwap, kRotate, kExchange };
+  /// kInject / kRecord: a source or receiver (Model::body[step] holds its points and value).
+  enum class Kind { kLaunch, kSwap, kRotate, kExchange, kInject, kRecord };
   Kind kind = Kind::kLaunch;
   int step = -1;    ///< its index in Model::body (-1: the deep-halo exchange after the body)
   int kernel = -1;  ///< kLaunch
   /// kLaunch: the exchanged arrays it writes (refreshed after it when exchanging every step);
-  /// kSwap/kRotate: the arrays renamed, in order; kExchange: every exchanged array.
+  /// kSwap/kRotate: the arrays renamed, in order; kExchange: every exchanged array;
+  /// kInject/kRecord: the one array.
   std::vector<int> arrays;
+  int trace_index = -1;         ///< kInject/kRecord: its index among the actions of its kind
   bool exchange_after = false;  ///< kLaunch: an exchange follows it (exchanging every step)
   bool overlap = false;         ///< kLaunch: it runs on slabs, overlapping that exchange
   std::string
@@ -118,6 +121,8 @@ struct ProgramPlan {
   std::vector<int> exchanged;  ///< the exchanged arrays (Action::kExchange's), model order
   /// Out of core, every launch can compute only the planes still read (the trapezoid).
   bool trapezoid = false;
+  int injects = 0;  ///< kInject actions (sources)
+  int records = 0;  ///< kRecord actions (receivers)
 
   const Action* deep_exchange() const {
     return !loop.empty() && loop.back().kind == Action::Kind::kExchange ? &loop.back() : nullptr;

@@ -95,6 +95,14 @@ class Builder {
   /// Run-time terms at their values over the whole grid (one device): extents are array sizes.
   EvalEnv whole_grid_env() const;
 
+  // --- validate_traces.cpp: <inject> and <record> ---
+  /// Validates one inject or record step of the body into `step` (its kind and loc set).
+  void build_trace_step(const spec::Step& s, Step& step);
+  /// The points of `at`: its list, or the lines of its file(PATH) (relative to the spec).
+  std::vector<std::array<std::int64_t, 3>> trace_points(const spec::Step& s, int array);
+  /// After the body: injected arrays are written by a launch, record files differ.
+  void check_trace_steps();
+
   // --- validate_loop.cpp ---
   void build_loop();
   void build_usage();

@@ -58,6 +58,11 @@ void Builder::build_loop() {
                 : s.kind == spec::Step::Kind::kSwap ? Step::Kind::kSwap
                                                     : Step::Kind::kRotate;
     step.loc = s.loc;
+    if (s.kind == spec::Step::Kind::kInject || s.kind == spec::Step::Kind::kRecord) {
+      build_trace_step(s, step);  // validate_traces.cpp
+      m_.body.push_back(step);
+      continue;
+    }
     if (s.kind == spec::Step::Kind::kLaunch) {
       any_launch = true;
       if (require(s.kernel, "launch names no kernel")) {
@@ -124,6 +129,7 @@ void Builder::build_loop() {
   }
   if (!any_launch)
     form_error(it.loc, "the time loop launches no kernel: expected at least one launch");
+  check_trace_steps();  // validate_traces.cpp
 }
 
 void Builder::build_usage() {

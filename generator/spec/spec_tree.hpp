@@ -81,12 +81,25 @@ struct Kernel {
   Loc loc;
 };
 
+/// One point of an <inject> or <record>: one coordinate per dimension, fastest first.
+struct TracePoint {
+  std::vector<Text> coords;
+  Loc loc;
+};
+
 /// One statement of the time loop body.
 struct Step {
-  enum class Kind { kLaunch, kSwap, kRotate };
+  enum class Kind { kLaunch, kSwap, kRotate, kInject, kRecord };
   Kind kind = Kind::kLaunch;
   Text kernel;               ///< kLaunch
-  std::vector<Text> arrays;  ///< kSwap: two names; kRotate: two or more
+  std::vector<Text> arrays;  ///< kSwap: two names; kRotate: two or more; kInject/kRecord: one
+  // --- kInject / kRecord (sources and receivers) ---
+  std::vector<TracePoint> points;  ///< `at` as a list of points (kInject: one)
+  Text at_file;                    ///< `at="file(points.txt)"`: the text inside file(...)
+  Text value;                      ///< kInject: an expression of step, or file(wavelet.raw)
+  Text every;                      ///< kRecord: sample every this many steps (default 1)
+  Text file;                       ///< kRecord: the trace file the program writes
+  Text at;                         ///< `at` as written (its position: errors about the points)
   Loc loc;
 };
 

@@ -121,6 +121,7 @@ class XmlReader {
   Text element_text(const Element& el);
   std::optional<HaloPoint> halo_point(const Span& s, std::size_t b, std::size_t e);
   std::vector<HaloPoint> halo_points(const Attr& a);
+  void trace_step(const Element& el, Step& s);
 
   void stencil(const Element& root, pugi::xml_node container, bool name_required);
   void constant(const Element& el);
@@ -658,12 +659,14 @@ void XmlReader::iterate(const Element& el) {
   it.present = true;
   it.loc = el.loc;
   it.steps = required_attr(el, "steps");
-  for_each_child(el, {"launch", "swap", "rotate"}, [&](const Element& child) {
+  for_each_child(el, {"launch", "swap", "rotate", "inject", "record"}, [&](const Element& child) {
     for_each_child(child, {}, [](const Element&) {});
     Step s;
     s.loc = child.loc;
     s.kernel.loc = child.loc;
-    if (child.name == "launch") {
+    if (child.name == "inject" || child.name == "record") {
+      trace_step(child, s);
+    } else if (child.name == "launch") {
       check_attributes(child, {"kernel"});
       s.kind = Step::Kind::kLaunch;
       s.kernel = required_attr(child, "kernel");
@@ -679,6 +682,56 @@ void XmlReader::iterate(const Element& el) {
     }
     it.body.push_back(std::move(s));
   });
+}
+
+// --- <inject> and <record> (sources and receivers) ------------------------------------------
+
+// <inject array="p" at="x y z" value="EXPR"/> and <record array="p" at="x y z; x y z" every="1"
+// file="traces.csv"/>: `at` is points separated by ';', each blank-separated coordinates, or
+// file(points.txt).
+void XmlReader::trace_step(const Element& el, Step& s) {
+  const bool inject = el.name == "inject";
+  if (inject)
+    check_attributes(el, {"array", "at", "value"});
+  else
+    check_attributes(el, {"array", "at", "every", "file"});
+  s.kind = inject ? Step::Kind::kInject : Step::Kind::kRecord;
+  s.arrays = {required_attr(el, "array")};
+  s.at = required_attr(el, "at");
+  if (inject) {
+    s.value = required_attr(el, "value");
+  } else {
+    s.every = optional_attr(el, "every");
+    s.file = required_attr(el, "file");
+  }
+  const Attr* at = find(el, "at");
+  if (!at) return;
+  const std::string& v = at->value.value;
+  auto [b0, e0] = trimmed(v, 0, v.size());
+  if (v.compare(b0, 5, "file(") == 0) {
+    std::size_t close = v.rfind(')', e0);
+    if (close == std::string::npos || close + 1 != e0 || close <= b0 + 5)
+      error(loc(at->value.pos(b0)),
+            "malformed 'at': expected file(PATH), got '" + shown(v.substr(b0, e0 - b0)) + "'");
+    else
+      s.at_file = text_of(at->value, b0 + 5, close);
+    return;
+  }
+  // Empty pieces (a trailing ';') are skipped; no point at all is the model's error.
+  std::size_t b = 0;
+  while (b <= v.size()) {
+    std::size_t e = v.find(';', b);
+    if (e == std::string::npos) e = v.size();
+    auto [pb, pe] = trimmed(v, b, e);
+    if (pb < pe) {
+      TracePoint p;
+      p.loc = loc(at->value.pos(pb));
+      for (auto [ib, ie] : split_items(v.substr(pb, pe - pb)))
+        p.coords.push_back(text_of(at->value, pb + ib, pb + ie));
+      s.points.push_back(std::move(p));
+    }
+    b = e + 1;
+  }
 }
 
 void XmlReader::argument(const Element& el) {

@@ -172,6 +172,7 @@ class YamlReader {
   void arg(const YAML::Node& node, Kernel& k);
   void iterate(const Entry& e);
   void step(const YAML::Node& node);
+  void trace_step(const YAML::Node& node, Step& s);
 
   const std::string& path_;
   const std::string& text_;
@@ -593,6 +594,10 @@ void YamlReader::step(const YAML::Node& node) {
     error(s.loc, "each step of 'body' must be a mapping such as {launch: K}");
     return;
   }
+  if (node["inject"] || node["record"]) {
+    trace_step(node, s);
+    return;
+  }
   Fields f = fields(node, "step", {"launch", "swap", "rotate"});
   if (f.empty()) return;  // its only key was unknown: reported
   if (f.size() > 1) {
@@ -611,6 +616,67 @@ void YamlReader::step(const YAML::Node& node) {
   } else {
     s.kind = Step::Kind::kRotate;
     s.arrays = scalar_list(e, false);
+  }
+  tree_.iterate.body.push_back(std::move(s));
+}
+
+// --- inject and record (sources and receivers) ----------------------------------------------
+
+// {inject: p, at: [x, y, z], value: EXPR} and {record: p, at: [[x, y, z], ...], every: 1,
+// file: traces.csv}; `at` may also be one point [x, y, z] or file(points.txt).
+void YamlReader::trace_step(const YAML::Node& node, Step& s) {
+  const bool inject = static_cast<bool>(node["inject"]);
+  const std::string what = inject ? "inject" : "record";
+  Fields f = inject ? fields(node, "inject", {"inject", "at", "value"})
+                    : fields(node, "record", {"record", "at", "every", "file"});
+  if (inject && f.count("record"))
+    error(f["record"].key_loc, "a step is inject or record, not both");
+  s.kind = inject ? Step::Kind::kInject : Step::Kind::kRecord;
+  s.arrays = {required(f, what, what, s.loc)};
+  if (inject) {
+    s.value = required(f, "value", what, s.loc);
+  } else {
+    s.every = scalar_of(f, "every", s.loc);
+    s.file = required(f, "file", what, s.loc);
+  }
+  s.at = Text{{}, s.loc, false};
+  if (!need(f, "at", what, s.loc)) {
+    tree_.iterate.body.push_back(std::move(s));
+    return;
+  }
+  const Entry& at = f["at"];
+  s.at = Text{{}, loc(at.value), true};
+  auto point = [&](const YAML::Node& n) {
+    TracePoint p;
+    p.loc = loc(n);
+    for (std::size_t i = 0; i < n.size() && tick(); ++i) {
+      if (!n[i].IsScalar()) {
+        error(loc(n[i]), "each coordinate of a point in 'at' must be a single value");
+        continue;
+      }
+      p.coords.push_back(text(n[i]));
+    }
+    s.points.push_back(std::move(p));
+  };
+  if (at.value.IsScalar()) {
+    Text t = text(at.value);
+    const std::string& v = t.value;
+    if (v.size() > 6 && v.compare(0, 5, "file(") == 0 && v.back() == ')') {
+      s.at_file = Text{v.substr(5, v.size() - 6), Loc{t.loc.line, t.loc.col + 5}, true};
+    } else {
+      error(t.loc, "'at' must be a point [x, y, z], a list of points or file(PATH), got '" +
+                       shown(v) + "'");
+    }
+  } else if (!kind_ok(at, at.value.IsSequence(), "a list")) {
+  } else if (at.value.size() > 0 && at.value[0].IsSequence()) {
+    for (std::size_t i = 0; i < at.value.size() && tick(); ++i) {
+      if (!at.value[i].IsSequence())
+        error(loc(at.value[i]), "each point in 'at' must be a list such as [x, y, z]");
+      else
+        point(at.value[i]);
+    }
+  } else {
+    point(at.value);
   }
   tree_.iterate.body.push_back(std::move(s));
 }

@@ -132,7 +132,9 @@ case $group in
         done
       done
     done
-    if [ -d "$out/runs/d1-k3-c3-trapezoid-on" ] && grep -q "trapezoid on" "$out/runs/d1-k3-c3-trapezoid-on/log.txt"; then
+    # (A spec with <record> runs without band sharing: runtime/stepgen/main.hpp says why.)
+    if [ -d "$out/runs/d1-k3-c3-trapezoid-on" ] && grep -q "trapezoid on" "$out/runs/d1-k3-c3-trapezoid-on/log.txt" &&
+      ! grep -q "<record" "$spec"; then
       expect d1-k3-c3-trapezoid-on "band sharing on"
     fi
     run d1-k3-no-bands 1 --out-of-core on --ooc-chunks 2 --steps-per-pass 3 --band-sharing off

@@ -46,6 +46,7 @@
 #include "stepgen/partition.hpp"
 #include "stepgen/probe.hpp"
 #include "stepgen/program.hpp"
+#include "stepgen/traces.hpp"
 
 namespace stepgen::rt {
 
@@ -228,6 +229,65 @@ class InCore {
     }
   }
 
+  // --- Sources and receivers (<inject>, <record>: traces.hpp) -------------------------------
+
+  /// Adds `in.value(step)` to its cell on every local part whose buffer holds a copy of it
+  /// (owned or ghost), after the work enqueued before on every device (B::fence): a one-cell
+  /// read, the addition on the host in the array's type, a one-cell write.
+  void inject(const Inject& in, std::int64_t step) {
+    const Box cell = cell_box(problem_.dims, in.at);
+    std::vector<std::size_t> holders;
+    for (std::size_t p = 0; p < parts(); ++p)
+      if (part(p).ghost.contains_point(in.at)) holders.push_back(p);
+    if (holders.empty()) return;  // an MPI rank far from the source
+    const double v = in.value(step);
+    const auto id = static_cast<std::size_t>(in.array);
+    // Every device: an exchange may write a ghost copy from the sender's side.
+    for (std::size_t p = 0; p < parts(); ++p) B::fence(devices_[p]);
+    std::vector<HostArray> scratch;
+    for (std::size_t p : holders) {
+      scratch.emplace_back(in.name, in.element_bytes, cell);
+      B::read_box(devices_[p], buffers_[p][id], part(p).ghost, scratch.back(), cell);
+    }
+    for (std::size_t p : holders) B::finish(devices_[p]);
+    for (std::size_t i = 0; i < holders.size(); ++i) {
+      in.add(scratch[i].bytes.data(), v);
+      B::write_box(devices_[holders[i]], buffers_[holders[i]][id], part(holders[i]).ghost,
+                   scratch[i], cell);
+    }
+    for (std::size_t p : holders) B::finish(devices_[p]);
+  }
+
+  /// Samples the record's points that local parts own (every `every` steps): all reads
+  /// enqueued, one wait per device.
+  void record(Record& r, std::int64_t step) {
+    if (!r.due(step)) return;
+    const auto id = static_cast<std::size_t>(r.array);
+    std::vector<std::pair<std::size_t, std::size_t>> owned;  // (point, part)
+    for (std::size_t k = 0; k < r.points.size(); ++k)
+      for (std::size_t p = 0; p < parts(); ++p)
+        if (part(p).owned.contains_point(r.points[k])) {
+          owned.emplace_back(k, p);
+          break;
+        }
+    if (owned.empty()) return;
+    std::vector<bool> used(parts(), false);
+    for (const auto& kp : owned) used[kp.second] = true;
+    for (std::size_t p = 0; p < parts(); ++p)
+      if (used[p]) B::fence(devices_[p]);
+    std::vector<HostArray> scratch;
+    scratch.reserve(owned.size());
+    for (const auto& [k, p] : owned) {
+      const Box cell = cell_box(problem_.dims, r.points[k]);
+      scratch.emplace_back(r.name, r.element_bytes, cell);
+      B::read_box(devices_[p], buffers_[p][id], part(p).ghost, scratch.back(), cell);
+    }
+    for (std::size_t p = 0; p < parts(); ++p)
+      if (used[p]) B::finish(devices_[p]);
+    for (std::size_t i = 0; i < owned.size(); ++i)
+      r.put(step, owned[i].first, r.get(scratch[i].bytes.data()));
+  }
+
   // --- What the backend's State reads ------------------------------------------------------
 
   /// The parts this process runs (all of them, or an MPI rank's own).
@@ -401,6 +461,43 @@ class ChunkRun {
     launch(fn, at, step);
   }
   void exchange(Ids) {}
+
+  // --- Sources and receivers (traces.hpp) ---
+  /// Adds the source's value to its cell when the chunk's window holds it (every chunk that
+  /// holds it computes the cell redundantly: each copy gets the value).
+  void inject(const Inject& in, std::int64_t step) {
+    if (!chunk_.ghost.contains_point(in.at)) return;
+    const Box cell = cell_box(rule_.dims, in.at);
+    const auto id = static_cast<std::size_t>(in.array);
+    const double v = in.value(step);
+    HostArray scratch(in.name, in.element_bytes, cell);
+    B::read_box(d_, buf_[id], chunk_.ghost, scratch, cell);
+    B::finish(d_);
+    in.add(scratch.bytes.data(), v);
+    B::write_box(d_, buf_[id], chunk_.ghost, scratch, cell);
+    B::finish(d_);
+  }
+  /// Samples the record's points the chunk owns (its owned planes are valid at every step of
+  /// the pass): all reads enqueued, one wait.
+  void record(Record& r, std::int64_t step) {
+    if (!r.due(step)) return;
+    const auto id = static_cast<std::size_t>(r.array);
+    std::vector<std::size_t> mine;
+    for (std::size_t k = 0; k < r.points.size(); ++k)
+      if (chunk_.owned.contains_point(r.points[k])) mine.push_back(k);
+    if (mine.empty()) return;
+    std::vector<HostArray> scratch;
+    scratch.reserve(mine.size());
+    for (std::size_t k : mine) {
+      const Box cell = cell_box(rule_.dims, r.points[k]);
+      scratch.emplace_back(r.name, r.element_bytes, cell);
+      B::read_box(d_, buf_[id], chunk_.ghost, scratch.back(), cell);
+    }
+    B::finish(d_);
+    for (std::size_t i = 0; i < mine.size(); ++i)
+      r.put(step, mine[i], r.get(scratch[i].bytes.data()));
+  }
+
   /// swap(a, b) or rotate(a, b, c, ...): each name takes the next one's buffer, the last the
   /// first's.
   void swap(Ids ids) {

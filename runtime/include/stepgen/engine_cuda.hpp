@@ -80,6 +80,13 @@ struct Backend {
     cuda::read_box(d, b, buffer, host, sub);
   }
   static void finish(const Device& d) { cuda::finish(d); }
+  /// Waits for everything enqueued on the GPU (every stream, peer copies into it included):
+  /// before a source or receiver (engine.hpp: InCore::inject/record) touches a cell an
+  /// exchange may write.
+  static void fence(const Device& d) {
+    d.use();
+    cuda::check(cudaDeviceSynchronize(), "cudaDeviceSynchronize", d);
+  }
   static void check_fits(const Device& d, std::size_t bytes) { cuda::check_fits(d, bytes); }
   /// A launch over part p's whole buffer, on its kernel stream.
   static Launch whole(const Device& d, const NoKernels&, const std::vector<Buffer>& buf,

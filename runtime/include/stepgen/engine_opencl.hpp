@@ -93,6 +93,12 @@ struct Backend {
     cl::read_box(d, m, buffer, host, sub, nullptr);
   }
   static void finish(const Device& d) { cl::finish(d); }
+  /// Waits for everything enqueued on the device (both queues): before a source or receiver
+  /// (engine.hpp: InCore::inject/record) touches a cell an exchange may write.
+  static void fence(const Device& d) {
+    cl::finish(d, On::kCompute);
+    cl::finish(d, On::kBoundary);
+  }
   static void check_fits(const Device& d, std::size_t bytes) { cl::check_fits(d, bytes); }
   static Launch whole(const Device& d, const K& k, const std::vector<Mem>& buf,
                       const rt::Part& part, std::int64_t step) {

@@ -21,6 +21,7 @@
 #include "stepgen/partition.hpp"
 #include "stepgen/probe.hpp"
 #include "stepgen/program.hpp"
+#include "stepgen/traces.hpp"
 #include "stepgen/tune.hpp"
 
 namespace stepgen::rt {
@@ -51,6 +52,7 @@ struct Program {
   /// work-group sizes follow their choice (nullptr: none).
   std::vector<TunedKernel> tuned;
   std::vector<ProbeLaunch>* tuned_launches = nullptr;
+  Records records;             ///< the receivers (<record>: traces.hpp), written after the run
 };
 
 /// The device memory budget left to the arrays when every device holds the spec's tables
@@ -150,6 +152,14 @@ void print_partition(const std::vector<Device>& devices, const Partition& partit
                 part.owned.str().c_str(), part.ghost.str().c_str());
 }
 
+/// Out of core, a receiver samples each point from the chunk that computes it at that step:
+/// the chunk's own planes. Band sharing moves a chunk's lowest own planes to the chunk below
+/// for part of a pass, so a program with <record> runs without it (the same results, the
+/// lower bands computed twice).
+inline void no_band_sharing_with_records(const Records& records, ooc::Options& ooc) {
+  if (records.count > 0) ooc.band_sharing = false;
+}
+
 /// The main program: options, devices, partition, run, verify, save, report. Returns the exit
 /// status (1: --verify found a difference); errors are thrown (rt::run_main prints them).
 template <class B>
@@ -160,6 +170,7 @@ int run_program(int argc, char** argv, Program<B> p) {
                                  problem.arrays[id].element_bytes);
   ooc::Options ooc = p.ooc;
   ooc::take_options(argc, argv, ooc);
+  no_band_sharing_with_records(p.records, ooc);
   Options opt = parse_options(argc, argv, p.info);
   if (opt.help) {
     print_usage(p.info, stdout);
@@ -168,7 +179,8 @@ int run_program(int argc, char** argv, Program<B> p) {
     return 0;
   }
   check_saves(opt.saves, problem.arrays, problem.array_count);
-  check_files(opt, p.info);  // before the devices and the run: a save that cannot be made
+  check_files(opt, p.info);      // before the devices and the run: a save that cannot be made
+  check_trace_files(p.records);  // and a trace file
   if (opt.weights.empty()) opt.weights = p.weights;
 
   std::vector<typename B::Device> devices = B::discover(opt);
@@ -239,7 +251,10 @@ int run_program(int argc, char** argv, Program<B> p) {
                            std::min<std::size_t>(bytes, std::size_t{64} << 20));
   }
 
+  for (Record& r : p.records) r.begin(opt.steps);
   RunStats stats = run_in_or_out_of_core(p, devices, partition, host, opt, ooc, probed, ooc_stats);
+  // The traces, before --verify's run (which samples the same points again).
+  for (const Record& r : p.records) r.write();
   if (!out_of_core) {
     stats.host_memory = memory.text();
     stats.link_h2d = link.h2d;

@@ -30,6 +30,7 @@
 #include "stepgen/partition.hpp"
 #include "stepgen/probe.hpp"
 #include "stepgen/program.hpp"
+#include "stepgen/traces_mpi.hpp"
 #include "stepgen/tune.hpp"
 
 namespace stepgen::rt {
@@ -231,6 +232,7 @@ int run_mpi_program(mpi::Session& session, int argc, char** argv, Program<B> p,
   Partition partition;
   try {  // the options and the split are the same on every rank: rank 0 alone reports their errors
     M::take_ooc_options(argc, argv, ooc);
+    no_band_sharing_with_records(p.records, ooc);
     opt = parse_options(argc, argv, p.info);
     if (opt.help) {
       if (session.rank() == 0) {
@@ -246,7 +248,8 @@ int run_mpi_program(mpi::Session& session, int argc, char** argv, Program<B> p,
                      std::to_string(ranks) + " ranks (one per rank)");
     partition = rank_partition(p, ranks, opt);
     check_saves(opt.saves, p.problem->arrays, p.problem->array_count);
-    mpi::check_files(MPI_COMM_WORLD, opt, p.info);  // rank 0, before the devices and the run
+    mpi::check_files(MPI_COMM_WORLD, opt, p.info);      // rank 0, before the devices and the run
+    mpi::check_trace_files(MPI_COMM_WORLD, p.records);  // rank 0 writes them
   } catch (const UsageError&) {
     throw;  // a bad command line: rank 0 reports it, every rank exits with status 2
   } catch (const std::exception& e) {
@@ -306,9 +309,13 @@ int run_mpi_program(mpi::Session& session, int argc, char** argv, Program<B> p,
     }
   };
   ooc::Stats ooc_stats;
+  for (Record& r : p.records) r.begin(opt.steps);
   RunStats stats =
       mpi::combine(MPI_COMM_WORLD, run_rank<B, M>(session, rank, p, loop, devices, partition, opt,
                                                   ooc, probed, host, ooc_stats, keep_initial));
+  // The traces: each rank sampled the points it owns; rank 0 gathers and writes them, before
+  // --verify's run (which samples the same points again).
+  mpi::write_records(MPI_COMM_WORLD, p.records, owned);
   if (ooc_stats.on) ooc_stats = mpi::combine(MPI_COMM_WORLD, ooc_stats);
   if (!opt.quiet && session.rank() == 0) {
     print_report(stats, stdout);
