@@ -76,7 +76,7 @@ std::string file_stem(const std::string& path) {
 
 const std::vector<std::string> kStencilChildren = {
     "constant", "array",       "kernel",       "iterate",  "devices",
-    "exchange", "out_of_core", "distribution", "argument", "shadow"};
+    "exchange", "out_of_core", "distribution", "argument", "shadow", "monitor"};
 
 class XmlReader {
  public:
@@ -479,6 +479,9 @@ void XmlReader::stencil(const Element& root, pugi::xml_node container, bool name
       } else if (el.name == "distribution") {
         check_attributes(el, {"engine"});
         tree_.distribution = {optional_attr(el, "engine"), el.loc, true};
+      } else if (el.name == "monitor") {
+        check_attributes(el, {"every", "file"});
+        tree_.monitor = {optional_attr(el, "every"), optional_attr(el, "file"), el.loc, true};
       }
       if (el.name != "iterate" && el.name != "shadow")
         for_each_child(el, {}, [](const Element&) {});
@@ -618,13 +621,27 @@ void XmlReader::arg(const Element& el, Kernel& k) {
 }
 
 void XmlReader::iterate(const Element& el) {
-  check_attributes(el, {"steps"});
+  check_attributes(el, {"steps", "until"});
   Iterate& it = tree_.iterate;
   it.present = true;
   it.loc = el.loc;
   it.steps = required_attr(el, "steps");
-  for_each_child(el, {"launch", "swap", "rotate"}, [&](const Element& child) {
+  it.until = optional_attr(el, "until");
+  for_each_child(el, {"launch", "swap", "rotate", "reduce"}, [&](const Element& child) {
     for_each_child(child, {}, [](const Element&) {});
+    if (child.name == "reduce") {
+      check_attributes(child, {"name", "op", "array", "minus", "every"});
+      Reduce r;
+      r.loc = child.loc;
+      r.name = required_attr(child, "name");
+      r.op = required_attr(child, "op");
+      r.array = required_attr(child, "array");
+      r.minus = optional_attr(child, "minus");
+      r.every = optional_attr(child, "every");
+      r.position = it.body.size();
+      it.reductions.push_back(std::move(r));
+      return;
+    }
     Step s;
     s.loc = child.loc;
     s.kernel.loc = child.loc;

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "stepgen/engine.hpp"
+#include "stepgen/monitor.hpp"
 #include "stepgen/ooc_opencl.hpp"
 #include "stepgen/opencl.hpp"
 
@@ -93,6 +94,24 @@ struct Backend {
     cl::read_box(d, m, buffer, host, sub, nullptr);
   }
   static void finish(const Device& d) { cl::finish(d); }
+  // --- Reductions (monitor.hpp) ---------------------------------------------------------
+  /// Adds `op` over the cells `box` of `a` (a buffer holding `buffer`), of a - minus (computed
+  /// in T, as the kernel would) when `minus` is not null, into `into`. For now by reading the
+  /// box to the host and adding there (rt::reduce_host_box); the one place that touches the data.
+  template <typename T>
+  static void reduce_box(const Device& d, const Kernels& /*k*/, const Mem& a, const Mem* minus,
+                         const rt::Box& buffer, const rt::Box& box, rt::Reduction& into) {
+    if (box.empty()) return;
+    rt::HostArray va("reduce", sizeof(T), box);
+    read_box(d, a, buffer, va, box);
+    rt::HostArray vm;
+    if (minus) {
+      vm = rt::HostArray("reduce minus", sizeof(T), box);
+      read_box(d, *minus, buffer, vm, box);
+    }
+    finish(d);
+    rt::reduce_host_box<T>(va, minus ? &vm : nullptr, box, box, into);
+  }
   static void check_fits(const Device& d, std::size_t bytes) { cl::check_fits(d, bytes); }
   static Launch whole(const Device& d, const K& k, const std::vector<Mem>& buf,
                       const rt::Part& part, std::int64_t step) {
@@ -115,8 +134,9 @@ struct Backend {
   /// Runs `schedule` over the host arrays, `step` computing one step of a chunk.
   static void ooc_run(std::vector<Device>& devices, const rt::ooc::Schedule& schedule,
                       std::vector<rt::HostArray>& host, const OocStep& step,
-                      const rt::ooc::Options& ooc, std::int64_t steps, rt::ooc::Stats& report) {
-    OocRunner runner(devices, schedule, host, step, ooc.overlap, {},
+                      const rt::ooc::Options& ooc, std::int64_t steps, rt::ooc::Stats& report,
+                      rt::ooc::Share share = {}) {
+    OocRunner runner(devices, schedule, host, step, ooc.overlap, std::move(share),
                      report.pinned ? cl::pinned_allocator(devices[0]) : rt::HostAllocator{});
     runner.run(steps, report);
   }

@@ -238,6 +238,23 @@ class Reduction {
   ReduceOp op() const { return op_; }
   const ExactSum& exact() const { return sum_; }
 
+  /// What travels between MPI ranks (mpi.hpp): the exact sum's words, the extreme and whether
+  /// a cell was seen and whether one was NaN. from_parts(op, parts()) is the same reduction.
+  struct Parts {
+    ExactSum::Words words;
+    double extreme;
+    std::int64_t seen, nan;
+  };
+  Parts parts() const { return {sum_.words(), extreme_, seen_ ? 1 : 0, nan_ ? 1 : 0}; }
+  static Reduction from_parts(ReduceOp op, const Parts& p) {
+    Reduction r(op);
+    r.sum_ = ExactSum::from_words(p.words);
+    r.extreme_ = p.extreme;
+    r.seen_ = p.seen != 0;
+    r.nan_ = p.nan != 0;
+    return r;
+  }
+
  private:
   /// a < b, with -0.0 before +0.0: which zero wins must not depend on the order of the cells.
   static bool before(double a, double b) {
