@@ -51,10 +51,10 @@ run() {
       (cd "$dir" && POCL_DEVICES="$(printf 'pthread %.0s' $(seq "$n"))" timeout 300 "$program" \
         --device-type cpu --devices "$n" --save A=A.raw --save B=B.raw "$@" > log.txt 2>&1) || status=$? ;;
     mpi)
-      (cd "$dir" && source "$src/tests/mpi/mpirun.sh" && POCL_DEVICES=pthread stepgen_mpirun "$n" \
+      (cd "$dir" && source "$src/tests/mpi/mpirun.sh" && POCL_DEVICES="$(printf 'pthread %.0s' $(seq "$n"))" stepgen_mpirun "$n" \
         "$program" --device-type cpu --save A=A.raw --save B=B.raw "$@" > log.txt 2>&1) || status=$? ;;
     cuda-emu)
-      (cd "$dir" && STEPGEN_CUDA_EMULATE=$n timeout 300 "$program" --devices "$n" \
+      (cd "$dir" && STEPGEN_CUDA_EMULATE_ORDER=deferred STEPGEN_CUDA_EMULATE_SEED=${#labels[@]} STEPGEN_CUDA_EMULATE=$n timeout 300 "$program" --devices "$n" \
         --save A=A.raw --save B=B.raw "$@" > log.txt 2>&1) || status=$? ;;
   esac
   if [ "$status" -ne 0 ]; then
