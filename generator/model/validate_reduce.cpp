@@ -18,8 +18,9 @@ const std::vector<std::string> kOps = {"sum", "min", "max", "l2", "linf"};
 // operand := number | step | a reduction's name | a constant's name.
 class UntilParser {
  public:
-  UntilParser(const spec::Text& text, const Model& m, Diagnostics& diags, Until& out)
-      : text_(text), s_(text.value), m_(m), diags_(diags), out_(out) {}
+  UntilParser(const spec::Text& text, const std::vector<spec::Loc>& locs, const Model& m,
+              Diagnostics& diags, Until& out)
+      : text_(text), locs_(locs), s_(text.value), m_(m), diags_(diags), out_(out) {}
 
   bool parse() {
     std::string cpp;
@@ -36,7 +37,8 @@ class UntilParser {
     while (i_ < s_.size() && std::isspace(static_cast<unsigned char>(s_[i_]))) ++i_;
   }
   bool fail(std::size_t at, const std::string& message) {
-    diags_.error(loc_in(text_, at), message);
+    diags_.error(locs_.size() == s_.size() && at < locs_.size() ? locs_[at] : loc_in(text_, at),
+                 message);
     return false;
   }
   bool take(const char* op) {
@@ -136,6 +138,7 @@ class UntilParser {
   }
 
   const spec::Text& text_;
+  const std::vector<spec::Loc>& locs_;
   const std::string& s_;
   const Model& m_;
   Diagnostics& diags_;
@@ -243,7 +246,7 @@ void Builder::build_until() {
   if (!require(until, "until is empty: expected a condition such as res < 1e-6")) return;
   // Names of reductions dropped for an error would be reported as unknown a second time.
   if (m_.reductions.size() != tree_.iterate.reductions.size()) return;
-  UntilParser parser(until, m_, diags_, u);
+  UntilParser parser(until, tree_.iterate.until_locs, m_, diags_, u);
   if (!parser.parse()) return;
   std::sort(u.uses.begin(), u.uses.end());
   u.uses.erase(std::unique(u.uses.begin(), u.uses.end()), u.uses.end());

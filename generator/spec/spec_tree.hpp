@@ -100,6 +100,9 @@ struct Monitor {
 struct Iterate {
   Text steps;  ///< expression
   Text until;  ///< optional: a condition over reductions and `step`
+  /// Where each character of `until` stands (XML: entities such as &lt; make a character's
+  /// column differ from its offset); empty: `until.loc` plus the offset.
+  std::vector<Loc> until_locs;
   std::vector<Step> body;
   std::vector<Reduce> reductions;  ///< in body order
   Loc loc;

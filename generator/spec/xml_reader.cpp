@@ -627,6 +627,10 @@ void XmlReader::iterate(const Element& el) {
   it.loc = el.loc;
   it.steps = required_attr(el, "steps");
   it.until = optional_attr(el, "until");
+  if (const Attr* until = find(el, "until")) {
+    auto [b, e] = trimmed(until->value.value, 0, until->value.value.size());
+    for (std::size_t i = b; i < e; ++i) it.until_locs.push_back(loc(until->value.pos(i)));
+  }
   for_each_child(el, {"launch", "swap", "rotate", "reduce"}, [&](const Element& child) {
     for_each_child(child, {}, [](const Element&) {});
     if (child.name == "reduce") {
