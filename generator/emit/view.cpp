@@ -146,7 +146,8 @@ void reductions_view(const Model& m, View& v) {
     item.set("minus",
              r.minus < 0 ? "-1" : "array::" + m.arrays[static_cast<std::size_t>(r.minus)].name);
     item.set("every", std::to_string(r.every));
-    item.set("cpp_type", model::type_info(m.arrays[static_cast<std::size_t>(r.array)].type).cpp_name);
+    item.set("cpp_type",
+             model::type_info(m.arrays[static_cast<std::size_t>(r.array)].type).cpp_name);
     reductions.push_back(item);
   }
   const bool any = !m.reductions.empty();

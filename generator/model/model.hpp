@@ -148,8 +148,8 @@ struct Reduction {
 /// <iterate until="...">: a condition over reductions, constants and `step`.
 struct Until {
   bool present = false;
-  std::string text;  ///< as written
-  std::string cpp;   ///< as C++ over `m.value(i)` (rt::Monitor m) and `step`
+  std::string text;       ///< as written
+  std::string cpp;        ///< as C++ over `m.value(i)` (rt::Monitor m) and `step`
   std::vector<int> uses;  ///< the reductions it names, ascending
   spec::Loc loc;
 };

@@ -26,8 +26,9 @@ class UntilParser {
     std::string cpp;
     if (!disjunction(cpp)) return false;
     skip();
-    if (i_ < s_.size()) return fail(i_, "unexpected " + quote(s_.substr(i_, 1)) +
-                                            " in until: expected && or || or the end");
+    if (i_ < s_.size())
+      return fail(
+          i_, "unexpected " + quote(s_.substr(i_, 1)) + " in until: expected && or || or the end");
     out_.cpp = cpp;
     return true;
   }
@@ -84,9 +85,9 @@ class UntilParser {
         break;
       }
     if (op.empty())
-      return fail(i_, i_ < s_.size() ? "expected <, <=, > or >= in until, got " +
-                                           quote(s_.substr(i_, 1))
-                                     : "until ends after an operand: expected <, <=, > or >=");
+      return fail(i_, i_ < s_.size()
+                          ? "expected <, <=, > or >= in until, got " + quote(s_.substr(i_, 1))
+                          : "until ends after an operand: expected <, <=, > or >=");
     if (!operand(b)) return false;
     cpp = a + " " + op + " " + b;
     return true;
@@ -94,13 +95,14 @@ class UntilParser {
   bool operand(std::string& cpp) {
     skip();
     const std::size_t b = i_;
-    if (i_ >= s_.size()) return fail(i_, "until ends early: expected a reduction, a number or step");
+    if (i_ >= s_.size())
+      return fail(i_, "until ends early: expected a reduction, a number or step");
     const char c = s_[i_];
     if (std::isdigit(static_cast<unsigned char>(c)) || c == '.' || c == '-' || c == '+') {
       std::size_t e = i_ + 1;
-      while (e < s_.size() && (std::isalnum(static_cast<unsigned char>(s_[e])) || s_[e] == '.' ||
-                               ((s_[e] == '-' || s_[e] == '+') && (s_[e - 1] == 'e' ||
-                                                                    s_[e - 1] == 'E'))))
+      while (e < s_.size() &&
+             (std::isalnum(static_cast<unsigned char>(s_[e])) || s_[e] == '.' ||
+              ((s_[e] == '-' || s_[e] == '+') && (s_[e - 1] == 'e' || s_[e - 1] == 'E'))))
         ++e;
       const std::string number = s_.substr(b, e - b);
       if (!is_decimal_number(number)) return fail(b, "bad number " + quote(number) + " in until");
@@ -132,9 +134,9 @@ class UntilParser {
     }
     std::vector<std::string> names;
     for (const Reduction& r : m_.reductions) names.push_back(r.name);
-    return fail(b, "until names " + quote(name) + ", which is no reduction of the time loop" +
-                       (names.empty() ? std::string(" (it has no <reduce>)")
-                                      : did_you_mean(name, names)));
+    return fail(
+        b, "until names " + quote(name) + ", which is no reduction of the time loop" +
+               (names.empty() ? std::string(" (it has no <reduce>)") : did_you_mean(name, names)));
   }
 
   const spec::Text& text_;
@@ -165,8 +167,7 @@ void Builder::build_reductions() {
         diags_.error(r.name.loc, "reduction " + quote(red.name) + " is defined twice");
         ok = false;
       } else if (m_.constant_values.count(red.name)) {
-        diags_.error(r.name.loc,
-                     "reduction " + quote(red.name) + " has the name of a constant");
+        diags_.error(r.name.loc, "reduction " + quote(red.name) + " has the name of a constant");
         ok = false;
       }
     } else {
@@ -251,8 +252,9 @@ void Builder::build_until() {
   std::sort(u.uses.begin(), u.uses.end());
   u.uses.erase(std::unique(u.uses.begin(), u.uses.end()), u.uses.end());
   if (u.uses.empty()) {
-    diags_.error(until.loc, "until names no reduction: it is tested where its reductions are "
-                            "computed (use steps for a fixed count)");
+    diags_.error(until.loc,
+                 "until names no reduction: it is tested where its reductions are "
+                 "computed (use steps for a fixed count)");
     return;
   }
   m_.until = std::move(u);

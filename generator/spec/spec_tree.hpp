@@ -81,10 +81,10 @@ struct Step {
 /// A <reduce> of the time-loop body (YAML: {reduce: NAME, op: .., array: ..}).
 struct Reduce {
   Text name;
-  Text op;     ///< sum | min | max | l2 | linf
-  Text array;  ///< the array reduced
-  Text minus;  ///< optional: the array subtracted
-  Text every;  ///< optional: steps between computations (default 1)
+  Text op;                   ///< sum | min | max | l2 | linf
+  Text array;                ///< the array reduced
+  Text minus;                ///< optional: the array subtracted
+  Text every;                ///< optional: steps between computations (default 1)
   std::size_t position = 0;  ///< the body's steps before it
   Loc loc;
 };

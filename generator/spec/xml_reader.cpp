@@ -75,8 +75,8 @@ std::string file_stem(const std::string& path) {
 }
 
 const std::vector<std::string> kStencilChildren = {
-    "constant", "array",       "kernel",       "iterate",  "devices",
-    "exchange", "out_of_core", "distribution", "argument", "shadow", "monitor"};
+    "constant",    "array",        "kernel",   "iterate", "devices", "exchange",
+    "out_of_core", "distribution", "argument", "shadow",  "monitor"};
 
 class XmlReader {
  public:

@@ -86,8 +86,9 @@ struct Backend {
   /// in T, as the kernel would) when `minus` is not null, into `into`. For now by reading the
   /// box to the host and adding there (rt::reduce_host_box); the one place that touches the data.
   template <typename T>
-  static void reduce_box(const Device& d, const Kernels& /*k*/, const Buffer& a, const Buffer* minus,
-                         const rt::Box& buffer, const rt::Box& box, rt::Reduction& into) {
+  static void reduce_box(const Device& d, const Kernels& /*k*/, const Buffer& a,
+                         const Buffer* minus, const rt::Box& buffer, const rt::Box& box,
+                         rt::Reduction& into) {
     if (box.empty()) return;
     rt::HostArray va("reduce", sizeof(T), box);
     read_box(d, a, buffer, va, box);

@@ -50,8 +50,8 @@ struct MonitorSpec {
   const char* until_text = "";
   const int* until_uses = nullptr;  ///< the reductions `until` names
   int until_use_count = 0;
-  std::int64_t every = 0;    ///< <monitor every>: 0 without a monitor
-  const char* file = "";     ///< <monitor file>: "" for none
+  std::int64_t every = 0;  ///< <monitor every>: 0 without a monitor
+  const char* file = "";   ///< <monitor file>: "" for none
 };
 
 /// The reductions, until and monitor of one run.
@@ -237,8 +237,8 @@ class Monitor {
 /// Adds op over the cells `box` of host array values `a` (holding `buffer`), of a - minus
 /// computed in T when `minus` is not null: the host side of the backends' reduce_box.
 template <typename T>
-void reduce_host_box(const HostArray& a, const HostArray* minus, const Box& buffer,
-                     const Box& box, Reduction& into) {
+void reduce_host_box(const HostArray& a, const HostArray* minus, const Box& buffer, const Box& box,
+                     Reduction& into) {
   const T* pa = a.as<T>();
   const T* pm = minus ? minus->as<T>() : nullptr;
   const Index nx = buffer.extent(0), ny = buffer.extent(1);

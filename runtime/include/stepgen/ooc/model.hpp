@@ -319,7 +319,8 @@ inline Schedule choose(Request r, Index budget, const Link& link, Index steps, b
   if (want_k > 0 && r.every > 0 && r.every % want_k != 0)
     throw PlanError("out-of-core: " + std::to_string(want_k) +
                     " steps per pass (the spec's steps_per_pass or --steps-per-pass) do not "
-                    "divide " + std::to_string(r.every) +
+                    "divide " +
+                    std::to_string(r.every) +
                     ", the steps between reductions (every): passes must end where they are "
                     "computed; give a divisor of it");
   const int k_hi = want_k > 0 ? want_k : static_cast<int>(std::clamp<Index>(steps, 1, 32));

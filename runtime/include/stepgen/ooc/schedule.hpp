@@ -73,10 +73,10 @@ struct Schedule {
   int steps_per_pass = 1;
   bool region_sharing = true;
   int buffers = 3;
-  bool trapezoid = false;     ///< see Request
-  bool band_sharing = false;  ///< see Request
+  bool trapezoid = false;      ///< see Request
+  bool band_sharing = false;   ///< see Request
   bool pass_barriers = false;  ///< see Request
-  Index band_cells = 0;       ///< each part's band store, all k bands, per array (elements)
+  Index band_cells = 0;        ///< each part's band store, all k bands, per array (elements)
   Vec3 shrink_lo{0, 0, 0}, shrink_hi{0, 0, 0};
   std::vector<Array> arrays;
   std::vector<Part> parts;
