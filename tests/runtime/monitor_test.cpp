@@ -45,7 +45,7 @@ TEST_CASE("monitor: computed at (t + 1) % every == 0 and at the last step") {
   CHECK(top == std::vector<std::int64_t>{2, 5, 8, 9});
 }
 
-TEST_CASE("monitor: partials merged in any order give one value; until stops where computed") {
+TEST_CASE("monitor: partials merged in any order give one value, until stops where computed") {
   rt::MonitorSpec spec;
   spec.reductions = kInfo;
   spec.count = 2;
@@ -123,6 +123,12 @@ TEST_CASE(
   link.h2d = link.d2h = link.bidir = 1e9;
   link.cell_step = 1e-12;  // kernels cheap: the model would like many steps per pass
   link.measured = true;
+  // Without reductions the model takes more steps per pass than 6 divides ...
+  r.every = 0;
+  const rt::ooc::Schedule free = rt::ooc::choose(r, 0, link, 100, true);
+  CHECK(6 % free.steps_per_pass != 0);
+  // ... with them, one that divides it.
+  r.every = 6;
   const rt::ooc::Schedule sc = rt::ooc::choose(r, 0, link, 100, true);
   CHECK(6 % sc.steps_per_pass == 0);
   r.steps_per_pass = 4;
