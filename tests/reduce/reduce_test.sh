@@ -7,6 +7,8 @@
 #             --steps-per-pass that does not divide `every` refused
 #   cuda-emu  the CUDA program on the CPU emulation: 1-4 devices, out of core
 #   mpi       the OpenCL program with --distribution mpi on 1-3 ranks, in core and out of core
+#   cuda-emu-mpi  the CUDA program with --distribution mpi on the emulation, 2 ranks, in core
+#             and out of core
 # Every run's reductions equal Python's math.fsum / exact min and max over the arrays it saved
 # (check_reductions.py), the same bits on every configuration; the monitor's CSV has the same
 # values everywhere; until stops every configuration after step 23 with the arrays a run of
@@ -36,6 +38,10 @@ build() {  # build SPEC NAME: the program's path in $program
       "$stepgen" generate "$spec" --target cuda -o "$gen" >/dev/null
       "$src/tests/cuda_emu/build.sh" "$gen" "$out/$name"
       program="$out/$name" ;;
+    cuda-emu-mpi)
+      "$stepgen" generate "$spec" --target cuda --distribution mpi -o "$gen" >/dev/null
+      "$src/tests/cuda_emu/build.sh" "$gen" "$out/$name" --mpi
+      program="$out/$name" ;;
   esac
 }
 
@@ -53,6 +59,11 @@ run() {
     mpi)
       (cd "$dir" && source "$src/tests/mpi/mpirun.sh" && POCL_DEVICES="$(printf 'pthread %.0s' $(seq "$n"))" stepgen_mpirun "$n" \
         "$program" --device-type cpu --save A=A.raw --save B=B.raw "$@" > log.txt 2>&1) || status=$? ;;
+    cuda-emu-mpi)
+      (cd "$dir" && source "$src/tests/mpi/mpirun.sh" &&
+        mpirun_flags+=(-x STEPGEN_CUDA_EMULATE -x STEPGEN_CUDA_EMULATE_ORDER) &&
+        STEPGEN_CUDA_EMULATE=$n STEPGEN_CUDA_EMULATE_ORDER=deferred stepgen_mpirun "$n" "$program" \
+        --save A=A.raw --save B=B.raw "$@" > log.txt 2>&1) || status=$? ;;
     cuda-emu)
       (cd "$dir" && STEPGEN_CUDA_EMULATE_ORDER=deferred STEPGEN_CUDA_EMULATE_SEED=${#labels[@]} STEPGEN_CUDA_EMULATE=$n timeout 300 "$program" --devices "$n" \
         --save A=A.raw --save B=B.raw "$@" > log.txt 2>&1) || status=$? ;;
@@ -107,6 +118,10 @@ case $mode in
     run ooc-d1-k2-c3 1 --out-of-core on --ooc-chunks 3 --steps-per-pass 2; labels+=(ooc-d1-k2-c3)
     run ooc-d2-k2 2 --out-of-core on --ooc-chunks 2 --steps-per-pass 2; labels+=(ooc-d2-k2)
     ;;
+  cuda-emu-mpi)
+    run r2 2; labels+=(r2)
+    run ooc-r2-k2 2 --out-of-core on --ooc-chunks 2 --steps-per-pass 2; labels+=(ooc-r2-k2)
+    ;;
   mpi)
     for n in 1 2 3; do run "r$n" "$n"; labels+=("r$n"); done
     run r2-verify 2 --verify; labels+=(r2-verify)
@@ -136,7 +151,7 @@ for i in 2 3 4 5 6; do
   value=$(echo "$last" | cut -d, -f$i)
   grep -qx "reduce $name = $value (step 39)" "$out/runs/$first/log.txt" || { echo "FAIL: CSV $name = $value is not the report's"; exit 1; }
 done
-if [ "$mode" != mpi ]; then
+if [ "$mode" = opencl ] || [ "$mode" = cuda-emu ]; then
   grep -q "^monitor: *39 " "$out/runs/$first/log.txt" || { echo "FAIL: no monitor line for step 39"; exit 1; }
 fi
 echo "ok: the monitor's CSV"
@@ -158,6 +173,10 @@ case $mode in
   cuda-emu)
     for n in 1 3; do run "until-d$n" "$n"; labels+=("until-d$n"); done
     run until-ooc-d2 2 --out-of-core on --ooc-chunks 2 --steps-per-pass 4; labels+=(until-ooc-d2)
+    ;;
+  cuda-emu-mpi)
+    run until-r2 2; labels+=(until-r2)
+    run until-ooc-r2 2 --out-of-core on --ooc-chunks 2 --steps-per-pass 4; labels+=(until-ooc-r2)
     ;;
   mpi)
     for n in 2 3; do run "until-r$n" "$n"; labels+=("until-r$n"); done
