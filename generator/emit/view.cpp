@@ -167,6 +167,8 @@ void reductions_view(const Model& m, View& v) {
   v.set("until_use_count", std::to_string(uses.size()));
   v.set("monitor_every", std::to_string(m.monitor.present ? m.monitor.every : 0));
   v.set("monitor_file", c_escape(m.monitor.file));
+  // No <reduce>, until or <monitor>: no tables, rt::Problem's defaults.
+  v.set("has_monitor", flag(any || m.until.present || m.monitor.present));
 }
 
 // The arrays in the order their initialisation must run: copies after their sources.
