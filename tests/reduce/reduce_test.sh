@@ -83,7 +83,7 @@ if [ "$mode" = opencl ]; then
   for spec in reduce until; do
     "$stepgen" generate "$here/$spec.yaml" --target opencl -o "$out/yaml-$spec" >/dev/null
     "$stepgen" generate "$here/$spec.xml" --target opencl -o "$out/xml-$spec" >/dev/null
-    diff <(grep -v "$spec\.xml" "$out/xml-$spec/$spec.cpp") <(grep -v "$spec\.yaml" "$out/yaml-$spec/$spec.cpp") ||
+    diff <(grep -v -e "$spec\.xml" -e "templates hash" "$out/xml-$spec/$spec.cpp") <(grep -v -e "$spec\.yaml" -e "templates hash" "$out/yaml-$spec/$spec.cpp") ||
       { echo "FAIL: $spec.yaml and $spec.xml give different programs"; exit 1; }
   done
 fi

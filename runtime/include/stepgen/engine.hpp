@@ -89,14 +89,14 @@ struct Problem {
   const std::vector<ProbeLaunch>* launches = nullptr;  ///< the step's launches (probe rules)
   /// Builds what a device needs to launch the kernels (nullptr: nothing to build).
   typename B::Kernels (*build_kernels)(const typename B::Device&) = nullptr;
-  // --- Reductions, until, monitor (monitor.hpp) ---------------------------------------------
-  MonitorSpec monitor;
-  /// Reduction i's B::reduce_box for its array's element type (reduce_box_as).
-  using ReduceBox = void (*)(const typename B::Device&, const typename B::Kernels&,
-                             const typename B::Buffer& a, const typename B::Buffer* minus,
-                             const Box& buffer, const Box& box, Reduction& into);
-  const ReduceBox* reduce_boxes = nullptr;
 };
+
+/// Reduction i's B::reduce_box for its array's element type (reduce_box_as): the generated
+/// table kReduceBoxes (monitor.hpp's reductions).
+template <class B>
+using ReduceBox = void (*)(const typename B::Device&, const typename B::Kernels&,
+                           const typename B::Buffer& a, const typename B::Buffer* minus,
+                           const Box& buffer, const Box& box, Reduction& into);
 
 /// B::reduce_box for element type T: what the generated reduction table holds.
 template <class B, typename T>
@@ -191,8 +191,11 @@ class InCore {
   /// Uploads the arrays, runs `loop(*this, steps)` (the generated time loop) and gathers the
   /// written arrays back into the host arrays.
   /// The reductions, until and monitor of the run (nullptr: none; the time loop's
-  /// end_of_step then always goes on).
-  void set_monitor(Monitor* monitor) { monitor_ = monitor; }
+  /// end_of_step then always goes on), reduction i's cells added by `reduce_boxes[i]`.
+  void set_monitor(Monitor* monitor, const ReduceBox<B>* reduce_boxes) {
+    monitor_ = monitor;
+    reduce_boxes_ = reduce_boxes;
+  }
 
   template <class Loop>
   RunStats run(std::int64_t steps, Loop&& loop) {
@@ -255,8 +258,8 @@ class InCore {
     for (std::size_t p = 0; p < parts(); ++p) {
       const std::vector<Buffer>& buf = buffers_[p];
       const Buffer* minus = r.minus >= 0 ? &buf[static_cast<std::size_t>(r.minus)] : nullptr;
-      problem_.reduce_boxes[i](devices_[p], kernels_[p], buf[static_cast<std::size_t>(r.array)],
-                               minus, part(p).ghost, part(p).owned, into);
+      reduce_boxes_[i](devices_[p], kernels_[p], buf[static_cast<std::size_t>(r.array)], minus,
+                       part(p).ghost, part(p).owned, into);
     }
     monitor_->add(i, into);
   }
@@ -351,6 +354,7 @@ class InCore {
   bool overlap_ = false;  ///< launches followed by an exchange overlap the two
   RunStats stats_;
   Monitor* monitor_ = nullptr;
+  const ReduceBox<B>* reduce_boxes_ = nullptr;
 };
 
 /// The host link of a run in core, measured at start-up for the report: what upload and
@@ -410,7 +414,7 @@ struct ChunkRule {
   const Probed* probed = nullptr;
   int dims = 1;
   Monitor* monitor = nullptr;  ///< the run's reductions (nullptr: none)
-  /// Reduction i's B::reduce_box for its element type (Problem::reduce_boxes), as void*.
+  /// Reduction i's B::reduce_box for its element type (ReduceBox<B>: kReduceBoxes), as void*.
   const void* reduce_boxes = nullptr;
 };
 
@@ -449,7 +453,7 @@ class ChunkRun {
     Monitor* m = rule_.monitor;
     if (!m || !m->computed(i, step)) return;
     const ReduceInfo& r = m->info(i);
-    using Fn = typename Problem<B>::ReduceBox;
+    using Fn = ReduceBox<B>;
     const Fn fn = static_cast<const Fn*>(rule_.reduce_boxes)[i];
     Reduction into(r.op);
     const Buffer* minus = r.minus >= 0 ? &buf_[static_cast<std::size_t>(r.minus)] : nullptr;

@@ -47,6 +47,12 @@ struct Program {
   /// The generated time step on one chunk, out of core.
   void (*time_step)(ChunkRun<B>& run, std::int64_t step) = nullptr;
   bool ooc_trapezoid = false;  ///< the kernels can compute only the planes still read
+  /// The spec's reductions, until and <monitor> (monitor.hpp; nullptr: none) and each
+  /// reduction's reduce_box.
+  const MonitorSpec* monitor = nullptr;
+  const ReduceBox<B>* reduce_boxes = nullptr;
+
+  MonitorSpec monitor_spec() const { return monitor ? *monitor : MonitorSpec{}; }
 };
 
 /// `random(seed)` over the box `a.box` of the grid `grid`: the values the whole-grid fill gives
@@ -94,11 +100,11 @@ inline Index ooc_every(const MonitorSpec& m) {
 /// whose probe steps must not count.
 template <class B>
 void attach_monitor(ChunkRule& rule, ooc::Share& share, Monitor* monitor,
-                    const Problem<B>& problem) {
+                    const ReduceBox<B>* reduce_boxes) {
   if (!monitor) return;
   monitor->start();
   rule.monitor = monitor;
-  rule.reduce_boxes = problem.reduce_boxes;
+  rule.reduce_boxes = reinterpret_cast<const void*>(reduce_boxes);
   share.pass_end = [monitor](std::int64_t first, std::int64_t last) {
     for (std::int64_t s = first; s <= last; ++s)
       if (!monitor->end_of_step(s)) return false;
@@ -118,7 +124,7 @@ RunStats run_in_or_out_of_core(const Program<B>& p, std::vector<typename B::Devi
   const Problem<B>& problem = *p.problem;
   if (!report.on) {
     InCore<B> run(problem, devices, partition, host, probed);
-    run.set_monitor(monitor);
+    run.set_monitor(monitor, p.reduce_boxes);
     if (!opt.quiet) {
       run.print_exchange_paths();
       run.print_overlap();
@@ -134,8 +140,8 @@ RunStats run_in_or_out_of_core(const Program<B>& p, std::vector<typename B::Devi
   std::vector<typename B::Kernels> kernels;
   for (const typename B::Device& d : devices)
     kernels.push_back(problem.build_kernels ? problem.build_kernels(d) : typename B::Kernels{});
-  request.every = ooc_every(problem.monitor);
-  request.pass_barriers = problem.monitor.count > 0 || problem.monitor.every > 0;
+  request.every = ooc_every(p.monitor_spec());
+  request.pass_barriers = p.monitor_spec().count > 0 || p.monitor_spec().every > 0;
   ChunkRule rule{request.shrink_lo, request.shrink_hi, request.trapezoid, &probed, problem.dims};
   const typename B::OocStep step = chunk_steps<B>(
       rule, p.time_step,
@@ -145,7 +151,7 @@ RunStats run_in_or_out_of_core(const Program<B>& p, std::vector<typename B::Devi
         return B::OocRunner::calibrate(devices, ooc::schedule(probe), host, step, bytes);
       });
   ooc::Share share;
-  attach_monitor(rule, share, monitor, problem);
+  attach_monitor(rule, share, monitor, p.reduce_boxes);
   B::ooc_run(devices, schedule, host, step, ooc, opt.steps, report, std::move(share));
   (void)pinned;
   return ooc::run_stats(report, report.steps);
@@ -245,7 +251,7 @@ int run_program(int argc, char** argv, Program<B> p) {
   }
 
   // Reductions, until, monitor (monitor.hpp): the monitor's lines unless --quiet.
-  Monitor monitor(problem.monitor, opt.steps, !opt.quiet);
+  Monitor monitor(p.monitor_spec(), opt.steps, !opt.quiet);
   RunStats stats =
       run_in_or_out_of_core(p, devices, partition, host, opt, ooc, probed, ooc_stats, &monitor);
   if (!out_of_core) {
@@ -265,8 +271,8 @@ int run_program(int argc, char** argv, Program<B> p) {
   if (opt.verify) {
     Partition whole = stepgen::rt::partition(p.partition_request(1, {}));
     InCore<B> one(problem, devices, whole, initial, probed);
-    Monitor again(problem.monitor, opt.steps, false);  // until stops it at the same step
-    one.set_monitor(&again);
+    Monitor again(p.monitor_spec(), opt.steps, false);  // until stops it at the same step
+    one.set_monitor(&again, p.reduce_boxes);
     one.run(opt.steps, p.time_loop);
     for (int id = 0; id < problem.array_count; ++id) {
       if (!problem.arrays[id].compared) continue;

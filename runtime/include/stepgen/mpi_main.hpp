@@ -105,8 +105,8 @@ RunStats run_rank_out_of_core(const mpi::Session& session, const Program<B>& p,
                       B::ooc_trapezoid_ok(probed, *problem.launches, problem.dims, opt.quiet);
   const typename B::Kernels kernels =
       problem.build_kernels ? problem.build_kernels(devices[0]) : typename B::Kernels{};
-  request.every = ooc_every(problem.monitor);
-  request.pass_barriers = problem.monitor.count > 0 || problem.monitor.every > 0;
+  request.every = ooc_every(p.monitor_spec());
+  request.pass_barriers = p.monitor_spec().count > 0 || p.monitor_spec().every > 0;
   ChunkRule rule{request.shrink_lo, request.shrink_hi, request.trapezoid, &probed, problem.dims};
   const typename B::OocStep step = chunk_steps<B>(
       rule, p.time_step, [k = &kernels](std::size_t) -> const typename B::Kernels& { return *k; });
@@ -158,7 +158,7 @@ RunStats run_rank_out_of_core(const mpi::Session& session, const Program<B>& p,
   ooc::Share share;
   share.part = rank;
   share.exchange = exchange;
-  attach_monitor(rule, share, monitor, problem);  // after the calibration's steps
+  attach_monitor(rule, share, monitor, p.reduce_boxes);  // after the calibration's steps
   typename B::OocRunner runner(devices, schedule, host, step, ooc.overlap, share, alloc);
   runner.run(opt.steps, report);
   (void)pinned;
@@ -211,7 +211,7 @@ RunStats run_rank(const mpi::Session& session, M& rank, const Program<B>& p,
   InCore<B, typename M::State> run(problem, devices, partition, host, probed, {session.rank(), 1},
                                    rank.config(MPI_COMM_WORLD));
   if (!opt.quiet && session.rank() == 0) run.print_overlap();
-  run.set_monitor(monitor);
+  run.set_monitor(monitor, p.reduce_boxes);
   return run.run(opt.steps, loop);
 }
 
@@ -299,7 +299,7 @@ int run_mpi_program(mpi::Session& session, int argc, char** argv, Program<B> p,
   ooc::Stats ooc_stats;
   // Reductions, until, monitor: merged over the ranks at each end of step (the same values,
   // so the same stop, on every rank); rank 0 prints and writes the monitor's file.
-  Monitor monitor(problem.monitor, opt.steps, !opt.quiet && session.rank() == 0);
+  Monitor monitor(p.monitor_spec(), opt.steps, !opt.quiet && session.rank() == 0);
   monitor.combine = [](std::vector<Reduction>& r) { mpi::allreduce_reductions(MPI_COMM_WORLD, r); };
   RunStats stats = mpi::combine(
       MPI_COMM_WORLD, run_rank<B, M>(session, rank, p, loop, devices, partition, opt, ooc, probed,
@@ -330,8 +330,8 @@ int run_mpi_program(mpi::Session& session, int argc, char** argv, Program<B> p,
       Partition whole = stepgen::rt::partition(p.partition_request(1, {}));
       InCore<B, typename M::State> one(problem, devices, whole, initial, probed, {0, 1},
                                        rank.config(MPI_COMM_SELF));
-      Monitor again(problem.monitor, opt.steps, false);  // until stops it at the same step
-      one.set_monitor(&again);
+      Monitor again(p.monitor_spec(), opt.steps, false);  // until stops it at the same step
+      one.set_monitor(&again, p.reduce_boxes);
       one.run(opt.steps, loop);
       for (int id = 0; id < problem.array_count; ++id) {
         if (!problem.arrays[id].compared) continue;
