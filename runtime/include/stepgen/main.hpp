@@ -151,7 +151,7 @@ RunStats run_in_or_out_of_core(const Program<B>& p, std::vector<typename B::Devi
         return B::OocRunner::calibrate(devices, ooc::schedule(probe), host, step, bytes);
       });
   ooc::Share share;
-  attach_monitor(rule, share, monitor, p.reduce_boxes);
+  attach_monitor<B>(rule, share, monitor, p.reduce_boxes);
   B::ooc_run(devices, schedule, host, step, ooc, opt.steps, report, std::move(share));
   (void)pinned;
   return ooc::run_stats(report, report.steps);

@@ -158,7 +158,7 @@ RunStats run_rank_out_of_core(const mpi::Session& session, const Program<B>& p,
   ooc::Share share;
   share.part = rank;
   share.exchange = exchange;
-  attach_monitor(rule, share, monitor, p.reduce_boxes);  // after the calibration's steps
+  attach_monitor<B>(rule, share, monitor, p.reduce_boxes);  // after the calibration's steps
   typename B::OocRunner runner(devices, schedule, host, step, ooc.overlap, share, alloc);
   runner.run(opt.steps, report);
   (void)pinned;
