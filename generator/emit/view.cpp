@@ -117,6 +117,60 @@ std::string init_mpi_cpp(const Model& m, const model::Array& a) {
   }
 }
 
+// `s` as the inside of a C++ string literal.
+std::string c_escape(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '"' || c == '\\') out += '\\';
+    if (c == '\n') {
+      out += "\\n";
+      continue;
+    }
+    out += c;
+  }
+  return out;
+}
+
+// The reductions, until and monitor (runtime/stepgen/monitor.hpp) as the generated tables.
+void reductions_view(const Model& m, View& v) {
+  View reductions{View::type::list};
+  for (const model::Reduction& r : m.reductions) {
+    View item;
+    item.set("name", r.name);
+    item.set("op", r.op == "sum"   ? "kSum"
+                   : r.op == "min" ? "kMin"
+                   : r.op == "max" ? "kMax"
+                   : r.op == "l2"  ? "kL2"
+                                   : "kLinf");
+    item.set("array", "array::" + m.arrays[static_cast<std::size_t>(r.array)].name);
+    item.set("minus",
+             r.minus < 0 ? "-1" : "array::" + m.arrays[static_cast<std::size_t>(r.minus)].name);
+    item.set("every", std::to_string(r.every));
+    item.set("cpp_type",
+             model::type_info(m.arrays[static_cast<std::size_t>(r.array)].type).cpp_name);
+    reductions.push_back(item);
+  }
+  const bool any = !m.reductions.empty();
+  v.set("reductions", reductions);
+  v.set("has_reductions", flag(any));
+  v.set("reduction_table", any ? "kReductions" : "nullptr");
+  v.set("reduce_boxes", any ? "kReduceBoxes" : "nullptr");
+  v.set("reduction_count", std::to_string(m.reductions.size()));
+  v.set("has_until", flag(m.until.present));
+  std::vector<std::string> uses;
+  for (int u : m.until.uses) uses.push_back(std::to_string(u));
+  v.set("until_cpp", m.until.cpp);
+  v.set("until_text", c_escape(m.until.text));
+  v.set("until_uses", "{" + join(uses, ", ") + "}");
+  v.set("until_fn", m.until.present ? "until" : "nullptr");
+  v.set("until_uses_table", m.until.present ? "kUntilUses" : "nullptr");
+  v.set("until_use_count", std::to_string(uses.size()));
+  v.set("monitor_every", std::to_string(m.monitor.present ? m.monitor.every : 0));
+  v.set("monitor_file", c_escape(m.monitor.file));
+  // No <reduce>, until or <monitor>: no tables, rt::Problem's defaults.
+  v.set("has_monitor", flag(any || m.until.present || m.monitor.present));
+}
+
 // The arrays in the order their initialisation must run: copies after their sources.
 std::vector<std::size_t> init_order(const Model& m) {
   std::vector<std::size_t> order;
@@ -452,9 +506,26 @@ View common_view(const model::ProgramPlan& plan, const Provenance& provenance,
   // and rotations; deep halos exchange after the body.
   View body{View::type::list};
   std::vector<std::string> probe_launches;
+  // The reductions standing before body step `position` (reduce.cpp: before the action).
+  const auto reduce_items = [&](std::size_t position) {
+    for (std::size_t r = 0; r < m.reductions.size(); ++r) {
+      if (m.reductions[r].position != position) continue;
+      View rv;
+      rv.set("is_launch", flag(false));
+      rv.set("is_swap", flag(false));
+      rv.set("is_inject", flag(false));
+      rv.set("is_record", flag(false));
+      rv.set("is_reduce", flag(true));
+      rv.set("reduce_index", std::to_string(r));
+      rv.set("reduce_name", m.reductions[r].name);
+      body.push_back(rv);
+    }
+  };
   for (const model::Action& a : plan.loop) {
     if (a.kind == model::Action::Kind::kExchange) continue;  // exchange_deep below
+    reduce_items(static_cast<std::size_t>(a.step));
     View sv;
+    sv.set("is_reduce", flag(false));
     const bool launch = a.kind == model::Action::Kind::kLaunch;
     const bool trace =
         a.kind == model::Action::Kind::kInject || a.kind == model::Action::Kind::kRecord;
@@ -493,6 +564,8 @@ View common_view(const model::ProgramPlan& plan, const Provenance& provenance,
     }
     body.push_back(sv);
   }
+  reduce_items(m.body.size());
+  reductions_view(m, v);
   v.set("probe_launches", "{" + join(probe_launches, ", ") + "}");
   v.set("body", body);
   trace_tables(m, plan, v);

@@ -133,6 +133,9 @@ std::optional<Model> Builder::run() {
   build_loop();
   build_usage();
   build_settings();
+  build_reductions();
+  build_until();
+  build_monitor();
   if (diags_.has_errors()) return std::nullopt;
   return std::move(m_);
 }

@@ -163,6 +163,34 @@ struct OutOfCore {
   spec::Loc loc;                   ///< of the <out_of_core> element (YAML: its mapping)
 };
 
+/// A <reduce> of the time-loop body: `op` over the owned cells of `array` (minus `minus`).
+struct Reduction {
+  std::string name;
+  std::string op;  ///< sum | min | max | l2 | linf
+  int array = -1;
+  int minus = -1;  ///< -1: none
+  std::int64_t every = 1;
+  std::size_t position = 0;  ///< the body's steps before it (Model::body)
+  spec::Loc loc;
+};
+
+/// <iterate until="...">: a condition over reductions, constants and `step`.
+struct Until {
+  bool present = false;
+  std::string text;       ///< as written
+  std::string cpp;        ///< as C++ over `m.value(i)` (rt::Monitor m) and `step`
+  std::vector<int> uses;  ///< the reductions it names, ascending
+  spec::Loc loc;
+};
+
+/// <monitor every="..." file="...">.
+struct Monitor {
+  bool present = false;
+  std::int64_t every = 1;
+  std::string file;  ///< "" for none; relative to the working directory
+  spec::Loc loc;
+};
+
 struct Constant {
   std::string name;
   Value value;
@@ -184,6 +212,9 @@ struct Model {
   int exchange_every = 1;
   OutOfCore out_of_core;
   bool mpi = false;
+  std::vector<Reduction> reductions;  ///< in body order
+  Until until;
+  Monitor monitor;
 
   /// The grid: the shape every partitioned array shares (the first array's size).
   int dims = 1;

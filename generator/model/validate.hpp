@@ -107,6 +107,10 @@ class Builder {
   void build_loop();
   void build_usage();
   void build_settings();
+  // --- validate_reduce.cpp ---
+  void build_reductions();
+  void build_until();
+  void build_monitor();
   /// device_memory: 'auto' (0) or a byte count with an optional unit (8GiB, 512MiB, 1000).
   std::optional<std::int64_t> memory_size(const spec::Text& text);
 

@@ -103,9 +103,33 @@ struct Step {
   Loc loc;
 };
 
+/// A <reduce> of the time-loop body (YAML: {reduce: NAME, op: .., array: ..}).
+struct Reduce {
+  Text name;
+  Text op;                   ///< sum | min | max | l2 | linf
+  Text array;                ///< the array reduced
+  Text minus;                ///< optional: the array subtracted
+  Text every;                ///< optional: steps between computations (default 1)
+  std::size_t position = 0;  ///< the body's steps before it
+  Loc loc;
+};
+
+/// <monitor every=".." file=".."/>.
+struct Monitor {
+  Text every;
+  Text file;
+  Loc loc;
+  bool present = false;
+};
+
 struct Iterate {
   Text steps;  ///< expression
+  Text until;  ///< optional: a condition over reductions and `step`
+  /// Where each character of `until` stands (XML: entities such as &lt; make a character's
+  /// column differ from its offset); empty: `until.loc` plus the offset.
+  std::vector<Loc> until_locs;
   std::vector<Step> body;
+  std::vector<Reduce> reductions;  ///< in body order
   Loc loc;
   bool present = false;
 };
@@ -152,6 +176,7 @@ struct SpecTree {
   Exchange exchange;
   OutOfCore out_of_core;
   Distribution distribution;
+  Monitor monitor;
   /// Halo points given at top level (STEPOCL's <shadow>): they apply to every array argument
   /// read with offsets that has no halo of its own.
   std::vector<HaloPoint> shadow;

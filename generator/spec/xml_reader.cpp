@@ -76,7 +76,7 @@ std::string file_stem(const std::string& path) {
 
 const std::vector<std::string> kStencilChildren = {
     "constant",    "array",        "kernel",   "iterate", "devices", "exchange",
-    "out_of_core", "distribution", "argument", "shadow",  "table"};
+    "out_of_core", "distribution", "argument", "shadow",  "table",   "monitor"};
 
 class XmlReader {
  public:
@@ -483,6 +483,9 @@ void XmlReader::stencil(const Element& root, pugi::xml_node container, bool name
       } else if (el.name == "distribution") {
         check_attributes(el, {"engine"});
         tree_.distribution = {optional_attr(el, "engine"), el.loc, true};
+      } else if (el.name == "monitor") {
+        check_attributes(el, {"every", "file"});
+        tree_.monitor = {optional_attr(el, "every"), optional_attr(el, "file"), el.loc, true};
       }
       if (el.name != "iterate" && el.name != "shadow")
         for_each_child(el, {}, [](const Element&) {});
@@ -654,34 +657,54 @@ void XmlReader::arg(const Element& el, Kernel& k) {
 }
 
 void XmlReader::iterate(const Element& el) {
-  check_attributes(el, {"steps"});
+  check_attributes(el, {"steps", "until"});
   Iterate& it = tree_.iterate;
   it.present = true;
   it.loc = el.loc;
   it.steps = required_attr(el, "steps");
-  for_each_child(el, {"launch", "swap", "rotate", "inject", "record"}, [&](const Element& child) {
-    for_each_child(child, {}, [](const Element&) {});
-    Step s;
-    s.loc = child.loc;
-    s.kernel.loc = child.loc;
-    if (child.name == "inject" || child.name == "record") {
-      trace_step(child, s);
-    } else if (child.name == "launch") {
-      check_attributes(child, {"kernel"});
-      s.kind = Step::Kind::kLaunch;
-      s.kernel = required_attr(child, "kernel");
-    } else if (child.name == "swap") {
-      check_attributes(child, {"a", "b"});
-      s.kind = Step::Kind::kSwap;
-      s.arrays = {required_attr(child, "a"), required_attr(child, "b")};
-    } else {
-      check_attributes(child, {"arrays"});
-      s.kind = Step::Kind::kRotate;
-      required_attr(child, "arrays");
-      if (const Attr* arrays = find(child, "arrays")) s.arrays = list(*arrays, false);
-    }
-    it.body.push_back(std::move(s));
-  });
+  it.until = optional_attr(el, "until");
+  if (const Attr* until = find(el, "until")) {
+    auto [b, e] = trimmed(until->value.value, 0, until->value.value.size());
+    for (std::size_t i = b; i < e; ++i) it.until_locs.push_back(loc(until->value.pos(i)));
+  }
+  for_each_child(el, {"launch", "swap", "rotate", "inject", "record", "reduce"},
+                 [&](const Element& child) {
+                   for_each_child(child, {}, [](const Element&) {});
+                   if (child.name == "reduce") {
+                     check_attributes(child, {"name", "op", "array", "minus", "every"});
+                     Reduce r;
+                     r.loc = child.loc;
+                     r.name = required_attr(child, "name");
+                     r.op = required_attr(child, "op");
+                     r.array = required_attr(child, "array");
+                     r.minus = optional_attr(child, "minus");
+                     r.every = optional_attr(child, "every");
+                     r.position = it.body.size();
+                     it.reductions.push_back(std::move(r));
+                     return;
+                   }
+                   Step s;
+                   s.loc = child.loc;
+                   s.kernel.loc = child.loc;
+                   if (child.name == "inject" || child.name == "record") {
+                     trace_step(child, s);
+                   } else if (child.name == "launch") {
+                     check_attributes(child, {"kernel"});
+                     s.kind = Step::Kind::kLaunch;
+                     s.kernel = required_attr(child, "kernel");
+                   } else if (child.name == "swap") {
+                     check_attributes(child, {"a", "b"});
+                     s.kind = Step::Kind::kSwap;
+                     s.arrays = {required_attr(child, "a"), required_attr(child, "b")};
+                   } else {
+                     check_attributes(child, {"arrays"});
+                     s.kind = Step::Kind::kRotate;
+                     required_attr(child, "arrays");
+                     if (const Attr* arrays = find(child, "arrays"))
+                       s.arrays = list(*arrays, false);
+                   }
+                   it.body.push_back(std::move(s));
+                 });
 }
 
 // --- <inject> and <record> (sources and receivers) ------------------------------------------

@@ -414,7 +414,7 @@ std::optional<SpecTree> YamlReader::read() {
 void YamlReader::walk(const YAML::Node& root) {
   Fields f = fields(root, "spec",
                     {"stencil", "constants", "arrays", "kernels", "iterate", "devices", "exchange",
-                     "out_of_core", "distribution", "shadow", "tables"});
+                     "out_of_core", "distribution", "shadow", "tables", "monitor"});
   tree_.name = required(f, "stencil", "spec", tree_.loc);
   auto has = [&](const char* key) { return f.count(key) > 0; };
   if (has("constants")) constants(f["constants"]);
@@ -461,6 +461,9 @@ void YamlReader::walk(const YAML::Node& root) {
           });
   section("distribution", {"engine"}, [&](Fields& s, Loc at) {
     tree_.distribution = {scalar_of(s, "engine", at), at, true};
+  });
+  section("monitor", {"every", "file"}, [&](Fields& s, Loc at) {
+    tree_.monitor = {scalar_of(s, "every", at), scalar_of(s, "file", at), at, true};
   });
 }
 
@@ -578,8 +581,9 @@ void YamlReader::iterate(const Entry& e) {
   Iterate& it = tree_.iterate;
   it.present = true;
   it.loc = loc(e.value);
-  Fields f = fields(e.value, "iterate", {"steps", "body"});
+  Fields f = fields(e.value, "iterate", {"steps", "until", "body"});
   it.steps = required(f, "steps", "iterate", it.loc);
+  it.until = scalar_of(f, "until", it.loc);
   if (!f.count("body")) return;
   const Entry& body = f["body"];
   if (!kind_ok(body, body.value.IsSequence(), "a list")) return;
@@ -596,6 +600,20 @@ void YamlReader::step(const YAML::Node& node) {
   }
   if (node["inject"] || node["record"]) {
     trace_step(node, s);
+    return;
+  }
+  if (node["reduce"]) {
+    // {reduce: NAME, op: .., array: .., minus: .., every: ..}: one mapping, several keys.
+    Fields r = fields(node, "reduce", {"reduce", "op", "array", "minus", "every"});
+    Reduce red;
+    red.loc = s.loc;
+    red.name = scalar_of(r, "reduce", s.loc);
+    red.op = required(r, "op", "reduce", s.loc);
+    red.array = required(r, "array", "reduce", s.loc);
+    red.minus = scalar_of(r, "minus", s.loc);
+    red.every = scalar_of(r, "every", s.loc);
+    red.position = tree_.iterate.body.size();
+    tree_.iterate.reductions.push_back(std::move(red));
     return;
   }
   Fields f = fields(node, "step", {"launch", "swap", "rotate"});

@@ -61,14 +61,14 @@ TEST_CASE("engine: the time loop is one line per spec action, the same on both b
           "  run.swap({array::U, array::V});\n"
           "}\n"
           "\n"
-          "/// The steps, in core. A line added in this loop runs once per step, on the host, "
-          "between\n"
-          "/// steps; out of core the chunks advance by passes of several steps and only time_step "
-          "runs.\n"
+          "/// The steps in core; a line added here runs once per step, on the host (out of core: "
+          "passes).\n"
           "template <class Run>\n"
           "void time_loop(Run& run, std::int64_t steps) {\n"
           "  for (std::int64_t step = 0; step < steps; ++step) {\n"
           "    time_step(run, step);\n"
+          "    if (!run.end_of_step(step)) break;  // reductions, until, monitor; false: stop "
+          "(until)\n"
           "  }\n"
           "}\n");
     // The chunk step and the out-of-core driver are the runtime's, not the generated file's.

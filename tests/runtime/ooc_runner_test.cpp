@@ -332,3 +332,50 @@ TEST_CASE("ooc runner: calibration measures on a probe and leaves the host array
   const Box probe = FakeRunner::probe_box(sc, 8 * kX * 4);
   CHECK(probe.extent(1) == 2);  // 2 arrays of 8 bytes: 2 planes of 40 cells in 8 * 40 * 4
 }
+
+TEST_CASE("ooc runner: pass_end runs after every pass, one part too, and stops the run") {
+  // Reductions, until and the monitor (monitor.hpp) run at pass boundaries: with pass
+  // barriers, pass_end sees each pass's steps once every store is done; false stops the run
+  // there, the host arrays holding the state after that pass's last step.
+  for (int parts : {1, 2})
+    for (bool overlap : {true, false}) {
+      CAPTURE(parts);
+      CAPTURE(overlap);
+      ooc::Request r = request(parts, 3, 2, true, 3);
+      r.pass_barriers = true;
+      const ooc::Schedule sc = ooc::schedule(r);
+      std::vector<FakeDevice> devices(static_cast<std::size_t>(parts));
+      std::vector<HostArray> host = initial();
+      std::vector<std::pair<std::int64_t, std::int64_t>> seen;
+      ooc::Share share;
+      share.pass_end = [&](std::int64_t first, std::int64_t last) {
+        seen.emplace_back(first, last);
+        return last < 3;  // stop after step 3 (the second pass)
+      };
+      FakeRunner runner(devices, sc, host, step(), overlap, share);
+      ooc::Stats stats;
+      runner.run(7, stats);
+      CHECK(seen == std::vector<std::pair<std::int64_t, std::int64_t>>{{0, 1}, {2, 3}});
+      CHECK(stats.steps == 4);
+      CHECK(stats.passes == 2);
+      const std::vector<HostArray> want = reference(4);
+      CHECK(same(host[0], want[0], grid()));
+      CHECK(same(host[1], want[1], grid()));
+
+      // Without a stop: every pass, the last one (a single step) included.
+      std::vector<HostArray> all = initial();
+      seen.clear();
+      share.pass_end = [&](std::int64_t first, std::int64_t last) {
+        seen.emplace_back(first, last);
+        return true;
+      };
+      FakeRunner again(devices, sc, all, step(), overlap, share);
+      ooc::Stats full;
+      again.run(7, full);
+      CHECK(seen ==
+            std::vector<std::pair<std::int64_t, std::int64_t>>{{0, 1}, {2, 3}, {4, 5}, {6, 6}});
+      CHECK(full.steps == 7);
+      const std::vector<HostArray> want7 = reference(7);
+      CHECK(same(all[0], want7[0], grid()));
+    }
+}

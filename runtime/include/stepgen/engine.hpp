@@ -43,6 +43,7 @@
 
 #include "stepgen/box.hpp"
 #include "stepgen/exchange.hpp"
+#include "stepgen/monitor.hpp"
 #include "stepgen/partition.hpp"
 #include "stepgen/probe.hpp"
 #include "stepgen/program.hpp"
@@ -93,6 +94,21 @@ struct Problem {
   /// Bytes of the spec's tables (tables.hpp): every device holds them whole, besides its parts.
   std::size_t table_bytes = 0;
 };
+
+/// Reduction i's B::reduce_box for its array's element type (reduce_box_as): the generated
+/// table kReduceBoxes (monitor.hpp's reductions).
+template <class B>
+using ReduceBox = void (*)(const typename B::Device&, const typename B::Kernels&,
+                           const typename B::Buffer& a, const typename B::Buffer* minus,
+                           const Box& buffer, const Box& box, Reduction& into);
+
+/// B::reduce_box for element type T: what the generated reduction table holds.
+template <class B, typename T>
+void reduce_box_as(const typename B::Device& d, const typename B::Kernels& k,
+                   const typename B::Buffer& a, const typename B::Buffer* minus, const Box& buffer,
+                   const Box& box, Reduction& into) {
+  B::template reduce_box<T>(d, k, a, minus, buffer, box, into);
+}
 
 /// Which parts of the partition a process runs: `count` parts from `first`, local part p on
 /// device p (count < 0: all of them). An MPI rank runs one, its own.
@@ -178,19 +194,27 @@ class InCore {
 
   /// Uploads the arrays, runs `loop(*this, steps)` (the generated time loop) and gathers the
   /// written arrays back into the host arrays.
+  /// The reductions, until and monitor of the run (nullptr: none; the time loop's
+  /// end_of_step then always goes on), reduction i's cells added by `reduce_boxes[i]`.
+  void set_monitor(Monitor* monitor, const ReduceBox<B>* reduce_boxes) {
+    monitor_ = monitor;
+    reduce_boxes_ = reduce_boxes;
+  }
+
   template <class Loop>
   RunStats run(std::int64_t steps, Loop&& loop) {
     Stopwatch total;
     total.start();
     upload();
     state_.begin(*this);
+    if (monitor_) monitor_->start();
     loop(*this, steps);
     state_.end(*this);
     gather();
     total.stop();
     stats_.total_s = total.total();
     state_.times(stats_);
-    stats_.steps = steps;
+    stats_.steps = monitor_ && monitor_->stopped_at() >= 0 ? monitor_->stopped_at() + 1 : steps;
     return stats_;
   }
 
@@ -287,6 +311,24 @@ class InCore {
     for (std::size_t i = 0; i < owned.size(); ++i)
       r.put(step, owned[i].first, r.get(scratch[i].bytes.data()));
   }
+  /// Reduction i of the spec (rt::ReduceInfo) over every local part's owned cells, at the
+  /// steps where it is computed; the partial sums go to the monitor (merged at end_of_step).
+  void reduce(int i, std::int64_t step) {
+    if (!monitor_ || !monitor_->computed(i, step)) return;
+    const ReduceInfo& r = monitor_->info(i);
+    Reduction into(r.op);
+    for (std::size_t p = 0; p < parts(); ++p) {
+      const std::vector<Buffer>& buf = buffers_[p];
+      const Buffer* minus = r.minus >= 0 ? &buf[static_cast<std::size_t>(r.minus)] : nullptr;
+      reduce_boxes_[i](devices_[p], kernels_[p], buf[static_cast<std::size_t>(r.array)], minus,
+                       part(p).ghost, part(p).owned, into);
+    }
+    monitor_->add(i, into);
+  }
+
+  /// The end of a step (after its swaps): reductions read, until tested, the monitor's line.
+  /// False: stop after this step.
+  bool end_of_step(std::int64_t step) { return monitor_ ? monitor_->end_of_step(step) : true; }
 
   // --- What the backend's State reads ------------------------------------------------------
 
@@ -373,6 +415,8 @@ class InCore {
   S state_;               ///< after the buffers: its events, staging and messages go first
   bool overlap_ = false;  ///< launches followed by an exchange overlap the two
   RunStats stats_;
+  Monitor* monitor_ = nullptr;
+  const ReduceBox<B>* reduce_boxes_ = nullptr;
 };
 
 /// The host link of a run in core, measured at start-up for the report: what upload and
@@ -431,6 +475,9 @@ struct ChunkRule {
   bool trapezoid = false;
   const Probed* probed = nullptr;
   int dims = 1;
+  Monitor* monitor = nullptr;  ///< the run's reductions (nullptr: none)
+  /// Reduction i's B::reduce_box for its element type (ReduceBox<B>: kReduceBoxes), as void*.
+  const void* reduce_boxes = nullptr;
 };
 
 /// One time step on one chunk, out of core: the same time-step body as in core (the generated
@@ -498,6 +545,22 @@ class ChunkRun {
       r.put(step, mine[i], r.get(scratch[i].bytes.data()));
   }
 
+  /// Reduction i over the chunk's owned planes at the steps where it is computed (out of core
+  /// these end a pass: the chooser makes the steps per pass divide every `every`, so the
+  /// chunk's owned planes are computed there), added to the monitor's partial sums.
+  void reduce(int i, std::int64_t step) {
+    Monitor* m = rule_.monitor;
+    if (!m || !m->computed(i, step)) return;
+    const ReduceInfo& r = m->info(i);
+    using Fn = ReduceBox<B>;
+    const Fn fn = static_cast<const Fn*>(rule_.reduce_boxes)[i];
+    Reduction into(r.op);
+    const Buffer* minus = r.minus >= 0 ? &buf_[static_cast<std::size_t>(r.minus)] : nullptr;
+    fn(d_, k_, buf_[static_cast<std::size_t>(r.array)], minus, chunk_.ghost, chunk_.owned, into);
+    m->add(i, into);
+  }
+  /// Out of core, the end of a step's work is done at pass boundaries (main.hpp): nothing here.
+  bool end_of_step(std::int64_t) { return true; }
   /// swap(a, b) or rotate(a, b, c, ...): each name takes the next one's buffer, the last the
   /// first's.
   void swap(Ids ids) {

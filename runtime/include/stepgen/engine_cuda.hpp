@@ -15,7 +15,9 @@
 
 #include "stepgen/cuda.hpp"
 #include "stepgen/engine.hpp"
+#include "stepgen/monitor.hpp"
 #include "stepgen/ooc_cuda.hpp"
+#include "stepgen/reduce_cuda.hpp"
 
 namespace stepgen::cuda {
 
@@ -87,6 +89,19 @@ struct Backend {
     d.use();
     cuda::check(cudaDeviceSynchronize(), "cudaDeviceSynchronize", d);
   }
+  // --- Reductions (monitor.hpp) ---------------------------------------------------------
+  /// Adds `op` over the cells `box` of `a` (a buffer holding `buffer`), of a - minus (computed
+  /// in T, as the kernel would) when `minus` is not null, into `into`: on the device, exactly
+  /// (cuda::Reducer, reduce_cuda.hpp), after everything enqueued on it (the launch that wrote
+  /// the cells may have run on either queue or stream); the one place that touches the data.
+  template <typename T>
+  static void reduce_box(const Device& d, const Kernels& /*k*/, const Buffer& a,
+                         const Buffer* minus, const rt::Box& buffer, const rt::Box& box,
+                         rt::Reduction& into) {
+    if (box.empty()) return;
+    fence(d);
+    cuda::reducer_for(d).reduce_box<T>(a, minus, buffer, box, into);
+  }
   static void check_fits(const Device& d, std::size_t bytes) { cuda::check_fits(d, bytes); }
   /// A launch over part p's whole buffer, on its kernel stream.
   static Launch whole(const Device& d, const NoKernels&, const std::vector<Buffer>& buf,
@@ -116,8 +131,9 @@ struct Backend {
   /// Runs `schedule` over the host arrays, `step` computing one step of a chunk.
   static void ooc_run(std::vector<Device>& devices, const rt::ooc::Schedule& schedule,
                       std::vector<rt::HostArray>& host, const OocStep& step,
-                      const rt::ooc::Options& ooc, std::int64_t steps, rt::ooc::Stats& report) {
-    OocRunner runner(devices, schedule, host, step, ooc.overlap);
+                      const rt::ooc::Options& ooc, std::int64_t steps, rt::ooc::Stats& report,
+                      rt::ooc::Share share = {}) {
+    OocRunner runner(devices, schedule, host, step, ooc.overlap, std::move(share));
     runner.run(steps, report);
   }
   /// A launch on a chunk (rt::ChunkRun): on the view of the planes still read, grown by the

@@ -11,8 +11,10 @@
 #include <vector>
 
 #include "stepgen/engine.hpp"
+#include "stepgen/monitor.hpp"
 #include "stepgen/ooc_opencl.hpp"
 #include "stepgen/opencl.hpp"
+#include "stepgen/reduce_opencl.hpp"
 
 namespace stepgen::cl {
 
@@ -99,6 +101,18 @@ struct Backend {
     cl::finish(d, On::kCompute);
     cl::finish(d, On::kBoundary);
   }
+  // --- Reductions (monitor.hpp) ---------------------------------------------------------
+  /// Adds `op` over the cells `box` of `a` (a buffer holding `buffer`), of a - minus (computed
+  /// in T, as the kernel would) when `minus` is not null, into `into`: on the device, exactly
+  /// (cl::Reducer, reduce_opencl.hpp), after everything enqueued on it (the launch that wrote
+  /// the cells may have run on either queue or stream); the one place that touches the data.
+  template <typename T>
+  static void reduce_box(const Device& d, const Kernels& /*k*/, const Mem& a, const Mem* minus,
+                         const rt::Box& buffer, const rt::Box& box, rt::Reduction& into) {
+    if (box.empty()) return;
+    fence(d);
+    cl::reducer_for(d).reduce_box<T>(a, minus, buffer, box, into);
+  }
   static void check_fits(const Device& d, std::size_t bytes) { cl::check_fits(d, bytes); }
   static Launch whole(const Device& d, const K& k, const std::vector<Mem>& buf,
                       const rt::Part& part, std::int64_t step) {
@@ -121,8 +135,9 @@ struct Backend {
   /// Runs `schedule` over the host arrays, `step` computing one step of a chunk.
   static void ooc_run(std::vector<Device>& devices, const rt::ooc::Schedule& schedule,
                       std::vector<rt::HostArray>& host, const OocStep& step,
-                      const rt::ooc::Options& ooc, std::int64_t steps, rt::ooc::Stats& report) {
-    OocRunner runner(devices, schedule, host, step, ooc.overlap, {},
+                      const rt::ooc::Options& ooc, std::int64_t steps, rt::ooc::Stats& report,
+                      rt::ooc::Share share = {}) {
+    OocRunner runner(devices, schedule, host, step, ooc.overlap, std::move(share),
                      report.pinned ? cl::pinned_allocator(devices[0]) : rt::HostAllocator{});
     runner.run(steps, report);
   }

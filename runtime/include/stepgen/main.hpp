@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
+#include <numeric>
 #include <string>
 #include <vector>
 
@@ -52,7 +53,13 @@ struct Program {
   /// work-group sizes follow their choice (nullptr: none).
   std::vector<TunedKernel> tuned;
   std::vector<ProbeLaunch>* tuned_launches = nullptr;
-  Records records;             ///< the receivers (<record>: traces.hpp), written after the run
+  Records records;  ///< the receivers (<record>: traces.hpp), written after the run
+  /// The spec's reductions, until and <monitor> (monitor.hpp; nullptr: none) and each
+  /// reduction's reduce_box.
+  const MonitorSpec* monitor = nullptr;
+  const ReduceBox<B>* reduce_boxes = nullptr;
+
+  MonitorSpec monitor_spec() const { return monitor ? *monitor : MonitorSpec{}; }
 };
 
 /// The device memory budget left to the arrays when every device holds the spec's tables
@@ -100,6 +107,31 @@ typename B::OocStep chunk_steps(const ChunkRule& rule,
   };
 }
 
+/// Out of core, the steps per pass must divide this (0: any): the greatest common divisor of
+/// the reductions' `every` (the steps where they are computed end passes).
+inline Index ooc_every(const MonitorSpec& m) {
+  Index g = 0;
+  for (int i = 0; i < m.count; ++i) g = std::gcd(g, static_cast<Index>(m.reductions[i].every));
+  return g;
+}
+
+/// Out of core: the chunks' reductions go to `monitor` (nullptr: none), and the end of each
+/// step's work runs at the pass boundaries (share.pass_end). Attached after the calibration,
+/// whose probe steps must not count.
+template <class B>
+void attach_monitor(ChunkRule& rule, ooc::Share& share, Monitor* monitor,
+                    const ReduceBox<B>* reduce_boxes) {
+  if (!monitor) return;
+  monitor->start();
+  rule.monitor = monitor;
+  rule.reduce_boxes = reinterpret_cast<const void*>(reduce_boxes);
+  share.pass_end = [monitor](std::int64_t first, std::int64_t last) {
+    for (std::int64_t s = first; s <= last; ++s)
+      if (!monitor->end_of_step(s)) return false;
+    return true;
+  };
+}
+
 /// Runs in core or, when ooc::decide said so (`report.on`), out of core: the same time
 /// step on chunks of planes streamed through the devices (ooc.hpp), the schedule chosen by
 /// the model with the link and kernel speed measured on a probe chunk. Out of core, `host`
@@ -108,10 +140,11 @@ template <class B>
 RunStats run_in_or_out_of_core(const Program<B>& p, std::vector<typename B::Device>& devices,
                                const Partition& partition, std::vector<HostArray>& host,
                                const Options& opt, const ooc::Options& ooc, const Probed& probed,
-                               ooc::Stats& report) {
+                               ooc::Stats& report, Monitor* monitor = nullptr) {
   const Problem<B>& problem = *p.problem;
   if (!report.on) {
     InCore<B> run(problem, devices, partition, host, probed);
+    run.set_monitor(monitor, p.reduce_boxes);
     if (!opt.quiet) {
       run.print_exchange_paths();
       run.print_overlap();
@@ -127,8 +160,9 @@ RunStats run_in_or_out_of_core(const Program<B>& p, std::vector<typename B::Devi
   std::vector<typename B::Kernels> kernels;
   for (const typename B::Device& d : devices)
     kernels.push_back(problem.build_kernels ? problem.build_kernels(d) : typename B::Kernels{});
-  const ChunkRule rule{request.shrink_lo, request.shrink_hi, request.trapezoid, &probed,
-                       problem.dims};
+  request.every = ooc_every(p.monitor_spec());
+  request.pass_barriers = p.monitor_spec().count > 0 || p.monitor_spec().every > 0;
+  ChunkRule rule{request.shrink_lo, request.shrink_hi, request.trapezoid, &probed, problem.dims};
   const typename B::OocStep step = chunk_steps<B>(
       rule, p.time_step,
       [&kernels](std::size_t part) -> const typename B::Kernels& { return kernels[part]; });
@@ -136,9 +170,11 @@ RunStats run_in_or_out_of_core(const Program<B>& p, std::vector<typename B::Devi
       ooc::plan(request, ooc, opt.steps, report, [&](const ooc::Request& probe, Index bytes) {
         return B::OocRunner::calibrate(devices, ooc::schedule(probe), host, step, bytes);
       });
-  B::ooc_run(devices, schedule, host, step, ooc, opt.steps, report);
+  ooc::Share share;
+  attach_monitor<B>(rule, share, monitor, p.reduce_boxes);
+  B::ooc_run(devices, schedule, host, step, ooc, opt.steps, report, std::move(share));
   (void)pinned;
-  return ooc::run_stats(report, opt.steps);
+  return ooc::run_stats(report, report.steps);
 }
 
 /// The partition, one line per part.
@@ -252,7 +288,10 @@ int run_program(int argc, char** argv, Program<B> p) {
   }
 
   for (Record& r : p.records) r.begin(opt.steps);
-  RunStats stats = run_in_or_out_of_core(p, devices, partition, host, opt, ooc, probed, ooc_stats);
+  // Reductions, until, monitor (monitor.hpp): the monitor's lines unless --quiet.
+  Monitor monitor(p.monitor_spec(), opt.steps, !opt.quiet);
+  RunStats stats =
+      run_in_or_out_of_core(p, devices, partition, host, opt, ooc, probed, ooc_stats, &monitor);
   // The traces, before --verify's run (which samples the same points again).
   for (const Record& r : p.records) r.write();
   if (!out_of_core) {
@@ -265,11 +304,16 @@ int run_program(int argc, char** argv, Program<B> p) {
     if (ooc_stats.on) ooc::print_report(ooc_stats, stdout);
     if (B::kTimingNote) std::printf("%s\n", B::kTimingNote);
   }
+  if (!opt.quiet) monitor.print_report(stdout);
+  monitor.write_csv();
 
   int status = 0;
   if (opt.verify) {
     Partition whole = stepgen::rt::partition(p.partition_request(1, {}));
-    InCore<B>(problem, devices, whole, initial, probed).run(opt.steps, p.time_loop);
+    InCore<B> one(problem, devices, whole, initial, probed);
+    Monitor again(p.monitor_spec(), opt.steps, false);  // until stops it at the same step
+    one.set_monitor(&again, p.reduce_boxes);
+    one.run(opt.steps, p.time_loop);
     for (int id = 0; id < problem.array_count; ++id) {
       if (!problem.arrays[id].compared) continue;
       const auto u = static_cast<std::size_t>(id);

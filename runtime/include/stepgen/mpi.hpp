@@ -34,6 +34,7 @@
 #include <exception>
 #include <initializer_list>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -42,6 +43,7 @@
 #include "stepgen/init.hpp"
 #include "stepgen/ooc.hpp"
 #include "stepgen/program.hpp"
+#include "stepgen/reduce.hpp"
 
 namespace stepgen::mpi {
 
@@ -626,6 +628,29 @@ inline void gather_owned(MPI_Comm comm, const rt::HostArray& mine,
       check(MPI_Recv(whole.bytes.data(), 1, to.get(), r, 0, comm, MPI_STATUS_IGNORE),
             "MPI_Recv(" + mine.name + " from rank " + std::to_string(r) + ")");
     }
+  }
+}
+
+/// Collective: each reduction of `reductions` merged over every rank (rt::Monitor::combine).
+/// Every rank's parts (the exact sum's words, the extreme and its flags) are gathered and merged
+/// in rank order: exact, so every rank gets the same bits as one process over all the cells.
+inline void allreduce_reductions(MPI_Comm comm, std::vector<rt::Reduction>& reductions) {
+  if (reductions.empty()) return;
+  using Parts = rt::Reduction::Parts;
+  static_assert(std::is_trivially_copyable<Parts>::value, "sent as bytes");
+  int ranks = 1;
+  check(MPI_Comm_size(comm, &ranks), "MPI_Comm_size");
+  std::vector<Parts> mine;
+  for (const rt::Reduction& r : reductions) mine.push_back(r.parts());
+  const int bytes = static_cast<int>(mine.size() * sizeof(Parts));
+  std::vector<Parts> all(mine.size() * static_cast<std::size_t>(ranks));
+  check(MPI_Allgather(mine.data(), bytes, MPI_BYTE, all.data(), bytes, MPI_BYTE, comm),
+        "MPI_Allgather(reductions)");
+  for (std::size_t i = 0; i < reductions.size(); ++i) {
+    rt::Reduction merged(reductions[i].op());
+    for (std::size_t r = 0; r < static_cast<std::size_t>(ranks); ++r)
+      merged.merge(rt::Reduction::from_parts(reductions[i].op(), all[r * mine.size() + i]));
+    reductions[i] = merged;
   }
 }
 

@@ -96,7 +96,8 @@ template <class B, class M, class Loaded>
 RunStats run_rank_out_of_core(const mpi::Session& session, const Program<B>& p,
                               std::vector<typename B::Device>& devices, const Partition& partition,
                               const Options& opt, const ooc::Options& ooc, const Probed& probed,
-                              std::vector<HostArray>& host, ooc::Stats& report, Loaded&& loaded) {
+                              std::vector<HostArray>& host, ooc::Stats& report, Loaded&& loaded,
+                              Monitor* monitor = nullptr) {
   const Problem<B>& problem = *p.problem;
   const int rank = session.rank();
   const Part& part = partition.parts[static_cast<std::size_t>(rank)];
@@ -106,8 +107,9 @@ RunStats run_rank_out_of_core(const mpi::Session& session, const Program<B>& p,
                       B::ooc_trapezoid_ok(probed, *problem.launches, problem.dims, opt.quiet);
   const typename B::Kernels kernels =
       problem.build_kernels ? problem.build_kernels(devices[0]) : typename B::Kernels{};
-  const ChunkRule rule{request.shrink_lo, request.shrink_hi, request.trapezoid, &probed,
-                       problem.dims};
+  request.every = ooc_every(p.monitor_spec());
+  request.pass_barriers = p.monitor_spec().count > 0 || p.monitor_spec().every > 0;
+  ChunkRule rule{request.shrink_lo, request.shrink_hi, request.trapezoid, &probed, problem.dims};
   const typename B::OocStep step = chunk_steps<B>(
       rule, p.time_step, [k = &kernels](std::size_t) -> const typename B::Kernels& { return *k; });
   // The model needs the link and the kernels' speed: each rank measures them on a probe of
@@ -158,6 +160,7 @@ RunStats run_rank_out_of_core(const mpi::Session& session, const Program<B>& p,
   ooc::Share share;
   share.part = rank;
   share.exchange = exchange;
+  attach_monitor<B>(rule, share, monitor, p.reduce_boxes);  // after the calibration's steps
   typename B::OocRunner runner(devices, schedule, host, step, ooc.overlap, share, alloc);
   runner.run(opt.steps, report);
   (void)pinned;
@@ -165,7 +168,7 @@ RunStats run_rank_out_of_core(const mpi::Session& session, const Program<B>& p,
   stats.exchange_s = exchange_timer.total();
   stats.host_device_s = report.measured_s;
   stats.host_device_bytes = report.h2d_bytes + report.d2h_bytes;
-  stats.steps = opt.steps;
+  stats.steps = report.steps;
   return stats;
 }
 
@@ -179,7 +182,8 @@ RunStats run_rank(const mpi::Session& session, M& rank, const Program<B>& p,
                   void (*loop)(RankRun<B, M>&, std::int64_t),
                   std::vector<typename B::Device>& devices, const Partition& partition,
                   const Options& opt, const ooc::Options& ooc, const Probed& probed,
-                  std::vector<HostArray>& host, ooc::Stats& report, Loaded&& loaded) {
+                  std::vector<HostArray>& host, ooc::Stats& report, Loaded&& loaded,
+                  Monitor* monitor = nullptr) {
   const Problem<B>& problem = *p.problem;
   const Part& part = partition.parts[static_cast<std::size_t>(session.rank())];
   if constexpr (M::kOutOfCore) {
@@ -203,7 +207,7 @@ RunStats run_rank(const mpi::Session& session, M& rank, const Program<B>& p,
                                  ", the smallest budget per device over the ranks is " +
                                  human_bytes(static_cast<double>(report.budget));
       return run_rank_out_of_core<B, M>(session, p, devices, partition, opt, ooc, probed, host,
-                                        report, loaded);
+                                        report, loaded, monitor);
     }
   }
   host = load_rank_arrays(p, part.ghost, opt);
@@ -211,6 +215,7 @@ RunStats run_rank(const mpi::Session& session, M& rank, const Program<B>& p,
   InCore<B, typename M::State> run(problem, devices, partition, host, probed, {session.rank(), 1},
                                    rank.config(MPI_COMM_WORLD));
   if (!opt.quiet && session.rank() == 0) run.print_overlap();
+  run.set_monitor(monitor, p.reduce_boxes);
   return run.run(opt.steps, loop);
 }
 
@@ -310,9 +315,13 @@ int run_mpi_program(mpi::Session& session, int argc, char** argv, Program<B> p,
   };
   ooc::Stats ooc_stats;
   for (Record& r : p.records) r.begin(opt.steps);
-  RunStats stats =
-      mpi::combine(MPI_COMM_WORLD, run_rank<B, M>(session, rank, p, loop, devices, partition, opt,
-                                                  ooc, probed, host, ooc_stats, keep_initial));
+  // Reductions, until, monitor: merged over the ranks at each end of step (the same values,
+  // so the same stop, on every rank); rank 0 prints and writes the monitor's file.
+  Monitor monitor(p.monitor_spec(), opt.steps, !opt.quiet && session.rank() == 0);
+  monitor.combine = [](std::vector<Reduction>& r) { mpi::allreduce_reductions(MPI_COMM_WORLD, r); };
+  RunStats stats = mpi::combine(
+      MPI_COMM_WORLD, run_rank<B, M>(session, rank, p, loop, devices, partition, opt, ooc, probed,
+                                     host, ooc_stats, keep_initial, &monitor));
   // The traces: each rank sampled the points it owns; rank 0 gathers and writes them, before
   // --verify's run (which samples the same points again).
   mpi::write_records(MPI_COMM_WORLD, p.records, owned);
@@ -321,6 +330,10 @@ int run_mpi_program(mpi::Session& session, int argc, char** argv, Program<B> p,
     print_report(stats, stdout);
     if (ooc_stats.on) ooc::print_report(ooc_stats, stdout);
     rank.print_report(session, ooc_stats.on);
+  }
+  if (session.rank() == 0) {
+    if (!opt.quiet) monitor.print_report(stdout);
+    monitor.write_csv();
   }
 
   int status = 0;
@@ -336,9 +349,11 @@ int run_mpi_program(mpi::Session& session, int argc, char** argv, Program<B> p,
                           result[static_cast<std::size_t>(id)]);
     if (session.rank() == 0) {
       Partition whole = stepgen::rt::partition(p.partition_request(1, {}));
-      InCore<B, typename M::State>(problem, devices, whole, initial, probed, {0, 1},
-                                   rank.config(MPI_COMM_SELF))
-          .run(opt.steps, loop);
+      InCore<B, typename M::State> one(problem, devices, whole, initial, probed, {0, 1},
+                                       rank.config(MPI_COMM_SELF));
+      Monitor again(p.monitor_spec(), opt.steps, false);  // until stops it at the same step
+      one.set_monitor(&again, p.reduce_boxes);
+      one.run(opt.steps, loop);
       for (int id = 0; id < problem.array_count; ++id) {
         if (!problem.arrays[id].compared) continue;
         const auto u = static_cast<std::size_t>(id);

@@ -241,6 +241,22 @@ class Reduction {
   /// Adds the terms an exact accumulator summed elsewhere (a device's partial sum of `sum` or
   /// `l2`: the terms already squared), as if add() had seen each of them.
   void merge_exact(const ExactSum& partial) { sum_.merge(partial); }
+  /// What travels between MPI ranks (mpi.hpp): the exact sum's words, the extreme and whether
+  /// a cell was seen and whether one was NaN. from_parts(op, parts()) is the same reduction.
+  struct Parts {
+    ExactSum::Words words;
+    double extreme;
+    std::int64_t seen, nan;
+  };
+  Parts parts() const { return {sum_.words(), extreme_, seen_ ? 1 : 0, nan_ ? 1 : 0}; }
+  static Reduction from_parts(ReduceOp op, const Parts& p) {
+    Reduction r(op);
+    r.sum_ = ExactSum::from_words(p.words);
+    r.extreme_ = p.extreme;
+    r.seen_ = p.seen != 0;
+    r.nan_ = p.nan != 0;
+    return r;
+  }
 
  private:
   /// a < b, with -0.0 before +0.0: which zero wins must not depend on the order of the cells.

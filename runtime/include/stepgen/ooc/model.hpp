@@ -315,6 +315,14 @@ inline Schedule choose(Request r, Index budget, const Link& link, Index steps, b
   Index planes = Index{1} << 40;
   for (const Box& b : r.owned) planes = std::min(planes, b.extent(s));
   const int want_n = r.chunks, want_k = r.steps_per_pass;
+  // The end of a step's work runs at pass boundaries: k must divide `every` (reductions).
+  if (want_k > 0 && r.every > 0 && r.every % want_k != 0)
+    throw PlanError("out-of-core: " + std::to_string(want_k) +
+                    " steps per pass (the spec's steps_per_pass or --steps-per-pass) do not "
+                    "divide " +
+                    std::to_string(r.every) +
+                    ", the steps between reductions (every): passes must end where they are "
+                    "computed; give a divisor of it");
   const int k_hi = want_k > 0 ? want_k : static_cast<int>(std::clamp<Index>(steps, 1, 32));
   bool have = false;
   Schedule best;
@@ -328,6 +336,7 @@ inline Schedule choose(Request r, Index budget, const Link& link, Index steps, b
   };
   std::vector<Fit> fits;  // the plans that fit the budget
   for (int k = want_k > 0 ? want_k : 1; k <= k_hi; ++k) {
+    if (r.every > 0 && r.every % k != 0) continue;
     r.steps_per_pass = k;
     const Index n_lo = want_n > 0 ? want_n : 1, n_hi = want_n > 0 ? want_n : planes;
     Index first_fit = 0;

@@ -96,7 +96,7 @@ inline std::vector<Op> ops(const Schedule& sc, Index steps) {
         store(p, t - 1);
       }
     }
-    if (new_pass && parts > 1) {
+    if (new_pass && (parts > 1 || sc.pass_barriers)) {
       Op b = op(K::kBarrier, 0, t);
       ops.push_back(b);
     }

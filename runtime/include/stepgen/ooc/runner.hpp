@@ -82,6 +82,9 @@ void execute(const Schedule& sc, const Op& op, std::vector<Buf>& bufs, std::vect
 struct Share {
   int part = -1;  ///< the part run here; -1: every part, on devices[part] (one process)
   std::function<void()> exchange;
+  /// The end of the steps first..last of a pass (reductions, until, monitor: monitor.hpp),
+  /// once every part's stores are done (Schedule::pass_barriers). False: stop after `last`.
+  std::function<bool(std::int64_t first, std::int64_t last)> pass_end;
 };
 
 /// Runs a stencil out of core on every part's device (or on one part's, see Share): the
@@ -170,13 +173,26 @@ class Runner {
     Stopwatch clock;
     clock.start();
     snapshot();
-    for (const Op& op : ops(sc_, steps))
+    const Index k = sc_.steps_per_pass;
+    std::int64_t done = steps;  // the steps run: fewer when pass_end stops the run
+    for (const Op& op : ops(sc_, steps)) {
+      if (op.kind == Op::Kind::kBarrier && share_.pass_end) {
+        finish_all();
+        const Index pass = op.t / sc_.chunks;  // the pass this barrier begins
+        if (!share_.pass_end((pass - 1) * k, pass * k - 1)) {
+          done = pass * k;
+          break;
+        }
+      }
       if (op.kind == Op::Kind::kBarrier || runs_here(static_cast<std::size_t>(op.part)))
         execute(op, stats);
+    }
     finish_all();
+    if (done == steps && share_.pass_end && steps > 0)
+      share_.pass_end((passes(steps, sc_.steps_per_pass) - 1) * k, steps - 1);
     stats.measured_s = clock.stop();
-    stats.passes = passes(steps, sc_.steps_per_pass);
-    stats.steps = steps;
+    stats.passes = passes(done, sc_.steps_per_pass);
+    stats.steps = done;
     stats.parts = sc_.parts.size();
   }
 

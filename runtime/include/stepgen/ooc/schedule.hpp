@@ -40,6 +40,11 @@ struct Request {
   /// (band). No cell is computed twice in a pass, and the load window shrinks to the
   /// chunk's own planes plus one step's halo below and k steps' above.
   bool band_sharing = false;
+  /// The end of a step's work (reductions, until, monitor: monitor.hpp) runs at pass
+  /// boundaries: the steps per pass must divide `every` (0: any), and with `pass_barriers`
+  /// every pass ends with a barrier, also with one part.
+  Index every = 0;
+  bool pass_barriers = false;
 };
 
 /// One chunk of a part. Boxes are in global coordinates.
@@ -68,9 +73,10 @@ struct Schedule {
   int steps_per_pass = 1;
   bool region_sharing = true;
   int buffers = 3;
-  bool trapezoid = false;     ///< see Request
-  bool band_sharing = false;  ///< see Request
-  Index band_cells = 0;       ///< each part's band store, all k bands, per array (elements)
+  bool trapezoid = false;      ///< see Request
+  bool band_sharing = false;   ///< see Request
+  bool pass_barriers = false;  ///< see Request
+  Index band_cells = 0;        ///< each part's band store, all k bands, per array (elements)
   Vec3 shrink_lo{0, 0, 0}, shrink_hi{0, 0, 0};
   std::vector<Array> arrays;
   std::vector<Part> parts;
@@ -166,6 +172,7 @@ inline Schedule schedule(const Request& r) {
   out.region_sharing = r.region_sharing;
   out.buffers = r.buffers;
   out.trapezoid = r.trapezoid;
+  out.pass_barriers = r.pass_barriers;
   // At k = 1 a chunk computes only its own planes anyway: the bands would save nothing.
   out.band_sharing = r.band_sharing && r.trapezoid && r.region_sharing && r.steps_per_pass > 1;
   out.shrink_lo = r.shrink_lo;

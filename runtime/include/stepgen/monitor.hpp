@@ -1,0 +1,260 @@
+#pragma once
+/// \file
+/// Reductions, `until` and the monitor of a run: the end-of-step work of the generated time
+/// loop, written once for both backends, in core, out of core and MPI.
+///
+/// The engines add each part's (or chunk's) owned cells into a partial rt::Reduction (the
+/// backend's reduce_box) and hand it to Monitor::add at the steps where the reduction is
+/// computed ((step + 1) % every == 0, and the last step). At the end of that step
+/// Monitor::end_of_step merges the partials (exact, any order), across MPI ranks through
+/// `combine`, reads the values, tests `until`, prints the monitor's line and the progress line.
+/// Standard library only (MPI comes in through `combine`, mpi.hpp's allreduce_reductions).
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cinttypes>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <functional>
+#include <limits>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "stepgen/program.hpp"
+#include "stepgen/reduce.hpp"
+
+namespace stepgen::rt {
+
+/// One `<reduce>` of the spec.
+struct ReduceInfo {
+  const char* name;
+  ReduceOp op;
+  int array;           ///< the array reduced (its id)
+  int minus;           ///< the array subtracted (its id); -1: none
+  std::int64_t every;  ///< computed at the steps t with (t + 1) % every == 0, and the last
+};
+
+class Monitor;
+
+/// The spec's `until`: true when the run should stop after this step.
+using UntilFn = bool (*)(const Monitor& m, std::int64_t step);
+
+/// What the spec says about reductions, until and the monitor (the generated tables).
+struct MonitorSpec {
+  const ReduceInfo* reductions = nullptr;
+  int count = 0;
+  UntilFn until = nullptr;  ///< nullptr: no until
+  const char* until_text = "";
+  const int* until_uses = nullptr;  ///< the reductions `until` names
+  int until_use_count = 0;
+  std::int64_t every = 0;  ///< <monitor every>: 0 without a monitor
+  const char* file = "";   ///< <monitor file>: "" for none
+};
+
+/// The reductions, until and monitor of one run.
+class Monitor {
+ public:
+  /// `print`: the monitor's table and the progress line on stdout (false under --quiet, in
+  /// the --verify run, on ranks other than 0).
+  Monitor(const MonitorSpec& spec, std::int64_t steps, bool print)
+      : spec_(spec), steps_(steps), print_(print) {
+    for (int i = 0; i < spec.count; ++i) {
+      pending_.emplace_back(spec.reductions[i].op);
+      values_.push_back(std::numeric_limits<double>::quiet_NaN());
+      computed_at_.push_back(-1);
+    }
+    progress_ = print && spec.every == 0 && isatty(STDOUT_FILENO) != 0;
+    clock_.start();
+  }
+
+  /// The run's first step begins now (the monitor's times count from here).
+  void start() {
+    clock_ = Stopwatch();
+    clock_.start();
+    progress_clock_ = Stopwatch();
+    progress_clock_.start();
+    elapsed_ = 0;
+  }
+
+  /// The merge of every rank's partial reductions (MPI; empty: one process).
+  std::function<void(std::vector<Reduction>&)> combine;
+
+  int count() const { return spec_.count; }
+  const ReduceInfo& info(int i) const { return spec_.reductions[i]; }
+
+  /// Whether reduction i is computed at `step`.
+  bool computed(int i, std::int64_t step) const {
+    const std::int64_t every = std::max<std::int64_t>(spec_.reductions[i].every, 1);
+    return (step + 1) % every == 0 || step + 1 == steps_;
+  }
+  /// Whether any reduction is computed at `step`.
+  bool any_computed(std::int64_t step) const {
+    for (int i = 0; i < spec_.count; ++i)
+      if (computed(i, step)) return true;
+    return false;
+  }
+
+  /// Adds a part's (or chunk's) partial reduction i of this step (any thread, any order).
+  void add(int i, const Reduction& partial) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    pending_[static_cast<std::size_t>(i)].merge(partial);
+  }
+
+  /// The last computed value of reduction i (NaN before its first).
+  double value(int i) const { return values_[static_cast<std::size_t>(i)]; }
+
+  /// The end of `step`: the reductions computed there read (merged across ranks), until
+  /// tested, the monitor's line. False: the run stops after this step.
+  bool end_of_step(std::int64_t step) {
+    bool any = false, until_due = false;
+    std::vector<Reduction> done;
+    std::vector<int> ids;
+    for (int i = 0; i < spec_.count; ++i) {
+      if (!computed(i, step)) continue;
+      const auto u = static_cast<std::size_t>(i);
+      done.push_back(pending_[u]);
+      ids.push_back(i);
+      pending_[u] = Reduction(spec_.reductions[i].op);
+      any = true;
+    }
+    if (any) {
+      if (combine) combine(done);
+      for (std::size_t j = 0; j < ids.size(); ++j) {
+        const auto u = static_cast<std::size_t>(ids[j]);
+        values_[u] = done[j].value();
+        computed_at_[u] = step;
+      }
+      for (int j = 0; j < spec_.until_use_count; ++j)
+        if (computed_at_[static_cast<std::size_t>(spec_.until_uses[j])] == step) until_due = true;
+    }
+    const bool stop = spec_.until && until_due && spec_.until(*this, step);
+    if (spec_.every > 0 && ((step + 1) % spec_.every == 0 || stop || step + 1 == steps_))
+      line(step);
+    if (progress_) progress(step, stop);
+    if (stop) stopped_at_ = step;
+    return !stop;
+  }
+
+  /// The step after which `until` stopped the run (-1: it ran every step).
+  std::int64_t stopped_at() const { return stopped_at_; }
+
+  /// The report's lines: why the run stopped, and each reduction's last value (without a
+  /// monitor, which printed them).
+  void print_report(std::FILE* out) const {
+    if (stopped_at_ >= 0) {
+      std::fprintf(out, "stopped at step %" PRId64 ": %s (", stopped_at_, spec_.until_text);
+      for (int j = 0; j < spec_.until_use_count; ++j) {
+        const int i = spec_.until_uses[j];
+        std::fprintf(out, "%s%s = %.17g", j ? ", " : "", spec_.reductions[i].name, value(i));
+      }
+      std::fprintf(out, ")\n");
+    }
+    for (int i = 0; i < spec_.count; ++i)
+      if (computed_at_[static_cast<std::size_t>(i)] >= 0)
+        std::fprintf(out, "reduce %s = %.17g (step %" PRId64 ")\n", spec_.reductions[i].name,
+                     value(i), computed_at_[static_cast<std::size_t>(i)]);
+  }
+
+  /// Writes the monitor's CSV (atomically: the previous file stays until the whole is written).
+  void write_csv() const {
+    if (spec_.every <= 0 || !*spec_.file) return;
+    write_atomically(spec_.file, reinterpret_cast<const unsigned char*>(csv_.data()), csv_.size(),
+                     "the monitor");
+  }
+
+ private:
+  void line(std::int64_t step) {
+    const double now = clock_.stop();
+    clock_.start();
+    elapsed_ += now;
+    const std::int64_t n = step - last_line_;
+    const double ms = n > 0 ? 1e3 * now / static_cast<double>(n) : 0.0;
+    last_line_ = step;
+    if (csv_.empty()) {
+      csv_ = "step";
+      for (int i = 0; i < spec_.count; ++i) csv_ += std::string(",") + spec_.reductions[i].name;
+      csv_ += ",ms_per_step,elapsed_s\n";
+      if (print_) {
+        std::printf("monitor: %10s", "step");
+        for (int i = 0; i < spec_.count; ++i) std::printf(" %24s", spec_.reductions[i].name);
+        std::printf(" %12s %12s\n", "ms/step", "elapsed s");
+      }
+    }
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%" PRId64, step);
+    csv_ += buf;
+    if (print_) std::printf("monitor: %10" PRId64, step);
+    for (int i = 0; i < spec_.count; ++i) {
+      std::snprintf(buf, sizeof buf, ",%.17g", value(i));
+      csv_ += buf;
+      if (print_) std::printf(" %24.17g", value(i));
+    }
+    std::snprintf(buf, sizeof buf, ",%.6f,%.6f\n", ms, elapsed_);
+    csv_ += buf;
+    if (print_) {
+      std::printf(" %12.6f %12.3f\n", ms, elapsed_);
+      std::fflush(stdout);
+    }
+  }
+
+  /// On a terminal: steps, rate and time left, at most four times a second.
+  void progress(std::int64_t step, bool stop) {
+    const double now = progress_clock_.stop();
+    progress_clock_.start();
+    since_ += now;
+    const bool last = stop || step + 1 == steps_;
+    if (since_ < 0.25 && !last) return;
+    since_ = 0;
+    const double t = clock_.stop();
+    clock_.start();
+    elapsed_ += t;
+    const double rate = static_cast<double>(step + 1) / std::max(elapsed_, 1e-9);
+    const double left = static_cast<double>(steps_ - step - 1) / std::max(rate, 1e-9);
+    std::printf("\rstep %" PRId64 "/%" PRId64 "  %.1f steps/s  %.0f s left   ", step + 1, steps_,
+                rate, left);
+    if (last) std::printf("\n");
+    std::fflush(stdout);
+  }
+
+  MonitorSpec spec_;
+  std::int64_t steps_;
+  bool print_;
+  bool progress_ = false;
+  std::vector<Reduction> pending_;
+  std::vector<double> values_;
+  std::vector<std::int64_t> computed_at_;
+  std::mutex mutex_;
+  std::int64_t stopped_at_ = -1;
+  std::int64_t last_line_ = -1;
+  Stopwatch clock_, progress_clock_;
+  double elapsed_ = 0, since_ = 0;
+  std::string csv_;
+};
+
+/// Adds op over the cells `box` of host array values `a` (holding `buffer`), of a - minus
+/// computed in T when `minus` is not null: the host side of the backends' reduce_box.
+template <typename T>
+void reduce_host_box(const HostArray& a, const HostArray* minus, const Box& buffer, const Box& box,
+                     Reduction& into) {
+  const T* pa = a.as<T>();
+  const T* pm = minus ? minus->as<T>() : nullptr;
+  const Index nx = buffer.extent(0), ny = buffer.extent(1);
+  for (Index z = box.lo[2]; z < box.hi[2]; ++z)
+    for (Index y = box.lo[1]; y < box.hi[1]; ++y) {
+      const Index row = ((z - buffer.lo[2]) * ny + (y - buffer.lo[1])) * nx - buffer.lo[0];
+      for (Index x = box.lo[0]; x < box.hi[0]; ++x) {
+        const auto at = static_cast<std::size_t>(row + x);
+        if (pm) {
+          const T d = static_cast<T>(pa[at] - pm[at]);
+          into.add(d);
+        } else {
+          into.add(pa[at]);
+        }
+      }
+    }
+}
+
+}  // namespace stepgen::rt

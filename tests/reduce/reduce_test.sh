@@ -1,0 +1,195 @@
+#!/usr/bin/env bash
+# Reductions, until and the monitor end to end (tests/reduce/): reduce.xml (every op, at several
+# points of the body and intervals, a monitor with a CSV) and until.xml (a Jacobi that stops on
+# convergence at step 23 of 40), generated, built and run in one MODE:
+#   opencl    PoCL CPU devices: 1-4 devices, --strategy min-exchange, --verify; out of core
+#             (1 and 2 devices, 1 and 2 steps per pass, the model's choice), and a
+#             --steps-per-pass that does not divide `every` refused
+#   cuda-emu  the CUDA program on the CPU emulation: 1-4 devices, out of core
+#   mpi       the OpenCL program with --distribution mpi on 1-3 ranks, in core and out of core
+#   cuda-emu-mpi  the CUDA program with --distribution mpi on the emulation, 2 ranks, in core
+#             and out of core
+# Every run's reductions equal Python's math.fsum / exact min and max over the arrays it saved
+# (check_reductions.py), the same bits on every configuration; the monitor's CSV has the same
+# values everywhere; until stops every configuration after step 23 with the arrays a run of
+# reduce.xml for 24 steps has; --quiet prints nothing of the monitor but still writes its CSV.
+# Usage: reduce_test.sh STEPGEN SOURCE_DIR WORK_DIR MODE
+set -euo pipefail
+stepgen=$1 src=$2 work=$3 mode=$4
+here="$src/tests/reduce"
+out="$work/$mode"
+rm -rf "$out"
+mkdir -p "$out/runs"
+
+build() {  # build SPEC NAME: the program's path in $program
+  local spec=$1 name=$2 gen="$out/gen-$2"
+  case $mode in
+    opencl)
+      "$stepgen" generate "$spec" --target opencl -o "$gen" >/dev/null
+      cmake -S "$gen" -B "$gen/build" -DCMAKE_BUILD_TYPE=Release >/dev/null
+      cmake --build "$gen/build" -j 2 >/dev/null
+      program="$gen/build/$name" ;;
+    mpi)
+      "$stepgen" generate "$spec" --target opencl --distribution mpi -o "$gen" >/dev/null
+      cmake -S "$gen" -B "$gen/build" -DCMAKE_BUILD_TYPE=Release >/dev/null
+      cmake --build "$gen/build" -j 2 >/dev/null
+      program="$gen/build/$name" ;;
+    cuda-emu)
+      "$stepgen" generate "$spec" --target cuda -o "$gen" >/dev/null
+      "$src/tests/cuda_emu/build.sh" "$gen" "$out/$name"
+      program="$out/$name" ;;
+    cuda-emu-mpi)
+      "$stepgen" generate "$spec" --target cuda --distribution mpi -o "$gen" >/dev/null
+      "$src/tests/cuda_emu/build.sh" "$gen" "$out/$name" --mpi
+      program="$out/$name" ;;
+  esac
+}
+
+# run LABEL DEVICES ARGS...: runs $program in its own folder (the monitor's CSV lands there),
+# saving A and B; the log in LABEL/log.txt.
+run() {
+  local label=$1 n=$2; shift 2
+  local dir="$out/runs/$label"
+  mkdir -p "$dir"
+  local status=0
+  case $mode in
+    opencl)
+      (cd "$dir" && POCL_DEVICES="$(printf 'pthread %.0s' $(seq "$n"))" timeout 300 "$program" \
+        --device-type cpu --devices "$n" --save A=A.raw --save B=B.raw "$@" > log.txt 2>&1) || status=$? ;;
+    mpi)
+      (cd "$dir" && source "$src/tests/mpi/mpirun.sh" && POCL_DEVICES="$(printf 'pthread %.0s' $(seq "$n"))" stepgen_mpirun "$n" \
+        "$program" --device-type cpu --save A=A.raw --save B=B.raw "$@" > log.txt 2>&1) || status=$? ;;
+    cuda-emu-mpi)
+      (cd "$dir" && source "$src/tests/mpi/mpirun.sh" &&
+        mpirun_flags+=(-x STEPGEN_CUDA_EMULATE -x STEPGEN_CUDA_EMULATE_ORDER) &&
+        STEPGEN_CUDA_EMULATE=$n STEPGEN_CUDA_EMULATE_ORDER=deferred stepgen_mpirun "$n" "$program" \
+        --save A=A.raw --save B=B.raw "$@" > log.txt 2>&1) || status=$? ;;
+    cuda-emu)
+      (cd "$dir" && STEPGEN_CUDA_EMULATE_ORDER=deferred STEPGEN_CUDA_EMULATE_SEED=${#labels[@]} STEPGEN_CUDA_EMULATE=$n timeout 300 "$program" --devices "$n" \
+        --save A=A.raw --save B=B.raw "$@" > log.txt 2>&1) || status=$? ;;
+  esac
+  if [ "$status" -ne 0 ]; then
+    sed 's/^/  | /' "$dir/log.txt"; echo "FAIL: $label ($*): the run failed (status $status)"; exit 1
+  fi
+}
+
+# The monitor's CSV without its time columns.
+values() { cut -d, -f1-6 "$1"; }
+
+# --- reduce.xml: every op, against Python, the same bits everywhere ------------------------------
+build "$here/reduce.xml" reduce
+if [ "$mode" = opencl ]; then
+  # The YAML specs say the same: the same program but for the spec's name.
+  for spec in reduce until; do
+    "$stepgen" generate "$here/$spec.yaml" --target opencl -o "$out/yaml-$spec" >/dev/null
+    "$stepgen" generate "$here/$spec.xml" --target opencl -o "$out/xml-$spec" >/dev/null
+    diff <(grep -v -e "$spec\.xml" -e "templates hash" "$out/xml-$spec/$spec.cpp") <(grep -v -e "$spec\.yaml" -e "templates hash" "$out/yaml-$spec/$spec.cpp") ||
+      { echo "FAIL: $spec.yaml and $spec.xml give different programs"; exit 1; }
+  done
+fi
+labels=()
+case $mode in
+  opencl)
+    for n in 1 2 3 4; do run "d$n" "$n"; labels+=("d$n"); done
+    run d4-min-exchange 4 --strategy min-exchange --verify; labels+=(d4-min-exchange)
+    grep -q "verify: OK" "$out/runs/d4-min-exchange/log.txt" || { echo "FAIL: --verify"; exit 1; }
+    run ooc-d1-k2-c3 1 --out-of-core on --ooc-chunks 3 --steps-per-pass 2; labels+=(ooc-d1-k2-c3)
+    run ooc-d1-k1-c2 1 --out-of-core on --ooc-chunks 2 --steps-per-pass 1; labels+=(ooc-d1-k1-c2)
+    run ooc-d2-k2 2 --out-of-core on --ooc-chunks 2 --steps-per-pass 2; labels+=(ooc-d2-k2)
+    run ooc-d2-model 2 --out-of-core on; labels+=(ooc-d2-model)
+    # The model may pick only steps per pass that divide every reduction's `every` (gcd 2).
+    grep -q "out-of-core: on" "$out/runs/ooc-d2-model/log.txt" || { echo "FAIL: not out of core"; exit 1; }
+    if grep -Eq "[0-9]+ chunk\(s\)[^,]*, ([3-9]|[1-9][0-9]+) step\(s\) per pass" "$out/runs/ooc-d2-model/log.txt"; then
+      cat "$out/runs/ooc-d2-model/log.txt"; echo "FAIL: the model chose steps per pass that do not divide 2"; exit 1
+    fi
+    # A --steps-per-pass that does not divide `every`: refused, saying why.
+    status=0
+    (cd "$out/runs" && POCL_DEVICES=pthread "$program" --device-type cpu --out-of-core on \
+      --steps-per-pass 3 > k3.txt 2>&1) || status=$?
+    if [ "$status" -ne 1 ] || ! grep -q "3 steps per pass .* do not divide 2" "$out/runs/k3.txt"; then
+      cat "$out/runs/k3.txt"; echo "FAIL: --steps-per-pass 3 was not refused (status $status)"; exit 1
+    fi
+    # --quiet: no monitor line, the CSV still written.
+    run d2-quiet 2 --quiet
+    if grep -q "^monitor:" "$out/runs/d2-quiet/log.txt"; then echo "FAIL: --quiet printed the monitor"; exit 1; fi
+    ;;
+  cuda-emu)
+    for n in 1 2 3 4; do run "d$n" "$n"; labels+=("d$n"); done
+    run ooc-d1-k2-c3 1 --out-of-core on --ooc-chunks 3 --steps-per-pass 2; labels+=(ooc-d1-k2-c3)
+    run ooc-d2-k2 2 --out-of-core on --ooc-chunks 2 --steps-per-pass 2; labels+=(ooc-d2-k2)
+    ;;
+  cuda-emu-mpi)
+    run r2 2; labels+=(r2)
+    run ooc-r2-k2 2 --out-of-core on --ooc-chunks 2 --steps-per-pass 2; labels+=(ooc-r2-k2)
+    ;;
+  mpi)
+    for n in 1 2 3; do run "r$n" "$n"; labels+=("r$n"); done
+    run r2-verify 2 --verify; labels+=(r2-verify)
+    grep -q "verify: OK" "$out/runs/r2-verify/log.txt" || { echo "FAIL: MPI --verify"; exit 1; }
+    run ooc-r2-k2 2 --out-of-core on --ooc-chunks 2 --steps-per-pass 2; labels+=(ooc-r2-k2)
+    ;;
+esac
+first=${labels[0]}
+for label in "${labels[@]}"; do
+  dir="$out/runs/$label"
+  python3 "$here/check_reductions.py" "$dir" || { sed 's/^/  | /' "$dir/log.txt"; echo "FAIL: $label"; exit 1; }
+  # The same bits everywhere (%.17g), and the monitor's table in the CSV.
+  if ! diff <(grep "^reduce " "$dir/log.txt") <(grep "^reduce " "$out/runs/$first/log.txt") >/dev/null; then
+    echo "FAIL: $label: reductions differ from $first"; exit 1
+  fi
+  [ -f "$dir/run.csv" ] || { echo "FAIL: $label: no run.csv"; exit 1; }
+  diff <(values "$dir/run.csv") <(values "$out/runs/$first/run.csv") || { echo "FAIL: $label: run.csv differs from $first"; exit 1; }
+  echo "ok: reduce $label: $(grep '^reduce ' "$dir/log.txt" | tr '\n' ' ')"
+done
+# The CSV: a header, a line every 4 steps (3, 7, ..., 39) with the values the report gives.
+csv="$out/runs/$first/run.csv"
+[ "$(head -1 "$csv")" = "step,res,diff,total,lo,hi,ms_per_step,elapsed_s" ] || { cat "$csv"; echo "FAIL: CSV header"; exit 1; }
+[ "$(tail -n +2 "$csv" | cut -d, -f1 | tr '\n' ' ')" = "3 7 11 15 19 23 27 31 35 39 " ] || { cat "$csv"; echo "FAIL: CSV steps"; exit 1; }
+last=$(tail -1 "$csv")
+for i in 2 3 4 5 6; do
+  name=$(head -1 "$csv" | cut -d, -f$i)
+  value=$(echo "$last" | cut -d, -f$i)
+  grep -qx "reduce $name = $value (step 39)" "$out/runs/$first/log.txt" || { echo "FAIL: CSV $name = $value is not the report's"; exit 1; }
+done
+if [ "$mode" = opencl ] || [ "$mode" = cuda-emu ]; then
+  grep -q "^monitor: *39 " "$out/runs/$first/log.txt" || { echo "FAIL: no monitor line for step 39"; exit 1; }
+fi
+echo "ok: the monitor's CSV"
+
+# A 24-step run of reduce.xml: what until.xml must hold after stopping at step 23.
+run steps24 2 --steps 24
+
+# --- until.xml: stops after step 23 everywhere, holding that state -------------------------------
+build "$here/until.xml" until
+labels=()
+case $mode in
+  opencl)
+    for n in 1 2 4; do run "until-d$n" "$n"; labels+=("until-d$n"); done
+    run until-d3-verify 3 --verify; labels+=(until-d3-verify)
+    grep -q "verify: OK" "$out/runs/until-d3-verify/log.txt" || { echo "FAIL: until --verify"; exit 1; }
+    run until-ooc-d1 1 --out-of-core on --ooc-chunks 3 --steps-per-pass 4; labels+=(until-ooc-d1)
+    run until-ooc-d2 2 --out-of-core on --ooc-chunks 2 --steps-per-pass 2; labels+=(until-ooc-d2)
+    ;;
+  cuda-emu)
+    for n in 1 3; do run "until-d$n" "$n"; labels+=("until-d$n"); done
+    run until-ooc-d2 2 --out-of-core on --ooc-chunks 2 --steps-per-pass 4; labels+=(until-ooc-d2)
+    ;;
+  cuda-emu-mpi)
+    run until-r2 2; labels+=(until-r2)
+    run until-ooc-r2 2 --out-of-core on --ooc-chunks 2 --steps-per-pass 4; labels+=(until-ooc-r2)
+    ;;
+  mpi)
+    for n in 2 3; do run "until-r$n" "$n"; labels+=("until-r$n"); done
+    run until-ooc-r2 2 --out-of-core on --ooc-chunks 2 --steps-per-pass 4; labels+=(until-ooc-r2)
+    ;;
+esac
+for label in "${labels[@]}"; do
+  dir="$out/runs/$label"
+  grep -q "^stopped at step 23: (res < 2.9 && diff < 1) || step >= 1000 (res = .*, diff = .*)" "$dir/log.txt" ||
+    { sed 's/^/  | /' "$dir/log.txt"; echo "FAIL: $label did not stop after step 23"; exit 1; }
+  grep -q "^time: .* for 24 steps" "$dir/log.txt" || { sed 's/^/  | /' "$dir/log.txt"; echo "FAIL: $label: the report does not count 24 steps"; exit 1; }
+  for a in A B; do
+    cmp -s "$dir/$a.raw" "$out/runs/steps24/$a.raw" || { echo "FAIL: $label: $a is not the state after step 23"; exit 1; }
+  done
+  echo "ok: until $label: $(grep '^stopped' "$dir/log.txt")"
+done

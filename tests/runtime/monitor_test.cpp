@@ -1,0 +1,137 @@
+// Reductions, until and the monitor of a run (runtime/stepgen/monitor.hpp): the steps where a
+// reduction is computed, partial reductions merged in any order, until tested where its
+// reductions are computed, the monitor's CSV; the out-of-core chooser keeps passes on them.
+#include "stepgen/monitor.hpp"
+
+#include <doctest/doctest.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "stepgen/ooc/model.hpp"
+
+namespace rt = stepgen::rt;
+
+namespace {
+
+const rt::ReduceInfo kInfo[] = {
+    {"res", rt::ReduceOp::kL2, 0, 1, 4},
+    {"top", rt::ReduceOp::kMax, 0, -1, 3},
+};
+const int kUses[] = {0};
+
+bool until(const rt::Monitor& m, std::int64_t) {
+  return m.value(0) < 2.5;
+}
+
+}  // namespace
+
+TEST_CASE("monitor: computed at (t + 1) % every == 0 and at the last step") {
+  rt::MonitorSpec spec;
+  spec.reductions = kInfo;
+  spec.count = 2;
+  rt::Monitor m(spec, 10, false);
+  std::vector<std::int64_t> res, top;
+  for (std::int64_t t = 0; t < 10; ++t) {
+    if (m.computed(0, t)) res.push_back(t);
+    if (m.computed(1, t)) top.push_back(t);
+  }
+  CHECK(res == std::vector<std::int64_t>{3, 7, 9});
+  CHECK(top == std::vector<std::int64_t>{2, 5, 8, 9});
+}
+
+TEST_CASE("monitor: partials merged in any order give one value, until stops where computed") {
+  rt::MonitorSpec spec;
+  spec.reductions = kInfo;
+  spec.count = 2;
+  spec.until = until;
+  spec.until_text = "res < 2.5";
+  spec.until_uses = kUses;
+  spec.until_use_count = 1;
+  rt::Monitor m(spec, 100, false);
+  double values[] = {1.5, -2.25, 0.125, 3.0};
+  std::int64_t stopped = -1;
+  for (std::int64_t t = 0; t < 100 && stopped < 0; ++t) {
+    if (m.computed(0, t)) {
+      // Two parts, cells split differently each time: the value must not move.
+      rt::Reduction a(rt::ReduceOp::kL2), b(rt::ReduceOp::kL2);
+      const double scale = t < 7 ? 1.0 : 0.5;  // converges after step 7
+      for (int i = 0; i < 4; ++i) (i < t % 4 ? a : b).add(values[i] * scale);
+      m.add(0, b);
+      m.add(0, a);
+    }
+    if (!m.end_of_step(t)) stopped = t;
+    if (t == 3) CHECK(m.value(0) == std::sqrt(1.5 * 1.5 + 2.25 * 2.25 + 0.125 * 0.125 + 9.0));
+    if (t == 4) CHECK(std::isnan(m.value(1)));  // max of no cell: no value
+  }
+  // res < 2.5 from step 7 on, tested at step 7 (computed there), not before.
+  CHECK(stopped == 7);
+  CHECK(m.stopped_at() == 7);
+}
+
+TEST_CASE("monitor: the CSV holds a header and a line every `every` steps, written atomically") {
+  rt::MonitorSpec spec;
+  spec.reductions = kInfo;
+  spec.count = 2;
+  spec.every = 4;
+  const std::string path = "monitor_test_" + std::to_string(::getpid()) + ".csv";
+  spec.file = path.c_str();
+  rt::Monitor m(spec, 10, false);
+  for (std::int64_t t = 0; t < 10; ++t) {
+    if (m.computed(0, t)) {
+      rt::Reduction r(rt::ReduceOp::kL2);
+      r.add(3.0f);
+      r.add(4.0f);
+      m.add(0, r);
+    }
+    if (m.computed(1, t)) {
+      rt::Reduction r(rt::ReduceOp::kMax);
+      r.add(static_cast<double>(t));
+      m.add(1, r);
+    }
+    CHECK(m.end_of_step(t));
+  }
+  m.write_csv();
+  std::ifstream in(path);
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  std::remove(path.c_str());
+  REQUIRE(lines.size() == 4);  // header, steps 3, 7, 9 (the last)
+  CHECK(lines[0] == "step,res,top,ms_per_step,elapsed_s");
+  CHECK(lines[1].rfind("3,5,2,", 0) == 0);
+  CHECK(lines[2].rfind("7,5,5,", 0) == 0);
+  CHECK(lines[3].rfind("9,5,9,", 0) == 0);
+}
+
+TEST_CASE(
+    "ooc chooser: steps per pass divide the reductions' every; a given one that does not "
+    "is an error") {
+  rt::ooc::Request r;
+  r.grid = rt::Box::from_extent(2, {64, 64, 1});
+  r.owned = {r.grid};
+  r.shrink_lo = r.shrink_hi = {1, 1, 0};
+  r.arrays = {{"a", 4, true}, {"b", 4, true}};
+  r.chunks = 0;
+  r.steps_per_pass = 0;
+  r.every = 6;
+  rt::ooc::Link link;
+  link.h2d = link.d2h = link.bidir = 1e9;
+  link.cell_step = 1e-12;  // kernels cheap: the model would like many steps per pass
+  link.measured = true;
+  // Without reductions the model takes more steps per pass than 6 divides ...
+  r.every = 0;
+  const rt::ooc::Schedule free = rt::ooc::choose(r, 0, link, 100, true);
+  CHECK(6 % free.steps_per_pass != 0);
+  // ... with them, one that divides it.
+  r.every = 6;
+  const rt::ooc::Schedule sc = rt::ooc::choose(r, 0, link, 100, true);
+  CHECK(6 % sc.steps_per_pass == 0);
+  r.steps_per_pass = 4;
+  CHECK_THROWS_WITH_AS(rt::ooc::choose(r, 0, link, 100, true),
+                       doctest::Contains("4 steps per pass"), rt::PlanError);
+}
