@@ -33,41 +33,6 @@ inline const char* reduce_source() {
 
 #define MASK32 0xffffffffL
 
-/* A float's significand (its square) added at its place: limbs l, l+1 (, l+2) from LO. */
-void add_float(long* acc, long* cnt, float x, int square, int lo) {
-  const uint b = as_uint(x);
-  int e = (int)((b >> 23) & 0xffu);
-  uint mant = b & 0x7fffffu;
-  if (e == 0xff) {
-    if (mant != 0u) cnt[0] += 1;
-    else if (square || (b >> 31) == 0u) cnt[1] += 1;
-    else cnt[2] += 1;
-    return;
-  }
-  if (e != 0) mant |= 0x800000u; else e = 1;
-  if (square) {
-    const int p = 2 * e + 774;
-    const int s = p & 31, l = (p >> 5) - lo;
-    const ulong sq = (ulong)mant * (ulong)mant;
-    const ulong v = sq << s;
-    acc[l] += (long)(v & 0xffffffffUL);
-    acc[l + 1] += (long)(v >> 32);
-    acc[l + 2] += s != 0 ? (long)(sq >> (64 - s)) : 0L;
-  } else {
-    const int p = e + 924;
-    const int l = (p >> 5) - lo;
-    const ulong v = (ulong)mant << (p & 31);
-    const long w0 = (long)(v & 0xffffffffUL), w1 = (long)(v >> 32);
-    if ((b >> 31) != 0u) {
-      acc[l] -= w0;
-      acc[l + 1] -= w1;
-    } else {
-      acc[l] += w0;
-      acc[l + 1] += w1;
-    }
-  }
-}
-
 #if KIND != 0
 /* A double added as rt::ExactSum::add does: three limbs from its lowest one. */
 void add_double(long* acc, long* cnt, double x, int lo) {
@@ -106,10 +71,11 @@ void add_double(long* acc, long* cnt, double x, int lo) {
 /* One value of the box: a[i] (minus m[i], in T). */
 #define VALUE(i) (has_minus ? (T)(a[i] - m[i]) : a[i])
 
-/* The loop of one work-item over its cells; BODY(v) for each value v. Four loads (eight with
-   minus) are issued before their values are added: enough bytes in flight per work-item for a
-   GPU to read at its memory's speed. */
-#define FOR_CELLS(BODY)                                                     \
+/* The loop of one work-item over its cells; BODY(v) for each value v, then AFTER(k) after each
+   group of k values (FOR_CELLS: nothing). Four loads (eight with minus) are issued before their
+   values are added: enough bytes in flight per work-item for a GPU to read at its memory's
+   speed. */
+#define FOR_CELLS_AFTER(BODY, AFTER)                                        \
   const long g = (long)get_global_id(0);                                    \
   const long lane = g % lanes, row0 = g / lanes;                            \
   for (long r = row0; r < rows; r += row_items) {                           \
@@ -121,12 +87,17 @@ void add_double(long* acc, long* cnt, double x, int lo) {
       const T v2 = VALUE(start + x + 2 * lanes);                            \
       const T v3 = VALUE(start + x + 3 * lanes);                            \
       BODY(v0) BODY(v1) BODY(v2) BODY(v3)                                   \
+      AFTER(4)                                                              \
     }                                                                       \
     for (; x < nx; x += lanes) {                                            \
       const T v = VALUE(start + x);                                         \
       BODY(v)                                                               \
+      AFTER(1)                                                              \
     }                                                                       \
   }
+
+#define NO_AFTER(k)
+#define FOR_CELLS(BODY) FOR_CELLS_AFTER(BODY, NO_AFTER)
 
 /* Carries the limbs into 32-bit digits (the top one signed) and writes the columns. */
 #define WRITE_LIMBS(N)                                                      \
@@ -147,17 +118,140 @@ void add_double(long* acc, long* cnt, double x, int lo) {
 #define SUM_N (SUM_HI - SUM_LO + 1)
 #define L2_N (L2_HI - L2_LO + 1)
 
-#if KIND == 0
-#define ADD_SUM(v) add_float(acc, cnt, v, 0, SUM_LO);
-#define ADD_L2(v) add_float(acc, cnt, v, 1, L2_LO);
-#elif KIND == 1
+#if KIND == 1
 #define ADD_SUM(v) add_double(acc, cnt, v, SUM_LO);
 #define ADD_L2(v) add_double(acc, cnt, v * v, L2_LO);
-#else
+#elif KIND == 2
 #define ADD_SUM(v) add_double(acc, cnt, TO_DOUBLE(v), SUM_LO);
 #define ADD_L2(v) { const double d = TO_DOUBLE(v); add_double(acc, cnt, d * d, L2_LO); }
 #endif
 
+#if KIND == 0
+/* Float sum and l2, the hot paths: one accumulator per limb in a named variable (acc0, acc1,
+   ...), never an array indexed by each value's exponent (a GPU would keep it in local memory).
+   A value's payload goes to the accumulator of its class, the limb of its lowest bit, through a
+   fully unrolled compare over the classes (constant indices: registers only):
+     sum: x = mant * 2^(e - 150), its bit 0 at p = e + 924 from 2^-1074: class (p >> 5) - SUM_LO
+          (0..8), payload +-mant << (p & 31) (|payload| < 2^55), limb SUM_LO + class;
+     l2:  x^2 = mant^2 * 2^(2e - 300), at p = 2e + 774: class (p >> 5) - L2_LO (0..16), payload
+          mant^2 << (p & 31) < 2^80 as its low 32 bits (limb L2_LO + class) and the rest, < 2^47
+          (limb L2_LO + class + 1).
+   Every SUM_EVERY (L2_EVERY) values the limbs are carried into 32-bit digits (the top one
+   signed), which leaves room in 64 bits for the next ones: |digit + 67 payloads| < 2^63. The
+   last carry gives the digits the generic kernels write (the same integer, the same digits). */
+#if SUM_N != 10 || L2_N != 19
+#error "float limbs: 10 for sum, 19 for l2 (rt::device_reduce::limbs)"
+#endif
+#define SUM_EVERY 64
+#define L2_EVERY 256
+
+#define CARRY(j, k)                                                         \
+  acc##k += acc##j >> 32; /* floor: arithmetic shift */                     \
+  acc##j &= MASK32;
+#define SUM_CARRIES                                                         \
+  CARRY(0, 1) CARRY(1, 2) CARRY(2, 3) CARRY(3, 4) CARRY(4, 5) CARRY(5, 6)   \
+  CARRY(6, 7) CARRY(7, 8) CARRY(8, 9)
+#define L2_CARRIES                                                          \
+  SUM_CARRIES CARRY(9, 10) CARRY(10, 11) CARRY(11, 12) CARRY(12, 13)        \
+  CARRY(13, 14) CARRY(14, 15) CARRY(15, 16) CARRY(16, 17) CARRY(17, 18)
+
+#define DECL(j) long acc##j = 0;
+#define SUM_DECLS                                                           \
+  DECL(0) DECL(1) DECL(2) DECL(3) DECL(4) DECL(5) DECL(6) DECL(7) DECL(8) DECL(9)
+#define L2_DECLS                                                            \
+  SUM_DECLS DECL(10) DECL(11) DECL(12) DECL(13) DECL(14) DECL(15) DECL(16)  \
+  DECL(17) DECL(18)
+
+#define WRITE(j) out[j * items + g] = acc##j;
+#define SUM_WRITES                                                          \
+  WRITE(0) WRITE(1) WRITE(2) WRITE(3) WRITE(4) WRITE(5) WRITE(6) WRITE(7)   \
+  WRITE(8) WRITE(9)
+#define L2_WRITES                                                           \
+  SUM_WRITES WRITE(10) WRITE(11) WRITE(12) WRITE(13) WRITE(14) WRITE(15)    \
+  WRITE(16) WRITE(17) WRITE(18)
+
+#define SUM_TO(j) if (c == j) acc##j += w;
+#define L2_TO(j, k)                                                         \
+  if (c == j) {                                                             \
+    acc##j += lo32;                                                         \
+    acc##k += hi;                                                           \
+  }
+
+/* NaN and infinities counted apart (e == 255); else e (1 for subnormals) and mant. */
+#define FLOAT_PARTS(x, square, ON_FINITE)                                   \
+  {                                                                         \
+    const uint b = as_uint(x);                                              \
+    const int eb = (int)((b >> 23) & 0xffu);                                \
+    const uint f = b & 0x7fffffu;                                           \
+    if (eb == 0xff) {                                                       \
+      if (f != 0u) cnt[0] += 1;                                             \
+      else if ((square) || (b >> 31) == 0u) cnt[1] += 1;                    \
+      else cnt[2] += 1;                                                     \
+    } else {                                                                \
+      const int e = eb != 0 ? eb : 1;                                       \
+      const uint mant = eb != 0 ? (f | 0x800000u) : f;                      \
+      ON_FINITE                                                             \
+    }                                                                       \
+  }
+
+#define SUM_FINITE                                                          \
+  const int p = e + 924;                                                    \
+  const int c = (p >> 5) - SUM_LO;                                          \
+  const long v = (long)((ulong)mant << (p & 31));                           \
+  const long w = (b >> 31) != 0u ? -v : v;                                  \
+  SUM_TO(0) SUM_TO(1) SUM_TO(2) SUM_TO(3) SUM_TO(4) SUM_TO(5) SUM_TO(6)     \
+  SUM_TO(7) SUM_TO(8)
+
+#define L2_FINITE                                                           \
+  const int p = 2 * e + 774;                                                \
+  const int c = (p >> 5) - L2_LO, s = p & 31;                               \
+  const ulong sq = (ulong)mant * (ulong)mant;                               \
+  const long lo32 = (long)((sq << s) & 0xffffffffUL);                       \
+  const long hi = (long)(sq >> (32 - s));                                   \
+  L2_TO(0, 1) L2_TO(1, 2) L2_TO(2, 3) L2_TO(3, 4) L2_TO(4, 5) L2_TO(5, 6)   \
+  L2_TO(6, 7) L2_TO(7, 8) L2_TO(8, 9) L2_TO(9, 10) L2_TO(10, 11)            \
+  L2_TO(11, 12) L2_TO(12, 13) L2_TO(13, 14) L2_TO(14, 15) L2_TO(15, 16)     \
+  L2_TO(16, 17)
+
+#define SUM_VALUE(x) FLOAT_PARTS(x, 0, SUM_FINITE)
+#define L2_VALUE(x) FLOAT_PARTS(x, 1, L2_FINITE)
+#define SUM_AFTER(k)                                                        \
+  since += (k);                                                             \
+  if (since >= SUM_EVERY) {                                                 \
+    since = 0;                                                              \
+    SUM_CARRIES                                                             \
+  }
+#define L2_AFTER(k)                                                         \
+  since += (k);                                                             \
+  if (since >= L2_EVERY) {                                                  \
+    since = 0;                                                              \
+    L2_CARRIES                                                              \
+  }
+
+#define WRITE_COUNTS(N)                                                     \
+  const long items = lanes * row_items;                                     \
+  for (int i = 0; i < 3; ++i) out[((N) + i) * items + g] = cnt[i];
+
+__kernel void stepgen_reduce_sum(ARGS, __global long* out) {
+  SUM_DECLS
+  long cnt[3] = {0, 0, 0};
+  int since = 0;
+  FOR_CELLS_AFTER(SUM_VALUE, SUM_AFTER)
+  SUM_CARRIES
+  WRITE_COUNTS(SUM_N)
+  SUM_WRITES
+}
+
+__kernel void stepgen_reduce_l2(ARGS, __global long* out) {
+  L2_DECLS
+  long cnt[3] = {0, 0, 0};
+  int since = 0;
+  FOR_CELLS_AFTER(L2_VALUE, L2_AFTER)
+  L2_CARRIES
+  WRITE_COUNTS(L2_N)
+  L2_WRITES
+}
+#else
 __kernel void stepgen_reduce_sum(ARGS, __global long* out) {
   long acc[SUM_N];
   long cnt[3] = {0, 0, 0};
@@ -173,6 +267,8 @@ __kernel void stepgen_reduce_l2(ARGS, __global long* out) {
   FOR_CELLS(ADD_L2)
   WRITE_LIMBS(L2_N)
 }
+
+#endif
 
 /* Sums column c's rows r, r + dst_rows, ... of src (src_rows rows) into row r of dst. */
 __kernel void stepgen_reduce_columns(__global const long* src, const long src_rows,
