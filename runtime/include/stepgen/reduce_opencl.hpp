@@ -133,14 +133,14 @@ void add_double(long* acc, long* cnt, double x, int lo) {
    fully unrolled compare over the classes (constant indices: registers only):
      sum: x = mant * 2^(e - 150), its bit 0 at p = e + 924 from 2^-1074: class (p >> 5) - SUM_LO
           (0..8), payload +-mant << (p & 31) (|payload| < 2^55), limb SUM_LO + class;
-     l2:  x^2 = mant^2 * 2^(2e - 300), at p = 2e + 774: class (p >> 5) - L2_LO (0..16), payload
-          mant^2 << (p & 31) < 2^80 as its low 32 bits (limb L2_LO + class) and the rest, < 2^47
-          (limb L2_LO + class + 1).
+     l2:  x^2 = mant^2 * 2^(2e - 300), at p = 2e + 774: class (p >> 6) - L2_LO / 2 (0..8), two
+          limbs wide, payload mant^2 << (p & 63) < 2^112 in three pieces: bits 0..31, 32..63
+          (limbs L2_LO + 2 class, + 1) and the rest, < 2^47 (limb L2_LO + 2 class + 2).
    Every SUM_EVERY (L2_EVERY) values the limbs are carried into 32-bit digits (the top one
    signed), which leaves room in 64 bits for the next ones: |digit + 67 payloads| < 2^63. The
    last carry gives the digits the generic kernels write (the same integer, the same digits). */
-#if SUM_N != 10 || L2_N != 19
-#error "float limbs: 10 for sum, 19 for l2 (rt::device_reduce::limbs)"
+#if SUM_N != 10 || L2_N != 19 || (L2_LO & 1) != 0
+#error "float limbs: 10 for sum, 19 for l2 from an even limb (rt::device_reduce::limbs)"
 #endif
 #define SUM_EVERY 64
 #define L2_EVERY 256
@@ -171,10 +171,11 @@ void add_double(long* acc, long* cnt, double x, int lo) {
   WRITE(16) WRITE(17) WRITE(18)
 
 #define SUM_TO(j) if (c == j) acc##j += w;
-#define L2_TO(j, k)                                                         \
+#define L2_TO(j, k, l, m)                                                   \
   if (c == j) {                                                             \
-    acc##j += lo32;                                                         \
-    acc##k += hi;                                                           \
+    acc##k += w0;                                                           \
+    acc##l += w1;                                                           \
+    acc##m += w2;                                                           \
   }
 
 /* NaN and infinities counted apart (e == 255); else e (1 for subnormals) and mant. */
@@ -204,14 +205,14 @@ void add_double(long* acc, long* cnt, double x, int lo) {
 
 #define L2_FINITE                                                           \
   const int p = 2 * e + 774;                                                \
-  const int c = (p >> 5) - L2_LO, s = p & 31;                               \
+  const int c = (p >> 6) - (L2_LO >> 1), s = p & 63;                        \
   const ulong sq = (ulong)mant * (ulong)mant;                               \
-  const long lo32 = (long)((sq << s) & 0xffffffffUL);                       \
-  const long hi = (long)(sq >> (32 - s));                                   \
-  L2_TO(0, 1) L2_TO(1, 2) L2_TO(2, 3) L2_TO(3, 4) L2_TO(4, 5) L2_TO(5, 6)   \
-  L2_TO(6, 7) L2_TO(7, 8) L2_TO(8, 9) L2_TO(9, 10) L2_TO(10, 11)            \
-  L2_TO(11, 12) L2_TO(12, 13) L2_TO(13, 14) L2_TO(14, 15) L2_TO(15, 16)     \
-  L2_TO(16, 17)
+  const ulong low = sq << s;                                                \
+  const long w0 = (long)(low & 0xffffffffUL), w1 = (long)(low >> 32);       \
+  const long w2 = (long)((sq >> 1) >> (63 - s));                            \
+  L2_TO(0, 0, 1, 2) L2_TO(1, 2, 3, 4) L2_TO(2, 4, 5, 6) L2_TO(3, 6, 7, 8)   \
+  L2_TO(4, 8, 9, 10) L2_TO(5, 10, 11, 12) L2_TO(6, 12, 13, 14)              \
+  L2_TO(7, 14, 15, 16) L2_TO(8, 16, 17, 18)
 
 #define SUM_VALUE(x) FLOAT_PARTS(x, 0, SUM_FINITE)
 #define L2_VALUE(x) FLOAT_PARTS(x, 1, L2_FINITE)
