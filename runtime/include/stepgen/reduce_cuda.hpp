@@ -186,9 +186,9 @@ __device__ __forceinline__ void for_cells(const T* a, const T* m, int has_minus,
 /// classes:
 ///   sum: x = mant * 2^(e - 150), its bit 0 at p = e + 924 from 2^-1074: class (p >> 5) - kLo
 ///        (0..8), payload +-mant << (p & 31) (|payload| < 2^55);
-///   l2:  x^2 = mant^2 * 2^(2e - 300), at p = 2e + 774: class (p >> 5) - kLo (0..16), payload
-///        mant^2 << (p & 31) < 2^80 as its low 32 bits (limb of the class) and the rest, < 2^47
-///        (the next limb).
+///   l2:  x^2 = mant^2 * 2^(2e - 300), at p = 2e + 774: class (p >> 6) - kLo / 2 (0..8), two
+///        limbs wide, payload mant^2 << (p & 63) < 2^112 in three pieces: bits 0..31, 32..63
+///        (limbs kLo + 2 class, + 1) and the rest, < 2^47 (limb kLo + 2 class + 2).
 /// Every kEvery values carry() turns the limbs into 32-bit digits (the top one signed), which
 /// leaves room in 64 bits for the next values (|digit + 67 payloads| < 2^63); the last carry
 /// gives the digits the generic path writes (the same integer, the same digits).
@@ -197,9 +197,10 @@ struct FloatAcc {
   static constexpr rt::device_reduce::Limbs kLimbs =
       rt::device_reduce::limbs(rt::device_reduce::Kind::kFloat, Square);
   static constexpr int kLo = kLimbs.lo, kN = kLimbs.count();
-  static constexpr int kClasses = Square ? 17 : 9;
+  static constexpr int kClasses = 9;
   static constexpr int kEvery = Square ? 256 : 64;
-  static_assert(kN == kClasses + 1 + (Square ? 1 : 0), "float limbs: 10 for sum, 19 for l2");
+  static_assert(kN == (Square ? 2 * kClasses + 1 : kClasses + 1) && kLo % 2 == 0,
+                "float limbs: 10 for sum, 19 for l2 from an even limb");
   I64 acc[kN];
   I64 cnt[3];
 
@@ -226,15 +227,17 @@ struct FloatAcc {
     const std::uint32_t mant = eb != 0 ? (f | 0x800000u) : f;
     if constexpr (Square) {
       const int p = 2 * e + 774;
-      const int c = (p >> 5) - kLo, s = p & 31;
+      const int c = (p >> 6) - kLo / 2, s = p & 63;
       const U64 sq = static_cast<U64>(mant) * mant;
-      const I64 lo32 = static_cast<I64>((sq << s) & 0xffffffffull);
-      const I64 hi = static_cast<I64>(sq >> (32 - s));
+      const U64 low = sq << s;
+      const I64 w0 = static_cast<I64>(low & 0xffffffffull), w1 = static_cast<I64>(low >> 32);
+      const I64 w2 = static_cast<I64>((sq >> 1) >> (63 - s));
       STEPGEN_REDUCE_UNROLL
       for (int j = 0; j < kClasses; ++j) {
         if (c == j) {
-          acc[j] += lo32;
-          acc[j + 1] += hi;
+          acc[2 * j] += w0;
+          acc[2 * j + 1] += w1;
+          acc[2 * j + 2] += w2;
         }
       }
     } else {
