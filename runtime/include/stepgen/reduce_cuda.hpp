@@ -179,6 +179,36 @@ __device__ __forceinline__ void for_cells(const T* a, const T* m, int has_minus,
   for_cells_after(a, m, has_minus, c, g, f, [](int) {});
 }
 
+/// acc += w when c == j. On the GPU one compare and a predicated 64-bit addition (2
+/// instructions): written in C, nvcc selects w or 0 first (2 more per limb, on every limb of
+/// every value of the float kernels).
+__device__ __forceinline__ void add_if(I64& acc, int c, int j, I64 w) {
+#if defined(__CUDA_ARCH__)
+  asm("{\n\t.reg .pred p;\n\tsetp.eq.s32 p, %1, %2;\n\t@p add.s64 %0, %0, %3;\n\t}"
+      : "+l"(acc)
+      : "r"(c), "r"(j), "l"(w));
+#else
+  if (c == j) acc += w;
+#endif
+}
+
+/// a0 += w0, a1 += w1, a2 += w2 when c == j (one compare, three predicated additions).
+__device__ __forceinline__ void add3_if(I64& a0, I64& a1, I64& a2, int c, int j, I64 w0, I64 w1,
+                                        I64 w2) {
+#if defined(__CUDA_ARCH__)
+  asm("{\n\t.reg .pred p;\n\tsetp.eq.s32 p, %3, %4;\n\t@p add.s64 %0, %0, %5;\n\t"
+      "@p add.s64 %1, %1, %6;\n\t@p add.s64 %2, %2, %7;\n\t}"
+      : "+l"(a0), "+l"(a1), "+l"(a2)
+      : "r"(c), "r"(j), "l"(w0), "l"(w1), "l"(w2));
+#else
+  if (c == j) {
+    a0 += w0;
+    a1 += w1;
+    a2 += w2;
+  }
+#endif
+}
+
 /// The float sum (Square false) and l2 of one thread, the hot paths: one accumulator per limb
 /// [kLo, kLo + kN), indexed only by constants (fully unrolled loops: registers, never an array
 /// indexed by each value's exponent, which a GPU keeps in local memory). A value's payload goes
@@ -233,22 +263,15 @@ struct FloatAcc {
       const I64 w0 = static_cast<I64>(low & 0xffffffffull), w1 = static_cast<I64>(low >> 32);
       const I64 w2 = static_cast<I64>((sq >> 1) >> (63 - s));
       STEPGEN_REDUCE_UNROLL
-      for (int j = 0; j < kClasses; ++j) {
-        if (c == j) {
-          acc[2 * j] += w0;
-          acc[2 * j + 1] += w1;
-          acc[2 * j + 2] += w2;
-        }
-      }
+      for (int j = 0; j < kClasses; ++j)
+        add3_if(acc[2 * j], acc[2 * j + 1], acc[2 * j + 2], c, j, w0, w1, w2);
     } else {
       const int p = e + 924;
       const int c = (p >> 5) - kLo;
       const I64 v = static_cast<I64>(static_cast<U64>(mant) << (p & 31));
       const I64 w = (b >> 31) != 0u ? -v : v;
       STEPGEN_REDUCE_UNROLL
-      for (int j = 0; j < kClasses; ++j) {
-        if (c == j) acc[j] += w;
-      }
+      for (int j = 0; j < kClasses; ++j) add_if(acc[j], c, j, w);
     }
   }
 
