@@ -23,8 +23,9 @@ namespace stepgen::cl {
 namespace detail {
 
 /// The kernels, for one data type: T, KIND (0 float, 1 double, 2 integer), the limb ranges
-/// SUM_LO..SUM_HI and L2_LO..L2_HI (rt::device_reduce::limbs) and L2_CLASSES (float l2: 1 the
-/// exponent classes in registers, 0 the limbs at a computed index) come as -D options.
+/// SUM_LO..SUM_HI and L2_LO..L2_HI (rt::device_reduce::limbs), L2_CLASSES (float l2: 1 the
+/// exponent classes in registers, 0 the limbs at a computed index) and PTX_ASM (1: NVIDIA's
+/// OpenCL, inline PTX) come as -D options.
 inline const char* reduce_source() {
   return R"CLC(
 #pragma OPENCL FP_CONTRACT OFF
@@ -171,6 +172,19 @@ void add_double(long* acc, long* cnt, double x, int lo) {
   SUM_WRITES WRITE(10) WRITE(11) WRITE(12) WRITE(13) WRITE(14) WRITE(15)    \
   WRITE(16) WRITE(17) WRITE(18)
 
+/* The class compare: on NVIDIA's OpenCL (PTX_ASM 1) one setp and predicated 64-bit additions
+   (2 instructions each); in C the compiler selects w or 0 first (2 more per limb). */
+#if PTX_ASM
+#define SUM_TO(j)                                                           \
+  __asm__("{\n\t.reg .pred p;\n\tsetp.eq.s32 p, %1, %2;\n\t@p add.s64 %0, %0, %3;\n\t}" \
+      : "+l"(acc##j)                                                        \
+      : "r"(c), "r"(j), "l"(w));
+#define L2_TO(j, k, l, m)                                                   \
+  __asm__("{\n\t.reg .pred p;\n\tsetp.eq.s32 p, %3, %4;\n\t@p add.s64 %0, %0, %5;\n\t" \
+      "@p add.s64 %1, %1, %6;\n\t@p add.s64 %2, %2, %7;\n\t}"               \
+      : "+l"(acc##k), "+l"(acc##l), "+l"(acc##m)                            \
+      : "r"(c), "r"(j), "l"(w0), "l"(w1), "l"(w2));
+#else
 #define SUM_TO(j) if (c == j) acc##j += w;
 #define L2_TO(j, k, l, m)                                                   \
   if (c == j) {                                                             \
@@ -178,6 +192,7 @@ void add_double(long* acc, long* cnt, double x, int lo) {
     acc##l += w1;                                                           \
     acc##m += w2;                                                           \
   }
+#endif
 
 /* NaN and infinities counted apart (e == 255); else e (1 for subnormals) and mant. */
 #define FLOAT_PARTS(x, square, ON_FINITE)                                   \
@@ -513,7 +528,18 @@ class Reducer {
         " -D L2_LO=" + std::to_string(l2.lo) + " -D L2_HI=" + std::to_string(l2.hi) +
         " -D L2_CLASSES=" + (l2_classes_ ? "1" : "0");
     auto made = std::make_unique<Kernels>();
-    made->program = build_program(*d_, detail::reduce_source(), options);
+    // NVIDIA's OpenCL takes inline PTX (the float kernels' predicated additions); should a
+    // driver refuse it, the same kernels in plain C.
+    bool built = false;
+    if (kind == dr::Kind::kFloat && d_->platform_name.find("NVIDIA") != std::string::npos) {
+      try {
+        made->program = build_program(*d_, detail::reduce_source(), options + " -D PTX_ASM=1");
+        built = true;
+      } catch (const rt::RunError&) {
+      }
+    }
+    if (!built)
+      made->program = build_program(*d_, detail::reduce_source(), options + " -D PTX_ASM=0");
     made->sum = create_kernel(*d_, made->program, "stepgen_reduce_sum");
     made->l2 = create_kernel(*d_, made->program, "stepgen_reduce_l2");
     made->columns = create_kernel(*d_, made->program, "stepgen_reduce_columns");
