@@ -220,8 +220,9 @@ __device__ __forceinline__ void add3_if(I64& a0, I64& a1, I64& a2, int c, int j,
 ///        limbs wide, payload mant^2 << (p & 63) < 2^112 in three pieces: bits 0..31, 32..63
 ///        (limbs kLo + 2 class, + 1) and the rest, < 2^47 (limb kLo + 2 class + 2).
 /// Every kEvery values carry() turns the limbs into 32-bit digits (the top one signed), which
-/// leaves room in 64 bits for the next values (|digit + 67 payloads| < 2^63); the last carry
-/// gives the digits the generic path writes (the same integer, the same digits).
+/// leaves room in 64 bits for the next values (a group of 4 may overshoot by 3: sum,
+/// 2^32 + 67 * 2^55 < 2^63; l2, 2^32 + 259 * 2^47); the last carry gives the digits the
+/// generic path writes (the same integer, the same digits).
 template <bool Square>
 struct FloatAcc {
   static constexpr rt::device_reduce::Limbs kLimbs =

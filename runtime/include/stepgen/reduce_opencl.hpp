@@ -139,7 +139,8 @@ void add_double(long* acc, long* cnt, double x, int lo) {
           limbs wide, payload mant^2 << (p & 63) < 2^112 in three pieces: bits 0..31, 32..63
           (limbs L2_LO + 2 class, + 1) and the rest, < 2^47 (limb L2_LO + 2 class + 2).
    Every SUM_EVERY (L2_EVERY) values the limbs are carried into 32-bit digits (the top one
-   signed), which leaves room in 64 bits for the next ones: |digit + 67 payloads| < 2^63. The
+   signed), which leaves room in 64 bits for the next ones (a group of 4 may overshoot by 3:
+   sum, 2^32 + 67 * 2^55 < 2^63; l2, 2^32 + 259 * 2^47). The
    last carry gives the digits the generic kernels write (the same integer, the same digits). */
 #if SUM_N != 10 || L2_N != 19 || (L2_LO & 1) != 0
 #error "float limbs: 10 for sum, 19 for l2 from an even limb (rt::device_reduce::limbs)"
