@@ -69,6 +69,12 @@ TEST_CASE("device reduction (CUDA): few work-items, long rows") {
   reduce_cases::long_rows(backend);
 }
 
+TEST_CASE("device reduction (CUDA): many large floats per thread") {
+  std::vector<cuda::Device> devices = gpus();
+  CudaBackend backend(devices[0], 64);
+  reduce_cases::many_per_item(backend);
+}
+
 TEST_CASE("device reduction (CUDA): reducer_for keeps one reducer per GPU") {
   std::vector<cuda::Device> devices = gpus();
   REQUIRE(devices.size() >= 2);

@@ -26,7 +26,9 @@ std::vector<cl::Device> first_cpu() {
 struct OpenClBackend {
   cl::Device& d;
   cl::Reducer reducer;
-  OpenClBackend(cl::Device& dev, rt::Index max_items) : d(dev), reducer(dev, max_items) {}
+  OpenClBackend(cl::Device& dev, rt::Index max_items,
+                cl::Reducer::FloatL2 float_l2 = cl::Reducer::FloatL2::kAuto)
+      : d(dev), reducer(dev, max_items, float_l2) {}
 
   template <typename T>
   cl::Mem upload(const std::vector<T>& v) {
@@ -94,6 +96,18 @@ TEST_CASE("device reduction (OpenCL): few work-items, long rows") {
   std::vector<cl::Device> devices = first_cpu();
   OpenClBackend backend(devices[0], 64);
   reduce_cases::long_rows(backend);
+  reduce_cases::many_per_item(backend);
+}
+
+TEST_CASE("device reduction (OpenCL): float l2 with the GPU's kernel (exponent classes)") {
+  // The CPU's kernel (indexed limbs) is what the other cases run on PoCL.
+  std::vector<cl::Device> devices = first_cpu();
+  OpenClBackend backend(devices[0], 0, cl::Reducer::FloatL2::kClasses);
+  reduce_cases::every_mix<float>(backend, "float");
+  reduce_cases::hard_floats(backend);
+  OpenClBackend few(devices[0], 64, cl::Reducer::FloatL2::kClasses);
+  reduce_cases::long_rows(few);
+  reduce_cases::many_per_item(few);
 }
 
 TEST_CASE("device reduction (OpenCL): reducer_for keeps one reducer per device") {

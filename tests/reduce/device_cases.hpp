@@ -226,6 +226,21 @@ void hard_floats(Backend& backend) {
                    "float extremes");
 }
 
+/// Many large values per work-item (a backend made with max_items 64: each of its 64 work-items
+/// adds about 2^17 values, four at a time): the float kernels' 64-bit accumulators overflow
+/// unless they carry into 32-bit digits as they go (sum: 2^15 payloads of 2^48, l2: 2^17 of
+/// 2^46 at the class's top).
+template <typename Backend>
+void many_per_item(Backend& backend) {
+  const rt::Box buffer = box3({0, 0, 0}, {256, 33000, 1});
+  std::vector<float> a(static_cast<std::size_t>(buffer.volume()), 0x1.fffffep125f);
+  for (std::size_t i = 0; i < a.size(); i += 1001) a[i] = 1.0f;
+  const auto da = backend.template upload<float>(a);
+  for (rt::ReduceOp op : {rt::ReduceOp::kSum, rt::ReduceOp::kL2})
+    compare<float>(backend, op, da, static_cast<decltype(&da)>(nullptr), a, nullptr, buffer, buffer,
+                   "float, many large values per work-item");
+}
+
 /// Long rows for few work-items (a backend made with max_items 64: 64 lanes): each work-item
 /// reads four cells of a row at a time, then the rest one by one.
 template <typename Backend>

@@ -28,6 +28,13 @@
 #else
 #define STEPGEN_REDUCE_NO_UNROLL
 #endif
+/// A loop nvcc must unroll fully (its array indices become constants: registers, not local
+/// memory).
+#if defined(__CUDACC__)
+#define STEPGEN_REDUCE_UNROLL _Pragma("unroll")
+#else
+#define STEPGEN_REDUCE_UNROLL
+#endif
 
 namespace stepgen::cuda {
 
@@ -54,49 +61,6 @@ __device__ __forceinline__ U64 double_bits(double x) {
   std::memcpy(&b, &x, sizeof b);
   return b;
 #endif
-}
-
-/// A float's significand (its square when Square) added at its place: limbs l, l+1 (, l+2)
-/// from Lo; NaN and infinities counted in cnt[0..2] (NaN, +inf, -inf).
-template <bool Square, int Lo>
-__device__ __forceinline__ void add_float(I64* acc, I64* cnt, float x) {
-  const std::uint32_t b = float_bits(x);
-  int e = static_cast<int>((b >> 23) & 0xffu);
-  std::uint32_t mant = b & 0x7fffffu;
-  if (e == 0xff) {
-    if (mant != 0u)
-      cnt[0] += 1;
-    else if (Square || (b >> 31) == 0u)
-      cnt[1] += 1;
-    else
-      cnt[2] += 1;
-    return;
-  }
-  if (e != 0)
-    mant |= 0x800000u;
-  else
-    e = 1;
-  if (Square) {
-    const int p = 2 * e + 774;  // mant^2 * 2^(2e - 300), from 2^-1074
-    const int s = p & 31, l = (p >> 5) - Lo;
-    const U64 sq = static_cast<U64>(mant) * mant;
-    const U64 v = sq << s;
-    acc[l] += static_cast<I64>(v & 0xffffffffull);
-    acc[l + 1] += static_cast<I64>(v >> 32);
-    acc[l + 2] += s != 0 ? static_cast<I64>(sq >> (64 - s)) : 0;
-  } else {
-    const int p = e + 924;  // mant * 2^(e - 150), from 2^-1074
-    const int l = (p >> 5) - Lo;
-    const U64 v = static_cast<U64>(mant) << (p & 31);
-    const I64 w0 = static_cast<I64>(v & 0xffffffffull), w1 = static_cast<I64>(v >> 32);
-    if ((b >> 31) != 0u) {
-      acc[l] -= w0;
-      acc[l + 1] -= w1;
-    } else {
-      acc[l] += w0;
-      acc[l + 1] += w1;
-    }
-  }
 }
 
 /// A double added as rt::ExactSum::add does: three limbs from its lowest one.
@@ -137,12 +101,9 @@ __device__ __forceinline__ void add_double(I64* acc, I64* cnt, double x) {
 
 template <bool Square, int Lo, typename T>
 __device__ __forceinline__ void add_value(I64* acc, I64* cnt, T v) {
-  if constexpr (std::is_same_v<T, float>) {
-    add_float<Square, Lo>(acc, cnt, v);
-  } else {
-    const double d = static_cast<double>(v);  // round to nearest (int64)
-    add_double<Lo>(acc, cnt, Square ? __dmul_rn(d, d) : d);
-  }
+  static_assert(!std::is_same_v<T, float>, "floats: FloatAcc");
+  const double d = static_cast<double>(v);  // round to nearest (int64)
+  add_double<Lo>(acc, cnt, Square ? __dmul_rn(d, d) : d);
 }
 
 /// a[i] - m[i] in T (integers: wrapping, as the hardware subtracts).
@@ -183,11 +144,12 @@ struct Cells {
   I64 base, nx, ny, rows, sy, sz, lanes, row_items;
 };
 
-/// f(v) for each value of work-item g's cells. Four loads (eight with minus) are issued before
-/// their values are added: enough bytes in flight per thread to read at the memory's speed.
-template <typename T, typename F>
-__device__ __forceinline__ void for_cells(const T* a, const T* m, int has_minus, const Cells& c,
-                                          I64 g, F&& f) {
+/// f(v) for each value of work-item g's cells, then after(k) after each group of k values.
+/// Four loads (eight with minus) are issued before their values are added: enough bytes in
+/// flight per thread to read at the memory's speed.
+template <typename T, typename F, typename A>
+__device__ __forceinline__ void for_cells_after(const T* a, const T* m, int has_minus,
+                                                const Cells& c, I64 g, F&& f, A&& after) {
   const I64 lane = g % c.lanes;
   for (I64 r = g / c.lanes; r < c.rows; r += c.row_items) {
     const I64 start = c.base + (r % c.ny) * c.sy + (r / c.ny) * c.sz;
@@ -201,10 +163,127 @@ __device__ __forceinline__ void for_cells(const T* a, const T* m, int has_minus,
       f(v1);
       f(v2);
       f(v3);
+      after(4);
     }
-    for (; x < c.nx; x += c.lanes) f(value(a, m, has_minus, start + x));
+    for (; x < c.nx; x += c.lanes) {
+      f(value(a, m, has_minus, start + x));
+      after(1);
+    }
   }
 }
+
+/// f(v) for each value of work-item g's cells.
+template <typename T, typename F>
+__device__ __forceinline__ void for_cells(const T* a, const T* m, int has_minus, const Cells& c,
+                                          I64 g, F&& f) {
+  for_cells_after(a, m, has_minus, c, g, f, [](int) {});
+}
+
+/// acc += w when c == j. On the GPU one compare and a predicated 64-bit addition (2
+/// instructions): written in C, nvcc selects w or 0 first (2 more per limb, on every limb of
+/// every value of the float kernels).
+__device__ __forceinline__ void add_if(I64& acc, int c, int j, I64 w) {
+#if defined(__CUDA_ARCH__)
+  asm("{\n\t.reg .pred p;\n\tsetp.eq.s32 p, %1, %2;\n\t@p add.s64 %0, %0, %3;\n\t}"
+      : "+l"(acc)
+      : "r"(c), "r"(j), "l"(w));
+#else
+  if (c == j) acc += w;
+#endif
+}
+
+/// a0 += w0, a1 += w1, a2 += w2 when c == j (one compare, three predicated additions).
+__device__ __forceinline__ void add3_if(I64& a0, I64& a1, I64& a2, int c, int j, I64 w0, I64 w1,
+                                        I64 w2) {
+#if defined(__CUDA_ARCH__)
+  asm("{\n\t.reg .pred p;\n\tsetp.eq.s32 p, %3, %4;\n\t@p add.s64 %0, %0, %5;\n\t"
+      "@p add.s64 %1, %1, %6;\n\t@p add.s64 %2, %2, %7;\n\t}"
+      : "+l"(a0), "+l"(a1), "+l"(a2)
+      : "r"(c), "r"(j), "l"(w0), "l"(w1), "l"(w2));
+#else
+  if (c == j) {
+    a0 += w0;
+    a1 += w1;
+    a2 += w2;
+  }
+#endif
+}
+
+/// The float sum (Square false) and l2 of one thread, the hot paths: one accumulator per limb
+/// [kLo, kLo + kN), indexed only by constants (fully unrolled loops: registers, never an array
+/// indexed by each value's exponent, which a GPU keeps in local memory). A value's payload goes
+/// to the accumulator of its class, the limb of its lowest bit, through a compare over the
+/// classes:
+///   sum: x = mant * 2^(e - 150), its bit 0 at p = e + 924 from 2^-1074: class (p >> 5) - kLo
+///        (0..8), payload +-mant << (p & 31) (|payload| < 2^55);
+///   l2:  x^2 = mant^2 * 2^(2e - 300), at p = 2e + 774: class (p >> 6) - kLo / 2 (0..8), two
+///        limbs wide, payload mant^2 << (p & 63) < 2^112 in three pieces: bits 0..31, 32..63
+///        (limbs kLo + 2 class, + 1) and the rest, < 2^47 (limb kLo + 2 class + 2).
+/// Every kEvery values carry() turns the limbs into 32-bit digits (the top one signed), which
+/// leaves room in 64 bits for the next values (a group of 4 may overshoot by 3: sum,
+/// 2^32 + 67 * 2^55 < 2^63; l2, 2^32 + 259 * 2^47); the last carry gives the digits the
+/// generic path writes (the same integer, the same digits).
+template <bool Square>
+struct FloatAcc {
+  static constexpr rt::device_reduce::Limbs kLimbs =
+      rt::device_reduce::limbs(rt::device_reduce::Kind::kFloat, Square);
+  static constexpr int kLo = kLimbs.lo, kN = kLimbs.count();
+  static constexpr int kClasses = 9;
+  static constexpr int kEvery = Square ? 256 : 64;
+  static_assert(kN == (Square ? 2 * kClasses + 1 : kClasses + 1) && kLo % 2 == 0,
+                "float limbs: 10 for sum, 19 for l2 from an even limb");
+  I64 acc[kN];
+  I64 cnt[3];
+
+  __device__ __forceinline__ FloatAcc() {
+    STEPGEN_REDUCE_UNROLL
+    for (int i = 0; i < kN; ++i) acc[i] = 0;
+    cnt[0] = cnt[1] = cnt[2] = 0;
+  }
+
+  __device__ __forceinline__ void add(float x) {
+    const std::uint32_t b = float_bits(x);
+    const int eb = static_cast<int>((b >> 23) & 0xffu);
+    const std::uint32_t f = b & 0x7fffffu;
+    if (eb == 0xff) {
+      if (f != 0u)
+        cnt[0] += 1;
+      else if (Square || (b >> 31) == 0u)
+        cnt[1] += 1;
+      else
+        cnt[2] += 1;
+      return;
+    }
+    const int e = eb != 0 ? eb : 1;
+    const std::uint32_t mant = eb != 0 ? (f | 0x800000u) : f;
+    if constexpr (Square) {
+      const int p = 2 * e + 774;
+      const int c = (p >> 6) - kLo / 2, s = p & 63;
+      const U64 sq = static_cast<U64>(mant) * mant;
+      const U64 low = sq << s;
+      const I64 w0 = static_cast<I64>(low & 0xffffffffull), w1 = static_cast<I64>(low >> 32);
+      const I64 w2 = static_cast<I64>((sq >> 1) >> (63 - s));
+      STEPGEN_REDUCE_UNROLL
+      for (int j = 0; j < kClasses; ++j)
+        add3_if(acc[2 * j], acc[2 * j + 1], acc[2 * j + 2], c, j, w0, w1, w2);
+    } else {
+      const int p = e + 924;
+      const int c = (p >> 5) - kLo;
+      const I64 v = static_cast<I64>(static_cast<U64>(mant) << (p & 31));
+      const I64 w = (b >> 31) != 0u ? -v : v;
+      STEPGEN_REDUCE_UNROLL
+      for (int j = 0; j < kClasses; ++j) add_if(acc[j], c, j, w);
+    }
+  }
+
+  __device__ __forceinline__ void carry() {
+    STEPGEN_REDUCE_UNROLL
+    for (int i = 0; i + 1 < kN; ++i) {
+      acc[i + 1] += acc[i] >> 32;  // floor: arithmetic shift
+      acc[i] &= 0xffffffffll;
+    }
+  }
+};
 
 /// sum (Square false) or l2: each thread's exact accumulator over limbs [Lo, Lo + N), carried
 /// into 32-bit digits, written as column c of row g (out[c * items + g]), then the counts.
@@ -214,22 +293,42 @@ __global__ void __launch_bounds__(64, 16)
   const I64 g = static_cast<I64>(blockIdx.x) * blockDim.x + threadIdx.x;
   const I64 items = c.lanes * c.row_items;
   if (g >= items) return;
-  I64 acc[N];
-  I64 cnt[3] = {0, 0, 0};
-  // The limb loops stay loops (acc lives in local memory, indexed by each value's exponent):
-  // unrolled, they would take registers from the loads.
-  STEPGEN_REDUCE_NO_UNROLL
-  for (int i = 0; i < N; ++i) acc[i] = 0;
-  for_cells(a, m, has_minus, c, g, [&](T v) { add_value<Square, Lo>(acc, cnt, v); });
-  STEPGEN_REDUCE_NO_UNROLL
-  for (int i = 0; i + 1 < N; ++i) {
-    const I64 carry = acc[i] >> 32;  // floor: arithmetic shift
-    acc[i] &= 0xffffffffll;
-    acc[i + 1] += carry;
+  if constexpr (std::is_same_v<T, float>) {
+    using Acc = FloatAcc<Square>;
+    static_assert(Lo == Acc::kLo && N == Acc::kN, "float limbs");
+    Acc s;
+    int since = 0;
+    for_cells_after(
+        a, m, has_minus, c, g, [&](float v) { s.add(v); },
+        [&](int k) {
+          since += k;
+          if (since >= Acc::kEvery) {
+            since = 0;
+            s.carry();
+          }
+        });
+    s.carry();
+    STEPGEN_REDUCE_UNROLL
+    for (int i = 0; i < N; ++i) out[i * items + g] = s.acc[i];
+    for (int i = 0; i < 3; ++i) out[(N + i) * items + g] = s.cnt[i];
+  } else {
+    I64 acc[N];
+    I64 cnt[3] = {0, 0, 0};
+    // The limb loops stay loops (acc lives in local memory, indexed by each value's exponent):
+    // unrolled, they would take registers from the loads.
+    STEPGEN_REDUCE_NO_UNROLL
+    for (int i = 0; i < N; ++i) acc[i] = 0;
+    for_cells(a, m, has_minus, c, g, [&](T v) { add_value<Square, Lo>(acc, cnt, v); });
+    STEPGEN_REDUCE_NO_UNROLL
+    for (int i = 0; i + 1 < N; ++i) {
+      const I64 carry = acc[i] >> 32;  // floor: arithmetic shift
+      acc[i] &= 0xffffffffll;
+      acc[i + 1] += carry;
+    }
+    STEPGEN_REDUCE_NO_UNROLL
+    for (int i = 0; i < N; ++i) out[i * items + g] = acc[i];
+    for (int i = 0; i < 3; ++i) out[(N + i) * items + g] = cnt[i];
   }
-  STEPGEN_REDUCE_NO_UNROLL
-  for (int i = 0; i < N; ++i) out[i * items + g] = acc[i];
-  for (int i = 0; i < 3; ++i) out[(N + i) * items + g] = cnt[i];
 }
 
 /// Column c's rows r, r + dst_rows, ... of src (src_rows rows) summed into row r of dst.

@@ -13,7 +13,13 @@
 ///     limbs of rt::ExactSum, from 2^-1074, held in 64-bit words; float sum: 10 limbs, float
 ///     l2: 19, double: 66), adds each value's significand at its place (2 or 3 limb additions,
 ///     integer only), counts NaN and infinities apart, and at the end carries its limbs into
-///     32-bit digits and writes them, one column per limb, to scratch. For `min`, `max` and
+///     32-bit digits and writes them, one column per limb, to scratch. Float sum and l2 (and
+///     only those: the hot paths) keep each limb in a register instead of an array indexed by
+///     each value's exponent, which a GPU keeps in (slow) local memory: a value's payload goes
+///     to its exponent class (sum: 9 classes one limb wide, l2: 9 two limbs wide) through a
+///     fully unrolled compare over the classes, and the limbs are carried into 32-bit digits
+///     every 64 (l2: 256) values to keep room in 64 bits; OpenCL on a CPU computes float l2
+///     with the indexed array, cheaper there (cl::Reducer::FloatL2). For `min`, `max` and
 ///     `linf` each keeps the smallest and the largest value (-0 before +0) and whether it saw
 ///     a NaN.
 ///  2. A column kernel sums the columns (int64: no overflow for 2^31 rows of 32-bit digits)

@@ -22,8 +22,10 @@ namespace stepgen::cl {
 
 namespace detail {
 
-/// The kernels, for one data type: T, KIND (0 float, 1 double, 2 integer), and the limb ranges
-/// SUM_LO..SUM_HI and L2_LO..L2_HI come as -D options (rt::device_reduce::limbs).
+/// The kernels, for one data type: T, KIND (0 float, 1 double, 2 integer), the limb ranges
+/// SUM_LO..SUM_HI and L2_LO..L2_HI (rt::device_reduce::limbs), L2_CLASSES (float l2: 1 the
+/// exponent classes in registers, 0 the limbs at a computed index) and PTX_ASM (1: NVIDIA's
+/// OpenCL, inline PTX) come as -D options.
 inline const char* reduce_source() {
   return R"CLC(
 #pragma OPENCL FP_CONTRACT OFF
@@ -32,41 +34,6 @@ inline const char* reduce_source() {
 #endif
 
 #define MASK32 0xffffffffL
-
-/* A float's significand (its square) added at its place: limbs l, l+1 (, l+2) from LO. */
-void add_float(long* acc, long* cnt, float x, int square, int lo) {
-  const uint b = as_uint(x);
-  int e = (int)((b >> 23) & 0xffu);
-  uint mant = b & 0x7fffffu;
-  if (e == 0xff) {
-    if (mant != 0u) cnt[0] += 1;
-    else if (square || (b >> 31) == 0u) cnt[1] += 1;
-    else cnt[2] += 1;
-    return;
-  }
-  if (e != 0) mant |= 0x800000u; else e = 1;
-  if (square) {
-    const int p = 2 * e + 774;
-    const int s = p & 31, l = (p >> 5) - lo;
-    const ulong sq = (ulong)mant * (ulong)mant;
-    const ulong v = sq << s;
-    acc[l] += (long)(v & 0xffffffffUL);
-    acc[l + 1] += (long)(v >> 32);
-    acc[l + 2] += s != 0 ? (long)(sq >> (64 - s)) : 0L;
-  } else {
-    const int p = e + 924;
-    const int l = (p >> 5) - lo;
-    const ulong v = (ulong)mant << (p & 31);
-    const long w0 = (long)(v & 0xffffffffUL), w1 = (long)(v >> 32);
-    if ((b >> 31) != 0u) {
-      acc[l] -= w0;
-      acc[l + 1] -= w1;
-    } else {
-      acc[l] += w0;
-      acc[l + 1] += w1;
-    }
-  }
-}
 
 #if KIND != 0
 /* A double added as rt::ExactSum::add does: three limbs from its lowest one. */
@@ -106,10 +73,11 @@ void add_double(long* acc, long* cnt, double x, int lo) {
 /* One value of the box: a[i] (minus m[i], in T). */
 #define VALUE(i) (has_minus ? (T)(a[i] - m[i]) : a[i])
 
-/* The loop of one work-item over its cells; BODY(v) for each value v. Four loads (eight with
-   minus) are issued before their values are added: enough bytes in flight per work-item for a
-   GPU to read at its memory's speed. */
-#define FOR_CELLS(BODY)                                                     \
+/* The loop of one work-item over its cells; BODY(v) for each value v, then AFTER(k) after each
+   group of k values (FOR_CELLS: nothing). Four loads (eight with minus) are issued before their
+   values are added: enough bytes in flight per work-item for a GPU to read at its memory's
+   speed. */
+#define FOR_CELLS_AFTER(BODY, AFTER)                                        \
   const long g = (long)get_global_id(0);                                    \
   const long lane = g % lanes, row0 = g / lanes;                            \
   for (long r = row0; r < rows; r += row_items) {                           \
@@ -121,12 +89,17 @@ void add_double(long* acc, long* cnt, double x, int lo) {
       const T v2 = VALUE(start + x + 2 * lanes);                            \
       const T v3 = VALUE(start + x + 3 * lanes);                            \
       BODY(v0) BODY(v1) BODY(v2) BODY(v3)                                   \
+      AFTER(4)                                                              \
     }                                                                       \
     for (; x < nx; x += lanes) {                                            \
       const T v = VALUE(start + x);                                         \
       BODY(v)                                                               \
+      AFTER(1)                                                              \
     }                                                                       \
   }
+
+#define NO_AFTER(k)
+#define FOR_CELLS(BODY) FOR_CELLS_AFTER(BODY, NO_AFTER)
 
 /* Carries the limbs into 32-bit digits (the top one signed) and writes the columns. */
 #define WRITE_LIMBS(N)                                                      \
@@ -147,17 +120,190 @@ void add_double(long* acc, long* cnt, double x, int lo) {
 #define SUM_N (SUM_HI - SUM_LO + 1)
 #define L2_N (L2_HI - L2_LO + 1)
 
-#if KIND == 0
-#define ADD_SUM(v) add_float(acc, cnt, v, 0, SUM_LO);
-#define ADD_L2(v) add_float(acc, cnt, v, 1, L2_LO);
-#elif KIND == 1
+#if KIND == 1
 #define ADD_SUM(v) add_double(acc, cnt, v, SUM_LO);
 #define ADD_L2(v) add_double(acc, cnt, v * v, L2_LO);
-#else
+#elif KIND == 2
 #define ADD_SUM(v) add_double(acc, cnt, TO_DOUBLE(v), SUM_LO);
 #define ADD_L2(v) { const double d = TO_DOUBLE(v); add_double(acc, cnt, d * d, L2_LO); }
 #endif
 
+#if KIND == 0
+/* Float sum and l2, the hot paths: one accumulator per limb in a named variable (acc0, acc1,
+   ...), never an array indexed by each value's exponent (a GPU would keep it in local memory).
+   A value's payload goes to the accumulator of its class, the limb of its lowest bit, through a
+   fully unrolled compare over the classes (constant indices: registers only):
+     sum: x = mant * 2^(e - 150), its bit 0 at p = e + 924 from 2^-1074: class (p >> 5) - SUM_LO
+          (0..8), payload +-mant << (p & 31) (|payload| < 2^55), limb SUM_LO + class;
+     l2:  x^2 = mant^2 * 2^(2e - 300), at p = 2e + 774: class (p >> 6) - L2_LO / 2 (0..8), two
+          limbs wide, payload mant^2 << (p & 63) < 2^112 in three pieces: bits 0..31, 32..63
+          (limbs L2_LO + 2 class, + 1) and the rest, < 2^47 (limb L2_LO + 2 class + 2).
+   Every SUM_EVERY (L2_EVERY) values the limbs are carried into 32-bit digits (the top one
+   signed), which leaves room in 64 bits for the next ones (a group of 4 may overshoot by 3:
+   sum, 2^32 + 67 * 2^55 < 2^63; l2, 2^32 + 259 * 2^47). The
+   last carry gives the digits the generic kernels write (the same integer, the same digits). */
+#if SUM_N != 10 || L2_N != 19 || (L2_LO & 1) != 0
+#error "float limbs: 10 for sum, 19 for l2 from an even limb (rt::device_reduce::limbs)"
+#endif
+#define SUM_EVERY 64
+#define L2_EVERY 256
+
+#define CARRY(j, k)                                                         \
+  acc##k += acc##j >> 32; /* floor: arithmetic shift */                     \
+  acc##j &= MASK32;
+#define SUM_CARRIES                                                         \
+  CARRY(0, 1) CARRY(1, 2) CARRY(2, 3) CARRY(3, 4) CARRY(4, 5) CARRY(5, 6)   \
+  CARRY(6, 7) CARRY(7, 8) CARRY(8, 9)
+#define L2_CARRIES                                                          \
+  SUM_CARRIES CARRY(9, 10) CARRY(10, 11) CARRY(11, 12) CARRY(12, 13)        \
+  CARRY(13, 14) CARRY(14, 15) CARRY(15, 16) CARRY(16, 17) CARRY(17, 18)
+
+#define DECL(j) long acc##j = 0;
+#define SUM_DECLS                                                           \
+  DECL(0) DECL(1) DECL(2) DECL(3) DECL(4) DECL(5) DECL(6) DECL(7) DECL(8) DECL(9)
+#define L2_DECLS                                                            \
+  SUM_DECLS DECL(10) DECL(11) DECL(12) DECL(13) DECL(14) DECL(15) DECL(16)  \
+  DECL(17) DECL(18)
+
+#define WRITE(j) out[j * items + g] = acc##j;
+#define SUM_WRITES                                                          \
+  WRITE(0) WRITE(1) WRITE(2) WRITE(3) WRITE(4) WRITE(5) WRITE(6) WRITE(7)   \
+  WRITE(8) WRITE(9)
+#define L2_WRITES                                                           \
+  SUM_WRITES WRITE(10) WRITE(11) WRITE(12) WRITE(13) WRITE(14) WRITE(15)    \
+  WRITE(16) WRITE(17) WRITE(18)
+
+/* The class compare: on NVIDIA's OpenCL (PTX_ASM 1) one setp and predicated 64-bit additions
+   (2 instructions each); in C the compiler selects w or 0 first (2 more per limb). */
+#if PTX_ASM
+#define SUM_TO(j)                                                           \
+  __asm__("{\n\t.reg .pred p;\n\tsetp.eq.s32 p, %1, %2;\n\t@p add.s64 %0, %0, %3;\n\t}" \
+      : "+l"(acc##j)                                                        \
+      : "r"(c), "r"(j), "l"(w));
+#define L2_TO(j, k, l, m)                                                   \
+  __asm__("{\n\t.reg .pred p;\n\tsetp.eq.s32 p, %3, %4;\n\t@p add.s64 %0, %0, %5;\n\t" \
+      "@p add.s64 %1, %1, %6;\n\t@p add.s64 %2, %2, %7;\n\t}"               \
+      : "+l"(acc##k), "+l"(acc##l), "+l"(acc##m)                            \
+      : "r"(c), "r"(j), "l"(w0), "l"(w1), "l"(w2));
+#else
+#define SUM_TO(j) if (c == j) acc##j += w;
+#define L2_TO(j, k, l, m)                                                   \
+  if (c == j) {                                                             \
+    acc##k += w0;                                                           \
+    acc##l += w1;                                                           \
+    acc##m += w2;                                                           \
+  }
+#endif
+
+/* NaN and infinities counted apart (e == 255); else e (1 for subnormals) and mant. */
+#define FLOAT_PARTS(x, square, ON_FINITE)                                   \
+  {                                                                         \
+    const uint b = as_uint(x);                                              \
+    const int eb = (int)((b >> 23) & 0xffu);                                \
+    const uint f = b & 0x7fffffu;                                           \
+    if (eb == 0xff) {                                                       \
+      if (f != 0u) cnt[0] += 1;                                             \
+      else if ((square) || (b >> 31) == 0u) cnt[1] += 1;                    \
+      else cnt[2] += 1;                                                     \
+    } else {                                                                \
+      const int e = eb != 0 ? eb : 1;                                       \
+      const uint mant = eb != 0 ? (f | 0x800000u) : f;                      \
+      ON_FINITE                                                             \
+    }                                                                       \
+  }
+
+#define SUM_FINITE                                                          \
+  const int p = e + 924;                                                    \
+  const int c = (p >> 5) - SUM_LO;                                          \
+  const long v = (long)((ulong)mant << (p & 31));                           \
+  const long w = (b >> 31) != 0u ? -v : v;                                  \
+  SUM_TO(0) SUM_TO(1) SUM_TO(2) SUM_TO(3) SUM_TO(4) SUM_TO(5) SUM_TO(6)     \
+  SUM_TO(7) SUM_TO(8)
+
+#define L2_FINITE                                                           \
+  const int p = 2 * e + 774;                                                \
+  const int c = (p >> 6) - (L2_LO >> 1), s = p & 63;                        \
+  const ulong sq = (ulong)mant * (ulong)mant;                               \
+  const ulong low = sq << s;                                                \
+  const long w0 = (long)(low & 0xffffffffUL), w1 = (long)(low >> 32);       \
+  const long w2 = (long)((sq >> 1) >> (63 - s));                            \
+  L2_TO(0, 0, 1, 2) L2_TO(1, 2, 3, 4) L2_TO(2, 4, 5, 6) L2_TO(3, 6, 7, 8)   \
+  L2_TO(4, 8, 9, 10) L2_TO(5, 10, 11, 12) L2_TO(6, 12, 13, 14)              \
+  L2_TO(7, 14, 15, 16) L2_TO(8, 16, 17, 18)
+
+#define SUM_VALUE(x) FLOAT_PARTS(x, 0, SUM_FINITE)
+#define L2_VALUE(x) FLOAT_PARTS(x, 1, L2_FINITE)
+#define SUM_AFTER(k)                                                        \
+  since += (k);                                                             \
+  if (since >= SUM_EVERY) {                                                 \
+    since = 0;                                                              \
+    SUM_CARRIES                                                             \
+  }
+#define L2_AFTER(k)                                                         \
+  since += (k);                                                             \
+  if (since >= L2_EVERY) {                                                  \
+    since = 0;                                                              \
+    L2_CARRIES                                                              \
+  }
+
+#define WRITE_COUNTS(N)                                                     \
+  const long items = lanes * row_items;                                     \
+  for (int i = 0; i < 3; ++i) out[((N) + i) * items + g] = cnt[i];
+
+__kernel void stepgen_reduce_sum(ARGS, __global long* out) {
+  SUM_DECLS
+  long cnt[3] = {0, 0, 0};
+  int since = 0;
+  FOR_CELLS_AFTER(SUM_VALUE, SUM_AFTER)
+  SUM_CARRIES
+  WRITE_COUNTS(SUM_N)
+  SUM_WRITES
+}
+
+#if L2_CLASSES
+__kernel void stepgen_reduce_l2(ARGS, __global long* out) {
+  L2_DECLS
+  long cnt[3] = {0, 0, 0};
+  int since = 0;
+  FOR_CELLS_AFTER(L2_VALUE, L2_AFTER)
+  L2_CARRIES
+  WRITE_COUNTS(L2_N)
+  L2_WRITES
+}
+#else
+/* A CPU's float l2 (L2_CLASSES 0): the square's three limbs added at a computed index of a
+   private array, which a CPU keeps in its cache: cheaper there than the compare over the
+   classes (PoCL: about 30% less time). */
+void add_float_square(long* acc, long* cnt, float x) {
+  const uint b = as_uint(x);
+  int e = (int)((b >> 23) & 0xffu);
+  uint mant = b & 0x7fffffu;
+  if (e == 0xff) {
+    if (mant != 0u) cnt[0] += 1;
+    else cnt[1] += 1;
+    return;
+  }
+  if (e != 0) mant |= 0x800000u; else e = 1;
+  const int p = 2 * e + 774;
+  const int s = p & 31, l = (p >> 5) - L2_LO;
+  const ulong sq = (ulong)mant * (ulong)mant;
+  const ulong v = sq << s;
+  acc[l] += (long)(v & 0xffffffffUL);
+  acc[l + 1] += (long)(v >> 32);
+  acc[l + 2] += s != 0 ? (long)(sq >> (64 - s)) : 0L;
+}
+
+#define ADD_FLOAT_SQUARE(v) add_float_square(acc, cnt, v);
+
+__kernel void stepgen_reduce_l2(ARGS, __global long* out) {
+  long acc[L2_N];
+  long cnt[3] = {0, 0, 0};
+  for (int i = 0; i < L2_N; ++i) acc[i] = 0;
+  FOR_CELLS(ADD_FLOAT_SQUARE)
+  WRITE_LIMBS(L2_N)
+}
+#endif
+#else
 __kernel void stepgen_reduce_sum(ARGS, __global long* out) {
   long acc[SUM_N];
   long cnt[3] = {0, 0, 0};
@@ -173,6 +319,8 @@ __kernel void stepgen_reduce_l2(ARGS, __global long* out) {
   FOR_CELLS(ADD_L2)
   WRITE_LIMBS(L2_N)
 }
+
+#endif
 
 /* Sums column c's rows r, r + dst_rows, ... of src (src_rows rows) into row r of dst. */
 __kernel void stepgen_reduce_columns(__global const long* src, const long src_rows,
@@ -268,9 +416,15 @@ inline const char* reduce_type_name(rt::device_reduce::Kind kind) {
 /// thread that drives the device).
 class Reducer {
  public:
+  /// Which kernel computes l2 of float data: kAuto, a GPU's (kClasses: exponent classes in
+  /// registers) or a CPU's (kIndexed: limbs at a computed index, which a CPU keeps in its
+  /// cache); or either one whatever the device (tests). Both give the same bits.
+  enum class FloatL2 { kAuto, kClasses, kIndexed };
+
   /// `max_items`: at most that many work-items in the first kernel (0: the device's choice,
   /// kItemsPerUnit per compute unit on a GPU, kItemsPerCpuUnit on a CPU).
-  explicit Reducer(const Device& d, rt::Index max_items = 0) : d_(&d) {
+  explicit Reducer(const Device& d, rt::Index max_items = 0, FloatL2 float_l2 = FloatL2::kAuto)
+      : d_(&d) {
     cl_uint units = 1;
     check(clGetDeviceInfo(d.id, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof units, &units, nullptr),
           "clGetDeviceInfo(CL_DEVICE_MAX_COMPUTE_UNITS)", d.label());
@@ -278,6 +432,7 @@ class Reducer {
     max_items_ = static_cast<rt::Index>(std::max<cl_uint>(units, 1)) *
                  (gpu ? rt::device_reduce::kItemsPerUnit : rt::device_reduce::kItemsPerCpuUnit);
     if (max_items > 0) max_items_ = max_items;
+    l2_classes_ = float_l2 == FloatL2::kAuto ? gpu : float_l2 == FloatL2::kClasses;
   }
 
   /// Adds op (into.op()) over the cells `box` of `a` (a buffer holding the box `buffer`, x
@@ -371,9 +526,21 @@ class Reducer {
     const std::string options =
         std::string("-D T=") + detail::reduce_type_name(kind) + " -D KIND=" + std::to_string(k) +
         " -D SUM_LO=" + std::to_string(sum.lo) + " -D SUM_HI=" + std::to_string(sum.hi) +
-        " -D L2_LO=" + std::to_string(l2.lo) + " -D L2_HI=" + std::to_string(l2.hi);
+        " -D L2_LO=" + std::to_string(l2.lo) + " -D L2_HI=" + std::to_string(l2.hi) +
+        " -D L2_CLASSES=" + (l2_classes_ ? "1" : "0");
     auto made = std::make_unique<Kernels>();
-    made->program = build_program(*d_, detail::reduce_source(), options);
+    // NVIDIA's OpenCL takes inline PTX (the float kernels' predicated additions); should a
+    // driver refuse it, the same kernels in plain C.
+    bool built = false;
+    if (kind == dr::Kind::kFloat && d_->platform_name.find("NVIDIA") != std::string::npos) {
+      try {
+        made->program = build_program(*d_, detail::reduce_source(), options + " -D PTX_ASM=1");
+        built = true;
+      } catch (const rt::RunError&) {
+      }
+    }
+    if (!built)
+      made->program = build_program(*d_, detail::reduce_source(), options + " -D PTX_ASM=0");
     made->sum = create_kernel(*d_, made->program, "stepgen_reduce_sum");
     made->l2 = create_kernel(*d_, made->program, "stepgen_reduce_l2");
     made->columns = create_kernel(*d_, made->program, "stepgen_reduce_columns");
@@ -450,6 +617,7 @@ class Reducer {
 
   const Device* d_;
   rt::Index max_items_ = 0;
+  bool l2_classes_ = false;
   std::unique_ptr<Kernels> kernels_[5];
   Level first_, second_;
 };
