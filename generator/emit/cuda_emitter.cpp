@@ -116,9 +116,9 @@ class CudaEmitter : public Emitter {
     out.add(m.name + ".cu", render(in.templates, "templates/cuda/host.cu.mustache", v));
     out.add("CMakeLists.txt", render(in.templates, "templates/cuda/CMakeLists.txt.mustache", v));
     out.add(".clang-format", embedded_file("templates/common/clang-format.mustache"));
-    add_runtime_headers({"box.hpp", "chunk.hpp", "cuda.hpp", "engine.hpp", "engine_cuda.hpp",
-                         "exchange.hpp", "init.hpp", "main.hpp", "ooc.hpp", "ooc_cuda.hpp",
-                         "partition.hpp", "probe.hpp", "program.hpp"},
+    add_runtime_headers({"boundary.hpp", "box.hpp", "chunk.hpp", "cuda.hpp", "engine.hpp",
+                         "engine_cuda.hpp", "exchange.hpp", "init.hpp", "main.hpp", "ooc.hpp",
+                         "ooc_cuda.hpp", "partition.hpp", "probe.hpp", "program.hpp"},
                         out);
     if (in.plan.mpi)
       add_runtime_headers({"engine_mpi_cuda.hpp", "mpi.hpp", "mpi_cuda.hpp", "mpi_main.hpp"}, out);

@@ -134,6 +134,17 @@ struct OutOfCore {
   spec::Loc loc;                   ///< of the <out_of_core> element (YAML: its mapping)
 };
 
+/// One <boundary>: the frame of ghost cells beyond the grid's edge of some arrays, in some
+/// dimensions, and how it is filled (docs/spec.md, "Boundaries").
+struct Boundary {
+  enum class Kind { kPeriodic, kValue, kMirror, kCopy };
+  Kind kind = Kind::kPeriodic;
+  std::string value;        ///< kValue: the literal as written
+  std::vector<int> arrays;  ///< every member of the named arrays' groups, ascending
+  std::array<bool, 3> dims{false, false, false};
+  spec::Loc loc;
+};
+
 struct Constant {
   std::string name;
   Value value;
@@ -154,6 +165,7 @@ struct Model {
   int exchange_every = 1;
   OutOfCore out_of_core;
   bool mpi = false;
+  std::vector<Boundary> boundaries;  ///< in spec order (validate_boundary.cpp)
 
   /// The grid: the shape every partitioned array shares (the first array's size).
   int dims = 1;

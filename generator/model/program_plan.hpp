@@ -88,6 +88,14 @@ struct Action {
   rt::Vec3 later_lo{0, 0, 0}, later_hi{0, 0, 0};
 };
 
+/// One array's boundary along one dimension (every member of a <boundary>'s groups).
+struct BoundaryPlan {
+  int array = 0;
+  int dim = 0;
+  Boundary::Kind kind = Boundary::Kind::kPeriodic;
+  std::string value;  ///< kValue: the literal
+};
+
 struct ProgramPlan {
   const Model* model = nullptr;  ///< what it was built from; must outlive it
   BackendCaps backend;
@@ -118,6 +126,9 @@ struct ProgramPlan {
   std::vector<int> exchanged;  ///< the exchanged arrays (Action::kExchange's), model order
   /// Out of core, every launch can compute only the planes still read (the trapezoid).
   bool trapezoid = false;
+  /// The boundaries, by array then dimension; the dimensions with a frame past the grid's edge.
+  std::vector<BoundaryPlan> boundaries;
+  std::array<bool, 3> frame{false, false, false};
 
   const Action* deep_exchange() const {
     return !loop.empty() && loop.back().kind == Action::Kind::kExchange ? &loop.back() : nullptr;

@@ -75,8 +75,8 @@ std::string file_stem(const std::string& path) {
 }
 
 const std::vector<std::string> kStencilChildren = {
-    "constant", "array",       "kernel",       "iterate",  "devices",
-    "exchange", "out_of_core", "distribution", "argument", "shadow"};
+    "constant",    "array",        "kernel",   "iterate", "devices", "exchange",
+    "out_of_core", "distribution", "argument", "shadow",  "boundary"};
 
 class XmlReader {
  public:
@@ -125,6 +125,7 @@ class XmlReader {
   void stencil(const Element& root, pugi::xml_node container, bool name_required);
   void constant(const Element& el);
   void array(const Element& el);
+  void boundary(const Element& el);
   void kernel(const Element& el);
   void kernel_size(const Element& el, const char* item, std::vector<Text>& out);
   void arg(const Element& el, Kernel& k);
@@ -455,6 +456,8 @@ void XmlReader::stencil(const Element& root, pugi::xml_node container, bool name
       kernel(el);
     } else if (el.name == "argument") {
       argument(el);
+    } else if (el.name == "boundary") {
+      boundary(el);
     } else {
       once(el, root, seen);
       if (el.name == "iterate") {
@@ -507,6 +510,20 @@ void XmlReader::constant(const Element& el) {
   check_attributes(el, {"name", "value"});
   for_each_child(el, {}, [](const Element&) {});
   tree_.constants.push_back({required_attr(el, "name"), required_attr(el, "value"), el.loc});
+}
+
+// <boundary arrays="U V" dims="x y" kind="periodic"/>: several may be given.
+void XmlReader::boundary(const Element& el) {
+  check_attributes(el, {"arrays", "dims", "kind"});
+  for_each_child(el, {}, [](const Element&) {});
+  Boundary b;
+  b.loc = el.loc;
+  required_attr(el, "arrays");
+  if (const Attr* arrays = find(el, "arrays")) b.arrays = list(*arrays, false);
+  required_attr(el, "dims");
+  if (const Attr* dims = find(el, "dims")) b.dims = list(*dims, true);
+  b.kind = required_attr(el, "kind");
+  tree_.boundaries.push_back(std::move(b));
 }
 
 void XmlReader::array(const Element& el) {

@@ -167,6 +167,7 @@ class YamlReader {
   void walk(const YAML::Node& root);
   void constants(const Entry& e);
   void array(const YAML::Node& node);
+  void boundary(const YAML::Node& node);
   void kernel(const YAML::Node& node);
   void arg(const YAML::Node& node, Kernel& k);
   void iterate(const Entry& e);
@@ -412,7 +413,7 @@ std::optional<SpecTree> YamlReader::read() {
 void YamlReader::walk(const YAML::Node& root) {
   Fields f = fields(root, "spec",
                     {"stencil", "constants", "arrays", "kernels", "iterate", "devices", "exchange",
-                     "out_of_core", "distribution", "shadow"});
+                     "out_of_core", "distribution", "shadow", "boundaries"});
   tree_.name = required(f, "stencil", "spec", tree_.loc);
   auto has = [&](const char* key) { return f.count(key) > 0; };
   if (has("constants")) constants(f["constants"]);
@@ -422,6 +423,8 @@ void YamlReader::walk(const YAML::Node& root) {
     for_each_map(f["kernels"], "name, source, args, ...", [&](const YAML::Node& n) { kernel(n); });
   if (has("iterate")) iterate(f["iterate"]);
   if (has("shadow")) tree_.shadow = halo_points(f["shadow"]);
+  if (has("boundaries"))
+    for_each_map(f["boundaries"], "arrays, dims, kind", [&](const YAML::Node& n) { boundary(n); });
 
   auto section = [&](const char* key, const std::vector<std::string>& allowed, auto&& fill) {
     if (!has(key)) return;
@@ -478,6 +481,22 @@ void YamlReader::constants(const Entry& e) {
     c.value = scalar(Entry{c.name.value, where, it->second});
     tree_.constants.push_back(std::move(c));
   }
+}
+
+// {arrays: [U, V], dims: [x, y], kind: periodic}; a single name may stand for a list of one.
+void YamlReader::boundary(const YAML::Node& node) {
+  Boundary b;
+  b.loc = loc(node);
+  Fields f = fields(node, "boundary", {"arrays", "dims", "kind"});
+  auto names = [&](const char* key, bool dims) {
+    const Entry& e = f[key];
+    if (e.value.IsScalar()) return std::vector<Text>{scalar(e)};
+    return scalar_list(e, dims);
+  };
+  if (need(f, "arrays", "boundary", b.loc)) b.arrays = names("arrays", false);
+  if (need(f, "dims", "boundary", b.loc)) b.dims = names("dims", true);
+  b.kind = required(f, "kind", "boundary", b.loc);
+  tree_.boundaries.push_back(std::move(b));
 }
 
 void YamlReader::array(const YAML::Node& node) {

@@ -36,11 +36,13 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <deque>
 #include <initializer_list>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "stepgen/boundary.hpp"
 #include "stepgen/box.hpp"
 #include "stepgen/exchange.hpp"
 #include "stepgen/partition.hpp"
@@ -88,6 +90,9 @@ struct Problem {
   const std::vector<ProbeLaunch>* launches = nullptr;  ///< the step's launches (probe rules)
   /// Builds what a device needs to launch the kernels (nullptr: nothing to build).
   typename B::Kernels (*build_kernels)(const typename B::Device&) = nullptr;
+  /// The spec's boundaries (boundary.hpp), one rule per array and dimension.
+  const BoundaryRule* boundaries = nullptr;
+  int boundary_count = 0;
 };
 
 /// Which parts of the partition a process runs: `count` parts from `first`, local part p on
@@ -186,6 +191,7 @@ class InCore {
     total.stop();
     stats_.total_s = total.total();
     state_.times(stats_);
+    stats_.exchange_s += frame_s_;
     stats_.steps = steps;
     return stats_;
   }
@@ -199,7 +205,10 @@ class InCore {
   }
 
   /// Refreshes the ghost cells of the arrays `ids` on every part.
-  void exchange(Ids ids) { state_.exchange(*this, ids); }
+  void exchange(Ids ids) {
+    state_.exchange(*this, ids);
+    fill_frames(ids);
+  }
 
   /// Launches a kernel (its launch function `fn`, its entry `at` in the step's launch table:
   /// the kernel, how far it reads along the slowest dimension, its work-group size there) on
@@ -208,6 +217,7 @@ class InCore {
   /// then exchange when overlap is off.
   void launch_and_exchange(LaunchFn fn, const ProbeLaunch& at, Ids ids, std::int64_t step) {
     state_.launch_and_exchange(*this, fn, at.kernel, at.reach_lo, at.reach_hi, at.group, ids, step);
+    fill_frames(ids);
   }
 
   /// swap(a, b) or rotate(a, b, c, ...): each name takes the next one's buffer, the last takes
@@ -269,15 +279,75 @@ class InCore {
     t.start();
     for (std::size_t p = 0; p < parts(); ++p) {
       const Box& ghost = part(p).ghost;
+      // The host arrays hold the grid: a boundary frame (past its edge) is filled below.
+      const Box inside = intersect(ghost, partition_.domain);
       for (int id = 0; id < problem_.array_count; ++id) {
         const auto u = static_cast<std::size_t>(id);
-        B::write_box(devices_[p], buffers_[p][u], ghost, host_[u], ghost);
+        B::write_box(devices_[p], buffers_[p][u], ghost, host_[u], inside);
         stats_.host_device_bytes +=
-            static_cast<std::size_t>(ghost.volume()) * problem_.arrays[id].element_bytes;
+            static_cast<std::size_t>(inside.volume()) * problem_.arrays[id].element_bytes;
       }
     }
     for (std::size_t p = 0; p < parts(); ++p) B::finish(devices_[p]);
     stats_.host_device_s += t.stop();
+    // Every array's frame once: boundary arrays by their rules (read-only inputs included),
+    // the others zero (no kernel result depends on them: validation, validate_boundary.cpp).
+    std::vector<int> all;
+    for (int id = 0; id < problem_.array_count; ++id) all.push_back(id);
+    fill_frames(all, true);
+  }
+
+  /// Fills the boundary frames (boundary.hpp) of the arrays `ids` on every local part: the
+  /// cells they are filled from (the grid's edge slabs) are read from their owners into the
+  /// host arrays, the frames composed there and written to each part's buffer. With `initial`,
+  /// the frames of arrays without a boundary are zeroed (the upload). Nothing when the spec
+  /// has no <boundary>.
+  template <class List>
+  void fill_frames(const List& ids, bool initial = false) {
+    if (problem_.boundary_count == 0) return;
+    std::vector<int> todo;
+    for (int id : ids)
+      if (initial || has_boundary(problem_.boundaries, problem_.boundary_count, id))
+        todo.push_back(id);
+    if (todo.empty()) return;
+    for (std::size_t p = 0; p < parts(); ++p) B::finish(devices_[p]);
+    Stopwatch t;
+    t.start();
+    const Box& domain = partition_.domain;
+    const Vec3 width{std::max(partition_.ghost_lo[0], partition_.ghost_hi[0]),
+                     std::max(partition_.ghost_lo[1], partition_.ghost_hi[1]),
+                     std::max(partition_.ghost_lo[2], partition_.ghost_hi[2])};
+    for (int id : todo) {
+      const std::vector<Box> sources =
+          frame_sources(domain, problem_.boundaries, problem_.boundary_count, id, width);
+      for (std::size_t p = 0; p < parts(); ++p)
+        for (const Box& s : sources) {
+          const Box cut = intersect(s, part(p).owned);
+          if (cut.empty()) continue;
+          B::read_box(devices_[p], buffers_[p][static_cast<std::size_t>(id)], part(p).ghost,
+                      host_[static_cast<std::size_t>(id)], cut);
+          stats_.exchange_bytes +=
+              static_cast<std::size_t>(cut.volume()) * problem_.arrays[id].element_bytes;
+        }
+    }
+    for (std::size_t p = 0; p < parts(); ++p) B::finish(devices_[p]);
+    frame_staging_.clear();
+    for (int id : todo) {
+      const HostArray& cells = host_[static_cast<std::size_t>(id)];
+      for (std::size_t p = 0; p < parts(); ++p)
+        for (const Box& f : frame_boxes(domain, part(p).ghost)) {
+          frame_staging_.emplace_back(cells.name, cells.element_bytes, f);
+          HostArray& stage = frame_staging_.back();
+          fill_frame(domain, cells.bytes.data(), cells.element_bytes, problem_.boundaries,
+                     problem_.boundary_count, id, f, stage.bytes.data());
+          B::write_box(devices_[p], buffers_[p][static_cast<std::size_t>(id)], part(p).ghost, stage,
+                       f);
+          stats_.exchange_bytes += stage.bytes.size();
+        }
+    }
+    for (std::size_t p = 0; p < parts(); ++p) B::finish(devices_[p]);
+    frame_staging_.clear();
+    frame_s_ += t.stop();
   }
 
   /// Copies each part's owned box of every written array back into the host arrays: every
@@ -307,6 +377,8 @@ class InCore {
   std::vector<typename B::Kernels> kernels_;
   std::vector<std::vector<Buffer>> buffers_;
   std::vector<std::vector<Transfer>> plans_;
+  std::deque<HostArray> frame_staging_;  ///< boundary frames on their way to the devices
+  double frame_s_ = 0;                   ///< time filling boundary frames (exchange time)
   S state_;               ///< after the buffers: its events, staging and messages go first
   bool overlap_ = false;  ///< launches followed by an exchange overlap the two
   RunStats stats_;

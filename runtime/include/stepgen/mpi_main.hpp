@@ -241,6 +241,10 @@ int run_mpi_program(mpi::Session& session, int argc, char** argv, Program<B> p,
     if (!opt.weights.empty() && opt.weights.size() != static_cast<std::size_t>(ranks))
       throw RunError("--weights gives " + std::to_string(opt.weights.size()) + " weights for " +
                      std::to_string(ranks) + " ranks (one per rank)");
+    if (p.problem->boundary_count > 0)
+      throw RunError(
+          "the spec's <boundary> frames are not supported by the MPI program yet: run the "
+          "one-process program (several devices in one process), or without the boundary");
     partition = rank_partition(p, ranks, opt);
     check_saves(opt.saves, p.problem->arrays, p.problem->array_count);
     mpi::check_files(MPI_COMM_WORLD, opt, p.info);  // rank 0, before the devices and the run
