@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "stepgen/box.hpp"
+#include "stepgen/partition.hpp"
 
 namespace stepgen::rt {
 
@@ -106,58 +107,116 @@ inline std::vector<Box> frame_sources(const Box& domain, const BoundaryRule* rul
   return coalesce(disjoint);
 }
 
-/// Fills `frame` (a box of cells outside `grid`, laid out as a buffer of that box,
-/// `element_bytes` each) from `cells` (the grid's values, laid out over `grid`), by the rules
-/// of `array`. A cell outside in a dimension without a rule is left as it is.
-inline void fill_frame(const Box& grid, const unsigned char* cells, std::size_t element_bytes,
-                       const BoundaryRule* rules, int count, int array, const Box& frame,
-                       unsigned char* out) {
-  const BoundaryRule* rule[3] = {find_boundary(rules, count, array, 0),
-                                 find_boundary(rules, count, array, 1),
-                                 find_boundary(rules, count, array, 2)};
-  const Vec3 n = grid.extents();
-  Vec3 c;
-  std::size_t at = 0;
-  for (c[2] = frame.lo[2]; c[2] < frame.hi[2]; ++c[2])
-    for (c[1] = frame.lo[1]; c[1] < frame.hi[1]; ++c[1])
-      for (c[0] = frame.lo[0]; c[0] < frame.hi[0]; ++c[0], at += element_bytes) {
-        Vec3 src = c;
-        const BoundaryRule* value = nullptr;
-        bool skip = false;
-        for (std::size_t d = 0; d < 3; ++d) {
-          const Index lo = grid.lo[d], hi = grid.hi[d];
-          if (c[d] >= lo && c[d] < hi) continue;
-          const BoundaryRule* r = rule[d];
-          if (!r) {
-            skip = true;
-            break;
-          }
-          const Index k = c[d] - lo;  // relative to the grid's first cell
-          switch (r->kind) {
-            case BoundaryKind::kPeriodic:
-              src[d] = lo + ((k % n[d]) + n[d]) % n[d];
-              break;
-            case BoundaryKind::kMirror:
-              src[d] = lo + (k < 0 ? -1 - k : 2 * n[d] - 1 - k);
-              break;
-            case BoundaryKind::kCopy:
-              src[d] = k < 0 ? lo : hi - 1;
-              break;
-            case BoundaryKind::kValue:
-              if (!value) value = r;
-              break;
-          }
+/// The cells the frames of some arrays are filled from, as pieces: each source box
+/// (frame_sources) cut by the owned box of every part, ordered by part, then array, then box,
+/// their bytes one after the other in `bytes` (so that a part's pieces are contiguous: an MPI
+/// rank sends them as one block, `part_bytes` long). `fill` composes a frame from them.
+struct FrameSources {
+  struct Piece {
+    int part = 0;
+    int array = 0;  ///< index into the arrays given
+    Box box;
+    std::size_t offset = 0;  ///< in `bytes`
+  };
+  Box grid;
+  const BoundaryRule* rules = nullptr;
+  int count = 0;
+  std::vector<int> arrays;  ///< the arrays' ids
+  std::vector<std::size_t> element;
+  std::vector<Piece> pieces;
+  std::vector<std::size_t> part_bytes;  ///< per part
+  std::vector<unsigned char> bytes;
+
+  FrameSources(const Partition& p, const BoundaryRule* r, int n, const std::vector<int>& ids,
+               const std::vector<std::size_t>& element_bytes)
+      : grid(p.domain), rules(r), count(n), arrays(ids), element(element_bytes) {
+    const Vec3 width{std::max(p.ghost_lo[0], p.ghost_hi[0]), std::max(p.ghost_lo[1], p.ghost_hi[1]),
+                     std::max(p.ghost_lo[2], p.ghost_hi[2])};
+    std::vector<std::vector<Box>> boxes;
+    for (int id : ids) boxes.push_back(frame_sources(grid, rules, count, id, width));
+    std::size_t offset = 0;
+    for (const Part& q : p.parts) {
+      std::size_t mine = 0;
+      for (std::size_t k = 0; k < ids.size(); ++k)
+        for (const Box& b : boxes[k]) {
+          const Box cut = intersect(b, q.owned);
+          if (cut.empty()) continue;
+          const std::size_t n_bytes = static_cast<std::size_t>(cut.volume()) * element[k];
+          pieces.push_back({q.id, static_cast<int>(k), cut, offset});
+          offset += n_bytes;
+          mine += n_bytes;
         }
-        if (skip) continue;
-        if (value) {
-          std::memcpy(out + at, value->value.data(), element_bytes);
-          continue;
+      part_bytes.push_back(mine);
+    }
+    bytes.assign(offset, 0);
+  }
+
+  /// The bytes of cell `c` (inside a source box) of array `k`.
+  const unsigned char* cell(int k, const Vec3& c, std::size_t& hint) const {
+    for (std::size_t tries = 0; tries < pieces.size(); ++tries, hint = (hint + 1) % pieces.size()) {
+      const Piece& piece = pieces[hint];
+      if (piece.array != k || !piece.box.contains_point(c)) continue;
+      const Vec3 e = piece.box.extents();
+      const auto index = static_cast<std::size_t>(
+          ((c[2] - piece.box.lo[2]) * e[1] + (c[1] - piece.box.lo[1])) * e[0] +
+          (c[0] - piece.box.lo[0]));
+      return bytes.data() + piece.offset + index * element[static_cast<std::size_t>(k)];
+    }
+    return nullptr;
+  }
+
+  /// Fills `frame` (cells outside the grid, laid out as a buffer of that box) of array `k` by
+  /// its rules. A cell outside in a dimension without a rule is left as it is.
+  void fill(int k, const Box& frame, unsigned char* out) const {
+    const int array = arrays[static_cast<std::size_t>(k)];
+    const std::size_t eb = element[static_cast<std::size_t>(k)];
+    const BoundaryRule* rule[3] = {find_boundary(rules, count, array, 0),
+                                   find_boundary(rules, count, array, 1),
+                                   find_boundary(rules, count, array, 2)};
+    const Vec3 n = grid.extents();
+    std::size_t hint = 0;
+    Vec3 c;
+    std::size_t at = 0;
+    for (c[2] = frame.lo[2]; c[2] < frame.hi[2]; ++c[2])
+      for (c[1] = frame.lo[1]; c[1] < frame.hi[1]; ++c[1])
+        for (c[0] = frame.lo[0]; c[0] < frame.hi[0]; ++c[0], at += eb) {
+          Vec3 src = c;
+          const BoundaryRule* value = nullptr;
+          bool skip = false;
+          for (std::size_t d = 0; d < 3 && !skip; ++d) {
+            const Index lo = grid.lo[d], hi = grid.hi[d];
+            if (c[d] >= lo && c[d] < hi) continue;
+            const BoundaryRule* r = rule[d];
+            if (!r) {
+              skip = true;
+              continue;
+            }
+            const Index i = c[d] - lo;  // relative to the grid's first cell
+            switch (r->kind) {
+              case BoundaryKind::kPeriodic:
+                src[d] = lo + ((i % n[d]) + n[d]) % n[d];
+                break;
+              case BoundaryKind::kMirror:
+                src[d] = lo + (i < 0 ? -1 - i : 2 * n[d] - 1 - i);
+                break;
+              case BoundaryKind::kCopy:
+                src[d] = i < 0 ? lo : hi - 1;
+                break;
+              case BoundaryKind::kValue:
+                if (!value) value = r;
+                break;
+            }
+          }
+          if (skip) continue;
+          if (value) {
+            std::memcpy(out + at, value->value.data(), eb);
+            continue;
+          }
+          const unsigned char* from = cell(k, src, hint);
+          if (from) std::memcpy(out + at, from, eb);
         }
-        const auto index = static_cast<std::size_t>(
-            ((src[2] - grid.lo[2]) * n[1] + (src[1] - grid.lo[1])) * n[0] + (src[0] - grid.lo[0]));
-        std::memcpy(out + at, cells + index * element_bytes, element_bytes);
-      }
-}
+  }
+};
 
 /// The cells of `ghost` outside `domain`, as disjoint boxes (a part's frame).
 inline std::vector<Box> frame_boxes(const Box& domain, const Box& ghost) {

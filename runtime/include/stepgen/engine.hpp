@@ -39,6 +39,7 @@
 #include <deque>
 #include <initializer_list>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -77,6 +78,14 @@ inline void check_saves(const std::vector<std::pair<std::string, std::string>>& 
                          "' is a scratch array (save=\"false\" in the spec): its values are "
                          "not kept at the end of the run");
 }
+
+namespace detail {
+/// True when a State `S` shares boundary frame sources between processes (an MPI rank's).
+template <class S, class = void>
+struct SharesFrameSources : std::false_type {};
+template <class S>
+struct SharesFrameSources<S, std::void_t<decltype(&S::share_frame_sources)>> : std::true_type {};
+}  // namespace detail
 
 /// What the engine runs: the generated program's tables.
 template <class B>
@@ -298,10 +307,11 @@ class InCore {
   }
 
   /// Fills the boundary frames (boundary.hpp) of the arrays `ids` on every local part: the
-  /// cells they are filled from (the grid's edge slabs) are read from their owners into the
-  /// host arrays, the frames composed there and written to each part's buffer. With `initial`,
-  /// the frames of arrays without a boundary are zeroed (the upload). Nothing when the spec
-  /// has no <boundary>.
+  /// cells they are filled from (the grid's edge slabs, FrameSources) are read from the parts
+  /// that own them (an MPI rank's State shares them with every rank: share_frame_sources), the
+  /// frames composed on the host and written to each part's buffer. With `initial`, the frames
+  /// of arrays without a boundary are zeroed (the upload). Nothing when the spec has no
+  /// <boundary>.
   template <class List>
   void fill_frames(const List& ids, bool initial = false) {
     if (problem_.boundary_count == 0) return;
@@ -314,32 +324,48 @@ class InCore {
     Stopwatch t;
     t.start();
     const Box& domain = partition_.domain;
-    const Vec3 width{std::max(partition_.ghost_lo[0], partition_.ghost_hi[0]),
-                     std::max(partition_.ghost_lo[1], partition_.ghost_hi[1]),
-                     std::max(partition_.ghost_lo[2], partition_.ghost_hi[2])};
-    for (int id : todo) {
-      const std::vector<Box> sources =
-          frame_sources(domain, problem_.boundaries, problem_.boundary_count, id, width);
-      for (std::size_t p = 0; p < parts(); ++p)
-        for (const Box& s : sources) {
-          const Box cut = intersect(s, part(p).owned);
-          if (cut.empty()) continue;
-          B::read_box(devices_[p], buffers_[p][static_cast<std::size_t>(id)], part(p).ghost,
-                      host_[static_cast<std::size_t>(id)], cut);
-          stats_.exchange_bytes +=
-              static_cast<std::size_t>(cut.volume()) * problem_.arrays[id].element_bytes;
-        }
+    std::vector<std::size_t> element(todo.size());
+    for (std::size_t k = 0; k < todo.size(); ++k)
+      element[k] = problem_.arrays[todo[k]].element_bytes;
+    FrameSources sources(partition_, problem_.boundaries, problem_.boundary_count, todo, element);
+    // This process's pieces, read from its devices, then (MPI) every rank's.
+    std::deque<HostArray> staging;
+    for (std::size_t k = 0; k < sources.pieces.size(); ++k) {
+      const FrameSources::Piece& piece = sources.pieces[k];
+      const auto q = static_cast<std::size_t>(piece.part);
+      if (q < first_ || q >= first_ + count_) continue;
+      const int id = todo[static_cast<std::size_t>(piece.array)];
+      staging.emplace_back(problem_.arrays[id].name, element[static_cast<std::size_t>(piece.array)],
+                           piece.box);
+      B::read_box(devices_[q - first_], buffers_[q - first_][static_cast<std::size_t>(id)],
+                  part(q - first_).ghost, staging.back(), piece.box);
     }
     for (std::size_t p = 0; p < parts(); ++p) B::finish(devices_[p]);
+    {
+      std::size_t next = 0;
+      for (const FrameSources::Piece& piece : sources.pieces) {
+        const auto q = static_cast<std::size_t>(piece.part);
+        if (q < first_ || q >= first_ + count_) continue;
+        const HostArray& a = staging[next++];
+        std::copy(a.bytes.data(), a.bytes.data() + a.bytes.size(),
+                  sources.bytes.begin() + static_cast<std::ptrdiff_t>(piece.offset));
+        stats_.exchange_bytes += a.bytes.size();
+      }
+    }
+    if (count_ < partition_.parts.size()) {
+      if constexpr (detail::SharesFrameSources<S>::value)
+        state_.share_frame_sources(sources.bytes, sources.part_bytes);
+      else
+        throw RunError("boundary frames: parts on other processes, and no way to reach them");
+    }
     frame_staging_.clear();
-    for (int id : todo) {
-      const HostArray& cells = host_[static_cast<std::size_t>(id)];
+    for (std::size_t k = 0; k < todo.size(); ++k) {
+      const int id = todo[k];
       for (std::size_t p = 0; p < parts(); ++p)
         for (const Box& f : frame_boxes(domain, part(p).ghost)) {
-          frame_staging_.emplace_back(cells.name, cells.element_bytes, f);
+          frame_staging_.emplace_back(problem_.arrays[id].name, element[k], f);
           HostArray& stage = frame_staging_.back();
-          fill_frame(domain, cells.bytes.data(), cells.element_bytes, problem_.boundaries,
-                     problem_.boundary_count, id, f, stage.bytes.data());
+          sources.fill(static_cast<int>(k), f, stage.bytes.data());
           B::write_box(devices_[p], buffers_[p][static_cast<std::size_t>(id)], part(p).ghost, stage,
                        f);
           stats_.exchange_bytes += stage.bytes.size();

@@ -198,11 +198,16 @@ RunStats run_rank(const mpi::Session& session, M& rank, const Program<B>& p,
                            : "the largest part needs " + human_bytes(static_cast<double>(in_core)) +
                                  ", the smallest budget per device over the ranks is " +
                                  human_bytes(static_cast<double>(report.budget));
+      if (problem.boundary_count > 0)
+        throw RunError("the spec's <boundary> frames are not supported out of core yet (" +
+                       report.reason +
+                       "): run in core (more ranks or device memory), or without the boundary");
       return run_rank_out_of_core<B, M>(session, p, devices, partition, opt, ooc, probed, host,
                                         report, loaded);
     }
   }
-  host = load_rank_arrays(p, part.ghost, opt);
+  // The host arrays stop at the grid's edge: a boundary frame is filled on the device.
+  host = load_rank_arrays(p, intersect(part.ghost, p.grid), opt);
   loaded(host);
   InCore<B, typename M::State> run(problem, devices, partition, host, probed, {session.rank(), 1},
                                    rank.config(MPI_COMM_WORLD));
@@ -241,10 +246,6 @@ int run_mpi_program(mpi::Session& session, int argc, char** argv, Program<B> p,
     if (!opt.weights.empty() && opt.weights.size() != static_cast<std::size_t>(ranks))
       throw RunError("--weights gives " + std::to_string(opt.weights.size()) + " weights for " +
                      std::to_string(ranks) + " ranks (one per rank)");
-    if (p.problem->boundary_count > 0)
-      throw RunError(
-          "the spec's <boundary> frames are not supported by the MPI program yet: run the "
-          "one-process program (several devices in one process), or without the boundary");
     partition = rank_partition(p, ranks, opt);
     check_saves(opt.saves, p.problem->arrays, p.problem->array_count);
     mpi::check_files(MPI_COMM_WORLD, opt, p.info);  // rank 0, before the devices and the run
