@@ -128,8 +128,12 @@ void Builder::build_boundaries() {
           if (it == given.end()) {
             given.emplace(std::make_pair(g, d), index);
           } else if (it->second != index) {
-            diags_.error(text->loc, "array " + quote(m_.arrays[static_cast<std::size_t>(g)].name) +
-                                        " has a boundary along " + dim_name(d) +
+            const std::string& owner = m_.arrays[static_cast<std::size_t>(g)].name;
+            const std::string who = g == a ? "array " + quote(owner)
+                                           : "array " + quote(t.value) +
+                                                 " (in one swap/rotate group with " + quote(owner) +
+                                                 ")";
+            diags_.error(text->loc, who + " has a boundary along " + dim_name(d) +
                                         " already (the <boundary> of line " +
                                         std::to_string(tree_.boundaries[it->second].loc.line) +
                                         "): give one boundary per array and dimension");
