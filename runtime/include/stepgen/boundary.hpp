@@ -166,7 +166,8 @@ struct FrameSources {
   }
 
   /// Fills `frame` (cells outside the grid, laid out as a buffer of that box) of array `k` by
-  /// its rules. A cell outside in a dimension without a rule is left as it is.
+  /// its rules. A cell outside in a dimension without a rule, or inside the grid, is left as
+  /// it is.
   void fill(int k, const Box& frame, unsigned char* out) const {
     const int array = arrays[static_cast<std::size_t>(k)];
     const std::size_t eb = element[static_cast<std::size_t>(k)];
@@ -182,10 +183,11 @@ struct FrameSources {
         for (c[0] = frame.lo[0]; c[0] < frame.hi[0]; ++c[0], at += eb) {
           Vec3 src = c;
           const BoundaryRule* value = nullptr;
-          bool skip = false;
+          bool skip = false, outside = false;
           for (std::size_t d = 0; d < 3 && !skip; ++d) {
             const Index lo = grid.lo[d], hi = grid.hi[d];
             if (c[d] >= lo && c[d] < hi) continue;
+            outside = true;
             const BoundaryRule* r = rule[d];
             if (!r) {
               skip = true;
@@ -207,7 +209,7 @@ struct FrameSources {
                 break;
             }
           }
-          if (skip) continue;
+          if (skip || !outside) continue;  // a rule missing, or a cell of the grid itself
           if (value) {
             std::memcpy(out + at, value->value.data(), eb);
             continue;
