@@ -1,22 +1,25 @@
 #!/usr/bin/env bash
 # Physical and periodic boundaries against a serial reference: each spec of tests/boundary
-# (mirror along x and copy along y; value(0.5) along x and periodic along y; a 13-point kernel
+# (mirror along x and copy along y; value(0.5) along x and periodic along y; periodic on a wide
+# grid that 4 devices split 4x1 under min-exchange; a 13-point kernel
 # that reads the frame's corners and two cells past the edge, where mirror and copy differ)
-# generated for OpenCL, built, run on 1 and 3 PoCL devices (slabs), on 4 (--strategy min-exchange: a 2x2 grid, frames on every side of every part) and
-# on 3 with STEPGEN_OVERLAP=off; A and B must equal the reference bit for bit.
+# generated for OpenCL, built, run on 1 and 3 PoCL devices (slabs), on 4 (--strategy
+# min-exchange: a 2x2 grid, frames on every side of every part; 4x1 for the wide grid) and on 3
+# with STEPGEN_OVERLAP=off; A and B must equal the reference bit for bit.
 # Usage: kinds_test.sh STEPGEN SOURCE_DIR WORK_DIR REFERENCE_BIN
 set -euo pipefail
 stepgen=$1 src=$2 work=$3 reference=$4
 rm -rf "$work"
 mkdir -p "$work"
-for case in "mirror_copy mirror copy" "value_periodic value periodic"; do
-  read -r name kx ky <<<"$case"
+for case in "mirror_copy mirror copy" "value_periodic value periodic" "periodic_wide periodic periodic 256 16"; do
+  read -r name kx ky size <<<"$case"
   out="$work/$name"
   mkdir -p "$out/reference"
   "$stepgen" generate "$src/tests/boundary/$name.xml" --target opencl -o "$out/gen" >/dev/null
   cmake -S "$out/gen" -B "$out/gen/build" -DCMAKE_BUILD_TYPE=Release >/dev/null
   cmake --build "$out/gen/build" -j 2 >/dev/null
-  "$reference" "$kx" "$ky" "$out/reference"
+  # shellcheck disable=SC2086
+  "$reference" "$kx" "$ky" "$out/reference" $size
   for run in "1" "3" "4 --strategy min-exchange" "3 overlap-off"; do
     read -r n extra <<<"$run"
     args=()

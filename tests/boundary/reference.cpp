@@ -2,7 +2,8 @@
 // each neighbour outside the grid mapped per dimension by the boundary kind (boundary.hpp):
 // periodic wraps, mirror reflects about the edge face, copy takes the edge cell, value(0.5) is
 // 0.5 (a corner outside in a value dimension too). Build with -ffp-contract=off.
-// Usage: boundary_reference KIND_X KIND_Y OUT_DIR   (kinds: periodic, mirror, copy, value)
+// Usage: boundary_reference KIND_X KIND_Y OUT_DIR [NX NY]   (kinds: periodic, mirror, copy,
+// value; the grid 64x48 unless given)
 
 #include <cstdio>
 #include <cstdlib>
@@ -13,7 +14,8 @@
 #include "stepgen/init.hpp"
 
 namespace {
-constexpr int kNx = 64, kNy = 48, kSteps = 30;
+int kNx = 64, kNy = 48;
+constexpr int kSteps = 30;
 constexpr float kValue = 0.5f;
 
 // The source coordinate of c along an extent n, or -1 for the value.
@@ -35,9 +37,13 @@ void write(const std::string& path, const std::vector<float>& a) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 4) {
-    std::fprintf(stderr, "usage: %s KIND_X KIND_Y OUT_DIR\n", argv[0]);
+  if (argc != 4 && argc != 6) {
+    std::fprintf(stderr, "usage: %s KIND_X KIND_Y OUT_DIR [NX NY]\n", argv[0]);
     return 2;
+  }
+  if (argc == 6) {
+    kNx = std::atoi(argv[4]);
+    kNy = std::atoi(argv[5]);
   }
   const std::string kx = argv[1], ky = argv[2], out = argv[3];
   std::vector<float> a(static_cast<std::size_t>(kNx) * kNy), b(a.size(), 0.0f);
