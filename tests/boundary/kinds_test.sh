@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Physical and periodic boundaries against a serial reference: each spec of tests/boundary
 # (mirror along x and copy along y; value(0.5) along x and periodic along y; periodic on a wide
-# grid that 4 devices split 4x1 under min-exchange; a 13-point kernel
+# grid that 4 devices split 4x1 under min-exchange; periodic with deep halos, exchanged every 2
+# steps; a 13-point kernel
 # that reads the frame's corners and two cells past the edge, where mirror and copy differ)
 # generated for OpenCL, built, run on 1 and 3 PoCL devices (slabs), on 4 (--strategy
 # min-exchange: a 2x2 grid, frames on every side of every part; 4x1 for the wide grid) and on 3
@@ -11,7 +12,8 @@ set -euo pipefail
 stepgen=$1 src=$2 work=$3 reference=$4
 rm -rf "$work"
 mkdir -p "$work"
-for case in "mirror_copy mirror copy" "value_periodic value periodic" "periodic_wide periodic periodic 256 16"; do
+for case in "mirror_copy mirror copy" "value_periodic value periodic" "periodic_wide periodic periodic 256 16" \
+  "periodic_deep periodic periodic"; do
   read -r name kx ky size <<<"$case"
   out="$work/$name"
   mkdir -p "$out/reference"
