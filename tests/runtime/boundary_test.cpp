@@ -7,6 +7,7 @@
 #include <cstring>
 #include <vector>
 
+#include "stepgen/exchange.hpp"
 #include "stepgen/partition.hpp"
 
 using namespace stepgen::rt;
@@ -104,4 +105,22 @@ TEST_CASE("boundary: value fills, and wins a corner with another kind") {
   CHECK(at(f, b, 6, 0) == 0.5f);
   CHECK(at(f, b, 2, -1) == 32);     // periodic in y
   CHECK(at(f, b, -1, -1) == 0.5f);  // corner: the value dimension wins
+}
+
+TEST_CASE("boundary: a frame along x does not stop slabs along y from overlapping the exchange") {
+  PartitionRequest r = request(32, 32, 1, {true, true, false});
+  r.halo = Halo::from_points(2, {{-1, 0, 0}, {1, 0, 0}, {0, -1, 0}, {0, 1, 0}});
+  const Partition p = partition_with_grid(r, {1, 4, 1});
+  const std::vector<Transfer> plan = exchange_plan(p, r.halo);
+  for (const Part& part : p.parts) {
+    CHECK(part.framed);
+    const OverlapViews v = overlap_views(part, 1, 1, 1, {&plan});
+    CHECK(v.split);  // the interior runs beside the exchange
+    CHECK(v.interior.lo[0] == -1);
+    CHECK(v.interior.hi[0] == 33);  // full width, frame included
+  }
+  // A part split along x too has ghost cells neighbours send along x: no cut.
+  const Partition q = partition_with_grid(r, {2, 2, 1});
+  const std::vector<Transfer> plan2 = exchange_plan(q, r.halo);
+  CHECK_FALSE(overlap_views(q.parts[0], 1, 1, 1, {&plan2}).split);
 }

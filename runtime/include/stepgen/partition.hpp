@@ -98,6 +98,10 @@ struct Part {
   Box owned;                          ///< cells this part computes
   Box ghost;                          ///< owned + ghost widths, clipped at the domain
   std::vector<int> neighbours;        ///< parts owning cells this part reads, ascending ids
+  /// With a boundary frame (PartitionRequest::frame): `ghost` reaches past the grid, and `inside`
+  /// is its part within the grid (the cells neighbours send; the rest is the frame).
+  bool framed = false;
+  Box inside;
 };
 
 struct Partition {
@@ -309,8 +313,11 @@ inline Partition build(const PartitionRequest& r, const std::array<int, 3>& grid
     reach.lo[i] -= r.ghost_lo[i];
     reach.hi[i] += r.ghost_hi[i];
   }
-  for (Part& part : p.parts)
+  for (Part& part : p.parts) {
     part.ghost = intersect(part.owned.grown(r.ghost_lo, r.ghost_hi), reach);
+    part.inside = intersect(part.ghost, p.domain);
+    part.framed = part.inside != part.ghost;
+  }
   for (Part& b : p.parts) {
     const std::vector<Box> zone = read_zone(p.domain, b.owned, b.ghost, r.halo, r.every);
     for (const Part& a : p.parts) {
