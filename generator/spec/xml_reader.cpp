@@ -2,7 +2,8 @@
 //
 // Native form: a root <stencil name="..."> holding <constant>, <array>, <kernel> (with <arg>,
 // <global size>, <local size>), <iterate> (with <launch>, <swap>, <rotate>), <devices>,
-// <exchange>, <out_of_core> and <distribution>; docs/spec.md lists every attribute.
+// <exchange>, <out_of_core>, <distribution> and any number of <boundary>; docs/spec.md lists
+// every attribute.
 //
 // STEPOCL form (Li, Brunet, Namyst, HPCC 2013, Listings 2 and 3). Its elements may stand inside
 // <stencil> beside native ones, inside a root <stepocl> (same content as <stencil>, 'name'
