@@ -4,9 +4,9 @@
 // `arrays`, `kernels` (each with `args`, `global`, `local`), `iterate` (`steps`, `body` of
 // {launch: K} / {swap: [A, B]} / {rotate: [A, B, C]}), `devices`, `exchange`, `out_of_core`,
 // `distribution`, `boundaries` (a list of {arrays, dims, kind}), and `shadow` (a list of points,
-// as STEPOCL's <shadow>); docs/spec.md lists every
-// key. `halo_lo`/`halo_hi` may also be spelled `halo-lo`/`halo-hi`. `devices.weights` may be a list
-// or a blank-separated string: SpecTree keeps it as one text, items joined by single spaces.
+// as STEPOCL's <shadow>); docs/spec.md lists every key. `halo_lo`/`halo_hi` may also be spelled
+// `halo-lo`/`halo-hi`. `devices.weights` may be a list or a blank-separated string: SpecTree keeps
+// it as one text, items joined by single spaces.
 //
 // Positions: yaml-cpp marks are zero-based and point at a node's first character; a quoted
 // scalar's position is moved past its opening quote, so that it is where the value starts.
