@@ -6,6 +6,7 @@
 #include <cstdlib>
 
 #include "model/groups.hpp"
+#include "model/overlap.hpp"
 #include "model/validate.hpp"
 #include "model/validate_util.hpp"
 
@@ -153,6 +154,29 @@ void Builder::build_boundaries() {
     if (ok) m_.boundaries.push_back(std::move(b));
   }
   if (diags_.has_errors()) return;
+
+  // A launch must follow its buffer's extent along a boundary dimension: the buffer of a part
+  // at the grid's edge holds the frame, which a launch over the grid's size would not cover.
+  for (std::size_t k = 0; k < m_.kernels.size(); ++k) {
+    if (!kernel_state_[k].launched) continue;
+    for (int d = 0; d < m_.dims; ++d) {
+      const bool framed =
+          std::any_of(m_.boundaries.begin(), m_.boundaries.end(),
+                      [&](const Boundary& b) { return b.dims[static_cast<std::size_t>(d)]; });
+      if (!framed || follows_extent(m_, m_.kernels[k], d)) continue;
+      diags_.error(m_.kernels[k].loc,
+                   "kernel " + quote(m_.kernels[k].name) +
+                       ": its launch does not follow its "
+                       "buffer's extent along " +
+                       dim_name(d) + " (a global size of extent(X, " + std::to_string(d) +
+                       ") and an argument giving that extent): with a "
+                       "<boundary> along " +
+                       dim_name(d) +
+                       " the buffer holds a frame past the "
+                       "grid's edge, which a launch over the grid's size would miss");
+      break;
+    }
+  }
 
   // Every array read with a halo along a boundary dimension needs a boundary there too: the
   // frame is the grid's (every buffer has it), and a kernel computing an edge cell would read
