@@ -379,6 +379,31 @@ View common_view(const model::ProgramPlan& plan, const Provenance& provenance,
   v.set("ghost_lo", vec3(plan.ghost_lo));
   v.set("ghost_hi", vec3(plan.ghost_hi));
   v.set("bytes_per_cell", std::to_string(plan.bytes_per_cell));
+  // Boundaries (<boundary>): the frame dimensions and one rule per array and dimension.
+  {
+    View rules{View::type::list};
+    for (const model::BoundaryPlan& b : plan.boundaries) {
+      const model::Array& a = m.arrays[static_cast<std::size_t>(b.array)];
+      View rule;
+      rule.set("array", a.name);
+      rule.set("dim", std::to_string(b.dim));
+      rule.set("kind", b.kind == model::Boundary::Kind::kPeriodic ? "kPeriodic"
+                       : b.kind == model::Boundary::Kind::kValue  ? "kValue"
+                       : b.kind == model::Boundary::Kind::kMirror ? "kMirror"
+                                                                  : "kCopy");
+      rule.set("value", b.kind == model::Boundary::Kind::kValue
+                            ? std::string("rt::boundary_value<") +
+                                  model::type_info(a.type).cpp_name + ">(" + b.value + ")"
+                            : std::string("{}"));
+      rules.push_back(rule);
+    }
+    v.set("boundaries", rules);
+    v.set("has_boundaries", flag(!plan.boundaries.empty()));
+    v.set("boundary_count", std::to_string(plan.boundaries.size()));
+    v.set("frame", std::string("{") + (plan.frame[0] ? "true" : "false") + ", " +
+                       (plan.frame[1] ? "true" : "false") + ", " +
+                       (plan.frame[2] ? "true" : "false") + "}");
+  }
   v.set("strategy", plan.strategy == rt::Strategy::kStepocl ? "kStepocl"
                     : plan.strategy == rt::Strategy::kSlabs ? "kSlabs"
                                                             : "kMinExchange");

@@ -136,6 +136,7 @@ std::optional<Model> Builder::run() {
   build_reductions();
   build_until();
   build_monitor();
+  build_boundaries();
   if (diags_.has_errors()) return std::nullopt;
   return std::move(m_);
 }

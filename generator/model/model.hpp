@@ -191,6 +191,17 @@ struct Monitor {
   spec::Loc loc;
 };
 
+/// One <boundary>: the frame of ghost cells beyond the grid's edge of some arrays, in some
+/// dimensions, and how it is filled (docs/spec.md, "Boundaries").
+struct Boundary {
+  enum class Kind { kPeriodic, kValue, kMirror, kCopy };
+  Kind kind = Kind::kPeriodic;
+  std::string value;        ///< kValue: the literal as written
+  std::vector<int> arrays;  ///< every member of the named arrays' groups, ascending
+  std::array<bool, 3> dims{false, false, false};
+  spec::Loc loc;
+};
+
 struct Constant {
   std::string name;
   Value value;
@@ -215,6 +226,7 @@ struct Model {
   std::vector<Reduction> reductions;  ///< in body order
   Until until;
   Monitor monitor;
+  std::vector<Boundary> boundaries;  ///< in spec order (validate_boundary.cpp)
 
   /// The grid: the shape every partitioned array shares (the first array's size).
   int dims = 1;

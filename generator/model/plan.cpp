@@ -169,6 +169,7 @@ rt::PartitionRequest partition_request(const ProgramPlan& pp, const PlanOptions&
   r.strategy = o.strategy ? *o.strategy : pp.strategy;
   r.every = pp.every;
   r.bytes_per_cell = pp.bytes_per_cell;
+  r.frame = pp.frame;
   return r;
 }
 

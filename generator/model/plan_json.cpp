@@ -44,6 +44,19 @@ std::string plan_json(const ProgramPlan& pp, const Plan& plan) {
                     .set("transfers", transfers));
   }
   root.set("exchanged_arrays", arrays);
+  // The boundaries (<boundary>): one per array and dimension; each part's frame.
+  Json boundaries = Json::array();
+  for (const BoundaryPlan& b : pp.boundaries)
+    boundaries.push(
+        Json::object()
+            .set("array", Json::string(m.arrays[static_cast<std::size_t>(b.array)].name))
+            .set("dim", Json::number(b.dim))
+            .set("kind", Json::string(b.kind == Boundary::Kind::kPeriodic ? "periodic"
+                                      : b.kind == Boundary::Kind::kMirror ? "mirror"
+                                      : b.kind == Boundary::Kind::kCopy   ? "copy"
+                                                                          : "value"))
+            .set("value", Json::string(b.value)));
+  if (!pp.boundaries.empty()) root.set("boundaries", boundaries);
   // The time loop's actions in order, as the program runs them.
   Json loop = Json::array();
   auto names = [&m](const std::vector<int>& ids) {

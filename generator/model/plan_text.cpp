@@ -54,6 +54,40 @@ std::string loop_text(const ProgramPlan& pp) {
   return s.empty() ? "empty" : s;
 }
 
+// The boundaries (<boundary>): each array's kind per dimension, and every part's frame (its
+// ghost cells past the grid's edge), filled at upload and after each exchange of its arrays.
+std::string boundary_text(const ProgramPlan& pp, const rt::Partition& p) {
+  if (pp.boundaries.empty()) return {};
+  const Model& m = *pp.model;
+  std::string s =
+      "  boundaries (frames past the grid's edge, filled at upload and with each "
+      "exchange of their arrays):";
+  int last = -1;
+  for (const BoundaryPlan& b : pp.boundaries) {
+    const bool same = b.array == last;
+    if (!same)
+      s += std::string(last < 0 ? " " : "; ") + m.arrays[static_cast<std::size_t>(b.array)].name +
+           ":";
+    last = b.array;
+    const char* kind = b.kind == Boundary::Kind::kPeriodic ? "periodic"
+                       : b.kind == Boundary::Kind::kMirror ? "mirror"
+                       : b.kind == Boundary::Kind::kCopy   ? "copy"
+                                                           : "value";
+    s += std::string(same ? ", " : " ") + kind +
+         (b.kind == Boundary::Kind::kValue ? "(" + b.value + ")" : "") + " along " +
+         dim_name(b.dim);
+  }
+  s += "\n";
+  for (const rt::Part& pt : p.parts) {
+    const std::vector<rt::Box> frame = rt::coalesce(rt::subtract(pt.ghost, p.domain));
+    if (frame.empty()) continue;
+    s += "    part " + std::to_string(pt.id) + " frame:";
+    for (const rt::Box& b : frame) s += " " + b.str();
+    s += "\n";
+  }
+  return s;
+}
+
 }  // namespace
 
 std::string plan_text(const ProgramPlan& pp, const Plan& plan) {
@@ -84,6 +118,7 @@ std::string plan_text(const ProgramPlan& pp, const Plan& plan) {
            "x per " + (plan.every > 1 ? std::to_string(plan.every) + " steps)" : "step)");
     s += "\n";
   }
+  s += boundary_text(pp, p);
   s += "  time loop: " + loop_text(pp) + "\n";
   if (p.parts.size() > 1 && pp.any_exchange)
     s += "  overlap of exchanges and computation: " +
@@ -117,6 +152,9 @@ std::string plan_text(const ProgramPlan& pp, const Plan& plan) {
   const auto slow = static_cast<std::size_t>(m.dims - 1);
   char line[512];
   s += "\nout of core: " + plan.reason + "\n";
+  if (!pp.boundaries.empty())
+    s += "  (the program refuses to run out of core: <boundary> frames are not supported out of "
+         "core yet)\n";
   s += "  " + std::to_string(sc.chunks) + " chunk(s)" + (plan.auto_chunks ? " (model)" : "") +
        ", " + std::to_string(sc.steps_per_pass) + " step(s) per pass" +
        (plan.auto_k ? " (model)" : "") + ", region sharing " + (sc.region_sharing ? "on" : "off") +

@@ -147,6 +147,18 @@ ProgramPlan build_program_plan(const Model& m, const ProgramOptions& options) {
     p.any_overlap = p.any_overlap || a.overlap;
     p.trapezoid = p.trapezoid && p.kernels[static_cast<std::size_t>(a.kernel)].no_slabs.empty();
   }
+  // Boundaries: one rule per array and dimension, by array then dimension.
+  for (const Boundary& b : m.boundaries)
+    for (int a : b.arrays)
+      for (int d = 0; d < m.dims; ++d)
+        if (b.dims[static_cast<std::size_t>(d)]) {
+          p.boundaries.push_back({a, d, b.kind, b.value});
+          p.frame[static_cast<std::size_t>(d)] = true;
+        }
+  std::sort(p.boundaries.begin(), p.boundaries.end(),
+            [](const BoundaryPlan& x, const BoundaryPlan& y) {
+              return x.array != y.array ? x.array < y.array : x.dim < y.dim;
+            });
   return p;
 }
 

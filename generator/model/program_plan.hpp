@@ -91,6 +91,14 @@ struct Action {
   rt::Vec3 later_lo{0, 0, 0}, later_hi{0, 0, 0};
 };
 
+/// One array's boundary along one dimension (every member of a <boundary>'s groups).
+struct BoundaryPlan {
+  int array = 0;
+  int dim = 0;
+  Boundary::Kind kind = Boundary::Kind::kPeriodic;
+  std::string value;  ///< kValue: the literal
+};
+
 struct ProgramPlan {
   const Model* model = nullptr;  ///< what it was built from; must outlive it
   BackendCaps backend;
@@ -123,6 +131,9 @@ struct ProgramPlan {
   bool trapezoid = false;
   int injects = 0;  ///< kInject actions (sources)
   int records = 0;  ///< kRecord actions (receivers)
+  /// The boundaries, by array then dimension; the dimensions with a frame past the grid's edge.
+  std::vector<BoundaryPlan> boundaries;
+  std::array<bool, 3> frame{false, false, false};
 
   const Action* deep_exchange() const {
     return !loop.empty() && loop.back().kind == Action::Kind::kExchange ? &loop.back() : nullptr;

@@ -114,6 +114,9 @@ class Builder {
   /// device_memory: 'auto' (0) or a byte count with an optional unit (8GiB, 512MiB, 1000).
   std::optional<std::int64_t> memory_size(const spec::Text& text);
 
+  // --- validate_boundary.cpp ---
+  void build_boundaries();
+
   const spec::SpecTree& tree_;
   Diagnostics& diags_;
   int reader_errors_ = 0;  ///< errors reported before build_model began

@@ -163,6 +163,15 @@ struct Distribution {
   bool present = false;
 };
 
+/// <boundary arrays="U V" dims="x y" kind="periodic"/>: the frame of ghost cells beyond the
+/// grid's edge of the listed arrays (their swap/rotate groups) in the listed dimensions.
+struct Boundary {
+  std::vector<Text> arrays;  ///< array names
+  std::vector<Text> dims;    ///< x | y | z
+  Text kind;                 ///< periodic | value(v) | mirror | copy
+  Loc loc;
+};
+
 /// A whole spec file as written. Lists keep the file's order.
 struct SpecTree {
   std::string path;  ///< as given on the command line (used in diagnostics)
@@ -177,6 +186,7 @@ struct SpecTree {
   OutOfCore out_of_core;
   Distribution distribution;
   Monitor monitor;
+  std::vector<Boundary> boundaries;  ///< in spec order
   /// Halo points given at top level (STEPOCL's <shadow>): they apply to every array argument
   /// read with offsets that has no halo of its own.
   std::vector<HaloPoint> shadow;

@@ -2,7 +2,8 @@
 //
 // Native form: a root <stencil name="..."> holding <constant>, <array>, <kernel> (with <arg>,
 // <global size>, <local size>), <iterate> (with <launch>, <swap>, <rotate>), <devices>,
-// <exchange>, <out_of_core> and <distribution>; docs/spec.md lists every attribute.
+// <exchange>, <out_of_core>, <distribution> and any number of <boundary>; docs/spec.md lists
+// every attribute.
 //
 // STEPOCL form (Li, Brunet, Namyst, HPCC 2013, Listings 2 and 3). Its elements may stand inside
 // <stencil> beside native ones, inside a root <stepocl> (same content as <stencil>, 'name'
@@ -75,8 +76,8 @@ std::string file_stem(const std::string& path) {
 }
 
 const std::vector<std::string> kStencilChildren = {
-    "constant",    "array",        "kernel",   "iterate", "devices", "exchange",
-    "out_of_core", "distribution", "argument", "shadow",  "table",   "monitor"};
+    "constant",     "array",    "kernel", "iterate", "devices", "exchange", "out_of_core",
+    "distribution", "argument", "shadow", "table",   "monitor", "boundary"};
 
 class XmlReader {
  public:
@@ -127,6 +128,7 @@ class XmlReader {
   void constant(const Element& el);
   void array(const Element& el);
   void table(const Element& el);
+  void boundary(const Element& el);
   void kernel(const Element& el);
   void kernel_size(const Element& el, const char* item, std::vector<Text>& out);
   void arg(const Element& el, Kernel& k);
@@ -459,6 +461,8 @@ void XmlReader::stencil(const Element& root, pugi::xml_node container, bool name
       kernel(el);
     } else if (el.name == "argument") {
       argument(el);
+    } else if (el.name == "boundary") {
+      boundary(el);
     } else {
       once(el, root, seen);
       if (el.name == "iterate") {
@@ -514,6 +518,20 @@ void XmlReader::constant(const Element& el) {
   check_attributes(el, {"name", "value"});
   for_each_child(el, {}, [](const Element&) {});
   tree_.constants.push_back({required_attr(el, "name"), required_attr(el, "value"), el.loc});
+}
+
+// <boundary arrays="U V" dims="x y" kind="periodic"/>: several may be given.
+void XmlReader::boundary(const Element& el) {
+  check_attributes(el, {"arrays", "dims", "kind"});
+  for_each_child(el, {}, [](const Element&) {});
+  Boundary b;
+  b.loc = el.loc;
+  required_attr(el, "arrays");
+  if (const Attr* arrays = find(el, "arrays")) b.arrays = list(*arrays, false);
+  required_attr(el, "dims");
+  if (const Attr* dims = find(el, "dims")) b.dims = list(*dims, true);
+  b.kind = required_attr(el, "kind");
+  tree_.boundaries.push_back(std::move(b));
 }
 
 void XmlReader::array(const Element& el) {

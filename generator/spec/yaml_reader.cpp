@@ -3,9 +3,10 @@
 // The document is one mapping: `stencil` (the name), `constants` (a mapping of name: value),
 // `arrays`, `kernels` (each with `args`, `global`, `local`), `iterate` (`steps`, `body` of
 // {launch: K} / {swap: [A, B]} / {rotate: [A, B, C]}), `devices`, `exchange`, `out_of_core`,
-// `distribution`, and `shadow` (a list of points, as STEPOCL's <shadow>); docs/spec.md lists every
-// key. `halo_lo`/`halo_hi` may also be spelled `halo-lo`/`halo-hi`. `devices.weights` may be a list
-// or a blank-separated string: SpecTree keeps it as one text, items joined by single spaces.
+// `distribution`, `boundaries` (a list of {arrays, dims, kind}), and `shadow` (a list of points,
+// as STEPOCL's <shadow>); docs/spec.md lists every key. `halo_lo`/`halo_hi` may also be spelled
+// `halo-lo`/`halo-hi`. `devices.weights` may be a list or a blank-separated string: SpecTree keeps
+// it as one text, items joined by single spaces.
 //
 // Positions: yaml-cpp marks are zero-based and point at a node's first character; a quoted
 // scalar's position is moved past its opening quote, so that it is where the value starts.
@@ -168,6 +169,7 @@ class YamlReader {
   void constants(const Entry& e);
   void array(const YAML::Node& node);
   void table(const YAML::Node& node);
+  void boundary(const YAML::Node& node);
   void kernel(const YAML::Node& node);
   void arg(const YAML::Node& node, Kernel& k);
   void iterate(const Entry& e);
@@ -414,7 +416,7 @@ std::optional<SpecTree> YamlReader::read() {
 void YamlReader::walk(const YAML::Node& root) {
   Fields f = fields(root, "spec",
                     {"stencil", "constants", "arrays", "kernels", "iterate", "devices", "exchange",
-                     "out_of_core", "distribution", "shadow", "tables", "monitor"});
+                     "out_of_core", "distribution", "shadow", "tables", "monitor", "boundaries"});
   tree_.name = required(f, "stencil", "spec", tree_.loc);
   auto has = [&](const char* key) { return f.count(key) > 0; };
   if (has("constants")) constants(f["constants"]);
@@ -426,6 +428,8 @@ void YamlReader::walk(const YAML::Node& root) {
     for_each_map(f["kernels"], "name, source, args, ...", [&](const YAML::Node& n) { kernel(n); });
   if (has("iterate")) iterate(f["iterate"]);
   if (has("shadow")) tree_.shadow = halo_points(f["shadow"]);
+  if (has("boundaries"))
+    for_each_map(f["boundaries"], "arrays, dims, kind", [&](const YAML::Node& n) { boundary(n); });
 
   auto section = [&](const char* key, const std::vector<std::string>& allowed, auto&& fill) {
     if (!has(key)) return;
@@ -485,6 +489,22 @@ void YamlReader::constants(const Entry& e) {
     c.value = scalar(Entry{c.name.value, where, it->second});
     tree_.constants.push_back(std::move(c));
   }
+}
+
+// {arrays: [U, V], dims: [x, y], kind: periodic}; a single name may stand for a list of one.
+void YamlReader::boundary(const YAML::Node& node) {
+  Boundary b;
+  b.loc = loc(node);
+  Fields f = fields(node, "boundary", {"arrays", "dims", "kind"});
+  auto names = [&](const char* key, bool dims) {
+    const Entry& e = f[key];
+    if (e.value.IsScalar()) return std::vector<Text>{scalar(e)};
+    return scalar_list(e, dims);
+  };
+  if (need(f, "arrays", "boundary", b.loc)) b.arrays = names("arrays", false);
+  if (need(f, "dims", "boundary", b.loc)) b.dims = names("dims", true);
+  b.kind = required(f, "kind", "boundary", b.loc);
+  tree_.boundaries.push_back(std::move(b));
 }
 
 void YamlReader::array(const YAML::Node& node) {

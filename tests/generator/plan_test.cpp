@@ -323,3 +323,34 @@ TEST_CASE("plan_text, plan_json and plan_svg") {
   CHECK(text_of(ooc, q).find("4 chunk(s) of planes along z") != std::string::npos);
   CHECK(count(svg_of(ooc, q), "stroke-dasharray=\"6 3\"/>") == 3 + 1);  // 3 boundaries + legend
 }
+
+TEST_CASE("plan reports: boundaries, each part's frame past the grid's edge") {
+  Model m = jacobi2d(32);
+  Boundary b;
+  b.kind = Boundary::Kind::kPeriodic;
+  b.arrays = {0, 1};
+  b.dims = {true, false, false};
+  Boundary v;
+  v.kind = Boundary::Kind::kValue;
+  v.value = "0.5";
+  v.arrays = {0, 1};
+  v.dims = {false, true, false};
+  m.boundaries = {b, v};
+  PlanOptions o;
+  o.devices = 2;
+  o.strategy = rt::Strategy::kSlabs;
+  const Plan p = plan_of(m, o);
+  CHECK(p.partition.parts[0].ghost.str() == "[-1,33)x[-1,17)");
+  const std::string text = text_of(m, p);
+  CHECK(text.find("A: periodic along x, value(0.5) along y; B: periodic along x, value(0.5) "
+                  "along y") != std::string::npos);
+  CHECK(text.find("part 0 frame: [-1,33)x[-1,0) [-1,0)x[0,17) [32,33)x[0,17)") !=
+        std::string::npos);
+  const std::string json = json_of(m, p);
+  CHECK(json.find("{\"array\": \"A\", \"dim\": 1, \"kind\": \"value\", \"value\": \"0.5\"}") !=
+        std::string::npos);
+  // Without boundaries the reports say nothing of them.
+  const Model plain = jacobi2d(32);
+  CHECK(text_of(plain, plan_of(plain, o)).find("boundaries") == std::string::npos);
+  CHECK(json_of(plain, plan_of(plain, o)).find("boundaries") == std::string::npos);
+}

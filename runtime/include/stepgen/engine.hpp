@@ -36,11 +36,14 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <deque>
 #include <initializer_list>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
+#include "stepgen/boundary.hpp"
 #include "stepgen/box.hpp"
 #include "stepgen/exchange.hpp"
 #include "stepgen/monitor.hpp"
@@ -78,6 +81,14 @@ inline void check_saves(const std::vector<std::pair<std::string, std::string>>& 
                          "not kept at the end of the run");
 }
 
+namespace detail {
+/// True when a State `S` shares boundary frame sources between processes (an MPI rank's).
+template <class S, class = void>
+struct SharesFrameSources : std::false_type {};
+template <class S>
+struct SharesFrameSources<S, std::void_t<decltype(&S::share_frame_sources)>> : std::true_type {};
+}  // namespace detail
+
 /// What the engine runs: the generated program's tables.
 template <class B>
 struct Problem {
@@ -93,6 +104,9 @@ struct Problem {
   typename B::Kernels (*build_kernels)(const typename B::Device&) = nullptr;
   /// Bytes of the spec's tables (tables.hpp): every device holds them whole, besides its parts.
   std::size_t table_bytes = 0;
+  /// The spec's boundaries (boundary.hpp), one rule per array and dimension.
+  const BoundaryRule* boundaries = nullptr;
+  int boundary_count = 0;
 };
 
 /// Reduction i's B::reduce_box for its array's element type (reduce_box_as): the generated
@@ -214,6 +228,7 @@ class InCore {
     total.stop();
     stats_.total_s = total.total();
     state_.times(stats_);
+    stats_.exchange_s += frame_s_;
     stats_.steps = monitor_ && monitor_->stopped_at() >= 0 ? monitor_->stopped_at() + 1 : steps;
     return stats_;
   }
@@ -227,7 +242,10 @@ class InCore {
   }
 
   /// Refreshes the ghost cells of the arrays `ids` on every part.
-  void exchange(Ids ids) { state_.exchange(*this, ids); }
+  void exchange(Ids ids) {
+    state_.exchange(*this, ids);
+    fill_frames(ids);
+  }
 
   /// Launches a kernel (its launch function `fn`, its entry `at` in the step's launch table:
   /// the kernel, how far it reads along the slowest dimension, its work-group size there) on
@@ -236,6 +254,7 @@ class InCore {
   /// then exchange when overlap is off.
   void launch_and_exchange(LaunchFn fn, const ProbeLaunch& at, Ids ids, std::int64_t step) {
     state_.launch_and_exchange(*this, fn, at.kernel, at.reach_lo, at.reach_hi, at.group, ids, step);
+    fill_frames(ids);
   }
 
   /// swap(a, b) or rotate(a, b, c, ...): each name takes the next one's buffer, the last takes
@@ -374,15 +393,92 @@ class InCore {
     t.start();
     for (std::size_t p = 0; p < parts(); ++p) {
       const Box& ghost = part(p).ghost;
+      // The host arrays hold the grid: a boundary frame (past its edge) is filled below.
+      const Box inside = intersect(ghost, partition_.domain);
       for (int id = 0; id < problem_.array_count; ++id) {
         const auto u = static_cast<std::size_t>(id);
-        B::write_box(devices_[p], buffers_[p][u], ghost, host_[u], ghost);
+        B::write_box(devices_[p], buffers_[p][u], ghost, host_[u], inside);
         stats_.host_device_bytes +=
-            static_cast<std::size_t>(ghost.volume()) * problem_.arrays[id].element_bytes;
+            static_cast<std::size_t>(inside.volume()) * problem_.arrays[id].element_bytes;
       }
     }
     for (std::size_t p = 0; p < parts(); ++p) B::finish(devices_[p]);
     stats_.host_device_s += t.stop();
+    // Every array's frame once: boundary arrays by their rules (read-only inputs included),
+    // the others zero (no kernel result depends on them: validation, validate_boundary.cpp).
+    std::vector<int> all;
+    for (int id = 0; id < problem_.array_count; ++id) all.push_back(id);
+    fill_frames(all, true);
+  }
+
+  /// Fills the boundary frames (boundary.hpp) of the arrays `ids` on every local part: the
+  /// cells they are filled from (the grid's edge slabs, FrameSources) are read from the parts
+  /// that own them (an MPI rank's State shares them with every rank: share_frame_sources), the
+  /// frames composed on the host and written to each part's buffer. With `initial`, the frames
+  /// of arrays without a boundary are zeroed (the upload). Nothing when the spec has no
+  /// <boundary>.
+  template <class List>
+  void fill_frames(const List& ids, bool initial = false) {
+    if (problem_.boundary_count == 0) return;
+    std::vector<int> todo;
+    for (int id : ids)
+      if (initial || has_boundary(problem_.boundaries, problem_.boundary_count, id))
+        todo.push_back(id);
+    if (todo.empty()) return;
+    for (std::size_t p = 0; p < parts(); ++p) B::finish(devices_[p]);
+    Stopwatch t;
+    t.start();
+    const Box& domain = partition_.domain;
+    std::vector<std::size_t> element(todo.size());
+    for (std::size_t k = 0; k < todo.size(); ++k)
+      element[k] = problem_.arrays[todo[k]].element_bytes;
+    FrameSources sources(partition_, problem_.boundaries, problem_.boundary_count, todo, element);
+    // This process's pieces, read from its devices, then (MPI) every rank's.
+    std::deque<HostArray> staging;
+    for (std::size_t k = 0; k < sources.pieces.size(); ++k) {
+      const FrameSources::Piece& piece = sources.pieces[k];
+      const auto q = static_cast<std::size_t>(piece.part);
+      if (q < first_ || q >= first_ + count_) continue;
+      const int id = todo[static_cast<std::size_t>(piece.array)];
+      staging.emplace_back(problem_.arrays[id].name, element[static_cast<std::size_t>(piece.array)],
+                           piece.box);
+      B::read_box(devices_[q - first_], buffers_[q - first_][static_cast<std::size_t>(id)],
+                  part(q - first_).ghost, staging.back(), piece.box);
+    }
+    for (std::size_t p = 0; p < parts(); ++p) B::finish(devices_[p]);
+    {
+      std::size_t next = 0;
+      for (const FrameSources::Piece& piece : sources.pieces) {
+        const auto q = static_cast<std::size_t>(piece.part);
+        if (q < first_ || q >= first_ + count_) continue;
+        const HostArray& a = staging[next++];
+        std::copy(a.bytes.data(), a.bytes.data() + a.bytes.size(),
+                  sources.bytes.begin() + static_cast<std::ptrdiff_t>(piece.offset));
+        stats_.exchange_bytes += a.bytes.size();
+      }
+    }
+    if (count_ < partition_.parts.size()) {
+      if constexpr (detail::SharesFrameSources<S>::value)
+        state_.share_frame_sources(sources.bytes, sources.part_bytes);
+      else
+        throw RunError("boundary frames: parts on other processes, and no way to reach them");
+    }
+    frame_staging_.clear();
+    for (std::size_t k = 0; k < todo.size(); ++k) {
+      const int id = todo[k];
+      for (std::size_t p = 0; p < parts(); ++p)
+        for (const Box& f : frame_boxes(domain, part(p).ghost)) {
+          frame_staging_.emplace_back(problem_.arrays[id].name, element[k], f);
+          HostArray& stage = frame_staging_.back();
+          sources.fill(static_cast<int>(k), f, stage.bytes.data());
+          B::write_box(devices_[p], buffers_[p][static_cast<std::size_t>(id)], part(p).ghost, stage,
+                       f);
+          stats_.exchange_bytes += stage.bytes.size();
+        }
+    }
+    for (std::size_t p = 0; p < parts(); ++p) B::finish(devices_[p]);
+    frame_staging_.clear();
+    frame_s_ += t.stop();
   }
 
   /// Copies each part's owned box of every written array back into the host arrays: every
@@ -412,6 +508,8 @@ class InCore {
   std::vector<typename B::Kernels> kernels_;
   std::vector<std::vector<Buffer>> buffers_;
   std::vector<std::vector<Transfer>> plans_;
+  std::deque<HostArray> frame_staging_;  ///< boundary frames on their way to the devices
+  double frame_s_ = 0;                   ///< time filling boundary frames (exchange time)
   S state_;               ///< after the buffers: its events, staging and messages go first
   bool overlap_ = false;  ///< launches followed by an exchange overlap the two
   RunStats stats_;

@@ -35,7 +35,8 @@ class RankState {
 
   RankState(const rt::StateArgs<Device>& args, const Config& config)
       : timeline_(args.devices, 1),
-        halo_(config.comm, args.first, args.arrays, args.devices[0], config.device_messages) {}
+        halo_(config.comm, args.first, args.arrays, args.devices[0], config.device_messages),
+        comm_(config.comm) {}
   static void check_fits(const Device& d, std::size_t bytes) { mpi::check_fits_in_core(d, bytes); }
 
   void prepare(Engine& e) {
@@ -45,6 +46,12 @@ class RankState {
         halo_.add(id, problem.arrays[id].name, problem.arrays[id].element_bytes, e.plan(id));
   }
   void print_exchange_paths(const Engine&) const {}
+  /// Boundary frames (rt::InCore::fill_frames): every rank's block of the frames' sources, to
+  /// every rank.
+  void share_frame_sources(std::vector<unsigned char>& blob,
+                           const std::vector<std::size_t>& counts) {
+    mpi::allgather_blocks(comm_, blob, counts);
+  }
   void begin(Engine&) { timeline_.begin(); }
   void end(Engine&) { timeline_.finish(); }
   void times(rt::RunStats& stats) const {
@@ -104,6 +111,7 @@ class RankState {
  private:
   Timeline timeline_;
   mpi::CudaHaloExchange halo_;
+  MPI_Comm comm_;  ///< the ranks this one shares boundary frame sources with
 };
 
 }  // namespace stepgen::cuda

@@ -32,7 +32,7 @@ class RankState {
       "the interior computes; exchange time = the part not hidden behind the interior";
 
   RankState(const rt::StateArgs<Device>& args, const Config& config)
-      : halo_(config.comm, args.first, args.arrays) {}
+      : halo_(config.comm, args.first, args.arrays), comm_(config.comm) {}
   static void check_fits(const Device& d, std::size_t bytes) { cl::check_fits(d, bytes); }
 
   void prepare(Engine& e) {
@@ -42,6 +42,12 @@ class RankState {
         halo_.add(id, problem.arrays[id].name, problem.arrays[id].element_bytes, e.plan(id));
   }
   void print_exchange_paths(const Engine&) const {}
+  /// Boundary frames (rt::InCore::fill_frames): every rank's block of the frames' sources, to
+  /// every rank.
+  void share_frame_sources(std::vector<unsigned char>& blob,
+                           const std::vector<std::size_t>& counts) {
+    mpi::allgather_blocks(comm_, blob, counts);
+  }
   void begin(Engine&) {}
   void end(Engine& e) {
     kernel_timer_.start();
@@ -129,6 +135,7 @@ class RankState {
 
  private:
   mpi::HaloExchange halo_;
+  MPI_Comm comm_;  ///< the ranks this one shares boundary frame sources with
   rt::Stopwatch kernel_timer_, exchange_timer_;
 };
 

@@ -90,7 +90,8 @@ struct OverlapViews {
 
 /// The views of part `part` for a launch whose written arrays then exchange by `plans`.
 /// No cut (one boundary view of the whole buffer) when the part has ghost cells along another
-/// dimension than `axis` (the partition splits that dimension too), or when the slabs would
+/// dimension than `axis` (the partition splits that dimension too; a boundary frame does not
+/// count: it is filled after the launch from owned cells), or when the slabs would
 /// leave no interior. `rim_lo`/`rim_hi`: the planes the kernel leaves unwritten at its
 /// buffer's edge along `axis` (its guard, measured by the kernel probe: rt::ViewRim); a view is
 /// grown by them, so the kernel computes exactly the planes it is meant to. Negative: the
@@ -105,9 +106,12 @@ inline OverlapViews overlap_views(const Part& part, int axis, Index reach_lo, In
   const Box& o = part.owned;
   OverlapViews v;
   v.boundary = {g};
+  // A boundary frame (past the grid's edge) is filled after the whole launch, from owned cells:
+  // it does not stop the cut; ghost cells neighbours send along another dimension do.
+  const Box& sent = part.framed ? part.inside : g;
   for (int d = 0; d < g.dims; ++d) {
     const auto u = static_cast<std::size_t>(d);
-    if (d != axis && (g.lo[u] != o.lo[u] || g.hi[u] != o.hi[u])) return v;
+    if (d != axis && (sent.lo[u] != o.lo[u] || sent.hi[u] != o.hi[u])) return v;
   }
   // The planes sent below end at lower_end, those sent above start at upper_start.
   Index lower_end = o.lo[a], upper_start = o.hi[a];

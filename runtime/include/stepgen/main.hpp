@@ -152,6 +152,10 @@ RunStats run_in_or_out_of_core(const Program<B>& p, std::vector<typename B::Devi
     return run.run(opt.steps, p.time_loop);
   }
 
+  if (problem.boundary_count > 0)
+    throw RunError("the spec's <boundary> frames are not supported out of core yet (" +
+                   report.reason +
+                   "): run in core (more devices or device memory), or without the boundary");
   ooc::Request request = ooc::request(p.grid, problem.dims, partition, p.ghost_lo, p.ghost_hi,
                                       problem.arrays, problem.array_count, ooc, probed, opt.quiet);
   request.trapezoid = p.ooc_trapezoid && ooc.trapezoid &&

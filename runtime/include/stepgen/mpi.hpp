@@ -544,6 +544,26 @@ inline rt::Index min_over_ranks(MPI_Comm comm, rt::Index mine) {
   return static_cast<rt::Index>(least);
 }
 
+/// Collective: every rank's block of `blob` to every rank (MPI_Allgatherv in place). Rank r's
+/// block is `counts[r]` bytes at the sum of the counts before it; `blob` holds them all.
+/// Used for the boundary frames' sources (rt::FrameSources).
+inline void allgather_blocks(MPI_Comm comm, std::vector<unsigned char>& blob,
+                             const std::vector<std::size_t>& counts) {
+  std::vector<int> sizes, offsets;
+  std::size_t at = 0;
+  for (std::size_t c : counts) {
+    if (c > static_cast<std::size_t>(INT_MAX) || at > static_cast<std::size_t>(INT_MAX))
+      throw rt::RunError("boundary frames: " + std::to_string(at + c) +
+                         " bytes of frame sources exceed one MPI_Allgatherv's int counts");
+    sizes.push_back(static_cast<int>(c));
+    offsets.push_back(static_cast<int>(at));
+    at += c;
+  }
+  check(MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, blob.data(), sizes.data(),
+                       offsets.data(), MPI_BYTE, comm),
+        "MPI_Allgatherv(boundary frames)");
+}
+
 /// Collective: the link of the slowest rank, per figure (least bandwidths, most seconds per
 /// cell-step), so that the out-of-core model makes the same choice on every rank.
 inline rt::ooc::Link slowest_link(MPI_Comm comm, const rt::ooc::Link& mine) {

@@ -206,11 +206,16 @@ RunStats run_rank(const mpi::Session& session, M& rank, const Program<B>& p,
                            : "the largest part needs " + human_bytes(static_cast<double>(in_core)) +
                                  ", the smallest budget per device over the ranks is " +
                                  human_bytes(static_cast<double>(report.budget));
+      if (problem.boundary_count > 0)
+        throw RunError("the spec's <boundary> frames are not supported out of core yet (" +
+                       report.reason +
+                       "): run in core (more ranks or device memory), or without the boundary");
       return run_rank_out_of_core<B, M>(session, p, devices, partition, opt, ooc, probed, host,
                                         report, loaded, monitor);
     }
   }
-  host = load_rank_arrays(p, part.ghost, opt);
+  // The host arrays stop at the grid's edge: a boundary frame is filled on the device.
+  host = load_rank_arrays(p, intersect(part.ghost, p.grid), opt);
   loaded(host);
   InCore<B, typename M::State> run(problem, devices, partition, host, probed, {session.rank(), 1},
                                    rank.config(MPI_COMM_WORLD));

@@ -87,6 +87,9 @@ struct PartitionRequest {
   Strategy strategy = Strategy::kMinExchange;
   Index bytes_per_cell = 4;  ///< bytes exchanged per ghost cell (sum over exchanged arrays)
   int every = 1;             ///< steps between exchanges (deep halos when > 1)
+  /// Dimensions with a boundary frame (the spec's <boundary>, boundary.hpp): there the ghost
+  /// boxes of the parts at the grid's edge reach past it by the ghost widths.
+  std::array<bool, 3> frame{false, false, false};
 };
 
 struct Part {
@@ -95,6 +98,10 @@ struct Part {
   Box owned;                          ///< cells this part computes
   Box ghost;                          ///< owned + ghost widths, clipped at the domain
   std::vector<int> neighbours;        ///< parts owning cells this part reads, ascending ids
+  /// With a boundary frame (PartitionRequest::frame): `ghost` reaches past the grid, and `inside`
+  /// is its part within the grid (the cells neighbours send; the rest is the frame).
+  bool framed = false;
+  Box inside;
 };
 
 struct Partition {
@@ -107,6 +114,7 @@ struct Partition {
   std::vector<Part> parts;    ///< x-fastest order of the device grid
   std::string rationale;      ///< one line: why this grid (for reports)
   int devices_requested = 1;  ///< devices asked for (parts.size() may be fewer)
+  std::array<bool, 3> frame{false, false, false};  ///< the request's frame dimensions
 };
 
 /// STEPOCL's priority list: dimensions by increasing halo projection; ties to the slowest.
@@ -237,6 +245,14 @@ inline void check_request(const PartitionRequest& r) {
       throw PlanError(std::string("negative ghost width along ") + dim_name(d));
   }
   if (r.every < 1) throw PlanError("the exchange interval must be at least 1 step");
+  for (int d = 0; d < r.dims; ++d) {
+    const auto i = static_cast<std::size_t>(d);
+    const Index need = std::max(r.ghost_lo[i], r.ghost_hi[i]);
+    if (r.frame[i] && need > r.domain[i])
+      throw PlanError(std::string("the grid has ") + std::to_string(r.domain[i]) + " cells along " +
+                      dim_name(d) + ", fewer than its boundary frame of " + std::to_string(need) +
+                      " cells");
+  }
   for (double w : r.weights)
     if (!(w > 0) || !std::isfinite(w))
       throw PlanError("device weights must be positive numbers (got " + std::to_string(w) + ")");
@@ -253,6 +269,7 @@ inline Partition build(const PartitionRequest& r, const std::array<int, 3>& grid
   p.ghost_lo = r.ghost_lo;
   p.ghost_hi = r.ghost_hi;
   p.devices_requested = r.devices;
+  p.frame = r.frame;
   const int n = grid[0] * grid[1] * grid[2];
   p.parts.resize(static_cast<std::size_t>(n));
   for (int id = 0; id < n; ++id) {
@@ -288,8 +305,19 @@ inline Partition build(const PartitionRequest& r, const std::array<int, 3>& grid
       part.owned.hi[i] = it->second[static_cast<std::size_t>(part.coord[i]) + 1];
     }
   }
-  for (Part& part : p.parts)
-    part.ghost = intersect(part.owned.grown(r.ghost_lo, r.ghost_hi), p.domain);
+  // In frame dimensions the ghost boxes reach past the grid's edge (boundary.hpp).
+  Box reach = p.domain;
+  for (int d = 0; d < r.dims; ++d) {
+    const auto i = static_cast<std::size_t>(d);
+    if (!r.frame[i]) continue;
+    reach.lo[i] -= r.ghost_lo[i];
+    reach.hi[i] += r.ghost_hi[i];
+  }
+  for (Part& part : p.parts) {
+    part.ghost = intersect(part.owned.grown(r.ghost_lo, r.ghost_hi), reach);
+    part.inside = intersect(part.ghost, p.domain);
+    part.framed = part.inside != part.ghost;
+  }
   for (Part& b : p.parts) {
     const std::vector<Box> zone = read_zone(p.domain, b.owned, b.ghost, r.halo, r.every);
     for (const Part& a : p.parts) {

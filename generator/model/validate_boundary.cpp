@@ -1,0 +1,211 @@
+// <boundary>: the frames of ghost cells beyond the grid's edge (docs/spec.md, "Boundaries").
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+
+#include "model/groups.hpp"
+#include "model/overlap.hpp"
+#include "model/validate.hpp"
+#include "model/validate_util.hpp"
+
+namespace stepgen::model::detail {
+
+namespace {
+
+const char* const kKinds = "periodic, value(v), mirror or copy";
+
+int dim_index(const std::string& name) {
+  if (name == "x") return 0;
+  if (name == "y") return 1;
+  if (name == "z") return 2;
+  return -1;
+}
+
+const char* dim_name(int d) {
+  return d == 0 ? "x" : d == 1 ? "y" : "z";
+}
+
+}  // namespace
+
+void Builder::build_boundaries() {
+  if (tree_.boundaries.empty() || !grid_ok_) return;
+  // Which <boundary> first gave each (array, dimension): two on one are an error.
+  std::map<std::pair<int, int>, std::size_t> given;
+  for (std::size_t index = 0; index < tree_.boundaries.size(); ++index) {
+    const spec::Boundary& sb = tree_.boundaries[index];
+    Boundary b;
+    b.loc = sb.loc;
+    bool ok = true;
+
+    // The kind.
+    if (require(sb.kind, std::string("missing kind: expected ") + kKinds)) {
+      const std::string& k = sb.kind.value;
+      if (k == "periodic") {
+        b.kind = Boundary::Kind::kPeriodic;
+      } else if (k == "mirror") {
+        b.kind = Boundary::Kind::kMirror;
+      } else if (k == "copy") {
+        b.kind = Boundary::Kind::kCopy;
+      } else if (k.rfind("value(", 0) == 0 && k.size() > 7 && k.back() == ')') {
+        b.kind = Boundary::Kind::kValue;
+        std::string v = k.substr(6, k.size() - 7);
+        v.erase(0, v.find_first_not_of(' '));
+        v.erase(v.find_last_not_of(' ') + 1);
+        if (!is_decimal_number(v)) {
+          diags_.error(loc_in(sb.kind, 6),
+                       "value(v) needs a decimal number, got " + quote(v) + " in " + quote(k));
+          ok = false;
+        }
+        b.value = v;
+      } else {
+        diags_.error(sb.kind.loc, "unknown boundary kind " + quote(k) + ": expected " + kKinds);
+        ok = false;
+      }
+    } else {
+      ok = false;
+    }
+
+    // The dimensions.
+    if (sb.dims.empty()) {
+      form_error(sb.loc, "<boundary> names no dimension: expected dims such as \"x y\"");
+      ok = false;
+    }
+    std::vector<std::pair<int, const spec::Text*>> dims;
+    for (const spec::Text& t : sb.dims) {
+      const int d = dim_index(t.value);
+      if (d < 0) {
+        diags_.error(t.loc,
+                     "unknown dimension " + quote(t.value) + " in <boundary>: expected x, y or z");
+        ok = false;
+      } else if (d >= m_.dims) {
+        diags_.error(t.loc, "dimension " + quote(t.value) + " is beyond the grid's " +
+                                std::to_string(m_.dims) + " dimension" + (m_.dims == 1 ? "" : "s") +
+                                " (" +
+                                std::string(m_.dims == 1   ? "x"
+                                            : m_.dims == 2 ? "x y"
+                                                           : "x y z") +
+                                ")");
+        ok = false;
+      } else {
+        b.dims[static_cast<std::size_t>(d)] = true;
+        dims.push_back({d, &t});
+      }
+    }
+
+    // The arrays: each names its swap/rotate group.
+    if (sb.arrays.empty()) {
+      form_error(sb.loc, "<boundary> names no array: expected arrays such as \"U V\"");
+      ok = false;
+    }
+    for (const spec::Text& t : sb.arrays) {
+      const int a = m_.find_array(t.value);
+      if (a < 0) {
+        diags_.error(t.loc, "unknown array " + quote(t.value) + " in <boundary>");
+        ok = false;
+        continue;
+      }
+      const std::vector<int> group = array_group(m_, a);
+      const bool halo = std::any_of(group.begin(), group.end(), [&](int g) {
+        return !m_.arrays[static_cast<std::size_t>(g)].read_halo.empty();
+      });
+      if (!halo) {
+        diags_.error(t.loc,
+                     "array " + quote(t.value) +
+                         (group.size() > 1 ? " (nor any member of its swap/rotate group)" : "") +
+                         " is read with a halo by no launch: a boundary would fill "
+                         "cells no kernel reads");
+        ok = false;
+        continue;
+      }
+      for (int g : group) {
+        if (std::find(b.arrays.begin(), b.arrays.end(), g) != b.arrays.end()) continue;
+        b.arrays.push_back(g);
+      }
+      for (const auto& [d, text] : dims)
+        for (int g : group) {
+          auto it = given.find({g, d});
+          if (it == given.end()) {
+            given.emplace(std::make_pair(g, d), index);
+          } else if (it->second != index) {
+            const std::string& owner = m_.arrays[static_cast<std::size_t>(g)].name;
+            const std::string who = g == a ? "array " + quote(owner)
+                                           : "array " + quote(t.value) +
+                                                 " (in one swap/rotate group with " + quote(owner) +
+                                                 ")";
+            diags_.error(text->loc, who + " has a boundary along " + dim_name(d) +
+                                        " already (the <boundary> of line " +
+                                        std::to_string(tree_.boundaries[it->second].loc.line) +
+                                        "): give one boundary per array and dimension");
+            ok = false;
+            break;
+          }
+        }
+    }
+    std::sort(b.arrays.begin(), b.arrays.end());
+
+    if (ok && b.kind != Boundary::Kind::kPeriodic && m_.exchange_every > 1)
+      diags_.error(sb.kind.loc, "boundary kind " + quote(sb.kind.value) +
+                                    " cannot be used with deep halos (<exchange every=\"" +
+                                    std::to_string(m_.exchange_every) +
+                                    "\">): the kernels would compute its frame between exchanges; "
+                                    "only periodic boundaries can");
+    if (ok) m_.boundaries.push_back(std::move(b));
+  }
+  if (diags_.has_errors()) return;
+
+  // A launch must follow its buffer's extent along a boundary dimension: the buffer of a part
+  // at the grid's edge holds the frame, which a launch over the grid's size would not cover.
+  for (std::size_t k = 0; k < m_.kernels.size(); ++k) {
+    if (!kernel_state_[k].launched) continue;
+    for (int d = 0; d < m_.dims; ++d) {
+      const bool framed =
+          std::any_of(m_.boundaries.begin(), m_.boundaries.end(),
+                      [&](const Boundary& b) { return b.dims[static_cast<std::size_t>(d)]; });
+      if (!framed || follows_extent(m_, m_.kernels[k], d)) continue;
+      diags_.error(m_.kernels[k].loc,
+                   "kernel " + quote(m_.kernels[k].name) +
+                       ": its launch does not follow its "
+                       "buffer's extent along " +
+                       dim_name(d) + " (a global size of extent(X, " + std::to_string(d) +
+                       ") and an argument giving that extent): with a "
+                       "<boundary> along " +
+                       dim_name(d) +
+                       " the buffer holds a frame past the "
+                       "grid's edge, which a launch over the grid's size would miss");
+      break;
+    }
+  }
+
+  // Every array read with a halo along a boundary dimension needs a boundary there too: the
+  // frame is the grid's (every buffer has it), and a kernel computing an edge cell would read
+  // the frame of that array, which nothing fills.
+  for (int d = 0; d < m_.dims; ++d) {
+    const Boundary* first = nullptr;
+    for (const Boundary& b : m_.boundaries)
+      if (b.dims[static_cast<std::size_t>(d)]) {
+        first = &b;
+        break;
+      }
+    if (!first) continue;
+    const auto u = static_cast<std::size_t>(d);
+    for (std::size_t i = 0; i < m_.arrays.size(); ++i) {
+      const Halo& h = m_.arrays[i].read_halo;
+      if (h.lo[u] == 0 && h.hi[u] == 0) continue;
+      bool has = false;
+      for (const Boundary& b : m_.boundaries)
+        has = has || (b.dims[u] && std::find(b.arrays.begin(), b.arrays.end(),
+                                             static_cast<int>(i)) != b.arrays.end());
+      if (!has)
+        diags_.error(first->loc, "array " + quote(m_.arrays[i].name) +
+                                     " is read with a halo along " + dim_name(d) +
+                                     " but has no boundary along " + dim_name(d) +
+                                     ": kernels computing the cells at the grid's edge would read "
+                                     "its frame, which nothing fills; give it a <boundary> along " +
+                                     dim_name(d) + " too");
+    }
+  }
+}
+
+}  // namespace stepgen::model::detail

@@ -1,0 +1,228 @@
+#pragma once
+/// \file
+/// Boundaries (the spec's <boundary>): a frame of ghost cells beyond the grid's edge, as wide
+/// as the ghost widths, in the dimensions that have one. A part at the grid's edge holds the
+/// frame in its buffer (Part::ghost reaches past the domain there: partition.hpp's `frame`), so
+/// the unmodified kernels compute the edge cells as any other. The frame is filled from the
+/// grid's cells, each frame cell mapped dimension by dimension:
+///   periodic  c -> c mod N            (the opposite side of the grid)
+///   mirror    -1-k -> k, N+k -> N-1-k  (reflected about the edge face)
+///   copy      c -> the edge cell        (clamped)
+///   value(v)  v                         (a frame cell outside in a value dimension is v)
+/// A corner cell (outside in several dimensions) is mapped in each; if one of them is a value
+/// dimension it takes the first such dimension's value (x before y before z).
+///
+/// Standard library only (geometry): the engine moves the bytes (engine.hpp: fill_frames).
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "stepgen/box.hpp"
+#include "stepgen/partition.hpp"
+
+namespace stepgen::rt {
+
+enum class BoundaryKind { kPeriodic, kValue, kMirror, kCopy };
+
+inline const char* boundary_kind_name(BoundaryKind k) {
+  switch (k) {
+    case BoundaryKind::kPeriodic:
+      return "periodic";
+    case BoundaryKind::kValue:
+      return "value";
+    case BoundaryKind::kMirror:
+      return "mirror";
+    case BoundaryKind::kCopy:
+      return "copy";
+  }
+  return "?";
+}
+
+/// The bytes of value(v) in an array's element type.
+using BoundaryValue = std::array<unsigned char, 8>;
+template <typename T>
+BoundaryValue boundary_value(T v) {
+  static_assert(sizeof(T) <= 8, "boundary values are at most 8 bytes");
+  BoundaryValue b{};
+  std::memcpy(b.data(), &v, sizeof(T));
+  return b;
+}
+
+/// One array's boundary along one dimension (the generated program's boundary table holds one
+/// per array of a <boundary>'s groups and dimension).
+struct BoundaryRule {
+  int array = 0;
+  int dim = 0;
+  BoundaryKind kind = BoundaryKind::kPeriodic;
+  BoundaryValue value{};  ///< kValue
+};
+
+/// The rule of `array` along `dim`, nullptr when it has none.
+inline const BoundaryRule* find_boundary(const BoundaryRule* rules, int count, int array, int dim) {
+  for (int i = 0; i < count; ++i)
+    if (rules[i].array == array && rules[i].dim == dim) return &rules[i];
+  return nullptr;
+}
+
+/// True when `array` has a boundary in some dimension.
+inline bool has_boundary(const BoundaryRule* rules, int count, int array) {
+  for (int i = 0; i < count; ++i)
+    if (rules[i].array == array) return true;
+  return false;
+}
+
+/// The dimensions with a frame (some array has a boundary there).
+inline std::array<bool, 3> frame_dims(const BoundaryRule* rules, int count) {
+  std::array<bool, 3> f{false, false, false};
+  for (int i = 0; i < count; ++i) f[static_cast<std::size_t>(rules[i].dim)] = true;
+  return f;
+}
+
+/// The domain cells the frames of an array with these rules are filled from: the slabs of
+/// width `width` (the widest ghost) at both ends of each boundary dimension, full in the others.
+inline std::vector<Box> frame_sources(const Box& domain, const BoundaryRule* rules, int count,
+                                      int array, const Vec3& width) {
+  std::vector<Box> out;
+  for (int i = 0; i < count; ++i) {
+    const BoundaryRule& r = rules[i];
+    if (r.array != array || r.kind == BoundaryKind::kValue) continue;
+    const auto d = static_cast<std::size_t>(r.dim);
+    const Index w = std::min(width[d], domain.extent(r.dim));
+    Box lo = domain, hi = domain;
+    lo.hi[d] = domain.lo[d] + w;
+    hi.lo[d] = domain.hi[d] - w;
+    out.push_back(lo);
+    out.push_back(hi);
+  }
+  // Disjoint pieces (overlapping slabs would be copied twice; harmless but wasteful).
+  std::vector<Box> disjoint;
+  for (const Box& b : out) {
+    std::vector<Box> fresh = subtract(b, disjoint);
+    disjoint.insert(disjoint.end(), fresh.begin(), fresh.end());
+  }
+  return coalesce(disjoint);
+}
+
+/// The cells the frames of some arrays are filled from, as pieces: each source box
+/// (frame_sources) cut by the owned box of every part, ordered by part, then array, then box,
+/// their bytes one after the other in `bytes` (so that a part's pieces are contiguous: an MPI
+/// rank sends them as one block, `part_bytes` long). `fill` composes a frame from them.
+struct FrameSources {
+  struct Piece {
+    int part = 0;
+    int array = 0;  ///< index into the arrays given
+    Box box;
+    std::size_t offset = 0;  ///< in `bytes`
+  };
+  Box grid;
+  const BoundaryRule* rules = nullptr;
+  int count = 0;
+  std::vector<int> arrays;  ///< the arrays' ids
+  std::vector<std::size_t> element;
+  std::vector<Piece> pieces;
+  std::vector<std::size_t> part_bytes;  ///< per part
+  std::vector<unsigned char> bytes;
+
+  FrameSources(const Partition& p, const BoundaryRule* r, int n, const std::vector<int>& ids,
+               const std::vector<std::size_t>& element_bytes)
+      : grid(p.domain), rules(r), count(n), arrays(ids), element(element_bytes) {
+    const Vec3 width{std::max(p.ghost_lo[0], p.ghost_hi[0]), std::max(p.ghost_lo[1], p.ghost_hi[1]),
+                     std::max(p.ghost_lo[2], p.ghost_hi[2])};
+    std::vector<std::vector<Box>> boxes;
+    for (int id : ids) boxes.push_back(frame_sources(grid, rules, count, id, width));
+    std::size_t offset = 0;
+    for (const Part& q : p.parts) {
+      std::size_t mine = 0;
+      for (std::size_t k = 0; k < ids.size(); ++k)
+        for (const Box& b : boxes[k]) {
+          const Box cut = intersect(b, q.owned);
+          if (cut.empty()) continue;
+          const std::size_t n_bytes = static_cast<std::size_t>(cut.volume()) * element[k];
+          pieces.push_back({q.id, static_cast<int>(k), cut, offset});
+          offset += n_bytes;
+          mine += n_bytes;
+        }
+      part_bytes.push_back(mine);
+    }
+    bytes.assign(offset, 0);
+  }
+
+  /// The bytes of cell `c` (inside a source box) of array `k`.
+  const unsigned char* cell(int k, const Vec3& c, std::size_t& hint) const {
+    for (std::size_t tries = 0; tries < pieces.size(); ++tries, hint = (hint + 1) % pieces.size()) {
+      const Piece& piece = pieces[hint];
+      if (piece.array != k || !piece.box.contains_point(c)) continue;
+      const Vec3 e = piece.box.extents();
+      const auto index = static_cast<std::size_t>(
+          ((c[2] - piece.box.lo[2]) * e[1] + (c[1] - piece.box.lo[1])) * e[0] +
+          (c[0] - piece.box.lo[0]));
+      return bytes.data() + piece.offset + index * element[static_cast<std::size_t>(k)];
+    }
+    return nullptr;
+  }
+
+  /// Fills `frame` (cells outside the grid, laid out as a buffer of that box) of array `k` by
+  /// its rules. A cell outside in a dimension without a rule, or inside the grid, is left as
+  /// it is.
+  void fill(int k, const Box& frame, unsigned char* out) const {
+    const int array = arrays[static_cast<std::size_t>(k)];
+    const std::size_t eb = element[static_cast<std::size_t>(k)];
+    const BoundaryRule* rule[3] = {find_boundary(rules, count, array, 0),
+                                   find_boundary(rules, count, array, 1),
+                                   find_boundary(rules, count, array, 2)};
+    const Vec3 n = grid.extents();
+    std::size_t hint = 0;
+    Vec3 c;
+    std::size_t at = 0;
+    for (c[2] = frame.lo[2]; c[2] < frame.hi[2]; ++c[2])
+      for (c[1] = frame.lo[1]; c[1] < frame.hi[1]; ++c[1])
+        for (c[0] = frame.lo[0]; c[0] < frame.hi[0]; ++c[0], at += eb) {
+          Vec3 src = c;
+          const BoundaryRule* value = nullptr;
+          bool skip = false, outside = false;
+          for (std::size_t d = 0; d < 3 && !skip; ++d) {
+            const Index lo = grid.lo[d], hi = grid.hi[d];
+            if (c[d] >= lo && c[d] < hi) continue;
+            outside = true;
+            const BoundaryRule* r = rule[d];
+            if (!r) {
+              skip = true;
+              continue;
+            }
+            const Index i = c[d] - lo;  // relative to the grid's first cell
+            switch (r->kind) {
+              case BoundaryKind::kPeriodic:
+                src[d] = lo + ((i % n[d]) + n[d]) % n[d];
+                break;
+              case BoundaryKind::kMirror:
+                src[d] = lo + (i < 0 ? -1 - i : 2 * n[d] - 1 - i);
+                break;
+              case BoundaryKind::kCopy:
+                src[d] = i < 0 ? lo : hi - 1;
+                break;
+              case BoundaryKind::kValue:
+                if (!value) value = r;
+                break;
+            }
+          }
+          if (skip || !outside) continue;  // a rule missing, or a cell of the grid itself
+          if (value) {
+            std::memcpy(out + at, value->value.data(), eb);
+            continue;
+          }
+          const unsigned char* from = cell(k, src, hint);
+          if (from) std::memcpy(out + at, from, eb);
+        }
+  }
+};
+
+/// The cells of `ghost` outside `domain`, as disjoint boxes (a part's frame).
+inline std::vector<Box> frame_boxes(const Box& domain, const Box& ghost) {
+  return coalesce(subtract(ghost, domain));
+}
+
+}  // namespace stepgen::rt

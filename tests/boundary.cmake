@@ -1,0 +1,16 @@
+# Boundaries (<boundary>): periodic, mirror, copy and value(v) frames past the grid's edge, in
+# core on 1-4 PoCL devices against a serial reference with the frames' mapping
+# (tests/boundary/kinds_test.sh). The periodic worked example, examples/grayscott, runs in the
+# e2e, MPI and CUDA emulation suites with the other examples.
+find_package(OpenCL QUIET)
+add_executable(boundary_reference ${CMAKE_CURRENT_SOURCE_DIR}/boundary/reference.cpp)
+target_include_directories(boundary_reference PRIVATE ${PROJECT_SOURCE_DIR}/runtime/include)
+target_compile_options(boundary_reference PRIVATE -O2 -ffp-contract=off -Wall -Wextra -Werror)
+if(OpenCL_FOUND)
+  add_test(NAME "boundary: opencl mirror, copy, value and periodic frames against a reference"
+           COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/boundary/kinds_test.sh $<TARGET_FILE:stepgen>
+                   ${PROJECT_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/boundary
+                   $<TARGET_FILE:boundary_reference>)
+  set_tests_properties("boundary: opencl mirror, copy, value and periodic frames against a reference"
+                       PROPERTIES TIMEOUT 600 LABELS e2e ENVIRONMENT "POCL_MAX_PTHREAD_COUNT=2")
+endif()

@@ -1,0 +1,71 @@
+// Serial reference of tests/boundary/*.xml: the 13-point step of kinds.cl over the whole grid,
+// each neighbour outside the grid mapped per dimension by the boundary kind (boundary.hpp):
+// periodic wraps, mirror reflects about the edge face, copy takes the edge cell, value(0.5) is
+// 0.5 (a corner outside in a value dimension too). Build with -ffp-contract=off.
+// Usage: boundary_reference KIND_X KIND_Y OUT_DIR [NX NY]   (kinds: periodic, mirror, copy,
+// value; the grid 64x48 unless given)
+
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "stepgen/init.hpp"
+
+namespace {
+int kNx = 64, kNy = 48;
+constexpr int kSteps = 30;
+constexpr float kValue = 0.5f;
+
+// The source coordinate of c along an extent n, or -1 for the value.
+int map(const std::string& kind, int c, int n) {
+  if (c >= 0 && c < n) return c;
+  if (kind == "periodic") return (c + n) % n;
+  if (kind == "mirror") return c < 0 ? -1 - c : 2 * n - 1 - c;
+  if (kind == "copy") return c < 0 ? 0 : n - 1;
+  return -1;
+}
+
+void write(const std::string& path, const std::vector<float>& a) {
+  std::FILE* f = std::fopen(path.c_str(), "wb");
+  if (!f || std::fwrite(a.data(), sizeof(float), a.size(), f) != a.size() || std::fclose(f) != 0) {
+    std::perror(path.c_str());
+    std::exit(1);
+  }
+}
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc != 4 && argc != 6) {
+    std::fprintf(stderr, "usage: %s KIND_X KIND_Y OUT_DIR [NX NY]\n", argv[0]);
+    return 2;
+  }
+  if (argc == 6) {
+    kNx = std::atoi(argv[4]);
+    kNy = std::atoi(argv[5]);
+  }
+  const std::string kx = argv[1], ky = argv[2], out = argv[3];
+  std::vector<float> a(static_cast<std::size_t>(kNx) * kNy), b(a.size(), 0.0f);
+  stepgen::rt::fill_random<float>(a.data(), a.size(), 5, 0);
+  auto get = [&](int x, int y) {
+    const int sx = map(kx, x, kNx), sy = map(ky, y, kNy);
+    if (sx < 0 || sy < 0) return kValue;  // x is looked at first: its value wins a corner
+    return a[static_cast<std::size_t>(sx + kNx * sy)];
+  };
+  for (int s = 0; s < kSteps; ++s) {
+    for (int y = 0; y < kNy; ++y)
+      for (int x = 0; x < kNx; ++x) {
+        const float side = (get(x - 1, y) + get(x + 1, y)) + (get(x, y - 1) + get(x, y + 1));
+        const float diag =
+            (get(x - 1, y - 1) + get(x + 1, y - 1)) + (get(x - 1, y + 1) + get(x + 1, y + 1));
+        const float far = (get(x - 2, y) + get(x + 2, y)) + (get(x, y - 2) + get(x, y + 2));
+        b[static_cast<std::size_t>(x + kNx * y)] =
+            ((0.4f * get(x, y) + 0.1f * side) + 0.025f * diag) + 0.025f * far;
+      }
+    std::swap(a, b);
+  }
+  write(out + "/A.raw", a);
+  write(out + "/B.raw", b);
+  return 0;
+}
