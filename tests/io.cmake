@@ -122,3 +122,24 @@ if(HDF5_FOUND AND NOT HDF5_IS_PARALLEL)
 else()
   message(STATUS "io: snapshot tests skipped: needs serial HDF5 (libhdf5-dev)")
 endif()
+
+# Output, checkpoint and restart in a generated program (tests/io/program_test.sh): OpenCL on
+# PoCL and CUDA under the CPU emulation; needs serial HDF5, h5py and xmllint (found above).
+if(HDF5_FOUND AND NOT HDF5_IS_PARALLEL AND STEPGEN_H5PY_PYTHON AND STEPGEN_XMLLINT)
+  find_package(OpenCL QUIET)
+  set(io_program_targets cuda-emu)
+  if(OpenCL_FOUND)
+    list(PREPEND io_program_targets opencl)
+  endif()
+  foreach(target IN LISTS io_program_targets)
+    set(name "io: ${target} program: outputs equal --save, restart on other devices and out of core equals the straight run")
+    add_test(NAME ${name}
+             COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/io/program_test.sh $<TARGET_FILE:stepgen>
+                     ${PROJECT_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/io-program-${target}
+                     ${STEPGEN_H5PY_PYTHON} ${target})
+    set_tests_properties(${name} PROPERTIES LABELS io TIMEOUT 600
+                         ENVIRONMENT "POCL_MAX_PTHREAD_COUNT=2")
+  endforeach()
+else()
+  message(STATUS "io: generated-program output test skipped: needs serial HDF5, python3-h5py, xmllint")
+endif()

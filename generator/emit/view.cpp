@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <set>
 #include <sstream>
@@ -10,6 +11,7 @@
 #include "emit/provenance.hpp"
 #include "model/plan.hpp"
 #include "spec/reader.hpp"
+#include "stepgen/io/checksum.hpp"
 
 namespace stepgen::emit {
 
@@ -97,8 +99,8 @@ std::string init_cpp(const Model& m, const model::Array& a) {
              ".bytes = host[array::" + m.arrays[static_cast<std::size_t>(a.init.source)].name +
              "].bytes;";
     case model::Init::Kind::kFile:
-      return "rt::load_raw(" + target + ", \"" + a.init.path +
-             "\");  // relative to the working directory";
+      return "rt::load_raw(" + target + ", rt::spec_file(kSpecDir, \"" + a.init.path +
+             "\"));  // relative to the spec's folder (--spec-dir)";
   }
   return {};
 }
@@ -110,8 +112,8 @@ std::string init_mpi_cpp(const Model& m, const model::Array& a) {
   const std::string target = "host[array::" + a.name + "]";
   switch (a.init.kind) {
     case model::Init::Kind::kFile:
-      return "mpi::read_array(MPI_COMM_WORLD, " + target + ", kGrid, \"" + a.init.path +
-             "\");  // relative to the working directory";
+      return "mpi::read_array(MPI_COMM_WORLD, " + target + ", kGrid, rt::spec_file(kSpecDir, \"" +
+             a.init.path + "\"));  // relative to the spec's folder (--spec-dir)";
     default:
       return init_cpp(m, a);  // zero, random, a value, copy(): the same for any box
   }
@@ -133,6 +135,49 @@ std::vector<std::size_t> init_order(const Model& m) {
     }
   if (order.size() != m.arrays.size()) throw EmitError("copy() initialisations form a cycle");
   return order;
+}
+
+// io: the generated rt::IoSpec (outputs, checkpoint, spec hash, spec folder, array types) and
+// whether the program needs HDF5 (an .h5 output). The spec's folder is baked in (absolute) only
+// where a file() initial value needs it, so that other trees do not depend on where they were
+// generated.
+void io_view(const Model& m, View& v) {
+  std::vector<std::string> outputs, types;
+  bool hdf5 = false, file_init = false;
+  for (const model::Output& o : m.outputs) {
+    std::vector<std::string> ids;
+    for (int a : o.arrays) ids.push_back("array::" + m.arrays[static_cast<std::size_t>(a)].name);
+    outputs.push_back("{\"" + o.file + "\", " + std::to_string(o.every) + ", " +
+                      (o.hdf5 ? "true" : "false") + ", " + (o.first ? "true" : "false") + ", " +
+                      (o.last ? "true" : "false") + ", {" + join(ids, ", ") + "}}");
+    hdf5 = hdf5 || o.hdf5;
+  }
+  for (const model::Array& a : m.arrays) {
+    types.push_back("\"" + std::string(model::type_info(a.type).name) + "\"");
+    file_init = file_init || a.init.kind == model::Init::Kind::kFile;
+  }
+  std::string text;
+  if (std::ifstream in{m.spec_path, std::ios::binary}) {
+    std::ostringstream all;
+    all << in.rdbuf();
+    text = all.str();
+  }
+  std::string dir;
+  if (file_init) {
+    std::error_code ec;
+    std::filesystem::path p = std::filesystem::absolute(m.spec_dir.empty() ? "." : m.spec_dir, ec);
+    dir = p.lexically_normal().generic_string();
+    if (dir.size() > 1 && dir.back() == '/') dir.pop_back();
+  }
+  char hash[32];
+  std::snprintf(hash, sizeof hash, "%016llx",
+                static_cast<unsigned long long>(rt::io::crc64(text.data(), text.size())));
+  v.set("io_spec", "{{" + join(outputs, ", ") + "}, \"" +
+                       (m.checkpoint.enabled ? m.checkpoint.file : std::string()) + "\", " +
+                       std::to_string(m.checkpoint.enabled ? m.checkpoint.every : 0) + ", \"" +
+                       hash + "\", kSpecDir, {" + join(types, ", ") + "}}");
+  v.set("spec_dir", dir);
+  v.set("hdf5", flag(hdf5));
 }
 
 }  // namespace
@@ -240,6 +285,7 @@ View common_view(const model::ProgramPlan& plan, const Provenance& provenance,
     weights.push_back(s.str());
   }
   v.set("weights", "{" + join(weights, ", ") + "}");
+  io_view(m, v);
 
   // Kernels and their argument bindings.
   View kernels{View::type::list};
@@ -448,6 +494,14 @@ void add_runtime_headers(const std::vector<std::string>& names, OutputSet& out) 
       for (const EmbeddedFile& f : embedded_files()) {
         const std::string path = f.path;
         if (path.rfind(dir + "ooc/", 0) == 0)
+          out.add("runtime/stepgen/" + path.substr(dir.size()), f.text);
+      }
+    // io: main.hpp includes io/program_io.hpp (outputs, checkpoints); the headers of stepgen/io/
+    // come with it (the HDF5 ones are compiled only with STEPGEN_HDF5: an .h5 output).
+    if (n == "main.hpp")
+      for (const EmbeddedFile& f : embedded_files()) {
+        const std::string path = f.path;
+        if (path.rfind(dir + "io/", 0) == 0)
           out.add("runtime/stepgen/" + path.substr(dir.size()), f.text);
       }
   }

@@ -120,6 +120,7 @@ std::optional<Model> Builder::run() {
   build_loop();
   build_usage();
   build_settings();
+  build_io();
   if (diags_.has_errors()) return std::nullopt;
   return std::move(m_);
 }

@@ -84,6 +84,9 @@ class Builder {
   /// device_memory: 'auto' (0) or a byte count with an optional unit (8GiB, 512MiB, 1000).
   std::optional<std::int64_t> memory_size(const spec::Text& text);
 
+  // --- validate_io.cpp ---
+  void build_io();
+
   const spec::SpecTree& tree_;
   Diagnostics& diags_;
   int reader_errors_ = 0;  ///< errors reported before build_model began

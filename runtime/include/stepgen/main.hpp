@@ -17,6 +17,7 @@
 
 #include "stepgen/engine.hpp"
 #include "stepgen/init.hpp"
+#include "stepgen/io/program_io.hpp"
 #include "stepgen/ooc.hpp"
 #include "stepgen/partition.hpp"
 #include "stepgen/probe.hpp"
@@ -46,7 +47,22 @@ struct Program {
   /// The generated time step on one chunk, out of core.
   void (*time_step)(ChunkRun<B>& run, std::int64_t step) = nullptr;
   bool ooc_trapezoid = false;  ///< the kernels can compute only the planes still read
+  IoSpec io;                   ///< outputs, checkpoint, spec hash and folder (io/program_io.hpp)
 };
+
+/// The ProgramIo of a run (io/program_io.hpp): a checkpoint holds every array but the scratch
+/// arrays (written, not saved: their values are not kept between steps).
+template <class B>
+ProgramIo make_program_io(const Program<B>& p, const IoOptions& io_opt, const Options& opt) {
+  std::vector<std::string> names;
+  std::vector<bool> state;
+  for (int id = 0; id < p.problem->array_count; ++id) {
+    const ArrayInfo& a = p.problem->arrays[id];
+    names.push_back(a.name);
+    state.push_back(!(a.written && !a.compared));
+  }
+  return ProgramIo(p.io, io_opt, names, p.io.types, state, p.grid, opt.steps, opt.quiet);
+}
 
 /// `random(seed)` over the box `a.box` of the grid `grid`: the values the whole-grid fill gives
 /// those cells (init.hpp's generator depends only on the seed and the global linear index).
@@ -88,7 +104,7 @@ template <class B>
 RunStats run_in_or_out_of_core(const Program<B>& p, std::vector<typename B::Device>& devices,
                                const Partition& partition, std::vector<HostArray>& host,
                                const Options& opt, const ooc::Options& ooc, const Probed& probed,
-                               ooc::Stats& report) {
+                               ooc::Stats& report, ProgramIo* io = nullptr) {
   const Problem<B>& problem = *p.problem;
   if (!report.on) {
     InCore<B> run(problem, devices, partition, host, probed);
@@ -96,6 +112,15 @@ RunStats run_in_or_out_of_core(const Program<B>& p, std::vector<typename B::Devi
       run.print_exchange_paths();
       run.print_overlap();
     }
+    // io: the first step, and after the steps where an output or checkpoint is due the arrays
+    // it needs copied from the devices into the host arrays, then written (snapshots by a
+    // writer thread: the run goes on).
+    if (io)
+      run.set_steps(io->first_step(), [io](InCore<B>& r, std::int64_t step) {
+        if (!io->due(step + 1)) return;
+        r.fetch(io->wanted(step + 1));
+        io->end_of_step(step + 1, r.host());
+      });
     return run.run(opt.steps, p.time_loop);
   }
 
@@ -109,16 +134,40 @@ RunStats run_in_or_out_of_core(const Program<B>& p, std::vector<typename B::Devi
     kernels.push_back(problem.build_kernels ? problem.build_kernels(d) : typename B::Kernels{});
   const ChunkRule rule{request.shrink_lo, request.shrink_hi, request.trapezoid, &probed,
                        problem.dims};
-  const typename B::OocStep step = chunk_steps<B>(
+  // io: the runner counts steps from 0; a run restarted, or cut into segments at the steps
+  // where an output or checkpoint is due, gives each segment's first step here.
+  std::int64_t offset = 0;
+  const typename B::OocStep inner = chunk_steps<B>(
       rule, p.time_step,
       [&kernels](std::size_t part) -> const typename B::Kernels& { return kernels[part]; });
+  const typename B::OocStep step = [&inner, &offset](const typename B::Device& d, std::size_t part,
+                                                     std::vector<typename B::Buffer>& buf,
+                                                     const Part& chunk, std::int64_t s,
+                                                     std::int64_t remaining) {
+    inner(d, part, buf, chunk, s + offset, remaining);
+  };
   const ooc::Schedule schedule =
       ooc::plan(request, ooc, opt.steps, report, [&](const ooc::Request& probe, Index bytes) {
         return B::OocRunner::calibrate(devices, ooc::schedule(probe), host, step, bytes);
       });
-  B::ooc_run(devices, schedule, host, step, ooc, opt.steps, report);
+  // io: the run in segments ending where an output or checkpoint is due (pass boundaries:
+  // the host arrays then hold every array's values), each written from the host arrays.
+  const std::int64_t first = io ? io->first_step() : 0;
+  double measured = 0;
+  std::int64_t passes = 0;
+  for (std::int64_t done = first; done < opt.steps;) {
+    const std::int64_t until = io ? io->next_due(done) : opt.steps;
+    offset = done;
+    B::ooc_run(devices, schedule, host, step, ooc, until - done, report);
+    measured += report.measured_s;
+    passes += report.passes;
+    done = until;
+    if (io && io->due(done)) io->end_of_step(done, host);
+  }
+  report.measured_s = measured;
+  report.passes = passes;
   (void)pinned;
-  return ooc::run_stats(report, opt.steps);
+  return ooc::run_stats(report, opt.steps - first);
 }
 
 /// The partition, one line per part.
@@ -142,13 +191,18 @@ int run_program(int argc, char** argv, Program<B> p) {
                                  problem.arrays[id].element_bytes);
   ooc::Options ooc = p.ooc;
   ooc::take_options(argc, argv, ooc);
+  IoOptions io_opt;
+  take_io_options(argc, argv, io_opt);
   Options opt = parse_options(argc, argv, p.info);
   if (opt.help) {
     print_usage(p.info, stdout);
     ooc::print_usage(stdout);
+    print_io_usage(p.io, stdout);
     B::print_usage_note(stdout);
     return 0;
   }
+  // io: a checkpoint to restart from is checked before anything runs (spec, grid, arrays).
+  ProgramIo io = make_program_io(p, io_opt, opt);
   check_saves(opt.saves, problem.arrays, problem.array_count);
   check_files(opt, p.info);  // before the devices and the run: a save that cannot be made
   if (opt.weights.empty()) opt.weights = p.weights;
@@ -192,6 +246,7 @@ int run_program(int argc, char** argv, Program<B> p) {
   for (const auto& [name, path] : opt.loads)
     for (HostArray& a : host)
       if (a.name == name) load_raw(a, path);
+  io.restart(host);  // io: the checkpoint's values, when restarting
   // --verify keeps the initial values for its one-device run (the one extra copy it costs).
   std::vector<HostArray> initial;
   if (opt.verify) initial = host;
@@ -214,7 +269,10 @@ int run_program(int argc, char** argv, Program<B> p) {
                            std::min<std::size_t>(bytes, std::size_t{64} << 20));
   }
 
-  RunStats stats = run_in_or_out_of_core(p, devices, partition, host, opt, ooc, probed, ooc_stats);
+  io.start(host);
+  RunStats stats =
+      run_in_or_out_of_core(p, devices, partition, host, opt, ooc, probed, ooc_stats, &io);
+  io.finish();
   if (!out_of_core) {
     stats.host_memory = memory.text();
     stats.link_h2d = link.h2d;
@@ -229,7 +287,9 @@ int run_program(int argc, char** argv, Program<B> p) {
   int status = 0;
   if (opt.verify) {
     Partition whole = stepgen::rt::partition(p.partition_request(1, {}));
-    InCore<B>(problem, devices, whole, initial, probed).run(opt.steps, p.time_loop);
+    InCore<B> one(problem, devices, whole, initial, probed);
+    one.set_steps(io.first_step(), nullptr);  // io: from the restart's step, without output
+    one.run(opt.steps, p.time_loop);
     for (int id = 0; id < problem.array_count; ++id) {
       if (!problem.arrays[id].compared) continue;
       const auto u = static_cast<std::size_t>(id);

@@ -228,6 +228,15 @@ int run_mpi_program(mpi::Session& session, int argc, char** argv, Program<B> p,
   Partition partition;
   try {  // the options and the split are the same on every rank: rank 0 alone reports their errors
     M::take_ooc_options(argc, argv, ooc);
+    // io: outputs, checkpoints and restart are not yet wired into the MPI program: refused
+    // rather than ignored (docs/io.md).
+    IoOptions io_opt;
+    take_io_options(argc, argv, io_opt);
+    if (!p.io.outputs.empty() || *p.io.checkpoint_file || !io_opt.checkpoint.empty() ||
+        io_opt.checkpoint_every > 0 || !io_opt.restart.empty())
+      throw UsageError(
+          "<output>, <checkpoint>, --checkpoint and --restart are not yet available "
+          "in MPI programs (docs/io.md): generate without --distribution mpi");
     opt = parse_options(argc, argv, p.info);
     if (opt.help) {
       if (session.rank() == 0) {
