@@ -57,9 +57,16 @@ void Builder::build_io() {
     Output out;
     out.loc = o.loc;
     if (require(o.arrays, "<output> needs the arrays to write (arrays=\"p q\")")) {
-      for (const auto& [name, offset] : names_in(o.arrays.value)) {
-        spec::Loc at = o.arrays.loc;
-        if (at.line > 0) at.col += static_cast<int>(offset);
+      // Each name where it stands: an offset into the attribute, or YAML's list items.
+      std::vector<std::pair<std::string, spec::Loc>> listed;
+      for (const spec::Text& t : o.array_items) listed.emplace_back(t.value, t.loc);
+      if (o.array_items.empty())
+        for (const auto& [name, offset] : names_in(o.arrays.value)) {
+          spec::Loc at = o.arrays.loc;
+          if (at.line > 0) at.col += static_cast<int>(offset);
+          listed.emplace_back(name, at);
+        }
+      for (const auto& [name, at] : listed) {
         const int id = m_.find_array(name);
         if (id < 0) {
           diags_.error(at, "<output> names array " + quote(name) +

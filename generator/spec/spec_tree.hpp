@@ -117,11 +117,12 @@ struct Distribution {
 // --- io: <output> and <checkpoint> (docs/io.md) ----------------------------------------------
 /// <output arrays="p q" every="50" file="wave.h5" first="true" last="true"/>.
 struct Output {
-  Text arrays;  ///< names separated by spaces or commas (YAML: a list, joined)
-  Text every;   ///< expression: steps between snapshots
-  Text file;    ///< .h5 (HDF5 + XDMF) or .raw (one raw file per array and step)
-  Text first;   ///< optional true|false: also the initial state (step 0)
-  Text last;    ///< optional true|false: also the state after the last step
+  Text arrays;                    ///< names separated by spaces or commas (YAML: a list, joined)
+  std::vector<Text> array_items;  ///< YAML's list, each name where it stands (else empty)
+  Text every;                     ///< expression: steps between snapshots
+  Text file;                      ///< .h5 (HDF5 + XDMF) or .raw (one raw file per array and step)
+  Text first;                     ///< optional true|false: also the initial state (step 0)
+  Text last;                      ///< optional true|false: also the state after the last step
   Loc loc;
 };
 

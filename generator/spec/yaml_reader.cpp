@@ -479,6 +479,7 @@ void YamlReader::output(const YAML::Node& node) {
       std::vector<Text> items = scalar_list(e, false);
       o.arrays = Text{{}, items.empty() ? loc(e.value) : items.front().loc, true};
       for (const Text& t : items) o.arrays.value += (o.arrays.value.empty() ? "" : " ") + t.value;
+      o.array_items = items;
     } else {
       o.arrays = scalar(e);
     }
