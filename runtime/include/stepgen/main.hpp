@@ -53,7 +53,8 @@ struct Program {
 /// The ProgramIo of a run (io/program_io.hpp): a checkpoint holds every array but the scratch
 /// arrays (written, not saved: their values are not kept between steps).
 template <class B>
-ProgramIo make_program_io(const Program<B>& p, const IoOptions& io_opt, const Options& opt) {
+ProgramIo make_program_io(const Program<B>& p, const IoOptions& io_opt, const Options& opt,
+                          IoWriters writers = {}) {
   std::vector<std::string> names;
   std::vector<bool> state;
   for (int id = 0; id < p.problem->array_count; ++id) {
@@ -61,7 +62,8 @@ ProgramIo make_program_io(const Program<B>& p, const IoOptions& io_opt, const Op
     names.push_back(a.name);
     state.push_back(!(a.written && !a.compared));
   }
-  return ProgramIo(p.io, io_opt, names, p.io.types, state, p.grid, opt.steps, opt.quiet);
+  return ProgramIo(p.io, io_opt, names, p.io.types, state, p.grid, opt.steps, opt.quiet,
+                   std::move(writers));
 }
 
 /// `random(seed)` over the box `a.box` of the grid `grid`: the values the whole-grid fill gives

@@ -19,11 +19,14 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
+#include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "stepgen/engine.hpp"
+#include "stepgen/io/checkpoint_mpi.hpp"
 #include "stepgen/main.hpp"
 #include "stepgen/mpi.hpp"
 #include "stepgen/ooc.hpp"
@@ -94,7 +97,8 @@ template <class B, class M, class Loaded>
 RunStats run_rank_out_of_core(const mpi::Session& session, const Program<B>& p,
                               std::vector<typename B::Device>& devices, const Partition& partition,
                               const Options& opt, const ooc::Options& ooc, const Probed& probed,
-                              std::vector<HostArray>& host, ooc::Stats& report, Loaded&& loaded) {
+                              std::vector<HostArray>& host, ooc::Stats& report, Loaded&& loaded,
+                              ProgramIo& io) {
   const Problem<B>& problem = *p.problem;
   const int rank = session.rank();
   const Part& part = partition.parts[static_cast<std::size_t>(rank)];
@@ -106,8 +110,17 @@ RunStats run_rank_out_of_core(const mpi::Session& session, const Program<B>& p,
       problem.build_kernels ? problem.build_kernels(devices[0]) : typename B::Kernels{};
   const ChunkRule rule{request.shrink_lo, request.shrink_hi, request.trapezoid, &probed,
                        problem.dims};
-  const typename B::OocStep step = chunk_steps<B>(
+  // io: the runner counts steps from 0; a run restarted, or cut into segments at the steps
+  // where an output or checkpoint is due, gives each segment's first step here.
+  std::int64_t offset = 0;
+  const typename B::OocStep inner = chunk_steps<B>(
       rule, p.time_step, [k = &kernels](std::size_t) -> const typename B::Kernels& { return *k; });
+  const typename B::OocStep step = [&inner, &offset](const typename B::Device& d, std::size_t part,
+                                                     std::vector<typename B::Buffer>& buf,
+                                                     const Part& chunk, std::int64_t s,
+                                                     std::int64_t remaining) {
+    inner(d, part, buf, chunk, s + offset, remaining);
+  };
   // The model needs the link and the kernels' speed: each rank measures them on a probe of
   // its part, and the slowest figures go into the model (the same schedules fail on every rank).
   const ooc::Schedule schedule = ooc::plan<mpi::UniformError>(
@@ -127,7 +140,9 @@ RunStats run_rank_out_of_core(const mpi::Session& session, const Program<B>& p,
   report.pinned = ooc.pinned;
   const HostAllocator alloc = B::host_allocator(devices, ooc.pinned, true);
   host = load_rank_arrays(p, bounding(part.ghost, mine.reach), opt, alloc);
+  io.restart(host);  // io: the checkpoint's values over this rank's reach, when restarting
   loaded(host);
+  io.start(host);
   const auto pinned = B::ooc_pin(host, ooc, report);  // CUDA: page-locked where they are
   mpi::HaloExchange foreign(MPI_COMM_WORLD, rank, problem.array_count);
   const std::vector<Transfer> plan = ooc::foreign_plan(schedule);
@@ -157,13 +172,30 @@ RunStats run_rank_out_of_core(const mpi::Session& session, const Program<B>& p,
   share.part = rank;
   share.exchange = exchange;
   typename B::OocRunner runner(devices, schedule, host, step, ooc.overlap, share, alloc);
-  runner.run(opt.steps, report);
+  // io: the run in segments ending where an output or checkpoint is due (pass boundaries: the
+  // host arrays then hold the rank's owned cells), each written by the ranks together.
+  double measured = 0;
+  Index passes = 0;
+  for (std::int64_t done = io.first_step(); done < opt.steps;) {
+    const std::int64_t until = io.next_due(done);
+    // A run ends without the pass-boundary exchange: the next segment's foreign cells first.
+    if (done > io.first_step()) exchange();
+    offset = done;
+    runner.run(until - done, report);
+    measured += report.measured_s;
+    passes += report.passes;
+    done = until;
+    if (io.due(done)) io.end_of_step(done, host);
+  }
+  report.measured_s = measured;
+  report.passes = passes;
+  report.steps = opt.steps - io.first_step();
   (void)pinned;
   stats.total_s = report.measured_s;
   stats.exchange_s = exchange_timer.total();
   stats.host_device_s = report.measured_s;
   stats.host_device_bytes = report.h2d_bytes + report.d2h_bytes;
-  stats.steps = opt.steps;
+  stats.steps = opt.steps - io.first_step();
   return stats;
 }
 
@@ -177,7 +209,8 @@ RunStats run_rank(const mpi::Session& session, M& rank, const Program<B>& p,
                   void (*loop)(RankRun<B, M>&, std::int64_t),
                   std::vector<typename B::Device>& devices, const Partition& partition,
                   const Options& opt, const ooc::Options& ooc, const Probed& probed,
-                  std::vector<HostArray>& host, ooc::Stats& report, Loaded&& loaded) {
+                  std::vector<HostArray>& host, ooc::Stats& report, Loaded&& loaded,
+                  ProgramIo& io) {
   const Problem<B>& problem = *p.problem;
   const Part& part = partition.parts[static_cast<std::size_t>(session.rank())];
   if constexpr (M::kOutOfCore) {
@@ -199,14 +232,23 @@ RunStats run_rank(const mpi::Session& session, M& rank, const Program<B>& p,
                                  ", the smallest budget per device over the ranks is " +
                                  human_bytes(static_cast<double>(report.budget));
       return run_rank_out_of_core<B, M>(session, p, devices, partition, opt, ooc, probed, host,
-                                        report, loaded);
+                                        report, loaded, io);
     }
   }
   host = load_rank_arrays(p, part.ghost, opt);
+  io.restart(host);  // io: the checkpoint's values over this rank's box, when restarting
   loaded(host);
+  io.start(host);
   InCore<B, typename M::State> run(problem, devices, partition, host, probed, {session.rank(), 1},
                                    rank.config(MPI_COMM_WORLD));
   if (!opt.quiet && session.rank() == 0) run.print_overlap();
+  // io: after the steps where an output or checkpoint is due, the rank's owned boxes of the
+  // arrays it needs copied into its host arrays, then written by all ranks together.
+  run.set_steps(io.first_step(), [&io](RankRun<B, M>& r, std::int64_t step) {
+    if (!io.due(step + 1)) return;
+    r.fetch(io.wanted(step + 1));
+    io.end_of_step(step + 1, r.host());
+  });
   return run.run(opt.steps, loop);
 }
 
@@ -225,23 +267,17 @@ int run_mpi_program(mpi::Session& session, int argc, char** argv, Program<B> p,
   session.check_same_arguments(argc, argv);
   Options opt;
   ooc::Options ooc = p.ooc;
+  IoOptions io_opt;
   Partition partition;
   try {  // the options and the split are the same on every rank: rank 0 alone reports their errors
     M::take_ooc_options(argc, argv, ooc);
-    // io: outputs, checkpoints and restart are not yet wired into the MPI program: refused
-    // rather than ignored (docs/io.md).
-    IoOptions io_opt;
-    take_io_options(argc, argv, io_opt);
-    if (!p.io.outputs.empty() || *p.io.checkpoint_file || !io_opt.checkpoint.empty() ||
-        io_opt.checkpoint_every > 0 || !io_opt.restart.empty())
-      throw UsageError(
-          "<output>, <checkpoint>, --checkpoint and --restart are not yet available "
-          "in MPI programs (docs/io.md): generate without --distribution mpi");
+    take_io_options(argc, argv, io_opt);  // io
     opt = parse_options(argc, argv, p.info);
     if (opt.help) {
       if (session.rank() == 0) {
         print_usage(p.info, stdout);
         if (M::kOutOfCore) ooc::print_usage(stdout);
+        print_io_usage(p.io, stdout);
         M::print_usage_note(stdout);
       }
       return 0;
@@ -284,6 +320,41 @@ int run_mpi_program(mpi::Session& session, int argc, char** argv, Program<B> p,
   }
   if (!opt.quiet) print_rank_partition(session, rank.describe(devices[0]), M::kUnit, partition);
 
+  // io: outputs and checkpoints written by every rank together (its owned box; MPI-IO,
+  // checkpoint_mpi.hpp, parallel HDF5), the checkpoint to restart from checked on every rank.
+  IoWriters writers;
+  writers.owned = partition.parts[static_cast<std::size_t>(session.rank())].owned;
+  writers.messages = session.rank() == 0;
+  writers.checkpoint = [](const std::string& path, const std::string& hash, std::int64_t step,
+                          const Box& grid, const std::vector<io::CheckpointSource>& arrays) {
+    io::write_checkpoint(MPI_COMM_WORLD, path, hash, step, grid, arrays);
+  };
+  writers.raw = [grid = p.grid](const HostArray& a, const Box& owned, const std::string& path) {
+    mpi::write_array(MPI_COMM_WORLD, a, owned, grid, path);
+  };
+#ifdef STEPGEN_HDF5
+#ifdef H5_HAVE_PARALLEL
+  writers.series = [](const std::string& path, const Box& grid) {
+    return std::make_unique<io::SnapshotSeries>(path, grid, MPI_COMM_WORLD);
+  };
+#else
+  writers.series = [](const std::string& path, const Box&) -> std::unique_ptr<io::SnapshotSeries> {
+    throw RunError("output '" + path +
+                   "': an MPI program writes HDF5 with parallel HDF5 "
+                   "(libhdf5-openmpi-dev); this one was built with serial HDF5");
+  };
+#endif
+#endif
+  std::optional<ProgramIo> io_holder;
+  try {
+    io_holder.emplace(make_program_io(p, io_opt, opt, std::move(writers)));
+  } catch (const UsageError&) {
+    throw;
+  } catch (const std::exception& e) {
+    throw mpi::UniformError(e.what());  // the same file on every rank: the same error
+  }
+  ProgramIo& io = *io_holder;
+
   // This rank's arrays (initial values of its box; --load reads it from the file by MPI-IO,
   // collective) and its run, in core or out of core. --verify: rank 0 gathers the whole grid's
   // initial values from the ranks' owned boxes for its one-device run.
@@ -303,7 +374,8 @@ int run_mpi_program(mpi::Session& session, int argc, char** argv, Program<B> p,
   ooc::Stats ooc_stats;
   RunStats stats =
       mpi::combine(MPI_COMM_WORLD, run_rank<B, M>(session, rank, p, loop, devices, partition, opt,
-                                                  ooc, probed, host, ooc_stats, keep_initial));
+                                                  ooc, probed, host, ooc_stats, keep_initial, io));
+  io.finish();
   if (ooc_stats.on) ooc_stats = mpi::combine(MPI_COMM_WORLD, ooc_stats);
   if (!opt.quiet && session.rank() == 0) {
     print_report(stats, stdout);
@@ -324,9 +396,10 @@ int run_mpi_program(mpi::Session& session, int argc, char** argv, Program<B> p,
                           result[static_cast<std::size_t>(id)]);
     if (session.rank() == 0) {
       Partition whole = stepgen::rt::partition(p.partition_request(1, {}));
-      InCore<B, typename M::State>(problem, devices, whole, initial, probed, {0, 1},
-                                   rank.config(MPI_COMM_SELF))
-          .run(opt.steps, loop);
+      InCore<B, typename M::State> one(problem, devices, whole, initial, probed, {0, 1},
+                                       rank.config(MPI_COMM_SELF));
+      one.set_steps(io.first_step(), nullptr);  // io: from the restart's step, without output
+      one.run(opt.steps, loop);
       for (int id = 0; id < problem.array_count; ++id) {
         if (!problem.arrays[id].compared) continue;
         const auto u = static_cast<std::size_t>(id);

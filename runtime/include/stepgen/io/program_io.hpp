@@ -12,7 +12,9 @@
 #include <cinttypes>
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
+#include <functional>
 #include <limits>
 #include <memory>
 #include <string>
@@ -162,22 +164,51 @@ inline void make_folder_of(const std::string& file, const std::string& what) {
                    "': " + (ec ? ec.message() : "it exists and is not a folder"));
 }
 
+/// How a process writes: one process, the defaults; an MPI rank (mpi_main.hpp), its owned box
+/// and collective writers.
+struct IoWriters {
+  /// The cells this process writes (its host arrays hold at least these); empty: the grid.
+  Box owned;
+  bool messages = true;  ///< prints the restart and checkpoint lines (MPI: rank 0)
+  /// Writes a checkpoint of `arrays` (this process's pieces); default io::write_checkpoint.
+  std::function<void(const std::string& path, const std::string& hash, std::int64_t step,
+                     const Box& grid, const std::vector<io::CheckpointSource>& arrays)>
+      checkpoint;
+  /// Writes array `a`'s cells `owned` as the raw file `path` of the whole grid; default:
+  /// rt::write_atomically of the whole host array.
+  std::function<void(const HostArray& a, const Box& owned, const std::string& path)> raw;
+#ifdef STEPGEN_HDF5
+  /// Creates a series; default: serial HDF5, written by a writer thread.
+  std::function<std::unique_ptr<io::SnapshotSeries>(const std::string& path, const Box& grid)>
+      series;
+#endif
+};
+
 /// Output and checkpoints of one run. Steps are counted as --steps counts them: "after `done`
 /// steps" is the state the run has once steps 0 .. done-1 ran (an output at step 50 equals
 /// --steps 50 --save).
 class ProgramIo {
  public:
-  /// `types[id]`: each array's spec type name.
+  /// `types[id]`: each array's spec type name; `state[id]`: whether a checkpoint holds it;
+  /// `writers`: how this process writes (one process: the defaults).
   ProgramIo(const IoSpec& spec, const IoOptions& opt, const std::vector<std::string>& names,
             const std::vector<std::string>& types, const std::vector<bool>& state, const Box& grid,
-            std::int64_t steps, bool quiet)
-      : spec_(spec),
+            std::int64_t steps, bool quiet, IoWriters writers = {})
+      : writers_(std::move(writers)),
+        spec_(spec),
         names_(names),
         types_(types),
         state_(state),
         grid_(grid),
         steps_(steps),
-        quiet_(quiet) {
+        quiet_(quiet || !writers_.messages) {
+    if (writers_.owned.empty()) writers_.owned = grid;
+    if (!writers_.checkpoint) writers_.checkpoint = [](auto&&... a) { io::write_checkpoint(a...); };
+    if (!writers_.raw)
+      writers_.raw = [](const HostArray& a, const Box&, const std::string& path) {
+        write_atomically(path, a.bytes.data(), a.bytes.size(),
+                         "array " + a.name + " (output " + path + ")");
+      };
     checkpoint_ = opt.checkpoint.empty() ? spec.checkpoint_file : opt.checkpoint;
     every_ = opt.checkpoint_every >= 0 ? opt.checkpoint_every : spec.checkpoint_every;
     if (every_ > 0 && checkpoint_.empty())
@@ -216,7 +247,9 @@ class ProgramIo {
       s.file = first_ > 0 ? restarted_output_path(o.file, first_) : std::string(o.file);
       make_folder_of(s.file, "output");
 #ifdef STEPGEN_HDF5
-      if (o.hdf5)
+      if (o.hdf5 && writers_.series)  // MPI: parallel HDF5, written in place (collective)
+        s.series = writers_.series(s.file, grid_);
+      else if (o.hdf5)
         s.writer = std::make_unique<io::SnapshotWriter>(
             std::make_unique<io::SnapshotSeries>(s.file, grid_));
 #endif
@@ -271,10 +304,10 @@ class ProgramIo {
       if (output_due(*s.spec, done)) write_output(s, done, host);
     if (checkpoint_due(done)) {
       std::vector<io::CheckpointSource> arrays;
+      std::vector<std::vector<unsigned char>> copies;
       for (std::size_t id = 0; id < host.size(); ++id)
-        if (state_[id])
-          arrays.push_back({names_[id], types_[id], {{host[id].box, host[id].bytes.data()}}});
-      io::write_checkpoint(checkpoint_, spec_.spec_hash, done, grid_, arrays);
+        if (state_[id]) arrays.push_back({names_[id], types_[id], {piece(host[id], copies)}});
+      writers_.checkpoint(checkpoint_, spec_.spec_hash, done, grid_, arrays);
       if (!quiet_)
         std::printf("checkpoint: '%s' after step %" PRId64 "\n", checkpoint_.c_str(), done);
     }
@@ -293,9 +326,28 @@ class ProgramIo {
     const OutputSpec* spec = nullptr;
     std::string file;
 #ifdef STEPGEN_HDF5
-    std::unique_ptr<io::SnapshotWriter> writer;
+    std::unique_ptr<io::SnapshotWriter> writer;  ///< one process: a writer thread
+    std::unique_ptr<io::SnapshotSeries> series;  ///< MPI: collective writes in place
 #endif
   };
+
+  /// The owned cells of `a` as a piece: the host array itself when it is the owned box, else a
+  /// copy of that box kept in `copies` (an MPI rank's host arrays hold its ghost box).
+  io::Piece piece(const HostArray& a, std::vector<std::vector<unsigned char>>& copies) const {
+    const Box& owned = writers_.owned;
+    if (a.box == owned) return {owned, a.bytes.data()};
+    copies.emplace_back(static_cast<std::size_t>(owned.volume()) * a.element_bytes);
+    unsigned char* out = copies.back().data();
+    const std::size_t row = static_cast<std::size_t>(owned.extent(0)) * a.element_bytes;
+    for (Index z = owned.lo[2]; z < owned.hi[2]; ++z)
+      for (Index y = owned.lo[1]; y < owned.hi[1]; ++y, out += row) {
+        const std::size_t at = static_cast<std::size_t>(
+            ((z - a.box.lo[2]) * a.box.extent(1) + (y - a.box.lo[1])) * a.box.extent(0) +
+            (owned.lo[0] - a.box.lo[0]));
+        std::memcpy(out, a.bytes.data() + at * a.element_bytes, row);
+      }
+    return {owned, copies.back().data()};
+  }
 
   std::vector<std::pair<std::string, std::string>> state_arrays() const {
     std::vector<std::pair<std::string, std::string>> out;
@@ -314,11 +366,15 @@ class ProgramIo {
     if (s.spec->hdf5) {
 #ifdef STEPGEN_HDF5
       std::vector<io::SnapshotArray> arrays;
+      std::vector<std::vector<unsigned char>> copies;
       for (int id : s.spec->arrays) {
         const auto u = static_cast<std::size_t>(id);
-        arrays.push_back({names_[u], types_[u], {{host[u].box, host[u].bytes.data()}}});
+        arrays.push_back({names_[u], types_[u], {piece(host[u], copies)}});
       }
-      s.writer->submit(done, arrays);  // copies the values: the run goes on while it writes
+      if (s.series)
+        s.series->write(done, arrays);
+      else
+        s.writer->submit(done, arrays);  // copies the values: the run goes on while it writes
 #else
       throw RunError("output '" + s.file + "': this program was built without HDF5");
 #endif
@@ -326,11 +382,11 @@ class ProgramIo {
     }
     for (int id : s.spec->arrays) {
       const HostArray& a = host[static_cast<std::size_t>(id)];
-      write_atomically(raw_output_path(s.file, a.name, done), a.bytes.data(), a.bytes.size(),
-                       "array " + a.name + " (output after step " + std::to_string(done) + ")");
+      writers_.raw(a, writers_.owned, raw_output_path(s.file, a.name, done));
     }
   }
 
+  IoWriters writers_;
   const IoSpec& spec_;
   std::vector<std::string> names_, types_;
   std::vector<bool> state_;  ///< the arrays a checkpoint holds
