@@ -17,6 +17,7 @@
 #include <functional>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -167,8 +168,8 @@ inline void make_folder_of(const std::string& file, const std::string& what) {
 /// How a process writes: one process, the defaults; an MPI rank (mpi_main.hpp), its owned box
 /// and collective writers.
 struct IoWriters {
-  /// The cells this process writes (its host arrays hold at least these); empty: the grid.
-  Box owned;
+  /// The cells this process writes (its host arrays hold at least these); none: the grid.
+  std::optional<Box> owned;
   bool messages = true;  ///< prints the restart and checkpoint lines (MPI: rank 0)
   /// Writes a checkpoint of `arrays` (this process's pieces); default io::write_checkpoint.
   std::function<void(const std::string& path, const std::string& hash, std::int64_t step,
@@ -202,7 +203,7 @@ class ProgramIo {
         grid_(grid),
         steps_(steps),
         quiet_(quiet || !writers_.messages) {
-    if (writers_.owned.empty()) writers_.owned = grid;
+    if (!writers_.owned) writers_.owned = grid;
     if (!writers_.checkpoint) writers_.checkpoint = [](auto&&... a) { io::write_checkpoint(a...); };
     if (!writers_.raw)
       writers_.raw = [](const HostArray& a, const Box&, const std::string& path) {
@@ -334,7 +335,7 @@ class ProgramIo {
   /// The owned cells of `a` as a piece: the host array itself when it is the owned box, else a
   /// copy of that box kept in `copies` (an MPI rank's host arrays hold its ghost box).
   io::Piece piece(const HostArray& a, std::vector<std::vector<unsigned char>>& copies) const {
-    const Box& owned = writers_.owned;
+    const Box& owned = *writers_.owned;
     if (a.box == owned) return {owned, a.bytes.data()};
     copies.emplace_back(static_cast<std::size_t>(owned.volume()) * a.element_bytes);
     unsigned char* out = copies.back().data();
@@ -382,7 +383,7 @@ class ProgramIo {
     }
     for (int id : s.spec->arrays) {
       const HostArray& a = host[static_cast<std::size_t>(id)];
-      writers_.raw(a, writers_.owned, raw_output_path(s.file, a.name, done));
+      writers_.raw(a, *writers_.owned, raw_output_path(s.file, a.name, done));
     }
   }
 
