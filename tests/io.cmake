@@ -129,6 +129,10 @@ endif()
 if(HDF5_FOUND AND NOT HDF5_IS_PARALLEL AND STEPGEN_H5PY_PYTHON AND STEPGEN_XMLLINT)
   find_package(OpenCL QUIET)
   set(io_program_targets cuda-emu)
+  find_program(STEPGEN_MPICXX mpicxx)
+  if(STEPGEN_HDF5_MPI_FOUND AND STEPGEN_MPICXX AND STEPGEN_MPIRUN)
+    list(APPEND io_program_targets cuda-emu-mpi)
+  endif()
   if(OpenCL_FOUND)
     list(PREPEND io_program_targets opencl)
     # MPI ranks: collective raw files and checkpoints, parallel HDF5 (found above).
@@ -143,7 +147,7 @@ if(HDF5_FOUND AND NOT HDF5_IS_PARALLEL AND STEPGEN_H5PY_PYTHON AND STEPGEN_XMLLI
                      ${PROJECT_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/io-program-${target}
                      ${STEPGEN_H5PY_PYTHON} ${target})
     set(labels io)
-    if(target STREQUAL "opencl-mpi")
+    if(target MATCHES "-mpi$")
       set(labels "io;mpi")
     endif()
     set_tests_properties(${name} PROPERTIES LABELS "${labels}" TIMEOUT 600

@@ -14,7 +14,8 @@
 # Usage: program_test.sh STEPGEN SOURCE_DIR WORK_DIR PYTHON TARGET
 #   TARGET: opencl (PoCL CPU devices), cuda-emu (tests/cuda_emu, STEPGEN_CUDA_EMULATE) or
 #   opencl-mpi (--distribution mpi, one rank per PoCL device: "N devices" are N ranks; the
-#   files are written by the ranks together, HDF5 by parallel HDF5)
+#   files are written by the ranks together, HDF5 by parallel HDF5), cuda-emu-mpi (the same
+#   with the CUDA program on the emulation)
 set -euo pipefail
 stepgen=$1 src=$2 work=$3 python=$4 target=$5
 rm -rf "$work"
@@ -37,6 +38,14 @@ if [ "$target" = opencl ] || [ "$target" = opencl-mpi ]; then
   cmake -S "$work/gen" -B "$work/gen/build" -DCMAKE_BUILD_TYPE=Release >/dev/null
   cmake --build "$work/gen/build" -j 2 >/dev/null
   program="$work/gen/build/wave"
+elif [ "$target" = cuda-emu-mpi ]; then
+  source "$src/tests/mpi/mpirun.sh"
+  mpirun_flags+=(-x STEPGEN_CUDA_EMULATE)
+  "$stepgen" generate "$work/spec/wave.xml" --target cuda --distribution mpi -o "$work/gen" >/dev/null
+  # Parallel HDF5 (what the generated CMakeLists.txt finds with pkg-config for an MPI program).
+  STEPGEN_CUDA_EMU_FLAGS="-DSTEPGEN_HDF5 -I/usr/include/hdf5/openmpi -L/usr/lib/x86_64-linux-gnu/hdf5/openmpi -lhdf5" \
+    "$src/tests/cuda_emu/build.sh" "$work/gen" "$work/wave" --mpi
+  program="$work/wave"
 else
   "$stepgen" generate "$work/spec/wave.xml" --target cuda -o "$work/gen" >/dev/null
   # An .h5 output: the program is built with serial HDF5, as the generated CMakeLists.txt does.
@@ -61,6 +70,8 @@ launch() {
     POCL_DEVICES=$(printf 'pthread %.0s' $(seq "$n")) "$program" --device-type cpu --devices "$n" "$@"
   elif [ "$target" = opencl-mpi ]; then
     POCL_DEVICES=$(printf 'pthread %.0s' $(seq "$n")) stepgen_mpirun "$n" "$program" --device-type cpu "$@"
+  elif [ "$target" = cuda-emu-mpi ]; then
+    STEPGEN_CUDA_EMULATE=$n stepgen_mpirun "$n" "$program" "$@"
   else
     STEPGEN_CUDA_EMULATE=$n "$program" --devices "$n" "$@"
   fi
@@ -71,7 +82,7 @@ expect_error() {
   mkdir -p "$work/$name"
   (cd "$work/$name" && launch 1 "$@" > log.txt 2>&1) || status=$?
   # (mpirun passes on a rank's status, or its own when ranks fail: any but 0.)
-  if [ "$status" -eq 0 ] || { [ "$status" -gt 2 ] && [ "$target" != opencl-mpi ]; } ||
+  if [ "$status" -eq 0 ] || { [ "$status" -gt 2 ] && [ "${target%-mpi}" = "$target" ]; } ||
      ! grep -q -- "$pattern" "$work/$name/log.txt"; then
     cat "$work/$name/log.txt"; echo "FAIL: $name: expected an error matching '$pattern' (status $status)"; exit 1
   fi
