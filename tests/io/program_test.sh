@@ -20,8 +20,8 @@ set -euo pipefail
 stepgen=$1 src=$2 work=$3 python=$4 target=$5
 rm -rf "$work"
 mkdir -p "$work/spec/data"
-cp "$src/tests/io/program/wave.xml" "$src/examples/acoustic/acoustic.cl" \
-   "$src/examples/acoustic/acoustic.cu" "$work/spec/"
+cp "$src/tests/io/program/wave.xml" "$src/tests/io/program/stamp.cl" "$src/tests/io/program/stamp.cu" \
+   "$src/examples/acoustic/acoustic.cl" "$src/examples/acoustic/acoustic.cu" "$work/spec/"
 "$python" -c "
 import numpy as np
 np.random.seed(3)
@@ -55,11 +55,11 @@ else
 fi
 
 # run NAME DEVICES ARGS...: runs the program in $work/NAME (its working directory), saving
-# p0 p1 p2 there; fails the test when the run fails.
+# p0 p1 p2 age there; fails the test when the run fails.
 run() {
   local name=$1 n=$2; shift 2
   mkdir -p "$work/$name"
-  if ! (cd "$work/$name" && launch "$n" "$@" --save p0=p0.raw --save p1=p1.raw --save p2=p2.raw \
+  if ! (cd "$work/$name" && launch "$n" "$@" --save p0=p0.raw --save p1=p1.raw --save p2=p2.raw --save age=age.raw \
         > log.txt 2>&1); then
     cat "$work/$name/log.txt"; echo "FAIL: run $name failed"; exit 1
   fi
@@ -88,7 +88,7 @@ expect_error() {
   fi
 }
 same_saves() {  # same_saves A B: the saved arrays of runs A and B are equal
-  for a in p0 p1 p2; do
+  for a in p0 p1 p2 age; do
     cmp -s "$work/$1/$a.raw" "$work/$2/$a.raw" || { echo "FAIL: $1 and $2: array $a differs"; exit 1; }
   done
 }
@@ -104,7 +104,8 @@ for s in 0 4 8 12; do
 done
 for a in p1 p2; do $check same "$work/straight/snap/wave.h5" 14 "$a" "$work/straight/$a.raw"; done
 cmp "$work/straight/raw/p_p1_000012.raw" "$work/at12/p1.raw"
-[ "$(ls "$work/straight/raw")" = "$(printf 'p_p1_000006.raw\np_p1_000012.raw')" ] || { ls "$work/straight/raw"; echo "FAIL: raw outputs"; exit 1; }
+cmp "$work/straight/raw/p_age_000012.raw" "$work/at12/age.raw"
+[ "$(ls "$work/straight/raw" | tr '\n' ' ')" = "p_age_000006.raw p_age_000012.raw p_p1_000006.raw p_p1_000012.raw " ] || { ls "$work/straight/raw"; echo "FAIL: raw outputs"; exit 1; }
 echo "ok: outputs equal --save at steps 0 4 8 12 14 (h5) and 12 (raw)"
 
 # Out of core, 3 steps per pass (not a divisor of 4, 5 or 6): the same files.
@@ -114,6 +115,7 @@ grep -q "^out-of-core: on" "$work/ooc/log.txt" || { cat "$work/ooc/log.txt"; ech
 same_saves straight ooc
 $check series "$work/straight/snap/wave.h5" "$work/ooc/snap/wave.h5" 0,4,8,12,14
 cmp "$work/straight/raw/p_p1_000006.raw" "$work/ooc/raw/p_p1_000006.raw"
+cmp "$work/straight/raw/p_age_000012.raw" "$work/ooc/raw/p_age_000012.raw"
 cmp "$work/straight/run.ckpt" "$work/ooc/run.ckpt"
 echo "ok: out of core, the same outputs and checkpoint"
 
