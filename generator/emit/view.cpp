@@ -79,6 +79,16 @@ std::string expr_cpp(const Model& m, const Expr& e) {
   });
 }
 
+// The spec's folder, absolute: where the generated program reads file() initial values.
+std::string spec_dir_abs(const Model& m) {
+  std::error_code ec;
+  std::string dir = std::filesystem::absolute(m.spec_dir.empty() ? "." : m.spec_dir, ec)
+                        .lexically_normal()
+                        .generic_string();
+  if (dir.size() > 1 && dir.back() == '/') dir.pop_back();
+  return dir;
+}
+
 // Initialisation statement for one array, in the generated make_host_arrays().
 std::string init_cpp(const Model& m, const model::Array& a) {
   const std::string cpp = model::type_info(a.type).cpp_name;
@@ -99,8 +109,8 @@ std::string init_cpp(const Model& m, const model::Array& a) {
              ".bytes = host[array::" + m.arrays[static_cast<std::size_t>(a.init.source)].name +
              "].bytes;";
     case model::Init::Kind::kFile:
-      return "rt::load_raw(" + target + ", rt::spec_file(kSpecDir, \"" + a.init.path +
-             "\"));  // relative to the spec's folder (--spec-dir)";
+      return "rt::load_raw(" + target + ", rt::spec_file(\"" + spec_dir_abs(m) + "\", \"" +
+             a.init.path + "\"));  // relative to the spec's folder (--spec-dir)";
   }
   return {};
 }
@@ -112,8 +122,9 @@ std::string init_mpi_cpp(const Model& m, const model::Array& a) {
   const std::string target = "host[array::" + a.name + "]";
   switch (a.init.kind) {
     case model::Init::Kind::kFile:
-      return "mpi::read_array(MPI_COMM_WORLD, " + target + ", kGrid, rt::spec_file(kSpecDir, \"" +
-             a.init.path + "\"));  // relative to the spec's folder (--spec-dir)";
+      return "mpi::read_array(MPI_COMM_WORLD, " + target + ", kGrid, rt::spec_file(\"" +
+             spec_dir_abs(m) + "\", \"" + a.init.path +
+             "\"));  // relative to the spec's folder (--spec-dir)";
     default:
       return init_cpp(m, a);  // zero, random, a value, copy(): the same for any box
   }
@@ -156,27 +167,48 @@ void io_view(const Model& m, View& v) {
     types.push_back("\"" + std::string(model::type_info(a.type).name) + "\"");
     file_init = file_init || a.init.kind == model::Init::Kind::kFile;
   }
-  std::string text;
-  if (std::ifstream in{m.spec_path, std::ios::binary}) {
-    std::ostringstream all;
-    all << in.rdbuf();
-    text = all.str();
+  // The spec's identity for checkpoints: what decides the state a step leaves (arrays, their
+  // initial values, kernels and arguments, the body, the exchange interval), in one canonical
+  // text: comments, layout, the XML or YAML form, the name, steps, devices and outputs do not
+  // count.
+  std::ostringstream text;
+  text << "stepgen spec 1\n";
+  for (const model::Array& a : m.arrays)
+    text << "array " << a.name << " " << model::type_info(a.type).name << " " << a.size[0] << " "
+         << a.size[1] << " " << a.size[2] << " init " << static_cast<int>(a.init.kind) << " "
+         << a.init.seed << " " << a.init.value << " " << a.init.source << " " << a.init.path
+         << " save " << a.save << "\n";
+  for (const model::Kernel& k : m.kernels) {
+    text << "kernel " << k.name << " " << k.source << " " << k.cuda_source << "\n";
+    for (const model::KernelArg& a : k.args) {
+      text << "  arg " << static_cast<int>(a.kind) << " " << a.array << " "
+           << static_cast<int>(a.access) << " halo";
+      for (const auto& pt : a.halo.points) text << " " << pt[0] << "," << pt[1] << "," << pt[2];
+      for (int d = 0; d < 3; ++d)
+        text << " " << a.halo.lo[static_cast<std::size_t>(d)] << ":"
+             << a.halo.hi[static_cast<std::size_t>(d)];
+      if (a.kind == model::KernelArg::Kind::kScalar)
+        text << " " << model::type_info(a.scalar_type).name << " " << expr_cpp(m, a.value);
+      text << "\n";
+    }
+    for (const Expr& g : k.global) text << "  global " << expr_cpp(m, g) << "\n";
+    for (std::int64_t l : k.local) text << "  local " << l << "\n";
   }
-  std::string dir;
-  if (file_init) {
-    std::error_code ec;
-    std::filesystem::path p = std::filesystem::absolute(m.spec_dir.empty() ? "." : m.spec_dir, ec);
-    dir = p.lexically_normal().generic_string();
-    if (dir.size() > 1 && dir.back() == '/') dir.pop_back();
+  for (const model::Step& st : m.body) {
+    text << "step " << static_cast<int>(st.kind) << " " << st.kernel;
+    for (int a : st.arrays) text << " " << a;
+    text << "\n";
   }
+  text << "exchange_every " << m.exchange_every << "\n";
+  const std::string canonical = text.str();
+  const std::string dir = file_init ? spec_dir_abs(m) : std::string();
   char hash[32];
   std::snprintf(hash, sizeof hash, "%016llx",
-                static_cast<unsigned long long>(rt::io::crc64(text.data(), text.size())));
+                static_cast<unsigned long long>(rt::io::crc64(canonical.data(), canonical.size())));
   v.set("io_spec", "{{" + join(outputs, ", ") + "}, \"" +
                        (m.checkpoint.enabled ? m.checkpoint.file : std::string()) + "\", " +
                        std::to_string(m.checkpoint.enabled ? m.checkpoint.every : 0) + ", \"" +
-                       hash + "\", kSpecDir, {" + join(types, ", ") + "}}");
-  v.set("spec_dir", dir);
+                       hash + "\", \"" + dir + "\", {" + join(types, ", ") + "}}");
   v.set("hdf5", flag(hdf5));
 }
 
