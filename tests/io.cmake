@@ -122,3 +122,37 @@ if(HDF5_FOUND AND NOT HDF5_IS_PARALLEL)
 else()
   message(STATUS "io: snapshot tests skipped: needs serial HDF5 (libhdf5-dev)")
 endif()
+
+# Output, checkpoint and restart in a generated program (tests/io/program_test.sh): OpenCL on
+# PoCL, CUDA under the CPU emulation, OpenCL MPI ranks; needs serial HDF5, h5py and xmllint
+# (found above), the MPI one parallel HDF5 and mpirun.
+if(HDF5_FOUND AND NOT HDF5_IS_PARALLEL AND STEPGEN_H5PY_PYTHON AND STEPGEN_XMLLINT)
+  find_package(OpenCL QUIET)
+  set(io_program_targets cuda-emu)
+  find_program(STEPGEN_MPICXX mpicxx)
+  if(STEPGEN_HDF5_MPI_FOUND AND STEPGEN_MPICXX AND STEPGEN_MPIRUN)
+    list(APPEND io_program_targets cuda-emu-mpi)
+  endif()
+  if(OpenCL_FOUND)
+    list(PREPEND io_program_targets opencl)
+    # MPI ranks: collective raw files and checkpoints, parallel HDF5 (found above).
+    if(STEPGEN_HDF5_MPI_FOUND AND MPI_CXX_FOUND AND STEPGEN_MPIRUN)
+      list(APPEND io_program_targets opencl-mpi)
+    endif()
+  endif()
+  foreach(target IN LISTS io_program_targets)
+    set(name "io: ${target} program: outputs equal --save, restart on other devices and out of core equals the straight run")
+    add_test(NAME ${name}
+             COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/io/program_test.sh $<TARGET_FILE:stepgen>
+                     ${PROJECT_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/io-program-${target}
+                     ${STEPGEN_H5PY_PYTHON} ${target})
+    set(labels io)
+    if(target MATCHES "-mpi$")
+      set(labels "io;mpi")
+    endif()
+    set_tests_properties(${name} PROPERTIES LABELS "${labels}" TIMEOUT 600
+                         ENVIRONMENT "POCL_MAX_PTHREAD_COUNT=2")
+  endforeach()
+else()
+  message(STATUS "io: generated-program output test skipped: needs serial HDF5, python3-h5py, xmllint")
+endif()

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <set>
 #include <sstream>
@@ -10,6 +11,7 @@
 #include "emit/provenance.hpp"
 #include "model/plan.hpp"
 #include "spec/reader.hpp"
+#include "stepgen/io/checksum.hpp"
 
 namespace stepgen::emit {
 
@@ -77,6 +79,16 @@ std::string expr_cpp(const Model& m, const Expr& e) {
   });
 }
 
+// The spec's folder, absolute: where the generated program reads file() initial values.
+std::string spec_dir_abs(const Model& m) {
+  std::error_code ec;
+  std::string dir = std::filesystem::absolute(m.spec_dir.empty() ? "." : m.spec_dir, ec)
+                        .lexically_normal()
+                        .generic_string();
+  if (dir.size() > 1 && dir.back() == '/') dir.pop_back();
+  return dir;
+}
+
 // Initialisation statement for one array, in the generated make_host_arrays().
 std::string init_cpp(const Model& m, const model::Array& a) {
   const std::string cpp = model::type_info(a.type).cpp_name;
@@ -97,8 +109,8 @@ std::string init_cpp(const Model& m, const model::Array& a) {
              ".bytes = host[array::" + m.arrays[static_cast<std::size_t>(a.init.source)].name +
              "].bytes;";
     case model::Init::Kind::kFile:
-      return "rt::load_raw(" + target + ", \"" + a.init.path +
-             "\");  // relative to the working directory";
+      return "rt::load_raw(" + target + ", rt::spec_file(\"" + spec_dir_abs(m) + "\", \"" +
+             a.init.path + "\"));  // relative to the spec's folder (--spec-dir)";
   }
   return {};
 }
@@ -110,8 +122,9 @@ std::string init_mpi_cpp(const Model& m, const model::Array& a) {
   const std::string target = "host[array::" + a.name + "]";
   switch (a.init.kind) {
     case model::Init::Kind::kFile:
-      return "mpi::read_array(MPI_COMM_WORLD, " + target + ", kGrid, \"" + a.init.path +
-             "\");  // relative to the working directory";
+      return "mpi::read_array(MPI_COMM_WORLD, " + target + ", kGrid, rt::spec_file(\"" +
+             spec_dir_abs(m) + "\", \"" + a.init.path +
+             "\"));  // relative to the spec's folder (--spec-dir)";
     default:
       return init_cpp(m, a);  // zero, random, a value, copy(): the same for any box
   }
@@ -299,6 +312,85 @@ void trace_tables(const Model& m, const model::ProgramPlan& plan, View& v) {
   v.set("records", records);
 }
 
+// io: the generated rt::IoSpec (outputs, checkpoint, spec hash, spec folder, array types) and
+// whether the program needs HDF5 (an .h5 output). The spec's folder is baked in (absolute) only
+// where a file() initial value needs it, so that other trees do not depend on where they were
+// generated.
+void io_view(const Model& m, View& v) {
+  std::vector<std::string> outputs, types;
+  bool hdf5 = false, file_init = false;
+  for (const model::Output& o : m.outputs) {
+    std::vector<std::string> ids;
+    for (int a : o.arrays) ids.push_back("array::" + m.arrays[static_cast<std::size_t>(a)].name);
+    outputs.push_back("{\"" + o.file + "\", " + std::to_string(o.every) + ", " +
+                      (o.hdf5 ? "true" : "false") + ", " + (o.first ? "true" : "false") + ", " +
+                      (o.last ? "true" : "false") + ", {" + join(ids, ", ") + "}}");
+    hdf5 = hdf5 || o.hdf5;
+  }
+  for (const model::Array& a : m.arrays) {
+    types.push_back("\"" + std::string(model::type_info(a.type).name) + "\"");
+    file_init = file_init || a.init.kind == model::Init::Kind::kFile;
+  }
+  // The spec's identity for checkpoints: what decides the state a step leaves (arrays, their
+  // initial values, kernels and arguments, the body, the exchange interval), in one canonical
+  // text: comments, layout, the XML or YAML form, the name, steps, devices and outputs do not
+  // count.
+  std::ostringstream text;
+  text << "stepgen spec 1\n";
+  for (const model::Array& a : m.arrays)
+    text << "array " << a.name << " " << model::type_info(a.type).name << " " << a.size[0] << " "
+         << a.size[1] << " " << a.size[2] << " init " << static_cast<int>(a.init.kind) << " "
+         << a.init.seed << " " << a.init.value << " " << a.init.source << " " << a.init.path
+         << " save " << a.save << "\n";
+  for (const model::Kernel& k : m.kernels) {
+    text << "kernel " << k.name << " " << k.source << " " << k.cuda_source << "\n";
+    for (const model::KernelArg& a : k.args) {
+      text << "  arg " << static_cast<int>(a.kind) << " " << a.array << " "
+           << static_cast<int>(a.access) << " halo";
+      for (const auto& pt : a.halo.points) text << " " << pt[0] << "," << pt[1] << "," << pt[2];
+      for (int d = 0; d < 3; ++d)
+        text << " " << a.halo.lo[static_cast<std::size_t>(d)] << ":"
+             << a.halo.hi[static_cast<std::size_t>(d)];
+      if (a.kind == model::KernelArg::Kind::kScalar)
+        text << " " << model::type_info(a.scalar_type).name << " " << expr_cpp(m, a.value);
+      text << "\n";
+    }
+    for (const Expr& g : k.global) text << "  global " << expr_cpp(m, g) << "\n";
+    for (std::int64_t l : k.local) text << "  local " << l << "\n";
+  }
+  for (const model::Step& st : m.body) {
+    text << "step " << static_cast<int>(st.kind) << " " << st.kernel;
+    for (int a : st.arrays) text << " " << a;
+    for (const auto& pt : st.points) text << " @" << pt[0] << "," << pt[1] << "," << pt[2];
+    if (st.kind == model::Step::Kind::kInject)
+      text << " value " << (st.value_file.empty() ? expr_cpp(m, st.value) : st.value_file);
+    text << "\n";
+  }
+  text << "exchange_every " << m.exchange_every << "\n";
+  // Tables and boundaries decide a step's results too.
+  for (const model::Table& t : m.tables)
+    text << "table " << t.name << " " << model::type_info(t.type).name << " " << t.size[0] << " "
+         << t.size[1] << " " << t.size[2] << " init " << static_cast<int>(t.init.kind) << " "
+         << t.init.seed << " " << t.init.value << " " << t.init.source << " " << t.init.path
+         << "\n";
+  for (const model::Boundary& b : m.boundaries) {
+    text << "boundary " << static_cast<int>(b.kind) << " " << b.value << " dims " << b.dims[0]
+         << b.dims[1] << b.dims[2] << " arrays";
+    for (int a : b.arrays) text << " " << a;
+    text << "\n";
+  }
+  const std::string canonical = text.str();
+  const std::string dir = file_init ? spec_dir_abs(m) : std::string();
+  char hash[32];
+  std::snprintf(hash, sizeof hash, "%016llx",
+                static_cast<unsigned long long>(rt::io::crc64(canonical.data(), canonical.size())));
+  v.set("io_spec", "{{" + join(outputs, ", ") + "}, \"" +
+                       (m.checkpoint.enabled ? m.checkpoint.file : std::string()) + "\", " +
+                       std::to_string(m.checkpoint.enabled ? m.checkpoint.every : 0) + ", \"" +
+                       hash + "\", \"" + dir + "\", {" + join(types, ", ") + "}}");
+  v.set("hdf5", flag(hdf5));
+}
+
 }  // namespace
 
 View common_view(const model::ProgramPlan& plan, const Provenance& provenance,
@@ -431,6 +523,7 @@ View common_view(const model::ProgramPlan& plan, const Provenance& provenance,
     weights.push_back(s.str());
   }
   v.set("weights", "{" + join(weights, ", ") + "}");
+  io_view(m, v);
 
   // Kernels and their argument bindings.
   View kernels{View::type::list};
@@ -699,6 +792,14 @@ void add_runtime_headers(const std::vector<std::string>& names, OutputSet& out) 
       for (const EmbeddedFile& f : embedded_files()) {
         const std::string path = f.path;
         if (path.rfind(dir + "ooc/", 0) == 0)
+          out.add("runtime/stepgen/" + path.substr(dir.size()), f.text);
+      }
+    // io: main.hpp includes io/program_io.hpp (outputs, checkpoints); the headers of stepgen/io/
+    // come with it (the HDF5 ones are compiled only with STEPGEN_HDF5: an .h5 output).
+    if (n == "main.hpp")
+      for (const EmbeddedFile& f : embedded_files()) {
+        const std::string path = f.path;
+        if (path.rfind(dir + "io/", 0) == 0)
           out.add("runtime/stepgen/" + path.substr(dir.size()), f.text);
       }
   }

@@ -137,6 +137,7 @@ std::optional<Model> Builder::run() {
   build_until();
   build_monitor();
   build_boundaries();
+  build_io();
   if (diags_.has_errors()) return std::nullopt;
   return std::move(m_);
 }

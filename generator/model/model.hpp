@@ -202,6 +202,27 @@ struct Boundary {
   spec::Loc loc;
 };
 
+// --- io: <output> and <checkpoint> (validate_io.cpp, docs/io.md) -----------------------------
+/// A snapshot series: the arrays' owned values of the whole grid after every `every` steps.
+struct Output {
+  std::vector<int> arrays;  ///< array indices, as listed
+  std::int64_t every = 1;
+  std::string file;    ///< as written, relative to the run's working directory
+  bool hdf5 = false;   ///< .h5/.hdf5: HDF5 + XDMF; else .raw: one raw file per array and step
+  bool first = false;  ///< also the initial state (step 0)
+  bool last = false;   ///< also the state after the last step
+  spec::Loc loc;
+};
+
+/// <checkpoint>: the program's defaults for --checkpoint and --checkpoint-every.
+struct Checkpoint {
+  bool enabled = false;
+  std::int64_t every = 0;
+  std::string file;
+  spec::Loc loc;
+};
+// --- end io ---------------------------------------------------------------------------------
+
 struct Constant {
   std::string name;
   Value value;
@@ -227,6 +248,8 @@ struct Model {
   Until until;
   Monitor monitor;
   std::vector<Boundary> boundaries;  ///< in spec order (validate_boundary.cpp)
+  std::vector<Output> outputs;       ///< io
+  Checkpoint checkpoint;             ///< io
 
   /// The grid: the shape every partitioned array shares (the first array's size).
   int dims = 1;

@@ -116,6 +116,8 @@ class Builder {
 
   // --- validate_boundary.cpp ---
   void build_boundaries();
+  // --- validate_io.cpp ---
+  void build_io();
 
   const spec::SpecTree& tree_;
   Diagnostics& diags_;

@@ -172,6 +172,27 @@ struct Boundary {
   Loc loc;
 };
 
+// --- io: <output> and <checkpoint> (docs/io.md) ----------------------------------------------
+/// <output arrays="p q" every="50" file="wave.h5" first="true" last="true"/>.
+struct Output {
+  Text arrays;                    ///< names separated by spaces or commas (YAML: a list, joined)
+  std::vector<Text> array_items;  ///< YAML's list, each name where it stands (else empty)
+  Text every;                     ///< expression: steps between snapshots
+  Text file;                      ///< .h5 (HDF5 + XDMF) or .raw (one raw file per array and step)
+  Text first;                     ///< optional true|false: also the initial state (step 0)
+  Text last;                      ///< optional true|false: also the state after the last step
+  Loc loc;
+};
+
+/// <checkpoint every="1000" file="run.ckpt"/>.
+struct Checkpoint {
+  Text every;
+  Text file;
+  Loc loc;
+  bool present = false;
+};
+// --- end io ---------------------------------------------------------------------------------
+
 /// A whole spec file as written. Lists keep the file's order.
 struct SpecTree {
   std::string path;  ///< as given on the command line (used in diagnostics)
@@ -187,6 +208,8 @@ struct SpecTree {
   Distribution distribution;
   Monitor monitor;
   std::vector<Boundary> boundaries;  ///< in spec order
+  std::vector<Output> outputs;       ///< io: in the file's order
+  Checkpoint checkpoint;             ///< io
   /// Halo points given at top level (STEPOCL's <shadow>): they apply to every array argument
   /// read with offsets that has no halo of its own.
   std::vector<HaloPoint> shadow;

@@ -76,8 +76,9 @@ std::string file_stem(const std::string& path) {
 }
 
 const std::vector<std::string> kStencilChildren = {
-    "constant",     "array",    "kernel", "iterate", "devices", "exchange", "out_of_core",
-    "distribution", "argument", "shadow", "table",   "monitor", "boundary"};
+    "constant", "array",       "kernel",       "iterate",  "devices",
+    "exchange", "out_of_core", "distribution", "argument", "shadow",
+    "table",    "monitor",     "boundary",     "output",   "checkpoint"};
 
 class XmlReader {
  public:
@@ -135,6 +136,7 @@ class XmlReader {
   void iterate(const Element& el);
   void argument(const Element& el);
   void shadow(const Element& el);
+  void output(const Element& el);  // io
 
   const std::string& path_;
   const std::string& text_;
@@ -463,6 +465,8 @@ void XmlReader::stencil(const Element& root, pugi::xml_node container, bool name
       argument(el);
     } else if (el.name == "boundary") {
       boundary(el);
+    } else if (el.name == "output") {
+      output(el);
     } else {
       once(el, root, seen);
       if (el.name == "iterate") {
@@ -490,6 +494,9 @@ void XmlReader::stencil(const Element& root, pugi::xml_node container, bool name
       } else if (el.name == "monitor") {
         check_attributes(el, {"every", "file"});
         tree_.monitor = {optional_attr(el, "every"), optional_attr(el, "file"), el.loc, true};
+      } else if (el.name == "checkpoint") {  // io
+        check_attributes(el, {"every", "file"});
+        tree_.checkpoint = {required_attr(el, "every"), required_attr(el, "file"), el.loc, true};
       }
       if (el.name != "iterate" && el.name != "shadow")
         for_each_child(el, {}, [](const Element&) {});
@@ -857,6 +864,20 @@ void XmlReader::shadow(const Element& el) {
     }
     if (auto p = halo_point(s, b, e)) tree_.shadow.push_back(std::move(*p));
   });
+}
+
+// io: <output arrays=".." every=".." file=".." first=".." last=".."/> (any number).
+void XmlReader::output(const Element& el) {
+  check_attributes(el, {"arrays", "every", "file", "first", "last"});
+  for_each_child(el, {}, [](const Element&) {});
+  Output o;
+  o.loc = el.loc;
+  o.arrays = required_attr(el, "arrays");
+  o.every = required_attr(el, "every");
+  o.file = required_attr(el, "file");
+  o.first = optional_attr(el, "first");
+  o.last = optional_attr(el, "last");
+  tree_.outputs.push_back(std::move(o));
 }
 
 }  // namespace

@@ -170,6 +170,7 @@ class YamlReader {
   void array(const YAML::Node& node);
   void table(const YAML::Node& node);
   void boundary(const YAML::Node& node);
+  void output(const YAML::Node& node);  // io
   void kernel(const YAML::Node& node);
   void arg(const YAML::Node& node, Kernel& k);
   void iterate(const Entry& e);
@@ -414,9 +415,10 @@ std::optional<SpecTree> YamlReader::read() {
 }
 
 void YamlReader::walk(const YAML::Node& root) {
-  Fields f = fields(root, "spec",
-                    {"stencil", "constants", "arrays", "kernels", "iterate", "devices", "exchange",
-                     "out_of_core", "distribution", "shadow", "tables", "monitor", "boundaries"});
+  Fields f = fields(
+      root, "spec",
+      {"stencil", "constants", "arrays", "kernels", "iterate", "devices", "exchange", "out_of_core",
+       "distribution", "shadow", "tables", "monitor", "boundaries", "outputs", "checkpoint"});
   tree_.name = required(f, "stencil", "spec", tree_.loc);
   auto has = [&](const char* key) { return f.count(key) > 0; };
   if (has("constants")) constants(f["constants"]);
@@ -430,6 +432,8 @@ void YamlReader::walk(const YAML::Node& root) {
   if (has("shadow")) tree_.shadow = halo_points(f["shadow"]);
   if (has("boundaries"))
     for_each_map(f["boundaries"], "arrays, dims, kind", [&](const YAML::Node& n) { boundary(n); });
+  if (has("outputs"))  // io
+    for_each_map(f["outputs"], "arrays, every, file, ...", [&](const YAML::Node& n) { output(n); });
 
   auto section = [&](const char* key, const std::vector<std::string>& allowed, auto&& fill) {
     if (!has(key)) return;
@@ -469,6 +473,34 @@ void YamlReader::walk(const YAML::Node& root) {
   section("monitor", {"every", "file"}, [&](Fields& s, Loc at) {
     tree_.monitor = {scalar_of(s, "every", at), scalar_of(s, "file", at), at, true};
   });
+  section("checkpoint", {"every", "file"}, [&](Fields& s, Loc at) {  // io
+    tree_.checkpoint = {required(s, "every", "checkpoint", at),
+                        required(s, "file", "checkpoint", at), at, true};
+  });
+}
+
+// io: one item of `outputs`: {arrays: [p, q] (or "p q"), every: 50, file: wave.h5, first: true,
+// last: true}.
+void YamlReader::output(const YAML::Node& node) {
+  Output o;
+  o.loc = loc(node);
+  Fields f = fields(node, "output", {"arrays", "every", "file", "first", "last"});
+  if (need(f, "arrays", "output", o.loc)) {
+    const Entry& e = f["arrays"];
+    if (e.value.IsSequence()) {
+      std::vector<Text> items = scalar_list(e, false);
+      o.arrays = Text{{}, items.empty() ? loc(e.value) : items.front().loc, true};
+      for (const Text& t : items) o.arrays.value += (o.arrays.value.empty() ? "" : " ") + t.value;
+      o.array_items = items;
+    } else {
+      o.arrays = scalar(e);
+    }
+  }
+  o.every = required(f, "every", "output", o.loc);
+  o.file = required(f, "file", "output", o.loc);
+  o.first = scalar_of(f, "first", o.loc);
+  o.last = scalar_of(f, "last", o.loc);
+  tree_.outputs.push_back(std::move(o));
 }
 
 void YamlReader::constants(const Entry& e) {

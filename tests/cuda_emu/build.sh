@@ -9,7 +9,8 @@
 #   --mpi: a program generated with --distribution mpi (built with mpicxx).
 # CXX (default g++) picks the compiler, STEPGEN_CUDA_EMU_OPT the optimisation (default -O1: the
 # generated host code compiles in a third less time than at -O2, and the kernels run as fast
-# here); ccache is used when present.
+# here); ccache is used when present. STEPGEN_CUDA_EMU_FLAGS: more compiler and linker flags
+# (a program with an .h5 output: -DSTEPGEN_HDF5 and HDF5's include folder and library).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 gen=$1 binary=$2 mode=${3:-}
@@ -25,9 +26,11 @@ if [ "$mode" = --mpi ]; then
 elif [ -n "$mode" ]; then
   echo "build.sh: unknown option '$mode'" >&2; exit 2
 fi
+extra=()
+read -r -a extra <<< "${STEPGEN_CUDA_EMU_FLAGS:-}"
 launcher=()
 command -v ccache >/dev/null && launcher=(ccache)
 # -Wno-unknown-pragmas: kernels may carry nvcc's `#pragma unroll`.
 "${launcher[@]}" "$cxx" -std=c++17 "${STEPGEN_CUDA_EMU_OPT:--O1}" -ffp-contract=off -Wall -Wextra -Werror -Wno-unknown-pragmas \
   -x c++ -I "$here/include" -I "$gen" -I "$gen/runtime" -include stepgen_cuda_emu.hpp \
-  "$gen/${sources[0]#./}" -o "$binary" -pthread
+  "$gen/${sources[0]#./}" -o "$binary" -pthread "${extra[@]}"

@@ -1,7 +1,8 @@
 // The docs against the tools: every `--flag` that README.md and docs/*.md name must be one that
 // the tool it is given to accepts, as its --help lists it: `stepgen SUBCOMMAND ... --flag` in
 // SUBCOMMAND's help, `build/NAME --flag` (a generated program) in the programs' usage text
-// (rt::print_usage and rt::ooc::print_usage, what every program prints for --help), and a flag
+// (rt::print_usage, rt::ooc::print_usage and rt::print_io_usage, what every program prints
+// for --help), and a flag
 // named in prose in one of the two. The defaults that docs/generated.md's table of the programs'
 // flags gives are compared with the usage text's. Flags of other tools (cmake, mpirun, Slurm,
 // nvcc) are known by name below.
@@ -19,6 +20,7 @@
 #include <vector>
 
 #include "cli/driver.hpp"
+#include "stepgen/io/program_io.hpp"
 #include "stepgen/ooc.hpp"
 #include "stepgen/program.hpp"
 
@@ -87,6 +89,7 @@ std::string program_help() {
   REQUIRE(f != nullptr);
   stepgen::rt::print_usage(info, f);
   stepgen::rt::ooc::print_usage(f);
+  stepgen::rt::print_io_usage(stepgen::rt::IoSpec{}, f);
   std::string text(static_cast<std::size_t>(std::ftell(f)), '\0');
   std::rewind(f);
   const std::size_t got = std::fread(text.data(), 1, text.size(), f);

@@ -61,14 +61,13 @@ TEST_CASE("engine: the time loop is one line per spec action, the same on both b
           "  run.swap({array::U, array::V});\n"
           "}\n"
           "\n"
-          "/// The steps in core; a line added here runs once per step, on the host (out of core: "
-          "passes).\n"
+          "/// The steps in core, from the first (a restart's), end_of_step after each "
+          "(docs/io.md).\n"
           "template <class Run>\n"
           "void time_loop(Run& run, std::int64_t steps) {\n"
-          "  for (std::int64_t step = 0; step < steps; ++step) {\n"
+          "  for (std::int64_t step = run.first_step(); step < steps; ++step) {\n"
           "    time_step(run, step);\n"
-          "    if (!run.end_of_step(step)) break;  // reductions, until, monitor; false: stop "
-          "(until)\n"
+          "    if (!run.end_of_step(step)) break;\n"
           "  }\n"
           "}\n");
     // The chunk step and the out-of-core driver are the runtime's, not the generated file's.
@@ -110,7 +109,8 @@ TEST_CASE("engine: the MPI programs run the same time loop on one rank's engine"
   }
 }
 
-TEST_CASE("engine: the generated jacobi2d is at most 250 lines on each backend, MPI included") {
+// (250 until issue 25 added the time loop's end_of_step and the program's p.io line.)
+TEST_CASE("engine: the generated jacobi2d is at most 252 lines on each backend, MPI included") {
   for (const char* target : {"opencl", "cuda"})
     for (bool mpi : {false, true}) {
       CAPTURE(target);
@@ -118,6 +118,6 @@ TEST_CASE("engine: the generated jacobi2d is at most 250 lines on each backend, 
       auto m = load(example("jacobi2d"));
       Tree t = generate(target, *m, mpi);
       const std::string& host = t.at(std::string("jacobi2d.") + (target[0] == 'o' ? "cpp" : "cu"));
-      CHECK(std::count(host.begin(), host.end(), '\n') <= 250);
+      CHECK(std::count(host.begin(), host.end(), '\n') <= 252);
     }
 }

@@ -37,6 +37,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <deque>
+#include <functional>
 #include <initializer_list>
 #include <string>
 #include <type_traits>
@@ -345,9 +346,43 @@ class InCore {
     monitor_->add(i, into);
   }
 
-  /// The end of a step (after its swaps): reductions read, until tested, the monitor's line.
-  /// False: stop after this step.
-  bool end_of_step(std::int64_t step) { return monitor_ ? monitor_->end_of_step(step) : true; }
+  // --- io: the first step and the end of a step (output, checkpoint; docs/io.md) ----------
+
+  /// The step the time loop starts at (0, or a checkpoint's when restarting).
+  std::int64_t first_step() const { return first_step_; }
+  /// After step `step` (the time loop's last line, after its swaps): the end-of-step hook
+  /// when one is set (outputs, checkpoints), then the reductions read, `until` tested, the
+  /// monitor's line. Returns false when the run must stop after this step.
+  bool end_of_step(std::int64_t step) {
+    if (end_of_step_) end_of_step_(*this, step);
+    return monitor_ ? monitor_->end_of_step(step) : true;
+  }
+  /// Sets the first step and the end-of-step hook (main.hpp: outputs and checkpoints).
+  void set_steps(std::int64_t first, std::function<void(InCore&, std::int64_t)> hook) {
+    first_step_ = first;
+    end_of_step_ = std::move(hook);
+  }
+  /// Copies each part's owned box of the arrays `want[id]` into the host arrays, the devices'
+  /// work so far finished first; the host arrays then hold the current values of those arrays.
+  void fetch(const std::vector<bool>& want) {
+    state_.end(*this);
+    Stopwatch t;
+    t.start();
+    for (std::size_t p = 0; p < parts(); ++p)
+      for (int id = 0; id < problem_.array_count; ++id) {
+        const auto u = static_cast<std::size_t>(id);
+        if (!want[u] || !problem_.arrays[id].written)
+          continue;  // unwritten: the host's are current
+        const Part& mine = part(p);
+        B::read_box(devices_[p], buffers_[p][u], mine.ghost, host_[u], mine.owned);
+        stats_.host_device_bytes +=
+            static_cast<std::size_t>(mine.owned.volume()) * problem_.arrays[id].element_bytes;
+      }
+    for (std::size_t p = 0; p < parts(); ++p) B::finish(devices_[p]);
+    stats_.host_device_s += t.stop();
+    state_.begin(*this);
+  }
+  // --- end io ------------------------------------------------------------------------------
 
   // --- What the backend's State reads ------------------------------------------------------
 
@@ -515,6 +550,8 @@ class InCore {
   RunStats stats_;
   Monitor* monitor_ = nullptr;
   const ReduceBox<B>* reduce_boxes_ = nullptr;
+  std::int64_t first_step_ = 0;                             ///< io
+  std::function<void(InCore&, std::int64_t)> end_of_step_;  ///< io
 };
 
 /// The host link of a run in core, measured at start-up for the report: what upload and

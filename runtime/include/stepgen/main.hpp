@@ -18,6 +18,7 @@
 
 #include "stepgen/engine.hpp"
 #include "stepgen/init.hpp"
+#include "stepgen/io/program_io.hpp"
 #include "stepgen/ooc.hpp"
 #include "stepgen/partition.hpp"
 #include "stepgen/probe.hpp"
@@ -60,6 +61,7 @@ struct Program {
   const ReduceBox<B>* reduce_boxes = nullptr;
 
   MonitorSpec monitor_spec() const { return monitor ? *monitor : MonitorSpec{}; }
+  IoSpec io;  ///< outputs, checkpoint, spec hash and folder (io/program_io.hpp)
 };
 
 /// The device memory budget left to the arrays when every device holds the spec's tables
@@ -73,6 +75,22 @@ Index table_budget(Index budget, const Problem<B>& problem) {
                    human_bytes(static_cast<double>(budget)) +
                    ": nothing is left for the arrays (--device-memory SIZE)");
   return budget - tables;
+}
+
+/// The ProgramIo of a run (io/program_io.hpp): a checkpoint holds every array but the scratch
+/// arrays (written, not saved: their values are not kept between steps).
+template <class B>
+ProgramIo make_program_io(const Program<B>& p, const IoOptions& io_opt, const Options& opt,
+                          IoWriters writers = {}) {
+  std::vector<std::string> names;
+  std::vector<bool> state;
+  for (int id = 0; id < p.problem->array_count; ++id) {
+    const ArrayInfo& a = p.problem->arrays[id];
+    names.push_back(a.name);
+    state.push_back(!(a.written && !a.compared));
+  }
+  return ProgramIo(p.io, io_opt, names, p.io.types, state, p.grid, opt.steps, opt.quiet,
+                   std::move(writers));
 }
 
 /// `random(seed)` over the box `a.box` of the grid `grid`: the values the whole-grid fill gives
@@ -120,13 +138,14 @@ inline Index ooc_every(const MonitorSpec& m) {
 /// whose probe steps must not count.
 template <class B>
 void attach_monitor(ChunkRule& rule, ooc::Share& share, Monitor* monitor,
-                    const ReduceBox<B>* reduce_boxes) {
+                    const ReduceBox<B>* reduce_boxes, const std::int64_t* offset = nullptr) {
   if (!monitor) return;
-  monitor->start();
   rule.monitor = monitor;
   rule.reduce_boxes = reinterpret_cast<const void*>(reduce_boxes);
-  share.pass_end = [monitor](std::int64_t first, std::int64_t last) {
-    for (std::int64_t s = first; s <= last; ++s)
+  // The runner numbers a segment's steps from 0: `*offset` is the segment's first step (io).
+  share.pass_end = [monitor, offset](std::int64_t first, std::int64_t last) {
+    const std::int64_t o = offset ? *offset : 0;
+    for (std::int64_t s = first + o; s <= last + o; ++s)
       if (!monitor->end_of_step(s)) return false;
     return true;
   };
@@ -140,7 +159,8 @@ template <class B>
 RunStats run_in_or_out_of_core(const Program<B>& p, std::vector<typename B::Device>& devices,
                                const Partition& partition, std::vector<HostArray>& host,
                                const Options& opt, const ooc::Options& ooc, const Probed& probed,
-                               ooc::Stats& report, Monitor* monitor = nullptr) {
+                               ooc::Stats& report, Monitor* monitor = nullptr,
+                               ProgramIo* io = nullptr) {
   const Problem<B>& problem = *p.problem;
   if (!report.on) {
     InCore<B> run(problem, devices, partition, host, probed);
@@ -149,6 +169,15 @@ RunStats run_in_or_out_of_core(const Program<B>& p, std::vector<typename B::Devi
       run.print_exchange_paths();
       run.print_overlap();
     }
+    // io: the first step, and after the steps where an output or checkpoint is due the arrays
+    // it needs copied from the devices into the host arrays, then written (snapshots by a
+    // writer thread: the run goes on).
+    if (io)
+      run.set_steps(io->first_step(), [io](InCore<B>& r, std::int64_t step) {
+        if (!io->due(step + 1)) return;
+        r.fetch(io->wanted(step + 1));
+        io->end_of_step(step + 1, r.host());
+      });
     return run.run(opt.steps, p.time_loop);
   }
 
@@ -165,20 +194,56 @@ RunStats run_in_or_out_of_core(const Program<B>& p, std::vector<typename B::Devi
   for (const typename B::Device& d : devices)
     kernels.push_back(problem.build_kernels ? problem.build_kernels(d) : typename B::Kernels{});
   request.every = ooc_every(p.monitor_spec());
+  // io: outputs and checkpoints end a segment of passes: the steps per pass divide them too.
+  for (const OutputSpec& o : p.io.outputs)
+    request.every = std::gcd(request.every, static_cast<Index>(o.every));
+  if (p.io.checkpoint_every > 0)
+    request.every = std::gcd(request.every, static_cast<Index>(p.io.checkpoint_every));
   request.pass_barriers = p.monitor_spec().count > 0 || p.monitor_spec().every > 0;
   ChunkRule rule{request.shrink_lo, request.shrink_hi, request.trapezoid, &probed, problem.dims};
-  const typename B::OocStep step = chunk_steps<B>(
+  // io: the runner counts steps from 0; a run restarted, or cut into segments at the steps
+  // where an output or checkpoint is due, gives each segment's first step here.
+  std::int64_t offset = 0;
+  const typename B::OocStep inner = chunk_steps<B>(
       rule, p.time_step,
       [&kernels](std::size_t part) -> const typename B::Kernels& { return kernels[part]; });
+  const typename B::OocStep step = [&inner, &offset](const typename B::Device& d, std::size_t part,
+                                                     std::vector<typename B::Buffer>& buf,
+                                                     const Part& chunk, std::int64_t s,
+                                                     std::int64_t remaining) {
+    inner(d, part, buf, chunk, s + offset, remaining);
+  };
   const ooc::Schedule schedule =
       ooc::plan(request, ooc, opt.steps, report, [&](const ooc::Request& probe, Index bytes) {
         return B::OocRunner::calibrate(devices, ooc::schedule(probe), host, step, bytes);
       });
-  ooc::Share share;
-  attach_monitor<B>(rule, share, monitor, p.reduce_boxes);
-  B::ooc_run(devices, schedule, host, step, ooc, opt.steps, report, std::move(share));
+  // io: the run in segments ending where an output or checkpoint is due (pass boundaries:
+  // the host arrays then hold every array's values), each written from the host arrays; the
+  // monitor's ends of passes see the steps' numbers from the run's start, and `until` stops
+  // the run (and the segments) at a pass's end.
+  const std::int64_t first = io ? io->first_step() : 0;
+  double measured = 0;
+  std::int64_t passes = 0, ran = 0;
+  if (monitor) monitor->start();
+  for (std::int64_t done = first; done < opt.steps;) {
+    const std::int64_t until = io ? io->next_due(done) : opt.steps;
+    offset = done;
+    ooc::Share share;
+    attach_monitor<B>(rule, share, monitor, p.reduce_boxes, &offset);
+    B::ooc_run(devices, schedule, host, step, ooc, until - done, report, std::move(share));
+    measured += report.measured_s;
+    passes += report.passes;
+    ran += report.steps;
+    const bool stopped = report.steps < until - done;
+    done += report.steps;
+    if (stopped) break;
+    if (io && io->due(done)) io->end_of_step(done, host);
+  }
+  report.measured_s = measured;
+  report.passes = passes;
+  report.steps = ran;
   (void)pinned;
-  return ooc::run_stats(report, report.steps);
+  return ooc::run_stats(report, ran);
 }
 
 /// The partition, one line per part.
@@ -211,13 +276,18 @@ int run_program(int argc, char** argv, Program<B> p) {
   ooc::Options ooc = p.ooc;
   ooc::take_options(argc, argv, ooc);
   no_band_sharing_with_records(p.records, ooc);
+  IoOptions io_opt;
+  take_io_options(argc, argv, io_opt);
   Options opt = parse_options(argc, argv, p.info);
   if (opt.help) {
     print_usage(p.info, stdout);
     ooc::print_usage(stdout);
+    print_io_usage(p.io, stdout);
     B::print_usage_note(stdout);
     return 0;
   }
+  // io: a checkpoint to restart from is checked before anything runs (spec, grid, arrays).
+  ProgramIo io = make_program_io(p, io_opt, opt);
   check_saves(opt.saves, problem.arrays, problem.array_count);
   check_files(opt, p.info);      // before the devices and the run: a save that cannot be made
   check_trace_files(p.records);  // and a trace file
@@ -269,6 +339,7 @@ int run_program(int argc, char** argv, Program<B> p) {
   for (const auto& [name, path] : opt.loads)
     for (HostArray& a : host)
       if (a.name == name) load_raw(a, path);
+  io.restart(host);  // io: the checkpoint's values, when restarting
   // --verify keeps the initial values for its one-device run (the one extra copy it costs).
   std::vector<HostArray> initial;
   if (opt.verify) initial = host;
@@ -291,11 +362,13 @@ int run_program(int argc, char** argv, Program<B> p) {
                            std::min<std::size_t>(bytes, std::size_t{64} << 20));
   }
 
-  for (Record& r : p.records) r.begin(opt.steps);
+  for (Record& r : p.records) r.begin(opt.steps, io.first_step());
   // Reductions, until, monitor (monitor.hpp): the monitor's lines unless --quiet.
   Monitor monitor(p.monitor_spec(), opt.steps, !opt.quiet);
-  RunStats stats =
-      run_in_or_out_of_core(p, devices, partition, host, opt, ooc, probed, ooc_stats, &monitor);
+  io.start(host);
+  RunStats stats = run_in_or_out_of_core(p, devices, partition, host, opt, ooc, probed, ooc_stats,
+                                         &monitor, &io);
+  io.finish();
   // The traces, before --verify's run (which samples the same points again).
   for (const Record& r : p.records) r.write();
   if (!out_of_core) {
@@ -317,6 +390,7 @@ int run_program(int argc, char** argv, Program<B> p) {
     InCore<B> one(problem, devices, whole, initial, probed);
     Monitor again(p.monitor_spec(), opt.steps, false);  // until stops it at the same step
     one.set_monitor(&again, p.reduce_boxes);
+    one.set_steps(io.first_step(), nullptr);  // io: from the restart's step, without output
     one.run(opt.steps, p.time_loop);
     for (int id = 0; id < problem.array_count; ++id) {
       if (!problem.arrays[id].compared) continue;

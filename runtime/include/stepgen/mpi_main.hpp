@@ -19,11 +19,14 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
+#include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "stepgen/engine.hpp"
+#include "stepgen/io/checkpoint_mpi.hpp"
 #include "stepgen/main.hpp"
 #include "stepgen/mpi.hpp"
 #include "stepgen/ooc.hpp"
@@ -97,7 +100,7 @@ RunStats run_rank_out_of_core(const mpi::Session& session, const Program<B>& p,
                               std::vector<typename B::Device>& devices, const Partition& partition,
                               const Options& opt, const ooc::Options& ooc, const Probed& probed,
                               std::vector<HostArray>& host, ooc::Stats& report, Loaded&& loaded,
-                              Monitor* monitor = nullptr) {
+                              Monitor* monitor, ProgramIo& io) {
   const Problem<B>& problem = *p.problem;
   const int rank = session.rank();
   const Part& part = partition.parts[static_cast<std::size_t>(rank)];
@@ -108,10 +111,24 @@ RunStats run_rank_out_of_core(const mpi::Session& session, const Program<B>& p,
   const typename B::Kernels kernels =
       problem.build_kernels ? problem.build_kernels(devices[0]) : typename B::Kernels{};
   request.every = ooc_every(p.monitor_spec());
+  // io: outputs and checkpoints end a segment of passes: the steps per pass divide them too.
+  for (const OutputSpec& o : p.io.outputs)
+    request.every = std::gcd(request.every, static_cast<Index>(o.every));
+  if (p.io.checkpoint_every > 0)
+    request.every = std::gcd(request.every, static_cast<Index>(p.io.checkpoint_every));
   request.pass_barriers = p.monitor_spec().count > 0 || p.monitor_spec().every > 0;
   ChunkRule rule{request.shrink_lo, request.shrink_hi, request.trapezoid, &probed, problem.dims};
-  const typename B::OocStep step = chunk_steps<B>(
+  // io: the runner counts steps from 0; a run restarted, or cut into segments at the steps
+  // where an output or checkpoint is due, gives each segment's first step here.
+  std::int64_t offset = 0;
+  const typename B::OocStep inner = chunk_steps<B>(
       rule, p.time_step, [k = &kernels](std::size_t) -> const typename B::Kernels& { return *k; });
+  const typename B::OocStep step = [&inner, &offset](const typename B::Device& d, std::size_t part,
+                                                     std::vector<typename B::Buffer>& buf,
+                                                     const Part& chunk, std::int64_t s,
+                                                     std::int64_t remaining) {
+    inner(d, part, buf, chunk, s + offset, remaining);
+  };
   // The model needs the link and the kernels' speed: each rank measures them on a probe of
   // its part, and the slowest figures go into the model (the same schedules fail on every rank).
   const ooc::Schedule schedule = ooc::plan<mpi::UniformError>(
@@ -131,7 +148,9 @@ RunStats run_rank_out_of_core(const mpi::Session& session, const Program<B>& p,
   report.pinned = ooc.pinned;
   const HostAllocator alloc = B::host_allocator(devices, ooc.pinned, true);
   host = load_rank_arrays(p, bounding(part.ghost, mine.reach), opt, alloc);
+  io.restart(host);  // io: the checkpoint's values over this rank's reach, when restarting
   loaded(host);
+  io.start(host);
   const auto pinned = B::ooc_pin(host, ooc, report);  // CUDA: page-locked where they are
   mpi::HaloExchange foreign(MPI_COMM_WORLD, rank, problem.array_count);
   const std::vector<Transfer> plan = ooc::foreign_plan(schedule);
@@ -160,9 +179,32 @@ RunStats run_rank_out_of_core(const mpi::Session& session, const Program<B>& p,
   ooc::Share share;
   share.part = rank;
   share.exchange = exchange;
-  attach_monitor<B>(rule, share, monitor, p.reduce_boxes);  // after the calibration's steps
+  attach_monitor<B>(rule, share, monitor, p.reduce_boxes, &offset);  // after the calibration's
+  if (monitor) monitor->start();
   typename B::OocRunner runner(devices, schedule, host, step, ooc.overlap, share, alloc);
-  runner.run(opt.steps, report);
+  // io: the run in segments ending where an output or checkpoint is due (pass boundaries: the
+  // host arrays then hold the rank's owned cells), each written by the ranks together.
+  // `until` (the monitor's ends of passes) stops the run, and the segments, at a pass's end.
+  double measured = 0;
+  Index passes = 0;
+  std::int64_t ran = 0;
+  for (std::int64_t done = io.first_step(); done < opt.steps;) {
+    const std::int64_t until = io.next_due(done);
+    // A run ends without the pass-boundary exchange: the next segment's foreign cells first.
+    if (done > io.first_step()) exchange();
+    offset = done;
+    runner.run(until - done, report);
+    measured += report.measured_s;
+    passes += report.passes;
+    ran += report.steps;
+    const bool stopped = report.steps < until - done;
+    done += report.steps;
+    if (stopped) break;
+    if (io.due(done)) io.end_of_step(done, host);
+  }
+  report.measured_s = measured;
+  report.passes = passes;
+  report.steps = ran;
   (void)pinned;
   stats.total_s = report.measured_s;
   stats.exchange_s = exchange_timer.total();
@@ -183,7 +225,7 @@ RunStats run_rank(const mpi::Session& session, M& rank, const Program<B>& p,
                   std::vector<typename B::Device>& devices, const Partition& partition,
                   const Options& opt, const ooc::Options& ooc, const Probed& probed,
                   std::vector<HostArray>& host, ooc::Stats& report, Loaded&& loaded,
-                  Monitor* monitor = nullptr) {
+                  Monitor* monitor, ProgramIo& io) {
   const Problem<B>& problem = *p.problem;
   const Part& part = partition.parts[static_cast<std::size_t>(session.rank())];
   if constexpr (M::kOutOfCore) {
@@ -211,16 +253,25 @@ RunStats run_rank(const mpi::Session& session, M& rank, const Program<B>& p,
                        report.reason +
                        "): run in core (more ranks or device memory), or without the boundary");
       return run_rank_out_of_core<B, M>(session, p, devices, partition, opt, ooc, probed, host,
-                                        report, loaded, monitor);
+                                        report, loaded, monitor, io);
     }
   }
   // The host arrays stop at the grid's edge: a boundary frame is filled on the device.
   host = load_rank_arrays(p, intersect(part.ghost, p.grid), opt);
+  io.restart(host);  // io: the checkpoint's values over this rank's box, when restarting
   loaded(host);
+  io.start(host);
   InCore<B, typename M::State> run(problem, devices, partition, host, probed, {session.rank(), 1},
                                    rank.config(MPI_COMM_WORLD));
   if (!opt.quiet && session.rank() == 0) run.print_overlap();
   run.set_monitor(monitor, p.reduce_boxes);
+  // io: after the steps where an output or checkpoint is due, the rank's owned boxes of the
+  // arrays it needs copied into its host arrays, then written by all ranks together.
+  run.set_steps(io.first_step(), [&io](RankRun<B, M>& r, std::int64_t step) {
+    if (!io.due(step + 1)) return;
+    r.fetch(io.wanted(step + 1));
+    io.end_of_step(step + 1, r.host());
+  });
   return run.run(opt.steps, loop);
 }
 
@@ -239,15 +290,18 @@ int run_mpi_program(mpi::Session& session, int argc, char** argv, Program<B> p,
   session.check_same_arguments(argc, argv);
   Options opt;
   ooc::Options ooc = p.ooc;
+  IoOptions io_opt;
   Partition partition;
   try {  // the options and the split are the same on every rank: rank 0 alone reports their errors
     M::take_ooc_options(argc, argv, ooc);
     no_band_sharing_with_records(p.records, ooc);
+    take_io_options(argc, argv, io_opt);  // io
     opt = parse_options(argc, argv, p.info);
     if (opt.help) {
       if (session.rank() == 0) {
         print_usage(p.info, stdout);
         if (M::kOutOfCore) ooc::print_usage(stdout);
+        print_io_usage(p.io, stdout);
         M::print_usage_note(stdout);
       }
       return 0;
@@ -302,6 +356,41 @@ int run_mpi_program(mpi::Session& session, int argc, char** argv, Program<B> p,
   }
   if (!opt.quiet) print_rank_partition(session, rank.describe(devices[0]), M::kUnit, partition);
 
+  // io: outputs and checkpoints written by every rank together (its owned box; MPI-IO,
+  // checkpoint_mpi.hpp, parallel HDF5), the checkpoint to restart from checked on every rank.
+  IoWriters writers;
+  writers.owned = partition.parts[static_cast<std::size_t>(session.rank())].owned;
+  writers.messages = session.rank() == 0;
+  writers.checkpoint = [](const std::string& path, const std::string& hash, std::int64_t step,
+                          const Box& grid, const std::vector<io::CheckpointSource>& arrays) {
+    io::write_checkpoint(MPI_COMM_WORLD, path, hash, step, grid, arrays);
+  };
+  writers.raw = [grid = p.grid](const HostArray& a, const Box& owned, const std::string& path) {
+    mpi::write_array(MPI_COMM_WORLD, a, owned, grid, path);
+  };
+#ifdef STEPGEN_HDF5
+#ifdef H5_HAVE_PARALLEL
+  writers.series = [](const std::string& path, const Box& grid) {
+    return std::make_unique<io::SnapshotSeries>(path, grid, MPI_COMM_WORLD);
+  };
+#else
+  writers.series = [](const std::string& path, const Box&) -> std::unique_ptr<io::SnapshotSeries> {
+    throw RunError("output '" + path +
+                   "': an MPI program writes HDF5 with parallel HDF5 "
+                   "(libhdf5-openmpi-dev); this one was built with serial HDF5");
+  };
+#endif
+#endif
+  std::optional<ProgramIo> io_holder;
+  try {
+    io_holder.emplace(make_program_io(p, io_opt, opt, std::move(writers)));
+  } catch (const UsageError&) {
+    throw;
+  } catch (const std::exception& e) {
+    throw mpi::UniformError(e.what());  // the same file on every rank: the same error
+  }
+  ProgramIo& io = *io_holder;
+
   // This rank's arrays (initial values of its box; --load reads it from the file by MPI-IO,
   // collective) and its run, in core or out of core. --verify: rank 0 gathers the whole grid's
   // initial values from the ranks' owned boxes for its one-device run.
@@ -319,14 +408,15 @@ int run_mpi_program(mpi::Session& session, int argc, char** argv, Program<B> p,
     }
   };
   ooc::Stats ooc_stats;
-  for (Record& r : p.records) r.begin(opt.steps);
+  for (Record& r : p.records) r.begin(opt.steps, io.first_step());
   // Reductions, until, monitor: merged over the ranks at each end of step (the same values,
   // so the same stop, on every rank); rank 0 prints and writes the monitor's file.
   Monitor monitor(p.monitor_spec(), opt.steps, !opt.quiet && session.rank() == 0);
   monitor.combine = [](std::vector<Reduction>& r) { mpi::allreduce_reductions(MPI_COMM_WORLD, r); };
   RunStats stats = mpi::combine(
       MPI_COMM_WORLD, run_rank<B, M>(session, rank, p, loop, devices, partition, opt, ooc, probed,
-                                     host, ooc_stats, keep_initial, &monitor));
+                                     host, ooc_stats, keep_initial, &monitor, io));
+  io.finish();
   // The traces: each rank sampled the points it owns; rank 0 gathers and writes them, before
   // --verify's run (which samples the same points again).
   mpi::write_records(MPI_COMM_WORLD, p.records, owned);
@@ -358,6 +448,7 @@ int run_mpi_program(mpi::Session& session, int argc, char** argv, Program<B> p,
                                        rank.config(MPI_COMM_SELF));
       Monitor again(p.monitor_spec(), opt.steps, false);  // until stops it at the same step
       one.set_monitor(&again, p.reduce_boxes);
+      one.set_steps(io.first_step(), nullptr);  // io: from the restart's step, without output
       one.run(opt.steps, loop);
       for (int id = 0; id < problem.array_count; ++id) {
         if (!problem.arrays[id].compared) continue;

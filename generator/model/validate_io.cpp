@@ -1,0 +1,138 @@
+// Output and checkpoint: <output arrays every file first last> (any number) and
+// <checkpoint every file> (YAML: outputs: [...], checkpoint: {...}). docs/spec.md, docs/io.md.
+
+#include <algorithm>
+#include <cctype>
+#include <set>
+
+#include "model/groups.hpp"
+#include "model/validate.hpp"
+#include "model/validate_util.hpp"
+
+namespace stepgen::model::detail {
+
+namespace {
+
+bool ends_with(const std::string& s, const std::string& e) {
+  return s.size() > e.size() && s.compare(s.size() - e.size(), e.size(), e) == 0;
+}
+
+// The names of a list separated by spaces or commas, each with its offset in the text.
+std::vector<std::pair<std::string, std::size_t>> names_in(const std::string& s) {
+  std::vector<std::pair<std::string, std::size_t>> out;
+  std::size_t i = 0;
+  auto sep = [](char c) { return c == ',' || std::isspace(static_cast<unsigned char>(c)); };
+  while (i < s.size()) {
+    while (i < s.size() && sep(s[i])) ++i;
+    const std::size_t b = i;
+    while (i < s.size() && !sep(s[i])) ++i;
+    if (i > b) out.emplace_back(s.substr(b, i - b), b);
+  }
+  return out;
+}
+
+// A file name the program writes: not blank, no control characters, not a folder.
+std::string file_problem(const std::string& f) {
+  if (f.empty()) return "is empty";
+  for (char c : f)
+    if (static_cast<unsigned char>(c) < 0x20 || c == '"' || c == '\\')
+      return "holds a control character, a quote or a backslash";
+  if (f.back() == '/') return "names a folder";
+  return {};
+}
+
+}  // namespace
+
+void Builder::build_io() {
+  // Arrays whose values the program keeps: written arrays with save="false" (scratch) are not
+  // gathered in core and not kept out of core, so a snapshot of them would depend on the mode.
+  auto scratch = [&](int id) {
+    bool written = false;
+    for (int a : array_group(m_, id))
+      written = written || m_.arrays[static_cast<std::size_t>(a)].written;
+    return written && !m_.arrays[static_cast<std::size_t>(id)].save;
+  };
+  std::set<std::string> files;
+  for (const spec::Output& o : tree_.outputs) {
+    Output out;
+    out.loc = o.loc;
+    if (require(o.arrays, "<output> needs the arrays to write (arrays=\"p q\")")) {
+      // Each name where it stands: an offset into the attribute, or YAML's list items.
+      std::vector<std::pair<std::string, spec::Loc>> listed;
+      for (const spec::Text& t : o.array_items) listed.emplace_back(t.value, t.loc);
+      if (o.array_items.empty())
+        for (const auto& [name, offset] : names_in(o.arrays.value)) {
+          spec::Loc at = o.arrays.loc;
+          if (at.line > 0) at.col += static_cast<int>(offset);
+          listed.emplace_back(name, at);
+        }
+      for (const auto& [name, at] : listed) {
+        const int id = m_.find_array(name);
+        if (id < 0) {
+          diags_.error(at, "<output> names array " + quote(name) +
+                               ", which the spec does not have" + did_you_mean(name, array_names_));
+          continue;
+        }
+        const Array& a = m_.arrays[static_cast<std::size_t>(id)];
+        if (a.dims != m_.dims || a.size != m_.domain) {
+          diags_.error(at, "<output> of array " + quote(name) + ": it is " + size_string(id) +
+                               ", not the grid's shape (only arrays over the whole grid are "
+                               "written as snapshots)");
+          continue;
+        }
+        if (scratch(id)) {
+          diags_.error(at, "<output> of array " + quote(name) +
+                               ": it is a scratch array (save=\"false\"): its values are not kept "
+                               "between steps");
+          continue;
+        }
+        if (std::find(out.arrays.begin(), out.arrays.end(), id) != out.arrays.end()) {
+          diags_.error(at, "<output> lists array " + quote(name) + " twice");
+          continue;
+        }
+        out.arrays.push_back(id);
+      }
+    }
+    if (require(o.every, "<output> needs every=\"N\": the steps between snapshots"))
+      if (std::optional<std::int64_t> v = constant_int(o.every, "every", 1)) out.every = *v;
+    if (require(o.file, "<output> needs file=\"NAME.h5\" or file=\"NAME.raw\"")) {
+      out.file = o.file.value;
+      const std::string problem = file_problem(out.file);
+      if (!problem.empty()) {
+        diags_.error(o.file.loc, "<output> file " + quote(out.file) + " " + problem);
+      } else if (ends_with(out.file, ".h5") || ends_with(out.file, ".hdf5")) {
+        out.hdf5 = true;
+      } else if (!ends_with(out.file, ".raw")) {
+        diags_.error(o.file.loc, "<output> file " + quote(out.file) +
+                                     " must end in .h5 or .hdf5 (an HDF5 file and an XDMF file "
+                                     "beside it) or .raw (one raw file per array and step)");
+      }
+      if (!files.insert(out.file).second)
+        diags_.error(o.file.loc,
+                     "<output> file " + quote(out.file) + " is written by another <output>");
+    }
+    if (o.first.present)
+      if (std::optional<bool> b = boolean(o.first, "first")) out.first = *b;
+    if (o.last.present)
+      if (std::optional<bool> b = boolean(o.last, "last")) out.last = *b;
+    m_.outputs.push_back(std::move(out));
+  }
+
+  const spec::Checkpoint& c = tree_.checkpoint;
+  if (!c.present) return;
+  m_.checkpoint.enabled = true;
+  m_.checkpoint.loc = c.loc;
+  if (require(c.every, "<checkpoint> needs every=\"N\": the steps between checkpoints"))
+    if (std::optional<std::int64_t> v = constant_int(c.every, "every", 1)) m_.checkpoint.every = *v;
+  if (require(c.file, "<checkpoint> needs file=\"NAME\"")) {
+    m_.checkpoint.file = c.file.value;
+    const std::string problem = file_problem(c.file.value);
+    if (!problem.empty())
+      diags_.error(c.file.loc, "<checkpoint> file " + quote(c.file.value) + " " + problem);
+    else if (files.count(c.file.value))
+      diags_.error(c.file.loc,
+                   "<checkpoint> file " + quote(c.file.value) + " is also an <output>'s file");
+  }
+}
+
+}  // namespace stepgen::model::detail

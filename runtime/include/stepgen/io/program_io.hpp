@@ -1,0 +1,404 @@
+#pragma once
+/// \file
+/// Output, checkpoint and restart in a generated program (docs/io.md): the spec's <output>s and
+/// <checkpoint>, the options --checkpoint PATH, --checkpoint-every N, --restart PATH and
+/// --spec-dir DIR, and what happens at the end of a step. rt::ProgramIo is built by the main
+/// program; the engines call it at the end of the steps where something is due (in core after
+/// each such step, out of core at the pass boundaries, which fall on those steps), with the
+/// arrays' current values in the host arrays. Snapshots (.h5) need HDF5: the generated CMake
+/// defines STEPGEN_HDF5 and links it only for a spec with an .h5 output.
+
+#include <algorithm>
+#include <cinttypes>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <functional>
+#include <limits>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "stepgen/box.hpp"
+#include "stepgen/io/checkpoint.hpp"
+#include "stepgen/io/checkpoint_reader.hpp"
+#include "stepgen/program.hpp"
+#ifdef STEPGEN_HDF5
+#include "stepgen/io/snapshot_writer.hpp"
+#endif
+
+namespace stepgen::rt {
+
+/// One <output> of the spec (the generated table).
+struct OutputSpec {
+  const char* file;
+  std::int64_t every;
+  bool hdf5;   ///< .h5: HDF5 + XDMF; else one raw file per array and step
+  bool first;  ///< also the initial state
+  bool last;   ///< also the state after the last step
+  std::vector<int> arrays;
+};
+
+/// What the generated program tells the main program about output and checkpoints.
+struct IoSpec {
+  std::vector<OutputSpec> outputs;
+  const char* checkpoint_file = "";  ///< the spec's <checkpoint> ("": none)
+  std::int64_t checkpoint_every = 0;
+  const char* spec_hash = "";      ///< CRC-64 of the spec's text: a checkpoint's identity
+  const char* spec_dir = "";       ///< the spec's folder at generation (absolute): file() inits
+  std::vector<std::string> types;  ///< each array's spec type name (float, double, ...)
+};
+
+/// The options of this file's features.
+struct IoOptions {
+  std::string checkpoint;              ///< --checkpoint PATH ("": the spec's)
+  std::int64_t checkpoint_every = -1;  ///< --checkpoint-every N (-1: the spec's; 0: none)
+  std::string restart;                 ///< --restart PATH
+};
+
+/// The folder file() initial values are read from: --spec-dir DIR, else STEPGEN_SPEC_DIR, else
+/// the spec's folder at generation. Set by take_io_options.
+inline std::string& spec_dir_override() {
+  static std::string dir;
+  return dir;
+}
+
+/// The path of a file() initial value named `path` in the spec (relative to the spec's folder
+/// `spec_dir`, baked in at generation, unless overridden): absolute paths stay as they are.
+inline std::string spec_file(const char* spec_dir, const std::string& path) {
+  if (!path.empty() && path.front() == '/') return path;
+  std::string dir = spec_dir_override();
+  if (dir.empty())
+    if (const char* env = std::getenv("STEPGEN_SPEC_DIR"); env && *env) dir = env;
+  if (dir.empty()) dir = spec_dir;
+  if (dir.empty()) return path;
+  return dir.back() == '/' ? dir + path : dir + "/" + path;
+}
+
+/// Takes this file's options out of argv (as ooc::take_options does).
+inline void take_io_options(int& argc, char** argv, IoOptions& o) {
+  int kept = 1;
+  for (int i = 1; i < argc; ++i) {
+    const std::string flag = argv[i];
+    auto value = [&]() -> std::string {
+      if (i + 1 >= argc) throw UsageError(flag + " needs a value (see --help)");
+      return argv[++i];
+    };
+    if (flag == "--checkpoint") {
+      o.checkpoint = value();
+      if (o.checkpoint.empty()) throw UsageError("--checkpoint needs a file name");
+    } else if (flag == "--checkpoint-every") {
+      const std::string v = value();
+      std::int64_t n = -1;
+      std::size_t used = 0;
+      try {
+        n = std::stoll(v, &used);
+      } catch (const std::exception&) {
+        used = 0;
+      }
+      if (used != v.size() || n < 0)
+        throw UsageError("--checkpoint-every expects a number of steps >= 0, got '" + v + "'");
+      o.checkpoint_every = n;
+    } else if (flag == "--restart") {
+      o.restart = value();
+      if (o.restart.empty()) throw UsageError("--restart needs a file name");
+    } else if (flag == "--spec-dir") {
+      spec_dir_override() = value();
+    } else {
+      argv[kept++] = argv[i];
+    }
+  }
+  argc = kept;
+}
+
+inline void print_io_usage(const IoSpec& spec, std::FILE* out) {
+  std::fprintf(out,
+               "\nOutput and restart (docs/io.md):\n"
+               "  --checkpoint PATH        write checkpoints to PATH, atomically (default: %s)\n"
+               "  --checkpoint-every N     a checkpoint after every N steps; 0: none (default: "
+               "%" PRId64
+               ")\n"
+               "  --restart PATH           resume from a checkpoint (any devices, ranks, out of\n"
+               "                           core); --steps still counts from step 0\n"
+               "  --spec-dir DIR           where file() initial values are read from (default:\n"
+               "                           $STEPGEN_SPEC_DIR, else the spec's folder: %s)\n",
+               *spec.checkpoint_file ? spec.checkpoint_file : "none", spec.checkpoint_every,
+               *spec.spec_dir ? spec.spec_dir : ".");
+  for (const OutputSpec& o : spec.outputs)
+    std::fprintf(out, "  output: %s every %" PRId64 " steps%s%s\n", o.file, o.every,
+                 o.first ? ", and the initial state" : "", o.last ? ", and the last step" : "");
+}
+
+/// The name of the raw file of array `array` at `step` for an output `file` ("snap.raw"):
+/// "snap_p_000050.raw" (the step with at least six digits).
+inline std::string raw_output_path(const std::string& file, const std::string& array,
+                                   std::int64_t step) {
+  const std::string stem = file.size() > 4 ? file.substr(0, file.size() - 4) : file;
+  char digits[32];
+  std::snprintf(digits, sizeof digits, "%06" PRId64, step);
+  return stem + "_" + array + "_" + digits + ".raw";
+}
+
+/// The series file of an output `file` in a run restarted at `step`: "wave.h5" becomes
+/// "wave-from-000040.h5", so the series of the interrupted run is kept.
+inline std::string restarted_output_path(const std::string& file, std::int64_t step) {
+  const std::size_t dot = file.find_last_of('.');
+  const std::size_t slash = file.find_last_of('/');
+  const std::size_t at =
+      dot == std::string::npos || (slash != std::string::npos && dot < slash) ? file.size() : dot;
+  char digits[32];
+  std::snprintf(digits, sizeof digits, "-from-%06" PRId64, step);
+  return file.substr(0, at) + digits + file.substr(at);
+}
+
+/// Creates the folder of a file the program writes (an output's, a checkpoint's) when missing,
+/// as `mkdir -p` does; RunError naming the folder when it cannot.
+inline void make_folder_of(const std::string& file, const std::string& what) {
+  const std::filesystem::path folder = std::filesystem::path(file).parent_path();
+  if (folder.empty()) return;
+  std::error_code ec;
+  std::filesystem::create_directories(folder, ec);
+  if (ec || !std::filesystem::is_directory(folder))
+    throw RunError("cannot create the folder '" + folder.string() + "' of " + what + " '" + file +
+                   "': " + (ec ? ec.message() : "it exists and is not a folder"));
+}
+
+/// How a process writes: one process, the defaults; an MPI rank (mpi_main.hpp), its owned box
+/// and collective writers.
+struct IoWriters {
+  /// The cells this process writes (its host arrays hold at least these); none: the grid.
+  std::optional<Box> owned;
+  bool messages = true;  ///< prints the restart and checkpoint lines (MPI: rank 0)
+  /// Writes a checkpoint of `arrays` (this process's pieces); default io::write_checkpoint.
+  std::function<void(const std::string& path, const std::string& hash, std::int64_t step,
+                     const Box& grid, const std::vector<io::CheckpointSource>& arrays)>
+      checkpoint;
+  /// Writes array `a`'s cells `owned` as the raw file `path` of the whole grid; default:
+  /// rt::write_atomically of the whole host array.
+  std::function<void(const HostArray& a, const Box& owned, const std::string& path)> raw;
+#ifdef STEPGEN_HDF5
+  /// Creates a series; default: serial HDF5, written by a writer thread.
+  std::function<std::unique_ptr<io::SnapshotSeries>(const std::string& path, const Box& grid)>
+      series;
+#endif
+};
+
+/// Output and checkpoints of one run. Steps are counted as --steps counts them: "after `done`
+/// steps" is the state the run has once steps 0 .. done-1 ran (an output at step 50 equals
+/// --steps 50 --save).
+class ProgramIo {
+ public:
+  /// `types[id]`: each array's spec type name; `state[id]`: whether a checkpoint holds it;
+  /// `writers`: how this process writes (one process: the defaults).
+  ProgramIo(const IoSpec& spec, const IoOptions& opt, const std::vector<std::string>& names,
+            const std::vector<std::string>& types, const std::vector<bool>& state, const Box& grid,
+            std::int64_t steps, bool quiet, IoWriters writers = {})
+      : writers_(std::move(writers)),
+        spec_(spec),
+        names_(names),
+        types_(types),
+        state_(state),
+        grid_(grid),
+        steps_(steps),
+        quiet_(quiet || !writers_.messages) {
+    if (!writers_.owned) writers_.owned = grid;
+    if (!writers_.checkpoint) writers_.checkpoint = [](auto&&... a) { io::write_checkpoint(a...); };
+    if (!writers_.raw)
+      writers_.raw = [](const HostArray& a, const Box&, const std::string& path) {
+        write_atomically(path, a.bytes.data(), a.bytes.size(),
+                         "array " + a.name + " (output " + path + ")");
+      };
+    checkpoint_ = opt.checkpoint.empty() ? spec.checkpoint_file : opt.checkpoint;
+    every_ = opt.checkpoint_every >= 0 ? opt.checkpoint_every : spec.checkpoint_every;
+    if (every_ > 0 && checkpoint_.empty())
+      throw UsageError("--checkpoint-every " + std::to_string(every_) +
+                       " needs --checkpoint PATH (the spec has no <checkpoint>)");
+    if (!opt.restart.empty()) {
+      reader_ = std::make_unique<io::CheckpointReader>(opt.restart);
+      reader_->expect(spec.spec_hash, grid, state_arrays());
+      first_ = reader_->info().step;
+      if (first_ > steps_)
+        throw UsageError("--restart " + opt.restart + ": it was written after step " +
+                         std::to_string(first_) + ", past --steps " + std::to_string(steps_));
+    }
+  }
+
+  /// The step the run starts at (0, or the checkpoint's).
+  std::int64_t first_step() const { return first_; }
+
+  /// Loads the checkpoint's values into the host arrays (each over its own box: the whole
+  /// grid, or an MPI rank's box) when restarting.
+  void restart(std::vector<HostArray>& host) {
+    if (!reader_) return;
+    for (std::size_t id = 0; id < host.size(); ++id)
+      if (state_[id]) reader_->read(host[id].name, host[id].box, host[id].bytes.data());
+    if (!quiet_)
+      std::printf("restart: from '%s' at step %" PRId64 "\n", reader_->path().c_str(), first_);
+    reader_.reset();
+  }
+
+  /// Creates the outputs' files; writes the initial state of outputs with first="true" (not
+  /// when restarting). `host`: the initial values.
+  void start(const std::vector<HostArray>& host) {
+    for (const OutputSpec& o : spec_.outputs) {
+      Series s;
+      s.spec = &o;
+      s.file = first_ > 0 ? restarted_output_path(o.file, first_) : std::string(o.file);
+      make_folder_of(s.file, "output");
+#ifdef STEPGEN_HDF5
+      if (o.hdf5 && writers_.series)  // MPI: parallel HDF5, written in place (collective)
+        s.series = writers_.series(s.file, grid_);
+      else if (o.hdf5)
+        s.writer = std::make_unique<io::SnapshotWriter>(
+            std::make_unique<io::SnapshotSeries>(s.file, grid_));
+#endif
+      series_.push_back(std::move(s));
+    }
+    if (every_ > 0) make_folder_of(checkpoint_, "checkpoint");
+    if (first_ == 0)
+      for (Series& s : series_)
+        if (s.spec->first) write_output(s, 0, host);
+  }
+
+  /// Whether anything is due after `done` steps.
+  bool due(std::int64_t done) const {
+    if (checkpoint_due(done)) return true;
+    for (const Series& s : series_)
+      if (output_due(*s.spec, done)) return true;
+    return false;
+  }
+
+  /// The arrays whose current values end_of_step(done) reads from the host arrays.
+  std::vector<bool> wanted(std::int64_t done) const {
+    std::vector<bool> want(names_.size(), false);
+    if (checkpoint_due(done))
+      for (std::size_t id = 0; id < want.size(); ++id) want[id] = state_[id];
+    for (const Series& s : series_)
+      if (output_due(*s.spec, done))
+        for (int id : s.spec->arrays) want[static_cast<std::size_t>(id)] = true;
+    return want;
+  }
+
+  /// The next step count after `done` at which something is due (steps_ at the latest):
+  /// out of core, a pass boundary.
+  std::int64_t next_due(std::int64_t done) const {
+    for (std::int64_t d = done + 1; d < steps_; ++d) {
+      bool any = checkpoint_due(d);
+      for (const Series& s : series_) any = any || output_due(*s.spec, d);
+      if (any) return d;
+      // Jump to the next multiple of any interval rather than testing every step.
+      std::int64_t next = steps_;
+      if (every_ > 0) next = std::min(next, (d / every_ + 1) * every_);
+      for (const Series& s : series_)
+        next = std::min(next, (d / s.spec->every + 1) * s.spec->every);
+      if (next - 1 > d) d = next - 1;
+    }
+    return steps_;
+  }
+
+  /// After `done` steps, the host arrays holding the current values of wanted(done): writes
+  /// the outputs and the checkpoint due.
+  void end_of_step(std::int64_t done, const std::vector<HostArray>& host) {
+    for (Series& s : series_)
+      if (output_due(*s.spec, done)) write_output(s, done, host);
+    if (checkpoint_due(done)) {
+      std::vector<io::CheckpointSource> arrays;
+      std::vector<std::vector<unsigned char>> copies;
+      for (std::size_t id = 0; id < host.size(); ++id)
+        if (state_[id]) arrays.push_back({names_[id], types_[id], {piece(host[id], copies)}});
+      writers_.checkpoint(checkpoint_, spec_.spec_hash, done, grid_, arrays);
+      if (!quiet_)
+        std::printf("checkpoint: '%s' after step %" PRId64 "\n", checkpoint_.c_str(), done);
+    }
+  }
+
+  /// Waits for the writer threads; rethrows their failures.
+  void finish() {
+#ifdef STEPGEN_HDF5
+    for (Series& s : series_)
+      if (s.writer) s.writer->close();
+#endif
+  }
+
+ private:
+  struct Series {
+    const OutputSpec* spec = nullptr;
+    std::string file;
+#ifdef STEPGEN_HDF5
+    std::unique_ptr<io::SnapshotWriter> writer;  ///< one process: a writer thread
+    std::unique_ptr<io::SnapshotSeries> series;  ///< MPI: collective writes in place
+#endif
+  };
+
+  /// The owned cells of `a` as a piece: the host array itself when it is the owned box, else a
+  /// copy of that box kept in `copies` (an MPI rank's host arrays hold its ghost box).
+  io::Piece piece(const HostArray& a, std::vector<std::vector<unsigned char>>& copies) const {
+    const Box& owned = *writers_.owned;
+    if (a.box == owned) return {owned, a.bytes.data()};
+    copies.emplace_back(static_cast<std::size_t>(owned.volume()) * a.element_bytes);
+    unsigned char* out = copies.back().data();
+    const std::size_t row = static_cast<std::size_t>(owned.extent(0)) * a.element_bytes;
+    for (Index z = owned.lo[2]; z < owned.hi[2]; ++z)
+      for (Index y = owned.lo[1]; y < owned.hi[1]; ++y, out += row) {
+        const std::size_t at = static_cast<std::size_t>(
+            ((z - a.box.lo[2]) * a.box.extent(1) + (y - a.box.lo[1])) * a.box.extent(0) +
+            (owned.lo[0] - a.box.lo[0]));
+        std::memcpy(out, a.bytes.data() + at * a.element_bytes, row);
+      }
+    return {owned, copies.back().data()};
+  }
+
+  std::vector<std::pair<std::string, std::string>> state_arrays() const {
+    std::vector<std::pair<std::string, std::string>> out;
+    for (std::size_t id = 0; id < names_.size(); ++id)
+      if (state_[id]) out.emplace_back(names_[id], types_[id]);
+    return out;
+  }
+  bool checkpoint_due(std::int64_t done) const {
+    return every_ > 0 && done > first_ && done % every_ == 0;
+  }
+  bool output_due(const OutputSpec& o, std::int64_t done) const {
+    return done > first_ && (done % o.every == 0 || (o.last && done == steps_));
+  }
+
+  void write_output(Series& s, std::int64_t done, const std::vector<HostArray>& host) {
+    if (s.spec->hdf5) {
+#ifdef STEPGEN_HDF5
+      std::vector<io::SnapshotArray> arrays;
+      std::vector<std::vector<unsigned char>> copies;
+      for (int id : s.spec->arrays) {
+        const auto u = static_cast<std::size_t>(id);
+        arrays.push_back({names_[u], types_[u], {piece(host[u], copies)}});
+      }
+      if (s.series)
+        s.series->write(done, arrays);
+      else
+        s.writer->submit(done, arrays);  // copies the values: the run goes on while it writes
+#else
+      throw RunError("output '" + s.file + "': this program was built without HDF5");
+#endif
+      return;
+    }
+    for (int id : s.spec->arrays) {
+      const HostArray& a = host[static_cast<std::size_t>(id)];
+      writers_.raw(a, *writers_.owned, raw_output_path(s.file, a.name, done));
+    }
+  }
+
+  IoWriters writers_;
+  const IoSpec& spec_;
+  std::vector<std::string> names_, types_;
+  std::vector<bool> state_;  ///< the arrays a checkpoint holds
+  Box grid_;
+  std::int64_t steps_;
+  bool quiet_;
+  std::string checkpoint_;
+  std::int64_t every_ = 0;
+  std::int64_t first_ = 0;
+  std::unique_ptr<io::CheckpointReader> reader_;
+  std::vector<Series> series_;
+};
+
+}  // namespace stepgen::rt

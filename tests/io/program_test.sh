@@ -1,0 +1,152 @@
+#!/usr/bin/env bash
+# Output, checkpoint and restart in a generated program, end to end (docs/io.md):
+# tests/io/program/wave.xml (the acoustic kernel, a rotate of three arrays, an .h5 output with
+# first and last, a .raw output, a checkpoint every 5 steps, a file() initial value) generated,
+# built and run from working directories other than the spec's folder:
+#  - outputs: each snapshot equals --steps N --save at that step, bit for bit (h5py); the
+#    series holds the steps it should, its XDMF lists them (xmllint, h5py); .raw outputs too;
+#  - out of core (steps per pass that do not divide the intervals): the same outputs and the
+#    same checkpoint file, byte for byte;
+#  - restart: from step 5 on 3 devices, from step 10 out of core, equal the straight run bit
+#    for bit; the restarted series (NAME-from-STEP.h5) equals the straight series;
+#  - errors: a truncated or corrupted checkpoint, one of another spec, --restart past --steps,
+#    a file() value missing from --spec-dir: clear errors, exit status 1 or 2, no crash.
+# Usage: program_test.sh STEPGEN SOURCE_DIR WORK_DIR PYTHON TARGET
+#   TARGET: opencl (PoCL CPU devices), cuda-emu (tests/cuda_emu, STEPGEN_CUDA_EMULATE) or
+#   opencl-mpi (--distribution mpi, one rank per PoCL device: "N devices" are N ranks; the
+#   files are written by the ranks together, HDF5 by parallel HDF5), cuda-emu-mpi (the same
+#   with the CUDA program on the emulation)
+set -euo pipefail
+stepgen=$1 src=$2 work=$3 python=$4 target=$5
+rm -rf "$work"
+mkdir -p "$work/spec/data"
+cp "$src/tests/io/program/wave.xml" "$src/tests/io/program/stamp.cl" "$src/tests/io/program/stamp.cu" \
+   "$src/examples/acoustic/acoustic.cl" "$src/examples/acoustic/acoustic.cu" "$work/spec/"
+"$python" -c "
+import numpy as np
+np.random.seed(3)
+(1 + 0.1 * np.random.rand(24 * 20 * 48)).astype('<f4').tofile('$work/spec/data/vel.raw')"
+check="$python $src/tests/io/program_check.py"
+
+if [ "$target" = opencl ] || [ "$target" = opencl-mpi ]; then
+  distribution=()
+  if [ "$target" = opencl-mpi ]; then
+    distribution=(--distribution mpi)
+    source "$src/tests/mpi/mpirun.sh"
+  fi
+  "$stepgen" generate "$work/spec/wave.xml" --target opencl "${distribution[@]}" -o "$work/gen" >/dev/null
+  cmake -S "$work/gen" -B "$work/gen/build" -DCMAKE_BUILD_TYPE=Release >/dev/null
+  cmake --build "$work/gen/build" -j 2 >/dev/null
+  program="$work/gen/build/wave"
+elif [ "$target" = cuda-emu-mpi ]; then
+  source "$src/tests/mpi/mpirun.sh"
+  mpirun_flags+=(-x STEPGEN_CUDA_EMULATE)
+  "$stepgen" generate "$work/spec/wave.xml" --target cuda --distribution mpi -o "$work/gen" >/dev/null
+  # Parallel HDF5 (what the generated CMakeLists.txt finds with pkg-config for an MPI program).
+  STEPGEN_CUDA_EMU_FLAGS="-DSTEPGEN_HDF5 -I/usr/include/hdf5/openmpi -L/usr/lib/x86_64-linux-gnu/hdf5/openmpi -lhdf5" \
+    "$src/tests/cuda_emu/build.sh" "$work/gen" "$work/wave" --mpi
+  program="$work/wave"
+else
+  "$stepgen" generate "$work/spec/wave.xml" --target cuda -o "$work/gen" >/dev/null
+  # An .h5 output: the program is built with serial HDF5, as the generated CMakeLists.txt does.
+  STEPGEN_CUDA_EMU_FLAGS="-DSTEPGEN_HDF5 -I/usr/include/hdf5/serial -L/usr/lib/x86_64-linux-gnu/hdf5/serial -lhdf5" \
+    "$src/tests/cuda_emu/build.sh" "$work/gen" "$work/wave"
+  program="$work/wave"
+fi
+
+# run NAME DEVICES ARGS...: runs the program in $work/NAME (its working directory), saving
+# p0 p1 p2 age there; fails the test when the run fails.
+run() {
+  local name=$1 n=$2; shift 2
+  mkdir -p "$work/$name"
+  if ! (cd "$work/$name" && launch "$n" "$@" --save p0=p0.raw --save p1=p1.raw --save p2=p2.raw --save age=age.raw \
+        > log.txt 2>&1); then
+    cat "$work/$name/log.txt"; echo "FAIL: run $name failed"; exit 1
+  fi
+}
+launch() {
+  local n=$1; shift
+  if [ "$target" = opencl ]; then
+    POCL_DEVICES=$(printf 'pthread %.0s' $(seq "$n")) "$program" --device-type cpu --devices "$n" "$@"
+  elif [ "$target" = opencl-mpi ]; then
+    POCL_DEVICES=$(printf 'pthread %.0s' $(seq "$n")) stepgen_mpirun "$n" "$program" --device-type cpu "$@"
+  elif [ "$target" = cuda-emu-mpi ]; then
+    STEPGEN_CUDA_EMULATE=$n stepgen_mpirun "$n" "$program" "$@"
+  else
+    STEPGEN_CUDA_EMULATE=$n "$program" --devices "$n" "$@"
+  fi
+}
+# expect_error NAME PATTERN ARGS...: the run fails with an error matching PATTERN.
+expect_error() {
+  local name=$1 pattern=$2 status=0; shift 2
+  mkdir -p "$work/$name"
+  (cd "$work/$name" && launch 1 "$@" > log.txt 2>&1) || status=$?
+  # (mpirun passes on a rank's status, or its own when ranks fail: any but 0.)
+  if [ "$status" -eq 0 ] || { [ "$status" -gt 2 ] && [ "${target%-mpi}" = "$target" ]; } ||
+     ! grep -q -- "$pattern" "$work/$name/log.txt"; then
+    cat "$work/$name/log.txt"; echo "FAIL: $name: expected an error matching '$pattern' (status $status)"; exit 1
+  fi
+}
+same_saves() {  # same_saves A B: the saved arrays of runs A and B are equal
+  for a in p0 p1 p2 age; do
+    cmp -s "$work/$1/$a.raw" "$work/$2/$a.raw" || { echo "FAIL: $1 and $2: array $a differs"; exit 1; }
+  done
+}
+
+# The straight run: 14 steps on 2 devices (outputs at 0 4 8 12 14 and 6 12, checkpoints at 5, 10).
+run straight 2
+grep -q "checkpoint: 'run.ckpt' after step 10" "$work/straight/log.txt" || { cat "$work/straight/log.txt"; echo "FAIL: no checkpoint"; exit 1; }
+$check steps "$work/straight/snap/wave.h5" 0,4,8,12,14
+xmllint --noout "$work/straight/snap/wave.xdmf"
+for s in 0 4 8 12; do
+  run "at$s" 1 --steps "$s" --checkpoint-every 0
+  for a in p1 p2; do $check same "$work/straight/snap/wave.h5" "$s" "$a" "$work/at$s/$a.raw"; done
+done
+for a in p1 p2; do $check same "$work/straight/snap/wave.h5" 14 "$a" "$work/straight/$a.raw"; done
+cmp "$work/straight/raw/p_p1_000012.raw" "$work/at12/p1.raw"
+cmp "$work/straight/raw/p_age_000012.raw" "$work/at12/age.raw"
+[ "$(ls "$work/straight/raw" | tr '\n' ' ')" = "p_age_000006.raw p_age_000012.raw p_p1_000006.raw p_p1_000012.raw " ] || { ls "$work/straight/raw"; echo "FAIL: raw outputs"; exit 1; }
+echo "ok: outputs equal --save at steps 0 4 8 12 14 (h5) and 12 (raw)"
+
+# Out of core, 3 steps per pass (not a divisor of 4, 5 or 6): the same files.
+ooc=(--out-of-core on --ooc-chunks 2 --steps-per-pass 3)
+run ooc 1 "${ooc[@]}"
+grep -q "^out-of-core: on" "$work/ooc/log.txt" || { cat "$work/ooc/log.txt"; echo "FAIL: not out of core"; exit 1; }
+same_saves straight ooc
+$check series "$work/straight/snap/wave.h5" "$work/ooc/snap/wave.h5" 0,4,8,12,14
+cmp "$work/straight/raw/p_p1_000006.raw" "$work/ooc/raw/p_p1_000006.raw"
+cmp "$work/straight/raw/p_age_000012.raw" "$work/ooc/raw/p_age_000012.raw"
+cmp "$work/straight/run.ckpt" "$work/ooc/run.ckpt"
+echo "ok: out of core, the same outputs and checkpoint"
+
+# Restart from step 5 (a run of 7 steps leaves it) on 3 devices; from step 10 out of core.
+run ck5 1 --steps 7
+run restart3 3 --restart ../ck5/run.ckpt --checkpoint-every 0
+grep -q "restart: from '../ck5/run.ckpt' at step 5" "$work/restart3/log.txt" || { cat "$work/restart3/log.txt"; echo "FAIL: no restart line"; exit 1; }
+same_saves straight restart3
+$check steps "$work/restart3/snap/wave-from-000005.h5" 8,12,14
+$check series "$work/straight/snap/wave.h5" "$work/restart3/snap/wave-from-000005.h5" 8,12,14
+cp "$work/straight/run.ckpt" "$work/ten.ckpt"
+run restart_ooc 2 --restart ../ten.ckpt "${ooc[@]}" --checkpoint-every 0
+same_saves straight restart_ooc
+run restart_verify 2 --restart ../ten.ckpt --checkpoint-every 0 --verify
+grep -q "^verify: OK" "$work/restart_verify/log.txt"
+echo "ok: restarted from step 5 on 3 devices and from step 10 out of core, equal to the straight run"
+
+# Errors.
+ck="$work/straight/run.ckpt"
+size=$(stat -c %s "$ck")
+head -c $((size / 2)) "$ck" > "$work/truncated.ckpt"
+expect_error truncated "cannot restart from '../truncated.ckpt': it is truncated" --restart ../truncated.ckpt
+cp "$ck" "$work/corrupted.ckpt"
+printf '\x55' | dd of="$work/corrupted.ckpt" bs=1 seek=$((size - 100)) conv=notrunc status=none
+expect_error corrupted "is corrupted" --restart ../corrupted.ckpt
+expect_error past "past --steps 8" --restart ../ten.ckpt --steps 8
+expect_error missing "cannot restart from '../none.ckpt': it does not exist" --restart ../none.ckpt
+mkdir -p "$work/elsewhere"
+expect_error spec_dir "$work/elsewhere/data/vel.raw" --spec-dir "$work/elsewhere"
+# A checkpoint of another spec: its spec hash changed, its header's checksum right.
+$check other_spec "$ck" "$work/other.ckpt"
+expect_error other_spec "cannot restart from '../other.ckpt': it was written by another spec" --restart ../other.ckpt
+echo "ok: truncated, corrupted, other spec's checkpoints, restart past --steps, a missing file() value: errors"
+echo "ok: output, checkpoint and restart ($target)"
