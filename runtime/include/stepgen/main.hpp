@@ -194,11 +194,14 @@ RunStats run_in_or_out_of_core(const Program<B>& p, std::vector<typename B::Devi
   for (const typename B::Device& d : devices)
     kernels.push_back(problem.build_kernels ? problem.build_kernels(d) : typename B::Kernels{});
   request.every = ooc_every(p.monitor_spec());
-  // io: outputs and checkpoints end a segment of passes: the steps per pass divide them too.
-  for (const OutputSpec& o : p.io.outputs)
-    request.every = std::gcd(request.every, static_cast<Index>(o.every));
-  if (p.io.checkpoint_every > 0)
-    request.every = std::gcd(request.every, static_cast<Index>(p.io.checkpoint_every));
+  // io: with reductions, outputs and checkpoints (which end segments of passes) must fall on
+  // pass ends too, or a reduction's step would fall inside a segment's pass.
+  if (p.monitor_spec().count > 0) {
+    for (const OutputSpec& o : p.io.outputs)
+      request.every = std::gcd(request.every, static_cast<Index>(o.every));
+    if (p.io.checkpoint_every > 0)
+      request.every = std::gcd(request.every, static_cast<Index>(p.io.checkpoint_every));
+  }
   request.pass_barriers = p.monitor_spec().count > 0 || p.monitor_spec().every > 0;
   ChunkRule rule{request.shrink_lo, request.shrink_hi, request.trapezoid, &probed, problem.dims};
   // io: the runner counts steps from 0; a run restarted, or cut into segments at the steps
