@@ -44,6 +44,7 @@
 #                       16384^2 floats and 1160^3 doubles vs a plain sum and the peak bandwidth
 #   unseen              kernels we never wrote (wave2k) and every example, every one-GPU mode
 #   difftest            the random programs of difftest-generate, every mode one GPU allows
+#   new-examples        grayscott, seismic and tables (CUDA, 1 GPU) against their references
 #   sim                 periodic boundaries, l2 norm, snapshots and checkpoints on Jacobi 16384^2:
 #                       their cost against fixed boundaries, both backends
 # Anywhere:
@@ -70,7 +71,7 @@ usage() {
 declare -A file=(
   [generate]=generate.sh [prepare]=prepare.sh [unseen-generate]=unseen.sh
   [difftest-generate]=difftest.sh [local]=local.sh [trapezoid-cpu]=trapezoid_cpu.sh [replay]=replay.sh
-  [sim-generate]=sim_generate.sh [sim]=sim.sh
+  [sim-generate]=sim_generate.sh [sim]=sim.sh [new-examples]=newex.sh
   [build]=build.sh [check]=check.sh [incore]=incore.sh [opencl]=opencl.sh [ooc]=ooc.sh
   [ooc-opencl]=ooc_opencl.sh [ooc-2gpu]=ooc_2gpu.sh [multi-gpu]=multi_gpu.sh [mpi]=mpi.sh
   [mpi-opencl]=mpi_opencl.sh [unseen]=unseen.sh [difftest]=difftest.sh [blocks]=blocks.sh [reduce]=reduce.sh
