@@ -151,6 +151,22 @@ void attach_monitor(ChunkRule& rule, ooc::Share& share, Monitor* monitor,
   };
 }
 
+/// Out of core, where passes must end (`request.every`: the steps per pass divide it) and
+/// whether every pass ends with a barrier: at the reductions' steps, and with reductions, at
+/// the outputs' and checkpoints' steps too (io cuts the run into segments there; a reduction's
+/// step must not fall inside a segment's pass).
+template <class B>
+void ooc_pass_rules(const Program<B>& p, ooc::Request& request) {
+  request.every = ooc_every(p.monitor_spec());
+  if (p.monitor_spec().count > 0) {
+    for (const OutputSpec& o : p.io.outputs)
+      request.every = std::gcd(request.every, static_cast<Index>(o.every));
+    if (p.io.checkpoint_every > 0)
+      request.every = std::gcd(request.every, static_cast<Index>(p.io.checkpoint_every));
+  }
+  request.pass_barriers = p.monitor_spec().count > 0 || p.monitor_spec().every > 0;
+}
+
 /// Runs in core or, when ooc::decide said so (`report.on`), out of core: the same time
 /// step on chunks of planes streamed through the devices (ooc.hpp), the schedule chosen by
 /// the model with the link and kernel speed measured on a probe chunk. Out of core, `host`
@@ -193,16 +209,7 @@ RunStats run_in_or_out_of_core(const Program<B>& p, std::vector<typename B::Devi
   std::vector<typename B::Kernels> kernels;
   for (const typename B::Device& d : devices)
     kernels.push_back(problem.build_kernels ? problem.build_kernels(d) : typename B::Kernels{});
-  request.every = ooc_every(p.monitor_spec());
-  // io: with reductions, outputs and checkpoints (which end segments of passes) must fall on
-  // pass ends too, or a reduction's step would fall inside a segment's pass.
-  if (p.monitor_spec().count > 0) {
-    for (const OutputSpec& o : p.io.outputs)
-      request.every = std::gcd(request.every, static_cast<Index>(o.every));
-    if (p.io.checkpoint_every > 0)
-      request.every = std::gcd(request.every, static_cast<Index>(p.io.checkpoint_every));
-  }
-  request.pass_barriers = p.monitor_spec().count > 0 || p.monitor_spec().every > 0;
+  ooc_pass_rules(p, request);
   ChunkRule rule{request.shrink_lo, request.shrink_hi, request.trapezoid, &probed, problem.dims};
   // io: the runner counts steps from 0; a run restarted, or cut into segments at the steps
   // where an output or checkpoint is due, gives each segment's first step here.

@@ -110,16 +110,7 @@ RunStats run_rank_out_of_core(const mpi::Session& session, const Program<B>& p,
                       B::ooc_trapezoid_ok(probed, *problem.launches, problem.dims, opt.quiet);
   const typename B::Kernels kernels =
       problem.build_kernels ? problem.build_kernels(devices[0]) : typename B::Kernels{};
-  request.every = ooc_every(p.monitor_spec());
-  // io: with reductions, outputs and checkpoints (which end segments of passes) must fall on
-  // pass ends too, or a reduction's step would fall inside a segment's pass.
-  if (p.monitor_spec().count > 0) {
-    for (const OutputSpec& o : p.io.outputs)
-      request.every = std::gcd(request.every, static_cast<Index>(o.every));
-    if (p.io.checkpoint_every > 0)
-      request.every = std::gcd(request.every, static_cast<Index>(p.io.checkpoint_every));
-  }
-  request.pass_barriers = p.monitor_spec().count > 0 || p.monitor_spec().every > 0;
+  ooc_pass_rules(p, request);
   ChunkRule rule{request.shrink_lo, request.shrink_hi, request.trapezoid, &probed, problem.dims};
   // io: the runner counts steps from 0; a run restarted, or cut into segments at the steps
   // where an output or checkpoint is due, gives each segment's first step here.
