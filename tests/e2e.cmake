@@ -1,5 +1,5 @@
-# End-to-end: every example, from XML and YAML, generated for OpenCL, built with -Werror, run
-# on 1-4 PoCL CPU devices and compared bit for bit with its serial reference.
+# End-to-end: every example, generated for OpenCL from XML, built with -Werror, run on 1-4 PoCL
+# CPU devices and compared bit for bit with its serial reference; from YAML, the same tree.
 find_package(OpenCL QUIET)
 if(OpenCL_FOUND AND EXISTS ${PROJECT_SOURCE_DIR}/examples/CMakeLists.txt)
   file(GLOB example_dirs LIST_DIRECTORIES true ${PROJECT_SOURCE_DIR}/examples/*)

@@ -5,9 +5,10 @@
 # and backend.
 #
 #   bench/run.sh difftest-generate N SEED [NOCL] [NMPI]         HERE (needs the built stepgen):
-#       N programs from seeds SEED.., their CUDA trees, the first NOCL also as OpenCL trees, every
-#       program whose index is below NMPI also as a CUDA MPI tree; into bench/generated/difftest/
-#       with the runtime headers once (the trees link to them), the OpenCL headers and ICD loader
+#       the saved regressions (tests/difftest/regressions) then N programs from seeds SEED..:
+#       their CUDA trees, the first NOCL also as OpenCL trees, every program whose index is
+#       below NMPI also as a CUDA MPI tree; into bench/generated/difftest/ with the runtime
+#       headers once (the trees link to them), the OpenCL headers and ICD loader
 #   bench/run.sh difftest                                       ON THE GPU MACHINE (carry
 #       bench/generated): builds every tree with nvcc / g++ (the generated CMakeLists' flags:
 #       --fmad=false, -Wall -Wextra -Werror), runs, prints a tally and the failures last
@@ -35,9 +36,20 @@ if [ "${1:-}" = generate ]; then
   # EXTRA_SEEDS: programs to test again (earlier failures), before the N new ones.
   seeds=(${EXTRA_SEEDS:-})
   for ((i = 0; i < n; i++)); do seeds+=($((seed + i))); done
-  for ((i = 0; i < ${#seeds[@]}; i++)); do
-    s=${seeds[$i]} d=$gen/p${seeds[$i]}
-    python3 "$root/tests/difftest/gen.py" "$s" "$d" >/dev/null
+  # The saved regression programs (tests/difftest/regressions/*, each a failure the tester once
+  # found: CI runs their CUDA host code only under the emulation) come first, as programs
+  # pr0, pr1, ..., with every tree (CUDA, CUDA MPI, OpenCL).
+  regressions=()
+  for r in "$root"/tests/difftest/regressions/*/; do [ -f "$r/modes.txt" ] && regressions+=("$r"); done
+  for ((i = 0; i < ${#regressions[@]} + ${#seeds[@]}; i++)); do
+    if [ "$i" -lt "${#regressions[@]}" ]; then
+      s=$((1000000 + i)) d=$gen/pr$i
+      mkdir -p "$d" && cp -r "${regressions[$i]}". "$d/"
+      echo "${regressions[$i]}" > "$d/regression.txt"
+    else
+      s=${seeds[$((i - ${#regressions[@]}))]} d=$gen/p$s
+      python3 "$root/tests/difftest/gen.py" "$s" "$d" >/dev/null
+    fi
     spec=$(ls "$d"/prog.xml "$d"/prog.yaml 2>/dev/null | head -1)
     trees=(cuda)
     "$stepgen" generate "$spec" --target cuda -o "$d/cuda" >"$d/gen.log" 2>&1 || echo "GENFAIL cuda" >>"$d/gen.log"
