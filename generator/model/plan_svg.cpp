@@ -1,7 +1,9 @@
 #include <algorithm>
+#include <array>
 #include <set>
 #include <string>
 #include <tuple>
+#include <vector>
 
 #include "model/json_writer.hpp"
 #include "model/plan_format.hpp"
@@ -77,6 +79,70 @@ struct Canvas {
   }
 };
 
+/// The boundary frames' marks: every part's frame boxes (its ghost box past the domain) in green,
+/// titled with the kinds; for each dimension drawn that is periodic for some array, a
+/// double-headed arc outside the grid between its two sides (each side's frame copies the
+/// other side's cells). Empty without <boundary>.
+std::string frame_marks(const ProgramPlan& pp, const rt::Partition& p, const Canvas& c) {
+  if (pp.boundaries.empty()) return {};
+  std::array<std::string, 3> kinds;  // per dimension: "periodic", "mirror", ... (first seen)
+  for (const BoundaryPlan& b : pp.boundaries) {
+    std::string& k = kinds[static_cast<std::size_t>(b.dim)];
+    const char* name = b.kind == Boundary::Kind::kPeriodic ? "periodic"
+                       : b.kind == Boundary::Kind::kMirror ? "mirror"
+                       : b.kind == Boundary::Kind::kCopy   ? "copy"
+                                                           : "value";
+    if (k.find(name) == std::string::npos) k += (k.empty() ? "" : "/") + std::string(name);
+  }
+  std::string s;
+  for (const rt::Part& pt : p.parts)
+    for (const rt::Box& f : rt::coalesce(rt::subtract(pt.ghost, p.domain))) {
+      if (!c.visible(f)) continue;
+      // The dimensions in which the box lies past the edge.
+      std::vector<int> past;
+      for (int d = 0; d < c.dims; ++d) {
+        const auto u = static_cast<std::size_t>(d);
+        if (f.hi[u] <= p.domain.lo[u] || f.lo[u] >= p.domain.hi[u]) past.push_back(d);
+      }
+      std::string what;
+      for (int d : past)
+        what += std::string(what.empty() ? "" : ", ") + "xyz"[d] + ": " +
+                kinds[static_cast<std::size_t>(d)];
+      s += "  " +
+           c.rect(f, "fill=\"#2ca02c\" fill-opacity=\"0.45\" stroke=\"none\"",
+                  "boundary frame of part " + std::to_string(pt.id) + ": " + f.str() + " (" + what +
+                      ")",
+                  4) +
+           "\n";
+    }
+  // One double-headed arc per periodic dimension drawn, outside the grid: each side's frame
+  // copies the cells of the opposite side.
+  for (int d : {0, c.down}) {
+    if (d < 0 || kinds[static_cast<std::size_t>(d)].find("periodic") == std::string::npos) continue;
+    const Index n = p.domain.extent(d);
+    std::string path;
+    if (d == 0) {
+      const double y = c.y0 - 3, x1 = c.x0 + 0.5 * c.sx,
+                   x2 = c.x0 + (static_cast<double>(n) - 0.5) * c.sx;
+      path = "M" + num(x1) + "," + num(y) + " Q" + num((x1 + x2) / 2) + "," + num(c.y0 - 40) + " " +
+             num(x2) + "," + num(y);
+    } else {
+      const double x = c.x0 - 3, y1 = c.y0 + 0.5 * c.sy,
+                   y2 = c.y0 + (static_cast<double>(n) - 0.5) * c.sy;
+      path = "M" + num(x) + "," + num(y1) + " Q" + num(c.x0 - 26) + "," + num((y1 + y2) / 2) + " " +
+             num(x) + "," + num(y2);
+    }
+    const std::string axis(1, "xyz"[d]);
+    s += "  <path d=\"" + path +
+         "\" fill=\"none\" stroke=\"#2ca02c\" stroke-width=\"1.5\" stroke-dasharray=\"5 3\" "
+         "marker-start=\"url(#wrap)\" marker-end=\"url(#wrap)\"><title>periodic along " +
+         axis + ": the frame below " + axis + " = 0 holds the cells below " + axis + " = " +
+         std::to_string(n) + ", the frame from " + axis + " = " + std::to_string(n) +
+         " the cells from " + axis + " = 0</title></path>\n";
+  }
+  return s;
+}
+
 const char* const kColours[] = {"#8dd3c7", "#ffffb3", "#bebada", "#fb8072", "#80b1d3", "#fdb462",
                                 "#b3de69", "#fccde5", "#d9d9d9", "#bc80bd", "#ccebc5", "#ffed6f"};
 
@@ -89,6 +155,11 @@ std::string plan_svg(const ProgramPlan& pp, const Plan& plan) {
   c.dims = m.dims;
   c.down = m.dims == 1 ? -1 : m.dims == 2 ? 1 : 2;
   c.section = m.domain[1] / 2;
+  if (!pp.boundaries.empty()) {  // room for the frames and the periodic arcs above and left
+    c.y0 = 74;
+    c.x0 = 36;
+    c.width = 744;
+  }
   const double nx = static_cast<double>(m.domain[0]);
   c.sx = c.width / nx;
   if (c.down >= 0) {
@@ -100,12 +171,18 @@ std::string plan_svg(const ProgramPlan& pp, const Plan& plan) {
   const std::size_t n = p.parts.size();
   const std::size_t legend_rows = (n + 5) / 6;
   const double legend_y = c.y0 + c.height + 24;
-  const double total_h = legend_y + static_cast<double>(legend_rows) * 18 + 46;
+  const double total_h =
+      legend_y + static_cast<double>(legend_rows) * 18 + 46 + (pp.boundaries.empty() ? 0 : 18);
 
   std::string s;
   s += "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"800\" height=\"" + num(total_h) +
        "\" viewBox=\"0 0 800 " + num(total_h) + "\" font-family=\"sans-serif\" font-size=\"12\">\n";
   s += "  <rect width=\"800\" height=\"" + num(total_h) + "\" fill=\"#ffffff\"/>\n";
+  if (!pp.boundaries.empty())
+    s += "  <defs><marker id=\"wrap\" viewBox=\"0 0 10 10\" refX=\"9\" refY=\"5\" "
+         "markerWidth=\"6\" markerHeight=\"6\" orient=\"auto-start-reverse\"><path d=\"M0,0 L10,5 "
+         "L0,10 z\" "
+         "fill=\"#2ca02c\"/></marker></defs>\n";
   std::string title = xml_escape(m.name) + ": " + extent_str(p.domain) + " grid, " +
                       std::to_string(n) + " part(s), device grid ";
   for (int d = 0; d < m.dims; ++d)
@@ -131,6 +208,10 @@ std::string plan_svg(const ProgramPlan& pp, const Plan& plan) {
              c.rect(g, "fill=\"#444\" fill-opacity=\"0.35\" stroke=\"none\"",
                     "ghost cells of part " + std::to_string(pt.id) + ": " + g.str(), 4) +
              "\n";
+  // Boundary frames (<boundary>): the ghost cells past the grid's edge, in green over the
+  // hatching; periodic ones with an arrow from the cells on the opposite side they copy.
+  const std::string frames = frame_marks(pp, p, c);
+  s += frames;
   // Exchanged cells: what moves each exchange, outlined in red (once per box, all arrays).
   std::set<std::tuple<rt::Vec3, rt::Vec3>> marked;
   for (const ArrayExchange& x : plan.exchanges)
@@ -197,6 +278,13 @@ std::string plan_svg(const ProgramPlan& pp, const Plan& plan) {
        "\" width=\"12\" height=\"12\" fill=\"#d62728\" fill-opacity=\"0.5\" stroke=\"#d62728\"/>\n";
   s += "  <text x=\"262\" y=\"" + num(ky) + "\">exchanged every " + std::to_string(plan.every) +
        " step(s)</text>\n";
+  if (!pp.boundaries.empty()) {
+    s += "  <rect x=\"20\" y=\"" + num(ky + 8) +
+         "\" width=\"12\" height=\"12\" fill=\"#2ca02c\" fill-opacity=\"0.45\" stroke=\"#000\"/>\n";
+    s += "  <text x=\"36\" y=\"" + num(ky + 18) +
+         "\">boundary frame past the grid's edge (arc: periodic, each side copies the "
+         "other)</text>\n";
+  }
   if (plan.out_of_core) {
     s += "  <line x1=\"480\" y1=\"" + num(ky - 4) + "\" x2=\"500\" y2=\"" + num(ky - 4) +
          "\" stroke=\"#1f4e9c\" stroke-width=\"1.5\" stroke-dasharray=\"6 3\"/>\n";

@@ -349,8 +349,22 @@ TEST_CASE("plan reports: boundaries, each part's frame past the grid's edge") {
   const std::string json = json_of(m, p);
   CHECK(json.find("{\"array\": \"A\", \"dim\": 1, \"kind\": \"value\", \"value\": \"0.5\"}") !=
         std::string::npos);
+  // The SVG: every part's frame boxes in green (3 for part 0: below y, left, right), one
+  // periodic arc (x only: y's frame is value(0.5)) and the legend's line.
+  const std::string svg = svg_of(m, p);
+  CHECK(count(svg, "<title>boundary frame of part ") == 6);
+  CHECK(svg.find("<title>boundary frame of part 0: [-1,0)x[0,17) (x: periodic)</title>") !=
+        std::string::npos);
+  CHECK(svg.find("<title>boundary frame of part 0: [-1,33)x[-1,0) (y: value)</title>") !=
+        std::string::npos);
+  CHECK(count(svg,
+              "<title>periodic along x: the frame below x = 0 holds the cells below x = "
+              "32") == 1);
+  CHECK(count(svg, "periodic along y") == 0);
+  CHECK(count(svg, "boundary frame past the grid's edge") == 1);
   // Without boundaries the reports say nothing of them.
   const Model plain = jacobi2d(32);
+  CHECK(svg_of(plain, plan_of(plain, o)).find("boundary frame") == std::string::npos);
   CHECK(text_of(plain, plan_of(plain, o)).find("boundaries") == std::string::npos);
   CHECK(json_of(plain, plan_of(plain, o)).find("boundaries") == std::string::npos);
 }
