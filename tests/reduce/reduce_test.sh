@@ -183,6 +183,30 @@ case $mode in
     run until-ooc-r2 2 --out-of-core on --ooc-chunks 2 --steps-per-pass 4; labels+=(until-ooc-r2)
     ;;
 esac
+# The progress line (no <monitor> in until.xml): on a terminal (script(1) gives the program a
+# pseudo-terminal), "step N/40  R steps/s  T s left" rewritten in place with \r, ending on
+# the stop step; never in a file (the runs above); --quiet silences it.
+if [ "$mode" = opencl ] && command -v script > /dev/null; then
+  for quiet in "" --quiet; do
+    dir="$out/runs/progress$quiet"
+    mkdir -p "$dir"
+    (cd "$dir" && POCL_DEVICES=pthread timeout 300 script -qefc \
+      "'$program' --device-type cpu --devices 1 $quiet" typescript > /dev/null 2>&1) ||
+      { cat "$dir/typescript"; echo "FAIL: the run on a terminal ($quiet) failed"; exit 1; }
+    if [ -z "$quiet" ]; then
+      grep -aq $'\rstep 24/40  [0-9.]* steps/s  [0-9]* s left' "$dir/typescript" ||
+        { cat -A "$dir/typescript" | head -40; echo "FAIL: no progress line on a terminal"; exit 1; }
+    elif grep -aq "steps/s" "$dir/typescript"; then
+      cat -A "$dir/typescript" | head -40; echo "FAIL: --quiet printed the progress line"; exit 1
+    fi
+  done
+  for label in "${labels[@]}"; do
+    if grep -aq "steps/s" "$out/runs/$label/log.txt"; then
+      echo "FAIL: $label: a progress line in a file"; exit 1
+    fi
+  done
+  echo "ok: the progress line on a terminal (not in files, not with --quiet)"
+fi
 for label in "${labels[@]}"; do
   dir="$out/runs/$label"
   grep -q "^stopped at step 23: (res < 2.9 && diff < 1) || step >= 1000 (res = .*, diff = .*)" "$dir/log.txt" ||
