@@ -15,6 +15,7 @@
 /// (Request::one_step), and within that step no launch may read past the edge what an earlier
 /// launch of the step wrote (main.hpp checks). Standard library only.
 
+#include <algorithm>
 #include <cstring>
 #include <vector>
 
@@ -105,8 +106,16 @@ inline void fill_framed(const HostArray& src, HostArray& out, const Box& grid, c
           std::memset(to, 0, eb);
         else if (value)
           std::memcpy(to, value->value.data(), eb);
-        else
+        else if (rule[0] && rule[0]->kind == BoundaryKind::kPeriodic && (x < in_lo || x >= in_hi)) {
+          // A periodic run past the edge maps to consecutive cells: one copy up to the edge
+          // (or to where the images wrap again).
+          const Index end = x < grid.lo[0] ? std::min(box.hi[0], grid.lo[0]) : box.hi[0];
+          const Index run = std::min(end - x, grid.hi[0] - s[0]);
+          std::memcpy(to, src_at(s), static_cast<std::size_t>(run) * eb);
+          x += run - 1;
+        } else {
           std::memcpy(to, src_at(s), eb);
+        }
       }
     }
 }

@@ -91,6 +91,10 @@ struct Share {
   std::function<bool(std::int64_t first, std::int64_t last)> pass_end;
   /// The <boundary> rules (ooc/frames.hpp) when the schedule has frames (Schedule::has_frame).
   FrameRules frames;
+  /// An MPI rank's host arrays hold its reach only: `fill_frame(array, box)` composes the cells
+  /// of `box` (all past the grid's edge) from the grid's edge slabs gathered from every rank
+  /// (mpi_main.hpp); empty: from the host arrays (fill_framed).
+  std::function<void(std::size_t array, HostArray& box)> fill_frame;
 };
 
 /// Runs a stencil out of core on every part's device (or on one part's, see Share): the
@@ -171,7 +175,7 @@ class Runner {
             st.snapshots[a].emplace_back(sc_.arrays[a].name,
                                          static_cast<std::size_t>(sc_.arrays[a].element_bytes), f,
                                          snapshot_alloc);
-      if (sc_.has_frame && share_.part >= 0)
+      if (sc_.has_frame && share_.part >= 0 && !share_.fill_frame)
         throw RunError(
             "out-of-core: <boundary> frames are not supported in an MPI program's "
             "out-of-core run yet");
@@ -369,6 +373,15 @@ class Runner {
         for (HostArray& f : st.snapshots[a]) {
           // <boundary> frames: an array no kernel writes keeps its first snapshot.
           if (snapped_ && !sc_.arrays[a].written) continue;
+          if (sc_.has_frame && share_.fill_frame) {  // an MPI rank: the frame from every rank's
+            copy_host_box(host_[a], f, intersect(f.box, sc_.grid));  // edge slabs
+            for (const Box& b : past_the_edge({f.box}, sc_.grid)) {
+              HostArray cells(f.name, f.element_bytes, b);
+              share_.fill_frame(a, cells);
+              copy_host_box(cells, f, b);
+            }
+            continue;
+          }
           refresh_snapshot(host_[a], f, sc_.grid, sc_.has_frame ? share_.frames : FrameRules{},
                            static_cast<int>(a));
         }
