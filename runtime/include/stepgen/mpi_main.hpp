@@ -192,8 +192,8 @@ RunStats run_rank_out_of_core(const mpi::Session& session, const Program<B>& p,
       ids.push_back(id);
       element.push_back(problem.arrays[id].element_bytes);
     }
-    frames = std::make_unique<FrameSources>(widths, problem.boundaries, problem.boundary_count,
-                                            ids, element);
+    frames = std::make_unique<FrameSources>(widths, problem.boundaries, problem.boundary_count, ids,
+                                            element);
   }
   auto gather_frames = [&] {
     if (!frames) return;
