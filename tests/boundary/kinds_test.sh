@@ -6,7 +6,8 @@
 # that reads the frame's corners and two cells past the edge, where mirror and copy differ)
 # generated for OpenCL, built, run on 1 and 3 PoCL devices (slabs), on 4 (--strategy
 # min-exchange: a 2x2 grid, frames on every side of every part; 4x1 for the wide grid) and on 3
-# with STEPGEN_OVERLAP=off; A and B must equal the reference bit for bit.
+# with STEPGEN_OVERLAP=off; out of core on 1 and 2 devices (1 step per pass; 3 with only
+# periodic boundaries); A and B must equal the reference bit for bit.
 # Usage: kinds_test.sh STEPGEN SOURCE_DIR WORK_DIR REFERENCE_BIN
 set -euo pipefail
 stepgen=$1 src=$2 work=$3 reference=$4
@@ -41,4 +42,63 @@ for case in "mirror_copy mirror copy" "value_periodic value periodic" "periodic_
     done
     echo "ok: $name ($kx x, $ky y) on $n device(s) $extra ($(grep -o 'grid [0-9x]*' "$dir/log.txt" | head -1)): A and B equal the reference"
   done
+  # Out of core (the frames past the grid's edge loaded with the chunks, y the chunked
+  # dimension): 1 step per pass on 1 and 2 devices in 3 chunks; with only periodic boundaries
+  # 3 steps per pass too (the chunks compute the frame's images); mirror, copy and value ask
+  # for one step per pass, and 3 are refused with an error that says so.
+  ooc_runs=("1 3 1" "2 3 1")
+  if [ "$kx" = periodic ] && [ "$ky" = periodic ]; then ooc_runs+=("1 2 3" "2 2 3 --strategy min-exchange"); fi
+  for run in "${ooc_runs[@]}"; do
+    read -r n chunks k extra <<<"$run"
+    dir="$out/runs/ooc-$n-c$chunks-k$k"
+    mkdir -p "$dir"
+    # shellcheck disable=SC2086
+    POCL_DEVICES="$(printf 'pthread %.0s' $(seq "$n"))" "$out/gen/build/$name" --device-type cpu \
+      --devices "$n" --out-of-core on --ooc-chunks "$chunks" --steps-per-pass "$k" $extra \
+      --save "A=$dir/A.raw" --save "B=$dir/B.raw" > "$dir/log.txt" 2>&1 ||
+      { cat "$dir/log.txt"; echo "FAIL: $name out of core on $n device(s), k=$k: the run failed"; exit 1; }
+    grep -q "^out-of-core: on" "$dir/log.txt" || { cat "$dir/log.txt"; echo "FAIL: $name: not out of core"; exit 1; }
+    for a in A B; do
+      cmp -s "$dir/$a.raw" "$out/reference/$a.raw" ||
+        { cat "$dir/log.txt"; echo "FAIL: $name out of core on $n device(s), k=$k: $a differs from the reference"; exit 1; }
+    done
+    echo "ok: $name out of core on $n device(s) ($(grep -o '[0-9]* chunk(s)[^,]*, [0-9]* step(s) per pass' "$dir/log.txt")): A and B equal the reference"
+  done
+  if [ "$kx" != periodic ] || [ "$ky" != periodic ]; then
+    status=0
+    POCL_DEVICES=pthread "$out/gen/build/$name" --device-type cpu --devices 1 --out-of-core on \
+      --ooc-chunks 2 --steps-per-pass 3 > "$out/runs/ooc-refused.txt" 2>&1 || status=$?
+    if [ "$status" -eq 0 ] || ! grep -q "boundaries run one step per pass out of core" "$out/runs/ooc-refused.txt"; then
+      cat "$out/runs/ooc-refused.txt"; echo "FAIL: $name: 3 steps per pass out of core not refused"; exit 1
+    fi
+    echo "ok: $name out of core with 3 steps per pass is refused: $(head -1 "$out/runs/ooc-refused.txt")"
+  fi
+done
+# A 3D 7-point stencil periodic in z only, the chunked dimension out of core (the load windows
+# of the first and last chunks reach past the grid's ends, the frames composed from the other
+# end's planes as they were at the pass's start): in core on 1 and 3 devices, out of core on 1
+# and 2 devices with 1, 3 and 4 steps per pass, against a reference with modulo indexing in z.
+name=periodic_z
+out="$work/$name"
+mkdir -p "$out/reference"
+"$stepgen" generate "$src/tests/boundary/$name.xml" --target opencl -o "$out/gen" >/dev/null
+cmake -S "$out/gen" -B "$out/gen/build" -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build "$out/gen/build" -j 2 >/dev/null
+"$reference" heat3d-z "$out/reference"
+for run in "1" "3" "1 --out-of-core on --ooc-chunks 3 --steps-per-pass 1" \
+  "2 --out-of-core on --ooc-chunks 2 --steps-per-pass 3" \
+  "1 --out-of-core on --ooc-chunks 4 --steps-per-pass 4 --region-sharing off" \
+  "1 --out-of-core on --ooc-chunks 2 --steps-per-pass 4 --band-sharing off"; do
+  read -r n extra <<<"$run"
+  dir="$out/runs/$n-${extra// /}"
+  mkdir -p "$dir"
+  # shellcheck disable=SC2086
+  POCL_DEVICES="$(printf 'pthread %.0s' $(seq "$n"))" "$out/gen/build/$name" --device-type cpu \
+    --devices "$n" $extra --save "A=$dir/A.raw" --save "B=$dir/B.raw" > "$dir/log.txt" 2>&1 ||
+    { cat "$dir/log.txt"; echo "FAIL: $name on $n device(s) $extra: the run failed"; exit 1; }
+  for a in A B; do
+    cmp -s "$dir/$a.raw" "$out/reference/$a.raw" ||
+      { cat "$dir/log.txt"; echo "FAIL: $name on $n device(s) $extra: $a differs from the reference"; exit 1; }
+  done
+  echo "ok: $name on $n device(s) $extra: A and B equal the reference $(grep -o '[0-9]* chunk(s)[^,]*, [0-9]* step(s) per pass' "$dir/log.txt" || true)"
 done

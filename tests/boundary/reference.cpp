@@ -4,6 +4,8 @@
 // 0.5 (a corner outside in a value dimension too). Build with -ffp-contract=off.
 // Usage: boundary_reference KIND_X KIND_Y OUT_DIR [NX NY]   (kinds: periodic, mirror, copy,
 // value; the grid 64x48 unless given)
+//        boundary_reference heat3d-z OUT_DIR   (periodic_z.xml: heat7.cl's 7-point step on
+// 16x12x20, z by modulo indexing, the x and y edges fixed)
 
 #include <cstdio>
 #include <cstdlib>
@@ -36,7 +38,35 @@ void write(const std::string& path, const std::vector<float>& a) {
 }
 }  // namespace
 
+// periodic_z.xml: 12 steps of heat7.cl over 16x12x20, periodic in z (modulo indexing), the
+// cells on the x and y edges never computed (they keep their values, A's and B's in turn).
+int heat3d_z(const std::string& out) {
+  constexpr int nx = 16, ny = 12, nz = 20, steps = 12;
+  constexpr float alpha = 0.125f;
+  std::vector<float> a(static_cast<std::size_t>(nx) * ny * nz);
+  stepgen::rt::fill_random<float>(a.data(), a.size(), 5, 0);
+  std::vector<float> b = a;
+  auto at = [&](int x, int y, int z) {
+    return static_cast<std::size_t>(x + nx * (y + ny * ((z + nz) % nz)));
+  };
+  for (int s = 0; s < steps; ++s) {
+    for (int z = 0; z < nz; ++z)
+      for (int y = 1; y < ny - 1; ++y)
+        for (int x = 1; x < nx - 1; ++x) {
+          const float u = a[at(x, y, z)];
+          const float lap = a[at(x - 1, y, z)] + a[at(x + 1, y, z)] + a[at(x, y - 1, z)] +
+                            a[at(x, y + 1, z)] + a[at(x, y, z - 1)] + a[at(x, y, z + 1)] - 6.0f * u;
+          b[at(x, y, z)] = u + alpha * lap;
+        }
+    std::swap(a, b);
+  }
+  write(out + "/A.raw", a);
+  write(out + "/B.raw", b);
+  return 0;
+}
+
 int main(int argc, char** argv) {
+  if (argc == 3 && std::string(argv[1]) == "heat3d-z") return heat3d_z(argv[2]);
   if (argc != 4 && argc != 6) {
     std::fprintf(stderr, "usage: %s KIND_X KIND_Y OUT_DIR [NX NY]\n", argv[0]);
     return 2;

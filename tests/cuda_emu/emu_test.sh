@@ -85,25 +85,6 @@ run() {
   fi
   echo "ok: $name $label: $(grep -m1 -o -e 'overlap: [a-z]*' -e 'out-of-core: on.*' "$dir/log.txt" | head -1)"
 }
-# refused LABEL DEVICES ARGS...: the run fails (status 1) with the boundary's out-of-core refusal.
-boundary=no
-grep -q "<boundary" "$spec" && boundary=yes
-refused() {
-  local label=$1 n=$2 status=0; shift 2
-  mkdir -p "$out/runs/$label"
-  if [ "$group" = mpi ]; then
-    source "$here/../mpi/mpirun.sh"
-    mpirun_flags+=(-x STEPGEN_CUDA_EMULATE)
-    STEPGEN_CUDA_EMULATE=$n stepgen_mpirun "$n" "$program" "$@" > "$out/runs/$label/log.txt" 2>&1 || status=$?
-  else
-    STEPGEN_CUDA_EMULATE=$n "$program" --devices "$n" "$@" > "$out/runs/$label/log.txt" 2>&1 || status=$?
-  fi
-  if [ "$status" -ne 1 ] || ! grep -q "<boundary> frames are not supported out of core yet" "$out/runs/$label/log.txt"; then
-    cat "$out/runs/$label/log.txt"; echo "FAIL: $name $label exited $status, not the boundary's refusal"; failures+=("$label")
-  else
-    echo "ok: $name $label: refused: $(grep -m1 'not supported out of core' "$out/runs/$label/log.txt")"
-  fi
-}
 expect() {  # expect LABEL TEXT: the run's report says TEXT
   grep -qF -- "$2" "$out/runs/$1/log.txt" || { echo "FAIL: $name $1: no '$2' in the report"; failures+=("$1:report"); }
 }
@@ -131,11 +112,7 @@ case $group in
     fi
     ;;
   ooc)
-    # A spec with a <boundary> is refused out of core (not supported yet): the error names it.
-    if [ "$boundary" = yes ]; then
-      refused d1-ooc-refused 1 --out-of-core on
-      continue
-    fi
+    # A spec with a <boundary> runs out of core like any other (docs/out-of-core.md).
     for n in 1 2; do
       for k in 1 3; do
         for trapezoid in on off; do
@@ -186,12 +163,8 @@ case $group in
     STEPGEN_MPI_CUDA_AWARE=on run r2-device 2 --verify
     expect r2-device "CUDA-aware"
     expect r2-device "verify: OK"
-    # Out of core on each rank: the cells other ranks own come by messages at pass boundaries.
-    # A spec with a <boundary> is refused out of core (not supported yet).
-    if [ "$boundary" = yes ]; then
-      refused r2-ooc-refused 2 --out-of-core on
-      continue
-    fi
+    # Out of core on each rank: the cells other ranks own come by messages at pass boundaries
+    # (a <boundary>'s edge slabs gathered from every rank).
     run r2-ooc-k1 2 --out-of-core on --ooc-chunks 2 --steps-per-pass 1
     expect r2-ooc-k1 "out-of-core: on"
     run r2-ooc-k2 2 --out-of-core on --ooc-chunks 1 --steps-per-pass 2 --verify

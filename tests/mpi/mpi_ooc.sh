@@ -7,18 +7,8 @@
 # chunks (1 where a chunk would be thinner than k steps' halo). Every saved array must equal
 # the reference, which equals the single-process in-core run (tests/e2e), bit for bit; the
 # last rank count with k = 2 also passes --verify.
-# A spec with a <boundary> is refused out of core (not supported yet): the error names it.
-if grep -q "<boundary" "$src/examples/$example/$example.xml"; then
-  mkdir -p "$work/$example-runs/ooc-refused"
-  status=0
-  POCL_DEVICES="pthread pthread" stepgen_mpirun 2 "$out/build/$example" --device-type cpu --out-of-core on \
-    > "$work/$example-runs/ooc-refused/log.txt" 2>&1 || status=$?
-  if [ "$status" -ne 1 ] || ! grep -q "<boundary> frames are not supported out of core yet" "$work/$example-runs/ooc-refused/log.txt"; then
-    cat "$work/$example-runs/ooc-refused/log.txt"; echo "FAIL: $example out of core on 2 ranks exited $status, not the boundary's refusal"; exit 1
-  fi
-  echo "ok: $example out of core on 2 ranks is refused: $(grep -m1 'not supported out of core' "$work/$example-runs/ooc-refused/log.txt")"
-  return 0
-fi
+# A spec with a <boundary> (examples/grayscott, periodic) runs out of core like any other: the
+# frames' edge slabs are gathered from every rank at each pass boundary (mpi_main.hpp).
 all=$(POCL_DEVICES=pthread stepgen_mpirun 1 "$out/build/$example" --help | sed -n 's/^arrays: //p' | wc -w)
 bytes=0
 for a in $arrays; do bytes=$((bytes + $(stat -c %s "$refdir/$a.raw"))); done

@@ -379,3 +379,91 @@ TEST_CASE("ooc runner: pass_end runs after every pass, one part too, and stops t
       CHECK(same(all[0], want7[0], grid()));
     }
 }
+
+// --- <boundary> frames out of core (oocbound) -------------------------------------------------
+
+namespace {
+
+/// One step of the 5-point average with no edge logic: every cell of the buffer `at` whose
+/// stencil lies inside it (a periodic grid's frame makes that every grid cell).
+void periodic_stencil(const double* a, double* b, const Box& at) {
+  const Index w = at.extent(0);
+  for (Index y = at.lo[1] + 1; y + 1 < at.hi[1]; ++y)
+    for (Index x = at.lo[0] + 1; x + 1 < at.hi[0]; ++x) {
+      const Index i = (y - at.lo[1]) * w + (x - at.lo[0]);
+      b[i] = (a[i - 1] + a[i + 1] + a[i - w] + a[i + w] + a[i]) * 0.2;
+    }
+}
+
+/// The whole grid, periodic in x and y by modulo indexing, `steps` steps.
+std::vector<HostArray> periodic_reference(Index steps) {
+  std::vector<HostArray> host = initial();
+  auto at = [](Index x, Index y) { return ((y + kY) % kY) * kX + (x + kX) % kX; };
+  for (Index s = 0; s < steps; ++s) {
+    const double* a = host[0].as<double>();
+    double* b = host[1].as<double>();
+    for (Index y = 0; y < kY; ++y)
+      for (Index x = 0; x < kX; ++x)
+        b[at(x, y)] =
+            (a[at(x - 1, y)] + a[at(x + 1, y)] + a[at(x, y - 1)] + a[at(x, y + 1)] + a[at(x, y)]) *
+            0.2;
+    std::swap(host[0].bytes, host[1].bytes);
+  }
+  return host;
+}
+
+}  // namespace
+
+TEST_CASE("ooc runner: periodic frames, the chunked dimension wrapping, equal modulo indexing") {
+  // The parts' reach goes past the grid's edge (Request::frame), the cells there composed from
+  // the host arrays at every pass boundary (ooc/frames.hpp): several steps per pass, several
+  // parts and chunks, the first and last chunks' windows reaching past both ends of y.
+  constexpr Index kSteps = 7;
+  const std::vector<HostArray> want = periodic_reference(kSteps);
+  const BoundaryRule rules[] = {{0, 0, BoundaryKind::kPeriodic, {}},
+                                {0, 1, BoundaryKind::kPeriodic, {}},
+                                {1, 0, BoundaryKind::kPeriodic, {}},
+                                {1, 1, BoundaryKind::kPeriodic, {}}};
+  auto periodic_step = [](const FakeDevice&, std::size_t, std::vector<FakeBuffer>& bufs,
+                          const Part& chunk, std::int64_t, std::int64_t) {
+    periodic_stencil(reinterpret_cast<const double*>(bufs[0].bytes->data()),
+                     reinterpret_cast<double*>(bufs[1].bytes->data()), chunk.ghost);
+    std::swap(bufs[0], bufs[1]);
+  };
+  for (int parts : {1, 2})
+    for (int chunks : {1, 3})
+      for (int k : {1, 3})
+        for (bool overlap : {true, false}) {
+          CAPTURE(parts);
+          CAPTURE(chunks);
+          CAPTURE(k);
+          CAPTURE(overlap);
+          ooc::Request r = request(parts, chunks, k, true, 3);
+          r.frame = {true, true, false};
+          const ooc::Schedule sc = ooc::schedule(r);
+          CHECK(sc.has_frame);
+          CHECK(sc.pass_barriers);
+          CHECK(sc.parts[0].reach.lo[1] == -k);
+          std::vector<FakeDevice> devices(static_cast<std::size_t>(parts));
+          std::vector<HostArray> host = initial();
+          ooc::Share share;
+          share.frames = {rules, 4};
+          FakeRunner runner(devices, sc, host, periodic_step, overlap, share);
+          ooc::Stats stats;
+          runner.run(kSteps, stats);
+          CHECK(same(host[0], want[0], grid()));
+          CHECK(same(host[1], want[1], grid()));
+        }
+}
+
+TEST_CASE("ooc model: mirror, copy and value frames run one step per pass") {
+  ooc::Request r = request(1, 0, 0, true, 3);
+  r.frame = {true, false, false};
+  r.one_step = "the spec's mirror boundaries run one step per pass";
+  const ooc::Link link;
+  const ooc::Schedule sc = ooc::choose(r, Index{1} << 30, link, 10, true);
+  CHECK(sc.steps_per_pass == 1);
+  r.steps_per_pass = 3;
+  CHECK_THROWS_WITH_AS(ooc::choose(r, Index{1} << 30, link, 10, true),
+                       doctest::Contains("run one step per pass out of core: give 1"), PlanError);
+}

@@ -167,6 +167,43 @@ void ooc_pass_rules(const Program<B>& p, ooc::Request& request) {
   request.pass_barriers = p.monitor_spec().count > 0 || p.monitor_spec().every > 0;
 }
 
+// --- <boundary> frames out of core (oocbound) ---------------------------------------------
+
+/// Out of core with <boundary> frames (ooc/frames.hpp): the dimensions with a frame, and one
+/// step per pass unless every boundary is periodic. With mirror, copy or value(v), the frame
+/// holds its values at the pass's start only, so no launch of a step may read past the grid's
+/// edge (in a dimension with such a rule) what an earlier launch of the step wrote: the
+/// launches' `after` halos (what the later launches of the step read) must be zero there.
+template <class B>
+void ooc_frames(const Problem<B>& problem, ooc::Request& request) {
+  if (problem.boundary_count == 0) return;
+  std::array<bool, 3> physical{false, false, false};
+  std::string kinds;
+  for (int i = 0; i < problem.boundary_count; ++i) {
+    const BoundaryRule& r = problem.boundaries[i];
+    const auto d = static_cast<std::size_t>(r.dim);
+    request.frame[d] = true;
+    if (r.kind == BoundaryKind::kPeriodic) continue;
+    physical[d] = true;
+    const std::string name = boundary_kind_name(r.kind);
+    if (kinds.find(name) == std::string::npos) kinds += (kinds.empty() ? "" : "/") + name;
+  }
+  if (kinds.empty()) return;
+  request.one_step = "the spec's " + kinds + " boundaries run one step per pass";
+  if (problem.launches)
+    for (const ProbeLaunch& l : *problem.launches)
+      for (std::size_t d = 0; d < 3; ++d)
+        if (physical[d] && (l.after_lo[d] > 0 || l.after_hi[d] > 0))
+          throw RunError(
+              "the spec's " + kinds +
+              " boundaries are not supported out of core when a later launch of the step reads "
+              "past the grid's edge what an earlier launch wrote (the frame would need a refill "
+              "between launches): run in core (more devices or device memory), or with one "
+              "launch reading across the edge per step");
+}
+
+// --- end of <boundary> frames ---------------------------------------------------------------
+
 /// Runs in core or, when ooc::decide said so (`report.on`), out of core: the same time
 /// step on chunks of planes streamed through the devices (ooc.hpp), the schedule chosen by
 /// the model with the link and kernel speed measured on a probe chunk. Out of core, `host`
@@ -197,12 +234,9 @@ RunStats run_in_or_out_of_core(const Program<B>& p, std::vector<typename B::Devi
     return run.run(opt.steps, p.time_loop);
   }
 
-  if (problem.boundary_count > 0)
-    throw RunError("the spec's <boundary> frames are not supported out of core yet (" +
-                   report.reason +
-                   "): run in core (more devices or device memory), or without the boundary");
   ooc::Request request = ooc::request(p.grid, problem.dims, partition, p.ghost_lo, p.ghost_hi,
                                       problem.arrays, problem.array_count, ooc, probed, opt.quiet);
+  ooc_frames(problem, request);  // <boundary> frames (oocbound)
   request.trapezoid = p.ooc_trapezoid && ooc.trapezoid &&
                       B::ooc_trapezoid_ok(probed, *problem.launches, problem.dims, opt.quiet);
   const auto pinned = B::ooc_pin(host, ooc, report);
@@ -240,6 +274,7 @@ RunStats run_in_or_out_of_core(const Program<B>& p, std::vector<typename B::Devi
     offset = done;
     ooc::Share share;
     attach_monitor<B>(rule, share, monitor, p.reduce_boxes, &offset);
+    share.frames = {problem.boundaries, problem.boundary_count};  // <boundary> frames
     B::ooc_run(devices, schedule, host, step, ooc, until - done, report, std::move(share));
     measured += report.measured_s;
     passes += report.passes;

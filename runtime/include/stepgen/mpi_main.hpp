@@ -19,6 +19,8 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <string>
@@ -106,6 +108,7 @@ RunStats run_rank_out_of_core(const mpi::Session& session, const Program<B>& p,
   const Part& part = partition.parts[static_cast<std::size_t>(rank)];
   ooc::Request request = ooc::request(p.grid, problem.dims, partition, p.ghost_lo, p.ghost_hi,
                                       problem.arrays, problem.array_count, ooc, probed, opt.quiet);
+  ooc_frames(problem, request);  // <boundary> frames (oocbound, main.hpp)
   request.trapezoid = p.ooc_trapezoid && ooc.trapezoid &&
                       B::ooc_trapezoid_ok(probed, *problem.launches, problem.dims, opt.quiet);
   const typename B::Kernels kernels =
@@ -141,7 +144,11 @@ RunStats run_rank_out_of_core(const mpi::Session& session, const Program<B>& p,
   const ooc::Part& mine = schedule.parts[static_cast<std::size_t>(rank)];
   report.pinned = ooc.pinned;
   const HostAllocator alloc = B::host_allocator(devices, ooc.pinned, true);
-  host = load_rank_arrays(p, bounding(part.ghost, mine.reach), opt, alloc);
+  host = load_rank_arrays(p,
+                          schedule.has_frame  // <boundary> frames: the host arrays stop at the grid
+                              ? intersect(bounding(part.ghost, mine.reach), p.grid)
+                              : bounding(part.ghost, mine.reach),
+                          opt, alloc);
   io.restart(host);  // io: the checkpoint's values over this rank's reach, when restarting
   loaded(host);
   io.start(host);
@@ -169,10 +176,62 @@ RunStats run_rank_out_of_core(const mpi::Session& session, const Program<B>& p,
         });
     exchange_timer.stop();
   };
+  // <boundary> frames (oocbound): the cells the frames are composed from, the grid's edge
+  // slabs as wide as a pass reads past the edge (k * shrink), each rank's owned ones gathered
+  // to every rank at every pass boundary (after the exchange) and before the run.
+  std::unique_ptr<FrameSources> frames;
+  if (schedule.has_frame) {
+    Partition widths = partition;
+    for (std::size_t d = 0; d < 3; ++d) {
+      widths.ghost_lo[d] = schedule.shrink_lo[d] * schedule.steps_per_pass;
+      widths.ghost_hi[d] = schedule.shrink_hi[d] * schedule.steps_per_pass;
+    }
+    std::vector<int> ids;
+    std::vector<std::size_t> element;
+    for (int id = 0; id < problem.array_count; ++id) {
+      ids.push_back(id);
+      element.push_back(problem.arrays[id].element_bytes);
+    }
+    frames = std::make_unique<FrameSources>(widths, problem.boundaries, problem.boundary_count, ids,
+                                            element);
+  }
+  auto gather_frames = [&] {
+    if (!frames) return;
+    exchange_timer.start();
+    for (const FrameSources::Piece& piece : frames->pieces) {
+      if (piece.part != rank) continue;
+      const HostArray& from = host[static_cast<std::size_t>(piece.array)];
+      HostArray cells(from.name, from.element_bytes, piece.box);
+      ooc::copy_host_box(from, cells, piece.box);
+      std::copy(cells.bytes.data(), cells.bytes.data() + cells.bytes.size(),
+                frames->bytes.begin() + static_cast<std::ptrdiff_t>(piece.offset));
+    }
+    std::vector<int> counts, displs;
+    std::size_t at = 0;
+    for (std::size_t n : frames->part_bytes) {
+      if (n > static_cast<std::size_t>(std::numeric_limits<int>::max()))
+        throw RunError("out-of-core: a rank's boundary frame sources exceed 2 GiB");
+      counts.push_back(static_cast<int>(n));
+      displs.push_back(static_cast<int>(at));
+      at += n;
+    }
+    MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, frames->bytes.data(), counts.data(),
+                   displs.data(), MPI_BYTE, MPI_COMM_WORLD);
+    stats.exchange_bytes += at;
+    exchange_timer.stop();
+  };
   // The one runner (ooc/runner.hpp), this rank's part only, `exchange` at every pass boundary.
   ooc::Share share;
   share.part = rank;
-  share.exchange = exchange;
+  share.exchange = [&] {
+    exchange();
+    gather_frames();
+  };
+  if (frames)
+    share.fill_frame = [&](std::size_t a, HostArray& cells) {
+      std::memset(cells.bytes.data(), 0, cells.bytes.size());
+      frames->fill(static_cast<int>(a), cells.box, cells.bytes.data());
+    };
   attach_monitor<B>(rule, share, monitor, p.reduce_boxes, &offset);  // after the calibration's
   if (monitor) monitor->start();
   typename B::OocRunner runner(devices, schedule, host, step, ooc.overlap, share, alloc);
@@ -186,6 +245,7 @@ RunStats run_rank_out_of_core(const mpi::Session& session, const Program<B>& p,
     const std::int64_t until = io.next_due(done);
     // A run ends without the pass-boundary exchange: the next segment's foreign cells first.
     if (done > io.first_step()) exchange();
+    gather_frames();  // <boundary> frames: the edge slabs as they are now (nothing without)
     offset = done;
     runner.run(until - done, report);
     measured += report.measured_s;
@@ -242,10 +302,6 @@ RunStats run_rank(const mpi::Session& session, M& rank, const Program<B>& p,
                            : "the largest part needs " + human_bytes(static_cast<double>(in_core)) +
                                  ", the smallest budget per device over the ranks is " +
                                  human_bytes(static_cast<double>(report.budget));
-      if (problem.boundary_count > 0)
-        throw RunError("the spec's <boundary> frames are not supported out of core yet (" +
-                       report.reason +
-                       "): run in core (more ranks or device memory), or without the boundary");
       return run_rank_out_of_core<B, M>(session, p, devices, partition, opt, ooc, probed, host,
                                         report, loaded, monitor, io);
     }

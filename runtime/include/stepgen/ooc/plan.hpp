@@ -86,6 +86,7 @@ Schedule plan(const Request& request, const Options& ooc, std::int64_t steps, St
     Request probe = request;
     probe.chunks = 1;
     probe.steps_per_pass = 1;
+    probe.frame = {false, false, false};  // <boundary> frames: the probe stays in the grid
     const Index probe_bytes = std::min<Index>(report.budget / 4, Index{1} << 30);
     report.link = calibrate(probe, probe_bytes);
     schedule = choose(request, report.budget, report.link, steps, ooc.overlap);

@@ -15,6 +15,7 @@
 #include "stepgen/box.hpp"
 #include "stepgen/ooc/calibrate.hpp"
 #include "stepgen/ooc/foreign.hpp"
+#include "stepgen/ooc/frames.hpp"
 #include "stepgen/ooc/pipeline.hpp"
 #include "stepgen/ooc/report.hpp"
 #include "stepgen/ooc/schedule.hpp"
@@ -46,7 +47,10 @@ void execute(const Schedule& sc, const Op& op, std::vector<Buf>& bufs, std::vect
       if (snapshots[a].empty()) {
         host_copy(bufs[a], ch.load, host[a], ch.h2d, true);
       } else {
-        host_copy(bufs[a], ch.load, host[a], intersect(ch.h2d, part.owned), true);
+        // The cells the host array holds for this part: its owned cells (a written array of a
+        // several-part run), or the grid (<boundary> frames: the snapshots hold the rest).
+        const bool own = sc.arrays[a].written && sc.parts.size() > 1;
+        host_copy(bufs[a], ch.load, host[a], intersect(ch.h2d, own ? part.owned : sc.grid), true);
         for (const HostArray& f : snapshots[a])
           host_copy(bufs[a], ch.load, f, intersect(ch.h2d, f.box), true);
       }
@@ -85,6 +89,12 @@ struct Share {
   /// The end of the steps first..last of a pass (reductions, until, monitor: monitor.hpp),
   /// once every part's stores are done (Schedule::pass_barriers). False: stop after `last`.
   std::function<bool(std::int64_t first, std::int64_t last)> pass_end;
+  /// The <boundary> rules (ooc/frames.hpp) when the schedule has frames (Schedule::has_frame).
+  FrameRules frames;
+  /// An MPI rank's host arrays hold its reach only: `fill_frame(array, box)` composes the cells
+  /// of `box` (all past the grid's edge) from the grid's edge slabs gathered from every rank
+  /// (mpi_main.hpp); empty: from the host arrays (fill_framed).
+  std::function<void(std::size_t array, HostArray& box)> fill_frame;
 };
 
 /// Runs a stencil out of core on every part's device (or on one part's, see Share): the
@@ -160,6 +170,15 @@ class Runner {
             st.snapshots[a].emplace_back(sc_.arrays[a].name,
                                          static_cast<std::size_t>(sc_.arrays[a].element_bytes), f,
                                          snapshot_alloc);
+        else if (sc_.has_frame)  // <boundary> frames: the cells past the grid's edge
+          for (const Box& f : past_the_edge(sc_.parts[p].foreign, sc_.grid))
+            st.snapshots[a].emplace_back(sc_.arrays[a].name,
+                                         static_cast<std::size_t>(sc_.arrays[a].element_bytes), f,
+                                         snapshot_alloc);
+      if (sc_.has_frame && share_.part >= 0 && !share_.fill_frame)
+        throw RunError(
+            "out-of-core: <boundary> frames are not supported in an MPI program's "
+            "out-of-core run yet");
       // Page-locked like the host arrays, so that loads of foreign cells are DMA copies that do
       // not hold up the host thread issuing every device's work.
       for (std::vector<HostArray>& boxes : st.snapshots)
@@ -351,7 +370,22 @@ class Runner {
   void snapshot() {
     for (PartState& st : parts_)
       for (std::size_t a = 0; a < st.snapshots.size(); ++a)
-        for (HostArray& f : st.snapshots[a]) copy_host_box(host_[a], f, f.box);
+        for (HostArray& f : st.snapshots[a]) {
+          // <boundary> frames: an array no kernel writes keeps its first snapshot.
+          if (snapped_ && !sc_.arrays[a].written) continue;
+          if (sc_.has_frame && share_.fill_frame) {  // an MPI rank: the frame from every rank's
+            copy_host_box(host_[a], f, intersect(f.box, sc_.grid));  // edge slabs
+            for (const Box& b : past_the_edge({f.box}, sc_.grid)) {
+              HostArray cells(f.name, f.element_bytes, b);
+              share_.fill_frame(a, cells);
+              copy_host_box(cells, f, b);
+            }
+            continue;
+          }
+          refresh_snapshot(host_[a], f, sc_.grid, sc_.has_frame ? share_.frames : FrameRules{},
+                           static_cast<int>(a));
+        }
+    snapped_ = true;
   }
 
   std::vector<Device>& devices_;
@@ -361,6 +395,7 @@ class Runner {
   bool overlap_;
   Share share_;
   std::vector<PartState> parts_;  ///< of the parts run here, in part order
+  bool snapped_ = false;          ///< the snapshots were taken once (<boundary> frames)
 };
 
 }  // namespace stepgen::rt::ooc

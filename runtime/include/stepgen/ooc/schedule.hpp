@@ -5,6 +5,7 @@
 /// the host and what is shared on the device), and band sharing's bands. Standard library only.
 
 #include <algorithm>
+#include <array>
 #include <string>
 #include <vector>
 
@@ -45,6 +46,16 @@ struct Request {
   /// every pass ends with a barrier, also with one part.
   Index every = 0;
   bool pass_barriers = false;
+  // --- <boundary> frames out of core (oocbound) -------------------------------------------
+  /// The dimensions with a boundary frame (some array has a <boundary> there): the parts'
+  /// reach and the chunks' loads go on past the grid's edge there, `k * shrink` cells, and the
+  /// cells past it come from frame snapshots composed on the host at each pass boundary
+  /// (ooc/frames.hpp), every pass ending with a barrier.
+  std::array<bool, 3> frame{false, false, false};
+  /// Non-empty: one step per pass only, and why (frames that only a refill between steps
+  /// would keep right: mirror, copy, value).
+  std::string one_step;
+  // --- end of <boundary> frames -------------------------------------------------------------
 };
 
 /// One chunk of a part. Boxes are in global coordinates.
@@ -83,6 +94,10 @@ struct Schedule {
   Index h2d_bytes = 0, d2h_bytes = 0, d2d_bytes = 0;  ///< per pass, all parts
   Index h2d_bytes_without_sharing = 0;
   Index device_bytes = 0;  ///< the largest part's
+  // <boundary> frames (oocbound): the grid, and the grid with its frames (the cells a part's
+  // reach may hold: `grid` grown by k * shrink in Request::frame's dimensions).
+  Box grid, framed;
+  bool has_frame = false;
 };
 
 /// Band sharing (Request::band_sharing): the planes of array `array` that chunk `c` (not a
@@ -178,6 +193,16 @@ inline Schedule schedule(const Request& r) {
   out.shrink_lo = r.shrink_lo;
   out.shrink_hi = r.shrink_hi;
   out.arrays = r.arrays;
+  // <boundary> frames (oocbound): past the grid's edge in the frame dimensions, as far as a
+  // pass reads (k steps' shrink); every pass ends with a barrier (the frames' snapshots).
+  out.grid = out.framed = r.grid;
+  for (std::size_t d = 0; d < 3; ++d)
+    if (r.frame[d] && static_cast<int>(d) < dims) {
+      out.framed.lo[d] -= r.shrink_lo[d] * k;
+      out.framed.hi[d] += r.shrink_hi[d] * k;
+      out.has_frame = true;
+    }
+  if (out.has_frame) out.pass_barriers = true;
   Index elem_sum = 0;
   for (const Array& a : r.arrays) elem_sum += a.element_bytes;
   for (std::size_t p = 0; p < r.owned.size(); ++p) {
@@ -188,7 +213,7 @@ inline Schedule schedule(const Request& r) {
       lo[d] = r.shrink_lo[d] * k;
       hi[d] = r.shrink_hi[d] * k;
     }
-    part.reach = intersect(part.owned.grown(lo, hi), r.grid);
+    part.reach = intersect(part.owned.grown(lo, hi), out.framed);
     part.foreign = coalesce(subtract(part.reach, part.owned));
     ChunkRequest cr;
     cr.plane_lo = part.owned.lo[s];
@@ -200,6 +225,8 @@ inline Schedule schedule(const Request& r) {
     cr.steps_per_pass = r.steps_per_pass;
     cr.region_sharing = r.region_sharing;
     cr.buffers_per_array = r.buffers;
+    cr.pad_lo = r.grid.lo[s] - out.framed.lo[s];  // <boundary> frames: loads go past the edge
+    cr.pad_hi = out.framed.hi[s] - r.grid.hi[s];
     const ChunkPlan plan = chunk_plan(cr);
     const Index need = std::max(r.shrink_lo[s], r.shrink_hi[s]) * k;
     const std::string who = r.owned.size() > 1 ? "part " + std::to_string(p) + "'s " : "";
@@ -227,6 +254,8 @@ inline Schedule schedule(const Request& r) {
       c.shared = planes(part.reach, ch.shared_lo, ch.shared_hi);
       c.h2d = planes(part.reach, r.region_sharing ? ch.h2d_lo : ch.load_lo,
                      r.region_sharing ? ch.h2d_hi : ch.load_hi);
+      if (cr.pad_lo > 0 || cr.pad_hi > 0)  // <boundary> frames: the frame planes from the host
+        c.h2d = planes(part.reach, ch.shared_hi, ch.load_hi);  // (its snapshots) too
       if (out.band_sharing && ch.id > 0) {
         // One step's halo below its own planes (the band of a one-step last pass reaches
         // that low), k steps' above; the host sends what lies above the first band.
