@@ -5,8 +5,10 @@
 // Usage: boundary_reference KIND_X KIND_Y OUT_DIR [NX NY]   (kinds: periodic, mirror, copy,
 // value; the grid 64x48 unless given)
 //        boundary_reference heat3d-z OUT_DIR   (periodic_z.xml: heat7.cl's 7-point step on
-// 16x12x20, z by modulo indexing, the x and y edges fixed)
+// 16x12x20, z by modulo indexing, the x and y edges fixed); heat3d-z-inject: with
+// periodic_z_inject.xml's sources. STEPGEN_REF_INJECT=1: mirror_copy_inject.xml's sources.
 
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -40,7 +42,7 @@ void write(const std::string& path, const std::vector<float>& a) {
 
 // periodic_z.xml: 12 steps of heat7.cl over 16x12x20, periodic in z (modulo indexing), the
 // cells on the x and y edges never computed (they keep their values, A's and B's in turn).
-int heat3d_z(const std::string& out) {
+int heat3d_z(const std::string& out, bool inject) {
   constexpr int nx = 16, ny = 12, nz = 20, steps = 12;
   constexpr float alpha = 0.125f;
   std::vector<float> a(static_cast<std::size_t>(nx) * ny * nz);
@@ -58,6 +60,10 @@ int heat3d_z(const std::string& out) {
                             a[at(x, y + 1, z)] + a[at(x, y, z - 1)] + a[at(x, y, z + 1)] - 6.0f * u;
           b[at(x, y, z)] = u + alpha * lap;
         }
+    if (inject) {  // periodic_z_inject.xml's sources, added to B after the launch
+      b[at(8, 6, 0)] += static_cast<float>(0.25 * s + 1);
+      b[at(3, 4, 19)] += static_cast<float>(-0.75);
+    }
     std::swap(a, b);
   }
   write(out + "/A.raw", a);
@@ -66,7 +72,10 @@ int heat3d_z(const std::string& out) {
 }
 
 int main(int argc, char** argv) {
-  if (argc == 3 && std::string(argv[1]) == "heat3d-z") return heat3d_z(argv[2]);
+  if (argc == 3 && std::string(argv[1]) == "heat3d-z") return heat3d_z(argv[2], false);
+  if (argc == 3 && std::string(argv[1]) == "heat3d-z-inject") return heat3d_z(argv[2], true);
+  // mirror_copy_inject.xml's sources (STEPGEN_REF_INJECT=1): added to B after each step.
+  const bool inject = std::getenv("STEPGEN_REF_INJECT") != nullptr;
   if (argc != 4 && argc != 6) {
     std::fprintf(stderr, "usage: %s KIND_X KIND_Y OUT_DIR [NX NY]\n", argv[0]);
     return 2;
@@ -93,6 +102,12 @@ int main(int argc, char** argv) {
         b[static_cast<std::size_t>(x + kNx * y)] =
             ((0.4f * get(x, y) + 0.1f * side) + 0.025f * diag) + 0.025f * far;
       }
+    if (inject) {
+      b[static_cast<std::size_t>(1 + kNx * 0)] += static_cast<float>(0.25 * s + 1);
+      b[static_cast<std::size_t>(40 + kNx * 47)] += static_cast<float>(-0.5);
+      b[static_cast<std::size_t>(62 + kNx * 20)] +=
+          static_cast<float>(std::sin(static_cast<double>(s)));
+    }
     std::swap(a, b);
   }
   write(out + "/A.raw", a);

@@ -225,4 +225,48 @@ inline std::vector<Box> frame_boxes(const Box& domain, const Box& ghost) {
   return coalesce(subtract(ghost, domain));
 }
 
+/// The cells of `box` that hold cell `at` of `grid` for an array with these rules: `at`
+/// itself when `box` holds it, and every frame cell (past the grid's edge) that the rules map
+/// to `at` (periodic images, mirror reflections, the copies of an edge cell; never a cell of a
+/// value dimension, nor past the edge in a dimension without a rule). A source (<inject>) adds
+/// its value to each: a frame filled before the addition would otherwise keep the old value
+/// (the same addition on the same bits gives what a refill would).
+inline std::vector<Vec3> frame_images(const Vec3& at, const Box& grid, const BoundaryRule* rules,
+                                      int count, int array, const Box& box) {
+  // Per dimension, the coordinates in [box.lo, box.hi) that map to at[d].
+  std::array<std::vector<Index>, 3> coords;
+  for (std::size_t d = 0; d < 3; ++d) {
+    const Index lo = grid.lo[d], hi = grid.hi[d], n = hi - lo;
+    const BoundaryRule* r = find_boundary(rules, count, array, static_cast<int>(d));
+    for (Index c = box.lo[d]; c < box.hi[d]; ++c) {
+      if (c >= lo && c < hi) {
+        if (c == at[d]) coords[d].push_back(c);
+        continue;
+      }
+      if (!r || n <= 0) continue;
+      const Index i = c - lo;  // relative to the grid's first cell
+      Index src = 0;
+      switch (r->kind) {
+        case BoundaryKind::kPeriodic:
+          src = lo + ((i % n) + n) % n;
+          break;
+        case BoundaryKind::kMirror:
+          src = i < 0 ? lo + (-1 - i) : lo + (2 * n - 1 - i);
+          break;
+        case BoundaryKind::kCopy:
+          src = i < 0 ? lo : hi - 1;
+          break;
+        case BoundaryKind::kValue:
+          continue;
+      }
+      if (src == at[d]) coords[d].push_back(c);
+    }
+  }
+  std::vector<Vec3> out;
+  for (Index z : coords[2])
+    for (Index y : coords[1])
+      for (Index x : coords[0]) out.push_back(Vec3{x, y, z});
+  return out;
+}
+
 }  // namespace stepgen::rt

@@ -278,26 +278,33 @@ class InCore {
   /// Adds `in.value(step)` to its cell on every local part whose buffer holds a copy of it
   /// (owned or ghost), after the work enqueued before on every device (B::fence): a one-cell
   /// read, the addition on the host in the array's type, a one-cell write.
+  /// With <boundary> frames, the frame cells that hold an image of the cell (periodic, mirror,
+  /// copy: boundary.hpp's frame_images) get the value too: they were filled before it.
   void inject(const Inject& in, std::int64_t step) {
-    const Box cell = cell_box(problem_.dims, in.at);
-    std::vector<std::size_t> holders;
+    std::vector<std::size_t> holders;  // per copy of the cell: its part
+    std::vector<Box> cells;            // and the copy's one-cell box
     for (std::size_t p = 0; p < parts(); ++p)
-      if (part(p).ghost.contains_point(in.at)) holders.push_back(p);
+      for (const Vec3& c : frame_images(in.at, partition_.domain, problem_.boundaries,
+                                        problem_.boundary_count, in.array, part(p).ghost)) {
+        holders.push_back(p);
+        cells.push_back(cell_box(problem_.dims, c));
+      }
     if (holders.empty()) return;  // an MPI rank far from the source
     const double v = in.value(step);
     const auto id = static_cast<std::size_t>(in.array);
     // Every device: an exchange may write a ghost copy from the sender's side.
     for (std::size_t p = 0; p < parts(); ++p) B::fence(devices_[p]);
     std::vector<HostArray> scratch;
-    for (std::size_t p : holders) {
-      scratch.emplace_back(in.name, in.element_bytes, cell);
-      B::read_box(devices_[p], buffers_[p][id], part(p).ghost, scratch.back(), cell);
+    for (std::size_t i = 0; i < holders.size(); ++i) {
+      scratch.emplace_back(in.name, in.element_bytes, cells[i]);
+      B::read_box(devices_[holders[i]], buffers_[holders[i]][id], part(holders[i]).ghost,
+                  scratch.back(), cells[i]);
     }
     for (std::size_t p : holders) B::finish(devices_[p]);
     for (std::size_t i = 0; i < holders.size(); ++i) {
       in.add(scratch[i].bytes.data(), v);
       B::write_box(devices_[holders[i]], buffers_[holders[i]][id], part(holders[i]).ghost,
-                   scratch[i], cell);
+                   scratch[i], cells[i]);
     }
     for (std::size_t p : holders) B::finish(devices_[p]);
   }
@@ -613,6 +620,10 @@ struct ChunkRule {
   Monitor* monitor = nullptr;  ///< the run's reductions (nullptr: none)
   /// Reduction i's B::reduce_box for its element type (ReduceBox<B>: kReduceBoxes), as void*.
   const void* reduce_boxes = nullptr;
+  /// <boundary> rules and the grid (inject's images in the frames; none: no boundaries).
+  const BoundaryRule* boundaries = nullptr;
+  int boundary_count = 0;
+  Box grid{};
 };
 
 /// One time step on one chunk, out of core: the same time-step body as in core (the generated
@@ -647,16 +658,28 @@ class ChunkRun {
   // --- Sources and receivers (traces.hpp) ---
   /// Adds the source's value to its cell when the chunk's window holds it (every chunk that
   /// holds it computes the cell redundantly: each copy gets the value).
+  /// With periodic frames, the images of the cell in the window's frame too (they are
+  /// computed from images through the pass: frame_images; mirror, copy and value frames run
+  /// one step per pass, composed from the host arrays, which hold the value by then).
   void inject(const Inject& in, std::int64_t step) {
-    if (!chunk_.ghost.contains_point(in.at)) return;
-    const Box cell = cell_box(rule_.dims, in.at);
+    const std::vector<Vec3> at =
+        rule_.boundary_count > 0
+            ? frame_images(in.at, rule_.grid, rule_.boundaries, rule_.boundary_count, in.array,
+                           chunk_.ghost)
+            : std::vector<Vec3>(chunk_.ghost.contains_point(in.at) ? 1 : 0, in.at);
+    if (at.empty()) return;
     const auto id = static_cast<std::size_t>(in.array);
     const double v = in.value(step);
-    HostArray scratch(in.name, in.element_bytes, cell);
-    B::read_box(d_, buf_[id], chunk_.ghost, scratch, cell);
+    std::vector<HostArray> scratch;
+    for (const Vec3& c : at) {
+      scratch.emplace_back(in.name, in.element_bytes, cell_box(rule_.dims, c));
+      B::read_box(d_, buf_[id], chunk_.ghost, scratch.back(), scratch.back().box);
+    }
     B::finish(d_);
-    in.add(scratch.bytes.data(), v);
-    B::write_box(d_, buf_[id], chunk_.ghost, scratch, cell);
+    for (HostArray& cell : scratch) {
+      in.add(cell.bytes.data(), v);
+      B::write_box(d_, buf_[id], chunk_.ghost, cell, cell.box);
+    }
     B::finish(d_);
   }
   /// Samples the record's points the chunk owns (its owned planes are valid at every step of

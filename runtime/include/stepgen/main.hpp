@@ -245,6 +245,9 @@ RunStats run_in_or_out_of_core(const Program<B>& p, std::vector<typename B::Devi
     kernels.push_back(problem.build_kernels ? problem.build_kernels(d) : typename B::Kernels{});
   ooc_pass_rules(p, request);
   ChunkRule rule{request.shrink_lo, request.shrink_hi, request.trapezoid, &probed, problem.dims};
+  rule.boundaries = problem.boundaries;  // <inject>'s images in periodic frames
+  rule.boundary_count = problem.boundary_count;
+  rule.grid = p.grid;
   // io: the runner counts steps from 0; a run restarted, or cut into segments at the steps
   // where an output or checkpoint is due, gives each segment's first step here.
   std::int64_t offset = 0;

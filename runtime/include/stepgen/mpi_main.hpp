@@ -115,6 +115,9 @@ RunStats run_rank_out_of_core(const mpi::Session& session, const Program<B>& p,
       problem.build_kernels ? problem.build_kernels(devices[0]) : typename B::Kernels{};
   ooc_pass_rules(p, request);
   ChunkRule rule{request.shrink_lo, request.shrink_hi, request.trapezoid, &probed, problem.dims};
+  rule.boundaries = problem.boundaries;  // <inject>'s images in periodic frames
+  rule.boundary_count = problem.boundary_count;
+  rule.grid = p.grid;
   // io: the runner counts steps from 0; a run restarted, or cut into segments at the steps
   // where an output or checkpoint is due, gives each segment's first step here.
   std::int64_t offset = 0;
