@@ -39,9 +39,9 @@ if [ -d "$s128" ]; then
   cmake -S "$s128" -B $work/b-seismic128 -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=native >/dev/null 2>&1 &&
     cmake --build $work/b-seismic128 -j 8 >$work/build-seismic128.log 2>&1 || echo "seismic128: build failed"
   r=$work/r-seismic128; rm -rf $r; mkdir -p $r
-  start=$(date +%s.%N)
+  start=$(date +%s%N)
   $work/ref/reference_seismic --size 128 --out $r >/dev/null 2>&1 || echo "seismic128: reference failed"
-  echo "seismic128 reference: $(echo "$(date +%s.%N) - $start" | bc) s"
+  echo "seismic128 reference: $(( ($(date +%s%N) - start) / 1000000 )) ms"
   modes=("incore:" "ooc-k1:--out-of-core on --ooc-chunks 3 --steps-per-pass 1"
     "ooc-k4:--out-of-core on --ooc-chunks 4 --steps-per-pass 4")
   for m in "${modes[@]}"; do

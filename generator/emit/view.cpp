@@ -222,8 +222,13 @@ std::string table_init_cpp(const Model& m, const model::Table& tb) {
              ".bytes = t[table::" + m.tables[static_cast<std::size_t>(tb.init.source)].name +
              "].bytes;";
     case model::Init::Kind::kFile:
-      return "rt::load_raw(" + target + ", rt::spec_file(\"" + spec_dir_abs(m) + "\", \"" +
-             tb.init.path + "\"));  // relative to the spec's folder (--spec-dir)";
+      // Relative to the spec's folder, baked in (absolute) as for arrays; the line's length
+      // depends on where the spec lies, hence clang-format off (generated code is formatted).
+      return "// " + tb.name +
+             ": relative to the spec's folder (--spec-dir)\n    // clang-format off\n    "
+             "rt::load_raw(" +
+             target + ", rt::spec_file(\"" + spec_dir_abs(m) + "\", \"" + tb.init.path +
+             "\"));\n    // clang-format on";
   }
   return {};
 }
@@ -332,10 +337,8 @@ void io_view(const Model& m, View& v) {
     types.push_back("\"" + std::string(model::type_info(a.type).name) + "\"");
     file_init = file_init || a.init.kind == model::Init::Kind::kFile;
   }
-  // io2: a table read from a file() is read relative to the spec's folder too; a record to an
-  // .h5 file is written with HDF5 (traces.hpp, io/trace_h5.hpp).
-  for (const model::Table& t : m.tables)
-    file_init = file_init || t.init.kind == model::Init::Kind::kFile;
+  // io2: a record to an .h5 file is written with HDF5 (traces.hpp, io/trace_h5.hpp). (A table
+  // read from a file() names the spec's folder in its own statement, table_init_cpp.)
   for (const model::Step& s : m.body)
     if (s.kind == model::Step::Kind::kRecord) {
       std::string ext = std::filesystem::path(s.file).extension().string();

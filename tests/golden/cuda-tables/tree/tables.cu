@@ -136,7 +136,10 @@ const std::vector<rt::HostArray>& host_tables() {
     std::vector<rt::HostArray> t;
     t.push_back(rt::make_host_table({"coef", sizeof(float), 1, {9, 1, 1}}));
     t.push_back(rt::make_host_table({"src", sizeof(float), 2, {16, 8, 1}}));
-    rt::load_raw(t[table::coef], rt::spec_file("@STEPGEN_SOURCE_DIR@/examples/tables", "coef.raw"));  // relative to the spec's folder (--spec-dir)
+    // coef: relative to the spec's folder (--spec-dir)
+    // clang-format off
+    rt::load_raw(t[table::coef], rt::spec_file("@STEPGEN_SOURCE_DIR@/examples/tables", "coef.raw"));
+    // clang-format on
     rt::fill_random<float>(t[table::src], t[table::src].box, 5u);
     return t;
   }();
@@ -275,6 +278,6 @@ int main(int argc, char** argv) {
   p.time_loop = time_loop<rt::InCore<Backend>>;
   p.time_step = time_step<rt::ChunkRun<Backend>>;
   p.ooc_trapezoid = kOocTrapezoid;
-  p.io = {{}, "", 0, "0773731b760aeb57", "@STEPGEN_SOURCE_DIR@/examples/tables", {"float", "float"}};
+  p.io = {{}, "", 0, "0773731b760aeb57", "", {"float", "float"}};
   return rt::run_main("tables", [&] { return rt::run_program(argc, argv, p); });
 }
