@@ -47,5 +47,10 @@ for dir in "$root"/tests/golden/*/; do
   # runtime/ is a verbatim copy of runtime/include/stepgen: the test compares it with that.
   # .stepgen/ holds pristine copies (for merging hand edits): the same files again.
   rm -rf "$dir/tree/runtime" "$dir/tree/.stepgen"
+  # A spec read from file() bakes its folder into the program: kept as @STEPGEN_SOURCE_DIR@
+  # (tests/generator/golden_test.cpp compares so).
+  { grep -rlF "$root" "$dir/tree" || true; } | while read -r f; do
+    sed -i "s|$root|@STEPGEN_SOURCE_DIR@|g" "$f"
+  done
   echo "regenerated tests/golden/$case ($spec, $target${distribution[1]:+, ${distribution[1]}})"
 done

@@ -2,7 +2,10 @@
 # Phase `new-examples` (GPU machine, after `generate` here; carry bench/generated/cuda-grayscott,
 # cuda-seismic, cuda-tables): the CUDA programs of examples/grayscott (periodic boundaries),
 # seismic (sources and receivers) and tables (<table>) on one GPU, in core and out of core,
-# against their serial references (grayscott out of core: refused, boundaries are in core only).
+# against their serial references (grayscott out of core: refused, boundaries are in core only);
+# then (carry bench/generated/sim/cuda-seismic128, made by `sim-generate`) the issue's 128^3
+# acoustic wave, bench/specs/sim/seismic128.xml, in core and out of core (k = 1 and 4), fields
+# and both traces against examples/seismic/reference.cpp --size 128.
 # Usage: bench/run.sh new-examples
 set -u
 . "$(dirname "$0")/lib.sh"
@@ -30,3 +33,26 @@ for ex in grayscott seismic tables; do
     echo "$ex $tag: $v  $(grep -m1 -E 'error' $d/log)"
   done
 done
+# --- seismic128 (io2): 128^3, sources and receivers on seams, fields and traces ---------------
+s128=$gen/sim/cuda-seismic128
+if [ -d "$s128" ]; then
+  cmake -S "$s128" -B $work/b-seismic128 -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=native >/dev/null 2>&1 &&
+    cmake --build $work/b-seismic128 -j 8 >$work/build-seismic128.log 2>&1 || echo "seismic128: build failed"
+  r=$work/r-seismic128; rm -rf $r; mkdir -p $r
+  start=$(date +%s%N)
+  $work/ref/reference_seismic --size 128 --out $r >/dev/null 2>&1 || echo "seismic128: reference failed"
+  echo "seismic128 reference: $(( ($(date +%s%N) - start) / 1000000 )) ms"
+  modes=("incore:" "ooc-k1:--out-of-core on --ooc-chunks 3 --steps-per-pass 1"
+    "ooc-k4:--out-of-core on --ooc-chunks 4 --steps-per-pass 4")
+  for m in "${modes[@]}"; do
+    tag=${m%%:*} args=${m#*:}
+    d=$work/o-seismic128-$tag; rm -rf $d; mkdir -p $d
+    # shellcheck disable=SC2086
+    (cd $d && $work/b-seismic128/seismic128 $args --save p1=p1.raw --save p2=p2.raw --save p3=p3.raw >log 2>&1)
+    v=ok
+    for f in p1.raw p2.raw p3.raw traces.csv receivers.csv; do cmp -s $r/$f $d/$f || v="DIFF($f)"; done
+    echo "seismic128 $tag: $v  $(grep -m1 -E 'error' $d/log)  $(grep -m1 -iE 'steps/s|time' $d/log)"
+  done
+else
+  echo "seismic128: not generated (run sim-generate first)"
+fi

@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <string>
 #include <utility>
 #include <vector>
@@ -14,9 +15,11 @@
 #include "stepgen/traces.hpp"
 
 namespace {
-constexpr int kNx = 64;
-constexpr int kNy = 64;
-constexpr int kNz = 48;
+// The grid: examples/seismic/seismic.xml's 64x64x48, or with --size 128 the 128^3 of
+// bench/specs/sim/seismic128.xml (the same kernel, sources and receivers moved to its seams).
+int kNx = 64;
+int kNy = 64;
+int kNz = 48;
 constexpr long kSteps = 30;
 constexpr int kRadius = 2;
 // The same decimal literals as seismic.cl, so both compilers round them to the same floats.
@@ -31,8 +34,8 @@ float axis4(const std::vector<float>& p, int c, int s) {
 
 void sweep(const std::vector<float>& p_prev, const std::vector<float>& p_cur,
            const std::vector<float>& vel, std::vector<float>& p_next) {
-  constexpr int sy = kNx;
-  constexpr int sz = kNx * kNy;
+  const int sy = kNx;
+  const int sz = kNx * kNy;
   for (int z = kRadius; z < kNz - kRadius; ++z) {
     for (int y = kRadius; y < kNy - kRadius; ++y) {
       for (int x = kRadius; x < kNx - kRadius; ++x) {
@@ -78,6 +81,24 @@ void sample(stepgen::rt::Record& r, const std::vector<float>& a, std::int64_t st
 }  // namespace
 
 int main(int argc, char** argv) {
+  // --size 128: bench/specs/sim/seismic128.xml (taken out before the common options).
+  bool big = false;
+  {
+    int kept = 1;
+    for (int i = 1; i < argc; ++i) {
+      if (std::string(argv[i]) == "--size" && i + 1 < argc) {
+        if (std::string(argv[i + 1]) != "128" && std::string(argv[i + 1]) != "64") {
+          std::fprintf(stderr, "--size: 64 (seismic.xml) or 128 (seismic128.xml)\n");
+          return 2;
+        }
+        big = std::string(argv[++i]) == "128";
+        continue;
+      }
+      argv[kept++] = argv[i];
+    }
+    argc = kept;
+  }
+  if (big) kNx = kNy = kNz = 128;
   const examples::Options opt = examples::parse_options(argc, argv, kSteps);
   const std::size_t count = static_cast<std::size_t>(kNx) * kNy * kNz;
   std::vector<float> p1(count);
@@ -88,21 +109,36 @@ int main(int argc, char** argv) {
   stepgen::rt::fill_random<float>(vel.data(), count, 5, 0);
 
   stepgen::rt::Record receivers =
-      record("p2", {{32, 31, 11}, {40, 20, 36}, {16, 48, 32}, {33, 32, 24}, {63, 63, 47}}, 3,
-             "receivers.csv");
-  stepgen::rt::Record traces = record("p3",
-                                      {{32, 32, 24},
-                                       {31, 32, 24},
-                                       {32, 31, 23},
-                                       {32, 32, 25},
-                                       {20, 40, 11},
-                                       {10, 50, 12},
-                                       {50, 10, 16},
-                                       {2, 2, 2}},
-                                      1, "traces.csv");
+      big ? record("p2", {{64, 62, 22}, {80, 40, 72}, {32, 96, 64}, {66, 64, 64}, {127, 127, 127}},
+                   3, "receivers.csv")
+          : record("p2", {{32, 31, 11}, {40, 20, 36}, {16, 48, 32}, {33, 32, 24}, {63, 63, 47}}, 3,
+                   "receivers.csv");
+  stepgen::rt::Record traces = big ? record("p3",
+                                            {{64, 64, 64},
+                                             {63, 64, 64},
+                                             {64, 63, 63},
+                                             {64, 64, 65},
+                                             {40, 80, 31},
+                                             {20, 100, 32},
+                                             {100, 20, 43},
+                                             {2, 2, 2}},
+                                            1, "traces.csv")
+                                   : record("p3",
+                                            {{32, 32, 24},
+                                             {31, 32, 24},
+                                             {32, 31, 23},
+                                             {32, 32, 25},
+                                             {20, 40, 11},
+                                             {10, 50, 12},
+                                             {50, 10, 16},
+                                             {2, 2, 2}},
+                                            1, "traces.csv");
   receivers.begin(opt.steps);
   traces.begin(opt.steps);
-  const stepgen::rt::Vec3 source{32, 32, 24}, second{20, 40, 12};
+  const stepgen::rt::Vec3 source =
+      big ? stepgen::rt::Vec3{64, 64, 64} : stepgen::rt::Vec3{32, 32, 24};
+  const stepgen::rt::Vec3 second =
+      big ? stepgen::rt::Vec3{40, 80, 32} : stepgen::rt::Vec3{20, 40, 12};
   for (long step = 0; step < opt.steps; ++step) {
     sample(receivers, p2, step);
     sweep(p1, p2, vel, p3);

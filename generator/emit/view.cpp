@@ -1,6 +1,7 @@
 #include "emit/view.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -221,8 +222,13 @@ std::string table_init_cpp(const Model& m, const model::Table& tb) {
              ".bytes = t[table::" + m.tables[static_cast<std::size_t>(tb.init.source)].name +
              "].bytes;";
     case model::Init::Kind::kFile:
-      return "rt::load_raw(" + target + ", \"" + tb.init.path +
-             "\");  // relative to the working directory";
+      // Relative to the spec's folder, baked in (absolute) as for arrays; the line's length
+      // depends on where the spec lies, hence clang-format off (generated code is formatted).
+      return "// " + tb.name +
+             ": relative to the spec's folder (--spec-dir)\n    // clang-format off\n    "
+             "rt::load_raw(" +
+             target + ", rt::spec_file(\"" + spec_dir_abs(m) + "\", \"" + tb.init.path +
+             "\"));\n    // clang-format on";
   }
   return {};
 }
@@ -331,6 +337,14 @@ void io_view(const Model& m, View& v) {
     types.push_back("\"" + std::string(model::type_info(a.type).name) + "\"");
     file_init = file_init || a.init.kind == model::Init::Kind::kFile;
   }
+  // io2: a record to an .h5 file is written with HDF5 (traces.hpp, io/trace_h5.hpp). (A table
+  // read from a file() names the spec's folder in its own statement, table_init_cpp.)
+  for (const model::Step& s : m.body)
+    if (s.kind == model::Step::Kind::kRecord) {
+      std::string ext = std::filesystem::path(s.file).extension().string();
+      for (char& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      hdf5 = hdf5 || ext == ".h5" || ext == ".hdf5";
+    }
   // The spec's identity for checkpoints: what decides the state a step leaves (arrays, their
   // initial values, kernels and arguments, the body, the exchange interval), in one canonical
   // text: comments, layout, the XML or YAML form, the name, steps, devices and outputs do not

@@ -234,14 +234,15 @@ void Builder::build_trace_step(const spec::Step& s, Step& step) {
   step.every = 1;
   if (s.every.present)
     if (std::optional<std::int64_t> v = plain_int(s.every, "record every", 1, {})) step.every = *v;
-  if (require(s.file, "record needs a file: the trace file it writes (.csv)")) {
+  if (require(s.file, "record needs a file: the trace file it writes (.csv or .h5)")) {
     const std::string& f = s.file.value;
     std::string ext = std::filesystem::path(f).extension().string();
     std::transform(ext.begin(), ext.end(), ext.begin(),
                    [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-    if (ext != ".csv")
+    if (ext != ".csv" && ext != ".h5" && ext != ".hdf5")
       diags_.error(s.file.loc, "record file " + quote(f) +
-                                   ": traces are written as CSV; expected a name ending in .csv");
+                                   ": traces are written as CSV or HDF5; expected a name ending "
+                                   "in .csv or .h5");
     else if (f.find('"') != std::string::npos || f.find('\\') != std::string::npos)
       diags_.error(s.file.loc, "record file " + quote(f) + " may not hold '\"' or '\\'");
     else

@@ -139,7 +139,13 @@ if [ "$example" = tables ] && [ "$format" = xml ]; then
   table_error 1 "the tables need 548 B on every device but the device memory budget is 500 B" "$PWD" \
     --out-of-core on --device-memory 500
   table_error 2 "no array named 'coef'" "$PWD" --save "coef=$work/coef.raw"
-  table_error 1 "cannot open 'coef.raw' to load array coef" "$work" --quiet
+  # file() tables are read relative to the spec's folder (io2): from another working directory
+  # the run finds coef.raw there; --spec-dir names a folder without it: the error names its path.
+  (cd "$work" && POCL_DEVICES="pthread" timeout 60 "$out/build/$example" --device-type cpu --quiet \
+     --save "B=$work/B-elsewhere.raw") > "$work/err.txt" 2>&1 ||
+    { cat "$work/err.txt"; echo "FAIL: run from another folder did not find coef.raw beside the spec"; exit 1; }
+  echo "ok: coef.raw read beside the spec from another working directory"
+  table_error 1 "cannot open '$work/coef.raw' to load array coef" "$work" --quiet --spec-dir "$work"
   # `stepgen plan` counts them as the program does: 2 x 256x97 floats + 548 bytes of tables per
   # part, and the budget left to the arrays.
   "$stepgen" plan "$spec" --devices 2 | grep -q " 199204 " ||

@@ -6,6 +6,9 @@
   program_check.py series A.h5 B.h5 S1,S2,...  the two series' datasets at these steps are equal
   program_check.py other_spec IN.ckpt OUT.ckpt  IN with another spec hash, its header's CRC right
                                                (a checkpoint of another spec, no rebuild needed)
+  program_check.py trace H5 CSV ARRAY EVERY    the HDF5 trace (datasets traces, steps, points;
+                                               attributes array, every, dims) holds what the
+                                               CSV trace of the same run holds, bit for bit
 """
 import os
 import sys
@@ -95,6 +98,37 @@ def other_spec(path, out):
     open(out, "wb").write(bytes(data))
 
 
+def trace(h5, csv, array, every):
+    lines = open(csv).read().splitlines()
+    header = lines[0].split(",")
+    want_points = [[int(v) for v in h[h.index("[") + 1:-1].split()] for h in header[1:]]
+    rows = [line.split(",") for line in lines[1:]]
+    want_steps = [int(r[0]) for r in rows]
+    want = np.array([[np.float32(v) for v in r[1:]] for r in rows], dtype=np.float32)
+    with h5py.File(h5, "r") as f:
+        if f.attrs["array"].decode() != array or int(f.attrs["every"]) != int(every):
+            fail("%s: attributes array %s every %s" % (h5, f.attrs["array"], f.attrs["every"]))
+        if int(f.attrs["dims"]) != len(want_points[0]):
+            fail("%s: attribute dims %s" % (h5, f.attrs["dims"]))
+        steps_h5 = f["steps"][()].tolist()
+        points = f["points"][()].tolist()
+        got = f["traces"][()]
+    if f"{got.dtype}" != "float64" or got.shape != (len(rows), len(want_points)):
+        fail("%s: traces %s %s, expected float64 %s" % (h5, got.dtype, got.shape,
+                                                        (len(rows), len(want_points))))
+    if steps_h5 != want_steps:
+        fail("%s: steps %s, the CSV's %s" % (h5, steps_h5, want_steps))
+    if points != want_points:
+        fail("%s: points %s, the CSV's %s" % (h5, points, want_points))
+    # The float values, exactly (doubles of the array's floats).
+    if not np.array_equal(got.astype(np.float32).astype(np.float64), got) or \
+            got.astype(np.float32).tobytes() != want.tobytes():
+        fail("%s and %s hold different values" % (h5, csv))
+    if len(np.unique(got)) < 4:
+        fail("%s: too few distinct values, too weak a test" % h5)
+
+
 if __name__ == "__main__":
     command, args = sys.argv[1], sys.argv[2:]
-    {"same": same, "steps": steps, "series": series, "other_spec": other_spec}[command](*args)
+    {"same": same, "steps": steps, "series": series, "other_spec": other_spec,
+     "trace": trace}[command](*args)

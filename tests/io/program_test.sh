@@ -10,7 +10,13 @@
 #  - restart: from step 5 on 3 devices, from step 10 out of core, equal the straight run bit
 #    for bit; the restarted series (NAME-from-STEP.h5) equals the straight series;
 #  - errors: a truncated or corrupted checkpoint, one of another spec, --restart past --steps,
-#    a file() value missing from --spec-dir: clear errors, exit status 1 or 2, no crash.
+#    a file() value missing from --spec-dir: clear errors, exit status 1 or 2, no crash;
+#  - traces (io2): the receivers' trace.h5 holds what trace.csv of the same run holds (straight,
+#    out of core, restarted: the rows from the restart on); the table `scale` is read from
+#    file(data/scale.raw) relative to the spec's folder, as the arrays;
+#  - kill -9 (opencl only): runs with a checkpoint after every step killed at random moments;
+#    the checkpoint under its name is always absent or complete, and a restart from it equals
+#    the straight run.
 # Usage: program_test.sh STEPGEN SOURCE_DIR WORK_DIR PYTHON TARGET
 #   TARGET: opencl (PoCL CPU devices), cuda-emu (tests/cuda_emu, STEPGEN_CUDA_EMULATE) or
 #   opencl-mpi (--distribution mpi, one rank per PoCL device: "N devices" are N ranks; the
@@ -25,7 +31,8 @@ cp "$src/tests/io/program/wave.xml" "$src/tests/io/program/stamp.cl" "$src/tests
 "$python" -c "
 import numpy as np
 np.random.seed(3)
-(1 + 0.1 * np.random.rand(24 * 20 * 48)).astype('<f4').tofile('$work/spec/data/vel.raw')"
+(1 + 0.1 * np.random.rand(24 * 20 * 48)).astype('<f4').tofile('$work/spec/data/vel.raw')
+np.array([0.5, 0.25], dtype='<f4').tofile('$work/spec/data/scale.raw')"
 check="$python $src/tests/io/program_check.py"
 
 if [ "$target" = opencl ] || [ "$target" = opencl-mpi ]; then
@@ -107,6 +114,10 @@ cmp "$work/straight/raw/p_p1_000012.raw" "$work/at12/p1.raw"
 cmp "$work/straight/raw/p_age_000012.raw" "$work/at12/age.raw"
 [ "$(ls "$work/straight/raw" | tr '\n' ' ')" = "p_age_000006.raw p_age_000012.raw p_p1_000006.raw p_p1_000012.raw " ] || { ls "$work/straight/raw"; echo "FAIL: raw outputs"; exit 1; }
 echo "ok: outputs equal --save at steps 0 4 8 12 14 (h5) and 12 (raw)"
+$check trace "$work/straight/trace.h5" "$work/straight/trace.csv" p2 2
+[ "$(cut -d, -f1 "$work/straight/trace.csv" | tr '\n' ' ')" = "step 1 3 5 7 9 11 13 " ] ||
+  { cat "$work/straight/trace.csv"; echo "FAIL: trace.csv rows"; exit 1; }
+echo "ok: the HDF5 trace equals the CSV trace"
 
 # Out of core, 3 steps per pass (not a divisor of 4, 5 or 6): the same files.
 ooc=(--out-of-core on --ooc-chunks 2 --steps-per-pass 3)
@@ -117,6 +128,8 @@ $check series "$work/straight/snap/wave.h5" "$work/ooc/snap/wave.h5" 0,4,8,12,14
 cmp "$work/straight/raw/p_p1_000006.raw" "$work/ooc/raw/p_p1_000006.raw"
 cmp "$work/straight/raw/p_age_000012.raw" "$work/ooc/raw/p_age_000012.raw"
 cmp "$work/straight/run.ckpt" "$work/ooc/run.ckpt"
+cmp "$work/straight/trace.csv" "$work/ooc/trace.csv"
+$check trace "$work/ooc/trace.h5" "$work/straight/trace.csv" p2 2
 echo "ok: out of core, the same outputs and checkpoint"
 
 # Restart from step 5 (a run of 7 steps leaves it) on 3 devices; from step 10 out of core.
@@ -124,6 +137,9 @@ run ck5 1 --steps 7
 run restart3 3 --restart ../ck5/run.ckpt --checkpoint-every 0
 grep -q "restart: from '../ck5/run.ckpt' at step 5" "$work/restart3/log.txt" || { cat "$work/restart3/log.txt"; echo "FAIL: no restart line"; exit 1; }
 same_saves straight restart3
+$check trace "$work/restart3/trace.h5" "$work/restart3/trace.csv" p2 2
+[ "$(awk -F, 'NR > 1 && $1 >= 5' "$work/straight/trace.csv")" = "$(tail -n +2 "$work/restart3/trace.csv")" ] ||
+  { cat "$work/restart3/trace.csv"; echo "FAIL: the restarted trace is not the straight run's from step 5"; exit 1; }
 $check steps "$work/restart3/snap/wave-from-000005.h5" 8,12,14
 $check series "$work/straight/snap/wave.h5" "$work/restart3/snap/wave-from-000005.h5" 8,12,14
 cp "$work/straight/run.ckpt" "$work/ten.ckpt"
@@ -144,9 +160,58 @@ expect_error corrupted "is corrupted" --restart ../corrupted.ckpt
 expect_error past "past --steps 8" --restart ../ten.ckpt --steps 8
 expect_error missing "cannot restart from '../none.ckpt': it does not exist" --restart ../none.ckpt
 mkdir -p "$work/elsewhere"
-expect_error spec_dir "$work/elsewhere/data/vel.raw" --spec-dir "$work/elsewhere"
+expect_error spec_dir "$work/elsewhere/data/" --spec-dir "$work/elsewhere"
 # A checkpoint of another spec: its spec hash changed, its header's checksum right.
 $check other_spec "$ck" "$work/other.ckpt"
 expect_error other_spec "cannot restart from '../other.ckpt': it was written by another spec" --restart ../other.ckpt
 echo "ok: truncated, corrupted, other spec's checkpoints, restart past --steps, a missing file() value: errors"
+
+# kill -9 during checkpoints (io2; one target: the writer is the same code in every program):
+# --steps 14 with a checkpoint after every step, killed at random moments. What lies under the
+# final name is absent or a complete checkpoint (the straight run's size: never partial) from
+# which --restart gives the straight run's arrays.
+if [ "$target" = opencl ]; then
+  full=$(stat -c %s "$work/straight/run.ckpt")
+  # every_run DIR: starts the run in DIR and waits for its first checkpoint (start-up done); sets
+  # pid, and t0: when the first checkpoint appeared (ms).
+  every_run() {
+    (cd "$1" && exec env POCL_DEVICES=pthread "$program" --device-type cpu --devices 1 \
+       --checkpoint every.ckpt --checkpoint-every 1 --quiet > log.txt 2>&1) &
+    pid=$!
+    for _ in $(seq 1 2000); do
+      [ -e "$1/every.ckpt" ] || ! kill -0 "$pid" 2>/dev/null && break
+      sleep 0.005
+    done
+    t0=$(( $(date +%s%N) / 1000000 ))
+  }
+  # An uninterrupted run measures the steps after the first checkpoint (mostly the checkpoints'
+  # writes and fsyncs); each kill then falls at a random moment of the first 80% of them.
+  mkdir -p "$work/kill0"
+  every_run "$work/kill0"
+  wait "$pid" 2>/dev/null || true
+  span=$(( $(date +%s%N) / 1000000 - t0 ))
+  [ "$span" -ge 10 ] || span=10
+  restarted=0 inside=0
+  start=$(date +%s%N)
+  for attempt in 1 2 3 4; do
+    d="$work/kill$attempt"
+    rm -rf "$d"; mkdir -p "$d"
+    every_run "$d"
+    ms=$(( RANDOM % (span * 8 / 10) ))
+    sleep "$(printf '%d.%03d' $((ms / 1000)) $((ms % 1000)))"
+    kill -9 "$pid" 2>/dev/null || true
+    wait "$pid" 2>/dev/null || true
+    # A temporary file left beside it: this kill fell inside a checkpoint's write.
+    if ls -a "$d" | grep -q '^\.every\.ckpt\.stepgen-'; then inside=$((inside + 1)); fi
+    if [ -e "$d/every.ckpt" ]; then
+      size=$(stat -c %s "$d/every.ckpt")
+      [ "$size" = "$full" ] || { ls -la "$d"; echo "FAIL: kill -9 left a partial checkpoint ($size of $full bytes)"; exit 1; }
+      run "kill${attempt}_restart" 2 --restart "../kill$attempt/every.ckpt" --checkpoint-every 0
+      same_saves straight "kill${attempt}_restart"
+      restarted=$((restarted + 1))
+    fi
+  done
+  [ "$restarted" -ge 1 ] || { echo "FAIL: no kill left a checkpoint to restart from"; exit 1; }
+  echo "ok: kill -9 during checkpoints (steps after the first: ${span} ms): $restarted of 4 restarts equal the straight run, no partial file, $inside kill(s) inside a write ($(( ($(date +%s%N) - start) / 1000000 )) ms)"
+fi
 echo "ok: output, checkpoint and restart ($target)"

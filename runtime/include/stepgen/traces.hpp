@@ -150,12 +150,42 @@ class Record {
     }
     return out;
   }
-  /// Writes the CSV file atomically (program.hpp: write_atomically).
-  void write() const {
-    const std::string text = csv();
-    write_atomically(file, reinterpret_cast<const unsigned char*>(text.data()), text.size(),
-                     "the trace of record " + std::string(name));
+  /// Writes the trace file atomically: CSV (program.hpp: write_atomically), or HDF5 when the
+  /// file ends in .h5 or .hdf5 (io/trace_h5.hpp, in a program built with STEPGEN_HDF5).
+  void write() const;
+
+  // --- HDF5 traces (io/trace_h5.hpp) ---------------------------------------------------------
+  /// Whether the trace file is HDF5 (its name ends in .h5 or .hdf5, any case).
+  bool hdf5() const {
+    auto ends = [&](const char* ext) {
+      const std::size_t n = std::strlen(ext);
+      if (file.size() < n) return false;
+      for (std::size_t i = 0; i < n; ++i) {
+        char c = file[file.size() - n + i];
+        if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+        if (c != ext[i]) return false;
+      }
+      return true;
+    };
+    return ends(".h5") || ends(".hdf5");
   }
+  /// The rows the file holds (a restart's from its first step on): their table indices.
+  std::vector<std::int64_t> written_rows() const {
+    std::vector<std::int64_t> rows;
+    for (std::int64_t r = 0; r < rows_; ++r)
+      if ((r + 1) * every - 1 >= first_) rows.push_back(r);
+    return rows;
+  }
+  /// Row `r`'s value of point `k`; throws when it was never sampled (as csv()).
+  double sampled(std::int64_t r, std::size_t k) const {
+    const std::size_t i = static_cast<std::size_t>(r) * points.size() + k;
+    if (!have_[i])
+      throw RunError("record " + file + ": point " + std::to_string(k) + " of array " + name +
+                     " was not sampled at step " + std::to_string((r + 1) * every - 1) +
+                     " (internal error)");
+    return values_[i];
+  }
+  // --- end of HDF5 traces --------------------------------------------------------------------
 
  private:
   std::int64_t rows_ = 0;
@@ -163,6 +193,30 @@ class Record {
   std::vector<double> values_;
   std::vector<char> have_;
 };
+
+}  // namespace stepgen::rt
+
+#ifdef STEPGEN_HDF5
+#include "stepgen/io/trace_h5.hpp"
+#endif
+
+namespace stepgen::rt {
+
+inline void Record::write() const {
+  if (hdf5()) {
+#ifdef STEPGEN_HDF5
+    io::write_trace_h5(*this);
+    return;
+#else
+    throw RunError("record " + file +
+                   ": an .h5 trace needs HDF5, and this program was built without it "
+                   "(STEPGEN_HDF5; regenerate the program from its spec)");
+#endif
+  }
+  const std::string text = csv();
+  write_atomically(file, reinterpret_cast<const unsigned char*>(text.data()), text.size(),
+                   "the trace of record " + std::string(name));
+}
 
 /// The program's receivers (the generated table), for the main programs.
 struct Records {

@@ -132,7 +132,10 @@ const std::vector<rt::HostArray>& host_tables() {
     std::vector<rt::HostArray> t;
     t.push_back(rt::make_host_table({"coef", sizeof(float), 1, {9, 1, 1}}));
     t.push_back(rt::make_host_table({"src", sizeof(float), 2, {16, 8, 1}}));
-    rt::load_raw(t[table::coef], "coef.raw");  // relative to the working directory
+    // coef: relative to the spec's folder (--spec-dir)
+    // clang-format off
+    rt::load_raw(t[table::coef], rt::spec_file("@STEPGEN_SOURCE_DIR@/examples/tables", "coef.raw"));
+    // clang-format on
     rt::fill_random<float>(t[table::src], t[table::src].box, 5u);
     return t;
   }();
