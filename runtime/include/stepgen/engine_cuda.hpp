@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <functional>
 #include <initializer_list>
 #include <string>
 #include <tuple>
@@ -82,6 +83,40 @@ struct Backend {
     cuda::read_box(d, b, buffer, host, sub);
   }
   static void finish(const Device& d) { cuda::finish(d); }
+  /// Boundary frames on the GPUs (engine.hpp: fill_frames_on_devices): enqueues a copy of
+  /// `from` of a buffer holding `src_box` into `to` (same extents) of a buffer holding
+  /// `dst_box`, on the receiver's kernel stream: cudaMemcpyAsync / cudaMemcpy3DAsync on one GPU
+  /// (`same`), cudaMemcpyPeerAsync / cudaMemcpy3DPeerAsync between two (the State orders it
+  /// with events: State::fill_frames).
+  static void copy_box(const Device& sd, const Buffer& sb, const rt::Box& src_box,
+                       const rt::Box& from, const Device& dd, const Buffer& db,
+                       const rt::Box& dst_box, const rt::Box& to, std::size_t element_bytes,
+                       const char* name, bool same) {
+    const rt::RectCopy s = rt::rect_of(from, src_box, element_bytes);
+    const rt::RectCopy d = rt::rect_of(to, dst_box, element_bytes);
+    if (d.bytes() == 0) return;
+    if (same)
+      return detail::rect_copy(dd, db.get(), d, sb.get(), s, cudaMemcpyDeviceToDevice,
+                               std::string("frame of ") + name, On::kCompute);
+    dd.use();
+    if (d.contiguous() && s.contiguous()) {
+      check(cudaMemcpyPeerAsync(static_cast<char*>(db.get()) + d.offset(), dd.ordinal,
+                                static_cast<const char*>(sb.get()) + s.offset(), sd.ordinal,
+                                d.bytes(), dd.stream(On::kCompute)),
+            std::string("cudaMemcpyPeerAsync(frame of ") + name + " from " + sd.label() + ")", dd);
+      return;
+    }
+    cudaMemcpy3DPeerParms p{};
+    p.srcPtr = detail::pitched(sb.get(), s);
+    p.srcPos = detail::pos(s);
+    p.srcDevice = sd.ordinal;
+    p.dstPtr = detail::pitched(db.get(), d);
+    p.dstPos = detail::pos(d);
+    p.dstDevice = dd.ordinal;
+    p.extent = detail::extent(d);
+    check(cudaMemcpy3DPeerAsync(&p, dd.stream(On::kCompute)),
+          std::string("cudaMemcpy3DPeerAsync(frame of ") + name + " from " + sd.label() + ")", dd);
+  }
   /// Waits for everything enqueued on the GPU (every stream, peer copies into it included):
   /// before a source or receiver (engine.hpp: InCore::inject/record) touches a cell an
   /// exchange may write.
@@ -230,6 +265,36 @@ struct Backend {
           [&](std::size_t p, const rt::Box& view, On on) {
             launch({e.devices()[p], e.buffers(p), e.part(p), view, on, step});
           });
+    }
+
+    /// Boundary frames on the GPUs (engine.hpp: fill_frames_on_devices), after the launch and
+    /// exchange enqueued so far and before the next launch, no host wait: each GPU marks the
+    /// end of its work; each receiver's kernel stream waits for the marks of the GPUs it copies
+    /// from (`pair[src][dst]`), then `copies_into(dst)` enqueues its copies there (on its own
+    /// GPU, in stream order); each sender's kernel stream then waits for its receivers' marks,
+    /// so that no later kernel overwrites a cell before it is copied. The timeline counts the
+    /// copies as exchange.
+    void fill_frames(Engine& e, const std::vector<std::vector<bool>>& pair,
+                     const std::function<void(std::size_t)>& copies_into) {
+      const std::size_t n = e.parts();
+      timeline_.poll();
+      std::vector<cudaEvent_t> computed(n), received(n);
+      for (std::size_t p = 0; p < n; ++p) computed[p] = timeline_.mark(p, Timeline::kKernels);
+      for (std::size_t d = 0; d < n; ++d) {
+        for (std::size_t s = 0; s < n; ++s)
+          if (s != d && pair[s][d]) timeline_.wait(d, computed[s]);
+        copies_into(d);
+      }
+      for (std::size_t p = 0; p < n; ++p) received[p] = timeline_.mark(p, Timeline::kExchange);
+      for (std::size_t s = 0; s < n; ++s) {
+        bool waited = false;
+        for (std::size_t d = 0; d < n; ++d)
+          if (d != s && pair[s][d]) {
+            timeline_.wait(s, received[d]);
+            waited = true;
+          }
+        if (waited) timeline_.mark(s, Timeline::kExchange);
+      }
     }
 
    private:
