@@ -97,6 +97,28 @@ template <class S>
 struct OrdersFrameCopies<S, std::void_t<decltype(&S::fill_frames)>> : std::true_type {};
 }  // namespace detail
 
+/// One frame copy on one device (InCore::fill_frames_on_devices): `from` of the buffer `src`
+/// (holding `src_box`) into `to` (same extents) of `dst` (holding `dst_box`). A backend with
+/// `B::copy_boxes(device, list)` runs a device's list at once (CUDA: one kernel); the others
+/// copy them one by one (B::copy_box).
+template <class Buffer>
+struct DeviceFrameCopy {
+  const Buffer* src;
+  Box src_box, from;
+  const Buffer* dst;
+  Box dst_box, to;
+  std::size_t element_bytes;
+  const char* name;
+};
+
+namespace detail {
+/// True when a backend `B` copies a device's frame copies at once (B::copy_boxes).
+template <class B, class = void>
+struct BatchesFrameCopies : std::false_type {};
+template <class B>
+struct BatchesFrameCopies<B, std::void_t<decltype(&B::copy_boxes)>> : std::true_type {};
+}  // namespace detail
+
 /// What the engine runs: the generated program's tables.
 template <class B>
 struct Problem {
@@ -589,6 +611,7 @@ class InCore {
         }
     auto into = [&](std::size_t d) {
       const int dst = static_cast<int>(first_ + d);
+      std::vector<DeviceFrameCopy<Buffer>> batch;  // the copies within device d
       for (int id : todo) {
         const auto u = static_cast<std::size_t>(id);
         const std::size_t eb = problem_.arrays[id].element_bytes;
@@ -596,17 +619,27 @@ class InCore {
         for (std::size_t k = 0; k < plan.size(); ++k) {
           const FrameCopy& c = plan[k];
           if (c.dst != dst) continue;
+          const char* name = problem_.arrays[id].name;
           if (c.src < 0) {
             const Buffer& v = frame_values_[static_cast<std::size_t>(frame_value_[u][k])];
-            B::copy_box(devices_[d], v, c.to, c.from, devices_[d], buffers_[d][u], part(d).ghost,
-                        c.to, eb, problem_.arrays[id].name, true);
+            batch.push_back({&v, c.to, c.from, &buffers_[d][u], part(d).ghost, c.to, eb, name});
+          } else if (static_cast<std::size_t>(c.src) - first_ == d) {
+            batch.push_back({&buffers_[d][u], part(d).ghost, c.from, &buffers_[d][u], part(d).ghost,
+                             c.to, eb, name});
           } else {
             const std::size_t s = static_cast<std::size_t>(c.src) - first_;
             B::copy_box(devices_[s], buffers_[s][u], part(s).ghost, c.from, devices_[d],
-                        buffers_[d][u], part(d).ghost, c.to, eb, problem_.arrays[id].name, s == d);
+                        buffers_[d][u], part(d).ghost, c.to, eb, name, false);
           }
           stats_.exchange_bytes += static_cast<std::size_t>(c.to.volume()) * eb;
         }
+      }
+      if constexpr (detail::BatchesFrameCopies<B>::value) {
+        if (!batch.empty()) B::copy_boxes(devices_[d], batch);
+      } else {
+        for (const DeviceFrameCopy<Buffer>& c : batch)
+          B::copy_box(devices_[d], *c.src, c.src_box, c.from, devices_[d], *c.dst, c.dst_box, c.to,
+                      c.element_bytes, c.name, true);
       }
     };
     if constexpr (detail::OrdersFrameCopies<S>::value) {
