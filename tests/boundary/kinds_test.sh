@@ -6,31 +6,39 @@
 # that reads the frame's corners and two cells past the edge, where mirror and copy differ)
 # generated for OpenCL, built, run on 1 and 3 PoCL devices (slabs), on 4 (--strategy
 # min-exchange: a 2x2 grid, frames on every side of every part; 4x1 for the wide grid) and on 3
-# with STEPGEN_OVERLAP=off; out of core on 1 and 2 devices (1 step per pass; 3 with only
-# periodic boundaries); A and B must equal the reference bit for bit.
+# with STEPGEN_OVERLAP=off; a grid 4 rows high (thin parts: one part 2 frame widths high, two
+# slabs 1 frame width high each) on 1 and 2 devices, and on 2 with the frames composed on the
+# host (STEPGEN_FRAMES=host, the path MPI ranks keep for a periodic neighbour on another rank);
+# sources at the edge (mirror_copy_inject: the frame images get the value too); out of core on
+# 1 and 2 devices (1 step per pass; 3 with only periodic boundaries); A and B must equal the
+# reference bit for bit.
 # Usage: kinds_test.sh STEPGEN SOURCE_DIR WORK_DIR REFERENCE_BIN
 set -euo pipefail
 stepgen=$1 src=$2 work=$3 reference=$4
 rm -rf "$work"
 mkdir -p "$work"
 for case in "mirror_copy mirror copy" "value_periodic value periodic" "periodic_wide periodic periodic 256 16" \
-  "periodic_deep periodic periodic" "mirror_copy_inject mirror copy"; do
+  "periodic_deep periodic periodic" "mirror_copy_inject mirror copy" \
+  "periodic_thin periodic periodic 64 4"; do
   read -r name kx ky size <<<"$case"
   out="$work/$name"
   mkdir -p "$out/reference"
   "$stepgen" generate "$src/tests/boundary/$name.xml" --target opencl -o "$out/gen" >/dev/null
   cmake -S "$out/gen" -B "$out/gen/build" -DCMAKE_BUILD_TYPE=Release >/dev/null
   cmake --build "$out/gen/build" -j 2 >/dev/null
-  # shellcheck disable=SC2086
   ref_env=()
   [ "${name%_inject}" != "$name" ] && ref_env=(STEPGEN_REF_INJECT=1)  # the spec's sources
+  # shellcheck disable=SC2086
   env "${ref_env[@]}" "$reference" "$kx" "$ky" "$out/reference" $size
-  for run in "1" "3" "4 --strategy min-exchange" "3 overlap-off"; do
+  runs=("1" "3" "4 --strategy min-exchange" "3 overlap-off")
+  if [ "$name" = periodic_thin ]; then runs=("1" "2 --strategy slabs" "2 frames-host"); fi
+  for run in "${runs[@]}"; do
     read -r n extra <<<"$run"
     args=()
     env=()
     case "$extra" in
       overlap-off) env=(STEPGEN_OVERLAP=off) ;;
+      frames-host) env=(STEPGEN_FRAMES=host) args=(--strategy slabs) ;;
       ?*) read -r -a args <<<"$extra" ;;
     esac
     dir="$out/runs/$n-${extra// /-}"

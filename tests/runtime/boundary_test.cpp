@@ -4,6 +4,7 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <vector>
 
@@ -123,4 +124,129 @@ TEST_CASE("boundary: a frame along x does not stop slabs along y from overlappin
   const Partition q = partition_with_grid(r, {2, 2, 1});
   const std::vector<Transfer> plan2 = exchange_plan(q, r.halo);
   CHECK_FALSE(overlap_views(q.parts[0], 1, 1, 1, {&plan2}).split);
+}
+
+// --- Frames filled on the devices (frame_copies) -------------------------------------------
+
+namespace {
+
+// Every part's buffer (its ghost box) after the device copies of frame_copies, the owned and
+// inside cells holding the grid's values x + 100 y + 10000 z (+ 0.5), frame cells -1; and the
+// same buffers composed on the host (FrameSources::fill). They must be equal cell for cell.
+void check_copies_equal_host(PartitionRequest r, const std::array<int, 3>& grid,
+                             const std::vector<BoundaryRule>& rules) {
+  const Partition p = partition_with_grid(r, grid);
+  auto value = [](const Vec3& c) {
+    return static_cast<float>(c[0] + 100 * c[1] + 10000 * c[2]) + 0.5f;
+  };
+  auto index = [](const Box& b, const Vec3& c) {
+    return static_cast<std::size_t>(
+        ((c[2] - b.lo[2]) * b.extent(1) + (c[1] - b.lo[1])) * b.extent(0) + (c[0] - b.lo[0]));
+  };
+  std::vector<std::vector<float>> dev, host;
+  for (const Part& part : p.parts) {
+    std::vector<float> buf(static_cast<std::size_t>(part.ghost.volume()), -1.0f);
+    const Box in = intersect(part.ghost, p.domain);
+    Vec3 c;
+    for (c[2] = in.lo[2]; c[2] < in.hi[2]; ++c[2])
+      for (c[1] = in.lo[1]; c[1] < in.hi[1]; ++c[1])
+        for (c[0] = in.lo[0]; c[0] < in.hi[0]; ++c[0]) buf[index(part.ghost, c)] = value(c);
+    dev.push_back(buf);
+    host.push_back(buf);
+  }
+  const std::vector<FrameCopy> copies =
+      frame_copies(p, rules.data(), static_cast<int>(rules.size()), 0);
+  std::vector<int> written(0);
+  for (const FrameCopy& k : copies) {
+    REQUIRE(k.from.extents() == k.to.extents());
+    const Box& dst = p.parts[static_cast<std::size_t>(k.dst)].ghost;
+    REQUIRE(dst.contains(k.to));
+    REQUIRE(intersect(k.to, p.domain).empty());  // frame cells only
+    if (k.src >= 0) REQUIRE(p.parts[static_cast<std::size_t>(k.src)].owned.contains(k.from));
+    Vec3 c;
+    for (c[2] = k.to.lo[2]; c[2] < k.to.hi[2]; ++c[2])
+      for (c[1] = k.to.lo[1]; c[1] < k.to.hi[1]; ++c[1])
+        for (c[0] = k.to.lo[0]; c[0] < k.to.hi[0]; ++c[0]) {
+          float v;
+          if (k.src < 0) {
+            std::memcpy(&v, k.value.data(), sizeof v);
+          } else {
+            Vec3 s;
+            for (std::size_t d = 0; d < 3; ++d) s[d] = c[d] - k.to.lo[d] + k.from.lo[d];
+            v = dev[static_cast<std::size_t>(k.src)]
+                   [index(p.parts[static_cast<std::size_t>(k.src)].ghost, s)];
+          }
+          float& cell = dev[static_cast<std::size_t>(k.dst)][index(dst, c)];
+          REQUIRE(cell == -1.0f);  // written once
+          cell = v;
+        }
+  }
+  FrameSources sources(p, rules.data(), static_cast<int>(rules.size()), {0}, {sizeof(float)});
+  for (const FrameSources::Piece& piece : sources.pieces) {
+    Vec3 c;
+    std::size_t at = piece.offset;
+    for (c[2] = piece.box.lo[2]; c[2] < piece.box.hi[2]; ++c[2])
+      for (c[1] = piece.box.lo[1]; c[1] < piece.box.hi[1]; ++c[1])
+        for (c[0] = piece.box.lo[0]; c[0] < piece.box.hi[0]; ++c[0], at += sizeof(float)) {
+          const float v = value(c);
+          std::memcpy(sources.bytes.data() + at, &v, sizeof v);
+        }
+  }
+  for (std::size_t q = 0; q < p.parts.size(); ++q) {
+    const Box& g = p.parts[q].ghost;
+    for (const Box& f : frame_boxes(p.domain, g)) {
+      std::vector<float> out(static_cast<std::size_t>(f.volume()), -1.0f);
+      sources.fill(0, f, reinterpret_cast<unsigned char*>(out.data()));
+      Vec3 c;
+      std::size_t at = 0;
+      for (c[2] = f.lo[2]; c[2] < f.hi[2]; ++c[2])
+        for (c[1] = f.lo[1]; c[1] < f.hi[1]; ++c[1])
+          for (c[0] = f.lo[0]; c[0] < f.hi[0]; ++c[0]) host[q][index(g, c)] = out[at++];
+    }
+    CHECK(dev[q] == host[q]);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("boundary: the device copies fill every frame as the host composes it") {
+  const BoundaryValue half = boundary_value<float>(0.5f), two = boundary_value<float>(2.0f);
+  const std::vector<std::vector<BoundaryRule>> rule_sets = {
+      {{0, 0, BoundaryKind::kPeriodic, {}}, {0, 1, BoundaryKind::kPeriodic, {}}},
+      {{0, 0, BoundaryKind::kMirror, {}}, {0, 1, BoundaryKind::kCopy, {}}},
+      {{0, 0, BoundaryKind::kCopy, {}}, {0, 1, BoundaryKind::kMirror, {}}},
+      {{0, 0, BoundaryKind::kValue, half}, {0, 1, BoundaryKind::kPeriodic, {}}},
+      {{0, 0, BoundaryKind::kPeriodic, {}}, {0, 1, BoundaryKind::kValue, half}},
+      {{0, 0, BoundaryKind::kValue, half}, {0, 1, BoundaryKind::kValue, two}},
+      {{0, 0, BoundaryKind::kMirror, {}}, {0, 1, BoundaryKind::kPeriodic, {}}},
+      {{0, 1, BoundaryKind::kPeriodic, {}}},  // a frame along x without a rule: left as it is
+  };
+  // Part grids, thin parts among them: 8 cells split in 4 (2 cells: one frame width of 2, two
+  // of 1) and in 8 (1 cell, frame width 1; parts thinner than their ghost width are refused).
+  const std::vector<std::array<int, 3>> grids = {{1, 1, 1}, {2, 1, 1}, {1, 2, 1}, {2, 2, 1},
+                                                 {4, 1, 1}, {1, 4, 1}, {3, 2, 1}, {8, 1, 1}};
+  for (Index width : {1, 2})
+    for (const auto& rules : rule_sets)
+      for (const auto& grid : grids) {
+        if (width * std::max(grid[0], grid[1]) > 8) continue;
+        CAPTURE(width);
+        CAPTURE(grid[0]);
+        CAPTURE(grid[1]);
+        check_copies_equal_host(request(8, 8, width, {true, true, false}), grid, rules);
+      }
+  // 3-D: periodic x, mirror y, value z on a 2x2x2 grid of parts.
+  PartitionRequest r3;
+  r3.dims = 3;
+  r3.domain = {6, 6, 6};
+  r3.granule = {1, 1, 1};
+  r3.halo = Halo::from_widths(3, {1, 1, 1}, {1, 1, 1});
+  r3.ghost_lo = {1, 1, 1};
+  r3.ghost_hi = {1, 1, 1};
+  r3.devices = 1;
+  r3.frame = {true, true, true};
+  for (const auto& grid : std::vector<std::array<int, 3>>{{1, 1, 1}, {2, 2, 2}, {3, 1, 2}})
+    check_copies_equal_host(r3, grid,
+                            {{0, 0, BoundaryKind::kPeriodic, {}},
+                             {0, 1, BoundaryKind::kMirror, {}},
+                             {0, 2, BoundaryKind::kValue, half}});
 }

@@ -269,4 +269,129 @@ inline std::vector<Vec3> frame_images(const Vec3& at, const Box& grid, const Bou
   return out;
 }
 
+// --- Frames filled on the devices (frame_copies) ----------------------------------------------
+
+/// One copy that fills frame cells on the devices: the cells `from` (global coordinates, owned
+/// by part `src`, inside the grid) go to the cells `to` (same extents, part `dst`'s frame); a
+/// value fill (`src` < 0) writes `value` into `to` (`from` == `to`). Every frame cell is
+/// written by at most one copy and every source cell is an owned cell, so the copies of one
+/// refresh may run in any order and give the bytes FrameSources::fill composes on the host
+/// (same mapping, corners included: a periodic shift, one plane per mirror or copy plane).
+struct FrameCopy {
+  int src = -1;  ///< the part owning `from`; < 0: a value fill
+  int dst = 0;   ///< the part whose frame `to` is
+  Box from;
+  Box to;
+  BoundaryValue value{};
+};
+
+/// The copies that fill every part's frame of `array` by its rules, ordered by receiving part.
+/// A frame cell outside in a dimension without a rule gets none (left as it is, as on the
+/// host); one whose source is outside the grid (mirror of a grid narrower than the frame) none.
+inline std::vector<FrameCopy> frame_copies(const Partition& p, const BoundaryRule* rules, int count,
+                                           int array) {
+  const Box& g = p.domain;
+  const BoundaryRule* rule[3] = {find_boundary(rules, count, array, 0),
+                                 find_boundary(rules, count, array, 1),
+                                 find_boundary(rules, count, array, 2)};
+  std::vector<FrameCopy> out;
+  for (const Part& part : p.parts) {
+    // The frame cut at the grid's faces: in each region a dimension is below, inside or above.
+    std::vector<Box> regions;
+    for (const Box& f : frame_boxes(g, part.ghost)) {
+      std::vector<Box> cur{f};
+      for (std::size_t d = 0; d < 3; ++d) {
+        std::vector<Box> next;
+        for (const Box& b : cur) {
+          const Index cuts[4] = {b.lo[d], std::clamp(g.lo[d], b.lo[d], b.hi[d]),
+                                 std::clamp(g.hi[d], b.lo[d], b.hi[d]), b.hi[d]};
+          for (int k = 0; k < 3; ++k)
+            if (cuts[k] < cuts[k + 1]) {
+              Box piece = b;
+              piece.lo[d] = cuts[k];
+              piece.hi[d] = cuts[k + 1];
+              next.push_back(piece);
+            }
+        }
+        cur = std::move(next);
+      }
+      regions.insert(regions.end(), cur.begin(), cur.end());
+    }
+    for (const Box& r : regions) {
+      int side[3] = {0, 0, 0};
+      bool skip = false, outside = false;
+      const BoundaryRule* value = nullptr;
+      for (std::size_t d = 0; d < 3; ++d) {
+        side[d] = r.hi[d] <= g.lo[d] ? -1 : r.lo[d] >= g.hi[d] ? 1 : 0;
+        if (side[d] == 0) continue;
+        outside = true;
+        if (!rule[d])
+          skip = true;
+        else if (rule[d]->kind == BoundaryKind::kValue && !value)
+          value = rule[d];
+      }
+      if (skip || !outside) continue;
+      if (value) {
+        out.push_back({-1, part.id, r, r, value->value});
+        continue;
+      }
+      // (to, from) pairs: each dimension outside maps its range by a shift (periodic) or
+      // plane by plane (mirror, copy; periodic when the frame is wider than the grid).
+      std::vector<std::pair<Box, Box>> maps{{r, r}};
+      for (std::size_t d = 0; d < 3; ++d) {
+        if (side[d] == 0) continue;
+        const Index lo = g.lo[d], hi = g.hi[d], n = hi - lo;
+        const BoundaryKind kind = rule[d]->kind;
+        auto source = [&](Index c) {
+          const Index i = c - lo;
+          switch (kind) {
+            case BoundaryKind::kPeriodic:
+              return lo + ((i % n) + n) % n;
+            case BoundaryKind::kMirror:
+              return lo + (i < 0 ? -1 - i : 2 * n - 1 - i);
+            default:  // kCopy
+              return i < 0 ? lo : hi - 1;
+          }
+        };
+        std::vector<std::pair<Box, Box>> next;
+        for (const auto& [to, from] : maps) {
+          if (kind == BoundaryKind::kPeriodic && to.extent(static_cast<int>(d)) <= n) {
+            Box f = from;
+            const Index shift = side[d] < 0 ? n : -n;
+            f.lo[d] += shift;
+            f.hi[d] += shift;
+            if (f.lo[d] >= lo && f.hi[d] <= hi) {
+              next.emplace_back(to, f);
+              continue;
+            }
+          }
+          for (Index c = to.lo[d]; c < to.hi[d]; ++c) {
+            Box t = to, f = from;
+            t.lo[d] = c;
+            t.hi[d] = c + 1;
+            f.lo[d] = source(c);
+            f.hi[d] = f.lo[d] + 1;
+            next.emplace_back(t, f);
+          }
+        }
+        maps = std::move(next);
+      }
+      // Each source cut by the parts' owned boxes (in the grid: someone owns it).
+      for (const auto& [to, from] : maps)
+        for (const Part& q : p.parts) {
+          const Box cut = intersect(from, q.owned);
+          if (cut.empty()) continue;
+          Box t = to;
+          for (std::size_t d = 0; d < 3; ++d) {
+            t.lo[d] = to.lo[d] + (cut.lo[d] - from.lo[d]);
+            t.hi[d] = t.lo[d] + (cut.hi[d] - cut.lo[d]);
+          }
+          out.push_back({q.id, part.id, cut, t, {}});
+        }
+    }
+  }
+  return out;
+}
+// --- end frame_copies --------------------------------------------------------------------------
+
 }  // namespace stepgen::rt

@@ -36,6 +36,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <deque>
 #include <functional>
 #include <initializer_list>
@@ -88,6 +89,34 @@ template <class S, class = void>
 struct SharesFrameSources : std::false_type {};
 template <class S>
 struct SharesFrameSources<S, std::void_t<decltype(&S::share_frame_sources)>> : std::true_type {};
+/// True when a State `S` orders the frame copies between devices itself (fill_frames: events
+/// between streams); otherwise the engine waits on the host around copies between devices.
+template <class S, class = void>
+struct OrdersFrameCopies : std::false_type {};
+template <class S>
+struct OrdersFrameCopies<S, std::void_t<decltype(&S::fill_frames)>> : std::true_type {};
+}  // namespace detail
+
+/// One frame copy on one device (InCore::fill_frames_on_devices): `from` of the buffer `src`
+/// (holding `src_box`) into `to` (same extents) of `dst` (holding `dst_box`). A backend with
+/// `B::copy_boxes(device, list)` runs a device's list at once (CUDA: one kernel); the others
+/// copy them one by one (B::copy_box).
+template <class Buffer>
+struct DeviceFrameCopy {
+  const Buffer* src;
+  Box src_box, from;
+  const Buffer* dst;
+  Box dst_box, to;
+  std::size_t element_bytes;
+  const char* name;
+};
+
+namespace detail {
+/// True when a backend `B` copies a device's frame copies at once (B::copy_boxes).
+template <class B, class = void>
+struct BatchesFrameCopies : std::false_type {};
+template <class B>
+struct BatchesFrameCopies<B, std::void_t<decltype(&B::copy_boxes)>> : std::true_type {};
 }  // namespace detail
 
 /// What the engine runs: the generated program's tables.
@@ -451,6 +480,7 @@ class InCore {
     std::vector<int> all;
     for (int id = 0; id < problem_.array_count; ++id) all.push_back(id);
     fill_frames(all, true);
+    setup_device_frames();
   }
 
   /// Fills the boundary frames (boundary.hpp) of the arrays `ids` on every local part: the
@@ -458,7 +488,8 @@ class InCore {
   /// that own them (an MPI rank's State shares them with every rank: share_frame_sources), the
   /// frames composed on the host and written to each part's buffer. With `initial`, the frames
   /// of arrays without a boundary are zeroed (the upload). Nothing when the spec has no
-  /// <boundary>.
+  /// <boundary>. After the upload the refreshes run on the devices instead
+  /// (fill_frames_on_devices) wherever setup_device_frames could plan them.
   template <class List>
   void fill_frames(const List& ids, bool initial = false) {
     if (problem_.boundary_count == 0) return;
@@ -467,6 +498,7 @@ class InCore {
       if (initial || has_boundary(problem_.boundaries, problem_.boundary_count, id))
         todo.push_back(id);
     if (todo.empty()) return;
+    if (!initial && frames_on_devices_) return fill_frames_on_devices(todo);
     for (std::size_t p = 0; p < parts(); ++p) B::finish(devices_[p]);
     Stopwatch t;
     t.start();
@@ -523,6 +555,118 @@ class InCore {
     frame_s_ += t.stop();
   }
 
+  // --- Frames filled on the devices (frame_copies, boundary.hpp) ---------------------------
+
+  /// Plans the device-side frame refreshes (after the initial fill, which goes through the
+  /// host once): per array with a boundary, its FrameCopy list; value fills copy from a small
+  /// device buffer per frame region written once here. Off (the host path stays) when a frame
+  /// reads cells of a part on another process (an MPI rank's periodic neighbour on another
+  /// rank: the sources are shared through the host, share_frame_sources), or with
+  /// STEPGEN_FRAMES=host. The choice depends on the partition only: every rank makes the same.
+  void setup_device_frames() {
+    if (problem_.boundary_count == 0) return;
+    const char* env = std::getenv("STEPGEN_FRAMES");
+    if (env && std::string(env) == "host") return;
+    std::vector<std::vector<FrameCopy>> plans(static_cast<std::size_t>(problem_.array_count));
+    const bool all_local = count_ == partition_.parts.size();
+    for (int id = 0; id < problem_.array_count; ++id) {
+      if (!has_boundary(problem_.boundaries, problem_.boundary_count, id)) continue;
+      auto& plan = plans[static_cast<std::size_t>(id)];
+      plan = frame_copies(partition_, problem_.boundaries, problem_.boundary_count, id);
+      for (const FrameCopy& c : plan)
+        if (c.src >= 0 && c.src != c.dst && !all_local) return;
+    }
+    frame_plans_ = std::move(plans);
+    frame_value_.assign(frame_plans_.size(), {});
+    for (std::size_t id = 0; id < frame_plans_.size(); ++id) {
+      const ArrayInfo& a = problem_.arrays[id];
+      for (const FrameCopy& c : frame_plans_[id]) {
+        frame_value_[id].push_back(-1);
+        if (c.src >= 0 || !is_local(c.dst)) continue;
+        const std::size_t p = static_cast<std::size_t>(c.dst) - first_;
+        HostArray fill(a.name, a.element_bytes, c.to);
+        for (std::size_t at = 0; at < fill.bytes.size(); at += a.element_bytes)
+          std::memcpy(fill.bytes.data() + at, c.value.data(), a.element_bytes);
+        frame_values_.push_back(B::create_buffer(devices_[p], c.to, a.element_bytes, a.name));
+        B::write_box(devices_[p], frame_values_.back(), c.to, fill, c.to);
+        B::finish(devices_[p]);
+        frame_value_[id].back() = static_cast<int>(frame_values_.size()) - 1;
+      }
+    }
+    frames_on_devices_ = true;
+  }
+
+  bool is_local(int part_id) const {
+    const auto q = static_cast<std::size_t>(part_id);
+    return q >= first_ && q < first_ + count_;
+  }
+
+  /// Refreshes the frames of `todo` on the devices: every FrameCopy into a local part, on its
+  /// device's compute queue or stream (after the launch and exchange enqueued before it, before
+  /// the next launch). Copies between devices are ordered by the State (CUDA: events, the
+  /// sender's later kernels waiting for the receiver's copy) or by host waits around them.
+  void fill_frames_on_devices(const std::vector<int>& todo) {
+    const std::size_t n = parts();
+    std::vector<std::vector<bool>> pair(n, std::vector<bool>(n, false));
+    bool cross = false;
+    for (int id : todo)
+      for (const FrameCopy& c : frame_plans_[static_cast<std::size_t>(id)])
+        if (c.src >= 0 && c.src != c.dst && is_local(c.dst)) {
+          pair[static_cast<std::size_t>(c.src) - first_][static_cast<std::size_t>(c.dst) - first_] =
+              true;
+          cross = true;
+        }
+    auto into = [&](std::size_t d) {
+      const int dst = static_cast<int>(first_ + d);
+      std::vector<DeviceFrameCopy<Buffer>> batch;  // the copies within device d
+      for (int id : todo) {
+        const auto u = static_cast<std::size_t>(id);
+        const std::size_t eb = problem_.arrays[id].element_bytes;
+        const auto& plan = frame_plans_[u];
+        for (std::size_t k = 0; k < plan.size(); ++k) {
+          const FrameCopy& c = plan[k];
+          if (c.dst != dst) continue;
+          const char* name = problem_.arrays[id].name;
+          if (c.src < 0) {
+            const Buffer& v = frame_values_[static_cast<std::size_t>(frame_value_[u][k])];
+            batch.push_back({&v, c.to, c.from, &buffers_[d][u], part(d).ghost, c.to, eb, name});
+          } else if (static_cast<std::size_t>(c.src) - first_ == d) {
+            batch.push_back({&buffers_[d][u], part(d).ghost, c.from, &buffers_[d][u], part(d).ghost,
+                             c.to, eb, name});
+          } else {
+            const std::size_t s = static_cast<std::size_t>(c.src) - first_;
+            B::copy_box(devices_[s], buffers_[s][u], part(s).ghost, c.from, devices_[d],
+                        buffers_[d][u], part(d).ghost, c.to, eb, name, false);
+          }
+          stats_.exchange_bytes += static_cast<std::size_t>(c.to.volume()) * eb;
+        }
+      }
+      if constexpr (detail::BatchesFrameCopies<B>::value) {
+        if (!batch.empty()) B::copy_boxes(devices_[d], batch);
+      } else {
+        for (const DeviceFrameCopy<Buffer>& c : batch)
+          B::copy_box(devices_[d], *c.src, c.src_box, c.from, devices_[d], *c.dst, c.dst_box, c.to,
+                      c.element_bytes, c.name, true);
+      }
+    };
+    if constexpr (detail::OrdersFrameCopies<S>::value) {
+      (void)cross;  // the State orders copies between devices with events
+      state_.fill_frames(*this, pair, into);
+    } else {
+      Stopwatch t;
+      if (cross) {
+        t.start();
+        for (std::size_t p = 0; p < n; ++p) B::finish(devices_[p]);
+      }
+      for (std::size_t d = 0; d < n; ++d) into(d);
+      if (cross) {
+        for (std::size_t p = 0; p < n; ++p) B::finish(devices_[p]);
+        frame_s_ += t.stop();
+      }
+    }
+  }
+  // --- end frames on the devices -----------------------------------------------------------
+
   /// Copies each part's owned box of every written array back into the host arrays: every
   /// copy enqueued at once (B::read_box does not wait), then one wait per device.
   void gather() {
@@ -552,6 +696,10 @@ class InCore {
   std::vector<std::vector<Transfer>> plans_;
   std::deque<HostArray> frame_staging_;  ///< boundary frames on their way to the devices
   double frame_s_ = 0;                   ///< time filling boundary frames (exchange time)
+  std::vector<std::vector<FrameCopy>> frame_plans_;  ///< per array: its frames' device copies
+  std::vector<std::vector<int>> frame_value_;  ///< per array and copy: its value buffer, or -1
+  std::deque<Buffer> frame_values_;            ///< value(v) frame regions, filled once
+  bool frames_on_devices_ = false;             ///< frames refreshed by device copies
   S state_;               ///< after the buffers: its events, staging and messages go first
   bool overlap_ = false;  ///< launches followed by an exchange overlap the two
   RunStats stats_;

@@ -6,8 +6,10 @@
 /// waits once, after the last step. A launch that overlaps its exchange runs its boundary views
 /// on the high-priority stream first (cuda::launch_and_exchange).
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
+#include <functional>
 #include <initializer_list>
 #include <string>
 #include <tuple>
@@ -38,6 +40,32 @@ struct Launch {
     return {view_pointer<T>(buf[static_cast<std::size_t>(id)], part.ghost, view)};
   }
 };
+
+/// Frame copies within one GPU, up to 32 a launch (stepgen_frame_copies): each box's first
+/// cell on both sides, its extents in cells, the row and slice pitches in bytes.
+struct FrameCell {
+  const unsigned char* src;
+  unsigned char* dst;
+  long long ex, ey, ez;
+  long long src_row, src_slice, dst_row, dst_slice;
+};
+struct FrameBatch {
+  static constexpr int kMax = 32;
+  FrameCell c[kMax];
+};
+
+/// Copies the boxes of `b` (blockIdx.y: the box; blockIdx.x * blockDim.x + threadIdx.x: the
+/// cell), elements of type E (of the arrays' size): bytes moved as they are.
+template <typename E>
+__global__ void stepgen_frame_copies(FrameBatch b) {
+  const FrameCell& k = b.c[blockIdx.y];
+  const long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= k.ex * k.ey * k.ez) return;
+  const long long x = i % k.ex, r = i / k.ex, y = r % k.ey, z = r / k.ey;
+  const long long e = static_cast<long long>(sizeof(E));
+  *reinterpret_cast<E*>(k.dst + z * k.dst_slice + y * k.dst_row + x * e) =
+      *reinterpret_cast<const E*>(k.src + z * k.src_slice + y * k.src_row + x * e);
+}
 
 /// The engine's CUDA backend.
 struct Backend {
@@ -82,6 +110,88 @@ struct Backend {
     cuda::read_box(d, b, buffer, host, sub);
   }
   static void finish(const Device& d) { cuda::finish(d); }
+  /// Boundary frames on the GPUs (engine.hpp: fill_frames_on_devices): enqueues a copy of
+  /// `from` of a buffer holding `src_box` into `to` (same extents) of a buffer holding
+  /// `dst_box`, on the receiver's kernel stream: cudaMemcpyAsync / cudaMemcpy3DAsync on one GPU
+  /// (`same`), cudaMemcpyPeerAsync / cudaMemcpy3DPeerAsync between two (the State orders it
+  /// with events: State::fill_frames).
+  static void copy_box(const Device& sd, const Buffer& sb, const rt::Box& src_box,
+                       const rt::Box& from, const Device& dd, const Buffer& db,
+                       const rt::Box& dst_box, const rt::Box& to, std::size_t element_bytes,
+                       const char* name, bool same) {
+    const rt::RectCopy s = rt::rect_of(from, src_box, element_bytes);
+    const rt::RectCopy d = rt::rect_of(to, dst_box, element_bytes);
+    if (d.bytes() == 0) return;
+    if (same)
+      return detail::rect_copy(dd, db.get(), d, sb.get(), s, cudaMemcpyDeviceToDevice,
+                               std::string("frame of ") + name, On::kCompute);
+    dd.use();
+    if (d.contiguous() && s.contiguous()) {
+      check(cudaMemcpyPeerAsync(static_cast<char*>(db.get()) + d.offset(), dd.ordinal,
+                                static_cast<const char*>(sb.get()) + s.offset(), sd.ordinal,
+                                d.bytes(), dd.stream(On::kCompute)),
+            std::string("cudaMemcpyPeerAsync(frame of ") + name + " from " + sd.label() + ")", dd);
+      return;
+    }
+    cudaMemcpy3DPeerParms p{};
+    p.srcPtr = detail::pitched(sb.get(), s);
+    p.srcPos = detail::pos(s);
+    p.srcDevice = sd.ordinal;
+    p.dstPtr = detail::pitched(db.get(), d);
+    p.dstPos = detail::pos(d);
+    p.dstDevice = dd.ordinal;
+    p.extent = detail::extent(d);
+    check(cudaMemcpy3DPeerAsync(&p, dd.stream(On::kCompute)),
+          std::string("cudaMemcpy3DPeerAsync(frame of ") + name + " from " + sd.label() + ")", dd);
+  }
+  /// Boundary frames within one GPU (engine.hpp: fill_frames_on_devices): every copy of
+  /// `list` (each within `d`) by one kernel per element size and 32 boxes
+  /// (stepgen_frame_copies), on its kernel stream: a frame of many narrow boxes (the columns of
+  /// an x frame, the corners) costs one launch, not one copy each.
+  static void copy_boxes(const Device& d, const std::vector<rt::DeviceFrameCopy<Buffer>>& list) {
+    for (std::size_t eb : {std::size_t{1}, std::size_t{2}, std::size_t{4}, std::size_t{8}}) {
+      FrameBatch b{};
+      unsigned count = 0;
+      long long most = 0;
+      auto flush = [&] {
+        if (count == 0) return;
+        d.use();
+        const dim3 grid(static_cast<unsigned>((most + 255) / 256), count), block(256);
+        const cudaStream_t stream = d.stream(On::kCompute);
+        if (eb == 1) STEPGEN_LAUNCH(stepgen_frame_copies<unsigned char>, grid, block, stream)(b);
+        if (eb == 2) STEPGEN_LAUNCH(stepgen_frame_copies<unsigned short>, grid, block, stream)(b);
+        if (eb == 4) STEPGEN_LAUNCH(stepgen_frame_copies<unsigned int>, grid, block, stream)(b);
+        if (eb == 8)
+          STEPGEN_LAUNCH(stepgen_frame_copies<unsigned long long>, grid, block, stream)(b);
+        check_launch(d, "stepgen_frame_copies", grid, block);
+        count = 0;
+        most = 0;
+      };
+      for (const rt::DeviceFrameCopy<Buffer>& c : list) {
+        if (c.element_bytes != eb || c.to.empty()) continue;
+        const rt::RectCopy s = rt::rect_of(c.from, c.src_box, eb);
+        const rt::RectCopy t = rt::rect_of(c.to, c.dst_box, eb);
+        FrameCell& k = b.c[count++];
+        k.src = static_cast<const unsigned char*>(c.src->get()) + s.offset();
+        k.dst = static_cast<unsigned char*>(c.dst->get()) + t.offset();
+        k.ex = c.to.extent(0);
+        k.ey = c.to.extent(1);
+        k.ez = c.to.extent(2);
+        k.src_row = static_cast<long long>(s.row_pitch);
+        k.src_slice = static_cast<long long>(s.slice_pitch);
+        k.dst_row = static_cast<long long>(t.row_pitch);
+        k.dst_slice = static_cast<long long>(t.slice_pitch);
+        most = std::max(most, static_cast<long long>(c.to.volume()));
+        if (count == FrameBatch::kMax) flush();
+      }
+      flush();
+    }
+    for (const rt::DeviceFrameCopy<Buffer>& c : list)  // other element sizes: copy by copy
+      if (c.element_bytes != 1 && c.element_bytes != 2 && c.element_bytes != 4 &&
+          c.element_bytes != 8)
+        copy_box(d, *c.src, c.src_box, c.from, d, *c.dst, c.dst_box, c.to, c.element_bytes, c.name,
+                 true);
+  }
   /// Waits for everything enqueued on the GPU (every stream, peer copies into it included):
   /// before a source or receiver (engine.hpp: InCore::inject/record) touches a cell an
   /// exchange may write.
@@ -230,6 +340,36 @@ struct Backend {
           [&](std::size_t p, const rt::Box& view, On on) {
             launch({e.devices()[p], e.buffers(p), e.part(p), view, on, step});
           });
+    }
+
+    /// Boundary frames on the GPUs (engine.hpp: fill_frames_on_devices), after the launch and
+    /// exchange enqueued so far and before the next launch, no host wait: each GPU marks the
+    /// end of its work; each receiver's kernel stream waits for the marks of the GPUs it copies
+    /// from (`pair[src][dst]`), then `copies_into(dst)` enqueues its copies there (on its own
+    /// GPU, in stream order); each sender's kernel stream then waits for its receivers' marks,
+    /// so that no later kernel overwrites a cell before it is copied. The timeline counts the
+    /// copies as exchange.
+    void fill_frames(Engine& e, const std::vector<std::vector<bool>>& pair,
+                     const std::function<void(std::size_t)>& copies_into) {
+      const std::size_t n = e.parts();
+      timeline_.poll();
+      std::vector<cudaEvent_t> computed(n), received(n);
+      for (std::size_t p = 0; p < n; ++p) computed[p] = timeline_.mark(p, Timeline::kKernels);
+      for (std::size_t d = 0; d < n; ++d) {
+        for (std::size_t s = 0; s < n; ++s)
+          if (s != d && pair[s][d]) timeline_.wait(d, computed[s]);
+        copies_into(d);
+      }
+      for (std::size_t p = 0; p < n; ++p) received[p] = timeline_.mark(p, Timeline::kExchange);
+      for (std::size_t s = 0; s < n; ++s) {
+        bool waited = false;
+        for (std::size_t d = 0; d < n; ++d)
+          if (d != s && pair[s][d]) {
+            timeline_.wait(s, received[d]);
+            waited = true;
+          }
+        if (waited) timeline_.mark(s, Timeline::kExchange);
+      }
     }
 
    private:

@@ -95,6 +95,30 @@ struct Backend {
     cl::read_box(d, m, buffer, host, sub, nullptr);
   }
   static void finish(const Device& d) { cl::finish(d); }
+  /// Boundary frames on the devices (engine.hpp: fill_frames_on_devices): copies `from` of a
+  /// buffer holding `src_box` into `to` (same extents) of a buffer holding `dst_box`. On one
+  /// device (`same`): clEnqueueCopyBufferRect on its compute queue, no wait. Between devices:
+  /// through the host, read then write, waited (the engine has finished both devices first).
+  static void copy_box(const Device& sd, const Mem& sm, const rt::Box& src_box, const rt::Box& from,
+                       const Device& dd, const Mem& dm, const rt::Box& dst_box, const rt::Box& to,
+                       std::size_t element_bytes, const char* name, bool same) {
+    if (to.empty()) return;
+    if (same) {
+      const rt::RectCopy s = rt::rect_of(from, src_box, element_bytes);
+      const rt::RectCopy d = rt::rect_of(to, dst_box, element_bytes);
+      check(clEnqueueCopyBufferRect(dd.on(On::kCompute), sm.get(), dm.get(), s.origin.data(),
+                                    d.origin.data(), d.region.data(), s.row_pitch, s.slice_pitch,
+                                    d.row_pitch, d.slice_pitch, 0, nullptr, nullptr),
+            (std::string("clEnqueueCopyBufferRect(frame of ") + name + ")").c_str(), dd.label());
+      return;
+    }
+    rt::HostArray stage(name, element_bytes, from);
+    cl::read_box(sd, sm, src_box, stage, from, nullptr);
+    cl::finish(sd);
+    stage.box = to;
+    cl::write_box(dd, dm, dst_box, stage, to, nullptr);
+    cl::finish(dd);
+  }
   /// Waits for everything enqueued on the device (both queues): before a source or receiver
   /// (engine.hpp: InCore::inject/record) touches a cell an exchange may write.
   static void fence(const Device& d) {
