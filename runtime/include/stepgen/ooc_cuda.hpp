@@ -192,7 +192,11 @@ struct OocOps {
   static double elapsed(const Device& d, const Event& a, const Event& b) {
     d.use();
     const cudaError_t q = cudaEventQuery(b.get());
-    if (q == cudaErrorNotReady) return -1;
+    if (q == cudaErrorNotReady) {
+      // Not an error; cleared where a runtime keeps it as the last error (nothing else is).
+      if (cudaPeekAtLastError() == cudaErrorNotReady) (void)cudaGetLastError();
+      return -1;
+    }
     check(q, "cudaEventQuery", d);
     float ms = 0;
     check(cudaEventElapsedTime(&ms, a.get(), b.get()), "cudaEventElapsedTime", d);
