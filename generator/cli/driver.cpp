@@ -224,12 +224,12 @@ struct PlanRequest {
   std::string strategy;
   std::string device_memory;  ///< as given ("" = the spec's)
   std::string out_of_core = "auto";
-  bool out_of_core_given = false;  ///< oocauto: --out-of-core given (auto: compare)
   std::string calibration;  ///< a calibration file ("" = none)
   std::string link;         ///< KEY=VALUE figures ("" = none)
   std::int64_t steps = 0;
   bool json = false;
   std::string svg;
+  bool out_of_core_given = false;  ///< oocauto: --out-of-core given (auto: compare)
 };
 
 int plan(const std::string& spec_path, const PlanRequest& request, std::ostream& out,

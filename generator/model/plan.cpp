@@ -228,9 +228,9 @@ void plan_out_of_core(const ProgramPlan& pp, const PlanOptions& o, Plan& plan) {
 void compare_auto(const ProgramPlan& pp, const PlanOptions& o, Plan& plan) {
   const Model& m = *pp.model;
   if (!pp.boundaries.empty()) {
-    plan.reason = rt::ooc::in_core_because(
-                      "the spec's <boundary> frames are not supported out of core yet")
-                      .line.substr(13);
+    plan.reason =
+        rt::ooc::in_core_because("the spec's <boundary> frames are not supported out of core yet")
+            .line.substr(13);
     return;
   }
   const Index steps = o.steps > 0 ? o.steps : m.steps;
@@ -239,15 +239,15 @@ void compare_auto(const ProgramPlan& pp, const PlanOptions& o, Plan& plan) {
   try {
     sc = rt::ooc::choose(request, plan.device_memory, o.figures.link, steps, true);
   } catch (const rt::PlanError& e) {
-    plan.reason = rt::ooc::in_core_because(std::string("no out-of-core plan: ") + e.what())
-                      .line.substr(13);
+    plan.reason =
+        rt::ooc::in_core_because(std::string("no out-of-core plan: ") + e.what()).line.substr(13);
     return;
   }
   std::size_t written = 0;
   for (const rt::ooc::Array& a : request.arrays) written += a.written ? 1 : 0;
-  const double in_s = rt::ooc::predict_in_core(rt::ooc::in_core_work(plan.partition, request.arrays),
-                                               request.arrays.size(), written, o.figures.link,
-                                               steps);
+  const double in_s =
+      rt::ooc::predict_in_core(rt::ooc::in_core_work(plan.partition, request.arrays),
+                               request.arrays.size(), written, o.figures.link, steps);
   const double out_s = rt::ooc::predict(sc, o.figures.link, steps, true);
   const rt::ooc::AutoChoice c = rt::ooc::choose_auto(in_s, out_s, sc, steps);
   plan.in_core_predicted_s = in_s;

@@ -42,8 +42,8 @@ Predicted compare(const ooc::Link& link, Index steps) {
   const ooc::Request r = grid_request();
   const ooc::Schedule sc = ooc::choose(r, 0, link, steps, true);
   Predicted p;
-  p.in_core = ooc::predict_in_core(ooc::in_core_work(one_part(r.grid), r.arrays), 4, 3, link,
-                                   steps);
+  p.in_core =
+      ooc::predict_in_core(ooc::in_core_work(one_part(r.grid), r.arrays), 4, 3, link, steps);
   p.out_of_core = ooc::predict(sc, link, steps, true);
   p.choice = ooc::choose_auto(p.in_core, p.out_of_core, sc, steps);
   return p;
@@ -88,8 +88,7 @@ TEST_CASE("ooc auto: a slow link and few steps go out of core, many steps stay i
   CHECK(many.in_core < many.out_of_core);
   CHECK_FALSE(many.choice.out_of_core);
   CHECK(many.choice.line.rfind("out of core: auto -> in core (predicted ", 0) == 0);
-  CHECK(many.choice.line.find("s out of core: in core moves the arrays once") !=
-        std::string::npos);
+  CHECK(many.choice.line.find("s out of core: in core moves the arrays once") != std::string::npos);
 }
 
 TEST_CASE("ooc auto: a tie, or out of core faster by less than the margin, stays in core") {
@@ -127,7 +126,8 @@ TEST_CASE("ooc model: the per-command latency is charged to every command") {
   slow.latency = 1e-2;
   const ooc::Schedule a = ooc::choose(r, 3 * 64 * 56 * 128 * 16, fast, 16, true);
   const ooc::Schedule b = ooc::choose(r, 3 * 64 * 56 * 128 * 16, slow, 16, true);
-  CHECK(ooc::passes(16, b.steps_per_pass) * b.chunks <= ooc::passes(16, a.steps_per_pass) * a.chunks);
+  CHECK(ooc::passes(16, b.steps_per_pass) * b.chunks <=
+        ooc::passes(16, a.steps_per_pass) * a.chunks);
 }
 
 TEST_CASE("ooc calibration figures: the latency in microseconds, written and read back") {

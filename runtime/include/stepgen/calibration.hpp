@@ -30,7 +30,7 @@ struct LinkFigures {
   ooc::Link link;
   std::string h2d = "assumed", d2h = "assumed", bidir = "assumed", kernel = "assumed",
               d2d = "assumed", all = "";  ///< all: the *_all figures' source ("" = none)
-  std::string latency = "none";  ///< oocauto: the per-command latency's source
+  std::string latency = "none";           ///< oocauto: the per-command latency's source
 };
 
 /// Applies the KEY=VALUE list `text` to `f`, noting `source` as each stated figure's origin.

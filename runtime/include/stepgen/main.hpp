@@ -182,14 +182,14 @@ bool ooc_auto_choice(const Program<B>& p, std::vector<typename B::Device>& devic
   if (report.on || ooc.mode != ooc::Options::Mode::kAuto || !ooc.compare) return report.on;
   const Problem<B>& problem = *p.problem;
   if (problem.boundary_count > 0) {
-    report.choice = ooc::in_core_because(
-                        "the spec's <boundary> frames are not supported out of core yet")
-                        .line;
+    report.choice =
+        ooc::in_core_because("the spec's <boundary> frames are not supported out of core yet").line;
     return false;
   }
   if (p.records.count > 0) {  // the calibration's probe step would sample them before begin()
-    report.choice = ooc::in_core_because("the spec's <record> receivers: compared only without "
-                                         "them")
+    report.choice = ooc::in_core_because(
+                        "the spec's <record> receivers: compared only without "
+                        "them")
                         .line;
     return false;
   }
@@ -462,8 +462,10 @@ int run_program(int argc, char** argv, Program<B> p) {
   }
   if (!opt.quiet) {
     print_report(stats, stdout);
-    if (ooc_stats.on) ooc::print_report(ooc_stats, stdout);
-    else if (!ooc_stats.choice.empty()) std::printf("%s\n", ooc_stats.choice.c_str());  // oocauto
+    if (ooc_stats.on)
+      ooc::print_report(ooc_stats, stdout);
+    else if (!ooc_stats.choice.empty())
+      std::printf("%s\n", ooc_stats.choice.c_str());  // oocauto
     if (B::kTimingNote) std::printf("%s\n", B::kTimingNote);
   }
   if (!opt.quiet) monitor.print_report(stdout);

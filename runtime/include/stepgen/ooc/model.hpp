@@ -272,7 +272,7 @@ inline double simulate(const Schedule& sc, const Link& measured, Index steps, bo
         }
       }
     }
-    begin = end + 1;  // past the barrier: every stream drained
+    begin = end + 1;                            // past the barrier: every stream drained
     if (end < ops.size()) now += link.latency;  // oocauto: the barrier's wait
   }
   return now;
