@@ -45,6 +45,8 @@
 #   unseen              kernels we never wrote (wave2k) and every example, every one-GPU mode
 #   difftest            the random programs of difftest-generate, every mode one GPU allows
 #   new-examples        grayscott, seismic and tables (CUDA, 1 GPU) against their references
+#   oocauto             --out-of-core auto on data that fits: Jacobi 16384^2 (1000, 100 steps),
+#                       acoustic 512^3 (500) in core, out of core and auto, predicted vs measured
 #   sim                 periodic boundaries, l2 norm, snapshots and checkpoints on Jacobi 16384^2:
 #                       their cost against fixed boundaries, both backends
 # Anywhere:
@@ -75,7 +77,7 @@ declare -A file=(
   [build]=build.sh [check]=check.sh [incore]=incore.sh [opencl]=opencl.sh [ooc]=ooc.sh
   [ooc-opencl]=ooc_opencl.sh [ooc-2gpu]=ooc_2gpu.sh [multi-gpu]=multi_gpu.sh [mpi]=mpi.sh
   [mpi-opencl]=mpi_opencl.sh [unseen]=unseen.sh [difftest]=difftest.sh [blocks]=blocks.sh [reduce]=reduce.sh
-  [table]=-)
+  [oocauto]=oocauto.sh [table]=-)
 declare -A lead=([unseen-generate]=generate [difftest-generate]=generate [unseen]=run [difftest]=run)
 is_here() {
   case $1 in generate | prepare | unseen-generate | difftest-generate | sim-generate | local | trapezoid-cpu | replay) return 0 ;; esac

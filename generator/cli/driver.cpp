@@ -229,6 +229,7 @@ struct PlanRequest {
   std::int64_t steps = 0;
   bool json = false;
   std::string svg;
+  bool out_of_core_given = false;  ///< oocauto: --out-of-core given (auto: compare)
 };
 
 int plan(const std::string& spec_path, const PlanRequest& request, std::ostream& out,
@@ -256,6 +257,7 @@ int plan(const std::string& spec_path, const PlanRequest& request, std::ostream&
                         : request.out_of_core == "off" ? model::PlanOptions::OutOfCore::kOff
                                                        : model::PlanOptions::OutOfCore::kAuto;
   options.steps = request.steps;
+  options.compare = request.out_of_core_given && request.out_of_core == "auto";  // oocauto
   // The out-of-core model's figures: assumed, then a calibration file's, then --link's.
   try {
     if (!request.calibration.empty()) rt::read_link_figures(request.calibration, options.figures);
@@ -400,12 +402,13 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
   pl->add_option(
       "--device-memory", plan_request.device_memory,
       "Device memory budget (e.g. 8GiB): a part whose arrays exceed it is planned out of core");
-  pl->add_option("--out-of-core", plan_request.out_of_core,
-                 "auto (when the arrays do not fit the budget; without one, when the spec has "
-                 "<out_of_core>), on "
-                 "or off, as the program's flag")
-      ->check(CLI::IsMember({"auto", "on", "off"}))
-      ->capture_default_str();
+  CLI::Option* plan_ooc =
+      pl->add_option("--out-of-core", plan_request.out_of_core,
+                     "auto (when the arrays do not fit the budget; without one, when the spec has "
+                     "<out_of_core>; given, also when predicted faster than in core), on "
+                     "or off, as the program's flag")
+          ->check(CLI::IsMember({"auto", "on", "off"}))
+          ->capture_default_str();
   pl->add_option(
       "--calibration", plan_request.calibration,
       "Out-of-core figures from this file: a program's saved output (its 'calibration:' line) or "
@@ -460,6 +463,7 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
   }
   if (tpl_export->parsed()) return export_templates(export_dir, out, err);
   if (pl->parsed()) {
+    plan_request.out_of_core_given = plan_ooc->count() > 0;  // oocauto
     const PlanRequest& r = plan_request;
     if (!r.weights.empty() && static_cast<int>(r.weights.size()) != r.devices) {
       err << "stepgen: error: --weights gives " << r.weights.size() << " weights for " << r.devices

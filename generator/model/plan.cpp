@@ -233,6 +233,49 @@ void plan_out_of_core(const ProgramPlan& pp, const PlanOptions& o, Plan& plan) {
   plan.predicted_s = rt::ooc::predict(plan.schedule, plan.figures.link, plan.steps, true);
 }
 
+// --- oocauto: `--out-of-core auto` on data that fits ---
+// The in-core run against the best out-of-core plan with the plan's figures, as a program
+// given `--out-of-core auto` compares them (rt::ooc::choose_auto). Out of core when faster:
+// the plan becomes that out-of-core plan; else the reason says why in core. No budget known:
+// the chooser takes any plan (the data fits).
+void compare_auto(const ProgramPlan& pp, const PlanOptions& o, Plan& plan) {
+  const Model& m = *pp.model;
+  if (!pp.boundaries.empty()) {
+    plan.reason =
+        rt::ooc::in_core_because("the spec's <boundary> frames are not supported out of core yet")
+            .line.substr(13);
+    return;
+  }
+  const Index steps = o.steps > 0 ? o.steps : m.steps;
+  const rt::ooc::Request request = ooc_request(pp, plan.partition, o);
+  rt::ooc::Schedule sc;
+  try {
+    sc = rt::ooc::choose(request, plan.device_memory, o.figures.link, steps, true);
+  } catch (const rt::PlanError& e) {
+    plan.reason =
+        rt::ooc::in_core_because(std::string("no out-of-core plan: ") + e.what()).line.substr(13);
+    return;
+  }
+  std::size_t written = 0;
+  for (const rt::ooc::Array& a : request.arrays) written += a.written ? 1 : 0;
+  const double in_s =
+      rt::ooc::predict_in_core(rt::ooc::in_core_work(plan.partition, request.arrays),
+                               request.arrays.size(), written, o.figures.link, steps);
+  const double out_s = rt::ooc::predict(sc, o.figures.link, steps, true);
+  const rt::ooc::AutoChoice c = rt::ooc::choose_auto(in_s, out_s, sc, steps);
+  plan.in_core_predicted_s = in_s;
+  plan.reason = c.line.substr(13);  // past "out of core: ", which the printers add
+  if (!c.out_of_core) return;
+  plan.out_of_core = true;
+  plan.figures = o.figures;
+  plan.steps = steps;
+  plan.auto_chunks = m.out_of_core.chunks == 0;
+  plan.auto_k = m.out_of_core.steps_per_pass == 0;
+  plan.schedule = std::move(sc);
+  plan.predicted_s = out_s;
+}
+// --- end oocauto ---
+
 }  // namespace
 
 Plan make_plan(const ProgramPlan& pp, const PlanOptions& o) {
@@ -306,6 +349,9 @@ Plan make_plan(const ProgramPlan& pp, const PlanOptions& o) {
     plan.reason = "a part needs " + std::to_string(plan.in_core_bytes) + " bytes (" +
                   human(plan.in_core_bytes) + "), more than the device memory of " +
                   std::to_string(plan.device_memory) + " bytes (" + human(plan.device_memory) + ")";
+  } else if (o.compare) {  // oocauto: the data fits (or no budget): the faster
+    compare_auto(pp, o, plan);
+    return plan;
   } else if (known) {
     plan.reason = "not needed: the largest part needs " + std::to_string(plan.in_core_bytes) +
                   " bytes (" + human(plan.in_core_bytes) + "), within the device memory of " +

@@ -170,9 +170,15 @@ std::string plan_json(const ProgramPlan& pp, const Plan& plan) {
           .set("d2h_all_gbps", Json::real(l.d2h_all / 1e9))
           .set("bidir_all_gbps", Json::real(l.bidir_all / 1e9))
           .set("all_from", Json::string(f.all));
+    if (l.latency > 0)  // oocauto
+      figures.set("latency_us", Json::real(l.latency * 1e6))
+          .set("latency_from", Json::string(f.latency));
     totals.set("figures", figures);
   }
   if (!plan.reason.empty()) totals.set("out_of_core_reason", Json::string(plan.reason));
+  // oocauto: `--out-of-core auto` compared the in-core run's prediction.
+  if (plan.in_core_predicted_s > 0)
+    totals.set("in_core_predicted_seconds", Json::real(plan.in_core_predicted_s));
   root.set("totals", totals);
   return root.dump() + "\n";
 }

@@ -179,6 +179,11 @@ std::string plan_text(const ProgramPlan& pp, const Plan& plan) {
                   f.link.bidir_all / 1e9, f.all.c_str());
     s += line;
   }
+  if (f.link.latency > 0) {  // oocauto: the per-command latency, where stated or measured
+    std::snprintf(line, sizeof line, "  figures: per-command latency %.1f us (%s)\n",
+                  f.link.latency * 1e6, f.latency.c_str());
+    s += line;
+  }
   std::snprintf(line, sizeof line, "  predicted %.6f s for %lld step(s)\n", plan.predicted_s,
                 static_cast<long long>(plan.steps));
   s += line;

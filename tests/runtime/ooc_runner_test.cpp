@@ -6,6 +6,7 @@
 
 #include <doctest/doctest.h>
 
+#include <chrono>
 #include <condition_variable>
 #include <cstring>
 #include <memory>
@@ -467,3 +468,71 @@ TEST_CASE("ooc model: mirror, copy and value frames run one step per pass") {
   CHECK_THROWS_WITH_AS(ooc::choose(r, Index{1} << 30, link, 10, true),
                        doctest::Contains("run one step per pass out of core: give 1"), PlanError);
 }
+
+// --- oocauto: the kernel/copy split (issue 26) ---
+namespace {
+
+/// A timing event of the CPU backend: when it was made (every command is done when issued).
+struct TimedEvent {
+  double at = 0;
+  int get() const { return 0; }
+};
+
+/// The CPU backend with timing events (rt::ooc::HasTimer): a command's time is the host's time
+/// between the events around it.
+struct TimedFakeOps : FakeOps {
+  using Event = TimedEvent;
+  static void host_copy(Handle q, const Device& d, const Buffer& buf, const Box& box,
+                        const HostArray& host, const Box& sub, bool to_device,
+                        std::vector<Event>*) {
+    FakeOps::host_copy(q, d, buf, box, host, sub, to_device, nullptr);
+  }
+  static void wait(Handle, const Device&, const std::vector<const Event*>&) {}
+  static void host_wait(const Device&, const std::vector<const Event*>&) {}
+  static Event record(Handle q, const Device& d) {
+    FakeOps::record(q, d);
+    return {};
+  }
+  static Event timer(Handle, const Device&) {
+    return {
+        std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count()};
+  }
+  static double elapsed(const Device&, const Event& a, const Event& b) { return b.at - a.at; }
+};
+
+}  // namespace
+
+TEST_CASE("ooc runner: events around each command split kernels from loads and stores") {
+  static_assert(ooc::HasTimer<TimedFakeOps>::value && !ooc::HasTimer<FakeOps>::value);
+  constexpr Index kSteps = 5;
+  const std::vector<HostArray> want = reference(kSteps);
+  for (int parts : {1, 2}) {
+    CAPTURE(parts);
+    const ooc::Schedule sc = ooc::schedule(request(parts, 3, 2, true, 3));
+    std::vector<FakeDevice> devices(static_cast<std::size_t>(parts));
+    std::string timed_log, plain_log;
+    devices[0].log = &timed_log;
+    std::vector<HostArray> host = initial();
+    ooc::Runner<TimedFakeOps> runner(devices, sc, host, step(), true);
+    ooc::Stats stats;
+    runner.run(kSteps, stats);
+    CHECK(same(host[0], want[0], grid()));
+    CHECK(stats.timed);
+    CHECK(stats.kernel_s > 0);
+    CHECK(stats.load_s > 0);
+    CHECK(stats.store_s > 0);
+    CHECK(stats.kernel_s + stats.load_s + stats.store_s <= stats.measured_s * parts + 1e-3);
+    CHECK(ooc::run_stats(stats, kSteps).kernel_s == stats.kernel_s);
+    // The same commands in the same order as without timing; untimed, nothing is split.
+    std::vector<FakeDevice> plain(static_cast<std::size_t>(parts));
+    plain[0].log = &plain_log;
+    std::vector<HostArray> again = initial();
+    FakeRunner untimed(plain, sc, again, step(), true);
+    ooc::Stats none;
+    untimed.run(kSteps, none);
+    CHECK(timed_log == plain_log);
+    CHECK_FALSE(none.timed);
+    CHECK(none.kernel_s == 0);
+  }
+}
+// --- end oocauto ---

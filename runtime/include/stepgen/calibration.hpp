@@ -8,7 +8,8 @@
 ///   h2d=25,d2h=26,bidir=40,kernel=0.012,d2d=1500
 ///
 /// h2d, d2h, bidir, d2d and the *_all figures in GB/s (1e9 bytes per second), kernel in
-/// nanoseconds per cell and time step, devices_all a count (the *_all figures: the host link
+/// nanoseconds per cell and time step, latency in microseconds per command (optional: 0, not
+/// charged, when absent), devices_all a count (the *_all figures: the host link
 /// summed over that many devices streaming at once; see ooc::Link). A program's out-of-core
 /// report ends its link lines with one such list, after "calibration:" (ooc::print_report, written
 /// by ooc.hpp's ooc::link_figures_text), so its saved output is a calibration file. Standard
@@ -29,6 +30,7 @@ struct LinkFigures {
   ooc::Link link;
   std::string h2d = "assumed", d2h = "assumed", bidir = "assumed", kernel = "assumed",
               d2d = "assumed", all = "";  ///< all: the *_all figures' source ("" = none)
+  std::string latency = "none";           ///< oocauto: the per-command latency's source
 };
 
 /// Applies the KEY=VALUE list `text` to `f`, noting `source` as each stated figure's origin.
@@ -37,7 +39,7 @@ inline void apply_link_figures(const std::string& text, const std::string& sourc
   std::string item;
   auto bad = [&](const std::string& why) {
     throw UsageError(source + ": " + why + " (expected KEY=VALUE items: h2d, d2h, bidir, d2d " +
-                     "in GB/s, kernel in ns per cell-step)");
+                     "in GB/s, kernel in ns per cell-step, latency in us per command)");
   };
   std::string all;
   for (char c : text) all += c == ',' ? ' ' : c;
@@ -73,6 +75,9 @@ inline void apply_link_figures(const std::string& text, const std::string& sourc
     } else if (key == "d2d") {
       f.link.d2d = v * 1e9;
       f.d2d = source;
+    } else if (key == "latency") {  // oocauto: microseconds per command
+      f.link.latency = v * 1e-6;
+      f.latency = source;
     } else if (key == "h2d_all" || key == "d2h_all" || key == "bidir_all") {
       (key == "h2d_all"   ? f.link.h2d_all
        : key == "d2h_all" ? f.link.d2h_all

@@ -204,6 +204,76 @@ void ooc_frames(const Problem<B>& problem, ooc::Request& request) {
 
 // --- end of <boundary> frames ---------------------------------------------------------------
 
+// --- oocauto: `--out-of-core auto` on data that fits (ooc/choice.hpp) ---
+/// Given `--out-of-core auto` (ooc.compare) on data that fits: the start-up calibration of
+/// out of core (the link, the kernels' seconds per cell-step with the shapes tune_locals kept,
+/// the per-command latency) on the host arrays, the best out-of-core plan (ooc::choose) and
+/// the in-core run predicted from the same figures; the faster is taken. Fills the report's
+/// choice line and, out of core, its reason and link (the run's plan reuses the calibration).
+/// Returns whether the run goes out of core. Without the flag, or out of core already, it
+/// changes nothing.
+template <class B>
+bool ooc_auto_choice(const Program<B>& p, std::vector<typename B::Device>& devices,
+                     const Partition& partition, std::vector<HostArray>& host, const Options& opt,
+                     const ooc::Options& ooc, const Probed& probed, ooc::Stats& report) {
+  if (report.on || ooc.mode != ooc::Options::Mode::kAuto || !ooc.compare) return report.on;
+  const Problem<B>& problem = *p.problem;
+  if (problem.boundary_count > 0) {
+    report.choice = ooc::in_core_because(
+                        "the spec's <boundary> frames: compared only without them (out "
+                        "of core composes them on the host at every pass boundary)")
+                        .line;
+    return false;
+  }
+  if (p.records.count > 0) {  // the calibration's probe step would sample them before begin()
+    report.choice = ooc::in_core_because(
+                        "the spec's <record> receivers: compared only without "
+                        "them")
+                        .line;
+    return false;
+  }
+  if (opt.steps <= 0) return false;
+  ooc::Request request = ooc::request(p.grid, problem.dims, partition, p.ghost_lo, p.ghost_hi,
+                                      problem.arrays, problem.array_count, ooc, probed, true);
+  request.trapezoid = p.ooc_trapezoid && ooc.trapezoid &&
+                      B::ooc_trapezoid_ok(probed, *problem.launches, problem.dims, true);
+  ooc_pass_rules(p, request);
+  std::vector<typename B::Kernels> kernels;
+  for (const typename B::Device& d : devices)
+    kernels.push_back(problem.build_kernels ? problem.build_kernels(d) : typename B::Kernels{});
+  ChunkRule rule{request.shrink_lo, request.shrink_hi, request.trapezoid, &probed, problem.dims};
+  const typename B::OocStep step = chunk_steps<B>(
+      rule, p.time_step,
+      [&kernels](std::size_t part) -> const typename B::Kernels& { return kernels[part]; });
+  ooc::Request probe = request;
+  probe.chunks = 1;
+  probe.steps_per_pass = 1;
+  ooc::Link link;
+  ooc::Schedule sc;
+  try {
+    link = B::OocRunner::calibrate(devices, ooc::schedule(probe), host, step,
+                                   std::min<Index>(report.budget / 4, Index{1} << 30));
+    sc = ooc::choose(request, report.budget, link, opt.steps, ooc.overlap);
+  } catch (const PlanError& e) {
+    report.choice = ooc::in_core_because(std::string("no out-of-core plan: ") + e.what()).line;
+    return false;
+  }
+  const double out_s = ooc::predict(sc, link, opt.steps, ooc.overlap);
+  const double in_s = ooc::predict_in_core(
+      ooc::in_core_work(partition, request.arrays), request.arrays.size(),
+      static_cast<std::size_t>(std::count_if(request.arrays.begin(), request.arrays.end(),
+                                             [](const ooc::Array& a) { return a.written; })),
+      link, opt.steps);
+  const ooc::AutoChoice c = ooc::choose_auto(in_s, out_s, sc, opt.steps);
+  report.choice = c.line;
+  if (!c.out_of_core) return false;
+  report.on = true;
+  report.reason = "--out-of-core auto: predicted faster than in core";
+  report.link = link;
+  return true;
+}
+// --- end oocauto ---
+
 /// Runs in core or, when ooc::decide said so (`report.on`), out of core: the same time
 /// step on chunks of planes streamed through the devices (ooc.hpp), the schedule chosen by
 /// the model with the link and kernel speed measured on a probe chunk. Out of core, `host`
@@ -262,6 +332,7 @@ RunStats run_in_or_out_of_core(const Program<B>& p, std::vector<typename B::Devi
   };
   const ooc::Schedule schedule =
       ooc::plan(request, ooc, opt.steps, report, [&](const ooc::Request& probe, Index bytes) {
+        if (report.link.measured) return report.link;  // oocauto: calibrated by auto's choice
         return B::OocRunner::calibrate(devices, ooc::schedule(probe), host, step, bytes);
       });
   // io: the run in segments ending where an output or checkpoint is due (pass boundaries:
@@ -376,7 +447,7 @@ int run_program(int argc, char** argv, Program<B> p) {
   ooc::Stats ooc_stats;
   const Index budget = table_budget(
       ooc.device_memory > 0 ? ooc.device_memory : B::auto_device_memory(devices), problem);
-  const bool out_of_core =
+  bool out_of_core =
       ooc::decide(budget, partition, problem.arrays, problem.array_count, ooc, ooc_stats);
   ooc_stats.pinned = out_of_core && ooc.pinned;
   HostMemory memory;
@@ -391,6 +462,11 @@ int run_program(int argc, char** argv, Program<B> p) {
   // --verify keeps the initial values for its one-device run (the one extra copy it costs).
   std::vector<HostArray> initial;
   if (opt.verify) initial = host;
+  // oocauto: `--out-of-core auto` on data that fits takes the faster (predicted).
+  if (ooc_auto_choice(p, devices, partition, host, opt, ooc, probed, ooc_stats)) {
+    out_of_core = true;
+    ooc_stats.pinned = ooc.pinned;
+  }
 
   // The link in core, for the report: a short copy each way from page-locked memory, of the
   // bytes a device holds up to 64 MiB (skipped under --quiet, which prints no report).
@@ -426,7 +502,10 @@ int run_program(int argc, char** argv, Program<B> p) {
   }
   if (!opt.quiet) {
     print_report(stats, stdout);
-    if (ooc_stats.on) ooc::print_report(ooc_stats, stdout);
+    if (ooc_stats.on)
+      ooc::print_report(ooc_stats, stdout);
+    else if (!ooc_stats.choice.empty())
+      std::printf("%s\n", ooc_stats.choice.c_str());  // oocauto
     if (B::kTimingNote) std::printf("%s\n", B::kTimingNote);
   }
   if (!opt.quiet) monitor.print_report(stdout);

@@ -37,6 +37,7 @@
 /// plan), runner.hpp (the one runner, over a backend's operations).
 
 #include "stepgen/ooc/calibrate.hpp"
+#include "stepgen/ooc/choice.hpp"
 #include "stepgen/ooc/foreign.hpp"
 #include "stepgen/ooc/model.hpp"
 #include "stepgen/ooc/options.hpp"

@@ -56,9 +56,11 @@ class OwnedStream {
 class OwnedEvent {
  public:
   OwnedEvent() = default;
-  OwnedEvent(const Device& d, cudaStream_t s) : ordinal_(d.ordinal) {
+  /// `flags`: cudaEventDefault for an event with timing (oocauto: rt::ooc::HasTimer).
+  OwnedEvent(const Device& d, cudaStream_t s, unsigned flags = cudaEventDisableTiming)
+      : ordinal_(d.ordinal) {
     d.use();
-    check(cudaEventCreateWithFlags(&e_, cudaEventDisableTiming), "cudaEventCreateWithFlags", d);
+    check(cudaEventCreateWithFlags(&e_, flags), "cudaEventCreateWithFlags", d);
     check(cudaEventRecord(e_, s), "cudaEventRecord", d);
   }
   OwnedEvent(const OwnedEvent&) = delete;
@@ -179,6 +181,28 @@ struct OocOps {
     check(cudaStreamSynchronize(s), "cudaStreamSynchronize", d);
   }
   static Pinned pin(const Device&, rt::HostArray& a) { return PinnedHost(a); }
+
+  // --- oocauto: the kernel/copy split (rt::ooc::HasTimer) ---
+  /// An event with timing, recorded on the stream.
+  static Event timer(Handle s, const Device& d) {
+    return detail::OwnedEvent(d, s, cudaEventDefault);
+  }
+  /// Seconds between two events with timing; negative while `b` is not complete (nothing
+  /// waits).
+  static double elapsed(const Device& d, const Event& a, const Event& b) {
+    d.use();
+    const cudaError_t q = cudaEventQuery(b.get());
+    if (q == cudaErrorNotReady) {
+      // Not an error; cleared where a runtime keeps it as the last error (nothing else is).
+      if (cudaPeekAtLastError() == cudaErrorNotReady) (void)cudaGetLastError();
+      return -1;
+    }
+    check(q, "cudaEventQuery", d);
+    float ms = 0;
+    check(cudaEventElapsedTime(&ms, a.get(), b.get()), "cudaEventElapsedTime", d);
+    return ms > 0 ? static_cast<double>(ms) * 1e-3 : 0.0;
+  }
+  // --- end oocauto ---
 };
 
 /// What one MPI rank runs of a schedule (rt::ooc::Share): its part, on its one GPU, and the

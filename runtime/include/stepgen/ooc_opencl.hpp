@@ -65,7 +65,8 @@ inline Event marker(cl_command_queue q, const Device& d) {
 }
 inline Queue make_queue(const Device& d) {
   cl_int err = CL_SUCCESS;
-  Queue q(clCreateCommandQueue(d.context.get(), d.id, 0, &err));
+  // Profiling on: the runner times each command by markers around it (oocauto).
+  Queue q(clCreateCommandQueue(d.context.get(), d.id, CL_QUEUE_PROFILING_ENABLE, &err));
   check(err, "clCreateCommandQueue", d.label());
   return q;
 }
@@ -142,6 +143,40 @@ struct OocOps {
   static void finish(const Device& d) { cl::finish(d); }
   static void finish(Handle q, const Device& d) { check(clFinish(q), "clFinish", d.label()); }
   static Pinned pin(const Device&, rt::HostArray&) { return {}; }
+
+  // --- oocauto: the kernel/copy split (rt::ooc::HasTimer) ---
+  /// The device's own queue (where the generated launches go) made a profiling one, once its
+  /// work is done; the copy queues are made with profiling (make_queue).
+  static void timing(Device& d) {
+    cl_command_queue_properties props = 0;
+    check(clGetCommandQueueInfo(d.queue.get(), CL_QUEUE_PROPERTIES, sizeof props, &props, nullptr),
+          "clGetCommandQueueInfo", d.label());
+    if (props & CL_QUEUE_PROFILING_ENABLE) return;
+    check(clFinish(d.queue.get()), "clFinish", d.label());
+    cl_int err = CL_SUCCESS;
+    Queue q(clCreateCommandQueue(d.context.get(), d.id, props | CL_QUEUE_PROFILING_ENABLE, &err));
+    check(err, "clCreateCommandQueue(profiling)", d.label());
+    d.queue = std::move(q);
+  }
+  /// A marker: complete when the queue's commands before it are.
+  static Event timer(Handle q, const Device& d) { return detail::marker(q, d); }
+  /// Seconds between the ends of two markers of one queue; negative while `b` is not
+  /// complete; 0 where the queue has no profiling.
+  static double elapsed(const Device&, const Event& a, const Event& b) {
+    cl_int status = CL_COMPLETE;
+    if (clGetEventInfo(b.get(), CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status,
+                       nullptr) != CL_SUCCESS)
+      return 0;
+    if (status > CL_COMPLETE) return -1;  // queued, submitted or running
+    cl_ulong ta = 0, tb = 0;
+    if (clGetEventProfilingInfo(a.get(), CL_PROFILING_COMMAND_END, sizeof ta, &ta, nullptr) !=
+            CL_SUCCESS ||
+        clGetEventProfilingInfo(b.get(), CL_PROFILING_COMMAND_END, sizeof tb, &tb, nullptr) !=
+            CL_SUCCESS)
+      return 0;
+    return tb > ta ? static_cast<double>(tb - ta) * 1e-9 : 0.0;
+  }
+  // --- end oocauto ---
 };
 
 /// What one MPI rank runs of a schedule (rt::ooc::Share): its part, and the exchange at every

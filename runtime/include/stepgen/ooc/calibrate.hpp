@@ -141,4 +141,29 @@ void measure_device(const Schedule& sc, const Box& probe, Step step, Copy copy, 
       sc.arrays);
 }
 
+// --- oocauto: per-command latency ---
+/// The median of `runs` runs of `f` (which waits for its own work), in seconds.
+template <typename F>
+double median_seconds(int runs, F f) {
+  std::vector<double> t;
+  for (int i = 0; i < runs; ++i) {
+    Stopwatch w;
+    w.start();
+    f();
+    t.push_back(std::max(w.stop(), 0.0));
+  }
+  std::sort(t.begin(), t.end());
+  return t.empty() ? 0 : t[t.size() / 2];
+}
+
+/// A command's latency: `tiny()` issues one copy of a single cell and waits for it; after a
+/// warm-up, the median of seven. What the model charges each command beyond its bytes or cells
+/// (Link::latency).
+template <typename Tiny>
+double measure_latency(Tiny tiny) {
+  tiny();  // warm-up
+  return median_seconds(7, tiny);
+}
+// --- end oocauto ---
+
 }  // namespace stepgen::rt::ooc

@@ -35,6 +35,13 @@ struct Link {
   /// their links (2 x H200: 78 GB/s against 83 GB/s for one GPU alone).
   double h2d_all = 0, d2h_all = 0, bidir_all = 0;
   int devices_all = 0;  ///< how many devices streamed at once for the *_all figures
+  // --- oocauto: per-command latency ---
+  /// Seconds one command costs beyond its bytes or cells (issue, launch, completion): the
+  /// median of a few one-cell copies, each waited for, measured at start-up (calibrate.hpp).
+  /// The model charges it to every load and store (one per array), to every step of a compute
+  /// command (a launch at least) and to every pass barrier. 0: not charged.
+  double latency = 0;
+  // --- end oocauto ---
 };
 
 /// The link as KEY=VALUE figures (GB/s; kernel in ns per cell-step), the line print_report
@@ -48,6 +55,11 @@ inline std::string link_figures_text(const Link& link) {
   if (link.devices_all > 1) {
     std::snprintf(buf, sizeof buf, ",devices_all=%d,h2d_all=%.9g,d2h_all=%.9g,bidir_all=%.9g",
                   link.devices_all, link.h2d_all / 1e9, link.d2h_all / 1e9, link.bidir_all / 1e9);
+    s += buf;
+  }
+  // oocauto: the per-command latency in microseconds, where measured or stated.
+  if (link.latency > 0) {
+    std::snprintf(buf, sizeof buf, ",latency=%.9g", link.latency * 1e6);
     s += buf;
   }
   return s;
@@ -115,6 +127,19 @@ inline double compute_seconds(const Schedule& sc, const Chunk& c, Index steps, c
   return pass_cells(sc, c, steps) * link.cell_step + d2d / link.d2d;
 }
 
+// --- oocauto: per-command latency in the model ---
+/// A load's (to_device) or a store's latency as bytes at the link's speed that way: one
+/// command per array it moves (Link::latency each), so that simulate can add it to the
+/// command's bytes.
+inline double latency_bytes(const Schedule& sc, const Link& link, bool to_device) {
+  if (link.latency <= 0) return 0;
+  double commands = 0;
+  for (const Array& a : sc.arrays)
+    if (to_device || a.written) commands += 1;
+  return commands * link.latency * (to_device ? link.h2d : link.d2h);
+}
+// --- end oocauto ---
+
 /// The pipeline played out: every command of ops(sc, steps) in issue order on its stream
 /// (loads, kernels and stores each on their own with `overlap`, all on one without), each
 /// starting when its stream's previous command and the commands it waits for are done, as the
@@ -152,8 +177,10 @@ inline double simulate(const Schedule& sc, const Link& measured, Index steps, bo
              static_cast<std::ptrdiff_t>(i);
     if (op.kind == K::kLoad) {
       work[i] = static_cast<double>(c.h2d.volume() * elem_sum);
+      work[i] += latency_bytes(sc, link, true);  // oocauto
     } else if (op.kind == K::kStore) {
       work[i] = static_cast<double>(c.own.volume() * written_sum);
+      work[i] += latency_bytes(sc, link, false);  // oocauto
     } else {
       auto key = std::make_pair(std::make_pair(op.part, op.chunk), op.steps);
       auto it = compute_s.find(key);
@@ -161,6 +188,7 @@ inline double simulate(const Schedule& sc, const Link& measured, Index steps, bo
         it = compute_s.emplace(key, compute_seconds(sc, c, op.steps, link)).first;
       }
       work[i] = it->second;
+      work[i] += link.latency * static_cast<double>(op.steps);  // oocauto: a launch a step
     }
   }
   const double f = std::min(1.0, link.bidir / (link.h2d + link.d2h));  // both ways at once
@@ -244,7 +272,8 @@ inline double simulate(const Schedule& sc, const Link& measured, Index steps, bo
         }
       }
     }
-    begin = end + 1;  // past the barrier: every stream drained
+    begin = end + 1;                            // past the barrier: every stream drained
+    if (end < ops.size()) now += link.latency;  // oocauto: the barrier's wait
   }
   return now;
 }

@@ -28,6 +28,10 @@ struct Options {
   bool pinned = true;   ///< direct mapping: the host arrays page-locked (false: pageable)
   bool trapezoid = true;     ///< each step computes only the planes still read (where supported)
   bool band_sharing = true;  ///< each step's lower band comes from the previous chunk (ditto)
+  /// oocauto: `--out-of-core auto` given: on data that fits, the in-core run and the best
+  /// out-of-core plan are predicted and the faster taken (ooc/choice.hpp). Without the flag
+  /// auto keeps its rule: out of core only when the arrays do not fit.
+  bool compare = false;
 };
 
 /// The share of a device's free memory that `device_memory="auto"` uses.
@@ -93,6 +97,7 @@ inline void take_options(int& argc, char** argv, Options& o) {
       o.mode = v == "on"    ? Options::Mode::kOn
                : v == "off" ? Options::Mode::kOff
                             : Options::Mode::kAuto;
+      o.compare = v == "auto";  // oocauto
     } else if (flag == "--ooc-chunks") {
       const std::string v = value();
       o.chunks =
@@ -126,7 +131,8 @@ inline void print_usage(std::FILE* out) {
       "\nout of core (when the arrays do not fit a device; see docs/out-of-core.md):\n"
       "  --device-memory SIZE  device memory budget per device, e.g. 8GiB, 300MiB;\n"
       "                        auto = %.0f%% of its free memory (default: the spec's)\n"
-      "  --out-of-core M       auto (when the arrays do not fit) | on | off\n"
+      "  --out-of-core M       auto (when the arrays do not fit) | on | off; auto given:\n"
+      "                        also when predicted faster than in core\n"
       "  --ooc-chunks N        chunks per device part, or auto (the model)\n"
       "  --steps-per-pass K    time steps per pass over the chunks, or auto (the model)\n"
       "  --region-sharing S    on | off: shared planes copied on the device\n"

@@ -30,9 +30,17 @@ struct Stats {
   double measured_s = 0;  ///< the time loop, loads to last store
   Index steps = 0;
   std::size_t parts = 1;  ///< devices streaming their parts at once (ranks, with MPI)
+  // --- oocauto ---
+  /// The commands' times from events around each (summed over commands and devices):
+  /// compute commands (kernels and their region/band-sharing device copies), loads, stores.
+  double kernel_s = 0, load_s = 0, store_s = 0;
+  bool timed = false;  ///< the backend timed its commands
+  std::string choice;  ///< `--out-of-core auto`'s line: which it took and why ("": none)
+  // --- end oocauto ---
 };
 
 inline void print_report(const Stats& s, std::FILE* out) {
+  if (!s.choice.empty()) std::fprintf(out, "%s\n", s.choice.c_str());  // oocauto
   if (!s.on) {
     std::fprintf(out, "out-of-core: off (%s)\n", s.reason.c_str());
     return;
@@ -72,6 +80,14 @@ inline void print_report(const Stats& s, std::FILE* out) {
                s.steps ? 1e3 * s.measured_s / static_cast<double>(s.steps) : 0.0,
                s.passes ? s.measured_s / static_cast<double>(s.passes) : 0.0, bound,
                s.measured_s > 0 ? 100 * bound / s.measured_s : 0.0);
+  // oocauto: the split, each command timed by events around it.
+  if (s.timed)
+    std::fprintf(out,
+                 "  split (events around each command, summed over commands and devices): "
+                 "kernels %.6f s (with region/band-sharing device copies), loads %.6f s, stores "
+                 "%.6f s; per-command latency %.1f us (%s)\n",
+                 s.kernel_s, s.load_s, s.store_s, s.link.latency * 1e6,
+                 s.link.measured ? "measured at start-up" : "assumed");
 }
 
 }  // namespace stepgen::rt::ooc

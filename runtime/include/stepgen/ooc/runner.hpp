@@ -4,11 +4,14 @@
 /// ops() over a backend's operations `Ops` (ooc_opencl.hpp: cl::OocOps, ooc_cuda.hpp:
 /// cuda::OocOps), what one command moves and runs being execute(). Standard library only.
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <map>
 #include <string>
+#include <tuple>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -78,6 +81,27 @@ void execute(const Schedule& sc, const Op& op, std::vector<Buf>& bufs, std::vect
   }
 }
 
+// --- oocauto: the kernel/copy split (events around each command) ---
+/// Whether a backend's operations time their commands: `Ops::timer(q, d)` enqueues a timing
+/// event (an Event: an OpenCL marker on a profiling queue, a CUDA event with timing) and
+/// `Ops::elapsed(d, a, b)` gives the seconds between two, once `b` is complete (without
+/// waiting: negative while it is not). Backends without
+/// them (the tests' fakes) run untimed.
+template <class O, class = void>
+struct HasTimer : std::false_type {};
+template <class O>
+struct HasTimer<O, std::void_t<decltype(O::timer(std::declval<typename O::Handle>(),
+                                                 std::declval<const typename O::Device&>()))>>
+    : std::true_type {};
+/// Whether they need to turn timing on for a device first (`Ops::timing(d)`: OpenCL makes the
+/// device's own queue a profiling one).
+template <class O, class = void>
+struct HasTimingSetup : std::false_type {};
+template <class O>
+struct HasTimingSetup<O, std::void_t<decltype(O::timing(std::declval<typename O::Device&>()))>>
+    : std::true_type {};
+// --- end oocauto ---
+
 /// What one MPI rank runs of a schedule: its one part, on its one device. The other parts run
 /// on other ranks; at every pass boundary, once this part's stores are done and before the next
 /// pass's loads, `exchange` fills the host arrays' cells of this part's foreign boxes with
@@ -145,6 +169,7 @@ class Runner {
     for (std::size_t p = 0; p < sc_.parts.size(); ++p) {
       if (!runs_here(p)) continue;
       const Device& d = device(p);
+      if constexpr (HasTimingSetup<Ops>::value) Ops::timing(devices_[local(p)]);  // oocauto
       PartState st;
       if (overlap_) {
         st.in = Ops::queue(d);
@@ -210,6 +235,12 @@ class Runner {
     if (done == steps && share_.pass_end && steps > 0)
       share_.pass_end((passes(steps, sc_.steps_per_pass) - 1) * k, steps - 1);
     stats.measured_s = clock.stop();
+    // oocauto: the commands' times, summed (over segments too: += ).
+    stats.load_s += timed_[0];  // by Op::Kind: loads, computes, stores
+    stats.kernel_s += timed_[1];
+    stats.store_s += timed_[2];
+    stats.timed = stats.timed || HasTimer<Ops>::value;
+    timed_[0] = timed_[1] = timed_[2] = 0;
     stats.passes = passes(done, sc_.steps_per_pass);
     stats.steps = done;
     stats.parts = sc_.parts.size();
@@ -257,6 +288,15 @@ class Runner {
     Link link;
     Probe pr = measure_link<Probe>(sc, devices.size(), probe_bytes, make, copy, wait, link);
     const Device& d = devices[0];
+    // oocauto: the per-command latency, one cell of the first array sent and waited for.
+    {
+      Box cell = pr.box;
+      for (std::size_t i = 0; i < 3; ++i) cell.hi[i] = std::min(cell.hi[i], cell.lo[i] + 1);
+      link.latency = measure_latency([&] {
+        Ops::host_copy(pr.in.get(), d, pr.bufs[0], pr.box, host[0], cell, true, nullptr);
+        Ops::finish(pr.in.get(), d);
+      });
+    }
     const Box probe = pr.box;
     std::vector<Buffer>& bufs = pr.bufs;
     rt::Part chunk;
@@ -287,6 +327,9 @@ class Runner {
     std::vector<typename Ops::Pinned> pinned;       ///< of the snapshots (released first)
     std::map<std::pair<Index, int>, Event> events;  ///< (t, kind) -> its completion
     std::map<Index, std::vector<Event>> reads;      ///< t -> its store's reads (Ops::host_copy)
+    /// oocauto: the timing events around each command since the last finish_all: (kind,
+    /// before, after); read and dropped there (every command is done then).
+    std::vector<std::tuple<int, Event, Event>> timers;
   };
 
   bool runs_here(std::size_t p) const {
@@ -331,6 +374,9 @@ class Runner {
     // pageable host memory, loads saw old values now and then on the H100.
     if (!reads.empty()) Ops::host_wait(d, reads);
     Ops::wait(q, d, waits);
+    // oocauto: a timing event once the waits are over, another after the command's work.
+    [[maybe_unused]] Event before;
+    if constexpr (HasTimer<Ops>::value) before = Ops::timer(q, d);
     // Its copies and kernels, laid out by ooc::execute, on this op's queue.
     std::vector<Buffer>& next = st.slots[static_cast<std::size_t>((op.t + 1) % sc_.buffers)];
     ooc::execute(
@@ -344,6 +390,21 @@ class Runner {
         [&](const rt::Part& chunk, std::int64_t step, std::int64_t remaining) {
           step_(d, p, bufs, chunk, step, remaining);
         });
+    if constexpr (HasTimer<Ops>::value) {  // oocauto
+      st.timers.emplace_back(static_cast<int>(op.kind), std::move(before), Ops::timer(q, d));
+      // A run of one part has no pass barriers: the commands already done are read as it goes
+      // (Ops::elapsed is negative for one not done yet; nothing waits).
+      if (st.timers.size() > 256) {
+        std::size_t n = 0;
+        for (; n < st.timers.size(); ++n) {
+          const auto& [kind, b, a] = st.timers[n];
+          const double s = Ops::elapsed(d, b, a);
+          if (s < 0) break;
+          timed_[kind] += s;
+        }
+        st.timers.erase(st.timers.begin(), st.timers.begin() + static_cast<std::ptrdiff_t>(n));
+      }
+    }
     st.events[{op.t, static_cast<int>(op.kind)}] = Ops::record(q, d);
     // Events far behind can no longer be waited for.
     const Index keep = sc_.chunks + sc_.buffers + 2;
@@ -363,6 +424,13 @@ class Runner {
         Ops::finish(parts_[i].out.get(), devices_[i]);
       }
     }
+    // oocauto: every command is done: its time read from its events (no wait on the way).
+    if constexpr (HasTimer<Ops>::value)
+      for (std::size_t i = 0; i < parts_.size(); ++i) {
+        for (const auto& [kind, before, after] : parts_[i].timers)
+          timed_[kind] += std::max(Ops::elapsed(devices_[i], before, after), 0.0);
+        parts_[i].timers.clear();
+      }
   }
 
   /// Copies the cells each part reads from the others out of the host arrays (all parts have
@@ -396,6 +464,7 @@ class Runner {
   Share share_;
   std::vector<PartState> parts_;  ///< of the parts run here, in part order
   bool snapped_ = false;          ///< the snapshots were taken once (<boundary> frames)
+  double timed_[3] = {0, 0, 0};   ///< oocauto: seconds of loads, computes, stores since run()
 };
 
 }  // namespace stepgen::rt::ooc

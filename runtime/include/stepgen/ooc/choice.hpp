@@ -1,0 +1,120 @@
+#pragma once
+/// \file
+/// Out of core, `--out-of-core auto` on data that fits (issue 26): the in-core run predicted
+/// from the same figures as the out-of-core model (ooc::Link: the link, the kernels' seconds
+/// per cell-step, the per-command latency) and compared with the best out-of-core plan's
+/// prediction (ooc::choose, ooc::predict); the faster is taken and one line of the report says
+/// which and why. Used by the one-process programs (main.hpp) and `stepgen plan` alike.
+/// Standard library only.
+
+#include <algorithm>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "stepgen/box.hpp"
+#include "stepgen/ooc/model.hpp"
+#include "stepgen/ooc/schedule.hpp"
+#include "stepgen/partition.hpp"
+
+namespace stepgen::rt::ooc {
+
+/// What one part of an in-core run does, in bytes and cells.
+struct InCorePart {
+  double upload_bytes = 0;    ///< every array over its buffer (ghost box), once
+  double download_bytes = 0;  ///< the written arrays over its owned box, once
+  double cells = 0;           ///< cells a step computes (its owned box)
+  double halo_bytes = 0;      ///< written arrays' ghost cells refreshed each step (several parts)
+};
+
+/// The parts of an in-core run of `partition` with `arrays`.
+inline std::vector<InCorePart> in_core_work(const Partition& partition,
+                                            const std::vector<Array>& arrays) {
+  double all = 0, written = 0;
+  for (const Array& a : arrays) {
+    all += static_cast<double>(a.element_bytes);
+    if (a.written) written += static_cast<double>(a.element_bytes);
+  }
+  std::vector<InCorePart> parts;
+  for (const rt::Part& p : partition.parts) {
+    InCorePart w;
+    w.upload_bytes = static_cast<double>(p.ghost.volume()) * all;
+    w.download_bytes = static_cast<double>(p.owned.volume()) * written;
+    w.cells = static_cast<double>(p.owned.volume());
+    if (partition.parts.size() > 1)
+      w.halo_bytes = static_cast<double>(p.ghost.volume() - p.owned.volume()) * written;
+    parts.push_back(w);
+  }
+  return parts;
+}
+
+/// The predicted seconds of an in-core run of `steps`: per part, its uploads at the link's
+/// host-to-device speed, each step's kernels (cells x seconds per cell-step) and, with several
+/// parts, its halos through the host both ways, then its downloads; each command (an array's
+/// upload or download, a step's launch, a halo's copy each way) costs the per-command latency.
+/// The parts run at once, each at its share of the link (share): the slowest part's time.
+inline double predict_in_core(const std::vector<InCorePart>& parts, std::size_t arrays,
+                              std::size_t written, const Link& measured, Index steps) {
+  const Link link = share(measured, parts.size());
+  const double n = static_cast<double>(std::max<Index>(steps, 0));
+  double worst = 0;
+  for (const InCorePart& w : parts) {
+    double t = w.upload_bytes / link.h2d + w.download_bytes / link.d2h;
+    t += link.latency * static_cast<double>(arrays + written);
+    t += n * (w.cells * link.cell_step + link.latency);
+    if (w.halo_bytes > 0)
+      t += n * (w.halo_bytes / link.d2h + w.halo_bytes / link.h2d + 2 * link.latency);
+    worst = std::max(worst, t);
+  }
+  return worst;
+}
+
+/// Out of core is taken only when predicted faster by more than this share of the in-core
+/// time: on a tie in core runs (no calibration, no chunk buffers, the simpler run).
+constexpr double kAutoMargin = 0.05;
+
+/// `--out-of-core auto`'s choice on data that fits, and its report line.
+struct AutoChoice {
+  bool out_of_core = false;
+  double in_core_s = 0, out_of_core_s = 0;
+  std::string line;  ///< "out of core: auto -> ... (predicted X s vs Y s ...: why)"
+};
+
+/// The faster of the in-core run (`in_core_s`) and the best out-of-core plan (`sc`, predicted
+/// `out_of_core_s`), with why: out of core wins by overlapping its copies with the kernels
+/// (and region sharing), in core by moving each array once where out of core moves it once a
+/// pass.
+inline AutoChoice choose_auto(double in_core_s, double out_of_core_s, const Schedule& sc,
+                              Index steps) {
+  AutoChoice c;
+  c.in_core_s = in_core_s;
+  c.out_of_core_s = out_of_core_s;
+  c.out_of_core = out_of_core_s < in_core_s * (1 - kAutoMargin);
+  const Index n = passes(steps, std::max<Index>(sc.steps_per_pass, 1));
+  char buf[512];
+  if (c.out_of_core)
+    std::snprintf(buf, sizeof buf,
+                  "out of core: auto -> out of core (predicted %.6f s vs %.6f s in core: %d "
+                  "chunk(s) of %lld step(s) per pass overlap the copies with the kernels, in "
+                  "core uploads before and downloads after them)",
+                  out_of_core_s, in_core_s, sc.chunks, static_cast<long long>(sc.steps_per_pass));
+  else
+    std::snprintf(buf, sizeof buf,
+                  "out of core: auto -> in core (predicted %.6f s vs %.6f s out of core: in core "
+                  "moves the arrays once, out of core %lld pass(es) of %d chunk(s) move them "
+                  "once a pass%s)",
+                  in_core_s, out_of_core_s, static_cast<long long>(n), sc.chunks,
+                  out_of_core_s < in_core_s ? "; out of core is not faster by more than 5%" : "");
+  c.line = buf;
+  return c;
+}
+
+/// The choice when no out-of-core plan can be compared (`why`: e.g. the spec's boundaries, or
+/// no plan fits): in core.
+inline AutoChoice in_core_because(const std::string& why) {
+  AutoChoice c;
+  c.line = "out of core: auto -> in core (" + why + ")";
+  return c;
+}
+
+}  // namespace stepgen::rt::ooc

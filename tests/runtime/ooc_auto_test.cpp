@@ -1,0 +1,160 @@
+// `--out-of-core auto` on data that fits (ooc/choice.hpp): the in-core prediction, the choice
+// both ways with its reasons; the per-command latency in the model and in the calibration
+// figures; the options (issue 26).
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include "stepgen/calibration.hpp"
+#include "stepgen/ooc.hpp"
+
+using namespace stepgen::rt;
+
+namespace {
+
+// 64x56x256 floats, radius 1, three written arrays and one read-only, one part owning the grid.
+ooc::Request grid_request() {
+  ooc::Request r;
+  r.grid = Box::from_extent(3, {64, 56, 256});
+  r.owned.push_back(r.grid);
+  r.shrink_lo = r.shrink_hi = {1, 1, 1};
+  r.arrays = {{"p0", 4, true}, {"p1", 4, true}, {"p2", 4, true}, {"vel", 4, false}};
+  r.chunks = r.steps_per_pass = 0;  // the model's
+  return r;
+}
+
+Partition one_part(const Box& grid) {
+  Partition p;
+  p.dims = 3;
+  p.domain = grid;
+  Part part;
+  part.owned = part.ghost = grid;
+  p.parts.push_back(part);
+  return p;
+}
+
+struct Predicted {
+  double in_core = 0, out_of_core = 0;
+  ooc::AutoChoice choice;
+};
+
+Predicted compare(const ooc::Link& link, Index steps) {
+  const ooc::Request r = grid_request();
+  const ooc::Schedule sc = ooc::choose(r, 0, link, steps, true);
+  Predicted p;
+  p.in_core =
+      ooc::predict_in_core(ooc::in_core_work(one_part(r.grid), r.arrays), 4, 3, link, steps);
+  p.out_of_core = ooc::predict(sc, link, steps, true);
+  p.choice = ooc::choose_auto(p.in_core, p.out_of_core, sc, steps);
+  return p;
+}
+
+}  // namespace
+
+TEST_CASE("ooc auto: the in-core run is uploads, steps and downloads") {
+  const ooc::Request r = grid_request();
+  const std::vector<ooc::InCorePart> w = ooc::in_core_work(one_part(r.grid), r.arrays);
+  REQUIRE(w.size() == 1);
+  const double cells = 64.0 * 56 * 256;
+  CHECK(w[0].upload_bytes == cells * 16);
+  CHECK(w[0].download_bytes == cells * 12);
+  CHECK(w[0].cells == cells);
+  CHECK(w[0].halo_bytes == 0);
+  ooc::Link link;
+  link.h2d = 1e9;
+  link.d2h = 2e9;
+  link.cell_step = 1e-9;
+  link.latency = 1e-5;
+  const double t = ooc::predict_in_core(w, 4, 3, link, 10);
+  CHECK(t == doctest::Approx(cells * 16 / 1e9 + cells * 12 / 2e9 + 7 * 1e-5 +
+                             10 * (cells * 1e-9 + 1e-5)));
+}
+
+TEST_CASE("ooc auto: a slow link and few steps go out of core, many steps stay in core") {
+  ooc::Link link;
+  link.h2d = link.d2h = 1e9;
+  link.bidir = 2e9;
+  link.cell_step = 1e-9;
+  // Few steps: the uploads and downloads are most of an in-core run; out of core overlaps
+  // them with the kernels in one pass.
+  const Predicted few = compare(link, 8);
+  CHECK(few.out_of_core < few.in_core);
+  CHECK(few.choice.out_of_core);
+  CHECK(few.choice.line.rfind("out of core: auto -> out of core (predicted ", 0) == 0);
+  CHECK(few.choice.line.find("s in core: ") != std::string::npos);
+  CHECK(few.choice.line.find("overlap the copies with the kernels") != std::string::npos);
+  // Many steps: out of core moves the arrays once a pass, in core once.
+  const Predicted many = compare(link, 2000);
+  CHECK(many.in_core < many.out_of_core);
+  CHECK_FALSE(many.choice.out_of_core);
+  CHECK(many.choice.line.rfind("out of core: auto -> in core (predicted ", 0) == 0);
+  CHECK(many.choice.line.find("s out of core: in core moves the arrays once") != std::string::npos);
+}
+
+TEST_CASE("ooc auto: a tie, or out of core faster by less than the margin, stays in core") {
+  ooc::Schedule sc;
+  sc.chunks = 2;
+  sc.steps_per_pass = 4;
+  CHECK_FALSE(ooc::choose_auto(1.0, 1.0, sc, 8).out_of_core);
+  const ooc::AutoChoice close = ooc::choose_auto(1.0, 0.97, sc, 8);
+  CHECK_FALSE(close.out_of_core);
+  CHECK(close.line.find("not faster by more than 5%") != std::string::npos);
+  CHECK(ooc::choose_auto(1.0, 0.9, sc, 8).out_of_core);
+  CHECK(ooc::in_core_because("why").line == "out of core: auto -> in core (why)");
+}
+
+TEST_CASE("ooc model: the per-command latency is charged to every command") {
+  ooc::Request r = grid_request();
+  r.chunks = 4;
+  r.steps_per_pass = 2;
+  const ooc::Schedule sc = ooc::schedule(r);
+  ooc::Link link;
+  const double none = ooc::predict(sc, link, 8, true);
+  link.latency = 1e-3;  // far above the bytes' and cells' time: the commands count
+  const double some = ooc::predict(sc, link, 8, true);
+  CHECK(some > none + 1e-3 * 4);
+  // Without overlap every command waits for the one before: at least a latency each (4 passes
+  // of 4 chunks: a load, a compute of 2 steps and a store each).
+  const double serial = ooc::predict(sc, link, 8, false);
+  CHECK(serial >= 16 * (4 + 2 + 3) * 1e-3);
+  // The chooser takes fewer commands when they cost more than their work.
+  r.chunks = 0;
+  r.steps_per_pass = 0;
+  ooc::Link fast;
+  fast.latency = 0;
+  ooc::Link slow = fast;
+  slow.latency = 1e-2;
+  const ooc::Schedule a = ooc::choose(r, 3 * 64 * 56 * 128 * 16, fast, 16, true);
+  const ooc::Schedule b = ooc::choose(r, 3 * 64 * 56 * 128 * 16, slow, 16, true);
+  CHECK(ooc::passes(16, b.steps_per_pass) * b.chunks <=
+        ooc::passes(16, a.steps_per_pass) * a.chunks);
+}
+
+TEST_CASE("ooc calibration figures: the latency in microseconds, written and read back") {
+  ooc::Link link;
+  CHECK(ooc::link_figures_text(link).find("latency") == std::string::npos);
+  link.latency = 12.5e-6;
+  const std::string text = ooc::link_figures_text(link);
+  CHECK(text.find(",latency=12.5") != std::string::npos);
+  LinkFigures f;
+  apply_link_figures(text, "run.txt", f);
+  CHECK(f.link.latency == doctest::Approx(12.5e-6));
+  CHECK(f.latency == "run.txt");
+}
+
+TEST_CASE("ooc options: --out-of-core auto given compares, the default does not") {
+  ooc::Options o;
+  CHECK_FALSE(o.compare);
+  char prog[] = "prog", flag[] = "--out-of-core", value[] = "auto";
+  char* argv[] = {prog, flag, value, nullptr};
+  int argc = 3;
+  ooc::take_options(argc, argv, o);
+  CHECK(argc == 1);
+  CHECK(o.mode == ooc::Options::Mode::kAuto);
+  CHECK(o.compare);
+  char on[] = "on";
+  char* argv2[] = {prog, flag, on, nullptr};
+  argc = 3;
+  ooc::take_options(argc, argv2, o);
+  CHECK_FALSE(o.compare);
+}
