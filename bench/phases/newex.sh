@@ -2,7 +2,7 @@
 # Phase `new-examples` (GPU machine, after `generate` here; carry bench/generated/cuda-grayscott,
 # cuda-seismic, cuda-tables): the CUDA programs of examples/grayscott (periodic boundaries),
 # seismic (sources and receivers) and tables (<table>) on one GPU, in core and out of core,
-# against their serial references (grayscott out of core: refused, boundaries are in core only);
+# against their serial references (grayscott out of core too: periodic frames out of core);
 # then (carry bench/generated/sim/cuda-seismic128, made by `sim-generate`) the issue's 128^3
 # acoustic wave, bench/specs/sim/seismic128.xml, in core and out of core (k = 1 and 4), fields
 # and both traces against examples/seismic/reference.cpp --size 128.
