@@ -159,6 +159,14 @@ std::vector<bool> host_copies(const Program<B>& p, const Options& opt, const Pro
   return held;
 }
 
+/// Array `id` (`a`) over `box` for the generated make_host_arrays: with a host copy from
+/// `alloc` when `held[id]` (or `held` is empty), else HostArray::absent.
+inline HostArray host_array(const ArrayInfo& a, const Box& box, const HostAllocator& alloc,
+                            const std::vector<bool>& held, std::size_t id) {
+  if (held.empty() || held[id]) return HostArray(a.name, a.element_bytes, box, alloc);
+  return HostArray::absent(a.name, a.element_bytes, box);
+}
+
 /// The report's figures on host copies (RunStats::device_made, host_array_bytes).
 inline void host_copies_report(const std::vector<HostArray>& host, RunStats& stats) {
   std::size_t bytes = 0;
