@@ -24,6 +24,15 @@ foreach(order issue deferred)
   set_tests_properties("cuda-emu: the emulation's own checks, ${order} order" PROPERTIES LABELS cuda-emu
                        ENVIRONMENT "STEPGEN_CUDA_EMULATE=3;STEPGEN_CUDA_EMULATE_MEMORY=1048576;STEPGEN_CUDA_EMULATE_ORDER=${order}")
 endforeach()
+# devinit: initial values made on a GPU (stepgen/init_cuda.hpp) equal the host's, on the emulation.
+add_executable(cuda_emu_init_test ${CMAKE_CURRENT_SOURCE_DIR}/cuda_emu/init_cuda_test.cpp
+                                  ${CMAKE_CURRENT_SOURCE_DIR}/runtime/main.cpp)
+target_include_directories(cuda_emu_init_test PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/cuda_emu/include)
+target_link_libraries(cuda_emu_init_test PRIVATE stepgen_runtime doctest::doctest)
+target_compile_options(cuda_emu_init_test PRIVATE ${STEPGEN_WARNINGS} -include stepgen_cuda_emu.hpp)
+add_test(NAME "cuda-emu: initial values made on the device" COMMAND cuda_emu_init_test)
+set_tests_properties("cuda-emu: initial values made on the device" PROPERTIES LABELS cuda-emu
+                     ENVIRONMENT "STEPGEN_CUDA_EMULATE=2")
 # A kernel that needs __shared__ memory and __syncthreads is refused at build, saying why.
 add_test(NAME "cuda-emu: a kernel using __shared__ is refused at build"
          COMMAND ${CMAKE_CXX_COMPILER} -std=c++17 -fsyntax-only -x c++ -I ${CMAKE_CURRENT_SOURCE_DIR}/cuda_emu/include

@@ -102,11 +102,11 @@ std::string init_cpp(const Model& m, const model::Array& a) {
     case model::Init::Kind::kRandom:
       return "rt::fill_random<" + cpp + ">(" + target + ", kGrid, " + std::to_string(a.init.seed) +
              "u);";
-    case model::Init::Kind::kValue:
-      return "std::fill_n(" + target + ".as<" + cpp + ">(), count, static_cast<" + cpp + ">(" +
-             a.init.value + "));";
+    case model::Init::Kind::kValue:  // without a host copy: made on the devices (devinit)
+      return "if (" + target + ".held) std::fill_n(" + target + ".as<" + cpp +
+             ">(), count, static_cast<" + cpp + ">(" + a.init.value + "));";
     case model::Init::Kind::kCopy:
-      return target +
+      return "if (" + target + ".held) " + target +
              ".bytes = host[array::" + m.arrays[static_cast<std::size_t>(a.init.source)].name +
              "].bytes;";
     case model::Init::Kind::kFile:
@@ -114,6 +114,27 @@ std::string init_cpp(const Model& m, const model::Array& a) {
              a.init.path + "\"));  // relative to the spec's folder (--spec-dir)";
   }
   return {};
+}
+
+// devinit: how the engines make one array's initial values on the devices (rt::ArrayInit, the
+// last field of the generated kArrayInfo): file() on the host (uploaded), the others on the
+// devices with the host's bits when the array has no host copy.
+std::string device_init_cpp(const Model& m, const model::Array& a) {
+  const std::string cpp = model::type_info(a.type).cpp_name;
+  switch (a.init.kind) {
+    case model::Init::Kind::kZero:
+    case model::Init::Kind::kNone:
+      return "rt::init_zero()";
+    case model::Init::Kind::kRandom:
+      return "rt::init_random<" + cpp + ">(" + std::to_string(a.init.seed) + "u)";
+    case model::Init::Kind::kValue:
+      return "rt::init_value<" + cpp + ">(static_cast<" + cpp + ">(" + a.init.value + "))";
+    case model::Init::Kind::kCopy:
+      return "rt::init_copy(array::" + m.arrays[static_cast<std::size_t>(a.init.source)].name + ")";
+    case model::Init::Kind::kFile:
+      return "rt::init_host()";
+  }
+  return "rt::init_host()";
 }
 
 // The same statement in an MPI program's make_rank_arrays(box), where `host` holds one rank's box:
@@ -453,6 +474,7 @@ View common_view(const model::ProgramPlan& plan, const Provenance& provenance,
     item.set("compared", ap.compared ? "true" : "false");
     item.set("halo", halo_cpp(ap.halo));
     item.set("init", inits[i]);
+    item.set("device_init", device_init_cpp(m, a));  // devinit
     item.set("written", ap.results ? "true" : "false");
     item.set("floating", model::type_info(a.type).is_float ? "true" : "false");
     arrays.push_back(item);

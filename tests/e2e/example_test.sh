@@ -85,6 +85,24 @@ if [ "$format" = xml ]; then
   echo "ok: $example ($format) on $n device(s), --strategy min-exchange ($(grep -o 'grid [0-9x]*' "$run/log.txt" | head -1)): equal the reference"
 fi
 
+# devinit: arrays nothing on the host needs are made on the device, never uploaded: saving p2
+# alone, p1 (copy(p0), written) and vel (random(5), read only) are made on the device, p2 still
+# equals the reference, and the host copies weigh less than with every array held.
+if [ "$example" = acoustic ] && [ "$format" = xml ]; then
+  run="$work/$example-$format-runs/devinit"
+  mkdir -p "$run"
+  POCL_DEVICES=pthread "$out/build/$example" --device-type cpu --devices 1 --save "p2=$run/p2.raw" \
+    > "$run/log.txt" 2>&1 || { cat "$run/log.txt"; echo "devinit run failed"; exit 1; }
+  cmp -s "$run/p2.raw" "$refdir/p2.raw" || { cat "$run/log.txt"; echo "FAIL: devinit: p2 differs"; exit 1; }
+  grep -q "^  host copies:  1.31 MiB; made on the devices: p1, vel$" "$run/log.txt" ||
+    { cat "$run/log.txt"; echo "FAIL: devinit: the report does not say p1 and vel were made on the device"; exit 1; }
+  STEPGEN_HOST_COPIES=all POCL_DEVICES=pthread "$out/build/$example" --device-type cpu --devices 1 \
+    > "$run/all.txt" 2>&1 || { cat "$run/all.txt"; echo "devinit run (every host copy) failed"; exit 1; }
+  grep -q "^  host copies:  2.62 MiB; made on the devices: none$" "$run/all.txt" ||
+    { cat "$run/all.txt"; echo "FAIL: devinit: STEPGEN_HOST_COPIES=all"; exit 1; }
+  echo "ok: acoustic: p1 and vel made on the device (1.31 MiB of host copies, 2.62 MiB with all): p2 equals the reference"
+fi
+
 # The generated program's errors: a clear message and exit status 2 for a bad command line, 1
 # for the rest, never a crash or a hang (tests/e2e/program_io_test.sh checks many more).
 if [ "$example" = jacobi2d ] && [ "$format" = xml ]; then

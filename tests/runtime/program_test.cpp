@@ -8,13 +8,16 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <iterator>
 #include <string>
 #include <vector>
 
+#include "stepgen/init.hpp"
 #include "stepgen/ooc.hpp"
 
 using namespace stepgen::rt;
@@ -302,4 +305,32 @@ TEST_CASE("print_report: host<->device against the link measured at start-up") {
   CHECK(text.find("  host<->device: 0.500000 s, 1.00 GiB moved (2.15 GB/s; link measured at "
                   "start-up: 53.20 GB/s to the devices, 54.10 GB/s back)\n") != std::string::npos);
   CHECK(text.find("  host arrays:  page-locked\n") != std::string::npos);
+}
+
+// devinit: the device kernels' integer-only random bits (rt::random_bits, written again in
+// init_opencl.hpp / init_cuda.hpp) equal random_value<T>; a HostArray without a host copy
+// refuses reads.
+TEST_CASE("random_bits equals random_value for float, double and integers") {
+  using namespace stepgen;
+  std::size_t wrong = 0;
+  for (std::uint64_t seed : {std::uint64_t{0}, std::uint64_t{1}, std::uint64_t{42}})
+    for (std::uint64_t i = 0; i < 20000; ++i) {
+      const float f = rt::random_value<float>(seed, i);
+      const double d = rt::random_value<double>(seed, i);
+      std::uint32_t fb = 0;
+      std::uint64_t db = 0;
+      std::memcpy(&fb, &f, 4);
+      std::memcpy(&db, &d, 8);
+      if (rt::random_bits(seed, i, rt::ArrayInit::kFloat) != fb) ++wrong;
+      if (rt::random_bits(seed, i, rt::ArrayInit::kDouble) != db) ++wrong;
+      if (rt::random_bits(seed, i, rt::ArrayInit::kInteger) !=
+          static_cast<std::uint64_t>(rt::random_value<std::int32_t>(seed, i)))
+        ++wrong;
+    }
+  CHECK(wrong == 0);
+  rt::HostArray absent = rt::HostArray::absent("A", 4, rt::Box::from_extent(1, {8, 1, 1}));
+  CHECK(!absent.held);
+  CHECK(absent.bytes.size() == 0);
+  CHECK_THROWS_AS(absent.as<float>(), rt::RunError);
+  CHECK_THROWS_AS(rt::save_raw(absent, "/nonexistent/x.raw"), rt::RunError);
 }

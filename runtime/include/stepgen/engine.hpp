@@ -48,6 +48,7 @@
 #include "stepgen/boundary.hpp"
 #include "stepgen/box.hpp"
 #include "stepgen/exchange.hpp"
+#include "stepgen/init.hpp"
 #include "stepgen/monitor.hpp"
 #include "stepgen/partition.hpp"
 #include "stepgen/probe.hpp"
@@ -68,6 +69,9 @@ struct ArrayInfo {
   bool floating;   ///< a floating-point type (how the kernel probe fills it)
   bool written = false;  ///< in a written swap/rotate group: stored back after an out-of-core pass
   CompareArrays compare = nullptr;  ///< how --verify compares it, by its element type
+  /// devinit: how its initial values are made (init.hpp; kHost: on the host, uploaded). An
+  /// array without a host copy (HostArray::held false) is made on the devices from this.
+  ArrayInit init = {};
 };
 
 /// Refuses `--save` of a scratch array (written by a kernel, `save="false"` in the spec): the
@@ -298,7 +302,8 @@ class InCore {
         using std::swap;
         swap(buffers_[p][a], buffers_[p][b]);
       }
-      std::swap(host_[a].bytes, host_[b].bytes);
+      // devinit: arrays without a host copy have no bytes to follow their names.
+      if (host_[a].held && host_[b].held) std::swap(host_[a].bytes, host_[b].bytes);
     }
   }
 
@@ -409,6 +414,8 @@ class InCore {
         const auto u = static_cast<std::size_t>(id);
         if (!want[u] || !problem_.arrays[id].written)
           continue;  // unwritten: the host's are current
+        // devinit: outputs and checkpoints have host copies (host_copies).
+        host_[u].require("an output or checkpoint");
         const Part& mine = part(p);
         B::read_box(devices_[p], buffers_[p][u], mine.ghost, host_[u], mine.owned);
         stats_.host_device_bytes +=
@@ -468,6 +475,7 @@ class InCore {
       const Box inside = intersect(ghost, partition_.domain);
       for (int id = 0; id < problem_.array_count; ++id) {
         const auto u = static_cast<std::size_t>(id);
+        if (!host_[u].held) continue;  // devinit: made on the device (make_on_devices)
         B::write_box(devices_[p], buffers_[p][u], ghost, host_[u], inside);
         stats_.host_device_bytes +=
             static_cast<std::size_t>(inside.volume()) * problem_.arrays[id].element_bytes;
@@ -475,6 +483,7 @@ class InCore {
     }
     for (std::size_t p = 0; p < parts(); ++p) B::finish(devices_[p]);
     stats_.host_device_s += t.stop();
+    make_on_devices();  // devinit
     // Every array's frame once: boundary arrays by their rules (read-only inputs included),
     // the others zero (no kernel result depends on them: validation, validate_boundary.cpp).
     std::vector<int> all;
@@ -667,6 +676,52 @@ class InCore {
   }
   // --- end frames on the devices -----------------------------------------------------------
 
+  // --- devinit: initial values made on the devices -------------------------------------------
+
+  /// Makes the arrays without a host copy on every part, over the part's ghost box within the
+  /// grid (the cells the upload writes; a boundary frame is filled next, as after an upload):
+  /// zero, value, random on the device (B::init_box: the host's bits), copy(X) a copy of X's
+  /// buffer once X is made (uploaded, or made here before it). One wait per device.
+  void make_on_devices() {
+    const int n = problem_.array_count;
+    std::vector<bool> made(static_cast<std::size_t>(n), false);
+    int left = 0;
+    for (int id = 0; id < n; ++id) {
+      const auto u = static_cast<std::size_t>(id);
+      made[u] = host_[u].held;
+      if (made[u]) continue;
+      if (!problem_.arrays[id].init.on_device())
+        throw RunError(std::string("internal error: array ") + problem_.arrays[id].name +
+                       " has no host copy and its initial values are made on the host");
+      ++left;
+    }
+    if (left == 0) return;
+    for (int round = 0; left > 0; ++round) {
+      if (round > n) throw RunError("internal error: copy() initial values form a cycle");
+      for (int id = 0; id < n; ++id) {
+        const auto u = static_cast<std::size_t>(id);
+        const ArrayInfo& a = problem_.arrays[id];
+        if (made[u]) continue;
+        const bool copy = a.init.kind == ArrayInit::kCopy;
+        if (copy && !made[static_cast<std::size_t>(a.init.source)]) continue;
+        for (std::size_t p = 0; p < parts(); ++p) {
+          const Box& ghost = part(p).ghost;
+          if (copy)
+            B::copy_buffer(devices_[p], buffers_[p][u],
+                           buffers_[p][static_cast<std::size_t>(a.init.source)],
+                           static_cast<std::size_t>(ghost.volume()) * a.element_bytes);
+          else
+            B::init_box(devices_[p], buffers_[p][u], ghost, intersect(ghost, partition_.domain),
+                        partition_.domain, a.init, a.element_bytes);
+        }
+        made[u] = true;
+        --left;
+      }
+    }
+    for (std::size_t p = 0; p < parts(); ++p) B::finish(devices_[p]);
+  }
+  // --- end devinit ---------------------------------------------------------------------------
+
   /// Copies each part's owned box of every written array back into the host arrays: every
   /// copy enqueued at once (B::read_box does not wait), then one wait per device.
   void gather() {
@@ -676,6 +731,7 @@ class InCore {
       for (int id = 0; id < problem_.array_count; ++id) {
         const ArrayInfo& a = problem_.arrays[id];
         if (!a.compared) continue;
+        if (!host_[static_cast<std::size_t>(id)].held) continue;  // devinit: nothing reads it
         const Part& mine = part(p);
         B::read_box(devices_[p], buffers_[p][static_cast<std::size_t>(id)], mine.ghost,
                     host_[static_cast<std::size_t>(id)], mine.owned);

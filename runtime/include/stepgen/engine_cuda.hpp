@@ -17,6 +17,7 @@
 
 #include "stepgen/cuda.hpp"
 #include "stepgen/engine.hpp"
+#include "stepgen/init_cuda.hpp"
 #include "stepgen/monitor.hpp"
 #include "stepgen/ooc_cuda.hpp"
 #include "stepgen/reduce_cuda.hpp"
@@ -103,10 +104,12 @@ struct Backend {
   }
   static void write_box(const Device& d, const Buffer& b, const rt::Box& buffer,
                         const rt::HostArray& host, const rt::Box& sub) {
+    host.require("a copy to the device");  // devinit
     cuda::write_box(d, b, buffer, host, sub);
   }
   static void read_box(const Device& d, const Buffer& b, const rt::Box& buffer, rt::HostArray& host,
                        const rt::Box& sub) {
+    host.require("a copy from the device");  // devinit
     cuda::read_box(d, b, buffer, host, sub);
   }
   static void finish(const Device& d) { cuda::finish(d); }
@@ -191,6 +194,15 @@ struct Backend {
           c.element_bytes != 8)
         copy_box(d, *c.src, c.src_box, c.from, d, *c.dst, c.dst_box, c.to, c.element_bytes, c.name,
                  true);
+  }
+  /// devinit: initial values made on the GPU (init_cuda.hpp), on its compute stream.
+  static void init_box(const Device& d, const Buffer& b, const rt::Box& buffer, const rt::Box& sub,
+                       const rt::Box& grid, const rt::ArrayInit& init, std::size_t element_bytes) {
+    cuda::init_box(d, b, buffer, sub, grid, init, element_bytes);
+  }
+  static void copy_buffer(const Device& d, const Buffer& dst, const Buffer& src,
+                          std::size_t bytes) {
+    cuda::copy_buffer(d, dst, src, bytes);
   }
   /// Waits for everything enqueued on the GPU (every stream, peer copies into it included):
   /// before a source or receiver (engine.hpp: InCore::inject/record) touches a cell an

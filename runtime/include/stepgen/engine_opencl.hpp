@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "stepgen/engine.hpp"
+#include "stepgen/init_opencl.hpp"
 #include "stepgen/monitor.hpp"
 #include "stepgen/ooc_opencl.hpp"
 #include "stepgen/opencl.hpp"
@@ -88,10 +89,12 @@ struct Backend {
   }
   static void write_box(const Device& d, const Mem& m, const rt::Box& buffer,
                         const rt::HostArray& host, const rt::Box& sub) {
+    host.require("a copy to the device");  // devinit
     cl::write_box(d, m, buffer, host, sub, nullptr);
   }
   static void read_box(const Device& d, const Mem& m, const rt::Box& buffer, rt::HostArray& host,
                        const rt::Box& sub) {
+    host.require("a copy from the device");  // devinit
     cl::read_box(d, m, buffer, host, sub, nullptr);
   }
   static void finish(const Device& d) { cl::finish(d); }
@@ -118,6 +121,14 @@ struct Backend {
     stage.box = to;
     cl::write_box(dd, dm, dst_box, stage, to, nullptr);
     cl::finish(dd);
+  }
+  /// devinit: initial values made on the device (init_opencl.hpp), on its compute queue.
+  static void init_box(const Device& d, const Mem& m, const rt::Box& buffer, const rt::Box& sub,
+                       const rt::Box& grid, const rt::ArrayInit& init, std::size_t element_bytes) {
+    cl::init_box(d, m, buffer, sub, grid, init, element_bytes);
+  }
+  static void copy_buffer(const Device& d, const Mem& dst, const Mem& src, std::size_t bytes) {
+    cl::copy_buffer(d, dst, src, bytes);
   }
   /// Waits for everything enqueued on the device (both queues): before a source or receiver
   /// (engine.hpp: InCore::inject/record) touches a cell an exchange may write.

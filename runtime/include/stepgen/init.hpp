@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <type_traits>
 
 namespace stepgen::rt {
@@ -39,5 +40,89 @@ template <typename T>
 void fill_random(T* data, std::size_t count, std::uint64_t seed, std::uint64_t first = 0) {
   for (std::size_t i = 0; i < count; ++i) data[i] = random_value<T>(seed, first + i);
 }
+
+// --- devinit: initial values made on the devices ------------------------------------------------
+
+/// How an array's initial values are made, for the engines (the generated kArrayInfo's last
+/// field): kHost, on the host (file(), or a spec made before this existed) then uploaded; the
+/// others on each device for its own part (init_opencl.hpp, init_cuda.hpp) with the bits the
+/// host fill gives (zero, value(v): the bytes of v in the array's type; random(seed):
+/// random_value<T> of the global linear index; copy(X): X's buffer, once X is made), so that an
+/// array nothing on the host needs has no host copy and is never uploaded.
+struct ArrayInit {
+  enum Kind : int { kHost = 0, kZero = 1, kValue = 2, kRandom = 3, kCopy = 4 };
+  /// How random(seed) turns the mixed bits into a value: the type's family.
+  enum Type : int { kInteger = 0, kFloat = 1, kDouble = 2 };
+  int kind = kHost;
+  int type = kInteger;
+  std::uint64_t seed = 0;
+  std::uint64_t value = 0;  ///< value(v): v's bytes in the array's type (the low element_bytes)
+  int source = -1;          ///< copy(X): X's array id
+  bool on_device() const { return kind != kHost; }
+};
+
+template <typename T>
+constexpr int init_type() {
+  return std::is_same_v<T, float>    ? ArrayInit::kFloat
+         : std::is_same_v<T, double> ? ArrayInit::kDouble
+                                     : ArrayInit::kInteger;
+}
+/// file(): made on the host, uploaded.
+inline ArrayInit init_host() {
+  return {};
+}
+/// zero (and no initial values: zero too).
+inline ArrayInit init_zero() {
+  ArrayInit i;
+  i.kind = ArrayInit::kZero;
+  return i;
+}
+/// value(v), v already in the array's type.
+template <typename T>
+ArrayInit init_value(T v) {
+  static_assert(sizeof(T) <= sizeof(std::uint64_t), "init_value: an element of at most 8 bytes");
+  ArrayInit i;
+  i.kind = ArrayInit::kValue;
+  i.type = init_type<T>();
+  std::memcpy(&i.value, &v, sizeof v);  // little-endian: the low bytes, as the devices write them
+  return i;
+}
+/// random(seed) in type T.
+template <typename T>
+ArrayInit init_random(std::uint64_t seed) {
+  ArrayInit i;
+  i.kind = ArrayInit::kRandom;
+  i.type = init_type<T>();
+  i.seed = seed;
+  return i;
+}
+/// copy(X), X's array id.
+inline ArrayInit init_copy(int source) {
+  ArrayInit i;
+  i.kind = ArrayInit::kCopy;
+  i.source = source;
+  return i;
+}
+
+/// The bits of random_value<T>(seed, index) as the device kernels compute them, in integer
+/// arithmetic only (no double on an OpenCL device without cl_khr_fp64): for float, the top 24
+/// bits m give m * 2^-24, exactly representable, built from its exponent and mantissa; for
+/// double, the top 53 bits m give m * 2^-53 likewise; integers: (bits % 100) in the low bytes.
+/// The kernels are this function written again (init_opencl.hpp, init_cuda.hpp); the unit
+/// tests check it equals random_value<T>.
+inline std::uint64_t random_bits(std::uint64_t seed, std::uint64_t index, int type) {
+  const std::uint64_t bits = splitmix64(splitmix64(seed) ^ index);
+  if (type == ArrayInit::kInteger) return bits % 100u;
+  const int width = type == ArrayInit::kFloat ? 24 : 53;
+  const std::uint64_t m = bits >> (64 - width);
+  if (m == 0) return 0;
+  int top = 63;
+  while (((m >> top) & 1u) == 0) --top;  // the highest set bit of m (the kernels: clz)
+  if (type == ArrayInit::kFloat)
+    return (static_cast<std::uint64_t>(top - 24 + 127) << 23) | ((m << (23 - top)) & 0x7FFFFFu);
+  return (static_cast<std::uint64_t>(top - 53 + 1023) << 52) |
+         ((m << (52 - top)) & 0xFFFFFFFFFFFFFull);
+}
+// --- end devinit ---------------------------------------------------------------------------------
 
 }  // namespace stepgen::rt

@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <numeric>
 #include <string>
 #include <vector>
@@ -44,7 +45,10 @@ struct Program {
   ooc::Options ooc;             ///< the spec's <out_of_core> settings: the flags' defaults
   /// The arrays over `box` with the values the whole grid has there (the whole grid, or an MPI
   /// rank's box), in memory from `alloc`.
-  std::vector<HostArray> (*make_host_arrays)(const Box& box, const HostAllocator& alloc) = nullptr;
+  /// `held[id]` false: array id gets no host copy (HostArray::absent: the engine makes it on
+  /// the devices, devinit); empty: every array gets one.
+  std::vector<HostArray> (*make_host_arrays)(const Box& box, const HostAllocator& alloc,
+                                             const std::vector<bool>& held) = nullptr;
   /// The generated time loop, in core (it runs time_step once per step).
   void (*time_loop)(InCore<B>& run, std::int64_t steps) = nullptr;
   /// The generated time step on one chunk, out of core.
@@ -97,6 +101,7 @@ ProgramIo make_program_io(const Program<B>& p, const IoOptions& io_opt, const Op
 /// those cells (init.hpp's generator depends only on the seed and the global linear index).
 template <typename T>
 void fill_random(HostArray& a, const Box& grid, std::uint64_t seed) {
+  if (!a.held) return;  // devinit: made on the devices
   T* out = a.as<T>();
   const Box& b = a.box;
   const auto gx = static_cast<std::uint64_t>(grid.extent(0));
@@ -110,6 +115,74 @@ void fill_random(HostArray& a, const Box& grid, std::uint64_t seed) {
         *out++ = random_value<T>(seed, row + static_cast<std::uint64_t>(x - grid.lo[0]));
     }
 }
+
+// --- devinit: which arrays have a host copy ----------------------------------------------------
+
+/// The arrays of an in-core run that need a host copy (the others are made on the devices,
+/// never uploaded nor gathered): those whose initial values come from the host (file()), the
+/// ones --load reads, --save writes, --verify compares (the arrays kernels write), outputs and
+/// checkpoints write or a restart reads (ProgramIo::host_arrays_used), and, where the process
+/// runs several parts, the exchanged ones (their host arrays stage the exchanges between the
+/// process's devices); a copy(X) with a host copy makes X have one too (the host fill copies
+/// X's). STEPGEN_HOST_COPIES=all gives every array one (as before devinit: comparisons).
+/// Out of core, the host arrays are the store: call it in core only.
+template <class B>
+std::vector<bool> host_copies(const Program<B>& p, const Options& opt, const ProgramIo& io,
+                              std::size_t local_parts) {
+  const Problem<B>& problem = *p.problem;
+  const auto n = static_cast<std::size_t>(problem.array_count);
+  std::vector<bool> held = io.host_arrays_used();
+  held.resize(n, false);
+  const char* env = std::getenv("STEPGEN_HOST_COPIES");
+  if (env && std::string(env) == "all") return std::vector<bool>(n, true);
+  auto named = [&](const std::string& name) {
+    for (std::size_t id = 0; id < n; ++id)
+      if (name == problem.arrays[id].name) held[id] = true;
+  };
+  for (const auto& [name, path] : opt.loads) named(name);
+  for (const auto& [name, path] : opt.saves) named(name);
+  for (std::size_t id = 0; id < n; ++id) {
+    const ArrayInfo& a = problem.arrays[id];
+    if (!a.init.on_device()) held[id] = true;
+    if (opt.verify && a.compared) held[id] = true;
+    if (local_parts > 1 && a.exchanged) held[id] = true;
+  }
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (std::size_t id = 0; id < n; ++id) {
+      const ArrayInit& init = problem.arrays[id].init;
+      if (!held[id] || init.kind != ArrayInit::kCopy) continue;
+      const auto src = static_cast<std::size_t>(init.source);
+      if (!held[src]) held[src] = changed = true;
+    }
+  }
+  return held;
+}
+
+/// Array `id` (`a`) over `box` for the generated make_host_arrays: with a host copy from
+/// `alloc` when `held[id]` (or `held` is empty), else HostArray::absent.
+inline HostArray host_array(const ArrayInfo& a, const Box& box, const HostAllocator& alloc,
+                            const std::vector<bool>& held, std::size_t id) {
+  if (held.empty() || held[id]) return HostArray(a.name, a.element_bytes, box, alloc);
+  return HostArray::absent(a.name, a.element_bytes, box);
+}
+
+/// The report's figures on host copies (RunStats::device_made, host_array_bytes).
+inline void host_copies_report(const std::vector<HostArray>& host, RunStats& stats) {
+  std::size_t bytes = 0;
+  std::string made;
+  for (const HostArray& a : host) {
+    if (a.held) {
+      bytes += a.bytes.size();
+      continue;
+    }
+    if (!made.empty()) made += ", ";
+    made += a.name;
+  }
+  stats.device_made = made;
+  stats.host_array_bytes = static_cast<long long>(bytes);
+}
+// --- end devinit -------------------------------------------------------------------------------
 
 /// The one-step functions the out-of-core runners call (B::OocStep): one time step on one
 /// chunk, `time_step` run over a ChunkRun with the kernels `kernels(part)` built for the part's
@@ -454,7 +527,10 @@ int run_program(int argc, char** argv, Program<B> p) {
   const HostAllocator alloc =
       out_of_core ? B::host_allocator(devices, ooc.pinned, true)
                   : pageable_fallback(B::host_allocator(devices, ooc.pinned, false), memory);
-  std::vector<HostArray> host = p.make_host_arrays(p.grid, alloc);
+  // devinit: in core, only the arrays that need one get a host copy (host_copies).
+  const std::vector<bool> held =
+      out_of_core ? std::vector<bool>{} : host_copies(p, opt, io, partition.parts.size());
+  std::vector<HostArray> host = p.make_host_arrays(p.grid, alloc, held);
   for (const auto& [name, path] : opt.loads)
     for (HostArray& a : host)
       if (a.name == name) load_raw(a, path);
@@ -499,6 +575,7 @@ int run_program(int argc, char** argv, Program<B> p) {
     stats.host_memory = memory.text();
     stats.link_h2d = link.h2d;
     stats.link_d2h = link.d2h;
+    host_copies_report(host, stats);  // devinit
   }
   if (!opt.quiet) {
     print_report(stats, stdout);

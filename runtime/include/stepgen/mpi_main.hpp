@@ -82,10 +82,12 @@ inline void print_rank_partition(const mpi::Session& session, const std::string&
 
 /// This rank's arrays over `box` (its part's ghost box, or more out of core): the initial
 /// values, then --load's files read by MPI-IO (collective). `alloc` gives their memory.
+/// `held`: which arrays get a host copy (devinit: host_copies; empty: all).
 template <class B>
 std::vector<HostArray> load_rank_arrays(const Program<B>& p, const Box& box, const Options& opt,
-                                        const HostAllocator& alloc = {}) {
-  std::vector<HostArray> host = p.make_host_arrays(box, alloc);
+                                        const HostAllocator& alloc = {},
+                                        const std::vector<bool>& held = {}) {
+  std::vector<HostArray> host = p.make_host_arrays(box, alloc, held);
   for (const auto& [name, path] : opt.loads)
     for (HostArray& a : host)
       if (a.name == name) mpi::read_array(MPI_COMM_WORLD, a, p.grid, path);
@@ -136,7 +138,7 @@ RunStats run_rank_out_of_core(const mpi::Session& session, const Program<B>& p,
         probe.owned = {part.owned};
         const ooc::Schedule probe_schedule = ooc::schedule(probe);
         std::vector<HostArray> sample =
-            p.make_host_arrays(B::OocRunner::probe_box(probe_schedule, bytes), {});
+            p.make_host_arrays(B::OocRunner::probe_box(probe_schedule, bytes), {}, {});
         return mpi::slowest_link(
             MPI_COMM_WORLD, B::OocRunner::calibrate(devices, probe_schedule, sample, step, bytes));
       });
@@ -310,7 +312,8 @@ RunStats run_rank(const mpi::Session& session, M& rank, const Program<B>& p,
     }
   }
   // The host arrays stop at the grid's edge: a boundary frame is filled on the device.
-  host = load_rank_arrays(p, intersect(part.ghost, p.grid), opt);
+  // devinit: only the arrays that need one get a host copy (one part per rank: no staging).
+  host = load_rank_arrays(p, intersect(part.ghost, p.grid), opt, {}, host_copies(p, opt, io, 1));
   io.restart(host);  // io: the checkpoint's values over this rank's box, when restarting
   loaded(host);
   io.start(host);
@@ -455,6 +458,11 @@ int run_mpi_program(mpi::Session& session, int argc, char** argv, Program<B> p,
     if (!opt.verify) return;
     for (int id = 0; id < problem.array_count; ++id) {
       const auto u = static_cast<std::size_t>(id);
+      if (!mine[u].held) {  // devinit: made on the devices (the same arrays on every rank)
+        initial.push_back(
+            HostArray::absent(problem.arrays[id].name, problem.arrays[id].element_bytes, p.grid));
+        continue;
+      }
       initial.emplace_back(problem.arrays[id].name, problem.arrays[id].element_bytes,
                            session.rank() == 0 ? p.grid : Box());
       mpi::gather_owned(MPI_COMM_WORLD, mine[u], owned, initial[u]);
@@ -469,6 +477,7 @@ int run_mpi_program(mpi::Session& session, int argc, char** argv, Program<B> p,
   RunStats stats = mpi::combine(
       MPI_COMM_WORLD, run_rank<B, M>(session, rank, p, loop, devices, partition, opt, ooc, probed,
                                      host, ooc_stats, keep_initial, &monitor, io));
+  if (!ooc_stats.on) host_copies_report(host, stats);  // devinit: rank 0's host copies
   io.finish();
   // The traces: each rank sampled the points it owns; rank 0 gathers and writes them, before
   // --verify's run (which samples the same points again).

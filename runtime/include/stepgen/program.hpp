@@ -382,6 +382,11 @@ struct HostArray {
   std::size_t element_bytes = 0;
   Box box;  ///< the whole grid
   HostBytes bytes;
+  /// devinit: false when the array has no host copy (its values live on the devices only:
+  /// made there, never uploaded nor gathered); name, element size and box stay, `bytes` is
+  /// empty. Every consumer of the bytes checks it (require): a missing copy is an internal
+  /// error, never a read of empty memory.
+  bool held = true;
 
   HostArray() = default;
   HostArray(std::string n, std::size_t elem, const Box& grid, const HostAllocator& alloc = {})
@@ -389,12 +394,29 @@ struct HostArray {
     const std::size_t size = static_cast<std::size_t>(grid.volume()) * elem;
     bytes = alloc ? alloc(size, name) : HostBytes(size);
   }
+  /// devinit: an array without a host copy (held false, no bytes).
+  static HostArray absent(std::string n, std::size_t elem, const Box& grid) {
+    HostArray a;
+    a.name = std::move(n);
+    a.element_bytes = elem;
+    a.box = grid;
+    a.held = false;
+    return a;
+  }
+  /// devinit: throws (an internal error naming `what`) when the array has no host copy.
+  void require(const char* what) const {
+    if (!held)
+      throw RunError(std::string("internal error: ") + what + " needs the host copy of array " +
+                     name + ", which this run does not keep (its values are on the devices)");
+  }
   template <typename T>
   T* as() {
+    require("a host read or write");
     return reinterpret_cast<T*>(bytes.data());
   }
   template <typename T>
   const T* as() const {
+    require("a host read");
     return reinterpret_cast<const T*>(bytes.data());
   }
 };
@@ -586,6 +608,7 @@ inline void check_files(const Options& o, const ProgramInfo& info) {
 
 /// Reads a raw file into `a`; the file must be a regular file of exactly the array's bytes.
 inline void load_raw(HostArray& a, const std::string& path) {
+  a.require("--load");
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0)
     throw RunError("cannot open '" + path + "' to load array " + a.name + ": " +
@@ -637,6 +660,7 @@ inline void write_atomically(const std::string& path, const unsigned char* data,
 }
 
 inline void save_raw(const HostArray& a, const std::string& path) {
+  a.require("--save");
   write_atomically(path, a.bytes.data(), a.bytes.size(), "array " + a.name);
 }
 
@@ -705,6 +729,10 @@ struct RunStats {
   /// The host link measured at start-up (rt::measure_link), bytes per second summed over the
   /// devices, to them and back (0: not measured).
   double link_h2d = 0, link_d2h = 0;
+  /// devinit: the arrays whose initial values were made on the devices, without a host copy
+  /// ("A, B"; empty: none), and the bytes of the host copies the run keeps (-1: not said).
+  std::string device_made;
+  long long host_array_bytes = -1;
 };
 
 inline std::string human_bytes(double b) {
@@ -735,6 +763,11 @@ inline void print_report(const RunStats& s, std::FILE* out) {
                  s.link_h2d / 1e9, s.link_d2h / 1e9);
   std::fprintf(out, ")\n");
   if (!s.host_memory.empty()) std::fprintf(out, "  host arrays:  %s\n", s.host_memory.c_str());
+  // devinit: which arrays have no host copy, and what the host copies weigh.
+  if (s.host_array_bytes >= 0)
+    std::fprintf(out, "  host copies:  %s; made on the devices: %s\n",
+                 human_bytes(static_cast<double>(s.host_array_bytes)).c_str(),
+                 s.device_made.empty() ? "none" : s.device_made.c_str());
   std::fprintf(out, "peak resident memory: %s\n",
                human_bytes(static_cast<double>(peak_resident_bytes())).c_str());
 }

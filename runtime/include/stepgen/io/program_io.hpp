@@ -225,6 +225,17 @@ class ProgramIo {
     }
   }
 
+  /// devinit: the arrays this run reads or writes through their host copies: every output's,
+  /// and a checkpoint's arrays when checkpoints are written or read (--restart).
+  std::vector<bool> host_arrays_used() const {
+    std::vector<bool> use(names_.size(), false);
+    if (every_ > 0 || reader_)
+      for (std::size_t id = 0; id < use.size(); ++id) use[id] = state_[id];
+    for (const OutputSpec& o : spec_.outputs)
+      for (int id : o.arrays) use[static_cast<std::size_t>(id)] = true;
+    return use;
+  }
+
   /// The step the run starts at (0, or the checkpoint's).
   std::int64_t first_step() const { return first_; }
 
