@@ -10,6 +10,7 @@
 # acoustic 512^3 (500 steps), heat 512^3 (1000) and Jacobi 16384^2 (1000), and two checks: the l2 values printed by CUDA and OpenCL, in core and out of core, are the
 # same bits; periodic in core equals periodic out of core (--steps 100, saved A compared).
 # The disk's write speed is measured in the same run (dd, 1 GiB, fsync). Prints a table last.
+# SIM_QUICK=1 and SIM_RUN_DIR: see below.
 # Usage: bench/run.sh sim
 set -u
 . "$(dirname "$0")/lib.sh"
@@ -21,15 +22,22 @@ register_nvidia_opencl
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
 names=(jacobi2d_16384 jacobi_periodic jacobi_l2 jacobi_output_raw jacobi_output acoustic_512 acoustic_512_auto
   heat3d_512 heat3d_512_auto jacobi2d_16384_auto)
+# SIM_QUICK=1: fixed, periodic and .h5 output only (both backends) and the periodic check.
+# SIM_RUN_DIR: the runs' working directory, where outputs go (e.g. /dev/shm/sim: a disk that
+# keeps up), its write speed measured by dd.
+quick=${SIM_QUICK:-0}
+rundir=${SIM_RUN_DIR:-$work/sim/run}
+[ "$quick" = 1 ] && names=(jacobi2d_16384 jacobi_periodic jacobi_output)
 for n in "${names[@]}"; do
   b=$work/sim/build-$n
   { cmake -S "$s/cuda-$n" -B "$b" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES="${CUDA_ARCH:-native}" &&
       cmake --build "$b" -j 8; } >"$out/build-$n.log" 2>&1 &
 done
 wait
-dd if=/dev/zero of="$work/sim/dd.bin" bs=64M count=16 conv=fsync 2>"$out/dd.log"
-disk=$(awk '/copied/ {print $(NF-1), $NF}' "$out/dd.log")
-rm -f "$work/sim/dd.bin"
+mkdir -p "$rundir"
+dd if=/dev/zero of="$rundir/dd.bin" bs=64M count=16 conv=fsync 2>"$out/dd.log"
+disk="$(awk '/copied/ {print $(NF-1), $NF}' "$out/dd.log") ($rundir)"
+rm -f "$rundir/dd.bin"
 
 # run BACKEND NAME TAG [ARGS...]: REPS runs in $work/sim/run (outputs land there), the median
 # time-loop ms/step; logs $out/BACKEND-TAG-i.log.
@@ -40,8 +48,8 @@ run() {
   if [ "$be" = cuda ]; then bin=$work/sim/build-$n/$n; else bin=$s/opencl/bin/$n; fi
   [ -x "$bin" ] || { ms[$be-$tag]="not built"; return; }
   for i in $(seq "$reps"); do
-    rm -rf "$work/sim/run"; mkdir -p "$work/sim/run"
-    (cd "$work/sim/run" && "$bin" --device-type gpu "$@") >"$out/$be-$tag-$i.log" 2>&1 ||
+    rm -rf "$rundir"; mkdir -p "$rundir"
+    (cd "$rundir" && "$bin" --device-type gpu "$@") >"$out/$be-$tag-$i.log" 2>&1 ||
       { ms[$be-$tag]="FAILED: $(tail -1 "$out/$be-$tag-$i.log")"; return; }
     vals+=("$(awk '/^time:/ {gsub(/[()]/,""); print $7; exit}' "$out/$be-$tag-$i.log")")
   done
@@ -50,6 +58,7 @@ run() {
 for be in cuda opencl; do
   run $be jacobi2d_16384 fixed
   run $be jacobi_periodic periodic
+  if [ "$quick" = 1 ]; then run $be jacobi_output output-h5; continue; fi
   run $be jacobi_l2 l2
   run $be jacobi_output_raw output-raw
   run $be jacobi_output output-h5
@@ -57,6 +66,7 @@ for be in cuda opencl; do
 done
 # The tuned shapes against the specs' fixed ones.
 for be in cuda opencl; do
+  [ "$quick" = 1 ] && break
   for n in acoustic_512 heat3d_512 jacobi2d_16384; do
     run $be $n "$n-fixed"
     run $be "${n}_auto" "$n-auto"
@@ -65,6 +75,7 @@ done
 # Check: a tuned program's results are the fixed one's (acoustic, 20 steps, p2 saved).
 tuned_same=()
 for be in cuda opencl; do
+  [ "$quick" = 1 ] && break
   for v in acoustic_512 acoustic_512_auto; do
     bin=$work/sim/build-$v/$v; [ $be = opencl ] && bin=$s/opencl/bin/$v
     "$bin" --device-type gpu --steps 20 --save "p2=$work/sim/$v.raw" >"$out/same-$be-$v.log" 2>&1
@@ -79,6 +90,7 @@ done
 # Checks: the same l2 bits everywhere; periodic in core = out of core.
 l2s=()
 for be in cuda opencl; do
+  [ "$quick" = 1 ] && break
   for mode in "--out-of-core off" "--out-of-core on --device-memory 1GiB"; do
     bin=$work/sim/build-jacobi_l2/jacobi_l2; [ $be = opencl ] && bin=$s/opencl/bin/jacobi_l2
     # shellcheck disable=SC2086
