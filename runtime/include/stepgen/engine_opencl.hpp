@@ -6,8 +6,16 @@
 /// first, the halo reads follow on the boundary queue while the interior computes, and the
 /// writes to the receivers go on their boundary queues.
 
+#include <algorithm>
 #include <cstdint>
+#include <cstdlib>
+#include <cstring>
 #include <initializer_list>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "stepgen/engine.hpp"
@@ -18,6 +26,131 @@
 #include "stepgen/reduce_opencl.hpp"
 
 namespace stepgen::cl {
+
+// --- Boundary frames within one device in one launch (copy_boxes) ------------------------
+/// Boundary frames within one OpenCL device in one launch (Backend::copy_boxes): a
+/// small runtime program, built once per device and context, whose kernel copies up to
+/// FrameBoxes::kMax boxes of one source buffer into one destination buffer (the same buffer
+/// for periodic/mirror/copy frames), the boxes' descriptors passed by value. Like CUDA's
+/// stepgen_frame_copies (engine_cuda.hpp): a frame of many narrow boxes (the columns of an x
+/// frame, the corners) costs one launch, not one clEnqueueCopyBufferRect each.
+/// STEPGEN_FRAMES=rect forces the rectangular copies (for comparison); a device whose build
+/// fails copies by rectangles too.
+
+/// The kernel's argument: up to kMax boxes, offsets and pitches in elements (cl_long only: the
+/// same layout on the host and the device).
+struct FrameBoxes {
+  static constexpr int kMax = 8;  ///< 8 * 9 * 8 + 8 bytes: under the 1024 bytes every device takes
+  struct Box {
+    cl_long src, dst;            ///< the first element of the box in the buffers
+    cl_long ex, ey, ez;          ///< extents
+    cl_long src_row, src_slice;  ///< pitches of the source
+    cl_long dst_row, dst_slice;  ///< pitches of the destination
+  };
+  Box b[kMax];
+  cl_long count;
+};
+
+inline const char* frames_program_source() {
+  return R"CLC(
+typedef struct { long src, dst, ex, ey, ez, src_row, src_slice, dst_row, dst_slice; } FrameBox;
+typedef struct { FrameBox b[8]; long count; } FrameBoxes;
+#define STEPGEN_FRAME_KERNEL(NAME, T)                                                       \
+__kernel void NAME(__global const T* src, __global T* dst, FrameBoxes boxes) {              \
+  const long j = (long)get_global_id(1);                                                    \
+  if (j >= boxes.count) return;                                                             \
+  const FrameBox k = boxes.b[j];                                                            \
+  const long plane = k.ex * k.ey;                                                           \
+  for (long i = (long)get_global_id(0); i < plane * k.ez; i += (long)get_global_size(0)) {  \
+    const long z = i / plane, r = i - z * plane, y = r / k.ex, x = r - y * k.ex;            \
+    dst[k.dst + z * k.dst_slice + y * k.dst_row + x] =                                      \
+        src[k.src + z * k.src_slice + y * k.src_row + x];                                   \
+  }                                                                                         \
+}
+STEPGEN_FRAME_KERNEL(stepgen_frame_copies_1, uchar)
+STEPGEN_FRAME_KERNEL(stepgen_frame_copies_2, ushort)
+STEPGEN_FRAME_KERNEL(stepgen_frame_copies_4, uint)
+STEPGEN_FRAME_KERNEL(stepgen_frame_copies_8, ulong)
+)CLC";
+}
+
+/// A device's frame kernels (one per element size 1, 2, 4, 8).
+struct FrameKernels {
+  Program program;
+  Kernel k[4];
+  /// The kernel for `element_bytes`, nullptr for other sizes.
+  const Kernel* of(std::size_t element_bytes) const {
+    switch (element_bytes) {
+      case 1:
+        return &k[0];
+      case 2:
+        return &k[1];
+      case 4:
+        return &k[2];
+      case 8:
+        return &k[3];
+      default:
+        return nullptr;
+    }
+  }
+};
+
+/// Whether STEPGEN_FRAMES=rect asks for the rectangular copies.
+inline bool frames_by_rect() {
+  static const bool rect = [] {
+    const char* v = std::getenv("STEPGEN_FRAMES");
+    return v != nullptr && std::strcmp(v, "rect") == 0;
+  }();
+  return rect;
+}
+
+/// The frame kernels of `d`, built on first use and kept for the process (never destroyed:
+/// releasing OpenCL objects after the platform's exit handlers can crash); nullptr when
+/// STEPGEN_FRAMES=rect or the build failed (then the caller copies by rectangles). Safe to call
+/// from several threads for different devices (a device's kernels are used by one thread).
+inline const FrameKernels* frame_kernels_for(const Device& d) {
+  if (frames_by_rect()) return nullptr;
+  static std::mutex lock;
+  static auto* made =
+      new std::map<std::pair<cl_context, cl_device_id>, std::unique_ptr<FrameKernels>>();
+  std::lock_guard<std::mutex> hold(lock);
+  const auto key = std::make_pair(d.context.get(), d.id);
+  auto it = made->find(key);
+  if (it != made->end()) return it->second.get();
+  std::unique_ptr<FrameKernels> f;
+  try {
+    auto made_now = std::make_unique<FrameKernels>();
+    made_now->program = build_program(d, frames_program_source(), "");
+    const char* names[4] = {"stepgen_frame_copies_1", "stepgen_frame_copies_2",
+                            "stepgen_frame_copies_4", "stepgen_frame_copies_8"};
+    for (int i = 0; i < 4; ++i) made_now->k[i] = create_kernel(d, made_now->program, names[i]);
+    f = std::move(made_now);
+  } catch (const std::exception&) {
+    f.reset();  // the rectangular copies instead
+  }
+  const FrameKernels* out = f.get();
+  (*made)[key] = std::move(f);
+  return out;
+}
+
+/// Enqueues one launch of `k` on `queue` copying the boxes of `b` from `src` into `dst`;
+/// `most`: the most elements of one box.
+inline void launch_frame_boxes(const Device& d, cl_command_queue queue, const Kernel& k,
+                               const Mem& src, const Mem& dst, const FrameBoxes& b, cl_long most) {
+  set_arg(d, k, 0, src, "frame source");
+  set_arg(d, k, 1, dst, "frame destination");
+  set_arg(d, k, 2, b, "frame boxes");
+  const size_t group = 64;
+  size_t items =
+      static_cast<size_t>((most + static_cast<cl_long>(group) - 1) / static_cast<cl_long>(group)) *
+      group;
+  if (items > (size_t{1} << 20)) items = size_t{1} << 20;  // the kernel loops over the rest
+  const size_t global[2] = {items, static_cast<size_t>(b.count)};
+  check(clEnqueueNDRangeKernel(queue, k.get(), 2, nullptr, global, nullptr, 0, nullptr, nullptr),
+        "clEnqueueNDRangeKernel(stepgen_frame_copies)", d.label());
+}
+
+// --- end of the frame kernels -----------------------------------------------------------------
 
 /// What a launch function receives: the part it runs on and which of its work-items run
 /// (`slab`: a range of them along the slowest dimension, for overlap; nullptr: all).
@@ -129,6 +262,64 @@ struct Backend {
   }
   static void copy_buffer(const Device& d, const Mem& dst, const Mem& src, std::size_t bytes) {
     cl::copy_buffer(d, dst, src, bytes);
+  }
+  // --- Boundary frames within one device in one launch (FrameBoxes above) -----------------
+  /// Every copy of `list` (each within `d`) on its compute queue, where copy_box enqueued them
+  /// (after the launch and exchange that wrote the sources, before the next launch): per source
+  /// buffer, destination buffer and element size (1, 2, 4, 8), one launch of
+  /// stepgen_frame_copies_<size> per FrameBoxes::kMax boxes (a periodic frame of one array in
+  /// 2D: one launch, not 8 rectangular copies). The copies of one refresh are independent
+  /// (boundary.hpp: FrameCopy), so they may run in any order. Other element sizes, and every
+  /// copy when the kernels are not there (STEPGEN_FRAMES=rect, build failed): copy_box.
+  static void copy_boxes(const Device& d, const std::vector<rt::DeviceFrameCopy<Buffer>>& list) {
+    const FrameKernels* fk = frame_kernels_for(d);
+    std::vector<bool> done(list.size(), false);
+    if (fk != nullptr) {
+      for (std::size_t i = 0; i < list.size(); ++i) {
+        if (done[i]) continue;
+        const rt::DeviceFrameCopy<Buffer>& first = list[i];
+        const Kernel* k = fk->of(first.element_bytes);
+        if (k == nullptr) continue;
+        const auto eb = static_cast<cl_long>(first.element_bytes);
+        FrameBoxes b{};
+        cl_long most = 0;
+        auto flush = [&] {
+          if (b.count == 0) return;
+          launch_frame_boxes(d, d.on(On::kCompute), *k, *first.src, *first.dst, b, most);
+          b.count = 0;
+          most = 0;
+        };
+        for (std::size_t j = i; j < list.size(); ++j) {
+          const rt::DeviceFrameCopy<Buffer>& c = list[j];
+          if (done[j] || c.src->get() != first.src->get() || c.dst->get() != first.dst->get() ||
+              c.element_bytes != first.element_bytes)
+            continue;
+          done[j] = true;
+          if (c.to.empty()) continue;
+          const rt::RectCopy s = rt::rect_of(c.from, c.src_box, c.element_bytes);
+          const rt::RectCopy t = rt::rect_of(c.to, c.dst_box, c.element_bytes);
+          FrameBoxes::Box& x = b.b[b.count++];
+          x.src = static_cast<cl_long>(s.offset()) / eb;
+          x.dst = static_cast<cl_long>(t.offset()) / eb;
+          x.ex = c.to.extent(0);
+          x.ey = c.to.extent(1);
+          x.ez = c.to.extent(2);
+          x.src_row = static_cast<cl_long>(s.row_pitch) / eb;
+          x.src_slice = static_cast<cl_long>(s.slice_pitch) / eb;
+          x.dst_row = static_cast<cl_long>(t.row_pitch) / eb;
+          x.dst_slice = static_cast<cl_long>(t.slice_pitch) / eb;
+          most = std::max(most, static_cast<cl_long>(c.to.volume()));
+          if (b.count == FrameBoxes::kMax) flush();
+        }
+        flush();
+      }
+    }
+    for (std::size_t i = 0; i < list.size(); ++i)  // the rest: rectangle by rectangle
+      if (!done[i]) {
+        const rt::DeviceFrameCopy<Buffer>& c = list[i];
+        copy_box(d, *c.src, c.src_box, c.from, d, *c.dst, c.dst_box, c.to, c.element_bytes, c.name,
+                 true);
+      }
   }
   /// Waits for everything enqueued on the device (both queues): before a source or receiver
   /// (engine.hpp: InCore::inject/record) touches a cell an exchange may write.
