@@ -15,6 +15,9 @@ mkdir -p "$s/opencl/bin" "$s/opencl/lib"
 tmp=$(mktemp -d)
 specs=("$root/bench/specs/jacobi2d_16384.xml" "$root/bench/specs/acoustic_512.xml" "$root/bench/specs/heat3d_512.xml"
   "$root"/bench/specs/sim/*.xml)
+# SIM_QUICK=1: only what `SIM_QUICK=1 bench/run.sh sim` runs.
+[ "${SIM_QUICK:-0}" = 1 ] && specs=("$root/bench/specs/jacobi2d_16384.xml" "$root/bench/specs/sim/jacobi_periodic.xml"
+  "$root/bench/specs/sim/jacobi_output.xml")
 for spec in "${specs[@]}"; do
   name=$(basename "$spec" .xml)
   # A spec this stepgen cannot generate (a feature not yet there) is skipped: `sim` says "not built".

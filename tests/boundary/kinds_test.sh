@@ -8,7 +8,8 @@
 # min-exchange: a 2x2 grid, frames on every side of every part; 4x1 for the wide grid) and on 3
 # with STEPGEN_OVERLAP=off; a grid 4 rows high (thin parts: one part 2 frame widths high, two
 # slabs 1 frame width high each) on 1 and 2 devices, and on 2 with the frames composed on the
-# host (STEPGEN_FRAMES=host, the path MPI ranks keep for a periodic neighbour on another rank);
+# host (STEPGEN_FRAMES=host, the path MPI ranks keep for a periodic neighbour on another rank),
+# and on 1 with a rectangular copy per frame box instead of the copy kernel (STEPGEN_FRAMES=rect);
 # sources at the edge (mirror_copy_inject: the frame images get the value too); out of core on
 # 1 and 2 devices (1 step per pass; 3 with only periodic boundaries); A and B must equal the
 # reference bit for bit.
@@ -31,7 +32,7 @@ for case in "mirror_copy mirror copy" "value_periodic value periodic" "periodic_
   # shellcheck disable=SC2086
   env "${ref_env[@]}" "$reference" "$kx" "$ky" "$out/reference" $size
   runs=("1" "3" "4 --strategy min-exchange" "3 overlap-off")
-  if [ "$name" = periodic_thin ]; then runs=("1" "2 --strategy slabs" "2 frames-host"); fi
+  if [ "$name" = periodic_thin ]; then runs=("1" "2 --strategy slabs" "2 frames-host" "1 frames-rect"); fi
   for run in "${runs[@]}"; do
     read -r n extra <<<"$run"
     args=()
@@ -39,6 +40,7 @@ for case in "mirror_copy mirror copy" "value_periodic value periodic" "periodic_
     case "$extra" in
       overlap-off) env=(STEPGEN_OVERLAP=off) ;;
       frames-host) env=(STEPGEN_FRAMES=host) args=(--strategy slabs) ;;
+      frames-rect) env=(STEPGEN_FRAMES=rect) ;;  # OpenCL: a rectangular copy per frame box
       ?*) read -r -a args <<<"$extra" ;;
     esac
     dir="$out/runs/$n-${extra// /-}"

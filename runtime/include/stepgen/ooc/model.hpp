@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <string>
 #include <utility>
@@ -63,6 +64,32 @@ inline std::string link_figures_text(const Link& link) {
     s += buf;
   }
   return s;
+}
+
+/// The link as its figures are printed (link_figures_text: 9 significant digits) and read back
+/// (calibration.hpp: the same strtod and the same scaling): the run plans with these, so
+/// `stepgen plan --calibration` given the run's line makes the run's choice even where two
+/// plans' predictions differ in the last digits.
+inline Link as_printed(Link l) {
+  // `printed`: the number as link_figures_text computes it; `back`: the parser's factor.
+  auto round = [](double v, double printed, double back) {
+    if (!(v > 0)) return v;
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.9g", printed);
+    return std::strtod(buf, nullptr) * back;
+  };
+  l.h2d = round(l.h2d, l.h2d / 1e9, 1e9);
+  l.d2h = round(l.d2h, l.d2h / 1e9, 1e9);
+  l.bidir = round(l.bidir, l.bidir / 1e9, 1e9);
+  l.d2d = round(l.d2d, l.d2d / 1e9, 1e9);
+  l.cell_step = round(l.cell_step, l.cell_step * 1e9, 1e-9);
+  if (l.devices_all > 1) {
+    l.h2d_all = round(l.h2d_all, l.h2d_all / 1e9, 1e9);
+    l.d2h_all = round(l.d2h_all, l.d2h_all / 1e9, 1e9);
+    l.bidir_all = round(l.bidir_all, l.bidir_all / 1e9, 1e9);
+  }
+  l.latency = round(l.latency, l.latency * 1e6, 1e-6);
+  return l;
 }
 
 /// The link each of `parts` devices gets when all of them stream at once: its own link, or
