@@ -49,6 +49,8 @@
 #                       acoustic 512^3 (500) in core, out of core and auto, predicted vs measured
 #   sim                 periodic boundaries, l2 norm, snapshots and checkpoints on Jacobi 16384^2:
 #                       their cost against fixed boundaries, both backends
+#   restart             checkpoint/restart of Jacobi 16384^2 (in core, out of core, a corrupted
+#                       file) and grayscott's CUDA MPI program on 2-3 ranks sharing the GPU
 # Anywhere:
 #   table               the table of every phase whose output is in $OUT (PHASE.txt: several
 #                       phases run in one call, e.g. unpacked here)
@@ -77,7 +79,7 @@ declare -A file=(
   [build]=build.sh [check]=check.sh [incore]=incore.sh [opencl]=opencl.sh [ooc]=ooc.sh
   [ooc-opencl]=ooc_opencl.sh [ooc-2gpu]=ooc_2gpu.sh [multi-gpu]=multi_gpu.sh [mpi]=mpi.sh
   [mpi-opencl]=mpi_opencl.sh [unseen]=unseen.sh [difftest]=difftest.sh [blocks]=blocks.sh [reduce]=reduce.sh
-  [oocauto]=oocauto.sh [table]=-)
+  [oocauto]=oocauto.sh [restart]=restart.sh [table]=-)
 declare -A lead=([unseen-generate]=generate [difftest-generate]=generate [unseen]=run [difftest]=run)
 is_here() {
   case $1 in generate | prepare | unseen-generate | difftest-generate | sim-generate | local | trapezoid-cpu | replay) return 0 ;; esac

@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# Phase `restart` (GPU machine; carry bench/generated/sim/cuda-jacobi2d_16384 (sim-generate) and
+# bench/generated/mpi-cuda/grayscott, bench/generated/cuda-grayscott (generate)): checkpoint and
+# restart on the GPU, and periodic boundaries across MPI ranks, CUDA:
+#   - Jacobi 16384^2: 300 steps straight; 200 steps writing a checkpoint every 100, then
+#     --restart from it to 300 in core, and out of core (--device-memory 1GiB): A equal bit for bit;
+#     a corrupted checkpoint refused with an error;
+#   - examples/grayscott (periodic in x and y): the CUDA MPI program on 2 and 3 ranks sharing the
+#     GPU (the wrap crosses ranks: frames through the host), in core and out of core on each
+#     rank, against the one-process CUDA program (and its serial reference).
+# Prints one line per check, a table last.
+# Usage: bench/run.sh restart
+set -u
+. "$(dirname "$0")/lib.sh"
+w=$work/restart
+rm -rf "$w"
+mkdir -p "$w" "$out"
+nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
+cuda_build() {  # cuda_build TREE DIR
+  cmake -S "$1" -B "$2" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES="${CUDA_ARCH:-native}" \
+    >"$2.log" 2>&1 && cmake --build "$2" -j 8 >>"$2.log" 2>&1
+}
+cuda_build "$gen/sim/cuda-jacobi2d_16384" "$w/jacobi" &
+cuda_build "$gen/cuda-grayscott" "$w/gs" &
+cuda_build "$gen/mpi-cuda/grayscott" "$w/gs-mpi" &
+wait
+rows=()
+check() {  # check NAME FILE_A FILE_B
+  if [ -s "$2" ] && cmp -s "$2" "$3"; then rows+=("| $1 | equal |"); else rows+=("| $1 | **DIFFER or failed** |"); fi
+}
+j=$w/jacobi/jacobi2d_16384
+(cd "$w" && $j --steps 300 --save A=straight.raw >straight.log 2>&1)
+(cd "$w" && $j --steps 200 --checkpoint run.ckpt --checkpoint-every 100 >first.log 2>&1)
+(cd "$w" && $j --steps 300 --restart run.ckpt --save A=restarted.raw >restart.log 2>&1)
+check "Jacobi 16384^2: restart from step 200 in core = straight 300 steps" "$w/straight.raw" "$w/restarted.raw"
+(cd "$w" && $j --steps 300 --restart run.ckpt --out-of-core on --device-memory 1GiB \
+  --save A=restarted-ooc.raw >restart-ooc.log 2>&1)
+check "Jacobi 16384^2: restart out of core (1 GiB budget) = straight" "$w/straight.raw" "$w/restarted-ooc.raw"
+cp "$w/run.ckpt" "$w/bad.ckpt"
+printf 'XXXXXXXX' | dd of="$w/bad.ckpt" bs=1 seek=100000000 conv=notrunc 2>/dev/null
+if (cd "$w" && $j --steps 300 --restart bad.ckpt >bad.log 2>&1); then
+  rows+=("| corrupted checkpoint | **accepted** |")
+else
+  rows+=("| corrupted checkpoint refused: $(grep -m1 -i error "$w/bad.log" | cut -c1-90) | ok |")
+fi
+cp "$w"/*.log "$out/" 2>/dev/null
+# grayscott: one process, then MPI ranks sharing the GPU.
+g=$w/gs/grayscott gm=$w/gs-mpi/grayscott
+arrays="U V"
+saves() { for a in $arrays; do printf -- '--save %s=%s/%s.raw ' "$a" "$1" "$a"; done; }
+mkdir -p "$w/g1"
+# shellcheck disable=SC2046
+(cd "$root/examples/grayscott" && $g $(saves "$w/g1") >"$w/g1/log" 2>&1)
+for run in "2:" "3:" "2:--out-of-core on --ooc-chunks 2 --steps-per-pass 2"; do
+  n=${run%%:*} args=${run#*:}
+  d=$w/gm-$n-${args// /}
+  mkdir -p "$d"
+  # shellcheck disable=SC2046,SC2086
+  (cd "$root/examples/grayscott" && STEPGEN_MPI_SHARE_DEVICES=1 timeout 300 mpirun --allow-run-as-root \
+    --oversubscribe -x STEPGEN_MPI_SHARE_DEVICES -np "$n" $gm $args $(saves "$d") >"$d/log" 2>&1)
+  for a in $arrays; do check "grayscott MPI $n ranks ${args:-in core}: $a = one process" "$w/g1/$a.raw" "$d/$a.raw"; done
+  cp "$d/log" "$out/grayscott-mpi-$n-${args// /}.log"
+done
+echo
+echo "== restart and periodic MPI on the GPU"
+echo "| check | result |"
+echo "| --- | --- |"
+printf '%s\n' "${rows[@]}"
