@@ -4,7 +4,7 @@
 // 0.5 (a corner outside in a value dimension too). Build with -ffp-contract=off.
 // Usage: boundary_reference KIND_X KIND_Y OUT_DIR [NX NY]   (kinds: periodic, mirror, copy,
 // value; the grid 64x48 unless given)
-//        boundary_reference heat3d-z OUT_DIR   (periodic_z.xml: heat7.cl's 7-point step on
+//        boundary_reference heat3d-z OUT_DIR   (heat7.cl's 7-point step on
 // 16x12x20, z by modulo indexing, the x and y edges fixed); heat3d-z-inject: with
 // periodic_z_inject.xml's sources. STEPGEN_REF_INJECT=1: mirror_copy_inject.xml's sources.
 
@@ -40,8 +40,9 @@ void write(const std::string& path, const std::vector<float>& a) {
 }
 }  // namespace
 
-// periodic_z.xml: 12 steps of heat7.cl over 16x12x20, periodic in z (modulo indexing), the
-// cells on the x and y edges never computed (they keep their values, A's and B's in turn).
+// periodic_z_inject.xml (`inject`: with its sources; without them the same stencil alone): 12
+// steps of heat7.cl over 16x12x20, periodic in z (modulo indexing), the cells on the x and y
+// edges never computed (they keep their values, A's and B's in turn).
 int heat3d_z(const std::string& out, bool inject) {
   constexpr int nx = 16, ny = 12, nz = 20, steps = 12;
   constexpr float alpha = 0.125f;
