@@ -349,14 +349,16 @@ inline void write_box(const Device& d, const Buffer& buf, const rt::Box& buffer,
                     "write " + host.name, on);
 }
 
-/// Enqueues a GPU-to-GPU copy of `sub` from the buffer of one part into another's, on the
-/// receiver's stream: cudaMemcpyPeerAsync for a contiguous slab, else cudaMemcpy3DPeerAsync.
+/// Enqueues a GPU-to-GPU copy of the cells `from` of the buffer of one part into the cells
+/// `to` (the same extents) of another's, on the receiver's stream: cudaMemcpyPeerAsync for a
+/// contiguous slab, else cudaMemcpy3DPeerAsync. (`from` != `to`: a periodic frame, whose
+/// cells are the other side's moved across the grid.)
 inline void peer_box(const Device& src, const Buffer& src_buf, const rt::Box& src_box,
-                     const Device& dst, const Buffer& dst_buf, const rt::Box& dst_box,
-                     const rt::Box& sub, std::size_t element_bytes, const std::string& array,
-                     On on = On::kCompute) {
-  rt::RectCopy s = rt::rect_of(sub, src_box, element_bytes);
-  rt::RectCopy d = rt::rect_of(sub, dst_box, element_bytes);
+                     const rt::Box& from, const Device& dst, const Buffer& dst_buf,
+                     const rt::Box& dst_box, const rt::Box& to, std::size_t element_bytes,
+                     const std::string& array, On on = On::kCompute) {
+  rt::RectCopy s = rt::rect_of(from, src_box, element_bytes);
+  rt::RectCopy d = rt::rect_of(to, dst_box, element_bytes);
   if (d.bytes() == 0) return;
   dst.use();
   if (d.contiguous() && s.contiguous()) {
@@ -376,6 +378,14 @@ inline void peer_box(const Device& src, const Buffer& src_buf, const rt::Box& sr
   p.extent = detail::extent(d);
   check(cudaMemcpy3DPeerAsync(&p, dst.stream(on)),
         "cudaMemcpy3DPeerAsync(" + array + " from " + src.label() + ")", dst);
+}
+
+/// The same cells `sub` from one part's buffer into another's (a halo exchange).
+inline void peer_box(const Device& src, const Buffer& src_buf, const rt::Box& src_box,
+                     const Device& dst, const Buffer& dst_buf, const rt::Box& dst_box,
+                     const rt::Box& sub, std::size_t element_bytes, const std::string& array,
+                     On on = On::kCompute) {
+  peer_box(src, src_buf, src_box, sub, dst, dst_buf, dst_box, sub, element_bytes, array, on);
 }
 
 /// Waits on the host for everything enqueued on the GPU's stream.

@@ -128,24 +128,8 @@ struct Backend {
     if (same)
       return detail::rect_copy(dd, db.get(), d, sb.get(), s, cudaMemcpyDeviceToDevice,
                                std::string("frame of ") + name, On::kCompute);
-    dd.use();
-    if (d.contiguous() && s.contiguous()) {
-      check(cudaMemcpyPeerAsync(static_cast<char*>(db.get()) + d.offset(), dd.ordinal,
-                                static_cast<const char*>(sb.get()) + s.offset(), sd.ordinal,
-                                d.bytes(), dd.stream(On::kCompute)),
-            std::string("cudaMemcpyPeerAsync(frame of ") + name + " from " + sd.label() + ")", dd);
-      return;
-    }
-    cudaMemcpy3DPeerParms p{};
-    p.srcPtr = detail::pitched(sb.get(), s);
-    p.srcPos = detail::pos(s);
-    p.srcDevice = sd.ordinal;
-    p.dstPtr = detail::pitched(db.get(), d);
-    p.dstPos = detail::pos(d);
-    p.dstDevice = dd.ordinal;
-    p.extent = detail::extent(d);
-    check(cudaMemcpy3DPeerAsync(&p, dd.stream(On::kCompute)),
-          std::string("cudaMemcpy3DPeerAsync(frame of ") + name + " from " + sd.label() + ")", dd);
+    cuda::peer_box(sd, sb, src_box, from, dd, db, dst_box, to, element_bytes,
+                   std::string("frame of ") + name, On::kCompute);
   }
   /// Boundary frames within one GPU (engine.hpp: fill_frames_on_devices): every copy of
   /// `list` (each within `d`) by one kernel per element size and 32 boxes
