@@ -49,6 +49,9 @@
 #                       acoustic 512^3 (500) in core, out of core and auto, predicted vs measured
 #   sim                 periodic boundaries, l2 norm, snapshots and checkpoints on Jacobi 16384^2:
 #                       their cost against fixed boundaries, both backends
+#   l2cost              l2 every 100 steps on Jacobi 16384^2 against the same without, both
+#                       backends, alternating runs (after SIM_ONLY="jacobi2d_16384 jacobi_l2"
+#                       sim-generate)
 #   restart             checkpoint/restart of Jacobi 16384^2 (in core, out of core, a corrupted
 #                       file) and grayscott's CUDA MPI program on 2-3 ranks sharing the GPU
 # Anywhere:
@@ -75,7 +78,7 @@ usage() {
 declare -A file=(
   [generate]=generate.sh [prepare]=prepare.sh [unseen-generate]=unseen.sh
   [difftest-generate]=difftest.sh [local]=local.sh [trapezoid-cpu]=trapezoid_cpu.sh [replay]=replay.sh
-  [sim-generate]=sim_generate.sh [sim]=sim.sh [new-examples]=newex.sh
+  [sim-generate]=sim_generate.sh [sim]=sim.sh [l2cost]=l2cost.sh [new-examples]=newex.sh
   [build]=build.sh [check]=check.sh [incore]=incore.sh [opencl]=opencl.sh [ooc]=ooc.sh
   [ooc-opencl]=ooc_opencl.sh [ooc-2gpu]=ooc_2gpu.sh [multi-gpu]=multi_gpu.sh [mpi]=mpi.sh
   [mpi-opencl]=mpi_opencl.sh [unseen]=unseen.sh [difftest]=difftest.sh [blocks]=blocks.sh [reduce]=reduce.sh

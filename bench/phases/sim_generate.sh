@@ -20,6 +20,8 @@ specs=("$root/bench/specs/jacobi2d_16384.xml" "$root/bench/specs/acoustic_512.xm
   "$root/bench/specs/sim/jacobi_output.xml")
 for spec in "${specs[@]}"; do
   name=$(basename "$spec" .xml)
+  # SIM_ONLY="NAME ...": only those specs (e.g. the `l2cost` phase's two).
+  if [ -n "${SIM_ONLY:-}" ] && [[ " $SIM_ONLY " != *" $name "* ]]; then continue; fi
   # A spec this stepgen cannot generate (a feature not yet there) is skipped: `sim` says "not built".
   if ! "$build/stepgen" generate "$spec" --target cuda -o "$s/cuda-$name" >/dev/null 2>"$tmp/err" ||
     ! "$build/stepgen" generate "$spec" --target opencl -o "$tmp/$name" >/dev/null 2>"$tmp/err"; then

@@ -7,7 +7,9 @@
 
 #include <doctest/doctest.h>
 
+#include <cmath>
 #include <cstdint>
+#include <random>
 #include <vector>
 
 #include "../reduce/device_cases.hpp"
@@ -91,5 +93,71 @@ TEST_CASE("device reduction (CUDA): reducer_for keeps one reducer per GPU") {
     cuda::reducer_for(d).reduce_box<float>(buf, nullptr, box, box, got);
     for (float x : v) want.add(x);
     CHECK(reduce_cases::bits(got.value()) == reduce_cases::bits(want.value()));
+  }
+}
+
+namespace {
+
+/// One thread's float accumulator in mode M over `v`, as the kernel drives it (groups of four,
+/// a carry every kEvery values, a last carry): its limbs, then its counts.
+template <bool Square, int M>
+std::vector<long long> float_limbs(const std::vector<float>& v) {
+  using Acc = cuda::reduce_detail::FloatAcc<Square, M>;
+  Acc s;
+  int since = 0;
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    s.add(v[i]);
+    if (i % 4 == 3 || i + 1 == v.size()) {
+      since += i % 4 == 3 ? 4 : static_cast<int>(i % 4) + 1;
+      if (since >= Acc::kEvery) {
+        since = 0;
+        s.carry();
+      }
+    }
+  }
+  s.carry(true);
+  std::vector<long long> out(s.acc, s.acc + Acc::kN);
+  out.insert(out.end(), s.cnt, s.cnt + 3);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("device reduction (CUDA): the hot class (modes 1-3) gives the limbs of the compare") {
+  // Mode 0 adds every value through the compare over the classes; modes 1-3 first try the
+  // thread's hot class. Data that stays in one class, that moves between classes (the hot class
+  // follows it), that jumps at random, with zeros, subnormals, infinities and NaN: the same
+  // digits.
+  std::mt19937_64 rng(41);
+  std::vector<std::vector<float>> cases;
+  for (reduce_cases::Mix mix :
+       {reduce_cases::Mix::kFinite, reduce_cases::Mix::kSmall, reduce_cases::Mix::kZeros,
+        reduce_cases::Mix::kInfinities, reduce_cases::Mix::kNan}) {
+    std::vector<float> v(3001);
+    for (float& x : v) x = reduce_cases::random_value<float>(rng, mix);
+    cases.push_back(v);
+  }
+  std::vector<float> moving;  // long runs in one class, then another
+  for (int run = 0; run < 12; ++run) {
+    const float scale = std::ldexp(1.0f, (run * 37) % 200 - 100);
+    for (int i = 0; i < 700; ++i)
+      moving.push_back(scale * reduce_cases::random_value<float>(rng, reduce_cases::Mix::kSmall));
+  }
+  cases.push_back(moving);
+  std::vector<float> large(2000, 3.4e38f);  // the largest payloads: no overflow of 64 bits
+  for (std::size_t i = 0; i < large.size(); i += 3) large[i] = -1.5e-45f;
+  cases.push_back(large);
+  // The top of l2's first exponent window (e = base + 7): squares near 2^62, so that the window's
+  // 128-bit sum carries into its high word.
+  std::vector<float> top(3000, 15.999999f);
+  for (std::size_t i = 0; i < top.size(); i += 7) top[i] = -8.5f;
+  cases.push_back(top);
+  for (const std::vector<float>& v : cases) {
+    CHECK(float_limbs<false, 1>(v) == float_limbs<false, 0>(v));
+    CHECK(float_limbs<false, 2>(v) == float_limbs<false, 0>(v));
+    CHECK(float_limbs<true, 1>(v) == float_limbs<true, 0>(v));
+    CHECK(float_limbs<true, 2>(v) == float_limbs<true, 0>(v));
+    CHECK(float_limbs<false, 3>(v) == float_limbs<false, 0>(v));
+    CHECK(float_limbs<true, 3>(v) == float_limbs<true, 0>(v));
   }
 }

@@ -9,6 +9,7 @@
 /// .cu file (it defines kernels).
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <map>
@@ -179,6 +180,17 @@ __device__ __forceinline__ void for_cells(const T* a, const T* m, int has_minus,
   for_cells_after(a, m, has_minus, c, g, f, [](int) {});
 }
 
+/// Whether any thread of the warp has `miss`: the branch of the misses is then uniform, and a
+/// real branch the warp skips (a condition of one thread may be turned into predicated
+/// instructions run by every value). The CPU emulation runs one thread: `miss` itself.
+__device__ __forceinline__ bool warp_any(bool miss) {
+#if defined(__CUDA_ARCH__)
+  return __any_sync(__activemask(), miss) != 0;
+#else
+  return miss;
+#endif
+}
+
 /// acc += w when c == j. On the GPU one compare and a predicated 64-bit addition (2
 /// instructions): written in C, nvcc selects w or 0 first (2 more per limb, on every limb of
 /// every value of the float kernels).
@@ -219,26 +231,107 @@ __device__ __forceinline__ void add3_if(I64& a0, I64& a1, I64& a2, int c, int j,
 ///   l2:  x^2 = mant^2 * 2^(2e - 300), at p = 2e + 774: class (p >> 6) - kLo / 2 (0..8), two
 ///        limbs wide, payload mant^2 << (p & 63) < 2^112 in three pieces: bits 0..31, 32..63
 ///        (limbs kLo + 2 class, + 1) and the rest, < 2^47 (limb kLo + 2 class + 2).
+/// How a float value reaches its class (STEPGEN_REDUCE_FLOAT; the benchmark `bench/run.sh
+/// reduce` builds each): 0 the compare over the classes for every value; 1 the hot class first,
+/// the compare over the classes for the others; 2 the hot class first, the others at a
+/// computed index of the limbs (which then live in local memory, touched only on a miss, and,
+/// for l2, carried every 32nd time only); 3 (the default) sum as 1, l2 through an exponent
+/// window (FloatAcc::wlo).
+#ifndef STEPGEN_REDUCE_FLOAT
+#define STEPGEN_REDUCE_FLOAT 3
+#endif
+
+/// The compare over the classes costs a predicated addition per class and limb for every value;
+/// most values of real data share one class (a class spans 32 binary orders of magnitude of the
+/// value), so a value of the thread's `hot` class (and a zero, whose payload is 0) goes to the
+/// hot accumulators h0..h2 through one compare, and only the others (a branch a warp skips
+/// when all its threads hit) go to the limbs of their class. carry() first adds the hot
+/// accumulators to their class's limbs, and moves `hot` to the class of the last miss when more
+/// than a quarter of the values since the last carry missed. Which accumulator a value goes
+/// through changes no bit: the limbs receive the same integers.
 /// Every kEvery values carry() turns the limbs into 32-bit digits (the top one signed), which
 /// leaves room in 64 bits for the next values (a group of 4 may overshoot by 3: sum,
-/// 2^32 + 67 * 2^55 < 2^63; l2, 2^32 + 259 * 2^47); the last carry gives the digits the
-/// generic path writes (the same integer, the same digits).
-template <bool Square>
+/// 2^32 + 67 * 2^55 < 2^63; l2, 2^32 + 259 * 2^47; the hot accumulators hold part of the same
+/// values, so the bound holds after they are added); the last carry gives the digits the
+/// generic path writes (the same integer, the same digits). l2 with its limbs in local memory
+/// (mode 2) carries them at every kCarryEvery-th call only (each value adds less than 2^47 to
+/// any limb: 2^32 + 32 * 259 * 2^47 < 2^63), since a carry there is a chain of dependent
+/// local-memory accesses; the hot accumulators still go to the limbs at every call.
+template <bool Square, int Mode = STEPGEN_REDUCE_FLOAT>
 struct FloatAcc {
   static constexpr rt::device_reduce::Limbs kLimbs =
       rt::device_reduce::limbs(rt::device_reduce::Kind::kFloat, Square);
   static constexpr int kLo = kLimbs.lo, kN = kLimbs.count();
   static constexpr int kClasses = 9;
   static constexpr int kEvery = Square ? 256 : 64;
+  static constexpr int kMode = Mode == 3 && !Square ? 1 : Mode;
+  static constexpr int kCarryEvery = Square && kMode == 2 ? 32 : 1;
   static_assert(kN == (Square ? 2 * kClasses + 1 : kClasses + 1) && kLo % 2 == 0,
                 "float limbs: 10 for sum, 19 for l2 from an even limb");
+  /// The class of 1.0 (sum: p = 1051, l2: p = 1028): where the hot class starts.
+  static constexpr int kFirstHot = Square ? (1028 >> 6) - kLo / 2 : (1051 >> 5) - kLo;
   I64 acc[kN];
   I64 cnt[3];
+  I64 h0 = 0, h1 = 0, h2 = 0;  ///< the hot class's payloads (sum: h0 only)
+  int hot = kFirstHot;
+  int misses = 0, last_miss = kFirstHot;
+  int calls = 0;  ///< carry() calls since the limbs were last carried
+  /// l2's exponent window (mode 3): the squares of the values whose exponent e lies in
+  /// [base, base + 32) are summed exactly in 128 bits (whi, wlo) in units of 2^(2 base - 300):
+  /// x^2 (exact in double) times `scale` = 2^(300 - 2 base) is an integer below 2^110, split in
+  /// double into its high and low 64 bits (both exact) and converted to integers; the others go
+  /// through the compare over the classes. carry() adds the window's sum (below 2^118) to the
+  /// limbs (at bit 2 base + 774 from 2^-1074: five 32-bit pieces from limb l0 <= 14, base
+  /// being kept in [1, 236]) and moves the window's top to the largest exponent of the values
+  /// since the last carry (emax): only values 2^32 times smaller than those miss. The double
+  /// arithmetic only scales and splits exact values: no rounding anywhere.
+  U64 wlo = 0, whi = 0;
+  int base = 103;  // values 2^-24 .. 2^8
+  double scale = 0x1p94;
+  int emax = 0;
 
   __device__ __forceinline__ FloatAcc() {
     STEPGEN_REDUCE_UNROLL
     for (int i = 0; i < kN; ++i) acc[i] = 0;
     cnt[0] = cnt[1] = cnt[2] = 0;
+  }
+
+  /// The payload (w0, w1, w2; sum: w0) of class c added to its limbs.
+  __device__ __forceinline__ void to_class(int c, I64 w0, I64 w1, I64 w2) {
+    if constexpr (kMode == 2) {
+      if constexpr (Square) {
+        acc[2 * c] += w0;
+        acc[2 * c + 1] += w1;
+        acc[2 * c + 2] += w2;
+      } else {
+        acc[c] += w0;
+      }
+    } else {
+      STEPGEN_REDUCE_UNROLL
+      for (int j = 0; j < kClasses; ++j) {
+        if constexpr (Square)
+          add3_if(acc[2 * j], acc[2 * j + 1], acc[2 * j + 2], c, j, w0, w1, w2);
+        else
+          add_if(acc[j], c, j, w0);
+      }
+    }
+  }
+
+  /// A payload of class c (k: c, or the hot class for a zero).
+  __device__ __forceinline__ void add_payload(int c, int k, I64 w0, I64 w1, I64 w2) {
+    if constexpr (kMode == 0) {
+      to_class(c, w0, w1, w2);
+    } else {
+      if constexpr (Square)
+        add3_if(h0, h1, h2, k, hot, w0, w1, w2);
+      else
+        add_if(h0, k, hot, w0);
+      if (warp_any(k != hot) && k != hot) {
+        to_class(c, w0, w1, w2);
+        ++misses;
+        last_miss = c;
+      }
+    }
   }
 
   __device__ __forceinline__ void add(float x) {
@@ -256,27 +349,104 @@ struct FloatAcc {
     }
     const int e = eb != 0 ? eb : 1;
     const std::uint32_t mant = eb != 0 ? (f | 0x800000u) : f;
-    if constexpr (Square) {
+    if constexpr (Square && kMode == 3) {
+      const bool in = static_cast<unsigned>(e - base) < 32u;
+      emax = max_(emax, mant != 0u ? e : 0);
+      const double v = in ? static_cast<double>(x) * static_cast<double>(x) * scale : 0.0;
+      const double hi = floor_(v * 0x1p-64);
+      add128(static_cast<U64>(v - hi * 0x1p64), static_cast<U64>(hi));
+      const bool miss = !in && mant != 0u;
+      if (warp_any(miss) && miss) {
+        const U64 sq = static_cast<U64>(mant) * mant;
+        const int p = 2 * e + 774;
+        const int c = (p >> 6) - kLo / 2, s = p & 63;
+        const U64 low = sq << s;
+        const I64 w0 = static_cast<I64>(low & 0xffffffffull), w1 = static_cast<I64>(low >> 32);
+        const I64 w2 = static_cast<I64>((sq >> 1) >> (63 - s));
+        to_class(c, w0, w1, w2);
+      }
+    } else if constexpr (Square) {
       const int p = 2 * e + 774;
       const int c = (p >> 6) - kLo / 2, s = p & 63;
       const U64 sq = static_cast<U64>(mant) * mant;
       const U64 low = sq << s;
       const I64 w0 = static_cast<I64>(low & 0xffffffffull), w1 = static_cast<I64>(low >> 32);
       const I64 w2 = static_cast<I64>((sq >> 1) >> (63 - s));
-      STEPGEN_REDUCE_UNROLL
-      for (int j = 0; j < kClasses; ++j)
-        add3_if(acc[2 * j], acc[2 * j + 1], acc[2 * j + 2], c, j, w0, w1, w2);
+      add_payload(c, mant != 0u ? c : hot, w0, w1, w2);
     } else {
       const int p = e + 924;
       const int c = (p >> 5) - kLo;
       const I64 v = static_cast<I64>(static_cast<U64>(mant) << (p & 31));
-      const I64 w = (b >> 31) != 0u ? -v : v;
-      STEPGEN_REDUCE_UNROLL
-      for (int j = 0; j < kClasses; ++j) add_if(acc[j], c, j, w);
+      add_payload(c, mant != 0u ? c : hot, (b >> 31) != 0u ? -v : v, 0, 0);
     }
   }
 
-  __device__ __forceinline__ void carry() {
+  __device__ __forceinline__ static double floor_(double v) {
+#if defined(__CUDA_ARCH__)
+    return ::floor(v);
+#else
+    return std::floor(v);
+#endif
+  }
+
+  /// (whi, wlo) += (hi, lo).
+  __device__ __forceinline__ void add128(U64 lo, U64 hi) {
+#if defined(__CUDA_ARCH__)
+    asm("add.cc.u64 %0, %0, %2;\n\taddc.u64 %1, %1, %3;" : "+l"(wlo), "+l"(whi) : "l"(lo), "l"(hi));
+#else
+    wlo += lo;
+    whi += hi + (wlo < lo ? 1u : 0u);
+#endif
+  }
+
+  /// The window's sum to the limbs (see wlo); the window moved where the misses are.
+  __device__ __forceinline__ void flush_window() {
+    const int p0 = 2 * base + 774;
+    const int l0 = (p0 >> 5) - kLo, s0 = p0 & 31;
+    const U64 n0 = wlo << s0;
+    const U64 n1 = (whi << s0) | (s0 != 0 ? wlo >> (64 - s0) : 0ull);
+    const U64 n2 = s0 != 0 ? whi >> (64 - s0) : 0ull;
+    const auto q0 = static_cast<I64>(n0 & 0xffffffffull), q1 = static_cast<I64>(n0 >> 32);
+    const auto q2 = static_cast<I64>(n1 & 0xffffffffull), q3 = static_cast<I64>(n1 >> 32);
+    const auto q4 = static_cast<I64>(n2);
+    STEPGEN_REDUCE_UNROLL
+    for (int j = 0; j + 4 < kN; ++j) {
+      add_if(acc[j], l0, j, q0);
+      add_if(acc[j + 1], l0, j, q1);
+      add_if(acc[j + 2], l0, j, q2);
+      add_if(acc[j + 3], l0, j, q3);
+      add_if(acc[j + 4], l0, j, q4);
+    }
+    wlo = whi = 0;
+    if (emax > 0) {
+      base = emax - 31 < 1 ? 1 : emax - 31 > 236 ? 236 : emax - 31;
+      const U64 bits = static_cast<U64>(1023 + 300 - 2 * base) << 52;
+#if defined(__CUDA_ARCH__)
+      scale = __longlong_as_double(static_cast<long long>(bits));
+#else
+      std::memcpy(&scale, &bits, sizeof scale);
+#endif
+    }
+    emax = 0;
+  }
+
+  __device__ __forceinline__ static int max_(int a, int b) {
+    return a > b ? a : b;
+  }
+
+  /// Every kEvery values, and once at the end (`last`: the limbs carried whatever the count).
+  __device__ __forceinline__ void carry(bool last = false) {
+    if constexpr (Square && kMode == 3) {
+      flush_window();
+    } else if constexpr (kMode != 0) {
+      // The hot accumulators to their class's limbs; the hot class where the misses go.
+      to_class(hot, h0, h1, h2);
+      h0 = h1 = h2 = 0;
+      if (misses > kEvery / 4) hot = last_miss;
+      misses = 0;
+    }
+    if (!last && ++calls < kCarryEvery) return;
+    calls = 0;
     STEPGEN_REDUCE_UNROLL
     for (int i = 0; i + 1 < kN; ++i) {
       acc[i + 1] += acc[i] >> 32;  // floor: arithmetic shift
@@ -287,8 +457,21 @@ struct FloatAcc {
 
 /// sum (Square false) or l2: each thread's exact accumulator over limbs [Lo, Lo + N), carried
 /// into 32-bit digits, written as column c of row g (out[c * items + g]), then the counts.
+/// Blocks of 64 threads per multiprocessor the exact kernels are compiled for (registers per
+/// thread: 65536 / (64 * this)): 16, and 10 for float l2 (its 19 limbs, the window and the
+/// loads in flight need about 93 registers: with 64 they spill, and it runs 2.3x slower on an
+/// H100). STEPGEN_REDUCE_BLOCKS_PER_SM sets it for every kernel (the benchmark).
+template <typename T, bool Square>
+constexpr int reduce_blocks_per_sm() {
+#ifdef STEPGEN_REDUCE_BLOCKS_PER_SM
+  return STEPGEN_REDUCE_BLOCKS_PER_SM;
+#else
+  return std::is_same_v<T, float> && Square ? 10 : 16;
+#endif
+}
+
 template <typename T, int Lo, int N, bool Square>
-__global__ void __launch_bounds__(64, 16)
+__global__ void __launch_bounds__(64, (reduce_blocks_per_sm<T, Square>()))
     stepgen_reduce_exact(const T* a, const T* m, int has_minus, Cells c, I64* out) {
   const I64 g = static_cast<I64>(blockIdx.x) * blockDim.x + threadIdx.x;
   const I64 items = c.lanes * c.row_items;
@@ -307,7 +490,7 @@ __global__ void __launch_bounds__(64, 16)
             s.carry();
           }
         });
-    s.carry();
+    s.carry(true);
     STEPGEN_REDUCE_UNROLL
     for (int i = 0; i < N; ++i) out[i * items + g] = s.acc[i];
     for (int i = 0; i < 3; ++i) out[(N + i) * items + g] = s.cnt[i];

@@ -18,10 +18,13 @@
 ///     each value's exponent, which a GPU keeps in (slow) local memory: a value's payload goes
 ///     to its exponent class (sum: 9 classes one limb wide, l2: 9 two limbs wide) through a
 ///     fully unrolled compare over the classes, and the limbs are carried into 32-bit digits
-///     every 64 (l2: 256) values to keep room in 64 bits; OpenCL on a CPU computes float l2
-///     with the indexed array, cheaper there (cl::Reducer::FloatL2). For `min`, `max` and
-///     `linf` each keeps the smallest and the largest value (-0 before +0) and whether it saw
-///     a NaN.
+///     every 64 (l2: 256) values to keep room in 64 bits. Most values skip that compare: sum
+///     adds a value of the work-item's hot class to one accumulator, l2 sums the squares of the
+///     values within 32 binary orders below the largest recent one exactly in 128 bits
+///     (cuda::reduce_detail::FloatAcc, reduce_opencl.hpp's FLOAT_MODE). OpenCL on a CPU
+///     computes float l2 with the indexed array, cheaper there (cl::Reducer::FloatL2). For `min`,
+///     `max` and `linf` each keeps the smallest and the largest value (-0 before +0) and whether it
+///     saw a NaN.
 ///  2. A column kernel sums the columns (int64: no overflow for 2^31 rows of 32-bit digits)
 ///     down to at most kHostRows rows, in one or two levels; the extremes are merged alike.
 ///  3. The host reads those rows and merges them into the rt::Reduction: the limbs as an

@@ -8,6 +8,7 @@
 /// programs (built on first use, one per data type) and scratch buffers.
 
 #include <cstdint>
+#include <cstdlib>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -31,6 +32,9 @@ inline const char* reduce_source() {
 #pragma OPENCL FP_CONTRACT OFF
 #if KIND != 0
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#elif defined(cl_khr_fp64)
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#define HAS_FP64 1
 #endif
 
 #define MASK32 0xffffffffL
@@ -250,22 +254,351 @@ void add_double(long* acc, long* cnt, double x, int lo) {
   const long items = lanes * row_items;                                     \
   for (int i = 0; i < 3; ++i) out[((N) + i) * items + g] = cnt[i];
 
+/* The hot class (FLOAT_MODE 1 and 2, see cl::Reducer): most values of real data share one
+   class (a class spans 32 binary orders of magnitude of the value), so a value of the
+   work-item's hot class (or a zero, whose payload is 0) is added to the hot accumulators
+   h0..h2 through one compare, and only the others (a branch a warp skips when all its items
+   hit) go to their class's limbs: mode 1 through the compare over the classes (named
+   accumulators), mode 2 at a computed index of a private array (in local memory on a GPU,
+   touched only on a miss). Before each carry the hot accumulators go to their class's limbs
+   and the hot class moves to the last miss's when more than a quarter of the values since the
+   last carry missed. Which accumulator a value goes through changes no bit. The class of 1.0
+   (sum: p = 1051, l2: p = 1028) starts as the hot one. */
+/* Whether any work-item of the warp has `miss` (NVIDIA: a vote; elsewhere the item's own):
+   the branch of the misses is then uniform, a real branch the warp skips, not predicated
+   instructions run for every value. */
+#if PTX_ASM
+int warp_any(int miss) {
+  int r;
+  __asm__("{\n\t.reg .pred p, q;\n\t.reg .b32 m;\n\tactivemask.b32 m;\n\t"
+          "setp.ne.s32 p, %1, 0;\n\tvote.sync.any.pred q, p, m;\n\tselp.s32 %0, 1, 0, q;\n\t}"
+          : "=r"(r)
+          : "r"(miss));
+  return r;
+}
+#else
+#define warp_any(miss) (miss)
+#endif
+#define SUM_FIRST_HOT ((1051 >> 5) - SUM_LO)
+#define L2_FIRST_HOT ((1028 >> 6) - (L2_LO >> 1))
+#if PTX_ASM
+#define HOT_ADD(k, w)                                                       \
+  __asm__("{\n\t.reg .pred p;\n\tsetp.eq.s32 p, %1, %2;\n\t@p add.s64 %0, %0, %3;\n\t}" \
+      : "+l"(h0)                                                            \
+      : "r"(k), "r"(hot), "l"(w));
+#define HOT_ADD3(k, w0, w1, w2)                                             \
+  __asm__("{\n\t.reg .pred p;\n\tsetp.eq.s32 p, %3, %4;\n\t@p add.s64 %0, %0, %5;\n\t" \
+      "@p add.s64 %1, %1, %6;\n\t@p add.s64 %2, %2, %7;\n\t}"               \
+      : "+l"(h0), "+l"(h1), "+l"(h2)                                        \
+      : "r"(k), "r"(hot), "l"(w0), "l"(w1), "l"(w2));
+#else
+#define HOT_ADD(k, w) if ((k) == hot) h0 += (w);
+#define HOT_ADD3(k, w0, w1, w2)                                             \
+  if ((k) == hot) {                                                         \
+    h0 += (w0);                                                             \
+    h1 += (w1);                                                             \
+    h2 += (w2);                                                             \
+  }
+#endif
+#define HOT_DECLS(first)                                                    \
+  long h0 = 0, h1 = 0, h2 = 0;                                              \
+  int hot = (first), misses = 0, last_miss = (first);
+#define HOT_MOVE(every)                                                     \
+  h0 = h1 = h2 = 0;                                                         \
+  if (misses > (every) / 4) hot = last_miss;                                \
+  misses = 0;
+
+/* The modes of the sum and l2 kernels: FLOAT_MODE 0-2 both, 3 sum 1 and l2 through an
+   exponent window (below). */
+#if FLOAT_MODE == 3 && defined(HAS_FP64)
+#define SUM_MODE 1
+#define L2_MODE 3
+#elif FLOAT_MODE == 3
+#define SUM_MODE 1
+#define L2_MODE 0
+#else
+#define SUM_MODE FLOAT_MODE
+#define L2_MODE FLOAT_MODE
+#endif
+
+/* Mode 1: the misses through the compare over the classes (SUM_TO, L2_TO read c, w*). */
+#define SUM_HOT_FINITE                                                      \
+  const int p = e + 924;                                                    \
+  const int c = (p >> 5) - SUM_LO;                                          \
+  const long v = (long)((ulong)mant << (p & 31));                           \
+  const long w = (b >> 31) != 0u ? -v : v;                                  \
+  const int k = mant != 0u ? c : hot;                                       \
+  HOT_ADD(k, w)                                                             \
+  if (warp_any(k != hot) && k != hot) {                                     \
+    SUM_TO(0) SUM_TO(1) SUM_TO(2) SUM_TO(3) SUM_TO(4) SUM_TO(5) SUM_TO(6)   \
+    SUM_TO(7) SUM_TO(8)                                                     \
+    ++misses;                                                               \
+    last_miss = c;                                                          \
+  }
+#define SUM_FLUSH                                                           \
+  {                                                                         \
+    const int c = hot;                                                      \
+    const long w = h0;                                                      \
+    SUM_TO(0) SUM_TO(1) SUM_TO(2) SUM_TO(3) SUM_TO(4) SUM_TO(5) SUM_TO(6)   \
+    SUM_TO(7) SUM_TO(8)                                                     \
+  }                                                                         \
+  HOT_MOVE(SUM_EVERY)
+#define L2_TO_ALL                                                           \
+  L2_TO(0, 0, 1, 2) L2_TO(1, 2, 3, 4) L2_TO(2, 4, 5, 6) L2_TO(3, 6, 7, 8)   \
+  L2_TO(4, 8, 9, 10) L2_TO(5, 10, 11, 12) L2_TO(6, 12, 13, 14)              \
+  L2_TO(7, 14, 15, 16) L2_TO(8, 16, 17, 18)
+#define L2_HOT_FINITE                                                       \
+  const int p = 2 * e + 774;                                                \
+  const int c = (p >> 6) - (L2_LO >> 1), s = p & 63;                        \
+  const ulong sq = (ulong)mant * (ulong)mant;                               \
+  const ulong low = sq << s;                                                \
+  const long w0 = (long)(low & 0xffffffffUL), w1 = (long)(low >> 32);       \
+  const long w2 = (long)((sq >> 1) >> (63 - s));                            \
+  const int k = mant != 0u ? c : hot;                                       \
+  HOT_ADD3(k, w0, w1, w2)                                                   \
+  if (warp_any(k != hot) && k != hot) {                                     \
+    L2_TO_ALL                                                               \
+    ++misses;                                                               \
+    last_miss = c;                                                          \
+  }
+#define L2_FLUSH                                                            \
+  {                                                                         \
+    const int c = hot;                                                      \
+    const long w0 = h0, w1 = h1, w2 = h2;                                   \
+    L2_TO_ALL                                                               \
+  }                                                                         \
+  HOT_MOVE(L2_EVERY)
+#define SUM_HOT_VALUE(x) FLOAT_PARTS(x, 0, SUM_HOT_FINITE)
+#define L2_HOT_VALUE(x) FLOAT_PARTS(x, 1, L2_HOT_FINITE)
+#define SUM_HOT_AFTER(k)                                                    \
+  since += (k);                                                             \
+  if (since >= SUM_EVERY) {                                                 \
+    since = 0;                                                              \
+    SUM_FLUSH                                                               \
+    SUM_CARRIES                                                             \
+  }
+#define L2_HOT_AFTER(k)                                                     \
+  since += (k);                                                             \
+  if (since >= L2_EVERY) {                                                  \
+    since = 0;                                                              \
+    L2_FLUSH                                                                \
+    L2_CARRIES                                                              \
+  }
+
+/* Mode 2: the misses at a computed index of acc[] (sum: limb c; l2: limbs 2c, 2c + 1, 2c + 2).
+   l2 carries its limbs at every L2_CARRY_EVERY-th flush only (each value adds less than 2^47 to
+   any limb: 2^32 + 32 * 259 * 2^47 < 2^63): a carry of an array in local memory is a chain of
+   dependent accesses. */
+#define L2_CARRY_EVERY 32
+#define ARRAY_CARRIES(N)                                                    \
+  for (int i = 0; i + 1 < (N); ++i) {                                       \
+    acc[i + 1] += acc[i] >> 32;                                             \
+    acc[i] &= MASK32;                                                       \
+  }
+#define SUM_IDX_FINITE                                                      \
+  const int p = e + 924;                                                    \
+  const int c = (p >> 5) - SUM_LO;                                          \
+  const long v = (long)((ulong)mant << (p & 31));                           \
+  const long w = (b >> 31) != 0u ? -v : v;                                  \
+  const int k = mant != 0u ? c : hot;                                       \
+  HOT_ADD(k, w)                                                             \
+  if (warp_any(k != hot) && k != hot) {                                     \
+    acc[c] += w;                                                            \
+    ++misses;                                                               \
+    last_miss = c;                                                          \
+  }
+#define L2_IDX_FINITE                                                       \
+  const int p = 2 * e + 774;                                                \
+  const int c = (p >> 6) - (L2_LO >> 1), s = p & 63;                        \
+  const ulong sq = (ulong)mant * (ulong)mant;                               \
+  const ulong low = sq << s;                                                \
+  const long w0 = (long)(low & 0xffffffffUL), w1 = (long)(low >> 32);       \
+  const long w2 = (long)((sq >> 1) >> (63 - s));                            \
+  const int k = mant != 0u ? c : hot;                                       \
+  HOT_ADD3(k, w0, w1, w2)                                                   \
+  if (warp_any(k != hot) && k != hot) {                                     \
+    acc[2 * c] += w0;                                                       \
+    acc[2 * c + 1] += w1;                                                   \
+    acc[2 * c + 2] += w2;                                                   \
+    ++misses;                                                               \
+    last_miss = c;                                                          \
+  }
+#define SUM_IDX_FLUSH                                                       \
+  acc[hot] += h0;                                                           \
+  HOT_MOVE(SUM_EVERY)
+#define L2_IDX_FLUSH                                                        \
+  acc[2 * hot] += h0;                                                       \
+  acc[2 * hot + 1] += h1;                                                   \
+  acc[2 * hot + 2] += h2;                                                   \
+  HOT_MOVE(L2_EVERY)
+#define SUM_IDX_VALUE(x) FLOAT_PARTS(x, 0, SUM_IDX_FINITE)
+#define L2_IDX_VALUE(x) FLOAT_PARTS(x, 1, L2_IDX_FINITE)
+#define SUM_IDX_AFTER(k)                                                    \
+  since += (k);                                                             \
+  if (since >= SUM_EVERY) {                                                 \
+    since = 0;                                                              \
+    SUM_IDX_FLUSH                                                           \
+    ARRAY_CARRIES(SUM_N)                                                    \
+  }
+#define L2_IDX_AFTER(k)                                                     \
+  since += (k);                                                             \
+  if (since >= L2_EVERY) {                                                  \
+    since = 0;                                                              \
+    L2_IDX_FLUSH                                                            \
+    if (++flushes >= L2_CARRY_EVERY) {                                      \
+      flushes = 0;                                                          \
+      ARRAY_CARRIES(L2_N)                                                   \
+    }                                                                       \
+  }
+
+#if SUM_MODE == 2
+__kernel void stepgen_reduce_sum(ARGS, __global long* out) {
+  long acc[SUM_N];
+  long cnt[3] = {0, 0, 0};
+  for (int i = 0; i < SUM_N; ++i) acc[i] = 0;
+  HOT_DECLS(SUM_FIRST_HOT)
+  int since = 0;
+  FOR_CELLS_AFTER(SUM_IDX_VALUE, SUM_IDX_AFTER)
+  SUM_IDX_FLUSH
+  WRITE_LIMBS(SUM_N)
+}
+#else
 __kernel void stepgen_reduce_sum(ARGS, __global long* out) {
   SUM_DECLS
   long cnt[3] = {0, 0, 0};
   int since = 0;
+#if SUM_MODE == 1
+  HOT_DECLS(SUM_FIRST_HOT)
+  FOR_CELLS_AFTER(SUM_HOT_VALUE, SUM_HOT_AFTER)
+  SUM_FLUSH
+#else
   FOR_CELLS_AFTER(SUM_VALUE, SUM_AFTER)
+#endif
   SUM_CARRIES
   WRITE_COUNTS(SUM_N)
   SUM_WRITES
 }
+#endif
 
-#if L2_CLASSES
+/* l2's exponent window (L2_MODE 3, devices with doubles): the squares of the values whose
+   exponent e lies in [wbase, wbase + 32) are summed exactly in 128 bits (whi, wlo) in units of
+   2^(2 wbase - 300): x^2 (exact in double) times wscale = 2^(300 - 2 wbase) is an integer
+   below 2^110, split in double into its high and low 64 bits (both exact) and converted; the
+   others go through the compare over the classes. Before each carry the window's sum (below
+   2^118) goes to the limbs (at bit 2 wbase + 774 from 2^-1074: five 32-bit pieces from limb
+   l0 <= 14, wbase being kept in [1, 236]) and the window's top moves to the largest exponent
+   of the values since the last carry (emax): only values 2^32 times smaller than those miss.
+   No rounding anywhere. */
+#if L2_MODE == 3
+#if PTX_ASM
+#define ADD128(lo, hi)                                                      \
+  __asm__("add.cc.u64 %0, %0, %2;\n\taddc.u64 %1, %1, %3;"                 \
+          : "+l"(wlo), "+l"(whi)                                            \
+          : "l"(lo), "l"(hi));
+#else
+#define ADD128(lo, hi)                                                      \
+  wlo += (lo);                                                              \
+  whi += (hi) + (wlo < (lo) ? 1UL : 0UL);
+#endif
+#define WIN_FINITE                                                          \
+  const int in = (uint)(e - wbase) < 32u;                                   \
+  emax = max(emax, mant != 0u ? e : 0);                                     \
+  const double xd = (double)as_float(b);                                    \
+  const double v = in ? xd * xd * wscale : 0.0;                             \
+  const double vh = floor(v * 0x1p-64);                                     \
+  const ulong tlo = convert_ulong(v - vh * 0x1p64);                         \
+  const ulong thi = convert_ulong(vh);                                      \
+  ADD128(tlo, thi)                                                          \
+  const int miss = !in && mant != 0u;                                       \
+  if (warp_any(miss) && miss) {                                             \
+    const ulong sq = (ulong)mant * (ulong)mant;                             \
+    const int p = 2 * e + 774;                                              \
+    const int c = (p >> 6) - (L2_LO >> 1), s = p & 63;                      \
+    const ulong low = sq << s;                                              \
+    const long w0 = (long)(low & 0xffffffffUL), w1 = (long)(low >> 32);     \
+    const long w2 = (long)((sq >> 1) >> (63 - s));                          \
+    L2_TO_ALL                                                               \
+  }
+#define WIN_TO(j, a, b, c, d, f)                                            \
+  if (l0 == j) {                                                            \
+    acc##a += q0;                                                           \
+    acc##b += q1;                                                           \
+    acc##c += q2;                                                           \
+    acc##d += q3;                                                           \
+    acc##f += q4;                                                           \
+  }
+#define WIN_FLUSH                                                           \
+  {                                                                         \
+    const int p0 = 2 * wbase + 774;                                         \
+    const int l0 = (p0 >> 5) - L2_LO, s0 = p0 & 31;                         \
+    const ulong n0 = wlo << s0;                                             \
+    const ulong n1 = (whi << s0) | (s0 != 0 ? wlo >> (64 - s0) : 0UL);      \
+    const ulong n2 = s0 != 0 ? whi >> (64 - s0) : 0UL;                      \
+    const long q0 = (long)(n0 & 0xffffffffUL), q1 = (long)(n0 >> 32);       \
+    const long q2 = (long)(n1 & 0xffffffffUL), q3 = (long)(n1 >> 32);       \
+    const long q4 = (long)n2;                                               \
+    WIN_TO(0, 0, 1, 2, 3, 4) WIN_TO(1, 1, 2, 3, 4, 5)                       \
+    WIN_TO(2, 2, 3, 4, 5, 6) WIN_TO(3, 3, 4, 5, 6, 7)                       \
+    WIN_TO(4, 4, 5, 6, 7, 8) WIN_TO(5, 5, 6, 7, 8, 9)                       \
+    WIN_TO(6, 6, 7, 8, 9, 10) WIN_TO(7, 7, 8, 9, 10, 11)                    \
+    WIN_TO(8, 8, 9, 10, 11, 12) WIN_TO(9, 9, 10, 11, 12, 13)                \
+    WIN_TO(10, 10, 11, 12, 13, 14) WIN_TO(11, 11, 12, 13, 14, 15)           \
+    WIN_TO(12, 12, 13, 14, 15, 16) WIN_TO(13, 13, 14, 15, 16, 17)           \
+    WIN_TO(14, 14, 15, 16, 17, 18)                                          \
+  }                                                                         \
+  wlo = whi = 0;                                                            \
+  if (emax > 0) {                                                           \
+    wbase = clamp(emax - 31, 1, 236);                                       \
+    wscale = as_double((ulong)(1023 + 300 - 2 * wbase) << 52);              \
+  }                                                                         \
+  emax = 0;
+#define L2_WIN_VALUE(x) FLOAT_PARTS(x, 1, WIN_FINITE)
+#define L2_WIN_AFTER(k)                                                     \
+  since += (k);                                                             \
+  if (since >= L2_EVERY) {                                                  \
+    since = 0;                                                              \
+    WIN_FLUSH                                                               \
+    L2_CARRIES                                                              \
+  }
+#endif
+
+#if L2_CLASSES && L2_MODE == 3
 __kernel void stepgen_reduce_l2(ARGS, __global long* out) {
   L2_DECLS
   long cnt[3] = {0, 0, 0};
   int since = 0;
+  ulong wlo = 0, whi = 0;
+  int wbase = 103, emax = 0;
+  double wscale = 0x1p94;
+  FOR_CELLS_AFTER(L2_WIN_VALUE, L2_WIN_AFTER)
+  WIN_FLUSH
+  L2_CARRIES
+  WRITE_COUNTS(L2_N)
+  L2_WRITES
+}
+#elif L2_CLASSES && L2_MODE == 2
+__kernel void stepgen_reduce_l2(ARGS, __global long* out) {
+  long acc[L2_N];
+  long cnt[3] = {0, 0, 0};
+  for (int i = 0; i < L2_N; ++i) acc[i] = 0;
+  HOT_DECLS(L2_FIRST_HOT)
+  int since = 0, flushes = 0;
+  FOR_CELLS_AFTER(L2_IDX_VALUE, L2_IDX_AFTER)
+  L2_IDX_FLUSH
+  WRITE_LIMBS(L2_N)
+}
+#elif L2_CLASSES
+__kernel void stepgen_reduce_l2(ARGS, __global long* out) {
+  L2_DECLS
+  long cnt[3] = {0, 0, 0};
+  int since = 0;
+#if L2_MODE == 1
+  HOT_DECLS(L2_FIRST_HOT)
+  FOR_CELLS_AFTER(L2_HOT_VALUE, L2_HOT_AFTER)
+  L2_FLUSH
+#else
   FOR_CELLS_AFTER(L2_VALUE, L2_AFTER)
+#endif
   L2_CARRIES
   WRITE_COUNTS(L2_N)
   L2_WRITES
@@ -517,6 +850,24 @@ class Reducer {
     Kernel sum, l2, columns, extremes, merge_extremes;
   };
 
+  /// How the float sum and l2 kernels reach a value's class (the source's FLOAT_MODE): 3 (sum:
+  /// the hot class, the misses through the compare over the classes; l2: an exponent window),
+  /// or for benchmarks STEPGEN_REDUCE_FLOAT=0 (the compare for every value, as before the hot
+  /// class), 1 (the hot class, the misses through the compare) or 2 (the hot class, the misses
+  /// at a computed index); all give the same bits.
+  static int float_mode() {
+    const char* env = std::getenv("STEPGEN_REDUCE_FLOAT");
+    if (env && env[0] >= '0' && env[0] <= '3' && env[1] == '\0') return env[0] - '0';
+    return 3;
+  }
+
+  /// STEPGEN_REDUCE_CL_OPTIONS: more build options for the reduction programs (benchmarks:
+  /// e.g. NVIDIA's -cl-nv-maxrregcount=N).
+  static std::string extra_options() {
+    const char* env = std::getenv("STEPGEN_REDUCE_CL_OPTIONS");
+    return env && *env ? std::string(" ") + env : std::string();
+  }
+
   Kernels& kernels(rt::device_reduce::Kind kind) {
     namespace dr = rt::device_reduce;
     std::unique_ptr<Kernels>& slot = kernels_[static_cast<int>(kind)];
@@ -527,7 +878,8 @@ class Reducer {
         std::string("-D T=") + detail::reduce_type_name(kind) + " -D KIND=" + std::to_string(k) +
         " -D SUM_LO=" + std::to_string(sum.lo) + " -D SUM_HI=" + std::to_string(sum.hi) +
         " -D L2_LO=" + std::to_string(l2.lo) + " -D L2_HI=" + std::to_string(l2.hi) +
-        " -D L2_CLASSES=" + (l2_classes_ ? "1" : "0");
+        " -D L2_CLASSES=" + (l2_classes_ ? "1" : "0") +
+        " -D FLOAT_MODE=" + std::to_string(float_mode()) + extra_options();
     auto made = std::make_unique<Kernels>();
     // NVIDIA's OpenCL takes inline PTX (the float kernels' predicated additions); should a
     // driver refuse it, the same kernels in plain C.
