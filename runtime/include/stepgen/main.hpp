@@ -559,8 +559,12 @@ int run_program(int argc, char** argv, Program<B> p) {
   const HostAllocator alloc =
       out_of_core ? B::host_allocator(devices, ooc.pinned, true)
                   : pageable_fallback(B::host_allocator(devices, ooc.pinned, false), memory);
-  // devinit: in core, only the arrays that need one get a host copy (host_copies).
-  const std::vector<bool> held = out_of_core ? std::vector<bool>{} : host_copies(p, opt, io);
+  // devinit: in core, only the arrays that need one get a host copy (host_copies). hostmem:
+  // `--out-of-core auto` given may still go out of core (ooc_auto_choice calibrates out of core
+  // on the host arrays, and out of core they are the store): every array gets one then.
+  const bool may_go_out_of_core = ooc.mode == ooc::Options::Mode::kAuto && ooc.compare;
+  const std::vector<bool> held =
+      out_of_core || may_go_out_of_core ? std::vector<bool>{} : host_copies(p, opt, io);
   const std::vector<bool> gathered = gathered_arrays(p, opt);  // hostmem: in core, at the end
   std::vector<HostArray> host = p.make_host_arrays(p.grid, alloc, held);
   for (const auto& [name, path] : opt.loads)
