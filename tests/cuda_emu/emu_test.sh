@@ -9,7 +9,8 @@
 # GROUPS (comma-separated, one build for all; mpi alone) pick the runs:
 #   incore  1, 2, 3, 4 devices (overlap on where the spec allows it); 2 and 4 devices with
 #           STEPGEN_OVERLAP=off; 2 devices through pinned host memory (STEPGEN_CUDA_PEER=off);
-#           3 devices with --strategy min-exchange; --verify once.
+#           3 devices with --strategy min-exchange; --verify once; jacobi2d: 4 devices (2x2)
+#           through pinned host memory saving A alone (no host copy of B).
 #   ooc     out of core on 1 and 2 devices: k = 1 and 3, trapezoid on and off, band sharing on
 #           (k = 3, trapezoid on) and off, region sharing off once, pageable host arrays once,
 #           and a small --device-memory that lets the model choose chunks and k.
@@ -102,6 +103,25 @@ case $group in
     STEPGEN_CUDA_PEER=off run d2-host-staged 2
     expect d2-host-staged "through pinned host memory"
     run d3-min-exchange 3 --strategy min-exchange
+    # hostmem: exchanged arrays need no host copy: jacobi2d on 4 devices (grid 2x2) through
+    # pinned host memory, saving A alone: B (exchanged) is made on the devices, never gathered,
+    # and the exchanges stage through a buffer per box (2 arrays x 14336 B: 28 KiB).
+    if [ "$name" = jacobi2d ]; then
+      dir="$out/runs/d4-host-staged-2x2-A-alone"
+      mkdir -p "$dir"
+      if STEPGEN_CUDA_PEER=off STEPGEN_CUDA_EMULATE_SEED=$((runs + 1)) STEPGEN_CUDA_EMULATE=4 timeout 300 "$program" \
+          --devices 4 --strategy min-exchange --save "A=$dir/A.raw" > "$dir/log.txt" 2>&1 &&
+        cmp -s "$dir/A.raw" "$out/reference/A.raw" && grep -q "grid 2x2x1" "$dir/log.txt" &&
+        grep -q "through pinned host memory" "$dir/log.txt" &&
+        grep -q "^  host copies:  3.00 MiB + staging 28.00 KiB; made on the devices: B; gathered: A$" "$dir/log.txt"; then
+        echo "ok: $name d4-host-staged-2x2-A-alone: no host copy of B, staging 28 KiB, A equals the reference"
+      else
+        sed 's/^/  | /' "$dir/log.txt"
+        echo "FAIL: $name d4-host-staged-2x2-A-alone: a failed run, A differs, or the report is not the expected one"
+        failures+=(d4-host-staged-2x2-A-alone)
+      fi
+      runs=$((runs + 1))
+    fi
     run d4-verify 4 --verify
     expect d4-verify "verify: OK"
     # No device (STEPGEN_CUDA_EMULATE unset): the program's error, exit status 1, no crash.

@@ -94,13 +94,37 @@ if [ "$example" = acoustic ] && [ "$format" = xml ]; then
   POCL_DEVICES=pthread "$out/build/$example" --device-type cpu --devices 1 --save "p2=$run/p2.raw" \
     > "$run/log.txt" 2>&1 || { cat "$run/log.txt"; echo "devinit run failed"; exit 1; }
   cmp -s "$run/p2.raw" "$refdir/p2.raw" || { cat "$run/log.txt"; echo "FAIL: devinit: p2 differs"; exit 1; }
-  grep -q "^  host copies:  1.31 MiB; made on the devices: p1, vel$" "$run/log.txt" ||
+  # hostmem: p0 has a host copy (p2's copy(p0) is filled from it) but only p2 is gathered.
+  grep -q "^  host copies:  1.31 MiB + staging 0 B; made on the devices: p1, vel; gathered: p2$" "$run/log.txt" ||
     { cat "$run/log.txt"; echo "FAIL: devinit: the report does not say p1 and vel were made on the device"; exit 1; }
   STEPGEN_HOST_COPIES=all POCL_DEVICES=pthread "$out/build/$example" --device-type cpu --devices 1 \
     > "$run/all.txt" 2>&1 || { cat "$run/all.txt"; echo "devinit run (every host copy) failed"; exit 1; }
-  grep -q "^  host copies:  2.62 MiB; made on the devices: none$" "$run/all.txt" ||
+  grep -q "^  host copies:  2.62 MiB + staging 0 B; made on the devices: none; gathered: none$" "$run/all.txt" ||
     { cat "$run/all.txt"; echo "FAIL: devinit: STEPGEN_HOST_COPIES=all"; exit 1; }
-  echo "ok: acoustic: p1 and vel made on the device (1.31 MiB of host copies, 2.62 MiB with all): p2 equals the reference"
+  echo "ok: acoustic: p1 and vel made on the device (1.31 MiB of host copies, 2.62 MiB with all), p2 alone gathered: p2 equals the reference"
+fi
+
+# hostmem: exchanged arrays need no host copy: the exchanges between devices stage through a
+# page-locked buffer per box. jacobi2d on 4 devices saving A alone, as slabs (overlap on) and
+# as a 2x2 grid (--strategy min-exchange, compute then exchange): B, exchanged, is made on the
+# devices and never gathered; the host holds A (3 MiB) and the boxes' staging (2 arrays x 3
+# boundaries x 2 directions x 1024 floats = 48 KiB as slabs; 2 x 14336 B = 28 KiB as 2x2).
+if [ "$example" = jacobi2d ] && [ "$format" = xml ]; then
+  for strategy in slabs min-exchange; do
+    run="$work/$example-$format-runs/staging-$strategy"
+    mkdir -p "$run"
+    POCL_DEVICES="pthread pthread pthread pthread" "$out/build/$example" --device-type cpu --devices 4 \
+      --strategy "$strategy" --save "A=$run/A.raw" > "$run/log.txt" 2>&1 ||
+      { cat "$run/log.txt"; echo "FAIL: staging run ($strategy) failed"; exit 1; }
+    cmp -s "$run/A.raw" "$refdir/A.raw" || { cat "$run/log.txt"; echo "FAIL: staging ($strategy): A differs"; exit 1; }
+    want="48.00 KiB"
+    [ "$strategy" = min-exchange ] && want="28.00 KiB"
+    grep -q "^  host copies:  3.00 MiB + staging $want; made on the devices: B; gathered: A$" "$run/log.txt" ||
+      { cat "$run/log.txt"; echo "FAIL: staging ($strategy): B has a host copy, or the staging is not $want"; exit 1; }
+  done
+  grep -q "grid 2x2x1" "$work/$example-$format-runs/staging-min-exchange/log.txt" ||
+    { echo "FAIL: staging: min-exchange did not make a 2x2 grid"; exit 1; }
+  echo "ok: jacobi2d on 4 devices (slabs and 2x2) with A alone saved: no host copy of B, staging 48 KiB / 28 KiB, A equals the reference"
 fi
 
 # The generated program's errors: a clear message and exit status 2 for a bad command line, 1

@@ -2,7 +2,8 @@
 # MPI initial values that the examples do not use: file(path) (read per rank by MPI-IO) and
 # value(v). A jacobi2d variant (A from a file of real data, B = 0.25 whose outer ring stays) is
 # generated twice, as a one-process program and as an MPI program; 2 and 3 ranks must save
-# exactly what one process on one device saves.
+# exactly what one process on one device saves. Saving B alone, A (a file() initial value,
+# written) is not gathered at the end.
 # Usage: mpi_inits_test.sh STEPGEN SOURCE_DIR WORK_DIR JACOBI2D_REFERENCE_BIN
 set -euo pipefail
 stepgen=$1 src=$2 work=$3 reference=$4
@@ -34,6 +35,21 @@ for n in 2 3; do
   done
   echo "ok: file(A0.raw) and value(0.25) inits on $n ranks: A B equal one process on one device"
 done
+# hostmem: A's file() initial value gives it a host copy for the upload only: saving B alone,
+# A is not gathered at the end (one process: host<->device 9 MiB, A and B up, B back; it was
+# 12 with A gathered too; 2 ranks: the same report), and B equals the run that saved both.
+mkdir -p only-b
+POCL_DEVICES=pthread "$work/none/build/jacobi2d" --device-type cpu --save B=only-b/B.raw > only-b/one.txt
+grep -q "^  host copies:  6.00 MiB + staging 0 B; made on the devices: none; gathered: B$" only-b/one.txt &&
+  grep -q "^  host<->device: .* 9.00 MiB moved" only-b/one.txt ||
+  { cat only-b/one.txt; echo "FAIL: one process saving B alone: A gathered, or the report is not the expected one"; exit 1; }
+cmp only-b/B.raw one/B.raw || { echo "FAIL: B saved alone differs"; exit 1; }
+POCL_DEVICES="pthread pthread" stepgen_mpirun 2 "$work/mpi/build/jacobi2d" --device-type cpu \
+  --save B=only-b/B2.raw > only-b/ranks2.txt
+grep -q "^  host copies:  .*; made on the devices: none; gathered: B$" only-b/ranks2.txt ||
+  { cat only-b/ranks2.txt; echo "FAIL: 2 ranks saving B alone: A gathered"; exit 1; }
+cmp only-b/B2.raw one/B.raw || { echo "FAIL: B saved alone on 2 ranks differs"; exit 1; }
+echo "ok: file(A0.raw) init, B saved alone: A not gathered (one process and 2 ranks), B equal"
 # The test would pass on untouched arrays if B's ring were not 0.25 and A not the file's data.
 cmp -s one/A.raw A0.raw && { echo "FAIL: A did not change"; exit 1; }
 [ "$(od -An -tf4 -N4 one/B.raw | tr -d ' ')" = 0.25 ] || { echo "FAIL: B's corner is not 0.25"; exit 1; }

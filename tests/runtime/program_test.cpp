@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "stepgen/init.hpp"
+#include "stepgen/main.hpp"
 #include "stepgen/ooc.hpp"
 
 using namespace stepgen::rt;
@@ -305,6 +306,52 @@ TEST_CASE("print_report: host<->device against the link measured at start-up") {
   CHECK(text.find("  host<->device: 0.500000 s, 1.00 GiB moved (2.15 GB/s; link measured at "
                   "start-up: 53.20 GB/s to the devices, 54.10 GB/s back)\n") != std::string::npos);
   CHECK(text.find("  host arrays:  page-locked\n") != std::string::npos);
+}
+
+// hostmem: the host copies line adds the exchanges' staging (when said: an MPI rank's is not)
+// and the arrays gathered at the end.
+TEST_CASE("print_report: host copies, the exchanges' staging and the arrays gathered") {
+  auto report = [](const RunStats& s) {
+    std::FILE* f = std::tmpfile();
+    REQUIRE(f);
+    print_report(s, f);
+    std::rewind(f);
+    std::string text;
+    for (int ch; (ch = std::fgetc(f)) != EOF;) text += static_cast<char>(ch);
+    std::fclose(f);
+    return text;
+  };
+  RunStats s;
+  s.host_array_bytes = 3 << 20;
+  s.device_made = "B";
+  s.staging_bytes = 28 << 10;
+  s.gathered = "A";
+  CHECK(report(s).find("\n  host copies:  3.00 MiB + staging 28.00 KiB; made on the devices: B; "
+                       "gathered: A\n") != std::string::npos);
+  s.staging_memory = "pageable: page-locking failed: no";
+  s.gathered.clear();
+  CHECK(report(s).find("  host copies:  3.00 MiB + staging 28.00 KiB (pageable: page-locking "
+                       "failed: no); made on the devices: B; gathered: none\n") !=
+        std::string::npos);
+  s.staging_bytes = -1;  // an MPI rank: its messages' buffers are not counted here
+  CHECK(report(s).find("  host copies:  3.00 MiB; made on the devices: B; gathered: none\n") !=
+        std::string::npos);
+  s.host_array_bytes = -1;  // out of core: no such line
+  CHECK(report(s).find("host copies") == std::string::npos);
+}
+
+// hostmem: --save and --verify of a written array the run did not gather are internal errors
+// naming the array (its host bytes hold its initial values); unwritten arrays need no gather.
+TEST_CASE("require_gathered: a written array read after the run must have been gathered") {
+  const ArrayInfo written{"A", 4, true, true, true};
+  const ArrayInfo input{"vel", 4, false, false, true};
+  const std::vector<bool> gathered{false, false};
+  CHECK_THROWS_WITH_AS(require_gathered(gathered, written, 0, "--save A"),
+                       "internal error: --save A reads array A after the run, which did not "
+                       "gather it (its last values are on the devices)",
+                       RunError);
+  CHECK_NOTHROW(require_gathered(gathered, input, 1, "--save vel"));
+  CHECK_NOTHROW(require_gathered({true, false}, written, 0, "--verify"));
 }
 
 // devinit: the device kernels' integer-only random bits (rt::random_bits, written again in

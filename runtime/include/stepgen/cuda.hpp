@@ -625,17 +625,21 @@ class Timeline {
 
 /// One array's halo exchange between GPUs.
 struct ExchangeArray {
-  rt::HostArray* host = nullptr;       ///< staging for pairs without peer access (page-locked)
+  rt::HostArray* host = nullptr;       ///< its name and element size (its host copy may be absent)
   std::vector<const Buffer*> buffers;  ///< per part: the array's current buffer
   const std::vector<rt::Transfer>* plan = nullptr;
+  /// Per transfer of `plan`, per box: the staging of pairs without peer access, a page-locked
+  /// host buffer over exactly that box (rt::InCore::staging, made once at set-up, reused by
+  /// every exchange; empty for a transfer GPU to GPU).
+  std::vector<std::vector<rt::HostArray>>* staging = nullptr;
 };
 
 /// Enqueues one exchange of `arrays` after the kernels enqueued so far, with no host wait:
 ///  1. each GPU marks the end of its kernels;
-///  2. senders without peer access to a receiver read the boxes it needs into the host array
-///     (page-locked) at their global place, on the sender's stream, and mark that;
+///  2. senders without peer access to a receiver read the boxes it needs into their staging
+///     (a page-locked buffer per box), on the sender's stream, and mark that;
 ///  3. each receiver's stream waits for its senders' marks, then copies the boxes in: GPU to
-///     GPU (cudaMemcpy3DPeerAsync) or from the host array; and marks that;
+///     GPU (cudaMemcpy3DPeerAsync) or from their staging; and marks that;
 ///  4. each sender's stream waits for its receivers' marks before going on, so that no later
 ///     kernel overwrites cells a receiver has not copied yet.
 /// Returns the bytes moved (each box counted once).
@@ -657,12 +661,14 @@ inline std::size_t exchange(const std::vector<Device>& devices, const rt::Partit
 
   std::size_t bytes = 0;
   for (const ExchangeArray& a : arrays)
-    for (const rt::Transfer& t : *a.plan) {
+    for (std::size_t i = 0; i < a.plan->size(); ++i) {
+      const rt::Transfer& t = (*a.plan)[i];
       const auto s = static_cast<std::size_t>(t.src), d = static_cast<std::size_t>(t.dst);
-      for (const rt::Box& box : t.boxes) {
+      for (std::size_t k = 0; k < t.boxes.size(); ++k) {
         if (!peer[s][d])
-          read_box(devices[s], *a.buffers[s], partition.parts[s].ghost, *a.host, box);
-        bytes += static_cast<std::size_t>(box.volume()) * a.host->element_bytes;
+          read_box(devices[s], *a.buffers[s], partition.parts[s].ghost, (*a.staging)[i][k],
+                   t.boxes[k]);
+        bytes += static_cast<std::size_t>(t.boxes[k].volume()) * a.host->element_bytes;
       }
     }
   for (std::size_t p = 0; p < n; ++p)
@@ -672,15 +678,17 @@ inline std::size_t exchange(const std::vector<Device>& devices, const rt::Partit
     for (std::size_t s = 0; s < n; ++s)
       if (pair[s][d]) timeline.wait(d, peer[s][d] ? computed[s] : staged[s]);
     for (const ExchangeArray& a : arrays)
-      for (const rt::Transfer& t : *a.plan) {
+      for (std::size_t i = 0; i < a.plan->size(); ++i) {
+        const rt::Transfer& t = (*a.plan)[i];
         if (static_cast<std::size_t>(t.dst) != d) continue;
         const auto s = static_cast<std::size_t>(t.src);
-        for (const rt::Box& box : t.boxes) {
+        for (std::size_t k = 0; k < t.boxes.size(); ++k) {
+          const rt::Box& box = t.boxes[k];
           if (peer[s][d])
             peer_box(devices[s], *a.buffers[s], partition.parts[s].ghost, devices[d], *a.buffers[d],
                      partition.parts[d].ghost, box, a.host->element_bytes, a.host->name);
           else
-            write_box(devices[d], *a.buffers[d], partition.parts[d].ghost, *a.host, box);
+            write_box(devices[d], *a.buffers[d], partition.parts[d].ghost, (*a.staging)[i][k], box);
         }
       }
   }
@@ -728,10 +736,10 @@ struct ElementPtr {
 /// view, on)` enqueues the kernel over `view` on a stream of part p's GPU. No host waits:
 ///  1. each boundary stream waits for what its compute stream has enqueued so far, runs the
 ///     boundary views (high priority) and, for receivers without peer access, reads the boxes
-///     sent into the page-locked host arrays; a signal marks that;
+///     sent into their staging (a page-locked buffer per box); a signal marks that;
 ///  2. the interior runs on the compute stream meanwhile;
 ///  3. each receiver's boundary stream waits for its senders' signals and copies the boxes in
-///     (GPU to GPU, or from the host arrays); a signal marks that;
+///     (GPU to GPU, or from their staging); a signal marks that;
 ///  4. each boundary stream waits for its receivers' copies, so that no later kernel overwrites
 ///     a cell before it is copied, and each compute stream waits for its boundary stream (a
 ///     wait on its own GPU). The timeline counts this wait as exchange: the part of the
@@ -754,13 +762,14 @@ std::size_t launch_and_exchange(const std::vector<Device>& devices, const rt::Pa
     timeline.wait(p, timeline.signal(p, On::kCompute), On::kBoundary);
     for (const rt::Box& view : views[p].boundary) launch(p, view, On::kBoundary);
     for (const ExchangeArray& a : arrays)
-      for (const rt::Transfer& t : *a.plan) {
+      for (std::size_t i = 0; i < a.plan->size(); ++i) {
+        const rt::Transfer& t = (*a.plan)[i];
         if (static_cast<std::size_t>(t.src) != p) continue;
-        for (const rt::Box& box : t.boxes) {
+        for (std::size_t k = 0; k < t.boxes.size(); ++k) {
           if (!peer[p][static_cast<std::size_t>(t.dst)])
-            read_box(devices[p], *a.buffers[p], partition.parts[p].ghost, *a.host, box,
-                     On::kBoundary);
-          bytes += static_cast<std::size_t>(box.volume()) * a.host->element_bytes;
+            read_box(devices[p], *a.buffers[p], partition.parts[p].ghost, (*a.staging)[i][k],
+                     t.boxes[k], On::kBoundary);
+          bytes += static_cast<std::size_t>(t.boxes[k].volume()) * a.host->element_bytes;
         }
       }
     sent[p] = timeline.signal(p, On::kBoundary);
@@ -771,16 +780,18 @@ std::size_t launch_and_exchange(const std::vector<Device>& devices, const rt::Pa
     for (std::size_t s = 0; s < n; ++s)
       if (pair[s][d]) timeline.wait(d, sent[s], On::kBoundary);
     for (const ExchangeArray& a : arrays)
-      for (const rt::Transfer& t : *a.plan) {
+      for (std::size_t i = 0; i < a.plan->size(); ++i) {
+        const rt::Transfer& t = (*a.plan)[i];
         if (static_cast<std::size_t>(t.dst) != d) continue;
         const auto s = static_cast<std::size_t>(t.src);
-        for (const rt::Box& box : t.boxes) {
+        for (std::size_t k = 0; k < t.boxes.size(); ++k) {
+          const rt::Box& box = t.boxes[k];
           if (peer[s][d])
             peer_box(devices[s], *a.buffers[s], partition.parts[s].ghost, devices[d], *a.buffers[d],
                      partition.parts[d].ghost, box, a.host->element_bytes, a.host->name,
                      On::kBoundary);
           else
-            write_box(devices[d], *a.buffers[d], partition.parts[d].ghost, *a.host, box,
+            write_box(devices[d], *a.buffers[d], partition.parts[d].ghost, (*a.staging)[i][k], box,
                       On::kBoundary);
         }
       }

@@ -40,6 +40,7 @@
 #include <deque>
 #include <functional>
 #include <initializer_list>
+#include <memory>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -271,6 +272,11 @@ class InCore {
     }
   }
 
+  /// hostmem: the arrays gather() copies back at the end of the run, `want[id]` (main.hpp's
+  /// gathered_arrays: those --save and --verify read after it); empty (the default): every
+  /// written array with a host copy.
+  void set_gathered(std::vector<bool> want) { gathered_ = std::move(want); }
+
   template <class Loop>
   RunStats run(std::int64_t steps, Loop&& loop) {
     Stopwatch total;
@@ -465,6 +471,67 @@ class InCore {
   const typename B::Kernels& kernels(std::size_t p) const { return kernels_[p]; }
   const std::vector<Transfer>& plan(int id) const { return plans_[static_cast<std::size_t>(id)]; }
   RunStats& stats() { return stats_; }
+
+  // --- hostmem: compact exchange staging ---------------------------------------------------
+
+  /// The host staging of array `id`'s exchanges between this process's devices
+  /// (stage_exchanges): per transfer of plan(id), per box, a host buffer holding exactly that
+  /// box (an rt::HostArray over it; a read into it and a write from it are rectangular copies
+  /// of the box), none (an empty list) for a transfer that does not go through the host.
+  std::vector<std::vector<HostArray>>& staging(int id) {
+    return staging_[static_cast<std::size_t>(id)];
+  }
+
+  /// Makes the staging of the transfers for which `staged(transfer)` is true (OpenCL: every
+  /// one; CUDA: those between GPUs without peer access), for every exchanged array: one
+  /// page-locked block (the backend's host_allocator, so the copies stay asynchronous;
+  /// pageable when the system refuses, which the report says) cut into one buffer per box,
+  /// made once at set-up and reused by every exchange. The backends order the copies as they
+  /// did when the whole-grid host arrays staged (a box's next read waits until its last write
+  /// to the receiver is done), so the results and the overlap are the same; host memory is
+  /// the host copies plus these bytes (RunStats::staging_bytes). Call it once, from the
+  /// State's prepare().
+  template <class Staged>
+  void stage_exchanges(Staged staged) {
+    constexpr std::size_t kAlign = 64;  // each box's buffer starts on a cache line
+    auto rounded = [](std::size_t n) { return (n + kAlign - 1) / kAlign * kAlign; };
+    const auto n = static_cast<std::size_t>(problem_.array_count);
+    staging_.assign(n, {});
+    std::size_t total = 0;
+    for (std::size_t id = 0; id < n; ++id)
+      for (const Transfer& t : plans_[id])
+        if (staged(t))
+          for (const Box& box : t.boxes)
+            total +=
+                rounded(static_cast<std::size_t>(box.volume()) * problem_.arrays[id].element_bytes);
+    stats_.staging_bytes = static_cast<long long>(total);
+    HostBytes block;
+    try {
+      if (total > 0) block = B::host_allocator(devices_, true, false)(total, "exchange staging");
+    } catch (const RunError& e) {
+      block = HostBytes(total);
+      stats_.staging_memory = std::string("pageable: page-locking failed: ") + e.what();
+    }
+    auto keep = std::make_shared<HostBytes>(std::move(block));
+    std::size_t at = 0;
+    for (std::size_t id = 0; id < n; ++id) {
+      const ArrayInfo& a = problem_.arrays[id];
+      for (const Transfer& t : plans_[id]) {
+        staging_[id].emplace_back();
+        if (!staged(t)) continue;
+        for (const Box& box : t.boxes) {
+          const std::size_t bytes = static_cast<std::size_t>(box.volume()) * a.element_bytes;
+          staging_[id].back().emplace_back(a.name, a.element_bytes, box,
+                                           [&keep, at](std::size_t size, const std::string&) {
+                                             return HostBytes(keep->data() + at, size, keep);
+                                           });
+          at += rounded(bytes);
+        }
+      }
+    }
+  }
+  // --- end hostmem ---------------------------------------------------------------------------
+
   /// A launch over part p's whole buffer.
   Launch whole(std::size_t p, std::int64_t step) const {
     return B::whole(devices_[p], kernels_[p], buffers_[p], part(p), step);
@@ -744,16 +811,34 @@ class InCore {
   }
   // --- end devinit ---------------------------------------------------------------------------
 
-  /// Copies each part's owned box of every written array back into the host arrays: every
-  /// copy enqueued at once (B::read_box does not wait), then one wait per device.
+  /// hostmem: whether gather() copies array `id` back: a written array set_gathered named (it
+  /// must have a host copy: an internal error otherwise), or, when none was set, a written
+  /// array with a host copy. Unwritten arrays never: their host copies hold their values.
+  bool gathers(int id) const {
+    const auto u = static_cast<std::size_t>(id);
+    if (!problem_.arrays[id].compared) return false;
+    if (gathered_.empty()) return host_[u].held;  // devinit: nothing reads the others
+    if (!gathered_[u]) return false;
+    host_[u].require("gathering it at the end of the run");
+    return true;
+  }
+
+  /// Copies each part's owned box of the written arrays something reads after the run
+  /// (set_gathered; by default every written array with a host copy) back into the host arrays:
+  /// every copy enqueued at once (B::read_box does not wait), then one wait per device.
   void gather() {
     Stopwatch t;
     t.start();
+    // hostmem: the arrays gathered, for the report.
+    stats_.gathered.clear();
+    for (int id = 0; id < problem_.array_count; ++id)
+      if (gathers(id))
+        stats_.gathered +=
+            (stats_.gathered.empty() ? "" : ", ") + std::string(problem_.arrays[id].name);
     for (std::size_t p = 0; p < parts(); ++p)
       for (int id = 0; id < problem_.array_count; ++id) {
         const ArrayInfo& a = problem_.arrays[id];
-        if (!a.compared) continue;
-        if (!host_[static_cast<std::size_t>(id)].held) continue;  // devinit: nothing reads it
+        if (!gathers(id)) continue;
         const Part& mine = part(p);
         B::read_box(devices_[p], buffers_[p][static_cast<std::size_t>(id)], mine.ghost,
                     host_[static_cast<std::size_t>(id)], mine.owned);
@@ -778,9 +863,13 @@ class InCore {
   std::vector<std::vector<int>> frame_value_;  ///< per array and copy: its value buffer, or -1
   std::deque<Buffer> frame_values_;            ///< value(v) frame regions, filled once
   bool frames_on_devices_ = false;             ///< frames refreshed by device copies
+  /// hostmem: per array, per transfer, per box: the exchanges' host staging (stage_exchanges);
+  /// before state_, which goes first (its events and streams may still refer to it).
+  std::vector<std::vector<std::vector<HostArray>>> staging_;
   S state_;               ///< after the buffers: its events, staging and messages go first
   bool overlap_ = false;  ///< launches followed by an exchange overlap the two
   RunStats stats_;
+  std::vector<bool> gathered_;  ///< hostmem: what gather() copies back (empty: the default)
   Monitor* monitor_ = nullptr;
   const ReduceBox<B>* reduce_boxes_ = nullptr;
   std::int64_t first_step_ = 0;                             ///< io

@@ -260,8 +260,8 @@ struct Backend {
     fn({d, buf, chunk, view, On::kCompute, step});
   }
 
-  /// Peer access between the GPUs, the host arrays page-locked where a pair stages through
-  /// them, and the timeline of events that orders and times the work on the GPUs.
+  /// Peer access between the GPUs, the staging of pairs without it (page-locked, a buffer per
+  /// box), and the timeline of events that orders and times the work on the GPUs.
   class State {
    public:
     using Engine = rt::InCore<Backend, State>;
@@ -278,17 +278,11 @@ struct Backend {
     void prepare(Engine& e) {
       if (e.parts() < 2) return;
       peer_ = enable_peers(e.devices());
-      // Pairs without peer access stage through the host arrays: page-locked, the copies stay
-      // asynchronous on the streams.
-      bool staged = false;
-      for (int id = 0; id < e.problem().array_count; ++id)
-        for (const rt::Transfer& t : e.plan(id))
-          if (!peer_[static_cast<std::size_t>(t.src)][static_cast<std::size_t>(t.dst)])
-            staged = true;
-      if (staged) {
-        pinned_.reserve(e.host().size());
-        for (rt::HostArray& a : e.host()) pinned_.emplace_back(a);
-      }
+      // hostmem: pairs without peer access stage through a page-locked buffer per box, made
+      // once here (rt::InCore::stage_exchanges): the copies stay asynchronous on the streams.
+      e.stage_exchanges([this](const rt::Transfer& t) {
+        return !peer_[static_cast<std::size_t>(t.src)][static_cast<std::size_t>(t.dst)];
+      });
     }
 
     /// One line per pair of devices that exchange ghost cells: GPU to GPU or through the host.
@@ -378,13 +372,13 @@ struct Backend {
         for (std::size_t p = 0; p < e.parts(); ++p)
           a.buffers.push_back(&e.buffers(p)[static_cast<std::size_t>(id)]);
         a.plan = &e.plan(id);
+        a.staging = &e.staging(id);  // hostmem
         out.push_back(std::move(a));
       }
       return out;
     }
 
-    PeerMatrix peer_;                 ///< peer_[src][dst]: GPU-to-GPU copies
-    std::vector<PinnedHost> pinned_;  ///< the host arrays, page-locked when they stage
+    PeerMatrix peer_;  ///< peer_[src][dst]: GPU-to-GPU copies
     Timeline timeline_;
   };
 };

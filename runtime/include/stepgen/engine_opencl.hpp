@@ -1,10 +1,10 @@
 #pragma once
 /// \file
 /// The OpenCL backend of the in-core engine (engine.hpp): buffers and rectangular copies of
-/// opencl.hpp, and the exchanges through the host arrays as staging. A device's kernels run in
-/// order on its compute queue; when a launch overlaps its exchange, its boundary slabs run
-/// first, the halo reads follow on the boundary queue while the interior computes, and the
-/// writes to the receivers go on their boundary queues.
+/// opencl.hpp, and the exchanges through host staging (a page-locked buffer per box). A
+/// device's kernels run in order on its compute queue; when a launch overlaps its exchange, its
+/// boundary slabs run first, the halo reads follow on the boundary queue while the interior
+/// computes, and the writes to the receivers go on their boundary queues.
 
 #include <algorithm>
 #include <cstdint>
@@ -393,7 +393,11 @@ struct Backend {
 
     State(const rt::StateArgs<Device>&, const Config&) {}
     static void check_fits(const Device& d, std::size_t bytes) { cl::check_fits(d, bytes); }
-    void prepare(Engine&) {}
+    /// hostmem: every exchange between the devices goes through host staging, a page-locked
+    /// buffer per box made once here (rt::InCore::stage_exchanges).
+    void prepare(Engine& e) {
+      if (e.parts() > 1) e.stage_exchanges([](const rt::Transfer&) { return true; });
+    }
     void print_exchange_paths(const Engine&) const {}
     void begin(Engine&) {}
     void end(Engine& e) {
@@ -420,6 +424,7 @@ struct Backend {
         for (std::size_t p = 0; p < e.parts(); ++p)
           a.buffers.push_back(&e.buffers(p)[static_cast<std::size_t>(id)]);
         a.plan = &e.plan(id);
+        a.staging = &e.staging(id);  // hostmem
         arrays.push_back(std::move(a));
       }
       e.stats().exchange_bytes += cl::exchange(e.devices(), e.partition(), arrays, pending_writes_);
@@ -430,7 +435,7 @@ struct Backend {
 
     /// On each device, the boundary slabs (rt::overlap_views; work-items along the slowest
     /// dimension are cells, cut at multiples of the work-group size `group`) run first, then
-    /// the boundary queue reads the boxes other parts need into the host arrays; the interior
+    /// the boundary queue reads the boxes other parts need into their staging; the interior
     /// runs meanwhile on the kernel queue; the boxes are then written to their receivers on
     /// their boundary queues. Compute then exchange when overlap is off.
     void launch_and_exchange(Engine& e, void (*launch)(const Launch&), int /*kernel*/,
@@ -456,17 +461,19 @@ struct Backend {
         launch({devices[p], e.kernels(p), e.buffers(p), part, step, &slabs.below});
         launch({devices[p], e.kernels(p), e.buffers(p), part, step, &slabs.above});
         boundary_after_compute(devices[p]);
-        for (int id : ids)
-          for (const rt::Transfer& t : e.plan(id)) {
+        for (int id : ids) {
+          const std::vector<rt::Transfer>& plan = e.plan(id);
+          for (std::size_t i = 0; i < plan.size(); ++i) {
+            const rt::Transfer& t = plan[i];
             if (static_cast<std::size_t>(t.src) != p) continue;
-            rt::HostArray& host = e.host()[static_cast<std::size_t>(id)];
-            for (const rt::Box& box : t.boxes) {
-              cl::read_box(devices[p], e.buffers(p)[static_cast<std::size_t>(id)], part.ghost, host,
-                           box, &reads, On::kBoundary);
-              e.stats().exchange_bytes +=
-                  static_cast<std::size_t>(box.volume()) * host.element_bytes;
+            for (std::size_t k = 0; k < t.boxes.size(); ++k) {
+              rt::HostArray& stage = e.staging(id)[i][k];  // hostmem: this box's staging
+              cl::read_box(devices[p], e.buffers(p)[static_cast<std::size_t>(id)], part.ghost,
+                           stage, t.boxes[k], &reads, On::kBoundary);
+              e.stats().exchange_bytes += stage.bytes.size();
             }
           }
+        }
         interior[p] = slabs.interior;
       }
       for (std::size_t p = 0; p < e.parts(); ++p) {
@@ -474,14 +481,17 @@ struct Backend {
         flush(devices[p]);
       }
       wait_all(reads, "exchange");
-      for (int id : ids)
-        for (const rt::Transfer& t : e.plan(id)) {
+      for (int id : ids) {
+        const std::vector<rt::Transfer>& plan = e.plan(id);
+        for (std::size_t i = 0; i < plan.size(); ++i) {
+          const rt::Transfer& t = plan[i];
           const auto dst = static_cast<std::size_t>(t.dst);
-          for (const rt::Box& box : t.boxes)
+          for (std::size_t k = 0; k < t.boxes.size(); ++k)
             cl::write_box(devices[dst], e.buffers(dst)[static_cast<std::size_t>(id)],
-                          e.part(dst).ghost, e.host()[static_cast<std::size_t>(id)], box,
-                          &pending_writes_, On::kBoundary);
+                          e.part(dst).ghost, e.staging(id)[i][k], t.boxes[k], &pending_writes_,
+                          On::kBoundary);
         }
+      }
       for (std::size_t p = 0; p < e.parts(); ++p) cl::finish(devices[p]);
       kernel_timer_.stop();
       // What is left of the exchange once the interior is done: the part not hidden.

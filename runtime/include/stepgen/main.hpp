@@ -121,14 +121,13 @@ void fill_random(HostArray& a, const Box& grid, std::uint64_t seed) {
 /// The arrays of an in-core run that need a host copy (the others are made on the devices,
 /// never uploaded nor gathered): those whose initial values come from the host (file()), the
 /// ones --load reads, --save writes, --verify compares (the arrays kernels write), outputs and
-/// checkpoints write or a restart reads (ProgramIo::host_arrays_used), and, where the process
-/// runs several parts, the exchanged ones (their host arrays stage the exchanges between the
-/// process's devices); a copy(X) with a host copy makes X have one too (the host fill copies
-/// X's). STEPGEN_HOST_COPIES=all gives every array one (as before devinit: comparisons).
-/// Out of core, the host arrays are the store: call it in core only.
+/// checkpoints write or a restart reads (ProgramIo::host_arrays_used); a copy(X) with a host
+/// copy makes X have one too (the host fill copies X's). The exchanges between the process's
+/// devices need none: they stage through buffers of their own boxes (hostmem:
+/// InCore::stage_exchanges). STEPGEN_HOST_COPIES=all gives every array one (as before devinit:
+/// comparisons). Out of core, the host arrays are the store: call it in core only.
 template <class B>
-std::vector<bool> host_copies(const Program<B>& p, const Options& opt, const ProgramIo& io,
-                              std::size_t local_parts) {
+std::vector<bool> host_copies(const Program<B>& p, const Options& opt, const ProgramIo& io) {
   const Problem<B>& problem = *p.problem;
   const auto n = static_cast<std::size_t>(problem.array_count);
   std::vector<bool> held = io.host_arrays_used();
@@ -145,7 +144,6 @@ std::vector<bool> host_copies(const Program<B>& p, const Options& opt, const Pro
     const ArrayInfo& a = problem.arrays[id];
     if (!a.init.on_device()) held[id] = true;
     if (opt.verify && a.compared) held[id] = true;
-    if (local_parts > 1 && a.exchanged) held[id] = true;
   }
   for (bool changed = true; changed;) {
     changed = false;
@@ -166,6 +164,39 @@ inline HostArray host_array(const ArrayInfo& a, const Box& box, const HostAlloca
   if (held.empty() || held[id]) return HostArray(a.name, a.element_bytes, box, alloc);
   return HostArray::absent(a.name, a.element_bytes, box);
 }
+
+// --- hostmem: which arrays are gathered at the end of an in-core run ---------------------------
+
+/// The arrays an in-core run gathers at its end (InCore::set_gathered): those read from the
+/// host arrays after it, among the arrays kernels write (an unwritten array's host copy holds
+/// its values): --save's, and with --verify every array it compares. Nothing else reads them
+/// after the run: outputs and checkpoints copy what they write during it (InCore::fetch), and
+/// reductions and traces read the devices. A file() initial value or --load gives an array a
+/// host copy for its upload only: it is not gathered unless saved or verified.
+template <class B>
+std::vector<bool> gathered_arrays(const Program<B>& p, const Options& opt) {
+  const Problem<B>& problem = *p.problem;
+  std::vector<bool> want(static_cast<std::size_t>(problem.array_count), false);
+  for (int id = 0; id < problem.array_count; ++id) {
+    const ArrayInfo& a = problem.arrays[id];
+    if (!a.compared) continue;
+    if (opt.verify) want[static_cast<std::size_t>(id)] = true;
+    for (const auto& [name, path] : opt.saves)
+      if (name == a.name) want[static_cast<std::size_t>(id)] = true;
+  }
+  return want;
+}
+
+/// Throws an internal error when `what` reads the host copy of array `a` (id `id`) after an
+/// in-core run that did not gather it (`gathered`: gathered_arrays): a written array's host
+/// bytes then hold its initial values, not its last ones.
+inline void require_gathered(const std::vector<bool>& gathered, const ArrayInfo& a, std::size_t id,
+                             const std::string& what) {
+  if (a.compared && !gathered[id])
+    throw RunError("internal error: " + what + " reads array " + a.name +
+                   " after the run, which did not gather it (its last values are on the devices)");
+}
+// --- end hostmem -------------------------------------------------------------------------------
 
 /// The report's figures on host copies (RunStats::device_made, host_array_bytes).
 inline void host_copies_report(const std::vector<HostArray>& host, RunStats& stats) {
@@ -361,6 +392,7 @@ RunStats run_in_or_out_of_core(const Program<B>& p, std::vector<typename B::Devi
   if (!report.on) {
     InCore<B> run(problem, devices, partition, host, probed);
     run.set_monitor(monitor, p.reduce_boxes);
+    run.set_gathered(gathered_arrays(p, opt));  // hostmem: what is read after the run
     if (!opt.quiet) {
       run.print_exchange_paths();
       run.print_overlap();
@@ -527,9 +559,13 @@ int run_program(int argc, char** argv, Program<B> p) {
   const HostAllocator alloc =
       out_of_core ? B::host_allocator(devices, ooc.pinned, true)
                   : pageable_fallback(B::host_allocator(devices, ooc.pinned, false), memory);
-  // devinit: in core, only the arrays that need one get a host copy (host_copies).
+  // devinit: in core, only the arrays that need one get a host copy (host_copies). hostmem:
+  // `--out-of-core auto` given may still go out of core (ooc_auto_choice calibrates out of core
+  // on the host arrays, and out of core they are the store): every array gets one then.
+  const bool may_go_out_of_core = ooc.mode == ooc::Options::Mode::kAuto && ooc.compare;
   const std::vector<bool> held =
-      out_of_core ? std::vector<bool>{} : host_copies(p, opt, io, partition.parts.size());
+      out_of_core || may_go_out_of_core ? std::vector<bool>{} : host_copies(p, opt, io);
+  const std::vector<bool> gathered = gathered_arrays(p, opt);  // hostmem: in core, at the end
   std::vector<HostArray> host = p.make_host_arrays(p.grid, alloc, held);
   for (const auto& [name, path] : opt.loads)
     for (HostArray& a : host)
@@ -576,6 +612,8 @@ int run_program(int argc, char** argv, Program<B> p) {
     stats.link_h2d = link.h2d;
     stats.link_d2h = link.d2h;
     host_copies_report(host, stats);  // devinit
+    // hostmem: the exchanges' staging (none on one device).
+    if (stats.staging_bytes < 0) stats.staging_bytes = 0;
   }
   if (!opt.quiet) {
     print_report(stats, stdout);
@@ -599,6 +637,7 @@ int run_program(int argc, char** argv, Program<B> p) {
     for (int id = 0; id < problem.array_count; ++id) {
       if (!problem.arrays[id].compared) continue;
       const auto u = static_cast<std::size_t>(id);
+      if (!out_of_core) require_gathered(gathered, problem.arrays[id], u, "--verify");  // hostmem
       const std::string diff = problem.arrays[id].compare(host[u], initial[u]);
       if (!diff.empty()) {
         std::printf("verify: FAILED: %s\n", diff.c_str());
@@ -609,8 +648,11 @@ int run_program(int argc, char** argv, Program<B> p) {
       std::printf("verify: OK: %zu device(s) equal 1 device bit for bit\n", partition.parts.size());
   }
   for (const auto& [name, path] : opt.saves)
-    for (const HostArray& a : host)
-      if (a.name == name) save_raw(a, path);
+    for (std::size_t id = 0; id < host.size(); ++id)
+      if (host[id].name == name) {
+        if (!out_of_core) require_gathered(gathered, problem.arrays[id], id, "--save " + name);
+        save_raw(host[id], path);
+      }
   return status;
 }
 

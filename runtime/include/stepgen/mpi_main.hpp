@@ -313,7 +313,7 @@ RunStats run_rank(const mpi::Session& session, M& rank, const Program<B>& p,
   }
   // The host arrays stop at the grid's edge: a boundary frame is filled on the device.
   // devinit: only the arrays that need one get a host copy (one part per rank: no staging).
-  host = load_rank_arrays(p, intersect(part.ghost, p.grid), opt, {}, host_copies(p, opt, io, 1));
+  host = load_rank_arrays(p, intersect(part.ghost, p.grid), opt, {}, host_copies(p, opt, io));
   io.restart(host);  // io: the checkpoint's values over this rank's box, when restarting
   loaded(host);
   io.start(host);
@@ -321,6 +321,7 @@ RunStats run_rank(const mpi::Session& session, M& rank, const Program<B>& p,
                                    rank.config(MPI_COMM_WORLD));
   if (!opt.quiet && session.rank() == 0) run.print_overlap();
   run.set_monitor(monitor, p.reduce_boxes);
+  run.set_gathered(gathered_arrays(p, opt));  // hostmem: what is read after the run
   // io: after the steps where an output or checkpoint is due, the rank's owned boxes of the
   // arrays it needs copied into its host arrays, then written by all ranks together.
   run.set_steps(io.first_step(), [&io](RankRun<B, M>& r, std::int64_t step) {
@@ -501,9 +502,13 @@ int run_mpi_program(mpi::Session& session, int argc, char** argv, Program<B> p,
       result.emplace_back(problem.arrays[id].name, problem.arrays[id].element_bytes,
                           session.rank() == 0 ? p.grid : Box());
     for (int id = 0; id < problem.array_count; ++id)
-      if (problem.arrays[id].compared)
+      if (problem.arrays[id].compared) {
+        if (!ooc_stats.on)  // hostmem
+          require_gathered(gathered_arrays(p, opt), problem.arrays[id],
+                           static_cast<std::size_t>(id), "--verify");
         mpi::gather_owned(MPI_COMM_WORLD, host[static_cast<std::size_t>(id)], owned,
                           result[static_cast<std::size_t>(id)]);
+      }
     if (session.rank() == 0) {
       Partition whole = stepgen::rt::partition(p.partition_request(1, {}));
       InCore<B, typename M::State> one(problem, devices, whole, initial, probed, {0, 1},
@@ -528,8 +533,12 @@ int run_mpi_program(mpi::Session& session, int argc, char** argv, Program<B> p,
   }
   // --save: every rank writes its owned box into the one file (MPI-IO, collective).
   for (const auto& [name, path] : opt.saves)
-    for (const HostArray& a : host)
-      if (a.name == name) mpi::write_array(MPI_COMM_WORLD, a, part.owned, p.grid, path);
+    for (std::size_t id = 0; id < host.size(); ++id)
+      if (host[id].name == name) {
+        if (!ooc_stats.on)  // hostmem
+          require_gathered(gathered_arrays(p, opt), problem.arrays[id], id, "--save " + name);
+        mpi::write_array(MPI_COMM_WORLD, host[id], part.owned, p.grid, path);
+      }
   return status;
 }
 

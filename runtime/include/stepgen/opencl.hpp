@@ -499,13 +499,16 @@ inline void wait_all(std::vector<Event>& events, const char* what) {
   events.clear();
 }
 
-/// One array's halo exchange between devices, through the host array as staging: each box a
-/// part owns and another part reads is read from its owner into the host array at its global
-/// place, then written from there to the reader. Only the boxes of the exchange plan move.
+/// One array's halo exchange between devices, through host staging: each box a part owns and
+/// another part reads is read from its owner into a host buffer of exactly that box, then
+/// written from there to the reader. Only the boxes of the exchange plan move.
 struct ExchangeArray {
-  rt::HostArray* host = nullptr;    ///< staging: the array's host copy
+  rt::HostArray* host = nullptr;    ///< its name and element size (its host copy may be absent)
   std::vector<const Mem*> buffers;  ///< per part: the array's current buffer
   const std::vector<rt::Transfer>* plan = nullptr;
+  /// Per transfer of `plan`, per box: its staging, a host buffer over exactly that box
+  /// (rt::InCore::staging, page-locked, made once at set-up and reused by every exchange).
+  std::vector<std::vector<rt::HostArray>>* staging = nullptr;
 };
 
 /// Moves every transfer of every array; returns the bytes moved device->host->device (counted
@@ -517,20 +520,26 @@ inline std::size_t exchange(const std::vector<Device>& devices, const rt::Partit
   std::vector<Event> reads;
   std::size_t bytes = 0;
   for (const ExchangeArray& a : arrays)
-    for (const rt::Transfer& t : *a.plan)
-      for (const rt::Box& box : t.boxes) {
+    for (std::size_t i = 0; i < a.plan->size(); ++i) {
+      const rt::Transfer& t = (*a.plan)[i];
+      for (std::size_t k = 0; k < t.boxes.size(); ++k) {
+        const rt::Box& box = t.boxes[k];
         const auto src = static_cast<std::size_t>(t.src);
-        read_box(devices[src], *a.buffers[src], partition.parts[src].ghost, *a.host, box, &reads);
+        read_box(devices[src], *a.buffers[src], partition.parts[src].ghost, (*a.staging)[i][k], box,
+                 &reads);
         bytes += static_cast<std::size_t>(box.volume()) * a.host->element_bytes;
       }
+    }
   wait_all(reads, "exchange");
   for (const ExchangeArray& a : arrays)
-    for (const rt::Transfer& t : *a.plan)
-      for (const rt::Box& box : t.boxes) {
+    for (std::size_t i = 0; i < a.plan->size(); ++i) {
+      const rt::Transfer& t = (*a.plan)[i];
+      for (std::size_t k = 0; k < t.boxes.size(); ++k) {
         const auto dst = static_cast<std::size_t>(t.dst);
-        write_box(devices[dst], *a.buffers[dst], partition.parts[dst].ghost, *a.host, box,
-                  &pending);
+        write_box(devices[dst], *a.buffers[dst], partition.parts[dst].ghost, (*a.staging)[i][k],
+                  t.boxes[k], &pending);
       }
+    }
   return bytes;
 }
 

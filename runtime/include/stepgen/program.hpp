@@ -733,6 +733,12 @@ struct RunStats {
   /// ("A, B"; empty: none), and the bytes of the host copies the run keeps (-1: not said).
   std::string device_made;
   long long host_array_bytes = -1;
+  /// hostmem: the host staging of the exchanges between the process's devices (bytes; -1: not
+  /// said, as for an MPI rank, whose messages have their own buffers), how it is held when not
+  /// page-locked (empty: page-locked), and the arrays gathered at the end ("A, B"; empty: none).
+  long long staging_bytes = -1;
+  std::string staging_memory;
+  std::string gathered;
 };
 
 inline std::string human_bytes(double b) {
@@ -764,10 +770,17 @@ inline void print_report(const RunStats& s, std::FILE* out) {
   std::fprintf(out, ")\n");
   if (!s.host_memory.empty()) std::fprintf(out, "  host arrays:  %s\n", s.host_memory.c_str());
   // devinit: which arrays have no host copy, and what the host copies weigh.
-  if (s.host_array_bytes >= 0)
-    std::fprintf(out, "  host copies:  %s; made on the devices: %s\n",
-                 human_bytes(static_cast<double>(s.host_array_bytes)).c_str(),
-                 s.device_made.empty() ? "none" : s.device_made.c_str());
+  // hostmem: plus the exchanges' staging, and which arrays came back at the end.
+  if (s.host_array_bytes >= 0) {
+    std::string staging;
+    if (s.staging_bytes >= 0)
+      staging = " + staging " + human_bytes(static_cast<double>(s.staging_bytes)) +
+                (s.staging_memory.empty() ? "" : " (" + s.staging_memory + ")");
+    std::fprintf(out, "  host copies:  %s%s; made on the devices: %s; gathered: %s\n",
+                 human_bytes(static_cast<double>(s.host_array_bytes)).c_str(), staging.c_str(),
+                 s.device_made.empty() ? "none" : s.device_made.c_str(),
+                 s.gathered.empty() ? "none" : s.gathered.c_str());
+  }
   std::fprintf(out, "peak resident memory: %s\n",
                human_bytes(static_cast<double>(peak_resident_bytes())).c_str());
 }
