@@ -236,7 +236,9 @@ void compare_auto(const ProgramPlan& pp, const PlanOptions& o, Plan& plan) {
   const Model& m = *pp.model;
   if (!pp.boundaries.empty()) {
     plan.reason =
-        rt::ooc::in_core_because("the spec's <boundary> frames are not supported out of core yet")
+        rt::ooc::in_core_because(
+            "the spec's <boundary> frames: compared only without them (out of core composes "
+            "them on the host at every pass boundary)")
             .line.substr(13);
     return;
   }
