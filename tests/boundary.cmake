@@ -1,6 +1,7 @@
 # Boundaries (<boundary>): periodic, mirror, copy and value(v) frames past the grid's edge, in
-# core on 1-4 PoCL devices against a serial reference with the frames' mapping
-# (tests/boundary/kinds_test.sh). The periodic worked example, examples/grayscott, runs in the
+# core on 1-4 PoCL devices and out of core with 1-4 steps per pass against a serial reference
+# with the frames' mapping (tests/boundary/kinds_test.sh; also a CUDA program on the CPU
+# emulation and, where mpirun is found, an MPI program on 2 ranks, out of core). The periodic worked example, examples/grayscott, runs in the
 # e2e, MPI and CUDA emulation suites with the other examples.
 find_package(OpenCL QUIET)
 add_executable(boundary_reference ${CMAKE_CURRENT_SOURCE_DIR}/boundary/reference.cpp)

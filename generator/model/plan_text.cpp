@@ -152,9 +152,6 @@ std::string plan_text(const ProgramPlan& pp, const Plan& plan) {
   const auto slow = static_cast<std::size_t>(m.dims - 1);
   char line[512];
   s += "\nout of core: " + plan.reason + "\n";
-  if (!pp.boundaries.empty())
-    s += "  (the program refuses to run out of core: <boundary> frames are not supported out of "
-         "core yet)\n";
   s += "  " + std::to_string(sc.chunks) + " chunk(s)" + (plan.auto_chunks ? " (model)" : "") +
        ", " + std::to_string(sc.steps_per_pass) + " step(s) per pass" +
        (plan.auto_k ? " (model)" : "") + ", region sharing " + (sc.region_sharing ? "on" : "off") +

@@ -11,7 +11,10 @@
 # host (STEPGEN_FRAMES=host, the path MPI ranks keep for a periodic neighbour on another rank),
 # and on 1 with a rectangular copy per frame box instead of the copy kernel (STEPGEN_FRAMES=rect);
 # sources at the edge (mirror_copy_inject: the frame images get the value too); out of core on
-# 1 and 2 devices (1 step per pass; 3 with only periodic boundaries); A and B must equal the
+# 1 and 2 devices with 1, 2 and 3 steps per pass (mirror, copy and value frames refilled on the
+# device between the steps); mirror_copy_twice (two launches a step, the second reading past
+# the edge what the first wrote) in and out of core, its MPI program out of core on 2 ranks,
+# its CUDA program out of core on the CPU emulation (tests/cuda_emu); A and B must equal the
 # reference bit for bit.
 # Usage: kinds_test.sh STEPGEN SOURCE_DIR WORK_DIR REFERENCE_BIN
 set -euo pipefail
@@ -57,11 +60,13 @@ for case in "value_periodic value periodic" "periodic_wide periodic periodic 256
     echo "ok: $name ($kx x, $ky y) on $n device(s) $extra ($(grep -o 'grid [0-9x]*' "$dir/log.txt" | head -1)): A and B equal the reference"
   done
   # Out of core (the frames past the grid's edge loaded with the chunks, y the chunked
-  # dimension): 1 step per pass on 1 and 2 devices in 3 chunks; with only periodic boundaries
-  # 3 steps per pass too (the chunks compute the frame's images); mirror, copy and value ask
-  # for one step per pass, and 3 are refused with an error that says so.
-  ooc_runs=("1 3 1" "2 3 1")
-  if [ "$kx" = periodic ] && [ "$ky" = periodic ]; then ooc_runs+=("1 2 3" "2 2 3 --strategy min-exchange"); fi
+  # dimension): 1 step per pass on 2 devices in 3 chunks; 3 steps per pass on 1 device and 2
+  # on 2 with mirror, copy or value (the chunks refill those frames on the device after each
+  # launch), 3 with only periodic boundaries (the chunks compute the frame's images), and the
+  # same bits as the run in core on 1 device.
+  ooc_runs=("2 3 1")
+  if [ "$kx" = periodic ] && [ "$ky" = periodic ]; then ooc_runs+=("1 2 3" "2 2 3 --strategy min-exchange")
+  else ooc_runs+=("1 3 3" "2 2 2"); fi
   [ "$name" = periodic_thin ] && ooc_runs=()  # 4 rows: chunks of 1-2 rows hold no halo of 2
   for run in "${ooc_runs[@]}"; do
     read -r n chunks k extra <<<"$run"
@@ -76,18 +81,65 @@ for case in "value_periodic value periodic" "periodic_wide periodic periodic 256
     for a in A B; do
       cmp -s "$dir/$a.raw" "$out/reference/$a.raw" ||
         { cat "$dir/log.txt"; echo "FAIL: $name out of core on $n device(s), k=$k: $a differs from the reference"; exit 1; }
+      cmp -s "$dir/$a.raw" "$out/runs/1-/$a.raw" ||
+        { cat "$dir/log.txt"; echo "FAIL: $name out of core on $n device(s), k=$k: $a differs from the run in core"; exit 1; }
     done
     echo "ok: $name out of core on $n device(s) ($(grep -o '[0-9]* chunk(s)[^,]*, [0-9]* step(s) per pass' "$dir/log.txt")): A and B equal the reference"
   done
-  if [ "$kx" != periodic ] || [ "$ky" != periodic ]; then
-    status=0
-    POCL_DEVICES=pthread "$out/gen/build/$name" --device-type cpu --devices 1 --out-of-core on \
-      --ooc-chunks 2 --steps-per-pass 3 > "$out/runs/ooc-refused.txt" 2>&1 || status=$?
-    if [ "$status" -eq 0 ] || ! grep -q "boundaries run one step per pass out of core" "$out/runs/ooc-refused.txt"; then
-      cat "$out/runs/ooc-refused.txt"; echo "FAIL: $name: 3 steps per pass out of core not refused"; exit 1
-    fi
-    echo "ok: $name out of core with 3 steps per pass is refused: $(head -1 "$out/runs/ooc-refused.txt")"
+done
+# Two launches a step (A -> B, B -> A; mirror along x, copy along y on both arrays): the second
+# reads past the grid's edge what the first wrote, so out of core the chunks refill the frames
+# between the launches. 15 such steps equal the reference's 30 (A after 30, B after 29). The
+# MPI program (OpenCL; the one-process program where mpirun is missing) in core on 1 rank and
+# out of core on 1 rank with 3 steps per pass and on 2 with 2 (each rank refills its own edge);
+# the CUDA program on the CPU emulation (tests/cuda_emu/build.sh, no GPU) out of core on 1
+# device with 3 steps per pass and on 2 with 2 (the refill's copy kernel on the kernel stream).
+name=mirror_copy_twice
+out="$work/$name"
+mkdir -p "$out/reference"
+mpi=no
+if command -v mpirun >/dev/null && command -v mpicxx >/dev/null; then
+  mpi=yes
+  source "$src/tests/mpi/mpirun.sh"
+fi
+distribution=()
+[ "$mpi" = yes ] && distribution=(--distribution mpi)
+"$stepgen" generate "$src/tests/boundary/$name.xml" --target opencl "${distribution[@]}" -o "$out/gen" >/dev/null
+cmake -S "$out/gen" -B "$out/gen/build" -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build "$out/gen/build" -j 2 >/dev/null
+"$stepgen" generate "$src/tests/boundary/$name.xml" --target cuda -o "$out/gen-cuda" >/dev/null
+"$src/tests/cuda_emu/build.sh" "$out/gen-cuda" "$out/$name-cuda-emu"
+"$reference" mirror copy "$out/reference"
+for run in "opencl 1" "opencl 1 --out-of-core on --ooc-chunks 3 --steps-per-pass 3" \
+  "opencl 2 --out-of-core on --ooc-chunks 2 --steps-per-pass 2" \
+  "cuda 1 --out-of-core on --ooc-chunks 3 --steps-per-pass 3" \
+  "cuda 2 --out-of-core on --ooc-chunks 2 --steps-per-pass 2"; do
+  read -r backend n extra <<<"$run"
+  dir="$out/runs/$backend-$n-${extra// /}"
+  mkdir -p "$dir"
+  saves=(--save "A=$dir/A.raw" --save "B=$dir/B.raw")
+  what="$name ($backend) on $n device(s)"
+  if [ "$backend" = cuda ]; then
+    # shellcheck disable=SC2086
+    STEPGEN_CUDA_EMULATE=$n "$out/$name-cuda-emu" --devices "$n" $extra "${saves[@]}" > "$dir/log.txt" 2>&1 ||
+      { cat "$dir/log.txt"; echo "FAIL: $what $extra: the run failed"; exit 1; }
+  elif [ "$mpi" = yes ]; then
+    what="$name (opencl, MPI) on $n rank(s)"
+    # shellcheck disable=SC2086
+    POCL_DEVICES="$(printf 'pthread %.0s' $(seq "$n"))" stepgen_mpirun "$n" "$out/gen/build/$name" \
+      --device-type cpu $extra "${saves[@]}" > "$dir/log.txt" 2>&1 ||
+      { cat "$dir/log.txt"; echo "FAIL: $what $extra: the run failed"; exit 1; }
+  else
+    # shellcheck disable=SC2086
+    POCL_DEVICES="$(printf 'pthread %.0s' $(seq "$n"))" "$out/gen/build/$name" --device-type cpu \
+      --devices "$n" $extra "${saves[@]}" > "$dir/log.txt" 2>&1 ||
+      { cat "$dir/log.txt"; echo "FAIL: $what $extra: the run failed"; exit 1; }
   fi
+  for a in A B; do
+    cmp -s "$dir/$a.raw" "$out/reference/$a.raw" ||
+      { cat "$dir/log.txt"; echo "FAIL: $what $extra: $a differs from the reference"; exit 1; }
+  done
+  echo "ok: $what $extra: A and B equal the reference $(grep -o '[0-9]* chunk(s)[^,]*, [0-9]* step(s) per pass' "$dir/log.txt" || true)"
 done
 # A 3D 7-point stencil periodic in z only, the chunked dimension out of core (the load windows
 # of the first and last chunks reach past the grid's ends, the frames composed from the other

@@ -250,3 +250,114 @@ TEST_CASE("boundary: the device copies fill every frame as the host composes it"
                              {0, 1, BoundaryKind::kMirror, {}},
                              {0, 2, BoundaryKind::kValue, half}});
 }
+
+// --- Physical frames refilled within one buffer (refill_copies, out of core) ----------------
+
+namespace {
+
+// One out-of-core chunk's buffer of a 10x8 grid: x whole with a frame of 2 on both sides, y from
+// the frame below the grid (2 planes) to plane 5 (the chunk's window ends inside the grid). The
+// cells inside the grid and the periodic images (which the kernels compute) hold the grid's
+// values x + 100 y + 0.5; every other frame cell -1. After refill_copies' copies every cell
+// must hold what the frame rules give (per dimension, as FrameSources::fill), the periodic
+// images untouched.
+void check_refill(const std::vector<BoundaryRule>& rules) {
+  const Box grid = Box::from_extent(2, {10, 8, 1});
+  Box buffer = grid;
+  buffer.lo[0] = -2;
+  buffer.hi[0] = 12;
+  buffer.lo[1] = -2;
+  buffer.hi[1] = 5;
+  const int count = static_cast<int>(rules.size());
+  auto index = [&](const Vec3& c) {
+    return static_cast<std::size_t>((c[1] - buffer.lo[1]) * buffer.extent(0) +
+                                    (c[0] - buffer.lo[0]));
+  };
+  // What the rules give at c, and whether c is a cell the refill leaves (inside, or past the
+  // edge in periodic dimensions only).
+  auto expected = [&](const Vec3& c, bool& kept) {
+    Vec3 s = c;
+    kept = true;
+    float value = 0;
+    bool is_value = false;
+    for (std::size_t d = 0; d < 2; ++d) {
+      const Index n = grid.extent(static_cast<int>(d));
+      if (c[d] >= 0 && c[d] < n) continue;
+      const BoundaryRule* r = find_boundary(rules.data(), count, 0, static_cast<int>(d));
+      REQUIRE(r != nullptr);
+      if (r->kind != BoundaryKind::kPeriodic) kept = false;
+      switch (r->kind) {
+        case BoundaryKind::kPeriodic:
+          s[d] = (c[d] % n + n) % n;
+          break;
+        case BoundaryKind::kMirror:
+          s[d] = c[d] < 0 ? -1 - c[d] : 2 * n - 1 - c[d];
+          break;
+        case BoundaryKind::kCopy:
+          s[d] = c[d] < 0 ? 0 : n - 1;
+          break;
+        case BoundaryKind::kValue:
+          if (!is_value) std::memcpy(&value, r->value.data(), sizeof value);
+          is_value = true;
+          break;
+      }
+    }
+    return is_value ? value : static_cast<float>(s[0] + 100 * s[1]) + 0.5f;
+  };
+  std::vector<float> buf(static_cast<std::size_t>(buffer.volume()));
+  Vec3 c{0, 0, 0};
+  for (c[1] = buffer.lo[1]; c[1] < buffer.hi[1]; ++c[1])
+    for (c[0] = buffer.lo[0]; c[0] < buffer.hi[0]; ++c[0]) {
+      bool kept = false;
+      const float v = expected(c, kept);
+      buf[index(c)] = kept ? v : -1.0f;
+    }
+  const std::vector<FrameCopy> copies = refill_copies(grid, buffer, rules.data(), count, 0);
+  std::vector<int> written(buf.size(), 0);
+  for (const FrameCopy& k : copies) {
+    REQUIRE(k.from.extents() == k.to.extents());
+    REQUIRE(buffer.contains(k.to));
+    REQUIRE(intersect(k.to, grid).empty());  // frame cells only
+    if (k.src >= 0) REQUIRE(buffer.contains(k.from));
+    Vec3 t{0, 0, 0};
+    for (t[1] = k.to.lo[1]; t[1] < k.to.hi[1]; ++t[1])
+      for (t[0] = k.to.lo[0]; t[0] < k.to.hi[0]; ++t[0]) {
+        ++written[index(t)];
+        if (k.src < 0) {
+          std::memcpy(&buf[index(t)], k.value.data(), sizeof(float));
+        } else {
+          const Vec3 s{t[0] - k.to.lo[0] + k.from.lo[0], t[1] - k.to.lo[1] + k.from.lo[1], 0};
+          bool kept = false;
+          expected(s, kept);
+          REQUIRE(kept);  // a source is never a refilled cell: the copies run in any order
+          buf[index(t)] = buf[index(s)];
+        }
+      }
+  }
+  for (c[1] = buffer.lo[1]; c[1] < buffer.hi[1]; ++c[1])
+    for (c[0] = buffer.lo[0]; c[0] < buffer.hi[0]; ++c[0]) {
+      bool kept = false;
+      INFO("cell " << c[0] << "," << c[1]);
+      CHECK(buf[index(c)] == expected(c, kept));
+      CHECK(written[index(c)] == (kept ? 0 : 1));  // each refilled cell once, the rest never
+    }
+}
+
+}  // namespace
+
+TEST_CASE("boundary: a chunk refills its mirror, copy and value frames from its own cells") {
+  using K = BoundaryKind;
+  check_refill({{0, 0, K::kMirror, {}}, {0, 1, K::kCopy, {}}});
+  check_refill({{0, 0, K::kCopy, {}}, {0, 1, K::kMirror, {}}});
+  check_refill({{0, 0, K::kValue, boundary_value<float>(0.5f)}, {0, 1, K::kMirror, {}}});
+  check_refill({{0, 0, K::kMirror, {}}, {0, 1, K::kValue, boundary_value<float>(2.5f)}});
+  // Periodic along one dimension: its images are the kernels' (kept); a corner past a mirror
+  // or value edge too is refilled from the image.
+  check_refill({{0, 0, K::kPeriodic, {}}, {0, 1, K::kMirror, {}}});
+  check_refill({{0, 0, K::kMirror, {}}, {0, 1, K::kPeriodic, {}}});
+  check_refill({{0, 0, K::kPeriodic, {}}, {0, 1, K::kValue, boundary_value<float>(0.5f)}});
+  // Only periodic: nothing to refill.
+  CHECK(
+      refill_copies(Box::from_extent(2, {10, 8, 1}), Box::from_extent(2, {10, 8, 1}), nullptr, 0, 0)
+          .empty());
+}

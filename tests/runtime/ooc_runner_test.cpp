@@ -469,6 +469,33 @@ TEST_CASE("ooc model: mirror, copy and value frames run one step per pass") {
                        doctest::Contains("run one step per pass out of core: give 1"), PlanError);
 }
 
+// --- oocphys: mirror, copy and value frames refilled on the chunks ---
+TEST_CASE("ooc schedule: a refilled frame is one step wide, a periodic one k steps; any k") {
+  for (int k : {1, 3}) {
+    CAPTURE(k);
+    ooc::Request r = request(2, 3, k, true, 3);
+    r.frame = {true, true, false};
+    r.frame_refilled = {true, false, false};  // x: mirror/copy/value only; y: periodic
+    const ooc::Schedule sc = ooc::schedule(r);
+    CHECK(sc.framed.lo[0] == -1);
+    CHECK(sc.framed.hi[0] == r.grid.hi[0] + 1);
+    CHECK(sc.framed.lo[1] == -k);
+    CHECK(sc.parts[0].reach.lo[0] == -1);
+    CHECK(sc.parts[0].reach.lo[1] == -k);
+    r.frame_refilled = {true, true, false};  // both physical: the chunked edge is fixed too
+    const ooc::Schedule fixed = ooc::schedule(r);
+    CHECK(fixed.framed.lo[1] == -1);
+    CHECK(fixed.parts[0].chunks.front().load.lo[1] == -1);
+    CHECK(fixed.parts[1].chunks.back().load.hi[1] == r.grid.hi[1] + 1);
+  }
+  // The model may choose more than one step per pass for them (nothing asks for one).
+  ooc::Request r = request(1, 0, 0, true, 3);
+  r.frame = {true, true, false};
+  r.frame_refilled = {true, true, false};
+  r.steps_per_pass = 3;
+  CHECK(ooc::choose(r, Index{1} << 30, ooc::Link{}, 10, true).steps_per_pass == 3);
+}
+
 // --- oocauto: the kernel/copy split (issue 26) ---
 namespace {
 

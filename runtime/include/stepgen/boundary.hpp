@@ -394,4 +394,103 @@ inline std::vector<FrameCopy> frame_copies(const Partition& p, const BoundaryRul
 }
 // --- end frame_copies --------------------------------------------------------------------------
 
+// --- Physical frames refilled within one buffer (out of core: rt::ChunkRun) -------------------
+
+/// The copies that refill, within one buffer holding `buffer` (an out-of-core chunk's window),
+/// the frame cells of `array` past the grid's edge in a dimension with a mirror, copy or
+/// value(v) rule, from the buffer's own cells: a cell outside the grid maps, dimension by
+/// dimension as FrameSources::fill does, mirror and copy dimensions to their source plane and
+/// a value dimension to v (the first one's: x before y before z); a periodic dimension keeps
+/// the coordinate (the kernels compute the periodic images themselves: the cell of that image
+/// is the source). A cell outside only in periodic dimensions, outside in a dimension without
+/// a rule, or whose source is not in the buffer, gets none. The copies are FrameCopy with
+/// `src` 0 (within the buffer) or -1 (a value fill, `from` == `to`); every refilled cell is
+/// written once and every source is a cell of the grid's inside along the refilled dimensions,
+/// so the copies may run in any order.
+inline std::vector<FrameCopy> refill_copies(const Box& g, const Box& buffer,
+                                            const BoundaryRule* rules, int count, int array) {
+  const BoundaryRule* rule[3] = {find_boundary(rules, count, array, 0),
+                                 find_boundary(rules, count, array, 1),
+                                 find_boundary(rules, count, array, 2)};
+  std::vector<FrameCopy> out;
+  bool physical = false;
+  for (const BoundaryRule* r : rule)
+    physical = physical || (r && r->kind != BoundaryKind::kPeriodic);
+  if (!physical) return out;
+  // The buffer's cells past the grid, cut at the grid's faces (below, inside, above).
+  std::vector<Box> regions;
+  for (const Box& f : frame_boxes(g, buffer)) {
+    std::vector<Box> cur{f};
+    for (std::size_t d = 0; d < 3; ++d) {
+      std::vector<Box> next;
+      for (const Box& b : cur) {
+        const Index cuts[4] = {b.lo[d], std::clamp(g.lo[d], b.lo[d], b.hi[d]),
+                               std::clamp(g.hi[d], b.lo[d], b.hi[d]), b.hi[d]};
+        for (int k = 0; k < 3; ++k)
+          if (cuts[k] < cuts[k + 1]) {
+            Box piece = b;
+            piece.lo[d] = cuts[k];
+            piece.hi[d] = cuts[k + 1];
+            next.push_back(piece);
+          }
+      }
+      cur = std::move(next);
+    }
+    regions.insert(regions.end(), cur.begin(), cur.end());
+  }
+  for (const Box& r : regions) {
+    bool skip = false, refill = false;
+    int side[3] = {0, 0, 0};
+    const BoundaryRule* value = nullptr;
+    for (std::size_t d = 0; d < 3; ++d) {
+      side[d] = r.hi[d] <= g.lo[d] ? -1 : r.lo[d] >= g.hi[d] ? 1 : 0;
+      if (side[d] == 0) continue;
+      if (!rule[d]) {
+        skip = true;
+        continue;
+      }
+      if (rule[d]->kind == BoundaryKind::kPeriodic) continue;
+      refill = true;
+      if (rule[d]->kind == BoundaryKind::kValue && !value) value = rule[d];
+    }
+    if (skip || !refill) continue;
+    if (value) {
+      out.push_back({-1, 0, r, r, value->value});
+      continue;
+    }
+    // (to, from) pairs: each mirror or copy dimension outside mapped plane by plane.
+    std::vector<std::pair<Box, Box>> maps{{r, r}};
+    for (std::size_t d = 0; d < 3; ++d) {
+      if (side[d] == 0 || rule[d]->kind == BoundaryKind::kPeriodic) continue;
+      const Index lo = g.lo[d], hi = g.hi[d], n = hi - lo;
+      const bool mirror = rule[d]->kind == BoundaryKind::kMirror;
+      std::vector<std::pair<Box, Box>> next;
+      for (const auto& [to, from] : maps)
+        for (Index c = to.lo[d]; c < to.hi[d]; ++c) {
+          const Index i = c - lo;
+          Box t = to, f = from;
+          t.lo[d] = c;
+          t.hi[d] = c + 1;
+          f.lo[d] = mirror ? lo + (i < 0 ? -1 - i : 2 * n - 1 - i) : (i < 0 ? lo : hi - 1);
+          f.hi[d] = f.lo[d] + 1;
+          next.emplace_back(t, f);
+        }
+      maps = std::move(next);
+    }
+    // Sources cut by the buffer (a source past it: no copy for those cells).
+    for (const auto& [to, from] : maps) {
+      const Box cut = intersect(from, buffer);
+      if (cut.empty()) continue;
+      Box t = to;
+      for (std::size_t d = 0; d < 3; ++d) {
+        t.lo[d] = to.lo[d] + (cut.lo[d] - from.lo[d]);
+        t.hi[d] = t.lo[d] + (cut.hi[d] - cut.lo[d]);
+      }
+      out.push_back({0, 0, cut, t, {}});
+    }
+  }
+  return out;
+}
+// --- end refill_copies -------------------------------------------------------------------------
+
 }  // namespace stepgen::rt

@@ -939,6 +939,9 @@ struct ChunkRule {
   const BoundaryRule* boundaries = nullptr;
   int boundary_count = 0;
   Box grid{};
+  /// The arrays (names, element sizes: ChunkRun::refill's copies; nullptr: no mirror, copy or
+  /// value(v) frame to refill).
+  const ArrayInfo* arrays = nullptr;
 };
 
 /// One time step on one chunk, out of core: the same time-step body as in core (the generated
@@ -965,17 +968,64 @@ class ChunkRun {
     B::chunk_launch(fn, at, rule_, d_, k_, buf_, chunk_, step,
                     rule_.trapezoid ? remaining_ : std::int64_t{-1});
   }
-  void launch_and_exchange(LaunchFn fn, const ProbeLaunch& at, Ids, std::int64_t step) {
+  void launch_and_exchange(LaunchFn fn, const ProbeLaunch& at, Ids ids, std::int64_t step) {
     launch(fn, at, step);
+    refill(ids);
   }
-  void exchange(Ids) {}
+  void exchange(Ids ids) { refill(ids); }
+
+  // --- Physical frames refilled on the chunk (oocphys) ---
+  /// Refills the mirror, copy and value(v) frames of the arrays `ids` in the chunk's buffer
+  /// from its own cells (boundary.hpp: refill_copies), where InCore fills its frames (after
+  /// the launch that wrote them, before the next launch reads them): on the device's compute
+  /// queue or stream, in order with the launches, no wait (B::copy_boxes, or B::copy_box one by
+  /// one; value(v) by B::init_box). Only a chunk whose window reaches past the grid's edge has
+  /// such cells: along the dimensions it spans whole, and along the chunked one at the grid's
+  /// ends; the sources there are the cells next to the edge, which the chunk computes at every
+  /// step (the pass's window treats that edge as fixed: Request::frame_refilled), so a pass
+  /// runs any number of steps. Periodic frames are left to the kernels (their images).
+  void refill(Ids ids) {
+    if (rule_.boundary_count == 0) return;
+    std::vector<DeviceFrameCopy<Buffer>> batch;
+    for (int id : ids) {
+      const std::vector<FrameCopy> copies =
+          refill_copies(rule_.grid, chunk_.ghost, rule_.boundaries, rule_.boundary_count, id);
+      if (copies.empty()) continue;
+      if (!rule_.arrays)
+        throw RunError(
+            "internal error: out of core, a mirror/copy/value frame to refill and no "
+            "array table in the chunk rule");
+      const auto u = static_cast<std::size_t>(id);
+      const ArrayInfo& a = rule_.arrays[id];
+      for (const FrameCopy& c : copies) {
+        if (c.src >= 0) {
+          batch.push_back({&buf_[u], chunk_.ghost, c.from, &buf_[u], chunk_.ghost, c.to,
+                           a.element_bytes, a.name});
+          continue;
+        }
+        ArrayInit fill;
+        fill.kind = ArrayInit::kValue;
+        std::memcpy(&fill.value, c.value.data(), std::min(a.element_bytes, sizeof fill.value));
+        B::init_box(d_, buf_[u], chunk_.ghost, c.to, chunk_.ghost, fill, a.element_bytes);
+      }
+    }
+    if (batch.empty()) return;
+    if constexpr (detail::BatchesFrameCopies<B>::value) {
+      B::copy_boxes(d_, batch);
+    } else {
+      for (const DeviceFrameCopy<Buffer>& c : batch)
+        B::copy_box(d_, *c.src, c.src_box, c.from, d_, *c.dst, c.dst_box, c.to, c.element_bytes,
+                    c.name, true);
+    }
+  }
+  // --- end physical frames refilled ---
 
   // --- Sources and receivers (traces.hpp) ---
   /// Adds the source's value to its cell when the chunk's window holds it (every chunk that
   /// holds it computes the cell redundantly: each copy gets the value).
   /// With periodic frames, the images of the cell in the window's frame too (they are
-  /// computed from images through the pass: frame_images; mirror, copy and value frames run
-  /// one step per pass, composed from the host arrays, which hold the value by then).
+  /// computed from images through the pass: frame_images); mirror and copy images too, as in
+  /// core (refilled after the launch before, the addition gives the bits a refill would).
   void inject(const Inject& in, std::int64_t step) {
     const std::vector<Vec3> at =
         rule_.boundary_count > 0

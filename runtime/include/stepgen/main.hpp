@@ -273,37 +273,23 @@ void ooc_pass_rules(const Program<B>& p, ooc::Request& request) {
 
 // --- <boundary> frames out of core (oocbound) ---------------------------------------------
 
-/// Out of core with <boundary> frames (ooc/frames.hpp): the dimensions with a frame, and one
-/// step per pass unless every boundary is periodic. With mirror, copy or value(v), the frame
-/// holds its values at the pass's start only, so no launch of a step may read past the grid's
-/// edge (in a dimension with such a rule) what an earlier launch of the step wrote: the
-/// launches' `after` halos (what the later launches of the step read) must be zero there.
+/// Out of core with <boundary> frames (ooc/frames.hpp): the dimensions with a frame, and those
+/// whose rules are all mirror, copy or value(v) (Request::frame_refilled: the chunks refill
+/// them on the device after each launch that writes them, rt::ChunkRun::refill, so a pass runs
+/// any number of steps and a later launch of a step may read past the edge what an earlier
+/// one wrote, as in core). A dimension with periodic rules keeps frames `k * shrink` wide (the
+/// kernels compute the images); the other arrays' physical frames there are refilled too.
 template <class B>
 void ooc_frames(const Problem<B>& problem, ooc::Request& request) {
   if (problem.boundary_count == 0) return;
-  std::array<bool, 3> physical{false, false, false};
-  std::string kinds;
+  std::array<bool, 3> periodic{false, false, false};
   for (int i = 0; i < problem.boundary_count; ++i) {
     const BoundaryRule& r = problem.boundaries[i];
     const auto d = static_cast<std::size_t>(r.dim);
     request.frame[d] = true;
-    if (r.kind == BoundaryKind::kPeriodic) continue;
-    physical[d] = true;
-    const std::string name = boundary_kind_name(r.kind);
-    if (kinds.find(name) == std::string::npos) kinds += (kinds.empty() ? "" : "/") + name;
+    if (r.kind == BoundaryKind::kPeriodic) periodic[d] = true;
   }
-  if (kinds.empty()) return;
-  request.one_step = "the spec's " + kinds + " boundaries run one step per pass";
-  if (problem.launches)
-    for (const ProbeLaunch& l : *problem.launches)
-      for (std::size_t d = 0; d < 3; ++d)
-        if (physical[d] && (l.after_lo[d] > 0 || l.after_hi[d] > 0))
-          throw RunError(
-              "the spec's " + kinds +
-              " boundaries are not supported out of core when a later launch of the step reads "
-              "past the grid's edge what an earlier launch wrote (the frame would need a refill "
-              "between launches): run in core (more devices or device memory), or with one "
-              "launch reading across the edge per step");
+  for (std::size_t d = 0; d < 3; ++d) request.frame_refilled[d] = request.frame[d] && !periodic[d];
 }
 
 // --- end of <boundary> frames ---------------------------------------------------------------
@@ -423,6 +409,7 @@ RunStats run_in_or_out_of_core(const Program<B>& p, std::vector<typename B::Devi
   rule.boundaries = problem.boundaries;  // <inject>'s images in periodic frames
   rule.boundary_count = problem.boundary_count;
   rule.grid = p.grid;
+  rule.arrays = problem.arrays;  // mirror/copy/value frames refilled on the chunks (oocphys)
   // io: the runner counts steps from 0; a run restarted, or cut into segments at the steps
   // where an output or checkpoint is due, gives each segment's first step here.
   std::int64_t offset = 0;

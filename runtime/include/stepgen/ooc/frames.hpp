@@ -9,11 +9,12 @@
 /// Why that is exact: periodic frame cells are the images of grid cells, and the kernels, run
 /// over a chunk whose window reaches into the frame, compute those images at every step of the
 /// pass from images (the same operations on the same values: translation-invariant kernels,
-/// which is what a kernel with no edge logic is); so with only periodic boundaries a pass may
-/// run several steps. mirror, copy and value(v) frames are not what a stencil computes from
-/// the frame: they hold at the pass's start only, so a pass runs one step with them
-/// (Request::one_step), and within that step no launch may read past the edge what an earlier
-/// launch of the step wrote (main.hpp checks). Standard library only.
+/// which is what a kernel with no edge logic is); so a pass may run several steps. mirror,
+/// copy and value(v) frames are not what a stencil computes from the frame: the snapshot gives
+/// them at the pass's start, and the chunks refill them on the device after every launch that
+/// writes them (rt::ChunkRun::refill, from the cells next to the edge, which a chunk whose
+/// window reaches the edge computes at every step: Request::frame_refilled makes that edge a
+/// fixed one), so a pass runs any number of steps with them too. Standard library only.
 
 #include <algorithm>
 #include <cstring>

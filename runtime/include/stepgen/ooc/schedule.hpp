@@ -55,6 +55,11 @@ struct Request {
   /// Non-empty: one step per pass only, and why (frames that only a refill between steps
   /// would keep right: mirror, copy, value).
   std::string one_step;
+  /// The frame dimensions where every rule is mirror, copy or value(v) (oocphys): the chunks
+  /// refill those frames on the device after every launch that writes them (rt::ChunkRun::
+  /// refill), so a pass reads no further past the edge there than one step does: the grid's
+  /// edge is a fixed edge for the window and the trapezoid, the frame `shrink` cells wide.
+  std::array<bool, 3> frame_refilled{false, false, false};
   // --- end of <boundary> frames -------------------------------------------------------------
 };
 
@@ -194,12 +199,14 @@ inline Schedule schedule(const Request& r) {
   out.shrink_hi = r.shrink_hi;
   out.arrays = r.arrays;
   // <boundary> frames (oocbound): past the grid's edge in the frame dimensions, as far as a
-  // pass reads (k steps' shrink); every pass ends with a barrier (the frames' snapshots).
+  // pass reads (k steps' shrink; one step's where the chunks refill them: frame_refilled);
+  // every pass ends with a barrier (the frames' snapshots).
   out.grid = out.framed = r.grid;
   for (std::size_t d = 0; d < 3; ++d)
     if (r.frame[d] && static_cast<int>(d) < dims) {
-      out.framed.lo[d] -= r.shrink_lo[d] * k;
-      out.framed.hi[d] += r.shrink_hi[d] * k;
+      const Index steps = r.frame_refilled[d] ? 1 : k;
+      out.framed.lo[d] -= r.shrink_lo[d] * steps;
+      out.framed.hi[d] += r.shrink_hi[d] * steps;
       out.has_frame = true;
     }
   if (out.has_frame) out.pass_barriers = true;
