@@ -16,7 +16,7 @@
 #                       sources (bench/generated/opencl-mpi/)
 #   unseen-generate     the programs of the `unseen` phase and the PoCL reference run
 #   difftest-generate N SEED [NOCL] [NMPI]   N random programs for the `difftest` phase
-#   local emulate|acoustic-omp|nvcc WORK [...]   what runs without a GPU (ctest label bench)
+#   local emulate|acoustic-omp|nvcc|tables WORK [...]   what runs without a GPU (ctest label bench)
 #   trapezoid-cpu [BUILD_DIR]  out-of-core chunk steps on a PoCL CPU device (REPS)
 #   replay FOLDER...    the out-of-core model replayed on the logs of GPU runs (OLD=REV)
 #   sim-generate [BUILD_DIR]  the programs of `sim` (CUDA trees; OpenCL built here)

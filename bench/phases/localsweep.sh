@@ -87,6 +87,7 @@ for be in cuda opencl; do
       fi
     done
     detail+=("$line |")
+    echo "$line | fixed ${ms[$be-$n-fixed]}, auto ${ms[$be-$n-auto]} (${chosen:-?})"  # as it goes
     f=${ms[$be-$n-fixed]} a=${ms[$be-$n-auto]}
     ratio() { awk -v a="$1" -v b="$2" 'BEGIN {if (a + 0 > 0 && b + 0 > 0) printf "%.3f", a / b; else print "-"}'; }
     summary+=("| $be | $n | $steps | $f ($fixed_shape) | $a (${chosen:-?}) | ${best:-?} (${best_shape:-?}) | $(ratio "$a" "$best") | $(ratio "$f" "$a") |")
@@ -98,7 +99,6 @@ echo "localsweep: every run of the hand sweep, ms/step (in core: kernels; out of
 echo "| backend | program | steps | shape ms/step; ... |"
 echo "| --- | --- | --- | --- |"
 printf '%s\n' "${detail[@]}"
-echo
 echo "localsweep: the spec's fixed shape, <local size=\"auto\"/> and the best of the hand sweep ($(nvidia-smi --query-gpu=name --format=csv,noheader | head -1); single runs; in core: kernels ms/step over $steps_in steps; acoustic_1160: out of core at 20 GiB, time-loop ms/step over $steps_ooc steps)"
 echo "| backend | program | steps | fixed ms/step (shape) | auto ms/step (its choice) | best of sweep ms/step (shape) | auto / best | fixed / auto (speedup) |"
 echo "| --- | --- | --- | --- | --- | --- | --- | --- |"

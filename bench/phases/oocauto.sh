@@ -103,7 +103,6 @@ echo "oocauto: in core vs out of core vs --out-of-core auto ($(nvidia-smi --quer
 echo "| backend | program | steps | --out-of-core | whole run s | time loop s | predicted loop s | auto: predicted in / out of core s | out-of-core split (kernels, loads, stores s; latency) | auto took |"
 echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
 printf '%s\n' "${rows[@]}"
-echo
 echo "time to solution (issue 26): whole run (the report's time: uploads + time loop + downloads) against kernels + bytes / link, both from the in-core run's report (link: the mean of its two directions measured at start-up); target within 5%"
 echo "| backend | program | steps | in-core kernels s | bytes moved | link GB/s (h2d, d2h) | bound s | --out-of-core | whole run s | whole / bound | process wall s |"
 echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
