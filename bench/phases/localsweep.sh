@@ -13,7 +13,8 @@
 # model's k) keep the phase under about 6 minutes on an H100. CUDA, and OpenCL for the in-core
 # three (LOCALSWEEP_OPENCL=0: CUDA only). Single runs (REPS=1); the table says fixed / auto (its
 # choice) / best of the sweep (its shape) / auto against the best and against fixed; every
-# run's time is in the detail table before it. Speeds are never asserted.
+# run's time is in the detail table before it. Speeds are never asserted. A check: a shape
+# given at run time gives the fixed shape's bits (LOCALSWEEP_CHECK=0: skipped).
 # SHAPES_ACOUSTIC, SHAPES_HEAT, SHAPES_JACOBI, SHAPES_1160: the sweeps (space-separated).
 # Usage: bench/run.sh localsweep
 set -u
@@ -94,6 +95,28 @@ for be in cuda opencl; do
   done
 done
 
+# Check (LOCALSWEEP_CHECK=1, the default): a shape given at run time gives the fixed shape's
+# bits (acoustic 512^3, 20 steps, p2 saved: the fixed program's 16x16x1 against the auto
+# program's --local acoustic=32x1x16), each backend run.
+same=()
+if [ "${LOCALSWEEP_CHECK:-1}" = 1 ]; then
+  mkdir -p "$work/localsweep"
+  for be in cuda opencl; do
+    [ "$be" = opencl ] && [ "${LOCALSWEEP_OPENCL:-1}" != 1 ] && continue
+    a=$work/build-acoustic_512/acoustic_512 b=$work/build-acoustic_512_auto/acoustic_512_auto
+    [ "$be" = opencl ] && a=$t/opencl/bin/acoustic_512 b=$t/opencl/bin/acoustic_512_auto
+    rm -f "$work/localsweep/fixed.raw" "$work/localsweep/given.raw"
+    "$a" --device-type gpu --steps 20 --save "p2=$work/localsweep/fixed.raw" >"$out/same-$be-fixed.log" 2>&1
+    "$b" --device-type gpu --steps 20 --local acoustic=32x1x16 --save "p2=$work/localsweep/given.raw" >"$out/same-$be-given.log" 2>&1
+    if [ -s "$work/localsweep/fixed.raw" ] && cmp -s "$work/localsweep/fixed.raw" "$work/localsweep/given.raw"; then
+      same+=("$be: acoustic 512^3 with --local acoustic=32x1x16 = the fixed 16x16x1, bit for bit (20 steps, p2)")
+    else
+      same+=("$be: acoustic 512^3 with --local acoustic=32x1x16 and the fixed 16x16x1 DIFFER or failed (same-$be-*.log)")
+    fi
+  done
+  rm -rf "$work/localsweep"
+fi
+
 echo
 echo "localsweep: every run of the hand sweep, ms/step (in core: kernels; out of core: time loop), --local KERNEL=SHAPE on the auto program"
 echo "| backend | program | steps | shape ms/step; ... |"
@@ -103,3 +126,4 @@ echo "localsweep: the spec's fixed shape, <local size=\"auto\"/> and the best of
 echo "| backend | program | steps | fixed ms/step (shape) | auto ms/step (its choice) | best of sweep ms/step (shape) | auto / best | fixed / auto (speedup) |"
 echo "| --- | --- | --- | --- | --- | --- | --- | --- |"
 printf '%s\n' "${summary[@]}"
+printf '%s\n' "${same[@]}"
