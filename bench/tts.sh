@@ -4,8 +4,9 @@
 # backends, Jacobi 16384^2, acoustic 512^3, wave2k 512^3), launch shapes (`localsweep`: fixed,
 # auto and a hand sweep given by --local) and the output cadence (`sim` with SIM_CADENCE=only:
 # Jacobi 16384^2, 1 GiB every 1000 and 500 steps to the disk and to /dev/shm, dd's speed).
-#   bench/tts.sh prepare [BUILD_DIR]   HERE: `tts-generate` and `SIM_CADENCE=only sim-generate`;
-#                                      carry bench/generated/tts and bench/generated/sim
+#   bench/tts.sh prepare [BUILD_DIR]   HERE: `tts-generate` and `SIM_CADENCE=only sim-generate`
+#                                      (it replaces a whole `sim-generate`'s programs); carry
+#                                      bench/generated/tts and bench/generated/sim (34 MiB)
 #   bench/tts.sh run                   ON THE GPU MACHINE (an H100): every CUDA tree built at
 #                                      once, then `bench/run.sh oocauto localsweep sim`; the
 #                                      tables last, the logs packed into $OUT/logs.tgz
