@@ -8,7 +8,7 @@
 # included), the time loop's (the report's `time:`), the model's prediction of the time loop
 # (out of core: `predicted X s`; auto: both of its line), the out-of-core split (kernels, loads,
 # stores from events around each command) and which mode auto took. Speeds are never asserted;
-# the table (last) says predicted against measured. REPS runs each (default 1: one run is
+# the first table says predicted against measured. REPS runs each (default 1: one run is
 # about 2-20 s; the median is kept).
 # Time to solution (issue 26): also the two-kernel 3D wave bench/unseen/wave2k_512 (40 steps),
 # and a second table: per program, the bound "kernel time + bytes that must move / measured
