@@ -16,10 +16,12 @@
 #                       sources (bench/generated/opencl-mpi/)
 #   unseen-generate     the programs of the `unseen` phase and the PoCL reference run
 #   difftest-generate N SEED [NOCL] [NMPI]   N random programs for the `difftest` phase
-#   local emulate|acoustic-omp|nvcc WORK [...]   what runs without a GPU (ctest label bench)
+#   local emulate|acoustic-omp|nvcc|tables WORK [...]   what runs without a GPU (ctest label bench)
 #   trapezoid-cpu [BUILD_DIR]  out-of-core chunk steps on a PoCL CPU device (REPS)
 #   replay FOLDER...    the out-of-core model replayed on the logs of GPU runs (OLD=REV)
 #   sim-generate [BUILD_DIR]  the programs of `sim` (CUDA trees; OpenCL built here)
+#   tts-generate [BUILD_DIR]  only the programs of `oocauto` and `localsweep` (a small carry:
+#                       bench/generated/tts)
 # Phases run ON THE GPU MACHINE (carry bench/generated):
 #   build               builds every carried CUDA tree, the serial references and the hand-
 #                       written CUDA baselines, in parallel (each phase builds what it lacks)
@@ -46,7 +48,10 @@
 #   difftest            the random programs of difftest-generate, every mode one GPU allows
 #   new-examples        grayscott, seismic and tables (CUDA, 1 GPU) against their references
 #   oocauto             --out-of-core auto on data that fits: Jacobi 16384^2 (1000, 100 steps),
-#                       acoustic 512^3 (500) in core, out of core and auto, predicted vs measured
+#                       acoustic 512^3 (500), wave2k 512^3 (40) in core, out of core and auto,
+#                       predicted vs measured; whole run vs kernels + bytes / link
+#   localsweep          launch shapes: the spec's, <local size="auto"/>'s and a hand sweep
+#                       (--local) on acoustic, heat 512^3, Jacobi 16384^2, acoustic 1160^3 out of core
 #   sim                 periodic boundaries, l2 norm, snapshots and checkpoints on Jacobi 16384^2:
 #                       their cost against fixed boundaries, both backends
 #   l2cost              l2 every 100 steps on Jacobi 16384^2 against the same without, both
@@ -82,10 +87,12 @@ declare -A file=(
   [build]=build.sh [check]=check.sh [incore]=incore.sh [opencl]=opencl.sh [ooc]=ooc.sh
   [ooc-opencl]=ooc_opencl.sh [ooc-2gpu]=ooc_2gpu.sh [multi-gpu]=multi_gpu.sh [mpi]=mpi.sh
   [mpi-opencl]=mpi_opencl.sh [unseen]=unseen.sh [difftest]=difftest.sh [blocks]=blocks.sh [reduce]=reduce.sh
-  [oocauto]=oocauto.sh [restart]=restart.sh [table]=-)
+  [oocauto]=oocauto.sh [restart]=restart.sh [table]=-
+  [tts-generate]=tts_generate.sh [localsweep]=localsweep.sh)
 declare -A lead=([unseen-generate]=generate [difftest-generate]=generate [unseen]=run [difftest]=run)
 is_here() {
   case $1 in generate | prepare | unseen-generate | difftest-generate | sim-generate | local | trapezoid-cpu | replay) return 0 ;; esac
+  [ "$1" = tts-generate ] && return 0
   return 1
 }
 

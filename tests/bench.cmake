@@ -21,3 +21,8 @@ if(STEPGEN_BENCH_NVCC)
                    ${STEPGEN_BENCH_NVCC})
   set_tests_properties("bench: hand-written CUDA baselines compile (nvcc, sm_90)" PROPERTIES TIMEOUT 900 LABELS bench)
 endif()
+# The tables of the time-to-solution phases (oocauto, localsweep, sim's output cadence) from
+# stand-in programs printing the reports' lines: the bound, the ratios, the best shape, the rates.
+add_test(NAME "bench: oocauto, localsweep and output cadence tables"
+         COMMAND ${PROJECT_SOURCE_DIR}/bench/run.sh local tables ${CMAKE_CURRENT_BINARY_DIR}/bench-tables)
+set_tests_properties("bench: oocauto, localsweep and output cadence tables" PROPERTIES TIMEOUT 120 LABELS bench)

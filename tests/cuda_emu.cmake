@@ -108,3 +108,5 @@ endforeach()
 # block shape (tests/tune/heat3d_auto.xml against examples/heat3d's reference).
 emulated_cuda_test("heat3d local size auto" ${PROJECT_SOURCE_DIR}/tests/tune/heat3d_auto.xml
                    reference_heat3d incore)
+# ... and with its block given at run time (--local, STEPGEN_LOCAL: tune.hpp).
+set_property(TEST "cuda-emu: heat3d local size auto" APPEND PROPERTY ENVIRONMENT "EMU_LOCAL=heat=8x2x2")

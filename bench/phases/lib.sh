@@ -58,12 +58,12 @@ find_mpirun() {
 }
 
 # The generated CUDA tree of NAME: bench/generated/cuda-NAME, .../bench/cuda-NAME (the benchmark
-# specs), or for mpi-NAME the MPI program .../mpi-cuda/NAME.
+# specs), .../tts/cuda-NAME (`tts-generate`), or for mpi-NAME the MPI program .../mpi-cuda/NAME.
 cuda_tree() {
   local d
   case $1 in
     mpi-*) d=$gen/mpi-cuda/${1#mpi-}; [ -d "$d" ] && echo "$d" ;;
-    *) for d in "$gen/cuda-$1" "$gen/bench/cuda-$1"; do [ -d "$d" ] && { echo "$d"; return 0; }; done ;;
+    *) for d in "$gen/cuda-$1" "$gen/bench/cuda-$1" "$gen/tts/cuda-$1"; do [ -d "$d" ] && { echo "$d"; return 0; }; done ;;
   esac
 }
 # build_cuda NAME [JOBS]: builds the generated CUDA program NAME (see cuda_tree) into

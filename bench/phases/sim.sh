@@ -11,6 +11,15 @@
 # same bits; periodic in core equals periodic out of core (--steps 100, saved A compared).
 # The disk's write speed is measured in the same run (dd, 1 GiB, fsync). Prints a table last.
 # SIM_QUICK=1 and SIM_RUN_DIR: see below.
+# Output cadence (issue 25; SIM_CADENCE=1, the default but with SIM_QUICK; 0: skipped;
+# `only`: nothing else, after `SIM_CADENCE=only bench/run.sh sim-generate` here): one 1 GiB
+# array (.h5) every 1000 and every 500 steps of Jacobi 16384^2 for 2000 steps
+# (specs/sim/jacobi_output_e1000.xml, _e500.xml), written to the disk ($WORK/sim/run-cadence)
+# and to tmpfs (/dev/shm/stepgen-cadence), against the same 2000 steps without output; each
+# place's write speed measured by dd (1 GiB, fsync) in the same call. The table: the cost (the
+# report's time, and the process's wall time, which also waits for the writer's last snapshot)
+# and the rate the output needs (GiB per second of compute: 1 GiB / (every x the fixed run's
+# seconds per step)) against the place's. CADENCE_REPS (2), CADENCE_DD_MIB (1024).
 # Usage: bench/run.sh sim
 set -u
 . "$(dirname "$0")/lib.sh"
@@ -28,6 +37,12 @@ names=(jacobi2d_16384 jacobi_periodic jacobi_l2 jacobi_output_raw jacobi_output 
 quick=${SIM_QUICK:-0}
 rundir=${SIM_RUN_DIR:-$work/sim/run}
 [ "$quick" = 1 ] && names=(jacobi2d_16384 jacobi_periodic jacobi_output)
+# cadence: the output cadence rows (see above); only=1: nothing else.
+cadence=${SIM_CADENCE:-1}
+[ "$quick" = 1 ] && cadence=${SIM_CADENCE:-0}
+only=0
+[ "$cadence" = only ] && only=1 && names=(jacobi2d_16384)
+[ "$cadence" != 0 ] && names+=(jacobi_output_e1000 jacobi_output_e500)
 for n in "${names[@]}"; do
   b=$work/sim/build-$n
   { cmake -S "$s/cuda-$n" -B "$b" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES="${CUDA_ARCH:-native}" &&
@@ -35,9 +50,11 @@ for n in "${names[@]}"; do
 done
 wait
 mkdir -p "$rundir"
-dd if=/dev/zero of="$rundir/dd.bin" bs=64M count=16 conv=fsync 2>"$out/dd.log"
-disk="$(awk '/copied/ {print $(NF-1), $NF}' "$out/dd.log") ($rundir)"
-rm -f "$rundir/dd.bin"
+if [ "$only" != 1 ]; then  # (the cadence rows measure their places themselves)
+  dd if=/dev/zero of="$rundir/dd.bin" bs=64M count=16 conv=fsync 2>"$out/dd.log"
+  disk="$(awk '/copied/ {print $(NF-1), $NF}' "$out/dd.log") ($rundir)"
+  rm -f "$rundir/dd.bin"
+fi
 
 # run BACKEND NAME TAG [ARGS...]: REPS runs in $work/sim/run (outputs land there), the median
 # time-loop ms/step; logs $out/BACKEND-TAG-i.log.
@@ -56,6 +73,7 @@ run() {
   ms[$be-$tag]=$(printf '%s\n' "${vals[@]}" | median)
 }
 for be in cuda opencl; do
+  [ "$only" = 1 ] && break
   run $be jacobi2d_16384 fixed
   run $be jacobi_periodic periodic
   if [ "$quick" = 1 ]; then run $be jacobi_output output-h5; continue; fi
@@ -66,7 +84,7 @@ for be in cuda opencl; do
 done
 # The tuned shapes against the specs' fixed ones.
 for be in cuda opencl; do
-  [ "$quick" = 1 ] && break
+  [ "$quick" = 1 ] || [ "$only" = 1 ] && break
   for n in acoustic_512 heat3d_512 jacobi2d_16384; do
     run $be $n "$n-fixed"
     run $be "${n}_auto" "$n-auto"
@@ -75,7 +93,7 @@ done
 # Check: a tuned program's results are the fixed one's (acoustic, 20 steps, p2 saved).
 tuned_same=()
 for be in cuda opencl; do
-  [ "$quick" = 1 ] && break
+  [ "$quick" = 1 ] || [ "$only" = 1 ] && break
   for v in acoustic_512 acoustic_512_auto; do
     bin=$work/sim/build-$v/$v; [ $be = opencl ] && bin=$s/opencl/bin/$v
     "$bin" --device-type gpu --steps 20 --save "p2=$work/sim/$v.raw" >"$out/same-$be-$v.log" 2>&1
@@ -90,7 +108,7 @@ done
 # Checks: the same l2 bits everywhere; periodic in core = out of core.
 l2s=()
 for be in cuda opencl; do
-  [ "$quick" = 1 ] && break
+  [ "$quick" = 1 ] || [ "$only" = 1 ] && break
   for mode in "--out-of-core off" "--out-of-core on --device-memory 1GiB"; do
     bin=$work/sim/build-jacobi_l2/jacobi_l2; [ $be = opencl ] && bin=$s/opencl/bin/jacobi_l2
     # shellcheck disable=SC2086
@@ -100,12 +118,87 @@ for be in cuda opencl; do
 done
 per=()
 for be in cuda opencl; do
+  [ "$only" = 1 ] && break
   bin=$work/sim/build-jacobi_periodic/jacobi_periodic; [ $be = opencl ] && bin=$s/opencl/bin/jacobi_periodic
   "$bin" --device-type gpu --steps 100 --save "A=$work/sim/pin.raw" >"$out/per-$be-in.log" 2>&1
   "$bin" --device-type gpu --steps 100 --out-of-core on --device-memory 1GiB --save "A=$work/sim/pout.raw" >"$out/per-$be-ooc.log" 2>&1
   if cmp -s "$work/sim/pin.raw" "$work/sim/pout.raw" && [ -s "$work/sim/pin.raw" ]; then per+=("$be: periodic in core = out of core (100 steps, A)"); else per+=("$be: periodic in core and out of core DIFFER or failed (see per-$be-*.log)"); fi
 done
+# ---- output cadence (issue 25): every 1000 and 500 steps of 2000, to the disk and to tmpfs
+cad=()
+if [ "$cadence" != 0 ]; then
+  creps=${CADENCE_REPS:-2}
+  # dd_gib DIR TAG: the GiB/s of a 1 GiB (CADENCE_DD_MIB) fsync'ed write into DIR ("?": failed)
+  dd_gib() {
+    mkdir -p "$1" && dd if=/dev/zero of="$1/dd.bin" bs=1M count="${CADENCE_DD_MIB:-1024}" conv=fsync 2>"$out/dd-$2.log"
+    rm -f "$1/dd.bin"
+    awk '/copied/ {v = $(NF-1); u = $NF
+      m = (u ~ /^GB/) ? 1e9 : (u ~ /^MB/) ? 1e6 : (u ~ /^kB/) ? 1e3 : (u ~ /^GiB/) ? 1073741824 : (u ~ /^MiB/) ? 1048576 : 0
+      if (m) { printf "%.3f", v * m / 1073741824; found = 1 } }
+      END { if (!found) print "?" }' "$out/dd-$2.log"
+  }
+  # crun BACKEND NAME TAG DIR: CADENCE_REPS runs of 2000 steps in DIR; "TIME WALL" medians
+  declare -A cad_t cad_w
+  crun() {
+    local be=$1 n=$2 tag=$3 dir=$4 bin i t0 t1 ts=() ws=() log
+    if [ "$be" = cuda ]; then bin=$work/sim/build-$n/$n; else bin=$s/opencl/bin/$n; fi
+    [ -x "$bin" ] || { cad_t[$be-$tag]="not built"; return; }
+    for i in $(seq "$creps"); do
+      rm -rf "$dir"; mkdir -p "$dir"
+      log=$out/cadence-$be-$tag-$i.log
+      t0=$(date +%s.%N)
+      (cd "$dir" && "$bin" --device-type gpu --steps 2000) >"$log" 2>&1 ||
+        { cad_t[$be-$tag]="FAILED: $(tail -1 "$log")"; rm -rf "$dir"; return; }
+      t1=$(date +%s.%N)
+      ws+=("$(awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.3f", b - a}')")
+      ts+=("$(awk '/^time:/ {print $2; exit}' "$log")")
+    done
+    rm -rf "$dir"
+    cad_t[$be-$tag]=$(printf '%s\n' "${ts[@]}" | median)
+    cad_w[$be-$tag]=$(printf '%s\n' "${ws[@]}" | median)
+  }
+  disk_dir=$work/sim/run-cadence shm_dir=/dev/shm/stepgen-cadence
+  disk_gib=$(dd_gib "$disk_dir" disk)
+  shm_gib=$(dd_gib "$shm_dir" shm)
+  for be in cuda opencl; do
+    crun $be jacobi2d_16384 fixed "$disk_dir"
+    for e in 1000 500; do
+      crun $be jacobi_output_e$e "e$e-disk" "$disk_dir"
+      crun $be jacobi_output_e$e "e$e-shm" "$shm_dir"
+    done
+  done
+  rm -rf "$shm_dir"  # tmpfs is memory
+  for be in cuda opencl; do
+    ft=${cad_t[$be-fixed]:-?} fw=${cad_w[$be-fixed]:-?}
+    cad+=("| $be | none | - | - | - | - | $ft | - | $fw | - |")
+    for e in 1000 500; do
+      for where in disk shm; do
+        g=$disk_gib; [ $where = shm ] && g=$shm_gib
+        t=${cad_t[$be-e$e-$where]:-?} w=${cad_w[$be-e$e-$where]:-?}
+        cad+=("$(awk -v be="$be" -v e="$e" -v wh="$where" -v g="$g" -v t="$t" -v w="$w" -v ft="$ft" -v fw="$fw" 'BEGIN {
+          need = (ft + 0 > 0) ? 1 / (e * ft / 2000) : 0
+          printf "| %s | %d | %s | %s | %s | %s | %s | %s | %s | %s |\n", be, e, (wh == "shm" ? "/dev/shm" : "disk"), g,
+            (need > 0 ? sprintf("%.3f", need) : "?"), (need > 0 && g + 0 > 0 ? sprintf("%.2f", need / g) : "?"), t,
+            (t + 0 > 0 && ft + 0 > 0 ? sprintf("%+.1f%%", 100 * (t / ft - 1)) : "-"), w,
+            (w + 0 > 0 && fw + 0 > 0 ? sprintf("%+.1f%%", 100 * (w / fw - 1)) : "-") }')")
+      done
+    done
+  done
+fi
+cadence_table() {
+  echo "== Output cadence (issue 25): Jacobi 16384^2, 2000 steps, 1 GiB (A, .h5) every N steps, median of ${creps:-?}"
+  echo "disk: $disk_dir, $disk_gib GiB/s; tmpfs: $shm_dir, $shm_gib GiB/s (dd ${CADENCE_DD_MIB:-1024} MiB, fsync, this call)"
+  echo "| backend | output every | where | place writes GiB/s (dd) | output needs GiB/s (1 GiB / (every x fixed s/step)) | needs / place | time: s | vs fixed | process wall s | vs fixed |"
+  echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+  printf '%s\n' "${cad[@]}"
+}
+# ---- end output cadence
+
 echo
+if [ "$only" = 1 ]; then
+  cadence_table
+  exit 0
+fi
 echo "== Simulation features on Jacobi 16384^2, 1000 steps, 1 GPU: time-loop ms/step, median of $reps"
 echo "disk write speed (dd 1 GiB, fsync): $disk"
 printf '%-8s %-12s %-14s %s\n' backend feature ms/step "vs fixed"
@@ -130,3 +223,4 @@ echo "== l2 of B - A (first values printed), CUDA and OpenCL, in core and out of
 printf '%s\n' "${l2s[@]}"
 printf '%s\n' "${per[@]}"
 printf '%s\n' "${tuned_same[@]}"
+if [ "$cadence" != 0 ]; then cadence_table; fi

@@ -18,6 +18,9 @@ specs=("$root/bench/specs/jacobi2d_16384.xml" "$root/bench/specs/acoustic_512.xm
 # SIM_QUICK=1: only what `SIM_QUICK=1 bench/run.sh sim` runs.
 [ "${SIM_QUICK:-0}" = 1 ] && specs=("$root/bench/specs/jacobi2d_16384.xml" "$root/bench/specs/sim/jacobi_periodic.xml"
   "$root/bench/specs/sim/jacobi_output.xml")
+# SIM_CADENCE=only: only what `SIM_CADENCE=only bench/run.sh sim` runs (the output cadence rows).
+[ "${SIM_CADENCE:-}" = only ] && specs=("$root/bench/specs/jacobi2d_16384.xml" "$root/bench/specs/sim/jacobi_output_e1000.xml"
+  "$root/bench/specs/sim/jacobi_output_e500.xml")
 for spec in "${specs[@]}"; do
   name=$(basename "$spec" .xml)
   # SIM_ONLY="NAME ...": only those specs (e.g. the `l2cost` phase's two).

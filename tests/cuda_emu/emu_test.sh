@@ -124,6 +124,14 @@ case $group in
     fi
     run d4-verify 4 --verify
     expect d4-verify "verify: OK"
+    # EMU_LOCAL (a tuned spec's test): that kernel's block given at run time (tune.hpp), the
+    # same bits on 2 devices; --local wins over STEPGEN_LOCAL.
+    if [ -n "${EMU_LOCAL:-}" ]; then
+      STEPGEN_LOCAL=$EMU_LOCAL run d2-local 2
+      expect d2-local "given by STEPGEN_LOCAL (not tuned"
+      STEPGEN_LOCAL=$EMU_LOCAL run d1-local-flag 1 --local "${EMU_LOCAL%%=*}=32x1x2"
+      expect d1-local-flag "32x1x2 given by --local (not tuned"
+    fi
     # No device (STEPGEN_CUDA_EMULATE unset): the program's error, exit status 1, no crash.
     status=0
     env -u STEPGEN_CUDA_EMULATE "$program" > "$out/runs/no-device.txt" 2>&1 || status=$?

@@ -3,6 +3,7 @@
 # shapes at start-up and keeps the fastest; whatever it picks, the results equal the serial
 # reference of examples/heat3d bit for bit: XML (default candidates) and YAML (a list of its
 # own), on 1 and 3 PoCL devices, out of core, with --tune off; the report names the choice.
+# Shapes given at run time (STEPGEN_LOCAL, --local): the same bits; refused or malformed: errors.
 # Usage: local_auto_test.sh STEPGEN SOURCE_DIR WORK_DIR REFERENCE_BIN
 set -euo pipefail
 stepgen=$1 src=$2 work=$3/local-auto reference=$4
@@ -52,5 +53,29 @@ for shape in 8x4x2 32x1x4 16x8x1; do
   case $tried in *" $shape "*) ;; *) echo "FAIL: yaml: $shape not tried ($tried)"; fail=1 ;; esac
 done
 [ "$(grep -o ' ms' <<<"$tried" | wc -l)" -eq 3 ] || { echo "FAIL: yaml: not 3 shapes tried: $tried"; fail=1; }
-[ "$fail" -eq 0 ] && echo "ok: tuned heat3d equals the serial reference (xml, yaml; 1, 3 devices, out of core, --tune off)"
+# Shapes given at run time (STEPGEN_LOCAL, --local; the flag wins): the same bits, reported as
+# given; a shape the device refuses and a malformed one are errors naming kernel and shape.
+prog=$work/gen-xml/build/heat3d_auto
+given() {  # given NAME STATUS [ARGS...]: one PoCL device, NAME's log, STATUS expected
+  local name=$1 want=$2 rc=0
+  shift 2
+  "$prog" --device-type cpu --devices 1 --save "U=$work/$name-U.raw" --save "V=$work/$name-V.raw" \
+    "$@" >"$work/$name.log" 2>&1 || rc=$?
+  [ "$rc" -eq "$want" ] || { echo "FAIL: $name: status $rc, not $want:"; tail -3 "$work/$name.log"; fail=1; }
+}
+STEPGEN_LOCAL="heat=4x2x2" given env 0
+check env "$work/env.log"
+grep -q "^local size: kernel 'heat': 4x2x2 given by STEPGEN_LOCAL (not tuned" "$work/env.log" ||
+  { echo "FAIL: env: the given shape not reported"; fail=1; }
+STEPGEN_LOCAL="heat=4x2x2" given flag 0 --local heat=8x1x4 --out-of-core on --ooc-chunks 3 --steps-per-pass 2
+check flag "$work/flag.log"
+grep -q "^local size: kernel 'heat': 8x1x4 given by --local (not tuned" "$work/flag.log" ||
+  { echo "FAIL: flag: --local did not win over STEPGEN_LOCAL"; fail=1; }
+given refused 1 --local heat=64x64x64
+grep -q "kernel 'heat': the shape 64x64x64 given by --local was refused by the device" "$work/refused.log" ||
+  { echo "FAIL: refused shape: no error naming kernel and shape:"; cat "$work/refused.log"; fail=1; }
+given malformed 2 --local heat=8x8
+grep -q "'heat=8x8': the shape needs 3 sizes" "$work/malformed.log" ||
+  { echo "FAIL: malformed shape: no error:"; cat "$work/malformed.log"; fail=1; }
+[ "$fail" -eq 0 ] && echo "ok: tuned heat3d equals the serial reference (xml, yaml; 1, 3 devices, out of core, --tune off; shapes given by STEPGEN_LOCAL and --local, refused and malformed ones)"
 exit "$fail"

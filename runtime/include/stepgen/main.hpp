@@ -514,10 +514,14 @@ int run_program(int argc, char** argv, Program<B> p) {
     probed = probe_kernels(problem, p.grid, devices.front(), p.kernels, p.kernel_count);
     probe_report(probed, problem.dims, opt.quiet, stdout);
   }
-  // <local size="auto"/>: the work-group shapes timed on the first device, the fastest kept.
+  // <local size="auto"/>: the work-group shapes timed on the first device, the fastest kept;
+  // shapes given by --local / STEPGEN_LOCAL (checked here also when nothing is tuned) kept.
+  const std::vector<LocalOverride> local_given =
+      local_overrides(opt.local, p.kernels, p.kernel_count, p.tuned, problem.dims);
   if (!p.tuned.empty()) {
-    const std::vector<TuneResult> tuned = tune_locals(problem, p.grid, devices.front(), p.kernels,
-                                                      p.tuned, p.tuned_launches, opt.tune);
+    const std::vector<TuneResult> tuned =
+        tune_locals(problem, p.grid, devices.front(), p.kernels, p.tuned, p.tuned_launches,
+                    opt.tune, local_given);
     if (!opt.quiet) tune_report(tuned, p.tuned, problem.dims, stdout);
   }
   PartitionRequest request = p.partition_request(static_cast<int>(devices.size()), opt.weights);

@@ -403,10 +403,14 @@ int run_mpi_program(mpi::Session& session, int argc, char** argv, Program<B> p,
   }
   // <local size="auto"/>: each rank times the shapes on its own device (the partition does not
   // depend on the choice, and the results are the same bits whatever each rank chose).
+  // Shapes given by --local / STEPGEN_LOCAL, checked also when nothing is tuned (a UsageError,
+  // the same on every rank).
+  const std::vector<LocalOverride> local_given =
+      local_overrides(opt.local, p.kernels, p.kernel_count, p.tuned, problem.dims);
   if (!p.tuned.empty()) {
     try {
-      const std::vector<TuneResult> tuned =
-          tune_locals(problem, p.grid, devices[0], p.kernels, p.tuned, p.tuned_launches, opt.tune);
+      const std::vector<TuneResult> tuned = tune_locals(
+          problem, p.grid, devices[0], p.kernels, p.tuned, p.tuned_launches, opt.tune, local_given);
       if (!opt.quiet && session.rank() == 0) tune_report(tuned, p.tuned, problem.dims, stdout);
     } catch (const std::exception& e) {
       throw mpi::UniformError(e.what());

@@ -76,6 +76,9 @@ struct Options {
   bool probe =
       true;  ///< --probe on|off: run each kernel once at start-up (runtime/stepgen/probe.hpp)
   bool tune = true;  ///< --tune on|off: time <local size="auto"/> shapes (runtime/stepgen/tune.hpp)
+  /// --local KERNEL=SHAPE[,...] (repeatable): launch shapes given at run time, each list as
+  /// given (checked by rt::local_overrides in runtime/stepgen/tune.hpp; after STEPGEN_LOCAL)
+  std::vector<std::string> local;
 };
 
 inline void print_usage(const ProgramInfo& info, std::FILE* out) {
@@ -106,6 +109,9 @@ inline void print_usage(const ProgramInfo& info, std::FILE* out) {
       "  --tune on|off        time the candidate work-group shapes of kernels whose spec says\n"
       "                       <local size=\"auto\"/> and keep the fastest (default: on; off:\n"
       "                       the first candidate)\n"
+      "  --local K=AxBxC,...  launch kernel K with work-group (block) shape AxBxC, not tuned\n"
+      "                       (only kernels whose spec says <local size=\"auto\"/>; also\n"
+      "                       STEPGEN_LOCAL in the environment; the flag wins)\n"
       "  --help               this text\n\narrays:",
       info.name, info.name, info.spec, info.backend,
       info.default_device_count == 0 ? "all" : std::to_string(info.default_device_count).c_str(),
@@ -223,6 +229,8 @@ inline Options parse_options(int argc, char** argv, const ProgramInfo& info) {
       const std::string v = value();
       if (v != "on" && v != "off") throw UsageError("--tune expects on or off, got '" + v + "'");
       o.tune = v == "on";
+    } else if (flag == "--local") {
+      o.local.push_back(value());
     } else if (flag == "--verify") {
       o.verify = true;
     } else if (flag == "--quiet") {

@@ -9,12 +9,17 @@
 /// local memory, barriers or work-group queries: docs/spec.md), so the results are the same
 /// bits whatever is chosen. A candidate the device refuses (too many work-items, registers or
 /// local memory for that shape) is skipped and reported.
+/// A shape may also be given at run time (`--local KERNEL=SHAPE`, or STEPGEN_LOCAL in the
+/// environment; rt::local_overrides): that kernel launches with it untuned (hand sweeps
+/// without a rebuild); only kernels that say `auto` may be given one, and a shape the device
+/// refuses is an error naming the kernel and the shape.
 
 #include <algorithm>
 #include <array>
 #include <chrono>
 #include <cstddef>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -49,6 +54,89 @@ inline std::string shape_text(const std::array<std::size_t, 3>& s, int dims) {
   return t;
 }
 
+/// A launch shape given at run time for a tuned kernel: `--local KERNEL=SHAPE[,...]` or
+/// STEPGEN_LOCAL="KERNEL=SHAPE[,...]" (SHAPE: one size per grid dimension, "32x1x16").
+struct LocalOverride {
+  std::size_t tuned = 0;                        ///< the kernel's index among the tuned ones
+  std::array<std::size_t, 3> shape{{1, 1, 1}};  ///< sizes past the grid's dimensions are 1
+  std::string from;                             ///< "--local" or "STEPGEN_LOCAL"
+};
+
+/// The launch shapes given at run time: STEPGEN_LOCAL first, then each --local list in
+/// `flags` (a later entry for a kernel replaces an earlier one). Throws UsageError naming the
+/// source and the entry for a malformed entry, a kernel the program does not have, or one whose
+/// spec gives a fixed shape (only kernels that say <local size="auto"/> were checked by stepgen
+/// not to depend on the shape: no local memory, barriers or work-group queries).
+template <class B>
+std::vector<LocalOverride> local_overrides(const std::vector<std::string>& flags,
+                                           const KernelEntry<B>* entries, std::size_t kernel_count,
+                                           const std::vector<TunedKernel>& tuned, int dims) {
+  std::vector<LocalOverride> result;
+  auto add_list = [&](const std::string& list, const std::string& from) {
+    std::size_t start = 0;
+    while (start <= list.size()) {
+      const std::size_t comma = std::min(list.find(',', start), list.size());
+      const std::string entry = list.substr(start, comma - start);
+      start = comma + 1;
+      if (entry.empty()) continue;
+      const std::size_t eq = entry.find('=');
+      auto bad = [&](const std::string& why) {
+        return UsageError(from + ": '" + entry + "': " + why);
+      };
+      if (eq == std::string::npos || eq == 0)
+        throw bad("expected KERNEL=SHAPE, e.g. name=32x1x16 (one size per grid dimension)");
+      const std::string name = entry.substr(0, eq);
+      std::string known;
+      std::size_t id = kernel_count;
+      for (std::size_t k = 0; k < kernel_count; ++k) {
+        known += std::string(k ? " " : "") + entries[k].probe.name;
+        if (entries[k].probe.name == name) id = k;
+      }
+      if (id == kernel_count)
+        throw bad("the program has no kernel '" + name + "' (kernels: " + known + ")");
+      std::size_t which = tuned.size();
+      for (std::size_t t = 0; t < tuned.size(); ++t)
+        if (static_cast<std::size_t>(tuned[t].kernel) == id) which = t;
+      if (which == tuned.size())
+        throw bad("kernel '" + name +
+                  "' has a fixed local size in its spec; only kernels whose spec says <local "
+                  "size=\"auto\"/> may be given a shape at run time (stepgen checked that their "
+                  "results do not depend on it)");
+      LocalOverride o;
+      o.tuned = which;
+      o.from = from;
+      const std::string text = entry.substr(eq + 1);
+      std::size_t pos = 0;
+      int d = 0;
+      for (; d < 3 && pos <= text.size(); ++d) {
+        const std::size_t x = std::min(text.find('x', pos), text.size());
+        const std::string item = text.substr(pos, x - pos);
+        pos = x + 1;
+        char* end = nullptr;
+        const unsigned long long v = item.empty() || item[0] == '-' || item[0] == '+'
+                                         ? 0
+                                         : std::strtoull(item.c_str(), &end, 10);
+        if (v == 0 || v > (1u << 20) || !end || *end != '\0')
+          throw bad("'" + item + "' is not a size from 1 to 1048576");
+        o.shape[static_cast<std::size_t>(d)] = static_cast<std::size_t>(v);
+      }
+      if (d != dims || pos <= text.size())
+        throw bad("the shape needs " + std::to_string(dims) +
+                  " sizes separated by 'x' (the grid's dimensions), e.g. " +
+                  (dims == 1   ? std::string("64")
+                   : dims == 2 ? std::string("32x8")
+                               : std::string("32x1x16")));
+      result.erase(std::remove_if(result.begin(), result.end(),
+                                  [&](const LocalOverride& r) { return r.tuned == which; }),
+                   result.end());
+      result.push_back(o);
+    }
+  };
+  if (const char* env = std::getenv("STEPGEN_LOCAL")) add_list(env, "STEPGEN_LOCAL");
+  for (const std::string& f : flags) add_list(f, "--local");
+  return result;
+}
+
 /// The box the tuner times kernels on: the grid's first planes along the slowest dimension, as
 /// many as keep it under `max_cells` cells (at least 8 planes or the grid's extent): the other
 /// dimensions whole, so that rows are as long as the run's.
@@ -69,22 +157,26 @@ struct TuneResult {
   std::vector<double> seconds;        ///< per candidate, one launch over the box; < 0: refused
   std::vector<std::string> refusals;  ///< why, per refused candidate
   std::size_t chosen = 0;
+  std::string given;          ///< the shape was given (--local, STEPGEN_LOCAL: which), not tuned
+  double given_seconds = -1;  ///< its time per launch on the tuning box
 };
 
 /// Times every candidate shape of every tuned kernel on device `d` (launches over `box` with
 /// buffers of their own, filled with 1s) and sets each kernel's chosen shape to the fastest;
 /// the launch table's work-group size along the slowest dimension (`launches`: slabs are cut
-/// at it) follows. `tune` false: the first candidate, untimed.
+/// at it) follows. `tune` false: the first candidate, untimed. A kernel in `overrides`
+/// launches with the shape given there (timed once on the box; refused: an error), untuned.
 template <class B>
 std::vector<TuneResult> tune_locals(const Problem<B>& problem, const Box& grid,
                                     const typename B::Device& d, const KernelEntry<B>* entries,
                                     const std::vector<TunedKernel>& tuned,
-                                    std::vector<ProbeLaunch>* launches, bool tune) {
+                                    std::vector<ProbeLaunch>* launches, bool tune,
+                                    const std::vector<LocalOverride>& overrides = {}) {
   std::vector<TuneResult> results;
   if (tuned.empty()) return results;
   const int dims = problem.dims;
   const Box box = tune_box(grid, dims, Index{1} << 23);
-  if (tune) {
+  if (tune || !overrides.empty()) {
     const typename B::Kernels k =
         problem.build_kernels ? problem.build_kernels(d) : typename B::Kernels{};
     std::vector<typename B::Buffer> buf;
@@ -113,24 +205,16 @@ std::vector<TuneResult> tune_locals(const Problem<B>& problem, const Box& grid,
     B::finish(d);
     Part part;
     part.owned = part.ghost = box;
-    for (const TunedKernel& t : tuned) {
+    for (std::size_t ti = 0; ti < tuned.size(); ++ti) {
+      const TunedKernel& t = tuned[ti];
       const KernelEntry<B>& entry = entries[t.kernel];
       LocalShapes& s = *t.shapes;
       TuneResult r;
       r.kernel = entry.probe.name;
-      for (std::size_t c = 0; c < s.candidates.size(); ++c) {
-        s.chosen = c;
-        auto launch = [&] { entry.launch(B::whole(d, k, buf, part, 0)); };
-        try {
-          launch();  // warm-up; a shape the device refuses throws here
-          B::finish(d);
-        } catch (const RunError& e) {
-          r.seconds.push_back(-1);
-          r.refusals.push_back(shape_text(s.candidates[c], dims) + ": " + e.what());
-          continue;
-        }
-        // Batches of launches long enough to time (at least 20 ms or 10 launches); the
-        // fastest of two batches.
+      auto launch = [&] { entry.launch(B::whole(d, k, buf, part, 0)); };
+      // Batches of launches long enough to time (at least 20 ms or 10 launches); the
+      // fastest of two batches.
+      auto time_launches = [&] {
         double best = 0;
         for (int batch = 0; batch < 2; ++batch) {
           using Clock = Stopwatch::Clock;
@@ -146,7 +230,46 @@ std::vector<TuneResult> tune_locals(const Problem<B>& problem, const Box& grid,
           const double per = elapsed() / n;
           best = batch == 0 ? per : std::min(best, per);
         }
-        r.seconds.push_back(best);
+        return best;
+      };
+      // A shape given at run time: launched as given (a candidate or not), untuned.
+      const LocalOverride* given = nullptr;
+      for (const LocalOverride& o : overrides)
+        if (o.tuned == ti) given = &o;
+      if (given) {
+        std::size_t c = 0;
+        while (c < s.candidates.size() && s.candidates[c] != given->shape) ++c;
+        if (c == s.candidates.size()) s.candidates.push_back(given->shape);
+        s.chosen = r.chosen = c;
+        r.given = given->from;
+        try {
+          launch();  // a shape the device refuses throws here
+          B::finish(d);
+        } catch (const RunError& e) {
+          throw RunError("local size of kernel '" + r.kernel + "': the shape " +
+                         shape_text(given->shape, dims) + " given by " + given->from +
+                         " was refused by the device: " + e.what());
+        }
+        r.given_seconds = time_launches();
+        results.push_back(std::move(r));
+        continue;
+      }
+      if (!tune) {  // --tune off: the first candidate, untimed
+        s.chosen = 0;
+        results.push_back(std::move(r));
+        continue;
+      }
+      for (std::size_t c = 0; c < s.candidates.size(); ++c) {
+        s.chosen = c;
+        try {
+          launch();  // warm-up; a shape the device refuses throws here
+          B::finish(d);
+        } catch (const RunError& e) {
+          r.seconds.push_back(-1);
+          r.refusals.push_back(shape_text(s.candidates[c], dims) + ": " + e.what());
+          continue;
+        }
+        r.seconds.push_back(time_launches());
       }
       std::size_t fastest = s.candidates.size();
       for (std::size_t c = 0; c < r.seconds.size(); ++c)
@@ -182,6 +305,14 @@ inline void tune_report(const std::vector<TuneResult>& results,
   for (std::size_t i = 0; i < results.size() && i < tuned.size(); ++i) {
     const TuneResult& r = results[i];
     const LocalShapes& s = *tuned[i].shapes;
+    if (!r.given.empty()) {
+      std::fprintf(out,
+                   "local size: kernel '%s': %s given by %s (not tuned; %.3f ms per launch on "
+                   "the tuning box)\n",
+                   r.kernel.c_str(), shape_text(s.candidates[s.chosen], dims).c_str(),
+                   r.given.c_str(), r.given_seconds * 1e3);
+      continue;
+    }
     if (r.seconds.empty()) {
       std::fprintf(out, "local size: kernel '%s': %s (the first candidate; --tune off)\n",
                    r.kernel.c_str(), shape_text(s.candidates[s.chosen], dims).c_str());
