@@ -5,7 +5,9 @@
 # against their serial references (grayscott out of core too: periodic frames out of core);
 # then (carry bench/generated/sim/cuda-seismic128, made by `sim-generate`) the issue's 128^3
 # acoustic wave, bench/specs/sim/seismic128.xml, in core and out of core (k = 1 and 4), fields
-# and both traces against examples/seismic/reference.cpp --size 128.
+# and both traces against examples/seismic/reference.cpp --size 128; and <boundary> mirror, copy
+# and value(v) out of core at k = 3 and 2 against in core (carry bench/generated/boundary, made by
+# hand: `stepgen generate SPEC --target cuda -o bench/generated/boundary/cuda-NAME`).
 # Usage: bench/run.sh new-examples
 set -u
 . "$(dirname "$0")/lib.sh"
@@ -31,6 +33,27 @@ for ex in grayscott seismic tables; do
     v=ok
     for a in $arrays; do cmp -s $work/r-$ex/$a.raw $d/$a.raw || v="DIFF($a)"; done
     echo "$ex $tag: $v  $(grep -m1 -E 'error' $d/log)"
+  done
+done
+# --- <boundary> out of core on the GPU (oocphys): mirror/copy and mirror/value(v) frames refilled on
+# the device between the steps of a pass and between the two launches of a step
+# (tests/boundary/mirror_copy_twice.xml, bench/specs/boundary/value_twice.xml; carry
+# bench/generated/boundary): out of core at k = 3 and k = 2 against in core, bit for bit.
+for n in mirror_copy_twice value_twice; do
+  t=$gen/boundary/cuda-$n
+  [ -d "$t" ] || { echo "$n: not generated (bench/generated/boundary)"; continue; }
+  (cmake -S "$t" -B $work/b-$n -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=native >/dev/null 2>&1 &&
+    cmake --build $work/b-$n -j 8 >$work/build-$n.log 2>&1) || { echo "$n: build failed"; continue; }
+  for m in "incore:" "ooc-k3:--out-of-core on --ooc-chunks 3 --steps-per-pass 3" \
+    "ooc-k2:--out-of-core on --ooc-chunks 4 --steps-per-pass 2"; do
+    tag=${m%%:*} args=${m#*:}
+    d=$work/o-$n-$tag; rm -rf $d; mkdir -p $d
+    # shellcheck disable=SC2086
+    (cd $d && $work/b-$n/$n $args --save A=A.raw --save B=B.raw >log 2>&1) || echo "$n $tag: FAILED $(tail -1 $d/log)"
+    [ "$tag" = incore ] && continue
+    v=ok
+    for f in A.raw B.raw; do cmp -s $work/o-$n-incore/$f $d/$f && [ -s $d/$f ] || v="DIFF($f)"; done
+    echo "$n $tag vs in core: $v  $(grep -m1 -E 'steps per pass|chunks' $d/log)"
   done
 done
 # --- seismic128 (io2): 128^3, sources and receivers on seams, fields and traces ---------------
