@@ -200,5 +200,18 @@ POCL_DEVICES=pthread timeout 300 "$program" --device-type cpu --devices 1 --out-
 cmp -s "$dir/steps2-auto-one/$first.raw" "$dir/steps2-off/$first.raw" ||
   { cat "$dir/steps2-auto-one/log.txt"; echo "FAIL: $example: --out-of-core auto saving $first alone: it differs"; exit 1; }
 echo "ok: $example: --out-of-core auto saving $first alone: the in-core run's bits"
+# When auto stays in core, the host copies it made for its calibration go: the arrays are made on
+# the devices as in the same run without the flag (the report's host copies line is the same).
+if grep -q "^out of core: auto -> in core" "$dir/steps2-auto-one/log.txt"; then
+  mkdir -p "$dir/steps2-off-one"
+  POCL_DEVICES=pthread timeout 300 "$program" --device-type cpu --devices 1 --out-of-core off \
+    --steps 2 --save "$first=$dir/steps2-off-one/$first.raw" >"$dir/steps2-off-one/log.txt" 2>&1 ||
+    { cat "$dir/steps2-off-one/log.txt"; echo "FAIL: $example: --out-of-core off saving $first alone failed"; exit 1; }
+  made_auto=$(grep "host copies:" "$dir/steps2-auto-one/log.txt" | sed 's/.*made on the devices/made/')
+  made_off=$(grep "host copies:" "$dir/steps2-off-one/log.txt" | sed 's/.*made on the devices/made/')
+  [ -n "$made_off" ] && [ "$made_auto" = "$made_off" ] ||
+    { echo "auto: $made_auto"; echo "off:  $made_off"; echo "FAIL: $example: auto in core keeps host copies the run without the flag does not make"; exit 1; }
+  echo "ok: $example: auto in core: $made_auto (as without the flag)"
+fi
 [ "$runs" -ge 8 ] || { echo "FAIL: only $runs out-of-core runs"; exit 1; }
 echo "ok: $example: $runs out-of-core runs equal the reference"

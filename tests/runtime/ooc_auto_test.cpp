@@ -70,6 +70,25 @@ TEST_CASE("ooc auto: the in-core run is uploads, steps and downloads") {
                              10 * (cells * 1e-9 + 1e-5)));
 }
 
+TEST_CASE("ooc auto: in core moves only the arrays with a host copy up and the gathered down") {
+  // Arrays made on the devices are never uploaded; only the arrays read after the run (--save,
+  // --verify) are gathered: a run that saves nothing moves nothing.
+  const ooc::Request r = grid_request();
+  const std::vector<std::string> none;
+  const std::vector<ooc::InCorePart> w =
+      ooc::in_core_work(one_part(r.grid), r.arrays, &none, &none);
+  REQUIRE(w.size() == 1);
+  CHECK(w[0].upload_bytes == 0);
+  CHECK(w[0].download_bytes == 0);
+  const std::vector<std::string> first = {r.arrays[0].name};
+  const std::vector<ooc::InCorePart> one =
+      ooc::in_core_work(one_part(r.grid), r.arrays, &first, &first);
+  const double cells = 64.0 * 56 * 256;
+  CHECK(one[0].upload_bytes == cells * static_cast<double>(r.arrays[0].element_bytes));
+  CHECK(one[0].download_bytes ==
+        (r.arrays[0].written ? cells * static_cast<double>(r.arrays[0].element_bytes) : 0.0));
+}
+
 TEST_CASE("ooc auto: a slow link and few steps go out of core, many steps stay in core") {
   ooc::Link link;
   link.h2d = link.d2h = 1e9;

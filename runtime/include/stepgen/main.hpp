@@ -302,10 +302,15 @@ void ooc_frames(const Problem<B>& problem, ooc::Request& request) {
 /// choice line and, out of core, its reason and link (the run's plan reuses the calibration).
 /// Returns whether the run goes out of core. Without the flag, or out of core already, it
 /// changes nothing.
+/// `held` and `gathered` (by array id): the host copies an in-core run needs (host_copies) and
+/// the arrays it gathers (gathered_arrays); the prediction of the in-core run moves those only,
+/// and when in core is taken the other host copies (made for the calibration) are dropped, so
+/// that those arrays are made on the devices as without the flag.
 template <class B>
 bool ooc_auto_choice(const Program<B>& p, std::vector<typename B::Device>& devices,
                      const Partition& partition, std::vector<HostArray>& host, const Options& opt,
-                     const ooc::Options& ooc, const Probed& probed, ooc::Stats& report) {
+                     const ooc::Options& ooc, const Probed& probed, ooc::Stats& report,
+                     const std::vector<bool>& held = {}, const std::vector<bool>& gathered = {}) {
   if (report.on || ooc.mode != ooc::Options::Mode::kAuto || !ooc.compare) return report.on;
   const Problem<B>& problem = *p.problem;
   if (problem.boundary_count > 0) {
@@ -349,14 +354,34 @@ bool ooc_auto_choice(const Program<B>& p, std::vector<typename B::Device>& devic
     return false;
   }
   const double out_s = ooc::predict(sc, link, opt.steps, ooc.overlap);
+  // What the in-core run moves: the arrays with a host copy up, the gathered ones down.
+  std::vector<std::string> up, down;
+  for (int id = 0; id < problem.array_count; ++id) {
+    const auto u = static_cast<std::size_t>(id);
+    if (held.empty() || (u < held.size() && held[u])) up.push_back(problem.arrays[id].name);
+    if (gathered.empty() || (u < gathered.size() && gathered[u]))
+      down.push_back(problem.arrays[id].name);
+  }
   const double in_s = ooc::predict_in_core(
-      ooc::in_core_work(partition, request.arrays), request.arrays.size(),
+      ooc::in_core_work(partition, request.arrays, &up, &down), up.size(),
       static_cast<std::size_t>(std::count_if(request.arrays.begin(), request.arrays.end(),
-                                             [](const ooc::Array& a) { return a.written; })),
+                                             [&down](const ooc::Array& a) {
+                                               return a.written &&
+                                                      std::find(down.begin(), down.end(), a.name) !=
+                                                          down.end();
+                                             })),
       link, opt.steps);
   const ooc::AutoChoice c = ooc::choose_auto(in_s, out_s, sc, opt.steps);
   report.choice = c.line;
-  if (!c.out_of_core) return false;
+  if (!c.out_of_core) {
+    // In core: the host copies only the calibration needed go (made on the devices instead).
+    for (int id = 0; id < problem.array_count; ++id) {
+      const auto u = static_cast<std::size_t>(id);
+      if (held.empty() || u >= held.size() || held[u] || u >= host.size()) continue;
+      host[u] = HostArray::absent(host[u].name, host[u].element_bytes, host[u].box);
+    }
+    return false;
+  }
   report.on = true;
   report.reason = "--out-of-core auto: predicted faster than in core";
   report.link = link;
@@ -554,8 +579,9 @@ int run_program(int argc, char** argv, Program<B> p) {
   // `--out-of-core auto` given may still go out of core (ooc_auto_choice calibrates out of core
   // on the host arrays, and out of core they are the store): every array gets one then.
   const bool may_go_out_of_core = ooc.mode == ooc::Options::Mode::kAuto && ooc.compare;
-  const std::vector<bool> held =
-      out_of_core || may_go_out_of_core ? std::vector<bool>{} : host_copies(p, opt, io);
+  const std::vector<bool> in_core_held =
+      out_of_core ? std::vector<bool>{} : host_copies(p, opt, io);
+  const std::vector<bool> held = may_go_out_of_core ? std::vector<bool>{} : in_core_held;
   const std::vector<bool> gathered = gathered_arrays(p, opt);  // hostmem: in core, at the end
   std::vector<HostArray> host = p.make_host_arrays(p.grid, alloc, held);
   for (const auto& [name, path] : opt.loads)
@@ -566,7 +592,8 @@ int run_program(int argc, char** argv, Program<B> p) {
   std::vector<HostArray> initial;
   if (opt.verify) initial = host;
   // oocauto: `--out-of-core auto` on data that fits takes the faster (predicted).
-  if (ooc_auto_choice(p, devices, partition, host, opt, ooc, probed, ooc_stats)) {
+  if (ooc_auto_choice(p, devices, partition, host, opt, ooc, probed, ooc_stats, in_core_held,
+                      gathered)) {
     out_of_core = true;
     ooc_stats.pinned = ooc.pinned;
   }

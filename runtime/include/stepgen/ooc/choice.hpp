@@ -27,13 +27,21 @@ struct InCorePart {
   double halo_bytes = 0;      ///< written arrays' ghost cells refreshed each step (several parts)
 };
 
-/// The parts of an in-core run of `partition` with `arrays`.
+/// The parts of an in-core run of `partition` with `arrays`: every array uploaded and every
+/// written one downloaded, or, given `uploaded` and `downloaded` (by the arrays' names), those
+/// only (in core, an array made on the devices is never uploaded, and only the arrays read
+/// after the run are gathered).
 inline std::vector<InCorePart> in_core_work(const Partition& partition,
-                                            const std::vector<Array>& arrays) {
+                                            const std::vector<Array>& arrays,
+                                            const std::vector<std::string>* uploaded = nullptr,
+                                            const std::vector<std::string>* downloaded = nullptr) {
+  auto in = [](const std::vector<std::string>* names, const std::string& name) {
+    return !names || std::find(names->begin(), names->end(), name) != names->end();
+  };
   double all = 0, written = 0;
   for (const Array& a : arrays) {
-    all += static_cast<double>(a.element_bytes);
-    if (a.written) written += static_cast<double>(a.element_bytes);
+    if (in(uploaded, a.name)) all += static_cast<double>(a.element_bytes);
+    if (a.written && in(downloaded, a.name)) written += static_cast<double>(a.element_bytes);
   }
   std::vector<InCorePart> parts;
   for (const rt::Part& p : partition.parts) {
