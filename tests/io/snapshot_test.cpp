@@ -159,3 +159,35 @@ TEST_CASE("submit copies the values: the caller may reuse its buffers at once") 
     CHECK(got == std::vector<float>(48, static_cast<float>(step)));
   }
 }
+
+TEST_CASE("submit with borrow writes from the caller's buffer, unchanged until flush returns") {
+  // In core the snapshots are written from the host copies themselves: the caller changes its
+  // buffer only after flush() (the next fetch waits for the writer).
+  TempDir dir;
+  std::vector<float> buffer(48, 0.0f);
+  {
+    io::SnapshotWriter writer(std::make_unique<io::SnapshotSeries>(dir / "b.h5", kGrid), 2);
+    for (int step = 0; step < 3; ++step) {
+      writer.flush();
+      for (std::size_t i = 0; i < buffer.size(); ++i)
+        buffer[i] = static_cast<float>(step * 100 + static_cast<int>(i));
+      writer.submit(step, {{"p", "float", {{kGrid, buffer.data()}}}}, true);
+    }
+    writer.flush();
+    std::fill(buffer.begin(), buffer.end(), -1.0f);
+    writer.close();
+  }
+  io::h5::quiet();
+  io::h5::Handle file(H5Fopen((dir / "b.h5").c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
+  REQUIRE(file >= 0);
+  for (int step = 0; step < 3; ++step) {
+    io::h5::Handle set(H5Dopen2(file, ("/" + io::snapshot_group(step) + "/p").c_str(), H5P_DEFAULT),
+                       H5Dclose);
+    REQUIRE(set >= 0);
+    std::vector<float> got(48), want(48);
+    REQUIRE(H5Dread(set, H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, got.data()) >= 0);
+    for (std::size_t i = 0; i < want.size(); ++i)
+      want[i] = static_cast<float>(step * 100 + static_cast<int>(i));
+    CHECK(got == want);
+  }
+}

@@ -286,6 +286,7 @@ class InCore {
     if (monitor_) monitor_->start();
     loop(*this, steps);
     state_.end(*this);
+    if (before_gather_) before_gather_();
     gather();
     total.stop();
     stats_.total_s = total.total();
@@ -431,6 +432,9 @@ class InCore {
     first_step_ = first;
     end_of_step_ = std::move(hook);
   }
+  /// Runs `hook` after the time loop, before the gather (main.hpp: the snapshot writers done
+  /// with the host copies the gather overwrites).
+  void set_before_gather(std::function<void()> hook) { before_gather_ = std::move(hook); }
   /// Copies each part's owned box of the arrays `want[id]` into the host arrays, the devices'
   /// work so far finished first; the host arrays then hold the current values of those arrays.
   void fetch(const std::vector<bool>& want) {
@@ -874,6 +878,7 @@ class InCore {
   const ReduceBox<B>* reduce_boxes_ = nullptr;
   std::int64_t first_step_ = 0;                             ///< io
   std::function<void(InCore&, std::int64_t)> end_of_step_;  ///< io
+  std::function<void()> before_gather_;  ///< io: the writers done with the host copies
 };
 
 /// The host link of a run in core, measured at start-up for the report: what upload and

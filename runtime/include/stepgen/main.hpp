@@ -411,13 +411,26 @@ RunStats run_in_or_out_of_core(const Program<B>& p, std::vector<typename B::Devi
     // io: the first step, and after the steps where an output or checkpoint is due the arrays
     // it needs copied from the devices into the host arrays, then written (snapshots by a
     // writer thread: the run goes on).
-    if (io)
+    // In core the snapshots are written from the host copies (no copy in the time loop): the
+    // next fetch, and the gather of an array an output writes, wait for the writer first.
+    if (io) {
+      io->borrow_host(true);
       run.set_steps(io->first_step(), [io](InCore<B>& r, std::int64_t step) {
         if (!io->due(step + 1)) return;
+        io->flush_writers();
         r.fetch(io->wanted(step + 1));
         io->end_of_step(step + 1, r.host());
       });
-    return run.run(opt.steps, p.time_loop);
+      const std::vector<bool> gathered = gathered_arrays(p, opt);
+      bool shared = false;
+      for (int id = 0; id < problem.array_count; ++id)
+        shared = shared || (static_cast<std::size_t>(id) < gathered.size() &&
+                            gathered[static_cast<std::size_t>(id)] && io->outputs_array(id));
+      if (shared) run.set_before_gather([io] { io->flush_writers(); });
+    }
+    const RunStats stats = run.run(opt.steps, p.time_loop);
+    if (io) io->borrow_host(false);
+    return stats;
   }
 
   ooc::Request request = ooc::request(p.grid, problem.dims, partition, p.ghost_lo, p.ghost_hi,

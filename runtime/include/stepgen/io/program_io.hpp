@@ -325,6 +325,26 @@ class ProgramIo {
     }
   }
 
+  /// In core, the snapshots are written from the host copies themselves (SnapshotWriter's
+  /// borrow): call flush_writers() before anything changes them (the next fetch, the gather).
+  void borrow_host(bool on) {
+    borrow_ = on;
+  }
+  /// Waits until the writer threads have written what is queued; rethrows their failures.
+  void flush_writers() {
+#ifdef STEPGEN_HDF5
+    for (Series& s : series_)
+      if (s.writer) s.writer->flush();
+#endif
+  }
+  /// Whether array `id` is written by an output.
+  bool outputs_array(int id) const {
+    for (const Series& s : series_)
+      for (int a : s.spec->arrays)
+        if (a == id) return true;
+    return false;
+  }
+
   /// Waits for the writer threads; rethrows their failures.
   void finish() {
 #ifdef STEPGEN_HDF5
@@ -386,7 +406,8 @@ class ProgramIo {
       if (s.series)
         s.series->write(done, arrays);
       else
-        s.writer->submit(done, arrays);  // copies the values: the run goes on while it writes
+        // The run goes on while it writes (in core from the host copies, else from a copy).
+        s.writer->submit(done, arrays, borrow_ && copies.empty());
 #else
       throw RunError("output '" + s.file + "': this program was built without HDF5");
 #endif
@@ -399,6 +420,7 @@ class ProgramIo {
   }
 
   IoWriters writers_;
+  bool borrow_ = false;  ///< snapshots written from the host copies (in core)
   const IoSpec& spec_;
   std::vector<std::string> names_, types_;
   std::vector<bool> state_;  ///< the arrays a checkpoint holds

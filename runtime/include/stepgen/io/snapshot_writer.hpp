@@ -48,14 +48,21 @@ class SnapshotWriter {
   const SnapshotSeries& series() const { return *series_; }
 
   /// Queues `arrays` at `step` (their values copied now: the caller may change its buffers as
-  /// soon as this returns). Rethrows an earlier failure of the thread.
-  void submit(std::int64_t step, const std::vector<SnapshotArray>& arrays) {
+  /// soon as this returns). With `borrow`, nothing is copied: the thread writes from the
+  /// caller's buffers, which must stay unchanged until flush() (or close()) returns (an in-core
+  /// run's host copies, which only the next fetch changes: no copy in the time loop at all).
+  /// Rethrows an earlier failure of the thread.
+  void submit(std::int64_t step, const std::vector<SnapshotArray>& arrays, bool borrow = false) {
     Job job;
     job.step = step;
     series_->check(arrays);
     for (const SnapshotArray& a : arrays) {
       const std::size_t eb = element_type(a.type).bytes;
       job.copies.emplace_back();
+      if (borrow) {
+        job.arrays.push_back(a);
+        continue;
+      }
       for (const Piece& p : a.pieces) job.copies.back().emplace_back(p, eb);
       job.arrays.push_back({a.name, a.type, {}});
     }
