@@ -7,8 +7,8 @@
 # every 100 steps costs (issue 24: <= 2%). Each program also checks a few results against the
 # host's rt::Reduction, bit for bit (CHECK=0: skip). The float sum and l2 kernels are run in
 # each way they can reach a value's class (STEPGEN_REDUCE_FLOAT: 0 the compare over the classes
-# for every value, 1 the hot class then the compare, 2 the hot class then a computed index, 3 the
-# default; REDUCE_MODES, default "3 0"): CUDA built once per mode, OpenCL
+# for every value, 1 the hot class then the compare, 3 the default: sum as 1, l2 through an
+# exponent window; REDUCE_MODES, default "3 0"): CUDA built once per mode, OpenCL
 # with the variable set. Prints a table last.
 # Usage: bench/run.sh reduce [NX NY N3 REPS]   (default 16384 16384 1160 20)
 set -u

@@ -233,10 +233,9 @@ __device__ __forceinline__ void add3_if(I64& a0, I64& a1, I64& a2, int c, int j,
 ///        (limbs kLo + 2 class, + 1) and the rest, < 2^47 (limb kLo + 2 class + 2).
 /// How a float value reaches its class (STEPGEN_REDUCE_FLOAT; the benchmark `bench/run.sh
 /// reduce` builds each): 0 the compare over the classes for every value; 1 the hot class first,
-/// the compare over the classes for the others; 2 the hot class first, the others at a
-/// computed index of the limbs (which then live in local memory, touched only on a miss, and,
-/// for l2, carried every 32nd time only); 3 (the default) sum as 1, l2 through an exponent
-/// window (FloatAcc::wlo).
+/// the compare over the classes for the others; 3 (the default) sum as 1, l2 through an
+/// exponent window (FloatAcc::wlo). (A mode 2, the misses at a computed index of limbs in local
+/// memory, was 2.5x slower on an H100 and is gone: bench/results/2026-11-24-reduce-h100.md.)
 #ifndef STEPGEN_REDUCE_FLOAT
 #define STEPGEN_REDUCE_FLOAT 3
 #endif
@@ -253,10 +252,7 @@ __device__ __forceinline__ void add3_if(I64& a0, I64& a1, I64& a2, int c, int j,
 /// leaves room in 64 bits for the next values (a group of 4 may overshoot by 3: sum,
 /// 2^32 + 67 * 2^55 < 2^63; l2, 2^32 + 259 * 2^47; the hot accumulators hold part of the same
 /// values, so the bound holds after they are added); the last carry gives the digits the
-/// generic path writes (the same integer, the same digits). l2 with its limbs in local memory
-/// (mode 2) carries them at every kCarryEvery-th call only (each value adds less than 2^47 to
-/// any limb: 2^32 + 32 * 259 * 2^47 < 2^63), since a carry there is a chain of dependent
-/// local-memory accesses; the hot accumulators still go to the limbs at every call.
+/// generic path writes (the same integer, the same digits).
 template <bool Square, int Mode = STEPGEN_REDUCE_FLOAT>
 struct FloatAcc {
   static constexpr rt::device_reduce::Limbs kLimbs =
@@ -265,7 +261,7 @@ struct FloatAcc {
   static constexpr int kClasses = 9;
   static constexpr int kEvery = Square ? 256 : 64;
   static constexpr int kMode = Mode == 3 && !Square ? 1 : Mode;
-  static constexpr int kCarryEvery = Square && kMode == 2 ? 32 : 1;
+  static_assert(kMode == 0 || kMode == 1 || kMode == 3, "STEPGEN_REDUCE_FLOAT: 0, 1 or 3");
   static_assert(kN == (Square ? 2 * kClasses + 1 : kClasses + 1) && kLo % 2 == 0,
                 "float limbs: 10 for sum, 19 for l2 from an even limb");
   /// The class of 1.0 (sum: p = 1051, l2: p = 1028): where the hot class starts.
@@ -275,7 +271,6 @@ struct FloatAcc {
   I64 h0 = 0, h1 = 0, h2 = 0;  ///< the hot class's payloads (sum: h0 only)
   int hot = kFirstHot;
   int misses = 0, last_miss = kFirstHot;
-  int calls = 0;  ///< carry() calls since the limbs were last carried
   /// l2's exponent window (mode 3): the squares of the values whose exponent e lies in
   /// [base, base + 32) are summed exactly in 128 bits (whi, wlo) in units of 2^(2 base - 300):
   /// x^2 (exact in double) times `scale` = 2^(300 - 2 base) is an integer below 2^110, split in
@@ -298,22 +293,12 @@ struct FloatAcc {
 
   /// The payload (w0, w1, w2; sum: w0) of class c added to its limbs.
   __device__ __forceinline__ void to_class(int c, I64 w0, I64 w1, I64 w2) {
-    if constexpr (kMode == 2) {
-      if constexpr (Square) {
-        acc[2 * c] += w0;
-        acc[2 * c + 1] += w1;
-        acc[2 * c + 2] += w2;
-      } else {
-        acc[c] += w0;
-      }
-    } else {
-      STEPGEN_REDUCE_UNROLL
-      for (int j = 0; j < kClasses; ++j) {
-        if constexpr (Square)
-          add3_if(acc[2 * j], acc[2 * j + 1], acc[2 * j + 2], c, j, w0, w1, w2);
-        else
-          add_if(acc[j], c, j, w0);
-      }
+    STEPGEN_REDUCE_UNROLL
+    for (int j = 0; j < kClasses; ++j) {
+      if constexpr (Square)
+        add3_if(acc[2 * j], acc[2 * j + 1], acc[2 * j + 2], c, j, w0, w1, w2);
+      else
+        add_if(acc[j], c, j, w0);
     }
   }
 
@@ -434,8 +419,8 @@ struct FloatAcc {
     return a > b ? a : b;
   }
 
-  /// Every kEvery values, and once at the end (`last`: the limbs carried whatever the count).
-  __device__ __forceinline__ void carry(bool last = false) {
+  /// Every kEvery values, and once at the end.
+  __device__ __forceinline__ void carry() {
     if constexpr (Square && kMode == 3) {
       flush_window();
     } else if constexpr (kMode != 0) {
@@ -445,8 +430,6 @@ struct FloatAcc {
       if (misses > kEvery / 4) hot = last_miss;
       misses = 0;
     }
-    if (!last && ++calls < kCarryEvery) return;
-    calls = 0;
     STEPGEN_REDUCE_UNROLL
     for (int i = 0; i + 1 < kN; ++i) {
       acc[i + 1] += acc[i] >> 32;  // floor: arithmetic shift
@@ -490,7 +473,7 @@ __global__ void __launch_bounds__(64, (reduce_blocks_per_sm<T, Square>()))
             s.carry();
           }
         });
-    s.carry(true);
+    s.carry();
     STEPGEN_REDUCE_UNROLL
     for (int i = 0; i < N; ++i) out[i * items + g] = s.acc[i];
     for (int i = 0; i < 3; ++i) out[(N + i) * items + g] = s.cnt[i];

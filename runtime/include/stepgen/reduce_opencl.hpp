@@ -254,7 +254,7 @@ void add_double(long* acc, long* cnt, double x, int lo) {
   const long items = lanes * row_items;                                     \
   for (int i = 0; i < 3; ++i) out[((N) + i) * items + g] = cnt[i];
 
-/* The hot class (FLOAT_MODE 1 and 2, see cl::Reducer): most values of real data share one
+/* The hot class (FLOAT_MODE 1 and 3, see cl::Reducer): most values of real data share one
    class (a class spans 32 binary orders of magnitude of the value), so a value of the
    work-item's hot class (or a zero, whose payload is 0) is added to the hot accumulators
    h0..h2 through one compare, and only the others (a branch a warp skips when all its items
@@ -308,7 +308,7 @@ int warp_any(int miss) {
   if (misses > (every) / 4) hot = last_miss;                                \
   misses = 0;
 
-/* The modes of the sum and l2 kernels: FLOAT_MODE 0-2 both, 3 sum 1 and l2 through an
+/* The modes of the sum and l2 kernels: FLOAT_MODE 0 or 1 both, 3 sum 1 and l2 through an
    exponent window (below). */
 #if FLOAT_MODE == 3 && defined(HAS_FP64)
 #define SUM_MODE 1
@@ -385,84 +385,6 @@ int warp_any(int miss) {
     L2_CARRIES                                                              \
   }
 
-/* Mode 2: the misses at a computed index of acc[] (sum: limb c; l2: limbs 2c, 2c + 1, 2c + 2).
-   l2 carries its limbs at every L2_CARRY_EVERY-th flush only (each value adds less than 2^47 to
-   any limb: 2^32 + 32 * 259 * 2^47 < 2^63): a carry of an array in local memory is a chain of
-   dependent accesses. */
-#define L2_CARRY_EVERY 32
-#define ARRAY_CARRIES(N)                                                    \
-  for (int i = 0; i + 1 < (N); ++i) {                                       \
-    acc[i + 1] += acc[i] >> 32;                                             \
-    acc[i] &= MASK32;                                                       \
-  }
-#define SUM_IDX_FINITE                                                      \
-  const int p = e + 924;                                                    \
-  const int c = (p >> 5) - SUM_LO;                                          \
-  const long v = (long)((ulong)mant << (p & 31));                           \
-  const long w = (b >> 31) != 0u ? -v : v;                                  \
-  const int k = mant != 0u ? c : hot;                                       \
-  HOT_ADD(k, w)                                                             \
-  if (warp_any(k != hot) && k != hot) {                                     \
-    acc[c] += w;                                                            \
-    ++misses;                                                               \
-    last_miss = c;                                                          \
-  }
-#define L2_IDX_FINITE                                                       \
-  const int p = 2 * e + 774;                                                \
-  const int c = (p >> 6) - (L2_LO >> 1), s = p & 63;                        \
-  const ulong sq = (ulong)mant * (ulong)mant;                               \
-  const ulong low = sq << s;                                                \
-  const long w0 = (long)(low & 0xffffffffUL), w1 = (long)(low >> 32);       \
-  const long w2 = (long)((sq >> 1) >> (63 - s));                            \
-  const int k = mant != 0u ? c : hot;                                       \
-  HOT_ADD3(k, w0, w1, w2)                                                   \
-  if (warp_any(k != hot) && k != hot) {                                     \
-    acc[2 * c] += w0;                                                       \
-    acc[2 * c + 1] += w1;                                                   \
-    acc[2 * c + 2] += w2;                                                   \
-    ++misses;                                                               \
-    last_miss = c;                                                          \
-  }
-#define SUM_IDX_FLUSH                                                       \
-  acc[hot] += h0;                                                           \
-  HOT_MOVE(SUM_EVERY)
-#define L2_IDX_FLUSH                                                        \
-  acc[2 * hot] += h0;                                                       \
-  acc[2 * hot + 1] += h1;                                                   \
-  acc[2 * hot + 2] += h2;                                                   \
-  HOT_MOVE(L2_EVERY)
-#define SUM_IDX_VALUE(x) FLOAT_PARTS(x, 0, SUM_IDX_FINITE)
-#define L2_IDX_VALUE(x) FLOAT_PARTS(x, 1, L2_IDX_FINITE)
-#define SUM_IDX_AFTER(k)                                                    \
-  since += (k);                                                             \
-  if (since >= SUM_EVERY) {                                                 \
-    since = 0;                                                              \
-    SUM_IDX_FLUSH                                                           \
-    ARRAY_CARRIES(SUM_N)                                                    \
-  }
-#define L2_IDX_AFTER(k)                                                     \
-  since += (k);                                                             \
-  if (since >= L2_EVERY) {                                                  \
-    since = 0;                                                              \
-    L2_IDX_FLUSH                                                            \
-    if (++flushes >= L2_CARRY_EVERY) {                                      \
-      flushes = 0;                                                          \
-      ARRAY_CARRIES(L2_N)                                                   \
-    }                                                                       \
-  }
-
-#if SUM_MODE == 2
-__kernel void stepgen_reduce_sum(ARGS, __global long* out) {
-  long acc[SUM_N];
-  long cnt[3] = {0, 0, 0};
-  for (int i = 0; i < SUM_N; ++i) acc[i] = 0;
-  HOT_DECLS(SUM_FIRST_HOT)
-  int since = 0;
-  FOR_CELLS_AFTER(SUM_IDX_VALUE, SUM_IDX_AFTER)
-  SUM_IDX_FLUSH
-  WRITE_LIMBS(SUM_N)
-}
-#else
 __kernel void stepgen_reduce_sum(ARGS, __global long* out) {
   SUM_DECLS
   long cnt[3] = {0, 0, 0};
@@ -478,7 +400,6 @@ __kernel void stepgen_reduce_sum(ARGS, __global long* out) {
   WRITE_COUNTS(SUM_N)
   SUM_WRITES
 }
-#endif
 
 /* l2's exponent window (L2_MODE 3, devices with doubles): the squares of the values whose
    exponent e lies in [wbase, wbase + 32) are summed exactly in 128 bits (whi, wlo) in units of
@@ -575,17 +496,6 @@ __kernel void stepgen_reduce_l2(ARGS, __global long* out) {
   L2_CARRIES
   WRITE_COUNTS(L2_N)
   L2_WRITES
-}
-#elif L2_CLASSES && L2_MODE == 2
-__kernel void stepgen_reduce_l2(ARGS, __global long* out) {
-  long acc[L2_N];
-  long cnt[3] = {0, 0, 0};
-  for (int i = 0; i < L2_N; ++i) acc[i] = 0;
-  HOT_DECLS(L2_FIRST_HOT)
-  int since = 0, flushes = 0;
-  FOR_CELLS_AFTER(L2_IDX_VALUE, L2_IDX_AFTER)
-  L2_IDX_FLUSH
-  WRITE_LIMBS(L2_N)
 }
 #elif L2_CLASSES
 __kernel void stepgen_reduce_l2(ARGS, __global long* out) {
@@ -853,11 +763,11 @@ class Reducer {
   /// How the float sum and l2 kernels reach a value's class (the source's FLOAT_MODE): 3 (sum:
   /// the hot class, the misses through the compare over the classes; l2: an exponent window),
   /// or for benchmarks STEPGEN_REDUCE_FLOAT=0 (the compare for every value, as before the hot
-  /// class), 1 (the hot class, the misses through the compare) or 2 (the hot class, the misses
-  /// at a computed index); all give the same bits.
+  /// class) or 1 (the hot class, the misses through the compare, for both); all give the same
+  /// bits.
   static int float_mode() {
     const char* env = std::getenv("STEPGEN_REDUCE_FLOAT");
-    if (env && env[0] >= '0' && env[0] <= '3' && env[1] == '\0') return env[0] - '0';
+    if (env && (env[0] == '0' || env[0] == '1') && env[1] == '\0') return env[0] - '0';
     return 3;
   }
 
