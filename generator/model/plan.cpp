@@ -188,7 +188,10 @@ rt::ooc::Request ooc_request(const ProgramPlan& pp, const rt::Partition& p, cons
   r.region_sharing = m.out_of_core.region_sharing;
   r.buffers = 3;
   r.trapezoid = pp.trapezoid && o.trapezoid;
-  r.band_sharing = true;
+  // As the program (rt::no_band_sharing_with_records): a spec with <record> runs without band
+  // sharing (a receiver samples each point from the chunk that owns it).
+  r.band_sharing = std::none_of(m.body.begin(), m.body.end(),
+                                [](const Step& s) { return s.kind == Step::Kind::kRecord; });
   // <boundary> frames out of core (as the program's rt::ooc_frames): the frame dimensions, and
   // those whose rules are all mirror/copy/value (refilled on the chunks: one step's frame).
   r.frame = pp.frame;
