@@ -12,7 +12,8 @@ if(STEPGEN_NVCC AND EXISTS ${PROJECT_SOURCE_DIR}/examples/CMakeLists.txt)
            COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cuda/compile_test.sh $<TARGET_FILE:stepgen>
                    ${PROJECT_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/cuda-compile ${STEPGEN_NVCC})
   # The nvcc builds take both cores of CI for minutes: the nvcc tests never run together.
-  set_tests_properties("cuda-compile: every example" PROPERTIES TIMEOUT 900 LABELS cuda-compile RESOURCE_LOCK nvcc)
+  set_tests_properties("cuda-compile: every example" PROPERTIES TIMEOUT 900 LABELS cuda-compile RESOURCE_LOCK nvcc
+                                                                ENVIRONMENT "CUDA_COMPILE_BUILD_TYPE=None")
 endif()
 
 # The MPI + CUDA programs (--target cuda --distribution mpi), compile only: the examples that
@@ -30,7 +31,8 @@ if(STEPGEN_NVCC AND MPI_CXX_FOUND AND EXISTS ${PROJECT_SOURCE_DIR}/examples/CMak
                    "${MPI_CXX_INCLUDE_DIRS}" "${MPI_CXX_LIBRARIES}" 2
                    jacobi2d grayscott seismic tables twostage heat3d)
   set_tests_properties("cuda-compile: every example, MPI" PROPERTIES TIMEOUT 900 LABELS "cuda-compile;mpi-cuda"
-                                                                      RESOURCE_LOCK nvcc)
+                                                                      RESOURCE_LOCK nvcc
+                                                                      ENVIRONMENT "CUDA_COMPILE_BUILD_TYPE=None")
 elseif(STEPGEN_NVCC)
   message(STATUS "MPI + CUDA compile test skipped: needs MPI (libopenmpi-dev)")
 endif()

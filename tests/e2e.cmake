@@ -18,6 +18,8 @@ if(OpenCL_FOUND AND EXISTS ${PROJECT_SOURCE_DIR}/examples/CMakeLists.txt)
       set_tests_properties("e2e: opencl ${example} ${format}" PROPERTIES TIMEOUT 600 LABELS e2e
                            ENVIRONMENT "POCL_MAX_PTHREAD_COUNT=2" WORKING_DIRECTORY ${dir})
     endforeach()
+    # Its program is the one the out-of-core test runs (tests/ooc.cmake).
+    set_tests_properties("e2e: opencl ${example} xml" PROPERTIES FIXTURES_SETUP "e2e-program-${example}")
   endforeach()
 endif()
 if(OpenCL_FOUND)
