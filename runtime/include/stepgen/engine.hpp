@@ -547,6 +547,8 @@ class InCore {
   /// does not wait), then one wait per device. From page-locked host arrays (rt::run_program)
   /// the copies run at the link's speed, the devices' side by side.
   void upload() {
+    Stopwatch setup;  // the set-up's parts (the report's set-up line)
+    setup.start();
     buffers_.resize(parts());
     for (std::size_t p = 0; p < parts(); ++p) {
       const Device& d = devices_[p];
@@ -560,6 +562,7 @@ class InCore {
         buffers_[p].push_back(B::create_buffer(d, ghost, a.element_bytes, a.name));
       }
     }
+    stats_.setup_buffers_s = setup.stop();
     Stopwatch t;  // the copies only: their rate is compared with the link's (rt::measure_link)
     t.start();
     for (std::size_t p = 0; p < parts(); ++p) {
@@ -576,13 +579,20 @@ class InCore {
     }
     for (std::size_t p = 0; p < parts(); ++p) B::finish(devices_[p]);
     stats_.host_device_s += t.stop();
-    make_on_devices();  // devinit
+    setup.start();
+    make_on_devices();  // devinit (it waits for the devices)
+    stats_.setup_init_s = setup.stop();
     // Every array's frame once: boundary arrays by their rules (read-only inputs included),
     // the others zero (no kernel result depends on them: validation, validate_boundary.cpp).
+    setup.start();
     std::vector<int> all;
     for (int id = 0; id < problem_.array_count; ++id) all.push_back(id);
     fill_frames(all, true);
     setup_device_frames();
+    if (problem_.boundary_count > 0)
+      for (std::size_t p = 0; p < parts(); ++p) B::finish(devices_[p]);
+    stats_.setup_frames_s = setup.stop();
+    stats_.setup_known = true;
   }
 
   /// Fills the boundary frames (boundary.hpp) of the arrays `ids` on every local part: the

@@ -74,31 +74,38 @@ struct FillBox {
   U64 first;
 };
 
-/// Fills the box with `value` (kind zero or value) or random_bits (kind random): a grid-stride
-/// loop over the box's cells, x fastest.
+/// Fills the box with `value` (kind zero or value) or random_bits (kind random): x across the
+/// threads of the blocks of the grid's first dimension, the rows (y) and planes (z) over its
+/// second and third, each a grid-stride loop. No division per cell: a 64-bit division costs a
+/// GPU tens of instructions, and four of them per cell made the fill 3x slower than the memory
+/// (2.6 ms for Jacobi 16384^2's 2 GiB on the H100).
 template <typename E>
 __global__ void stepgen_init_fill(E* buf, int kind, int type, U64 mixed, U64 value, FillBox b) {
-  const I64 total = b.nx * b.ny * b.nz;
-  const I64 stride = static_cast<I64>(gridDim.x) * static_cast<I64>(blockDim.x);
-  for (I64 i = static_cast<I64>(blockIdx.x) * blockDim.x + threadIdx.x; i < total; i += stride) {
-    const I64 x = i % b.nx, r = i / b.nx;
-    const I64 y = r % b.ny, z = r / b.ny;
-    U64 v = value;
-    if (kind == rt::ArrayInit::kRandom)
-      v = random_bits(mixed, b.first + static_cast<U64>(x + (y + z * b.gy) * b.gx), type);
-    buf[b.base + x + y * b.sy + z * b.sz] = static_cast<E>(v);
-  }
+  const I64 x0 = static_cast<I64>(blockIdx.x) * blockDim.x + threadIdx.x;
+  const I64 dx = static_cast<I64>(gridDim.x) * blockDim.x;
+  for (I64 z = blockIdx.z; z < b.nz; z += gridDim.z)
+    for (I64 y = blockIdx.y; y < b.ny; y += gridDim.y) {
+      E* row = buf + b.base + y * b.sy + z * b.sz;
+      const U64 g = b.first + static_cast<U64>((y + z * b.gy) * b.gx);
+      for (I64 x = x0; x < b.nx; x += dx) {
+        U64 v = value;
+        if (kind == rt::ArrayInit::kRandom) v = random_bits(mixed, g + static_cast<U64>(x), type);
+        row[x] = static_cast<E>(v);
+      }
+    }
 }
 
 template <typename E>
 void launch_fill(const Device& d, void* buf, int kind, int type, U64 mixed, U64 value,
                  const FillBox& b) {
-  const I64 total = b.nx * b.ny * b.nz;
-  const unsigned block = 256;
-  const unsigned blocks =
-      static_cast<unsigned>(std::min<I64>((total + block - 1) / block, I64{65535}));
+  // Blocks of up to 256 threads along x (a warp's multiple), then one block row per row and
+  // plane up to the grid's limits (65535 in y and z: the loops stride past them).
+  const unsigned block = static_cast<unsigned>(std::min<I64>(256, (b.nx + 31) / 32 * 32));
+  const dim3 grid(static_cast<unsigned>(std::min<I64>((b.nx + block - 1) / block, I64{1024})),
+                  static_cast<unsigned>(std::min<I64>(b.ny, I64{65535})),
+                  static_cast<unsigned>(std::min<I64>(b.nz, I64{65535})));
   auto* k = &stepgen_init_fill<E>;
-  STEPGEN_LAUNCH(k, dim3(blocks), dim3(block), d.stream())
+  STEPGEN_LAUNCH(k, grid, dim3(block), d.stream())
   (static_cast<E*>(buf), kind, type, mixed, value, b);
   check(cudaGetLastError(), "stepgen_init_fill launch", d);
 }

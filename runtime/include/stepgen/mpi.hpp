@@ -521,9 +521,14 @@ using HaloExchange = BasicHaloExchange<HostStaging>;
 /// Collective: the run's times as the slowest rank saw them, its volumes summed over ranks.
 inline rt::RunStats combine(MPI_Comm comm, const rt::RunStats& mine) {
   rt::RunStats all = mine;
-  double times[4] = {mine.total_s, mine.kernel_s, mine.exchange_s, mine.host_device_s};
-  double slowest[4] = {0, 0, 0, 0};
-  check(MPI_Allreduce(times, slowest, 4, MPI_DOUBLE, MPI_MAX, comm), "MPI_Allreduce(times)");
+  double times[7] = {mine.total_s,       mine.kernel_s,        mine.exchange_s,
+                     mine.host_device_s, mine.setup_buffers_s, mine.setup_init_s,
+                     mine.setup_frames_s};
+  double slowest[7] = {0, 0, 0, 0, 0, 0, 0};
+  check(MPI_Allreduce(times, slowest, 7, MPI_DOUBLE, MPI_MAX, comm), "MPI_Allreduce(times)");
+  all.setup_buffers_s = slowest[4];
+  all.setup_init_s = slowest[5];
+  all.setup_frames_s = slowest[6];
   unsigned long long volumes[2] = {mine.exchange_bytes, mine.host_device_bytes};
   unsigned long long sums[2] = {0, 0};
   check(MPI_Allreduce(volumes, sums, 2, MPI_UNSIGNED_LONG_LONG, MPI_SUM, comm),

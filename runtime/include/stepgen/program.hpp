@@ -747,6 +747,11 @@ struct RunStats {
   long long staging_bytes = -1;
   std::string staging_memory;
   std::string gathered;
+  /// In core: what the run's time spent before its first step (issue 26: the fixed cost of a
+  /// short run): creating the device buffers, making initial values on the devices, filling the
+  /// boundary frames once (uploads: host_device_s). setup_known false: not measured (out of core).
+  bool setup_known = false;
+  double setup_buffers_s = 0, setup_init_s = 0, setup_frames_s = 0;
 };
 
 inline std::string human_bytes(double b) {
@@ -776,6 +781,12 @@ inline void print_report(const RunStats& s, std::FILE* out) {
     std::fprintf(out, "; link measured at start-up: %.2f GB/s to the devices, %.2f GB/s back",
                  s.link_h2d / 1e9, s.link_d2h / 1e9);
   std::fprintf(out, ")\n");
+  if (s.setup_known)
+    std::fprintf(out,
+                 "  set-up:       %.6f s before the first step: buffers %.6f s, initial values "
+                 "made on the devices %.6f s, boundary frames %.6f s (uploads: host<->device)\n",
+                 s.setup_buffers_s + s.setup_init_s + s.setup_frames_s, s.setup_buffers_s,
+                 s.setup_init_s, s.setup_frames_s);
   if (!s.host_memory.empty()) std::fprintf(out, "  host arrays:  %s\n", s.host_memory.c_str());
   // devinit: which arrays have no host copy, and what the host copies weigh.
   // hostmem: plus the exchanges' staging, and which arrays came back at the end.
