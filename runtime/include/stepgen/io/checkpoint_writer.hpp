@@ -79,11 +79,15 @@ class CheckpointWriter {
     return take();
   }
 
-  /// Waits for the checkpoint in flight without reporting anything (its failure or Done stays
-  /// for the next call): for a caller unwinding from another error, whose buffers go away.
+  /// Waits for the checkpoint in flight (timed as wait() is) without reporting anything (its
+  /// failure or Done stays for the next call): before the caller's buffers may go away, e.g.
+  /// while unwinding from another error.
   void wait_quietly() noexcept {
     std::unique_lock<std::mutex> lock(mutex_);
+    if (!has_job_) return;
+    const auto t0 = std::chrono::steady_clock::now();
     changed_.wait(lock, [&] { return !has_job_; });
+    waited_s_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   }
 
   /// Waits for the checkpoint in flight, stops the thread; rethrows a failure not yet
@@ -105,7 +109,7 @@ class CheckpointWriter {
     return take();
   }
 
-  /// The seconds callers waited in submit() and wait() for the thread.
+  /// The seconds callers waited in submit(), wait() and wait_quietly() for the thread.
   double waited_s() const { return waited_s_; }
 
  private:
