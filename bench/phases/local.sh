@@ -10,7 +10,7 @@
 #   tables WORK              the tables of `oocauto`, `localsweep` and `sim`'s output cadence
 #                            computed from stand-in programs that print the reports' lines
 #                            (a PoCL run's, the times made up): the bound, the ratios, the
-#                            sweep's best and the rates (a few seconds)
+#                            sweep's best and the rates, the checkpoint rows (a few seconds)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 mode=${1:?usage: bench/run.sh local emulate|acoustic-omp|nvcc|tables WORK ...}
@@ -49,15 +49,19 @@ case $mode in
     # A stand-in program: the report's lines as a generated program prints them, kernels
     # 1 ms/step x (1 + A / 1000), A the first size of --local (the smallest is the fastest),
     # else 32 for an auto program (its tuned shape 32x1x16), 10 for a fixed one; 4.00 GiB
-    # moved, the link 50 GB/s each way; the whole run = the bound.
+    # moved, the link 50 GB/s each way; the whole run = the bound. --checkpoint-every N: a
+    # checkpoint of 2 GiB after every N steps, 1 s each in the background, the run waiting
+    # 0.1 s for each (added to time:).
     rm -rf "$work/gen" "$work/work" "$work/out"
     mkdir -p "$work/gen/tts/opencl/bin" "$work/gen/sim/opencl/bin" "$work/work/sim"
     cat >"$work/prog" <<'PROG'
 #!/usr/bin/env bash
-steps=10 shape="" mode=off
+steps=10 shape="" mode=off every=0
 while [ $# -gt 0 ]; do
   case $1 in
     --steps) steps=$2; shift ;;
+    --checkpoint-every) every=$2; shift ;;
+    --checkpoint) shift ;;
     --local) shape=${2#*=}; shift ;;
     --out-of-core) mode=$2; shift ;;
     --save) printf 'the same bits' >"${2#*=}"; shift ;;
@@ -75,13 +79,16 @@ else
   echo "local size: kernel '$kernel': $shape given by --local (not tuned; 0.100 ms per launch on the tuning box)"
 fi
 k=$(awk -v s="$steps" -v a="$a" 'BEGIN {printf "%.6f", s * 1e-3 * (1 + a / 1000)}')
-t=$(awk -v k="$k" 'BEGIN {printf "%.6f", k + 4294967296 / 50e9}')
+c=0
+[ "$every" -gt 0 ] && c=$((steps / every))
+t=$(awk -v k="$k" -v c="$c" 'BEGIN {printf "%.6f", k + 4294967296 / 50e9 + 0.1 * c}')
 echo "time: $t s for $steps steps (1.000 ms/step)"
 echo "  kernels:      $k s"
 echo "  exchange:     0.000000 s, 0 B moved (0.00 GB/s)"
 echo "  host<->device: 0.085899 s, 4.00 GiB moved (50.00 GB/s; link measured at start-up: 50.00 GB/s to the devices, 50.00 GB/s back)"
 [ "$mode" = on ] && echo "out-of-core: on (asked for with --out-of-core on)"
 [ "$mode" = auto ] && echo "out of core: auto -> in core (predicted 1.000000 s vs 2.000000 s out of core)"
+[ "$c" -gt 0 ] && echo "checkpoints: $c x 2.00 GiB in $c.00 s (2.15 GB/s) written in the background, the run waited 0.${c}0 s"
 exit 0
 PROG
     chmod +x "$work/prog"
@@ -116,6 +123,11 @@ PROG
       "opencl: acoustic 512^3 with --local acoustic=32x1x16 = the fixed 16x16x1, bit for bit"
     # fixed: 2.105899 s for 2000 steps: 1 GiB every 1000 steps needs 1 / (1000 x 2.105899 / 2000)
     expect sim.txt "| cuda | 1000 | disk |" "| opencl | 500 | /dev/shm |" "| 0.950 |" "| 1.899 |"
+    # The checkpoint rows: every 1000 steps (2 checkpoints, +0.2 s) and 500 (4, +0.4 s).
+    expect sim.txt "| 2.305899 | +9.5% |" "| 2.505899 | +19.0% |" \
+      "| 2 x 2.00 GiB in 2.00 s (2.15 GB/s) written in the background, the run waited 0.20 s |" \
+      "| 4 x 2.00 GiB in 4.00 s (2.15 GB/s) written in the background, the run waited 0.40 s |"
+    [ "$(grep -c '^| opencl | 500 | /dev/shm |' "$work/sim.txt")" = 2 ] || { echo "FAIL: sim.txt: no checkpoint rows"; fail=1; }
     if [ "$fail" -ne 0 ]; then
       for f in oocauto localsweep sim; do echo "== $f"; tail -25 "$work/$f.txt"; done
       exit 1

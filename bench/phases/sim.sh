@@ -20,6 +20,11 @@
 # report's time, and the process's wall time, which also waits for the writer's last snapshot)
 # and the rate the output needs (GiB per second of compute: 1 GiB / (every x the fixed run's
 # seconds per step)) against the place's. CADENCE_REPS (2), CADENCE_DD_MIB (1024).
+# Checkpoint rows (issue 25; CADENCE_CKPT=1, the default; 0: skipped): the no-output program
+# with --checkpoint-every 1000 and 500 (A and B: 2 GiB a checkpoint), to the same two places;
+# their table: the cost (time: and process wall time) against no checkpoint, and the report's
+# `checkpoints:` line (what they took, how long the run waited). Each backend's no-output
+# reference is run once untimed first (warm: the OpenCL row clean).
 # Usage: bench/run.sh sim
 set -u
 . "$(dirname "$0")/lib.sh"
@@ -137,21 +142,24 @@ if [ "$cadence" != 0 ]; then
       if (m) { printf "%.3f", v * m / 1073741824; found = 1 } }
       END { if (!found) print "?" }' "$out/dd-$2.log"
   }
-  # crun BACKEND NAME TAG DIR: CADENCE_REPS runs of 2000 steps in DIR; "TIME WALL" medians
-  declare -A cad_t cad_w
+  # crun BACKEND NAME TAG DIR [ARGS...]: CADENCE_REPS runs of 2000 steps in DIR; "TIME WALL"
+  # medians; the first run's `checkpoints:` line (ckptbg)
+  declare -A cad_t cad_w cad_c
   crun() {
     local be=$1 n=$2 tag=$3 dir=$4 bin i t0 t1 ts=() ws=() log
+    shift 4
     if [ "$be" = cuda ]; then bin=$work/sim/build-$n/$n; else bin=$s/opencl/bin/$n; fi
     [ -x "$bin" ] || { cad_t[$be-$tag]="not built"; return; }
     for i in $(seq "$creps"); do
       rm -rf "$dir"; mkdir -p "$dir"
       log=$out/cadence-$be-$tag-$i.log
       t0=$(date +%s.%N)
-      (cd "$dir" && "$bin" --device-type gpu --steps 2000) >"$log" 2>&1 ||
+      (cd "$dir" && "$bin" --device-type gpu --steps 2000 "$@") >"$log" 2>&1 ||
         { cad_t[$be-$tag]="FAILED: $(tail -1 "$log")"; rm -rf "$dir"; return; }
       t1=$(date +%s.%N)
       ws+=("$(awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.3f", b - a}')")
       ts+=("$(awk '/^time:/ {print $2; exit}' "$log")")
+      [ "$i" = 1 ] && cad_c[$be-$tag]=$(sed -n 's/^checkpoints: //p' "$log")
     done
     rm -rf "$dir"
     cad_t[$be-$tag]=$(printf '%s\n' "${ts[@]}" | median)
@@ -160,11 +168,22 @@ if [ "$cadence" != 0 ]; then
   disk_dir=$work/sim/run-cadence shm_dir=/dev/shm/stepgen-cadence
   disk_gib=$(dd_gib "$disk_dir" disk)
   shm_gib=$(dd_gib "$shm_dir" shm)
+  ckpt=${CADENCE_CKPT:-1}
   for be in cuda opencl; do
+    # The reference warm (driver, kernel caches, clocks): once untimed first.
+    bin=$work/sim/build-jacobi2d_16384/jacobi2d_16384; [ $be = opencl ] && bin=$s/opencl/bin/jacobi2d_16384
+    mkdir -p "$disk_dir"
+    [ -x "$bin" ] && (cd "$disk_dir" && "$bin" --device-type gpu --steps 500) >"$out/cadence-$be-warm.log" 2>&1
     crun $be jacobi2d_16384 fixed "$disk_dir"
     for e in 1000 500; do
       crun $be jacobi_output_e$e "e$e-disk" "$disk_dir"
       crun $be jacobi_output_e$e "e$e-shm" "$shm_dir"
+    done
+    # ckptbg: checkpoints of the no-output program, every 1000 and 500 steps, disk and tmpfs.
+    for e in 1000 500; do
+      [ "$ckpt" = 0 ] && break
+      crun $be jacobi2d_16384 "c$e-disk" "$disk_dir" --checkpoint j.ckpt --checkpoint-every $e
+      crun $be jacobi2d_16384 "c$e-shm" "$shm_dir" --checkpoint j.ckpt --checkpoint-every $e
     done
   done
   rm -rf "$shm_dir"  # tmpfs is memory
@@ -184,6 +203,23 @@ if [ "$cadence" != 0 ]; then
       done
     done
   done
+  # ckptbg: the checkpoint rows
+  ckrows=()
+  for be in cuda opencl; do
+    [ "$ckpt" = 0 ] && break
+    ft=${cad_t[$be-fixed]:-?} fw=${cad_w[$be-fixed]:-?}
+    for e in 1000 500; do
+      for where in disk shm; do
+        g=$disk_gib; [ $where = shm ] && g=$shm_gib
+        t=${cad_t[$be-c$e-$where]:-?} w=${cad_w[$be-c$e-$where]:-?}
+        ckrows+=("$(awk -v be="$be" -v e="$e" -v wh="$where" -v g="$g" -v t="$t" -v w="$w" -v ft="$ft" -v fw="$fw" \
+          -v c="${cad_c[$be-c$e-$where]:-?}" 'BEGIN {
+          printf "| %s | %d | %s | %s | %s | %s | %s | %s | %s |\n", be, e, (wh == "shm" ? "/dev/shm" : "disk"), g, t,
+            (t + 0 > 0 && ft + 0 > 0 ? sprintf("%+.1f%%", 100 * (t / ft - 1)) : "-"), w,
+            (w + 0 > 0 && fw + 0 > 0 ? sprintf("%+.1f%%", 100 * (w / fw - 1)) : "-"), c }')")
+      done
+    done
+  done
 fi
 cadence_table() {
   echo "== Output cadence (issue 25): Jacobi 16384^2, 2000 steps, 1 GiB (A, .h5) every N steps, median of ${creps:-?}"
@@ -191,6 +227,11 @@ cadence_table() {
   echo "| backend | output every | where | place writes GiB/s (dd) | output needs GiB/s (1 GiB / (every x fixed s/step)) | needs / place | time: s | vs fixed | process wall s | vs fixed |"
   echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
   printf '%s\n' "${cad[@]}"
+  [ "${ckpt:-1}" = 0 ] && return
+  echo "== Checkpoints (issue 25): Jacobi 16384^2, 2000 steps, a checkpoint (A and B, 2 GiB) every N steps, median of ${creps:-?}; none: the table above's"
+  echo "| backend | checkpoint every | where | place writes GiB/s (dd) | time: s | vs none | process wall s | vs none | the report's checkpoints line (first run) |"
+  echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+  printf '%s\n' "${ckrows[@]}"
 }
 # ---- end output cadence
 

@@ -2,6 +2,10 @@
 //   checkpoint_loop write PATH MIB   writes checkpoints of step 1, 2, ... to PATH forever, each
 //                                    of one array of MIB MiB whose every byte is the step's low
 //                                    byte, and prints "step N" once each is complete
+//   checkpoint_loop write-background PATH MIB
+//                                    the same through io::CheckpointWriter (a writer thread,
+//                                    several threads per file): step N+1's values are filled
+//                                    while step N is written, "step N" printed once complete
 //   checkpoint_loop check PATH       reads PATH whole (every checksum checked) and checks that
 //                                    its values match its step; prints "ok step N"
 #include <cstdio>
@@ -11,6 +15,7 @@
 #include <vector>
 
 #include "stepgen/io/checkpoint_reader.hpp"
+#include "stepgen/io/checkpoint_writer.hpp"
 
 namespace io = stepgen::rt::io;
 
@@ -29,6 +34,22 @@ int main(int argc, char** argv) {
         std::fflush(stdout);
       }
     }
+    if (mode == "write-background" && argc == 4) {
+      const long mib = std::atol(argv[3]);
+      const auto grid = stepgen::rt::Box::from_extent(2, {1024, mib * 1024 / 4, 1});  // floats
+      std::vector<unsigned char> values[2];
+      for (auto& v : values) v.resize(static_cast<std::size_t>(grid.volume()) * 4);
+      io::CheckpointWriter writer;
+      for (std::int64_t step = 1;; ++step) {
+        // The buffer of step - 2, complete: the other one may be in flight.
+        std::vector<unsigned char>& v = values[step % 2];
+        std::fill(v.begin(), v.end(), static_cast<unsigned char>(step));
+        for (const auto& done : writer.wait())
+          std::printf("step %lld\n", static_cast<long long>(done.step));
+        std::fflush(stdout);
+        writer.submit(argv[2], "kill-test", step, grid, {{"u", "float", {{grid, v.data()}}}});
+      }
+    }
     if (mode == "check" && argc == 3) {
       io::CheckpointReader r(argv[2]);
       r.expect("kill-test", r.info().grid, {{"u", "float"}});
@@ -43,7 +64,9 @@ int main(int argc, char** argv) {
       std::printf("ok step %lld\n", static_cast<long long>(r.info().step));
       return 0;
     }
-    std::fprintf(stderr, "usage: checkpoint_loop write PATH MIB | check PATH\n");
+    std::fprintf(stderr,
+                 "usage: checkpoint_loop write PATH MIB | write-background PATH MIB | check "
+                 "PATH\n");
     return 2;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "checkpoint_loop: %s\n", e.what());

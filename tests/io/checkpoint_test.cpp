@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "stepgen/io/checkpoint_reader.hpp"
+#include "stepgen/io/checkpoint_writer.hpp"
 
 namespace rt = stepgen::rt;
 namespace io = stepgen::rt::io;
@@ -298,4 +299,96 @@ TEST_CASE("a checkpoint that cannot be written is an error and leaves the previo
                       f.path, "h", 1, f.grid,
                       {{"p", "double", {{rt::Box::from_extent(3, {97, 61, 119}), f.p.data()}}}}),
                   std::invalid_argument);
+}
+
+// ckptbg: several threads write a checkpoint (each a contiguous range of blocks: gather,
+// CRC-64, pwrite), and a writer thread writes it in the background.
+TEST_CASE("a checkpoint written by 1 thread equals the one written by N threads byte for byte") {
+  Fixture f;
+  // Three arrays, 7 blocks in all; p also as x slabs (gathered per block by each thread).
+  const rt::Box& g = f.grid;
+  const auto q = random_bytes(static_cast<std::size_t>(g.volume()) * 8, 5);
+  std::vector<io::Piece> slabs_p;
+  std::vector<std::vector<unsigned char>> keep;
+  for (const rt::Box& b : slabs(g, 0, 3)) {
+    keep.push_back(cut(f.p, g, b, 8));
+    slabs_p.push_back({b, keep.back().data()});
+  }
+  const std::vector<io::CheckpointSource> arrays{{"p", "double", slabs_p},
+                                                 {"flag", "int", {{g, f.flag.data()}}},
+                                                 {"q", "double", {{g, q.data()}}}};
+  io::write_checkpoint(f.dir / "one.ckpt", "hash-A", 40, g, arrays, 1);
+  const std::string one = read_file(f.dir / "one.ckpt");
+  for (unsigned threads : {2u, 3u, 8u, 0u}) {
+    CAPTURE(threads);
+    io::write_checkpoint(f.dir / "n.ckpt", "hash-A", 40, g, arrays, threads);
+    CHECK(read_file(f.dir / "n.ckpt") == one);
+  }
+  io::CheckpointReader r(f.dir / "one.ckpt");
+  std::vector<unsigned char> got(f.p.size());
+  r.read("p", got.data());
+  CHECK(got == f.p);
+  r.read("q", got.data());
+  CHECK(got == q);
+  CHECK(io::checkpoint_threads() >= 1);
+  CHECK(io::checkpoint_threads() <= 8);
+}
+
+TEST_CASE("a checkpoint written in the background: one in flight, announced when complete") {
+  Fixture f;
+  io::CheckpointWriter w(3);
+  CHECK(w.poll().empty());
+  CHECK(w.wait().empty());
+  const std::vector<io::CheckpointSource> arrays{{"p", "double", {{f.grid, f.p.data()}}},
+                                                 {"flag", "int", {{f.grid, f.flag.data()}}}};
+  w.submit(f.path, "hash-A", 10, f.grid, arrays);
+  // The second waits for the first (its buffers are borrowed: unchanged until wait()).
+  w.submit(f.path, "hash-A", 20, f.grid, arrays);
+  const auto done = w.wait();
+  REQUIRE(done.size() == 2);
+  CHECK(done[0].step == 10);
+  CHECK(done[1].step == 20);
+  CHECK(done[1].path == f.path);
+  CHECK(done[1].bytes == f.p.size() + f.flag.size());
+  CHECK(done[1].seconds >= 0);
+  CHECK(w.waited_s() >= 0);
+  // The same bytes as a checkpoint written in the foreground.
+  const std::string background = read_file(f.path);
+  f.write(20);
+  CHECK(read_file(f.path) == background);
+  w.close();
+  CHECK(w.done().empty());
+}
+
+TEST_CASE("a background checkpoint's failure names file and cause at the next call, never lost") {
+  Fixture f;
+  f.write(10);
+  const std::string before = read_file(f.path);
+  const std::vector<io::CheckpointSource> arrays{{"p", "double", {{f.grid, f.p.data()}}},
+                                                 {"flag", "int", {{f.grid, f.flag.data()}}}};
+  SUBCASE("at wait()") {
+    io::CheckpointWriter w;
+    w.submit(f.dir / "no/such/folder/run.ckpt", "hash-A", 20, f.grid, arrays);
+    const std::string e = error_of([&] { w.wait(); });
+    CHECK(e.find("cannot write checkpoint '" + f.dir.path + "/no/such/folder/run.ckpt'") !=
+          std::string::npos);
+    CHECK(e.find("does not exist") != std::string::npos);
+    // Reported once; the writer goes on.
+    w.submit(f.path, "hash-A", 30, f.grid, arrays);
+    CHECK(w.wait().at(0).step == 30);
+  }
+  SUBCASE("at the next submit()") {
+    io::CheckpointWriter w;
+    w.submit(f.dir / "no/such/folder/run.ckpt", "hash-A", 20, f.grid, arrays);
+    CHECK(error_of([&] {
+            w.submit(f.path, "hash-A", 30, f.grid, arrays);
+          }).find("does not exist") != std::string::npos);
+    CHECK(read_file(f.path) == before);
+  }
+  SUBCASE("at close()") {
+    io::CheckpointWriter w;
+    w.submit(f.dir / "no/such/folder/run.ckpt", "hash-A", 20, f.grid, arrays);
+    CHECK(error_of([&] { w.close(); }).find("does not exist") != std::string::npos);
+    CHECK(read_file(f.path) == before);
+  }
 }

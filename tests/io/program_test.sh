@@ -103,6 +103,18 @@ same_saves() {  # same_saves A B: the saved arrays of runs A and B are equal
 # The straight run: 14 steps on 2 devices (outputs at 0 4 8 12 14 and 6 12, checkpoints at 5, 10).
 run straight 2
 grep -q "checkpoint: 'run.ckpt' after step 10" "$work/straight/log.txt" || { cat "$work/straight/log.txt"; echo "FAIL: no checkpoint"; exit 1; }
+# ckptbg: the report says what the checkpoints cost; one process in core writes them in the
+# background (announced once complete, in order), MPI ranks and out of core while the run waits.
+cost_line() {  # cost_line RUN PATTERN
+  grep -q -- "$2" "$work/$1/log.txt" || { cat "$work/$1/log.txt"; echo "FAIL: $1: no line matching '$2'"; exit 1; }
+}
+[ "$(grep "^checkpoint: " "$work/straight/log.txt" | tr '\n' ' ')" = "checkpoint: 'run.ckpt' after step 5 checkpoint: 'run.ckpt' after step 10 " ] ||
+  { cat "$work/straight/log.txt"; echo "FAIL: checkpoint lines"; exit 1; }
+if [ "${target%-mpi}" = "$target" ]; then
+  cost_line straight "^checkpoints: 2 x [0-9.]* KiB in [0-9.]* s ([0-9.]* GB/s) written in the background, the run waited [0-9.]* s$"
+else
+  cost_line straight "^checkpoints: 2 x [0-9.]* KiB written in [0-9.]* s ([0-9.]* GB/s; the run waited)$"
+fi
 $check steps "$work/straight/snap/wave.h5" 0,4,8,12,14
 xmllint --noout "$work/straight/snap/wave.xdmf"
 for s in 0 4 8 12; do
@@ -123,6 +135,7 @@ echo "ok: the HDF5 trace equals the CSV trace"
 ooc=(--out-of-core on --ooc-chunks 2 --steps-per-pass 3)
 run ooc 1 "${ooc[@]}"
 grep -q "^out-of-core: on" "$work/ooc/log.txt" || { cat "$work/ooc/log.txt"; echo "FAIL: not out of core"; exit 1; }
+cost_line ooc "^checkpoints: 2 x [0-9.]* KiB written in [0-9.]* s ([0-9.]* GB/s; the run waited)$"
 same_saves straight ooc
 $check series "$work/straight/snap/wave.h5" "$work/ooc/snap/wave.h5" 0,4,8,12,14
 cmp "$work/straight/raw/p_p1_000006.raw" "$work/ooc/raw/p_p1_000006.raw"
@@ -164,7 +177,11 @@ expect_error spec_dir "$work/elsewhere/data/" --spec-dir "$work/elsewhere"
 # A checkpoint of another spec: its spec hash changed, its header's checksum right.
 $check other_spec "$ck" "$work/other.ckpt"
 expect_error other_spec "cannot restart from '../other.ckpt': it was written by another spec" --restart ../other.ckpt
-echo "ok: truncated, corrupted, other spec's checkpoints, restart past --steps, a missing file() value: errors"
+# ckptbg: a checkpoint that cannot be written (in core: found by the writer thread) is an error
+# naming the file and the cause, raised in the run, exit status 1.
+mkdir -p "$work/ckdir/d.ckpt"
+expect_error ckdir "cannot write checkpoint 'd.ckpt': 'd.ckpt' is a directory" --checkpoint d.ckpt --checkpoint-every 5
+echo "ok: truncated, corrupted, other spec's checkpoints, restart past --steps, a missing file() value, a checkpoint that cannot be written: errors"
 
 # kill -9 during checkpoints (io2; one target: the writer is the same code in every program):
 # --steps 14 with a checkpoint after every step, killed at random moments. What lies under the

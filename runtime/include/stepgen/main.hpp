@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <exception>
 #include <numeric>
 #include <string>
 #include <vector>
@@ -413,9 +414,18 @@ RunStats run_in_or_out_of_core(const Program<B>& p, std::vector<typename B::Devi
     // writer thread: the run goes on).
     // In core the snapshots are written from the host copies (no copy in the time loop): the
     // next fetch, and the gather of an array an output writes, wait for the writer first.
+    // ckptbg: so are the checkpoints (a writer thread, announced once complete), and on an
+    // error the writers stop reading the host copies before they go away.
+    struct ReleaseOnError {
+      ProgramIo* io;
+      ~ReleaseOnError() {
+        if (io && std::uncaught_exceptions() > 0) io->release_host();
+      }
+    } release_on_error{io};
     if (io) {
       io->borrow_host(true);
       run.set_steps(io->first_step(), [io](InCore<B>& r, std::int64_t step) {
+        io->poll_writers();  // ckptbg
         if (!io->due(step + 1)) return;
         io->flush_writers();
         r.fetch(io->wanted(step + 1));
@@ -425,7 +435,8 @@ RunStats run_in_or_out_of_core(const Program<B>& p, std::vector<typename B::Devi
       bool shared = false;
       for (int id = 0; id < problem.array_count; ++id)
         shared = shared || (static_cast<std::size_t>(id) < gathered.size() &&
-                            gathered[static_cast<std::size_t>(id)] && io->outputs_array(id));
+                            gathered[static_cast<std::size_t>(id)] &&
+                            (io->outputs_array(id) || io->checkpoints_array(id)));  // ckptbg
       if (shared) run.set_before_gather([io] { io->flush_writers(); });
     }
     const RunStats stats = run.run(opt.steps, p.time_loop);
@@ -648,6 +659,7 @@ int run_program(int argc, char** argv, Program<B> p) {
   }
   if (!opt.quiet) {
     print_report(stats, stdout);
+    io.print_report(stdout);  // ckptbg: what the checkpoints cost
     if (ooc_stats.on)
       ooc::print_report(ooc_stats, stdout);
     else if (!ooc_stats.choice.empty())

@@ -491,6 +491,7 @@ int run_mpi_program(mpi::Session& session, int argc, char** argv, Program<B> p,
   if (ooc_stats.on) ooc_stats = mpi::combine(MPI_COMM_WORLD, ooc_stats);
   if (!opt.quiet && session.rank() == 0) {
     print_report(stats, stdout);
+    io.print_report(stdout);  // ckptbg: what the checkpoints cost (written by the ranks)
     if (ooc_stats.on) ooc::print_report(ooc_stats, stdout);
     rank.print_report(session, ooc_stats.on);
   }

@@ -19,8 +19,12 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <exception>
+#include <mutex>
 #include <sstream>
 #include <string>
+#include <system_error>
+#include <thread>
 #include <vector>
 
 #include "stepgen/box.hpp"
@@ -240,13 +244,29 @@ class CheckpointOutput {
   CheckpointOutput& operator=(const CheckpointOutput&) = delete;
 
   const std::string& error() const { return error_; }
+  /// Whether a write failed (callable from the writing threads).
+  bool failed() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return !error_.empty();
+  }
 
   /// Writes `n` bytes at offset `at` (skipped after a failure); `during` names the array.
+  /// Several threads may write at once (at disjoint offsets).
   void write(const unsigned char* data, std::size_t n, std::uint64_t at,
              const std::string& during) {
-    if (!error_.empty()) return;
+    if (failed()) return;
     const int e = pwrite_all(fd_, data, n, static_cast<off_t>(at));
-    if (e != 0) fail(e, " (" + during + ")");
+    if (e != 0) {
+      std::lock_guard<std::mutex> lock(mutex_);
+      fail(e, " (" + during + ")");
+      return;
+    }
+#ifdef SYNC_FILE_RANGE_WRITE
+    // Linux: start writing these pages to storage now, while the next blocks are gathered and
+    // checksummed, rather than all of them at the final fsync (which still checks every one).
+    (void)::sync_file_range(fd_, static_cast<off_t>(at), static_cast<off_t>(n),
+                            SYNC_FILE_RANGE_WRITE);
+#endif
   }
 
   /// Writes the header (`info` with its checksums), flushes to storage, closes and renames
@@ -283,36 +303,72 @@ class CheckpointOutput {
   std::string path_, what_, target_, temp_, error_;
   bool exists_ = false, renamed_ = false;
   int fd_ = -1;
+  std::mutex mutex_;  ///< error_ while several threads write
 };
 
 }  // namespace detail
+
+/// The threads write_checkpoint uses by default: min(8, hardware_concurrency), at least 1.
+inline unsigned checkpoint_threads() {
+  const unsigned n = std::thread::hardware_concurrency();
+  return std::max(1u, std::min(8u, n));
+}
 
 /// Writes a checkpoint of `arrays` at `step` to `path`, atomically: into a new temporary file
 /// beside it (".NAME.stepgen-XXXXXX"), the values first, the header last, every write, the
 /// flush to storage (fsync) and the close checked, then renamed over `path`. On failure the
 /// temporary file is removed, `path` is as it was, and RunError says why; a kill leaves `path`
 /// as it was. Each array's pieces must tile `grid` (parts' owned boxes); std::invalid_argument
-/// otherwise (a caller's bug).
+/// otherwise (a caller's bug). The values are written by `threads` threads (0:
+/// checkpoint_threads()), each taking a contiguous range of the checksum blocks (of all the
+/// arrays in file order): gather, CRC-64, pwrite at the block's offset, so that the checksums
+/// of one thread overlap the writes of another. The file's bytes do not depend on `threads`.
 inline void write_checkpoint(const std::string& path, const std::string& spec_hash,
                              std::int64_t step, const Box& grid,
-                             const std::vector<CheckpointSource>& arrays) {
+                             const std::vector<CheckpointSource>& arrays, unsigned threads = 0) {
   CheckpointInfo info = detail::checkpoint_layout(spec_hash, step, grid, arrays, true);
   detail::CheckpointOutput out(path);
   if (!out.error().empty()) throw RunError(out.error());
-  std::vector<unsigned char> buffer;
-  for (std::size_t i = 0; i < info.arrays.size() && out.error().empty(); ++i) {
-    CheckpointArray& a = info.arrays[i];
-    const std::uint64_t elements = a.bytes / a.element_bytes;
-    const std::uint64_t per_block = info.block_bytes / a.element_bytes;
-    for (std::size_t b = 0; b < a.crc.size() && out.error().empty(); ++b) {
+  // Every block of every array, in file order.
+  std::vector<std::pair<std::size_t, std::size_t>> blocks;
+  for (std::size_t i = 0; i < info.arrays.size(); ++i)
+    for (std::size_t b = 0; b < info.arrays[i].crc.size(); ++b) blocks.emplace_back(i, b);
+  auto write_blocks = [&](std::size_t from, std::size_t to) {
+    std::vector<unsigned char> buffer;
+    for (std::size_t k = from; k < to && !out.failed(); ++k) {
+      const auto [i, b] = blocks[k];
+      CheckpointArray& a = info.arrays[i];
+      const std::uint64_t elements = a.bytes / a.element_bytes;
+      const std::uint64_t per_block = info.block_bytes / a.element_bytes;
       const std::uint64_t e0 = b * per_block, e1 = std::min(elements, e0 + per_block);
       const unsigned char* bytes = nullptr;
       detail::gather_range(grid, arrays[i].pieces, a.element_bytes, e0, e1, buffer, bytes);
       const std::size_t n = (e1 - e0) * a.element_bytes;
-      a.crc[b] = crc64(bytes, n);
+      a.crc[b] = crc64(bytes, n);  // each block's checksum written by one thread only
       out.write(bytes, n, a.offset + e0 * a.element_bytes, "array " + a.name);
     }
+  };
+  const std::size_t count = std::max<std::size_t>(
+      1, std::min<std::size_t>(threads ? threads : checkpoint_threads(), blocks.size()));
+  std::vector<std::thread> pool;
+  std::vector<std::exception_ptr> failures(count);
+  auto range = [&](std::size_t t) {
+    try {
+      write_blocks(blocks.size() * t / count, blocks.size() * (t + 1) / count);
+    } catch (...) {
+      failures[t] = std::current_exception();
+    }
+  };
+  std::size_t started = 1;
+  try {
+    for (; started < count; ++started) pool.emplace_back(range, started);
+  } catch (const std::system_error&) {  // no more threads: this one writes the rest
   }
+  range(0);  // the first range on this thread
+  for (std::size_t t = started; t < count; ++t) range(t);
+  for (std::thread& t : pool) t.join();
+  for (const std::exception_ptr& f : failures)
+    if (f) std::rethrow_exception(f);  // (std::bad_alloc; the temporary file is removed)
   const std::string error = out.finish(info);
   if (!error.empty()) throw RunError(error);
 }

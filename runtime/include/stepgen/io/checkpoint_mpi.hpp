@@ -23,6 +23,8 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <system_error>
+#include <thread>
 #include <vector>
 
 #include "stepgen/io/checkpoint.hpp"
@@ -116,8 +118,18 @@ inline void write_checkpoint(MPI_Comm comm, const std::string& path, const std::
   const std::string opened = detail::broadcast_message(comm, out ? out->error() : "");
   if (!opened.empty()) throw RunError(opened);
 
-  std::vector<unsigned char> data, all_data, block;
+  std::vector<unsigned char> data, all_data, blocks[2];
   std::vector<std::uint64_t> runs, all_runs;
+  // Rank 0: a thread checksums and writes each block while the next one is gathered (it calls
+  // no MPI); joined before its buffer is reused, and before anything leaves this function.
+  struct Pending {
+    std::thread thread;
+    void join() {
+      if (thread.joinable()) thread.join();
+    }
+    ~Pending() { join(); }
+  } pending;
+  int current = 0;
   std::vector<int> data_counts(static_cast<std::size_t>(size)), data_at(data_counts.size());
   std::vector<int> run_counts(data_counts.size()), run_at(data_counts.size());
   for (std::size_t i = 0; i < info.arrays.size(); ++i) {
@@ -150,6 +162,7 @@ inline void write_checkpoint(MPI_Comm comm, const std::string& path, const std::
       if (rank != 0) continue;
       // Rank 0: the block assembled from every rank's runs, checksummed, written.
       const std::size_t n = (e1 - e0) * a.element_bytes;
+      std::vector<unsigned char>& block = blocks[current];  // (its thread joined a block ago)
       block.assign(n, 0);
       const unsigned char* from = all_data.data();
       for (std::size_t k = 0; k + 1 < all_runs.size(); k += 2) {
@@ -157,10 +170,21 @@ inline void write_checkpoint(MPI_Comm comm, const std::string& path, const std::
         std::memcpy(block.data() + all_runs[k] * a.element_bytes, from, bytes);
         from += bytes;
       }
-      a.crc[b] = crc64(block.data(), n);
-      out->write(block.data(), n, a.offset + e0 * a.element_bytes, "array " + a.name);
+      auto write = [&out, &block, n, crc = &a.crc[b], at = a.offset + e0 * a.element_bytes,
+                    during = "array " + a.name] {
+        *crc = crc64(block.data(), n);
+        out->write(block.data(), n, at, during);
+      };
+      pending.join();
+      try {
+        pending.thread = std::thread(write);
+      } catch (const std::system_error&) {  // no thread: here
+        write();
+      }
+      current ^= 1;
     }
   }
+  pending.join();
   const std::string error = detail::broadcast_message(comm, out ? out->finish(info) : "");
   if (!error.empty()) throw RunError(error);
 }

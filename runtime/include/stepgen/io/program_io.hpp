@@ -9,6 +9,7 @@
 /// defines STEPGEN_HDF5 and links it only for a spec with an .h5 output.
 
 #include <algorithm>
+#include <chrono>
 #include <cinttypes>
 #include <cstdint>
 #include <cstdio>
@@ -24,6 +25,7 @@
 #include "stepgen/box.hpp"
 #include "stepgen/io/checkpoint.hpp"
 #include "stepgen/io/checkpoint_reader.hpp"
+#include "stepgen/io/checkpoint_writer.hpp"
 #include "stepgen/program.hpp"
 #ifdef STEPGEN_HDF5
 #include "stepgen/io/snapshot_writer.hpp"
@@ -204,6 +206,7 @@ class ProgramIo {
         steps_(steps),
         quiet_(quiet || !writers_.messages) {
     if (!writers_.owned) writers_.owned = grid;
+    own_checkpoint_writer_ = !writers_.checkpoint;  // ckptbg: may write in the background
     if (!writers_.checkpoint) writers_.checkpoint = [](auto&&... a) { io::write_checkpoint(a...); };
     if (!writers_.raw)
       writers_.raw = [](const HostArray& a, const Box&, const std::string& path) {
@@ -319,11 +322,76 @@ class ProgramIo {
       std::vector<std::vector<unsigned char>> copies;
       for (std::size_t id = 0; id < host.size(); ++id)
         if (state_[id]) arrays.push_back({names_[id], types_[id], {piece(host[id], copies)}});
+      // ckptbg: in core, one process: written by a thread from the host copies (borrowed
+      // until the next flush_writers()), announced once complete (poll/flush/finish).
+      if (borrow_ && copies.empty() && own_checkpoint_writer_) {
+        if (!checkpoint_writer_) checkpoint_writer_ = std::make_unique<io::CheckpointWriter>();
+        checkpoint_writer_->submit(checkpoint_, spec_.spec_hash, done, grid_, std::move(arrays));
+        costs_.background = true;
+        return;
+      }
+      const auto t0 = std::chrono::steady_clock::now();
       writers_.checkpoint(checkpoint_, spec_.spec_hash, done, grid_, arrays);
-      if (!quiet_)
-        std::printf("checkpoint: '%s' after step %" PRId64 "\n", checkpoint_.c_str(), done);
+      io::CheckpointWriter::Done d;
+      d.path = checkpoint_;
+      d.step = done;
+      for (std::size_t id = 0; id < host.size(); ++id)
+        if (state_[id])
+          d.bytes += static_cast<std::uint64_t>(grid_.volume()) * host[id].element_bytes;
+      d.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      costs_.waited_s += d.seconds;
+      announce({d});
     }
   }
+
+  // --- ckptbg: checkpoints in the background, what they cost ------------------------------
+  /// Announces the background checkpoints completed since the last call, without waiting;
+  /// rethrows a failure (called after each step in core).
+  void poll_writers() {
+    if (checkpoint_writer_) announce(checkpoint_writer_->poll());
+  }
+  /// Whether array `id` is written by a checkpoint (in core, the gather of such an array waits
+  /// for a background checkpoint first).
+  bool checkpoints_array(int id) const {
+    return every_ > 0 && static_cast<std::size_t>(id) < state_.size() &&
+           state_[static_cast<std::size_t>(id)];
+  }
+  /// On an error: waits until the writer threads no longer read the host copies, which are
+  /// about to go away, reporting nothing (a failure of theirs is printed to stderr).
+  void release_host() noexcept {
+    borrow_ = false;
+    if (checkpoint_writer_) checkpoint_writer_->wait_quietly();
+#ifdef STEPGEN_HDF5
+    for (Series& s : series_) {
+      try {
+        if (s.writer) s.writer->flush();
+      } catch (const std::exception& e) {
+        std::fprintf(stderr, "error: %s\n", e.what());
+      }
+    }
+#endif
+  }
+  /// The report's line on checkpoints (none written: nothing): how many, their size, the time
+  /// they took and how long the run waited for them (docs/io.md).
+  void print_report(std::FILE* out) const {
+    if (quiet_ || costs_.count == 0) return;
+    const double each = static_cast<double>(costs_.bytes) / static_cast<double>(costs_.count);
+    const double gbps =
+        costs_.written_s > 0 ? static_cast<double>(costs_.bytes) / costs_.written_s / 1e9 : 0;
+    const double waited =
+        costs_.waited_s + (checkpoint_writer_ ? checkpoint_writer_->waited_s() : 0);
+    if (costs_.background)
+      std::fprintf(out,
+                   "checkpoints: %" PRId64
+                   " x %s in %.2f s (%.2f GB/s) written in the background, the run waited "
+                   "%.2f s\n",
+                   costs_.count, human_bytes(each).c_str(), costs_.written_s, gbps, waited);
+    else
+      std::fprintf(out,
+                   "checkpoints: %" PRId64 " x %s written in %.2f s (%.2f GB/s; the run waited)\n",
+                   costs_.count, human_bytes(each).c_str(), costs_.written_s, gbps);
+  }
+  // --- end ckptbg ---------------------------------------------------------------------------
 
   /// In core, the snapshots are written from the host copies themselves (SnapshotWriter's
   /// borrow): call flush_writers() before anything changes them (the next fetch, the gather).
@@ -336,6 +404,9 @@ class ProgramIo {
     for (Series& s : series_)
       if (s.writer) s.writer->flush();
 #endif
+    if (checkpoint_writer_) {  // ckptbg
+      announce(checkpoint_writer_->wait());
+    }
   }
   /// Whether array `id` is written by an output.
   bool outputs_array(int id) const {
@@ -347,10 +418,17 @@ class ProgramIo {
 
   /// Waits for the writer threads; rethrows their failures.
   void finish() {
+    // ckptbg: the run's end waits for the last checkpoint first: nothing reads the host copies
+    // past here, whatever throws below.
+    if (checkpoint_writer_) checkpoint_writer_->wait_quietly();
 #ifdef STEPGEN_HDF5
     for (Series& s : series_)
       if (s.writer) s.writer->close();
 #endif
+    if (checkpoint_writer_) {  // ckptbg: announced, or its failure thrown
+      announce(checkpoint_writer_->wait());
+      checkpoint_writer_->close();
+    }
   }
 
  private:
@@ -379,6 +457,16 @@ class ProgramIo {
         std::memcpy(out, a.bytes.data() + at * a.element_bytes, row);
       }
     return {owned, copies.back().data()};
+  }
+
+  /// ckptbg: prints "checkpoint: 'F' after step N" for each checkpoint complete, and counts it.
+  void announce(const std::vector<io::CheckpointWriter::Done>& done) {
+    for (const io::CheckpointWriter::Done& d : done) {
+      ++costs_.count;
+      costs_.bytes += d.bytes;
+      costs_.written_s += d.seconds;
+      if (!quiet_) std::printf("checkpoint: '%s' after step %" PRId64 "\n", d.path.c_str(), d.step);
+    }
   }
 
   std::vector<std::pair<std::string, std::string>> state_arrays() const {
@@ -432,6 +520,15 @@ class ProgramIo {
   std::int64_t first_ = 0;
   std::unique_ptr<io::CheckpointReader> reader_;
   std::vector<Series> series_;
+  // ckptbg: the background writer (in core, one process), what the checkpoints cost
+  bool own_checkpoint_writer_ = false;  ///< io::write_checkpoint (not an MPI rank's)
+  struct Costs {
+    std::int64_t count = 0;
+    std::uint64_t bytes = 0;
+    double written_s = 0, waited_s = 0;  ///< waited_s: the synchronous writes
+    bool background = false;
+  } costs_;
+  std::unique_ptr<io::CheckpointWriter> checkpoint_writer_;  ///< last: joined first
 };
 
 }  // namespace stepgen::rt
