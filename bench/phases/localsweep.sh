@@ -16,6 +16,7 @@
 # run's time is in the detail table before it. Speeds are never asserted. A check: a shape
 # given at run time gives the fixed shape's bits (LOCALSWEEP_CHECK=0: skipped).
 # SHAPES_ACOUSTIC, SHAPES_HEAT, SHAPES_JACOBI, SHAPES_1160: the sweeps (space-separated).
+# LOCALSWEEP_ONLY: the programs to run (names as above; default all four).
 # Usage: bench/run.sh localsweep
 set -u
 . "$(dirname "$0")/lib.sh"
@@ -37,7 +38,16 @@ programs=(
   "jacobi2d_16384|jacobi|$steps_in||$shapes_jacobi"
   "acoustic_1160|acoustic|$steps_ooc|--out-of-core on --device-memory 20GiB|$shapes_1160"
 )
-for n in acoustic_512 heat3d_512 jacobi2d_16384 acoustic_1160; do
+# LOCALSWEEP_ONLY="NAME ...": only these programs (e.g. acoustic_1160, whose runs are long).
+if [ -n "${LOCALSWEEP_ONLY:-}" ]; then
+  kept=()
+  for p in "${programs[@]}"; do
+    case " $LOCALSWEEP_ONLY " in *" ${p%%|*} "*) kept+=("$p") ;; esac
+  done
+  programs=("${kept[@]}")
+fi
+for p in "${programs[@]}"; do
+  n=${p%%|*}
   build_cuda "$n" 4 &
   build_cuda "${n}_auto" 4 &
 done
