@@ -7,7 +7,8 @@
 #     a corrupted checkpoint refused with an error;
 #   - examples/grayscott (periodic in x and y): the CUDA MPI program on 2 and 3 ranks sharing the
 #     GPU (the wrap crosses ranks: frames through the host), in core and out of core on each
-#     rank, against the one-process CUDA program (and its serial reference).
+#     rank, against the one-process CUDA program (and its serial reference); a checkpoint written
+#     by 2 ranks resumed by one process, one written by one process resumed by 3 ranks.
 # Prints one line per check, a table last.
 # Usage: bench/run.sh restart
 set -u
@@ -61,6 +62,28 @@ for run in "2:" "3:" "2:--out-of-core on --ooc-chunks 2 --steps-per-pass 2"; do
   for a in $arrays; do check "grayscott MPI $n ranks ${args:-in core}: $a = one process" "$w/g1/$a.raw" "$d/$a.raw"; done
   cp "$d/log" "$out/grayscott-mpi-$n-${args// /}.log"
 done
+# Checkpoints across MPI ranks (written collectively by rank 0): 2 ranks write one at step 60,
+# one process resumes from it to the default 100 steps; one process writes one at step 50, 3
+# ranks resume from it; both equal the straight one-process run.
+mkdir -p "$w/gck"
+# shellcheck disable=SC2046,SC2086
+(cd "$root/examples/grayscott" && STEPGEN_MPI_SHARE_DEVICES=1 timeout 300 mpirun --allow-run-as-root \
+  --oversubscribe -x STEPGEN_MPI_SHARE_DEVICES -np 2 $gm --steps 60 --checkpoint "$w/gck/mpi2.ckpt" \
+  --checkpoint-every 30 >"$w/gck/write-mpi2.log" 2>&1)
+mkdir -p "$w/gck/r1" "$w/gck/r3"
+# shellcheck disable=SC2046
+(cd "$root/examples/grayscott" && $g --restart "$w/gck/mpi2.ckpt" $(saves "$w/gck/r1") \
+  >"$w/gck/restart-1.log" 2>&1)
+for a in $arrays; do check "grayscott: checkpoint by 2 MPI ranks at step 60, one process resumes: $a = straight" "$w/g1/$a.raw" "$w/gck/r1/$a.raw"; done
+(cd "$root/examples/grayscott" && $g --steps 50 --checkpoint "$w/gck/one.ckpt" --checkpoint-every 50 \
+  >"$w/gck/write-1.log" 2>&1)
+# shellcheck disable=SC2046,SC2086
+(cd "$root/examples/grayscott" && STEPGEN_MPI_SHARE_DEVICES=1 timeout 300 mpirun --allow-run-as-root \
+  --oversubscribe -x STEPGEN_MPI_SHARE_DEVICES -np 3 $gm --restart "$w/gck/one.ckpt" $(saves "$w/gck/r3") \
+  >"$w/gck/restart-mpi3.log" 2>&1)
+for a in $arrays; do check "grayscott: checkpoint by one process at step 50, 3 MPI ranks resume: $a = straight" "$w/g1/$a.raw" "$w/gck/r3/$a.raw"; done
+cp "$w"/gck/*.log "$out/" 2>/dev/null
+
 echo
 echo "== restart and periodic MPI on the GPU"
 echo "| check | result |"
