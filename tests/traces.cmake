@@ -26,3 +26,8 @@ foreach(mode IN LISTS traces_modes)
   set_tests_properties("traces: seismic ${mode}" PROPERTIES TIMEOUT 600 LABELS traces
                        ENVIRONMENT "POCL_MAX_PTHREAD_COUNT=2;CXX=${CMAKE_CXX_COMPILER}")
 endforeach()
+# The OpenCL mode runs the program the e2e XML test of examples/seismic built (tests/e2e.cmake).
+if(TEST "traces: seismic opencl" AND TEST "e2e: opencl seismic xml")
+  set_tests_properties("traces: seismic opencl" PROPERTIES FIXTURES_REQUIRED "e2e-program-seismic"
+    ENVIRONMENT "POCL_MAX_PTHREAD_COUNT=2;CXX=${CMAKE_CXX_COMPILER};TRACES_PROGRAM=${CMAKE_CURRENT_BINARY_DIR}/e2e/seismic-xml/build/seismic")
+endif()
