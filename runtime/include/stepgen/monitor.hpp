@@ -70,6 +70,10 @@ class Monitor {
     clock_.start();
   }
 
+  /// No progress line: MPI ranks, whose output mpirun passes on through a pseudo-terminal
+  /// even when it writes to a file (the line would end up in the file).
+  void progress_off() { progress_ = false; }
+
   /// The run's first step begins now (the monitor's times count from here).
   void start() {
     clock_ = Stopwatch();
@@ -216,6 +220,7 @@ class Monitor {
     std::printf("\rstep %" PRId64 "/%" PRId64 "  %.1f steps/s  %.0f s left   ", step + 1, steps_,
                 rate, left);
     if (last) std::printf("\n");
+    progress_line_shown() = !last;  // other messages clear it first (clear_progress_line)
     std::fflush(stdout);
   }
 

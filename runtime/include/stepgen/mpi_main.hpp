@@ -479,6 +479,7 @@ int run_mpi_program(mpi::Session& session, int argc, char** argv, Program<B> p,
   // Reductions, until, monitor: merged over the ranks at each end of step (the same values,
   // so the same stop, on every rank); rank 0 prints and writes the monitor's file.
   Monitor monitor(p.monitor_spec(), opt.steps, !opt.quiet && session.rank() == 0);
+  monitor.progress_off();  // mpirun gives the ranks a pseudo-terminal even writing to a file
   monitor.combine = [](std::vector<Reduction>& r) { mpi::allreduce_reductions(MPI_COMM_WORLD, r); };
   RunStats stats = mpi::combine(
       MPI_COMM_WORLD, run_rank<B, M>(session, rank, p, loop, devices, partition, opt, ooc, probed,

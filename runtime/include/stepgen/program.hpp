@@ -766,6 +766,19 @@ inline std::string human_bytes(double b) {
   return s;
 }
 
+/// Whether a progress line (Monitor::progress: "\rstep N/M ...", no newline yet) is on the
+/// terminal. A message printed during the run calls clear_progress_line() first, so that it
+/// starts its own line; the next progress update draws the line again below it.
+inline bool& progress_line_shown() {
+  static bool shown = false;
+  return shown;
+}
+inline void clear_progress_line() {
+  if (!progress_line_shown()) return;
+  std::printf("\r\033[K");  // back to the line's start, erase it
+  progress_line_shown() = false;
+}
+
 inline void print_report(const RunStats& s, std::FILE* out) {
   auto gbps = [](std::size_t bytes, double secs) { return secs > 0 ? bytes / secs / 1e9 : 0.0; };
   std::fprintf(out, "time: %.6f s for %" PRId64 " steps (%.3f ms/step)\n", s.total_s, s.steps,

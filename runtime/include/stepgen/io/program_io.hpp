@@ -465,7 +465,10 @@ class ProgramIo {
       ++costs_.count;
       costs_.bytes += d.bytes;
       costs_.written_s += d.seconds;
-      if (!quiet_) std::printf("checkpoint: '%s' after step %" PRId64 "\n", d.path.c_str(), d.step);
+      if (!quiet_) {
+        clear_progress_line();  // a progress line on the terminal: this line starts its own
+        std::printf("checkpoint: '%s' after step %" PRId64 "\n", d.path.c_str(), d.step);
+      }
     }
   }
 
