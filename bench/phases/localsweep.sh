@@ -7,11 +7,16 @@
 #           the shape the program's tuner chose at start-up (its report) and its time
 #   sweep   the auto program with each shape of a hand sweep given at run time
 #           (--local KERNEL=SHAPE: the tuner skipped; docs/generated.md, "Flags")
+#   noretune  out of core: the auto program with --ooc-retune off (the start-up choice for the
+#           whole run); `auto` itself times the shapes again on the chunks and keeps the
+#           fastest (ooc/retune.hpp: its report's "retuned on the chunks" line, the shape kept)
 # The measure: in core, the kernels' ms/step (the report's `kernels:` over the steps: uploads
 # and start-up left out, so 100 steps suffice); out of core, the time loop's ms/step (`time:`).
-# Fewer steps than the specs (STEPS_INCORE, default 100; STEPS_OOC, default 24, one pass at the
-# model's k) keep the phase under about 6 minutes on an H100. CUDA, and OpenCL for the in-core
-# three (LOCALSWEEP_OPENCL=0: CUDA only). Single runs (REPS=1); the table says fixed / auto (its
+# Fewer steps than the specs (STEPS_INCORE, default 100; STEPS_OOC, default 240: 10 passes at
+# the model's k = 24, enough for the retuning's trials, 17 interior chunk commands of 100, to pay)
+# keep the phase near 8 minutes on an H100. CUDA, and OpenCL for the in-core three and for
+# acoustic 1160^3's fixed, auto and noretune runs when tts-generate built its OpenCL programs
+# (TTS_OPENCL_1160=1; LOCALSWEEP_OPENCL=0: CUDA only). Single runs (REPS=1); the table says fixed / auto (its
 # choice) / best of the sweep (its shape) / auto against the best and against fixed; every
 # run's time is in the detail table before it. Speeds are never asserted. A check: a shape
 # given at run time gives the fixed shape's bits (LOCALSWEEP_CHECK=0: skipped).
@@ -26,11 +31,11 @@ export LD_LIBRARY_PATH=$t/opencl/lib:${LD_LIBRARY_PATH:-}
 register_nvidia_opencl
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
 steps_in=${STEPS_INCORE:-100}
-steps_ooc=${STEPS_OOC:-24}
+steps_ooc=${STEPS_OOC:-240}
 shapes_acoustic=${SHAPES_ACOUSTIC:-16x16x1 32x8x1 32x4x4 32x2x8 32x1x16 32x1x32 16x1x16 64x1x8 64x2x4 64x4x1 128x1x4 128x2x2}
 shapes_heat=${SHAPES_HEAT:-8x4x2 32x8x1 32x4x2 32x2x4 32x1x8 32x1x16 16x8x2 64x4x1 64x1x4 128x2x1 128x1x2 256x1x1}
 shapes_jacobi=${SHAPES_JACOBI:-32x8 32x4 32x16 32x32 16x16 64x4 64x8 128x2 128x4 128x8 256x1 512x1}
-shapes_1160=${SHAPES_1160:-32x1x16 16x16x1 32x4x4 32x2x8 32x1x32 64x1x8 64x1x4 128x1x4}
+shapes_1160=${SHAPES_1160:-32x1x16 16x16x1 32x8x2 32x8x1 64x1x8 64x1x4}
 # program: NAME KERNEL STEPS EXTRA-ARGS SHAPES
 programs=(
   "acoustic_512|acoustic|$steps_in||$shapes_acoustic"
@@ -79,15 +84,29 @@ summary=()
 for be in cuda opencl; do
   for p in "${programs[@]}"; do
     IFS='|' read -r n kernel steps extra shapes <<<"$p"
-    [ "$be" = opencl ] && { [ "${LOCALSWEEP_OPENCL:-1}" = 1 ] || continue; [ "$n" = acoustic_1160 ] && continue; }
+    [ "$be" = opencl ] && { [ "${LOCALSWEEP_OPENCL:-1}" = 1 ] || continue; }
+    [ "$be" = opencl ] && [ "$n" = acoustic_1160 ] && [ ! -x "$t/opencl/bin/$n" ] && continue
     # shellcheck disable=SC2086
     one "$be" "$n" "$n-fixed" "$steps" $extra
     # shellcheck disable=SC2086
     one "$be" "${n}_auto" "$n-auto" "$steps" $extra
     fixed_shape=$(sed -n "s/.*<local size=\"\([0-9 ]*\)\"\/>.*/\1/p" "$root/bench/specs/$n.xml" | head -1 | tr ' ' x)
     chosen=$(sed -n "s/^local size: kernel '$kernel' tuned: \([0-9x]*\) .*/\1/p" "$out/$be-$n-auto.log" 2>/dev/null | head -1)
+    noretune="-"
+    case $extra in
+      *--out-of-core*)
+        # shellcheck disable=SC2086
+        one "$be" "${n}_auto" "$n-noretune" "$steps" $extra --ooc-retune off
+        noretune="${ms[$be-$n-noretune]} (${chosen:-?})"
+        # The shape the chunks' timing kept (the start-up one when it stayed).
+        kept=$(sed -n "s/^  local size: kernel '$kernel' retuned on the chunks: \(the start-up choice \)\{0,1\}\([0-9x]*\) .*/\2/p" "$out/$be-$n-auto.log" | head -1)
+        chosen="${chosen:-?} -> ${kept:-not retuned}"
+        ;;
+    esac
     best="" best_shape=""
     line="| $be | $n | $steps |"
+    # OpenCL at 1160^3: fixed, auto and noretune only (SWEEP_OPENCL_1160=1: the sweep too).
+    [ "$be" = opencl ] && [ "$n" = acoustic_1160 ] && [ "${SWEEP_OPENCL_1160:-0}" != 1 ] && shapes=""
     for shape in $shapes; do
       # shellcheck disable=SC2086
       one "$be" "${n}_auto" "$n-$shape" "$steps" $extra --local "$kernel=$shape"
@@ -101,7 +120,7 @@ for be in cuda opencl; do
     echo "$line | fixed ${ms[$be-$n-fixed]}, auto ${ms[$be-$n-auto]} (${chosen:-?})"  # as it goes
     f=${ms[$be-$n-fixed]} a=${ms[$be-$n-auto]}
     ratio() { awk -v a="$1" -v b="$2" 'BEGIN {if (a + 0 > 0 && b + 0 > 0) printf "%.3f", a / b; else print "-"}'; }
-    summary+=("| $be | $n | $steps | $f ($fixed_shape) | $a (${chosen:-?}) | ${best:-?} (${best_shape:-?}) | $(ratio "$a" "$best") | $(ratio "$f" "$a") |")
+    summary+=("| $be | $n | $steps | $f ($fixed_shape) | $a (${chosen:-?}) | $noretune | ${best:-?} (${best_shape:-?}) | $(ratio "$a" "$best") | $(ratio "$f" "$a") |")
   done
 done
 
@@ -133,7 +152,7 @@ echo "| backend | program | steps | shape ms/step; ... |"
 echo "| --- | --- | --- | --- |"
 printf '%s\n' "${detail[@]}"
 echo "localsweep: the spec's fixed shape, <local size=\"auto\"/> and the best of the hand sweep ($(nvidia-smi --query-gpu=name --format=csv,noheader | head -1); single runs; in core: kernels ms/step over $steps_in steps; acoustic_1160: out of core at 20 GiB, time-loop ms/step over $steps_ooc steps)"
-echo "| backend | program | steps | fixed ms/step (shape) | auto ms/step (its choice) | best of sweep ms/step (shape) | auto / best | fixed / auto (speedup) |"
-echo "| --- | --- | --- | --- | --- | --- | --- | --- |"
+echo "| backend | program | steps | fixed ms/step (shape) | auto ms/step (its choice; out of core: start-up -> kept on the chunks) | auto --ooc-retune off | best of sweep ms/step (shape) | auto / best | fixed / auto (speedup) |"
+echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"
 printf '%s\n' "${summary[@]}"
 printf '%s\n' "${same[@]}"

@@ -7,8 +7,8 @@
 #                 versions acoustic_512_auto, heat3d_512_auto, jacobi2d_16384_auto,
 #                 acoustic_1160_auto (localsweep)
 #   opencl/bin/   the same programs for OpenCL, built here (the GPU image has no OpenCL headers),
-#                 except the 1160^3 ones (localsweep runs those through CUDA only); opencl/lib/:
-#                 the ICD loader
+#                 except the 1160^3 ones unless TTS_OPENCL_1160=1 (localsweep then runs their
+#                 fixed, auto and noretune rows through OpenCL too); opencl/lib/: the ICD loader
 # TTS_OPENCL=0: the CUDA trees only.
 # Usage: bench/run.sh tts-generate [BUILD_DIR]   (a built stepgen tree; default build)
 set -euo pipefail
@@ -27,8 +27,8 @@ for spec in "${specs[@]}"; do
   name=$(basename "$spec" .xml)
   "$build/stepgen" generate "$spec" --target cuda -o "$t/cuda-$name" >/dev/null
   echo "generated tts/cuda-$name"
-  case $name in acoustic_1160*) continue ;; esac
   [ "${TTS_OPENCL:-1}" = 1 ] || continue
+  case $name in acoustic_1160*) [ "${TTS_OPENCL_1160:-0}" = 1 ] || continue ;; esac
   "$build/stepgen" generate "$spec" --target opencl -o "$tmp/$name" >/dev/null
   cmake -S "$tmp/$name" -B "$tmp/$name/build" -DCMAKE_BUILD_TYPE=Release >/dev/null
   cmake --build "$tmp/$name/build" -j 2 >/dev/null

@@ -125,12 +125,16 @@ case $group in
     run d4-verify 4 --verify
     expect d4-verify "verify: OK"
     # EMU_LOCAL (a tuned spec's test): that kernel's block given at run time (tune.hpp), the
-    # same bits on 2 devices; --local wins over STEPGEN_LOCAL.
+    # same bits on 2 devices; --local wins over STEPGEN_LOCAL; and retuned out of core.
     if [ -n "${EMU_LOCAL:-}" ]; then
       STEPGEN_LOCAL=$EMU_LOCAL run d2-local 2
       expect d2-local "given by STEPGEN_LOCAL (not tuned"
       STEPGEN_LOCAL=$EMU_LOCAL run d1-local-flag 1 --local "${EMU_LOCAL%%=*}=32x1x2"
       expect d1-local-flag "32x1x2 given by --local (not tuned"
+      # Out of core the blocks are timed again on the chunks and changed during the run
+      # (ooc/retune.hpp): the same bits.
+      run d1-ooc-retune 1 --out-of-core on --ooc-chunks 8 --steps-per-pass 2
+      expect d1-ooc-retune "retuned on the chunks"
     fi
     # No device (STEPGEN_CUDA_EMULATE unset): the program's error, exit status 1, no crash.
     status=0

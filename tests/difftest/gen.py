@@ -57,6 +57,7 @@ class Kernel:
         self.glob_lo = self.glob_hi = None  # global boundary rims (None: no global guard)
         self.use_step = False
         self.local = None  # work-group sizes or None
+        self.auto = None  # <local size="auto"/>: its candidate shapes (or None)
         self.body = {}  # output array -> list of terms
 
 
@@ -224,6 +225,18 @@ def generate(seed, wide_rims=False):
         if rng.random() < 0.6:
             choices = {1: [1, 2, 4, 8, 16], 2: [1, 2, 4, 8], 3: [1, 2, 4]}[dims]
             k.local = [rng.choice(choices) for _ in range(dims)]
+        # <local size="auto"/> with 2-3 candidates (tune.hpp at start-up; out of core the
+        # runner times them again on the chunks and switches shapes mid-run: ooc/retune.hpp).
+        # A stream of its own, so that the seeds' other choices stay as they were.
+        arng = random.Random(f"{seed}-auto-{k.name}")
+        if arng.random() < 0.4:
+            choices = {1: [1, 2, 4, 8, 16, 32], 2: [1, 2, 4, 8], 3: [1, 2, 4]}[dims]
+            shapes = set()
+            n_shapes = arng.choice([2, 3])
+            while len(shapes) < n_shapes:
+                shapes.add(tuple(arng.choice(choices) for _ in range(dims)))
+            k.auto = sorted(shapes)
+            k.local = None
         # arithmetic: per output a list of terms (weight, kind, arrays/points)
         reads = [a for a in k.args if a.access == "read"]
         for out in k.writes:
@@ -429,6 +442,9 @@ def write_xml(p, path):
         L.append(f'    <global size="{" ".join(global_size(p, k))}"/>')
         if k.local:
             L.append(f'    <local size="{" ".join(map(str, k.local))}"/>')
+        if k.auto:
+            cands = "; ".join(" ".join(map(str, sh)) for sh in k.auto)
+            L.append(f'    <local size="auto" candidates="{cands}"/>')
         L.append("  </kernel>")
     L.append(f'  <iterate steps="{p["steps"]}">')
     for kind, x in body_steps(p):
@@ -469,6 +485,10 @@ def write_yaml(p, path):
         L.append("    global: [" + ", ".join(f'"{g}"' for g in global_size(p, k)) + "]")
         if k.local:
             L.append(f"    local: [{', '.join(map(str, k.local))}]")
+        if k.auto:
+            cands = "; ".join(" ".join(map(str, sh)) for sh in k.auto)
+            L.append("    local: auto")
+            L.append(f'    local_candidates: "{cands}"')
     L += ["iterate:", f"  steps: {p['steps']}", "  body:"]
     for kind, x in body_steps(p):
         if kind == "launch":
@@ -485,7 +505,8 @@ def summary(p):
     halos = []
     for kk in k:
         halos.append(f"{kk.name}: halo {kk.shrink[0]}/{kk.shrink[1]} rim {kk.rim_lo}/{kk.rim_hi}"
-                     + (f" global rim {kk.glob_lo}/{kk.glob_hi}" if kk.glob_lo is not None else ""))
+                     + (f" global rim {kk.glob_lo}/{kk.glob_hi}" if kk.glob_lo is not None else "")
+                     + (f" local auto {len(kk.auto)} shapes" if kk.auto else ""))
     groups = " ".join(f"{kind}({','.join(n)})" for kind, n in p["groups"])
     types = ",".join(sorted({a["type"] for a in p["arrays"].values()}))
     return (f"{p['dims']}D {'x'.join(map(str, p['size']))}, {p['steps']} steps, {len(k)} launch(es), "
@@ -541,8 +562,13 @@ def make_modes(rng, p):
             a += onoff(flag, 0.6)
         if rng.random() < 0.2:
             a.append(f"--ooc-buffers {rng.choice([3, 4])}")
+        # Kernels with <local size="auto"/>: their shapes timed again on the chunks and changed
+        # mid-run, in these short runs too (a stream of its own: the seeds' modes stay).
+        if any(k.auto for k in p["kernels"]) and retune_rng.random() < 0.6:
+            a.append("--ooc-retune always")
         return a
 
+    retune_rng = random.Random(f"{p['seed']}-retune")
     n_modes = int(os.environ.get("DIFFTEST_MODES", "8"))
     for i in range(n_modes):
         r = rng.random()

@@ -3,6 +3,10 @@
 # shapes at start-up and keeps the fastest; whatever it picks, the results equal the serial
 # reference of examples/heat3d bit for bit: XML (default candidates) and YAML (a list of its
 # own), on 1 and 3 PoCL devices, out of core, with --tune off; the report names the choice.
+# Out of core the shapes are timed again on the chunks and changed during the run
+# (ooc/retune.hpp): the same bits; the report says what it kept; --ooc-retune off, a shape
+# given at run time and a run too short to pay for the trials keep the start-up choice;
+# --ooc-retune always retunes that one too.
 # Shapes given at run time (STEPGEN_LOCAL, --local): the same bits; refused or malformed: errors.
 # Usage: local_auto_test.sh STEPGEN SOURCE_DIR WORK_DIR REFERENCE_BIN
 set -euo pipefail
@@ -40,13 +44,29 @@ for format in xml yaml; do
   }
   run one 1
   run three 3
-  run ooc 1 --out-of-core on --ooc-chunks 3 --steps-per-pass 2
+  run ooc 1 --out-of-core on --ooc-chunks 8 --steps-per-pass 2
   run untuned 2 --tune off
   grep -q "^local size: kernel 'heat' tuned: " "$work/$format-one.log" ||
     { echo "FAIL: $format: no tuning line in the report"; fail=1; }
+  grep -Eq "^  local size: kernel 'heat' retuned on the chunks: .*; [0-9]+ chunk commands timed" \
+    "$work/$format-ooc.log" || { echo "FAIL: $format: no retuning line out of core"; fail=1; }
   grep -q "^local size: kernel 'heat': .* (the first candidate; --tune off)" "$work/$format-untuned.log" ||
     { echo "FAIL: $format: --tune off not reported"; fail=1; }
 done
+# Out of core without retuning, and a run too short for it: the start-up choice, said why.
+prog=$work/gen-xml/build/heat3d_auto format=xml
+run ooc-off 1 --out-of-core on --ooc-chunks 8 --steps-per-pass 2 --ooc-retune off
+# always: retuned in a run too short to pay for it (4 chunks: 2 interior), the same bits.
+run ooc-always 1 --out-of-core on --ooc-chunks 4 --steps-per-pass 2 --ooc-retune always
+grep -q "^  local size: kernel 'heat' retuned on the chunks: " "$work/xml-ooc-always.log" ||
+  { echo "FAIL: --ooc-retune always did not retune"; fail=1; }
+POCL_DEVICES=pthread "$prog" --device-type cpu --devices 1 --out-of-core on --ooc-chunks 8 \
+  --steps-per-pass 2 --steps 6 >"$work/xml-ooc-short.log" 2>&1 || { echo "FAIL: ooc-short did not run"; fail=1; }
+if grep -q "retuned on the chunks" "$work/xml-ooc-off.log"; then
+  echo "FAIL: --ooc-retune off retuned"; fail=1
+fi
+grep -q "^  local size: kernel 'heat': the start-up choice .* kept, not retuned on the chunks: the run has 18 interior chunk commands" \
+  "$work/xml-ooc-short.log" || { echo "FAIL: a short run: no reason why not retuned"; fail=1; }
 # The YAML spec's own list: only its three shapes are tried.
 tried=$(grep -m1 '^  tried:' "$work/yaml-one.log")
 for shape in 8x4x2 32x1x4 16x8x1; do

@@ -6,6 +6,7 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <condition_variable>
 #include <cstring>
@@ -563,3 +564,152 @@ TEST_CASE("ooc runner: events around each command split kernels from loads and s
   }
 }
 // --- end oocauto ---
+
+// --- retune: launch shapes timed again on the chunks (ooc/retune.hpp) ---
+namespace {
+
+/// A kernel whose candidates' start-up times are `startup`, its `use` setting `*now`.
+ooc::RetuneKernel retune_kernel(const std::string& name, std::vector<double> startup,
+                                std::size_t start, std::size_t* now) {
+  ooc::RetuneKernel k;
+  k.name = name;
+  for (std::size_t c = 0; c < startup.size(); ++c) k.shapes.push_back("s" + std::to_string(c));
+  k.startup = std::move(startup);
+  k.start = start;
+  k.use = [now](std::size_t c) { *now = c; };
+  return k;
+}
+
+/// Runs the compute commands of `steps` steps through `r` as the runner does, each command's
+/// time being `cost(trial)` per cell-step (the shapes set then), a trial's reported `lag`
+/// commands later (commands in flight).
+template <class Cost>
+void simulate(ooc::Retuner& r, const ooc::Schedule& sc, Index steps, std::size_t lag, Cost cost) {
+  std::vector<std::pair<int, double>> flight;
+  for (const ooc::Op& op : ooc::ops(sc, steps)) {
+    if (op.kind != ooc::Op::Kind::kCompute) continue;
+    while (flight.size() > lag) {
+      r.measured(flight.front().first, flight.front().second);
+      flight.erase(flight.begin());
+    }
+    const int id = r.before(sc, op, 0);
+    const ooc::Chunk& ch = sc.parts[0].chunks[static_cast<std::size_t>(op.chunk)];
+    flight.push_back({id, cost(id >= 0) * static_cast<double>(ch.own.volume() * op.steps)});
+  }
+  for (const auto& [id, s] : flight) r.measured(id, s);
+}
+
+}  // namespace
+
+/// The time per cell-step of candidate c in the first case below.
+double per_of(std::size_t c) {
+  const double per[] = {3e-9, 1e-9, 2e-9, 9, 9};
+  return per[c];
+}
+
+TEST_CASE("retune: each candidate timed, the fastest three again, the fastest kept") {
+  // 8 chunks (6 interior), k = 2: 6 eligible commands per pass of the one part.
+  const ooc::Schedule sc = ooc::schedule(request(1, 8, 2, true, 3));
+  for (std::size_t lag : {0, 1, 3}) {
+    CAPTURE(lag);
+    std::size_t now = 99;
+    // Candidate 3 is refused at start-up, 4 over 1.5x the fastest there: neither is tried.
+    ooc::Retuner r({retune_kernel("lap", {1.0, 1.1, 1.2, -1, 2.0}, 0, &now)});
+    REQUIRE(r.wanted());
+    // 3 tried + 3 again = 6 trials: the run needs 3 x 6 = 18 eligible commands.
+    CHECK_FALSE(r.start(8, 2, 4));    // 2 passes x 6 = 12
+    CHECK_FALSE(r.start(2, 2, 100));  // no interior chunk
+    CHECK(r.report().at(0).find("fewer than 3 chunks") != std::string::npos);
+    {  // always: even so (every chunk compared with fewer than 3), unfinished when too short
+      std::size_t other = 0;
+      ooc::Retuner a({retune_kernel("lap", {1.0, 1.1, 1.2, -1, 2.0}, 0, &other)});
+      const ooc::Schedule two = ooc::schedule(request(1, 2, 1, true, 3));
+      REQUIRE(a.start(2, 1, 2, true));
+      simulate(a, two, 2, lag, [&](bool) { return per_of(other); });
+      CHECK_FALSE(a.done(0));
+      a.finish();
+      CHECK(a.report().at(0).find("retuned on the chunks: unfinished (the run ended first), s1 "
+                                  "kept; ") != std::string::npos);
+      CHECK(other == 1);
+    }
+    REQUIRE(r.start(8, 2, 10));  // 5 passes x 6 = 30
+    CHECK(now == 0);             // the start-up choice until a trial says otherwise
+    std::vector<std::size_t> seen;
+    simulate(r, sc, 10, lag, [&](bool trial) {
+      if (trial) seen.push_back(now);
+      return per_of(now);
+    });
+    CHECK(r.done(0));
+    CHECK_FALSE(r.active());
+    CHECK(r.best(0) == 1);
+    CHECK(now == 1);
+    // Every tried candidate twice (the three fastest again), never the refused or the pruned.
+    for (std::size_t c : {0, 1, 2}) CHECK(std::count(seen.begin(), seen.end(), c) == 2);
+    CHECK(std::count(seen.begin(), seen.end(), 3) == 0);
+    CHECK(std::count(seen.begin(), seen.end(), 4) == 0);
+    const std::vector<std::string> lines = r.report();
+    REQUIRE(lines.size() == 2);
+    CHECK(lines[0].find("kernel 'lap' retuned on the chunks: s1 (1.0000 ns per cell-step), "
+                        "3.00x faster than the start-up choice s0; 6 chunk commands timed, 1 "
+                        "shape(s) not tried") != std::string::npos);
+    CHECK(lines[1].find("s1 1.0000 s2 2.0000 s0 3.0000") != std::string::npos);
+  }
+}
+
+TEST_CASE("retune: kernels one after the other; the start-up choice kept when fastest") {
+  const ooc::Schedule sc = ooc::schedule(request(1, 8, 2, true, 3));
+  std::size_t a = 1, b = 2;  // the start-up choices, as the program holds them
+  ooc::Retuner r({retune_kernel("lap", {1.0, 1.0}, 1, &a),
+                  retune_kernel("fixed", {1.0}, 0, &b),  // one candidate: nothing to try
+                  retune_kernel("upd", {1.0, 1.2, 1.0}, 2, &b)});
+  REQUIRE(r.start(8, 2, 40));
+  std::vector<std::pair<std::size_t, std::size_t>> seen;
+  simulate(r, sc, 40, 2, [&](bool trial) {
+    if (trial) seen.push_back({a, b});
+    // lap: s1 fastest; upd: s0 fastest. upd's times depend on lap's shape too.
+    return (a == 1 ? 1e-9 : 2e-9) + (b == 0 ? 1e-9 : b == 1 ? 3e-9 : 2e-9);
+  });
+  CHECK(r.best(0) == 1);
+  CHECK(r.best(2) == 0);
+  CHECK(a == 1);
+  CHECK(b == 0);
+  // lap's 4 trials first (upd at its start-up choice), then upd's 6 with lap at its final shape.
+  REQUIRE(seen.size() == 10);
+  for (std::size_t i = 0; i < 4; ++i) CHECK(seen[i].second == 2);
+  for (std::size_t i = 4; i < 10; ++i) CHECK(seen[i].first == 1);
+  const std::vector<std::string> lines = r.report();
+  REQUIRE(lines.size() == 4);
+  CHECK(lines[0].find("'lap' retuned on the chunks: the start-up choice s1 kept") !=
+        std::string::npos);
+  CHECK(lines[2].find("'upd' retuned on the chunks: s0") != std::string::npos);
+}
+
+TEST_CASE("retune: the runner times its trials on the chunks; the results stay the same bits") {
+  constexpr Index kSteps = 10;
+  const std::vector<HostArray> want = reference(kSteps);
+  const ooc::Schedule sc = ooc::schedule(request(1, 8, 2, true, 3));
+  std::size_t now = 99;
+  ooc::Retuner r({retune_kernel("avg", {1.0, 1.0, 1.0}, 0, &now)});
+  REQUIRE(r.start(8, 2, kSteps));
+  // The step takes longer with some shapes: 0.6, 0.2 and 0.4 ms per step.
+  const FakeRunner::Step plain = step();
+  const FakeRunner::Step timed = [&](const FakeDevice& d, std::size_t p,
+                                     std::vector<FakeBuffer>& bufs, const Part& chunk,
+                                     std::int64_t s, std::int64_t remaining) {
+    std::this_thread::sleep_for(std::chrono::microseconds(now == 0 ? 600 : now == 1 ? 200 : 400));
+    plain(d, p, bufs, chunk, s, remaining);
+  };
+  std::vector<FakeDevice> devices(1);
+  std::vector<HostArray> host = initial();
+  ooc::Share share;
+  share.retune = &r;
+  ooc::Runner<TimedFakeOps> runner(devices, sc, host, timed, true, share);
+  ooc::Stats stats;
+  runner.run(kSteps, stats);
+  CHECK(same(host[0], want[0], grid()));
+  CHECK(same(host[1], want[1], grid()));
+  CHECK(r.done(0));
+  CHECK(r.best(0) == 1);
+  CHECK(now == 1);
+}
+// --- end retune ---

@@ -481,6 +481,12 @@ RunStats run_in_or_out_of_core(const Program<B>& p, std::vector<typename B::Devi
   // monitor's ends of passes see the steps' numbers from the run's start, and `until` stops
   // the run (and the segments) at a pass's end.
   const std::int64_t first = io ? io->first_step() : 0;
+  // retune: the <local size="auto"/> kernels timed again on the chunks (ooc/retune.hpp).
+  ooc::Retuner retune = ooc.retune != ooc::Options::Retune::kOff
+                            ? chunk_retuner(p.kernels, p.tuned, p.tuned_launches, problem.dims)
+                            : ooc::Retuner{};
+  retune.start(schedule.chunks, schedule.steps_per_pass, opt.steps - first,
+               ooc.retune == ooc::Options::Retune::kAlways);
   double measured = 0;
   std::int64_t passes = 0, ran = 0;
   if (monitor) monitor->start();
@@ -490,6 +496,7 @@ RunStats run_in_or_out_of_core(const Program<B>& p, std::vector<typename B::Devi
     ooc::Share share;
     attach_monitor<B>(rule, share, monitor, p.reduce_boxes, &offset);
     share.frames = {problem.boundaries, problem.boundary_count};  // <boundary> frames
+    share.retune = &retune;
     B::ooc_run(devices, schedule, host, step, ooc, until - done, report, std::move(share));
     measured += report.measured_s;
     passes += report.passes;
@@ -502,6 +509,8 @@ RunStats run_in_or_out_of_core(const Program<B>& p, std::vector<typename B::Devi
   report.measured_s = measured;
   report.passes = passes;
   report.steps = ran;
+  retune.finish();
+  report.retune = retune.report();
   (void)pinned;
   return ooc::run_stats(report, ran);
 }

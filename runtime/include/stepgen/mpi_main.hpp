@@ -239,6 +239,14 @@ RunStats run_rank_out_of_core(const mpi::Session& session, const Program<B>& p,
       frames->fill(static_cast<int>(a), cells.box, cells.bytes.data());
     };
   attach_monitor<B>(rule, share, monitor, p.reduce_boxes, &offset);  // after the calibration's
+  // retune: the <local size="auto"/> kernels timed again on this rank's chunks (each rank
+  // keeps its fastest: the same bits whatever runs; rank 0's lines in the report).
+  ooc::Retuner retune = ooc.retune != ooc::Options::Retune::kOff
+                            ? chunk_retuner(p.kernels, p.tuned, p.tuned_launches, problem.dims)
+                            : ooc::Retuner{};
+  retune.start(schedule.chunks, schedule.steps_per_pass, opt.steps - io.first_step(),
+               ooc.retune == ooc::Options::Retune::kAlways);
+  share.retune = &retune;
   if (monitor) monitor->start();
   typename B::OocRunner runner(devices, schedule, host, step, ooc.overlap, share, alloc);
   // io: the run in segments ending where an output or checkpoint is due (pass boundaries: the
@@ -265,6 +273,8 @@ RunStats run_rank_out_of_core(const mpi::Session& session, const Program<B>& p,
   report.measured_s = measured;
   report.passes = passes;
   report.steps = ran;
+  retune.finish();
+  report.retune = retune.report();
   (void)pinned;
   stats.total_s = report.measured_s;
   stats.exchange_s = exchange_timer.total();

@@ -26,6 +26,7 @@
 
 #include "stepgen/box.hpp"
 #include "stepgen/engine.hpp"
+#include "stepgen/ooc/retune.hpp"
 #include "stepgen/probe.hpp"
 #include "stepgen/program.hpp"
 
@@ -36,6 +37,10 @@ struct LocalShapes {
   int dims = 1;
   std::vector<std::array<std::size_t, 3>> candidates;
   std::size_t chosen = 0;
+  /// Per candidate, its time per launch on the start-up tuning box (< 0: refused); empty when
+  /// it was not tuned (--tune off, a shape given at run time). Out of core, the runner retunes
+  /// the kernels that have them on the chunks (ooc/retune.hpp).
+  std::vector<double> startup{};
   /// The shape the launch function passes to the launch (dims entries).
   const std::size_t* shape() const { return candidates[chosen].data(); }
 };
@@ -149,6 +154,18 @@ inline Box tune_box(const Box& grid, int dims, Index max_cells) {
   Box b = grid;
   b.hi[a] = b.lo[a] + planes;
   return b;
+}
+
+/// Sets kernel `t`'s shape to candidate `c`, and the launch table's work-group size along the
+/// slowest dimension for its launches (out of core, a launch's slab is widened to whole
+/// work-groups of it: ooc::needed_planes).
+inline void use_shape(const TunedKernel& t, std::size_t c, std::vector<ProbeLaunch>* launches,
+                      int dims) {
+  t.shapes->chosen = c;
+  if (launches)
+    for (ProbeLaunch& l : *launches)
+      if (l.kernel == t.kernel)
+        l.group = t.shapes->candidates[c][static_cast<std::size_t>(dims - 1)];
 }
 
 /// What tuning found for one kernel, for the report.
@@ -280,6 +297,7 @@ std::vector<TuneResult> tune_locals(const Problem<B>& problem, const Box& grid,
         throw RunError("local size of kernel '" + r.kernel +
                        "': the device refused every candidate shape (" + r.refusals.front() + ")");
       s.chosen = r.chosen = fastest;
+      s.startup = r.seconds;
       results.push_back(std::move(r));
     }
   } else {
@@ -290,12 +308,28 @@ std::vector<TuneResult> tune_locals(const Problem<B>& problem, const Box& grid,
       results.push_back(std::move(r));
     }
   }
-  if (launches)
-    for (ProbeLaunch& l : *launches)
-      for (const TunedKernel& t : tuned)
-        if (l.kernel == t.kernel)
-          l.group = t.shapes->candidates[t.shapes->chosen][static_cast<std::size_t>(dims - 1)];
+  for (const TunedKernel& t : tuned) use_shape(t, t.shapes->chosen, launches, dims);
   return results;
+}
+
+/// Out of core, the kernels the runner retunes on the chunks (ooc/retune.hpp): those tuned at
+/// start-up (not --tune off, no shape given at run time), with their start-up times.
+template <class B>
+ooc::Retuner chunk_retuner(const KernelEntry<B>* entries, const std::vector<TunedKernel>& tuned,
+                           std::vector<ProbeLaunch>* launches, int dims) {
+  std::vector<ooc::RetuneKernel> kernels;
+  for (const TunedKernel& t : tuned) {
+    const LocalShapes& s = *t.shapes;
+    if (s.startup.size() != s.candidates.size()) continue;
+    ooc::RetuneKernel k;
+    k.name = entries[t.kernel].probe.name;
+    for (const auto& shape : s.candidates) k.shapes.push_back(shape_text(shape, dims));
+    k.startup = s.startup;
+    k.start = s.chosen;
+    k.use = [t, launches, dims](std::size_t c) { use_shape(t, c, launches, dims); };
+    kernels.push_back(std::move(k));
+  }
+  return ooc::Retuner(std::move(kernels));
 }
 
 /// The report's lines: per tuned kernel, the shape chosen and its time, the first candidate's

@@ -28,6 +28,10 @@ struct Options {
   bool pinned = true;   ///< direct mapping: the host arrays page-locked (false: pageable)
   bool trapezoid = true;     ///< each step computes only the planes still read (where supported)
   bool band_sharing = true;  ///< each step's lower band comes from the previous chunk (ditto)
+  /// <local size="auto"/> kernels timed again on the chunks, the fastest kept (ooc/retune.hpp):
+  /// on (when the run pays for the trials), off, always (whenever it has interior chunks).
+  enum class Retune { kOff, kOn, kAlways };
+  Retune retune = Retune::kOn;
   /// oocauto: `--out-of-core auto` given: on data that fits, the in-core run and the best
   /// out-of-core plan are predicted and the faster taken (ooc/choice.hpp). Without the flag
   /// auto keeps its rule: out of core only when the arrays do not fit.
@@ -114,6 +118,13 @@ inline void take_options(int& argc, char** argv, Options& o) {
       o.trapezoid = on_off(value());
     } else if (flag == "--band-sharing") {
       o.band_sharing = on_off(value());
+    } else if (flag == "--ooc-retune") {
+      const std::string v = value();
+      if (v != "on" && v != "off" && v != "always")
+        throw UsageError(flag + " expects on, off or always, got '" + v + "'");
+      o.retune = v == "on"    ? Options::Retune::kOn
+                 : v == "off" ? Options::Retune::kOff
+                              : Options::Retune::kAlways;
     } else if (flag == "--pinned") {
       o.pinned = on_off(value());
     } else if (flag == "--ooc-buffers") {
@@ -145,7 +156,11 @@ inline void print_usage(std::FILE* out) {
       "                        (kernels that can run on a slab; default on)\n"
       "  --band-sharing S      on | off: a chunk takes each step's lower band of planes\n"
       "                        from the previous chunk instead of recomputing it (OpenCL,\n"
-      "                        with the trapezoid and region sharing; default on)\n",
+      "                        with the trapezoid and region sharing; default on)\n"
+      "  --ooc-retune S        on | off | always: kernels with <local size=\"auto\"/> have\n"
+      "                        their shapes timed again on the chunks, the fastest kept\n"
+      "                        (default on: when the run pays for the trials; off: the\n"
+      "                        start-up choice; always: even in a short run)\n",
       100 * kAutoMemoryShare);
 }
 

@@ -6,6 +6,7 @@
 #include <cinttypes>
 #include <cstdio>
 #include <string>
+#include <vector>
 
 #include "stepgen/ooc/model.hpp"
 #include "stepgen/program.hpp"
@@ -37,6 +38,7 @@ struct Stats {
   bool timed = false;  ///< the backend timed its commands
   std::string choice;  ///< `--out-of-core auto`'s line: which it took and why ("": none)
   // --- end oocauto ---
+  std::vector<std::string> retune;  ///< the shapes retuned on the chunks (ooc/retune.hpp)
 };
 
 inline void print_report(const Stats& s, std::FILE* out) {
@@ -88,6 +90,7 @@ inline void print_report(const Stats& s, std::FILE* out) {
                  "%.6f s; per-command latency %.1f us (%s)\n",
                  s.kernel_s, s.load_s, s.store_s, s.link.latency * 1e6,
                  s.link.measured ? "measured at start-up" : "assumed");
+  for (const std::string& line : s.retune) std::fprintf(out, "%s\n", line.c_str());
 }
 
 }  // namespace stepgen::rt::ooc

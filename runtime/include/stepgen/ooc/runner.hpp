@@ -21,6 +21,7 @@
 #include "stepgen/ooc/frames.hpp"
 #include "stepgen/ooc/pipeline.hpp"
 #include "stepgen/ooc/report.hpp"
+#include "stepgen/ooc/retune.hpp"
 #include "stepgen/ooc/schedule.hpp"
 #include "stepgen/partition.hpp"
 #include "stepgen/program.hpp"
@@ -119,6 +120,9 @@ struct Share {
   /// of `box` (all past the grid's edge) from the grid's edge slabs gathered from every rank
   /// (mpi_main.hpp); empty: from the host arrays (fill_framed).
   std::function<void(std::size_t array, HostArray& box)> fill_frame;
+  /// The launch shapes retuned on the chunks (ooc/retune.hpp; nullptr or inactive: none). It
+  /// outlives the runner: a run in segments (io) goes on tuning where the last one stopped.
+  Retuner* retune = nullptr;
 };
 
 /// Runs a stencil out of core on every part's device (or on one part's, see Share): the
@@ -328,8 +332,9 @@ class Runner {
     std::map<std::pair<Index, int>, Event> events;  ///< (t, kind) -> its completion
     std::map<Index, std::vector<Event>> reads;      ///< t -> its store's reads (Ops::host_copy)
     /// oocauto: the timing events around each command since the last finish_all: (kind,
-    /// before, after); read and dropped there (every command is done then).
-    std::vector<std::tuple<int, Event, Event>> timers;
+    /// before, after, retune's trial id or -1); read and dropped there (every command is done
+    /// then) or, as they complete, by drain().
+    std::vector<std::tuple<int, Event, Event, int>> timers;
   };
 
   bool runs_here(std::size_t p) const {
@@ -376,7 +381,16 @@ class Runner {
     Ops::wait(q, d, waits);
     // oocauto: a timing event once the waits are over, another after the command's work.
     [[maybe_unused]] Event before;
-    if constexpr (HasTimer<Ops>::value) before = Ops::timer(q, d);
+    [[maybe_unused]] int trial = -1;
+    if constexpr (HasTimer<Ops>::value) {
+      // retune: the trials done so far reach the tuner, which sets the shapes this compute
+      // command launches with (a trial of a candidate, or the fastest known).
+      if (op.kind == K::kCompute && share_.retune && share_.retune->active()) {
+        drain(st, d);
+        trial = share_.retune->before(sc_, op, share_.part < 0 ? 0 : share_.part);
+      }
+      before = Ops::timer(q, d);
+    }
     // Its copies and kernels, laid out by ooc::execute, on this op's queue.
     std::vector<Buffer>& next = st.slots[static_cast<std::size_t>((op.t + 1) % sc_.buffers)];
     ooc::execute(
@@ -391,19 +405,10 @@ class Runner {
           step_(d, p, bufs, chunk, step, remaining);
         });
     if constexpr (HasTimer<Ops>::value) {  // oocauto
-      st.timers.emplace_back(static_cast<int>(op.kind), std::move(before), Ops::timer(q, d));
+      st.timers.emplace_back(static_cast<int>(op.kind), std::move(before), Ops::timer(q, d), trial);
       // A run of one part has no pass barriers: the commands already done are read as it goes
       // (Ops::elapsed is negative for one not done yet; nothing waits).
-      if (st.timers.size() > 256) {
-        std::size_t n = 0;
-        for (; n < st.timers.size(); ++n) {
-          const auto& [kind, b, a] = st.timers[n];
-          const double s = Ops::elapsed(d, b, a);
-          if (s < 0) break;
-          timed_[kind] += s;
-        }
-        st.timers.erase(st.timers.begin(), st.timers.begin() + static_cast<std::ptrdiff_t>(n));
-      }
+      if (st.timers.size() > 256) drain(st, d);
     }
     st.events[{op.t, static_cast<int>(op.kind)}] = Ops::record(q, d);
     // Events far behind can no longer be waited for.
@@ -427,10 +432,27 @@ class Runner {
     // oocauto: every command is done: its time read from its events (no wait on the way).
     if constexpr (HasTimer<Ops>::value)
       for (std::size_t i = 0; i < parts_.size(); ++i) {
-        for (const auto& [kind, before, after] : parts_[i].timers)
-          timed_[kind] += std::max(Ops::elapsed(devices_[i], before, after), 0.0);
+        for (const auto& [kind, before, after, trial] : parts_[i].timers) {
+          const double s = std::max(Ops::elapsed(devices_[i], before, after), 0.0);
+          timed_[kind] += s;
+          if (trial >= 0 && share_.retune) share_.retune->measured(trial, s);
+        }
         parts_[i].timers.clear();
       }
+  }
+
+  /// oocauto: the times of the commands done so far (a prefix of `st.timers`: Ops::elapsed is
+  /// negative for one not done yet; nothing waits), summed and, for retune's trials, passed on.
+  void drain(PartState& st, const Device& d) {
+    std::size_t n = 0;
+    for (; n < st.timers.size(); ++n) {
+      const auto& [kind, b, a, trial] = st.timers[n];
+      const double s = Ops::elapsed(d, b, a);
+      if (s < 0) break;
+      timed_[kind] += s;
+      if (trial >= 0 && share_.retune) share_.retune->measured(trial, s);
+    }
+    st.timers.erase(st.timers.begin(), st.timers.begin() + static_cast<std::ptrdiff_t>(n));
   }
 
   /// Copies the cells each part reads from the others out of the host arrays (all parts have
