@@ -13,12 +13,13 @@
 # The measure: in core, the kernels' ms/step (the report's `kernels:` over the steps: uploads
 # and start-up left out, so 100 steps suffice); out of core, the time loop's ms/step (`time:`).
 # Fewer steps than the specs (STEPS_INCORE, default 100; STEPS_OOC, default 240: 10 passes at
-# the model's k = 24, enough for the retuning's trials, 17 interior chunk commands of 100, to pay)
-# keep the phase within a call (the 1160^3 part alone: 250 s on an H100 with SHAPES_1160 of 2 shapes). CUDA, and OpenCL for the in-core three and for
-# acoustic 1160^3's fixed, auto and noretune runs when tts-generate built its OpenCL programs
-# (TTS_OPENCL_1160=1; LOCALSWEEP_OPENCL=0: CUDA only). Single runs (REPS=1); the table says fixed / auto (its
-# choice) / best of the sweep (its shape) / auto against the best and against fixed; every
-# run's time is in the detail table before it. Speeds are never asserted. A check: a shape
+# the model's k = 24, enough for the retuning's trials, 10-17 of the 70-100 interior chunk
+# commands, to pay) keep the phase within a call (the 1160^3 part alone: 250 s on an H100 with
+# SHAPES_1160 of 2 shapes). CUDA, and OpenCL for the in-core three and for acoustic 1160^3's
+# fixed, auto and noretune runs when tts-generate built its OpenCL programs (TTS_OPENCL_1160=1;
+# LOCALSWEEP_OPENCL=0: CUDA only). Single runs (REPS=1); the table says fixed / auto (its
+# choice) / noretune / best of the sweep (its shape) / auto against the best and against fixed;
+# every run's time is in the detail table before it. Speeds are never asserted. A check: a shape
 # given at run time gives the fixed shape's bits (LOCALSWEEP_CHECK=0: skipped).
 # SHAPES_ACOUSTIC, SHAPES_HEAT, SHAPES_JACOBI, SHAPES_1160: the sweeps (space-separated).
 # LOCALSWEEP_ONLY: the programs to run (names as above; default all four).
