@@ -175,6 +175,23 @@ done
 for f in "$out"/wave2k.ooc400k.log "$out"/wave2k_512.ooc1g-k20.log; do
   echo "== $f"; grep -E "^probe|trapezoid|chunk|time:" "$f"
 done
+# The out-of-core model on these small runs (issue 26: the per-command latency it charges
+# should predict them within 25%): every out-of-core run's `predicted X s, measured Y s`.
+model=()
+for f in "$out"/*.log; do
+  line=$(grep -m1 -oE "predicted [0-9.]+ s, measured [0-9.]+ s" "$f") || continue
+  read -r _ p _ _ m _ <<<"$line"
+  model+=("$(basename "$f" .log) $p $m")
+done
+if [ "${#model[@]}" -gt 0 ]; then
+  echo
+  echo "model on the small out-of-core runs (predicted / measured time loop, s):"
+  printf '%s\n' "${model[@]}" | awk '{printf "  %-36s %10.6f %10.6f  %.2f\n", $1, $2, $3, $2 / $3}'
+  printf '%s\n' "${model[@]}" | awk '{printf "%.4f\n", $2 / $3}' | sort -n | awk '
+    {r[NR] = $1; if ($1 >= 0.75 && $1 <= 1.25) w++}
+    END {printf "unseen_gpu model: %d runs, %d predicted within 25%%, predicted/measured from %.2f to %.2f (median %.2f)\n",
+         NR, w, r[1], r[NR], r[int((NR + 1) / 2)]}'
+fi
 echo
 printf '%s\n' "${rows[@]}"
 echo "unseen_gpu: $pass passed, $fail failed"

@@ -187,6 +187,10 @@ rt::ooc::Request ooc_request(const ProgramPlan& pp, const rt::Partition& p, cons
   r.steps_per_pass = m.out_of_core.steps_per_pass;
   r.region_sharing = m.out_of_core.region_sharing;
   r.buffers = 3;
+  // As the program (its launch table's size): the model charges each launch the latency.
+  r.launches = static_cast<int>(std::count_if(pp.loop.begin(), pp.loop.end(), [](const Action& a) {
+    return a.kind == Action::Kind::kLaunch;
+  }));
   r.trapezoid = pp.trapezoid && o.trapezoid;
   // As the program (rt::no_band_sharing_with_records): a spec with <record> runs without band
   // sharing (a receiver samples each point from the chunk that owns it).

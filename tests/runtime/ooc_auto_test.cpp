@@ -149,6 +149,41 @@ TEST_CASE("ooc model: the per-command latency is charged to every command") {
         ooc::passes(16, a.steps_per_pass) * a.chunks);
 }
 
+TEST_CASE("ooc model: a compute command's commands: each launch of each step, each device copy") {
+  ooc::Request r = grid_request();
+  r.chunks = 4;
+  r.steps_per_pass = 2;
+  r.launches = 2;
+  r.trapezoid = r.band_sharing = true;
+  const ooc::Schedule sc = ooc::schedule(r);
+  REQUIRE(sc.band_sharing);
+  auto commands = [&](const ooc::Schedule& s, int chunk) {
+    for (const ooc::Op& op : ooc::ops(s, 4))
+      if (op.kind == ooc::Op::Kind::kCompute && op.chunk == chunk)
+        return ooc::compute_commands(s, op);
+    return -1.0;
+  };
+  // Band sharing: a middle chunk takes each step's band of every written array (3) from the
+  // store and puts the next chunk's there, and vel's (not written) at the first step only:
+  // 7 + 7 copies, and 2 launches a step for 2 steps.
+  CHECK(commands(sc, 1) == 14 + 4);
+  CHECK(commands(sc, 0) == 7 + 4);  // no band from below; the next chunk shares no planes
+  CHECK(commands(sc, 3) == 7 + 4);  // no next chunk
+  // Region sharing without bands: the next chunk's shared planes, one copy per array.
+  r.band_sharing = false;
+  const ooc::Schedule plain = ooc::schedule(r);
+  CHECK(commands(plain, 0) == 4 + 4);
+  CHECK(commands(plain, 3) == 0 + 4);
+  // The latency charged to each: a run of tiny commands is predicted as their count.
+  ooc::Link link;
+  const double none = ooc::predict(sc, link, 4, false);
+  link.latency = 1e-3;
+  double all = 0;
+  for (const ooc::Op& op : ooc::ops(sc, 4))
+    if (op.kind == ooc::Op::Kind::kCompute) all += ooc::compute_commands(sc, op);
+  CHECK(ooc::predict(sc, link, 4, false) >= none + all * 1e-3);
+}
+
 TEST_CASE("ooc calibration figures: the latency in microseconds, written and read back") {
   ooc::Link link;
   CHECK(ooc::link_figures_text(link).find("latency") == std::string::npos);

@@ -331,6 +331,8 @@ bool ooc_auto_choice(const Program<B>& p, std::vector<typename B::Device>& devic
   if (opt.steps <= 0) return false;
   ooc::Request request = ooc::request(p.grid, problem.dims, partition, p.ghost_lo, p.ghost_hi,
                                       problem.arrays, problem.array_count, ooc, probed, true);
+  request.launches =
+      problem.launches ? static_cast<int>(problem.launches->size()) : 1;  // the model's latency
   request.trapezoid = p.ooc_trapezoid && ooc.trapezoid &&
                       B::ooc_trapezoid_ok(probed, *problem.launches, problem.dims, true);
   ooc_pass_rules(p, request);
@@ -447,6 +449,8 @@ RunStats run_in_or_out_of_core(const Program<B>& p, std::vector<typename B::Devi
   ooc::Request request = ooc::request(p.grid, problem.dims, partition, p.ghost_lo, p.ghost_hi,
                                       problem.arrays, problem.array_count, ooc, probed, opt.quiet);
   ooc_frames(problem, request);  // <boundary> frames (oocbound)
+  request.launches =
+      problem.launches ? static_cast<int>(problem.launches->size()) : 1;  // the model's latency
   request.trapezoid = p.ooc_trapezoid && ooc.trapezoid &&
                       B::ooc_trapezoid_ok(probed, *problem.launches, problem.dims, opt.quiet);
   const auto pinned = B::ooc_pin(host, ooc, report);

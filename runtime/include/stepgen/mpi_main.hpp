@@ -111,6 +111,8 @@ RunStats run_rank_out_of_core(const mpi::Session& session, const Program<B>& p,
   ooc::Request request = ooc::request(p.grid, problem.dims, partition, p.ghost_lo, p.ghost_hi,
                                       problem.arrays, problem.array_count, ooc, probed, opt.quiet);
   ooc_frames(problem, request);  // <boundary> frames (oocbound, main.hpp)
+  request.launches =
+      problem.launches ? static_cast<int>(problem.launches->size()) : 1;  // the model's latency
   request.trapezoid = p.ooc_trapezoid && ooc.trapezoid &&
                       B::ooc_trapezoid_ok(probed, *problem.launches, problem.dims, opt.quiet);
   const typename B::Kernels kernels =

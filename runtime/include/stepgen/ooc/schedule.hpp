@@ -31,6 +31,8 @@ struct Request {
   int steps_per_pass = 1;
   bool region_sharing = true;
   int buffers = 3;
+  /// Kernel launches in one time step (the model charges each the per-command latency).
+  int launches = 1;
   /// The program computes only the planes a step still needs (needed_planes): a
   /// trapezoid over a pass, not the whole load window every step. For the model.
   bool trapezoid = false;
@@ -89,6 +91,7 @@ struct Schedule {
   int steps_per_pass = 1;
   bool region_sharing = true;
   int buffers = 3;
+  int launches = 1;            ///< see Request
   bool trapezoid = false;      ///< see Request
   bool band_sharing = false;   ///< see Request
   bool pass_barriers = false;  ///< see Request
@@ -191,6 +194,7 @@ inline Schedule schedule(const Request& r) {
   out.steps_per_pass = r.steps_per_pass;
   out.region_sharing = r.region_sharing;
   out.buffers = r.buffers;
+  out.launches = r.launches;
   out.trapezoid = r.trapezoid;
   out.pass_barriers = r.pass_barriers;
   // At k = 1 a chunk computes only its own planes anyway: the bands would save nothing.
