@@ -194,18 +194,6 @@ TEST_CASE("ooc calibration figures: the latency in microseconds, written and rea
   apply_link_figures(text, "run.txt", f);
   CHECK(f.link.latency == doctest::Approx(12.5e-6));
   CHECK(f.latency == "run.txt");
-  CHECK(f.link.queued == 0);  // not stated: every command costs the latency
-  CHECK(f.link.commands(3) == doctest::Approx(3 * 12.5e-6));
-  // A queued command's cost, written and read back; the first of a command's run pays the
-  // latency, the others that.
-  link.queued = 2.25e-6;
-  LinkFigures g;
-  apply_link_figures(ooc::link_figures_text(link), "run.txt", g);
-  CHECK(ooc::link_figures_text(link).find(",queued=2.25") != std::string::npos);
-  CHECK(g.link.queued == doctest::Approx(2.25e-6));
-  CHECK(g.link.commands(3) == doctest::Approx(12.5e-6 + 2 * 2.25e-6));
-  CHECK(g.link.commands(0) == 0);
-  CHECK(ooc::as_printed(link).queued == doctest::Approx(2.25e-6));
 }
 
 TEST_CASE("ooc options: --out-of-core auto given compares, the default does not") {

@@ -39,7 +39,7 @@ inline void apply_link_figures(const std::string& text, const std::string& sourc
   std::string item;
   auto bad = [&](const std::string& why) {
     throw UsageError(source + ": " + why + " (expected KEY=VALUE items: h2d, d2h, bidir, d2d " +
-                     "in GB/s, kernel in ns per cell-step, latency and queued in us per command)");
+                     "in GB/s, kernel in ns per cell-step, latency in us per command)");
   };
   std::string all;
   for (char c : text) all += c == ',' ? ' ' : c;
@@ -77,9 +77,6 @@ inline void apply_link_figures(const std::string& text, const std::string& sourc
       f.d2d = source;
     } else if (key == "latency") {  // oocauto: microseconds per command
       f.link.latency = v * 1e-6;
-      f.latency = source;
-    } else if (key == "queued") {  // microseconds per command queued behind another
-      f.link.queued = v * 1e-6;
       f.latency = source;
     } else if (key == "h2d_all" || key == "d2h_all" || key == "bidir_all") {
       (key == "h2d_all"   ? f.link.h2d_all

@@ -164,20 +164,6 @@ double measure_latency(Tiny tiny) {
   tiny();  // warm-up
   return median_seconds(7, tiny);
 }
-
-/// A command queued right behind another: `issue()` issues one copy of a single cell without
-/// waiting, `wait()` waits for what was issued; 16 issued at once and waited for together, the
-/// median of three, per copy (Link::queued).
-template <typename Issue, typename Wait>
-double measure_queued(Issue issue, Wait wait) {
-  constexpr int kRun = 16;
-  auto run = [&] {
-    for (int i = 0; i < kRun; ++i) issue();
-    wait();
-  };
-  run();  // warm-up
-  return median_seconds(3, run) / kRun;
-}
 // --- end oocauto ---
 
 }  // namespace stepgen::rt::ooc

@@ -39,19 +39,9 @@ struct Link {
   // --- oocauto: per-command latency ---
   /// Seconds one command costs beyond its bytes or cells (issue, launch, completion): the
   /// median of a few one-cell copies, each waited for, measured at start-up (calibrate.hpp).
-  /// The model charges it to the first command of every load, store (one per array) and
-  /// compute command (each launch, each device copy) and to every pass barrier; the commands
-  /// queued behind it cost `queued`. 0: not charged.
+  /// The model charges it to every load and store (one per array), to every step of a compute
+  /// command (a launch at least) and to every pass barrier. 0: not charged.
   double latency = 0;
-  /// Seconds one more command costs when it is queued right behind another on the same queue
-  /// (no wait between): a run of one-cell copies issued at once and waited for together, per
-  /// copy. The model charges it to the commands of a load, compute or store after its first
-  /// (the first pays `latency`: it starts after its waits). 0: `latency` for every command.
-  double queued = 0;
-  /// The cost of the `n`-th command (from 0) of one load, compute or store.
-  double command(double n) const { return n < 1 ? latency : queued > 0 ? queued : latency; }
-  /// The cost of `n` commands issued back to back by one load, compute or store.
-  double commands(double n) const { return n <= 0 ? 0 : latency + (n - 1) * command(1); }
   // --- end oocauto ---
 };
 
@@ -71,10 +61,6 @@ inline std::string link_figures_text(const Link& link) {
   // oocauto: the per-command latency in microseconds, where measured or stated.
   if (link.latency > 0) {
     std::snprintf(buf, sizeof buf, ",latency=%.9g", link.latency * 1e6);
-    s += buf;
-  }
-  if (link.queued > 0) {
-    std::snprintf(buf, sizeof buf, ",queued=%.9g", link.queued * 1e6);
     s += buf;
   }
   return s;
@@ -103,7 +89,6 @@ inline Link as_printed(Link l) {
     l.bidir_all = round(l.bidir_all, l.bidir_all / 1e9, 1e9);
   }
   l.latency = round(l.latency, l.latency * 1e6, 1e-6);
-  l.queued = round(l.queued, l.queued * 1e6, 1e-6);
   return l;
 }
 
@@ -171,17 +156,17 @@ inline double compute_seconds(const Schedule& sc, const Chunk& c, Index steps, c
 
 // --- oocauto: per-command latency in the model ---
 /// A load's (to_device) or a store's latency as bytes at the link's speed that way: one
-/// command per array it moves (Link::commands), so that simulate can add it to the
+/// command per array it moves (Link::latency each), so that simulate can add it to the
 /// command's bytes.
 inline double latency_bytes(const Schedule& sc, const Link& link, bool to_device) {
   if (link.latency <= 0) return 0;
   double commands = 0;
   for (const Array& a : sc.arrays)
     if (to_device || a.written) commands += 1;
-  return link.commands(commands) * (to_device ? link.h2d : link.d2h);
+  return commands * link.latency * (to_device ? link.h2d : link.d2h);
 }
 
-/// The commands compute command `op` issues, charged the per-command latency (Link::commands): its
+/// The commands compute command `op` issues, each charged the per-command latency: its
 /// launches (Schedule::launches a step) and its device copies (region and band sharing: one
 /// per array and box, as compute() issues them). On small runs, where the commands are tiny,
 /// these are most of the time (wave2k 37x29x41 at 4 chunks, k = 3 with band sharing: about 40
@@ -245,7 +230,7 @@ inline double simulate(const Schedule& sc, const Link& measured, Index steps, bo
         it = compute_s.emplace(key, compute_seconds(sc, c, op.steps, link)).first;
       }
       work[i] = it->second;
-      if (link.latency > 0) work[i] += link.commands(compute_commands(sc, op));  // oocauto
+      if (link.latency > 0) work[i] += link.latency * compute_commands(sc, op);  // oocauto
     }
   }
   const double f = std::min(1.0, link.bidir / (link.h2d + link.d2h));  // both ways at once

@@ -292,7 +292,7 @@ class Runner {
     Link link;
     Probe pr = measure_link<Probe>(sc, devices.size(), probe_bytes, make, copy, wait, link);
     const Device& d = devices[0];
-    // oocauto: the per-command latency, one cell of the first array sent and waited for...
+    // oocauto: the per-command latency, one cell of the first array sent and waited for.
     {
       Box cell = pr.box;
       for (std::size_t i = 0; i < 3; ++i) cell.hi[i] = std::min(cell.hi[i], cell.lo[i] + 1);
@@ -300,10 +300,6 @@ class Runner {
         Ops::host_copy(pr.in.get(), d, pr.bufs[0], pr.box, host[0], cell, true, nullptr);
         Ops::finish(pr.in.get(), d);
       });
-      // ... and the same copies queued one behind another (Link::queued).
-      link.queued = measure_queued(
-          [&] { Ops::host_copy(pr.in.get(), d, pr.bufs[0], pr.box, host[0], cell, true, nullptr); },
-          [&] { Ops::finish(pr.in.get(), d); });
     }
     const Box probe = pr.box;
     std::vector<Buffer>& bufs = pr.bufs;
