@@ -33,6 +33,7 @@ targets=(
   "acoustic_blocks $here/acoustic_blocks.cu"
   "handwritten_jacobi2d_2gpu $here/handwritten_jacobi2d_2gpu.cu"
   "bandwidth $here/bandwidth.cu"
+  "setup_parts $here/setup_parts.cu"
 )
 jobs=${JOBS:-4}
 rm -f "$out"/*.failed
