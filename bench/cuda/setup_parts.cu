@@ -107,9 +107,9 @@ int main(int argc, char** argv) {
   half.sy = nx / 2;
   half.sz = half.nx * ny;
   half.gx = nx / 2;
-  stepgen::cuda::init_detail::stepgen_init_fill<U64><<<grid, block, 0, s>>>(
-      reinterpret_cast<U64*>(b), stepgen::rt::ArrayInit::kRandom, stepgen::rt::ArrayInit::kDouble,
-      splitmix64(9), 0, half);
+  stepgen::cuda::init_detail::stepgen_init_fill<U64>
+      <<<grid, block, 0, s>>>(reinterpret_cast<U64*>(b), stepgen::rt::ArrayInit::kRandom,
+                              stepgen::rt::ArrayInit::kDouble, splitmix64(9), 0, half);
   BENCH_CHECK(cudaGetLastError());
   const size_t differ_d = host_differences(reinterpret_cast<const U64*>(b), n / 2, 9,
                                            stepgen::rt::ArrayInit::kDouble, &checked_d);
@@ -118,8 +118,8 @@ int main(int argc, char** argv) {
   const double memset_first = timed([&] { BENCH_CHECK(cudaMemsetAsync(c, 0, bytes, s)); });
   const double gib = static_cast<double>(bytes) / (1 << 30);
   auto rate = [&](double ms, double moved) { return moved * bytes / (ms * 1e-3) / 1e9; };
-  std::printf("setup_parts: %ldx%ld floats, %.2f GiB per array; ms (GB/s of the bytes moved)\n",
-              nx, ny, gib);
+  std::printf("setup_parts: %ldx%ld floats, %.2f GiB per array; ms (GB/s of the bytes moved)\n", nx,
+              ny, gib);
   std::printf("| part | first touch | warm (median of %d) |\n| --- | --- | --- |\n", reps);
   std::printf("| cudaMalloc x2 (host clock) | %.3f | - |\n", alloc_ms);
   std::printf("| fill random (init_cuda.hpp) | %.3f (%.0f) | %.3f (%.0f) |\n", fill_first,
@@ -128,9 +128,10 @@ int main(int argc, char** argv) {
               rate(copy_first, 2), copy_warm, rate(copy_warm, 2));
   std::printf("| cudaMemsetAsync | %.3f (%.0f) | %.3f (%.0f) |\n", memset_first,
               rate(memset_first, 1), memset_warm, rate(memset_warm, 1));
-  std::printf("setup_parts: the fill against the host's random_bits: %zu of %zu floats and %zu of "
-              "%zu doubles differ\n",
-              differ, checked, differ_d, checked_d);
+  std::printf(
+      "setup_parts: the fill against the host's random_bits: %zu of %zu floats and %zu of "
+      "%zu doubles differ\n",
+      differ, checked, differ_d, checked_d);
   BENCH_CHECK(cudaFree(a));
   BENCH_CHECK(cudaFree(b));
   BENCH_CHECK(cudaFree(c));

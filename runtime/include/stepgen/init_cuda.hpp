@@ -40,10 +40,11 @@ __host__ __device__ inline U64 random_bits(U64 mixed, U64 index, int type) {
   // The highest set bit of m: one instruction on the GPU (a shift ladder of 64-bit shifts
   // made the random fill 1.37x slower there: 1.65 against 1.21 ms per GiB of floats on the
   // H100, bench/cuda/setup_parts.cu); the compiler's builtin on the host (the CPU emulation).
+  int top = 0;
 #ifdef __CUDA_ARCH__
-  const int top = 63 - __clzll(static_cast<long long>(m));
+  top = 63 - __clzll(static_cast<long long>(m));
 #else
-  const int top = 63 - __builtin_clzll(m);
+  top = 63 - __builtin_clzll(m);
 #endif
   if (type == rt::ArrayInit::kFloat)
     return (static_cast<U64>(top - 24 + 127) << 23) | ((m << (23 - top)) & 0x7FFFFFull);
