@@ -37,9 +37,10 @@ __host__ __device__ inline U64 random_bits(U64 mixed, U64 index, int type) {
   const int width = type == rt::ArrayInit::kFloat ? 24 : 53;
   const U64 m = bits >> (64 - width);
   if (m == 0) return 0;
-  // The highest set bit of m: one instruction on the GPU (a shift ladder of 64-bit shifts
-  // made the random fill 1.37x slower there: 1.65 against 1.21 ms per GiB of floats on the
-  // H100, bench/cuda/setup_parts.cu); the compiler's builtin on the host (the CPU emulation).
+  // The highest set bit of m: one instruction on the GPU (with a ladder of 64-bit shifts this
+  // fill took 1.65 ms per GiB of floats on the H100, 1.45 with __clzll; the random values'
+  // 64-bit hashing is most of the rest: bench/cuda/setup_parts.cu); the compiler's builtin on
+  // the host (the CPU emulation).
   int top = 0;
 #ifdef __CUDA_ARCH__
   top = 63 - __clzll(static_cast<long long>(m));
