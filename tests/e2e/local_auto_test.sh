@@ -48,7 +48,9 @@ for format in xml yaml; do
   run untuned 2 --tune off
   grep -q "^local size: kernel 'heat' tuned: " "$work/$format-one.log" ||
     { echo "FAIL: $format: no tuning line in the report"; fail=1; }
-  grep -Eq "^  local size: kernel 'heat' retuned on the chunks: .*; [0-9]+ chunk commands timed" \
+  # (YAML's 3 shapes: on a busy CPU the start-up times may leave none but the chosen one within
+  # 1.5x of it; the report then says so.)
+  grep -Eq "^  local size: kernel 'heat' retuned on the chunks: .*; [0-9]+ chunk commands timed|^  local size: kernel 'heat': the start-up choice .* kept, not retuned on the chunks: the other candidates were refused or over 1.5x" \
     "$work/$format-ooc.log" || { echo "FAIL: $format: no retuning line out of core"; fail=1; }
   grep -q "^local size: kernel 'heat': .* (the first candidate; --tune off)" "$work/$format-untuned.log" ||
     { echo "FAIL: $format: --tune off not reported"; fail=1; }

@@ -656,6 +656,20 @@ TEST_CASE("retune: each candidate timed, the fastest three again, the fastest ke
   }
 }
 
+TEST_CASE("retune: nothing left to try but the start-up choice: said so") {
+  std::size_t now = 0;
+  ooc::Retuner r({retune_kernel("lap", {1.0, 1.6, -1}, 0, &now)});
+  CHECK_FALSE(r.wanted());
+  CHECK_FALSE(r.start(8, 2, 100));
+  const std::vector<std::string> lines = r.report();
+  REQUIRE(lines.size() == 1);
+  CHECK(lines[0] ==
+        "  local size: kernel 'lap': the start-up choice s0 kept, not retuned on the chunks: the "
+        "other candidates were refused or over 1.5x the fastest at start-up");
+  // One candidate only: nothing to say.
+  CHECK(ooc::Retuner({retune_kernel("one", {1.0}, 0, &now)}).report().empty());
+}
+
 TEST_CASE("retune: kernels one after the other; the start-up choice kept when fastest") {
   const ooc::Schedule sc = ooc::schedule(request(1, 8, 2, true, 3));
   std::size_t a = 1, b = 2;  // the start-up choices, as the program holds them

@@ -176,7 +176,16 @@ class Retuner {
   /// The report's lines (none when nothing is retuned).
   std::vector<std::string> report() const {
     std::vector<std::string> lines;
-    if (!wanted()) return lines;
+    if (!wanted()) {
+      // Candidates there were, but none besides the start-up choice left to try.
+      for (std::size_t i = 0; i < kernels_.size(); ++i)
+        if (kernels_[i].shapes.size() > 1)
+          lines.push_back("  local size: kernel '" + kernels_[i].name + "': the start-up choice " +
+                          kernels_[i].shapes[kernels_[i].start] +
+                          " kept, not retuned on the chunks: the other candidates were refused or "
+                          "over 1.5x the fastest at start-up");
+      return lines;
+    }
     if (!active_ && !why_not_.empty()) {
       for (const RetuneKernel& k : kernels_)
         lines.push_back("  local size: kernel '" + k.name + "': the start-up choice " +
