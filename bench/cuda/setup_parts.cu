@@ -63,18 +63,8 @@ int main(int argc, char** argv) {
   cudaStream_t s;
   BENCH_CHECK(cudaFree(nullptr));
   BENCH_CHECK(cudaStreamCreate(&s));
-  cudaEvent_t e0, e1;
-  BENCH_CHECK(cudaEventCreate(&e0));
-  BENCH_CHECK(cudaEventCreate(&e1));
-  auto timed = [&](auto&& work) {
-    BENCH_CHECK(cudaEventRecord(e0, s));
-    work();
-    BENCH_CHECK(cudaEventRecord(e1, s));
-    BENCH_CHECK(cudaEventSynchronize(e1));
-    float ms = 0;
-    BENCH_CHECK(cudaEventElapsedTime(&ms, e0, e1));
-    return static_cast<double>(ms);
-  };
+  // One enqueue of `work`, timed by events (bench::time_loop, common.cuh): ms.
+  auto timed = [&](auto&& work) { return bench::time_loop(s, 1, 1, 0, [&](long) { work(); })[0]; };
   auto fill = [&](unsigned* p) {
     stepgen::cuda::init_detail::stepgen_init_fill<unsigned><<<grid, block, 0, s>>>(
         p, stepgen::rt::ArrayInit::kRandom, stepgen::rt::ArrayInit::kFloat, mixed, 0, box);
@@ -83,11 +73,9 @@ int main(int argc, char** argv) {
   auto copy = [&](unsigned* to, const unsigned* from) {
     BENCH_CHECK(cudaMemcpyAsync(to, from, bytes, cudaMemcpyDeviceToDevice, s));
   };
+  // The median of `reps` of them.
   auto median = [&](auto&& work) {
-    std::vector<double> t;
-    for (int r = 0; r < reps; ++r) t.push_back(timed(work));
-    std::sort(t.begin(), t.end());
-    return t[t.size() / 2];
+    return bench::median(bench::time_loop(s, 1, reps, 0, [&](long) { work(); }));
   };
 
   unsigned *a = nullptr, *b = nullptr, *c = nullptr;
