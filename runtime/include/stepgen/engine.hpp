@@ -784,7 +784,10 @@ class InCore {
   /// Makes the arrays without a host copy on every part, over the part's ghost box within the
   /// grid (the cells the upload writes; a boundary frame is filled next, as after an upload):
   /// zero, value, random on the device (B::init_box: the host's bits), copy(X) a copy of X's
-  /// buffer once X is made (uploaded, or made here before it). One wait per device.
+  /// buffer once X is made (uploaded, or made here before it), or, the first copy of an X made
+  /// here, written by X's own fill (the same values computed once, written to both: the copy's
+  /// read of X saved; the cells outside the grid are undefined either way until a frame fills
+  /// them). One wait per device.
   void make_on_devices() {
     const int n = problem_.array_count;
     std::vector<bool> made(static_cast<std::size_t>(n), false);
@@ -807,6 +810,13 @@ class InCore {
         if (made[u]) continue;
         const bool copy = a.init.kind == ArrayInit::kCopy;
         if (copy && !made[static_cast<std::size_t>(a.init.source)]) continue;
+        int twin = -1;  // the first copy of this array left to make, written by its fill
+        for (int c = 0; !copy && c < n && twin < 0; ++c) {
+          const ArrayInfo& o = problem_.arrays[c];
+          if (!made[static_cast<std::size_t>(c)] && o.init.kind == ArrayInit::kCopy &&
+              o.init.source == id && o.element_bytes == a.element_bytes)
+            twin = c;
+        }
         for (std::size_t p = 0; p < parts(); ++p) {
           const Box& ghost = part(p).ghost;
           if (copy)
@@ -815,10 +825,15 @@ class InCore {
                            static_cast<std::size_t>(ghost.volume()) * a.element_bytes);
           else
             B::init_box(devices_[p], buffers_[p][u], ghost, intersect(ghost, partition_.domain),
-                        partition_.domain, a.init, a.element_bytes);
+                        partition_.domain, a.init, a.element_bytes,
+                        twin < 0 ? nullptr : &buffers_[p][static_cast<std::size_t>(twin)]);
         }
         made[u] = true;
         --left;
+        if (twin >= 0) {
+          made[static_cast<std::size_t>(twin)] = true;
+          --left;
+        }
       }
     }
     for (std::size_t p = 0; p < parts(); ++p) B::finish(devices_[p]);

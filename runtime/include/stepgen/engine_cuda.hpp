@@ -181,8 +181,9 @@ struct Backend {
   }
   /// devinit: initial values made on the GPU (init_cuda.hpp), on its compute stream.
   static void init_box(const Device& d, const Buffer& b, const rt::Box& buffer, const rt::Box& sub,
-                       const rt::Box& grid, const rt::ArrayInit& init, std::size_t element_bytes) {
-    cuda::init_box(d, b, buffer, sub, grid, init, element_bytes);
+                       const rt::Box& grid, const rt::ArrayInit& init, std::size_t element_bytes,
+                       const Buffer* also = nullptr) {
+    cuda::init_box(d, b, buffer, sub, grid, init, element_bytes, also);
   }
   static void copy_buffer(const Device& d, const Buffer& dst, const Buffer& src,
                           std::size_t bytes) {

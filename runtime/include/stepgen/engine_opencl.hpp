@@ -257,8 +257,9 @@ struct Backend {
   }
   /// devinit: initial values made on the device (init_opencl.hpp), on its compute queue.
   static void init_box(const Device& d, const Mem& m, const rt::Box& buffer, const rt::Box& sub,
-                       const rt::Box& grid, const rt::ArrayInit& init, std::size_t element_bytes) {
-    cl::init_box(d, m, buffer, sub, grid, init, element_bytes);
+                       const rt::Box& grid, const rt::ArrayInit& init, std::size_t element_bytes,
+                       const Mem* also = nullptr) {
+    cl::init_box(d, m, buffer, sub, grid, init, element_bytes, also);
   }
   static void copy_buffer(const Device& d, const Mem& dst, const Mem& src, std::size_t bytes) {
     cl::copy_buffer(d, dst, src, bytes);

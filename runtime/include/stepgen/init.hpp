@@ -10,6 +10,8 @@
 #include <cstring>
 #include <type_traits>
 
+#include "stepgen/box.hpp"
+
 namespace stepgen::rt {
 
 /// SplitMix64: a well-known 64-bit mixing function (Steele, Lea, Flood 2014).
@@ -104,14 +106,13 @@ inline ArrayInit init_copy(int source) {
   return i;
 }
 
-/// The bits of random_value<T>(seed, index) as the device kernels compute them, in integer
-/// arithmetic only (no double on an OpenCL device without cl_khr_fp64): for float, the top 24
-/// bits m give m * 2^-24, exactly representable, built from its exponent and mantissa; for
-/// double, the top 53 bits m give m * 2^-53 likewise; integers: (bits % 100) in the low bytes.
-/// The kernels are this function written again (init_opencl.hpp, init_cuda.hpp); the unit
-/// tests check it equals random_value<T>.
-inline std::uint64_t random_bits(std::uint64_t seed, std::uint64_t index, int type) {
-  const std::uint64_t bits = splitmix64(splitmix64(seed) ^ index);
+/// The value bits of random(seed) of `type` made from the hash `bits` of a cell: for float, the
+/// top 24 bits m give m * 2^-24, exactly representable, built from its exponent and mantissa;
+/// for double, the top 53 bits m give m * 2^-53 likewise; integers: (bits % 100) in the low
+/// bytes. Integer arithmetic only, as the OpenCL kernels compute it (no double on a device
+/// without cl_khr_fp64); init_cuda.hpp converts and scales in floating point instead, the same
+/// bits (its unit test checks every float).
+inline std::uint64_t random_bits_from_hash(std::uint64_t bits, int type) {
   if (type == ArrayInit::kInteger) return bits % 100u;
   const int width = type == ArrayInit::kFloat ? 24 : 53;
   const std::uint64_t m = bits >> (64 - width);
@@ -123,6 +124,52 @@ inline std::uint64_t random_bits(std::uint64_t seed, std::uint64_t index, int ty
   return (static_cast<std::uint64_t>(top - 53 + 1023) << 52) |
          ((m << (52 - top)) & 0xFFFFFFFFFFFFFull);
 }
+
+/// The bits of random_value<T>(seed, index) as the device kernels compute them. The kernels
+/// are this function written again (init_opencl.hpp, init_cuda.hpp); the unit tests check it
+/// equals random_value<T>.
+inline std::uint64_t random_bits(std::uint64_t seed, std::uint64_t index, int type) {
+  return random_bits_from_hash(splitmix64(splitmix64(seed) ^ index), type);
+}
+/// Where a device fill writes (init_cuda.hpp, init_opencl.hpp): `nx` x `ny` x `nz` cells from
+/// element `base` of a buffer (strides `sy`, `sz`), the first at global linear index `first` of
+/// a grid `gx` x `gy` wide (x fastest).
+struct FillGeometry {
+  std::int64_t base, nx, ny, nz, sy, sz, gx, gy;
+  std::uint64_t first;
+};
+/// The cells `sub` of a buffer over `buffer`, global indices over `grid`. Where they are one
+/// run of consecutive elements whose global indices are consecutive too (whole rows of the
+/// buffer and of the grid, and whole planes if more than one: one device, or parts split along
+/// the slowest dimension) they are given as a single row, so the fill is one loop over them.
+inline FillGeometry fill_geometry(const Box& buffer, const Box& sub, const Box& grid) {
+  FillGeometry g{};
+  g.base = ((sub.lo[2] - buffer.lo[2]) * buffer.extent(1) + (sub.lo[1] - buffer.lo[1])) *
+               buffer.extent(0) +
+           (sub.lo[0] - buffer.lo[0]);
+  g.nx = sub.extent(0);
+  g.ny = sub.extent(1);
+  g.nz = sub.extent(2);
+  g.sy = buffer.extent(0);
+  g.sz = buffer.extent(0) * buffer.extent(1);
+  g.gx = grid.extent(0);
+  g.gy = grid.extent(1);
+  g.first = (static_cast<std::uint64_t>(sub.lo[2] - grid.lo[2]) *
+                 static_cast<std::uint64_t>(grid.extent(1)) +
+             static_cast<std::uint64_t>(sub.lo[1] - grid.lo[1])) *
+                static_cast<std::uint64_t>(grid.extent(0)) +
+            static_cast<std::uint64_t>(sub.lo[0] - grid.lo[0]);
+  const bool rows = g.nx == g.sy && g.nx == g.gx;
+  const bool planes = g.nz == 1 || (g.ny * g.sy == g.sz && g.ny == g.gy);
+  if (rows && planes && g.ny * g.nz > 1) {
+    g.nx *= g.ny * g.nz;
+    g.ny = g.nz = 1;
+    g.sy = g.sz = g.gx = g.nx;
+    g.gy = 1;
+  }
+  return g;
+}
+
 // --- end devinit ---------------------------------------------------------------------------------
 
 }  // namespace stepgen::rt

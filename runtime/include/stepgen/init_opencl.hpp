@@ -2,9 +2,10 @@
 /// \file
 /// Initial values made on an OpenCL device (devinit): zero, value(v) and random(seed) over a
 /// box of a part's buffer with the bits the host fill gives (init.hpp: rt::ArrayInit,
-/// rt::random_bits, written again below in OpenCL C, integer arithmetic only: no cl_khr_fp64
-/// needed for double arrays), and copy(X) as a copy of X's buffer, each enqueued on the
-/// device's compute queue. One program per context, built on first use.
+/// rt::random_bits, written again below in OpenCL C: the hash in 64-bit integers, floats by an
+/// exact conversion, doubles built in integers, so no cl_khr_fp64 is needed for double arrays),
+/// and copy(X) as a copy of X's buffer, each enqueued on the device's compute queue. One
+/// program per context, built on first use.
 
 #include <algorithm>
 #include <cstdint>
@@ -30,24 +31,23 @@ ulong stepgen_splitmix64(ulong x) {
   return x ^ (x >> 31);
 }
 
-/* rt::random_bits (init.hpp), splitmix64(seed) given as `mixed`; type 0 integer, 1 float,
-   2 double. */
-ulong stepgen_random_bits(ulong mixed, ulong index, int type) {
-  const ulong bits = stepgen_splitmix64(mixed ^ index);
-  if (type == 0) return bits % 100UL;
-  const int width = type == 1 ? 24 : 53;
-  const ulong m = bits >> (64 - width);
+/* rt::random_bits_from_hash (init.hpp) for double: the top 53 bits m of the hash as m * 2^-53,
+   built from its exponent and mantissa in integer arithmetic (no cl_khr_fp64 needed). */
+ulong stepgen_double_bits(ulong bits) {
+  const ulong m = bits >> 11;
   if (m == 0UL) return 0UL;
   const int top = 63 - (int)clz(m);
-  if (type == 1) return ((ulong)(top - 24 + 127) << 23) | ((m << (23 - top)) & 0x7FFFFFUL);
   return ((ulong)(top - 53 + 1023) << 52) | ((m << (52 - top)) & 0xFFFFFFFFFFFFFUL);
 }
 
 /* The box: nx x ny x nz cells from element `base` (strides sy, sz), its first cell at global
-   linear index `first` of a grid gx x gy wide; kind 3: random, else `value`. A grid-stride
-   loop over the cells, x fastest. */
-#define STEPGEN_INIT_FILL(NAME, E)                                                        \
-  __kernel void NAME(__global E* buf, const int kind, const int type, const ulong mixed,  \
+   linear index `first` of a grid gx x gy wide (rt::fill_geometry), each cell given VALUE (of
+   `h`, the cell's hash splitmix64(mixed ^ index), for the random kernels), and the same cells of
+   `also` where it is not null (a copy(X) of this array made in the same pass). Grid-stride loops
+   over the cells, x fastest, so a few thousand work-groups each fill many rows (or one long
+   row); one kernel per kind and type: no branch per cell. */
+#define STEPGEN_INIT_FILL(NAME, E, VALUE)                                                 \
+  __kernel void NAME(__global E* buf, __global E* also, const ulong mixed,                \
                      const ulong value, const long base, const long nx, const long ny,    \
                      const long nz, const long sy, const long sz, const long gx,          \
                      const long gy, const ulong first) {                                  \
@@ -56,24 +56,38 @@ ulong stepgen_random_bits(ulong mixed, ulong index, int type) {
         const long row = base + y * sy + z * sz;                                          \
         const ulong g = first + (ulong)((y + z * gy) * gx);                               \
         for (long x = (long)get_global_id(0); x < nx; x += (long)get_global_size(0)) {    \
-          ulong v = value;                                                                \
-          if (kind == 3) v = stepgen_random_bits(mixed, g + (ulong)x, type);              \
-          buf[row + x] = (E)v;                                                            \
+          const ulong h = stepgen_splitmix64(mixed ^ (g + (ulong)x));                     \
+          const E v = (E)(VALUE);                                                         \
+          buf[row + x] = v;                                                               \
+          if (also) also[row + x] = v;                                                    \
         }                                                                                 \
       }                                                                                   \
   }
 
-STEPGEN_INIT_FILL(stepgen_init_fill1, uchar)
-STEPGEN_INIT_FILL(stepgen_init_fill2, ushort)
-STEPGEN_INIT_FILL(stepgen_init_fill4, uint)
-STEPGEN_INIT_FILL(stepgen_init_fill8, ulong)
+/* zero and value(v): the value's low bytes (the hash is not used: the compiler drops it) */
+STEPGEN_INIT_FILL(stepgen_init_value1, uchar, value)
+STEPGEN_INIT_FILL(stepgen_init_value2, ushort, value)
+STEPGEN_INIT_FILL(stepgen_init_value4, uint, value)
+STEPGEN_INIT_FILL(stepgen_init_value8, ulong, value)
+/* random integers: (hash % 100) */
+STEPGEN_INIT_FILL(stepgen_init_random_int1, uchar, h % 100UL)
+STEPGEN_INIT_FILL(stepgen_init_random_int2, ushort, h % 100UL)
+STEPGEN_INIT_FILL(stepgen_init_random_int4, uint, h % 100UL)
+STEPGEN_INIT_FILL(stepgen_init_random_int8, ulong, h % 100UL)
+/* random floats: the top 24 bits m as m * 2^-24, exact in a conversion and a multiplication by
+   a power of two (the same bits as init.hpp's integer building) */
+STEPGEN_INIT_FILL(stepgen_init_random_float, uint,
+                  as_uint(convert_float((uint)(h >> 40)) * 0x1p-24f))
+/* random doubles */
+STEPGEN_INIT_FILL(stepgen_init_random_double, ulong, stepgen_double_bits(h))
 )CLC";
 }
 
-/// The program of one context and its four kernels (by element size).
+/// The program of one context and its kernels: zero and value(v) by element size, random
+/// integers by element size, random floats, random doubles.
 struct Filler {
   Program program;
-  Kernel fill[4];
+  Kernel value[4], random_int[4], random_float, random_double;
 };
 
 inline int slot_of(std::size_t element_bytes) {
@@ -95,17 +109,33 @@ inline int slot_of(std::size_t element_bytes) {
 
 /// Enqueues on `d`'s compute queue the initial values `init` (zero, value or random) of the
 /// cells `sub` of a buffer holding the box `buffer`, elements of `element_bytes` (1, 2, 4, 8),
-/// global linear indices over `grid` (x fastest), as the host's fill gives them. The program
-/// is built once per context (kept for the process: released OpenCL objects after the
-/// platform's exit handlers can crash); safe from several threads.
+/// global linear indices over `grid` (x fastest), as the host's fill gives them; the same
+/// values into `also` too where it is given (a buffer over the same box: copy(X) of this
+/// array). Zero bits over one run of elements: clEnqueueFillBuffer. The program is built once
+/// per context (kept for the process: released OpenCL objects after the platform's exit
+/// handlers can crash); safe from several threads.
 inline void init_box(const Device& d, const Mem& m, const rt::Box& buffer, const rt::Box& sub,
-                     const rt::Box& grid, const rt::ArrayInit& init, std::size_t element_bytes) {
+                     const rt::Box& grid, const rt::ArrayInit& init, std::size_t element_bytes,
+                     const Mem* also = nullptr) {
   using init_detail::Filler;
   if (sub.empty()) return;
   const int slot = init_detail::slot_of(element_bytes);
   if (slot < 0)
     throw rt::RunError("internal error: initial values of " + std::to_string(element_bytes) +
                        "-byte elements on " + d.label());
+  const rt::FillGeometry b = rt::fill_geometry(buffer, sub, grid);
+  if (init.kind != rt::ArrayInit::kRandom && init.value == 0 && b.ny * b.nz == 1) {
+    const std::uint64_t zero = 0;
+    for (const Mem* to : {&m, also}) {
+      if (!to) continue;
+      check(
+          clEnqueueFillBuffer(d.queue.get(), to->get(), &zero, element_bytes,
+                              static_cast<std::size_t>(b.base) * element_bytes,
+                              static_cast<std::size_t>(b.nx) * element_bytes, 0, nullptr, nullptr),
+          "clEnqueueFillBuffer(zero initial values)", d.label());
+    }
+    return;
+  }
   static std::mutex lock;
   static auto* made = new std::map<cl_context, std::unique_ptr<Filler>>();
   std::lock_guard<std::mutex> hold(lock);
@@ -113,45 +143,52 @@ inline void init_box(const Device& d, const Mem& m, const rt::Box& buffer, const
   if (!f) {
     auto built = std::make_unique<Filler>();
     built->program = build_program(d, init_detail::init_source(), "");
-    const char* names[4] = {"stepgen_init_fill1", "stepgen_init_fill2", "stepgen_init_fill4",
-                            "stepgen_init_fill8"};
-    for (int i = 0; i < 4; ++i) built->fill[i] = create_kernel(d, built->program, names[i]);
+    for (int i = 0; i < 4; ++i) {
+      const std::string bytes = std::to_string(1 << i);
+      built->value[i] = create_kernel(d, built->program, ("stepgen_init_value" + bytes).c_str());
+      built->random_int[i] =
+          create_kernel(d, built->program, ("stepgen_init_random_int" + bytes).c_str());
+    }
+    built->random_float = create_kernel(d, built->program, "stepgen_init_random_float");
+    built->random_double = create_kernel(d, built->program, "stepgen_init_random_double");
     f = std::move(built);
   }
-  const Kernel& k = f->fill[slot];
+  const bool random = init.kind == rt::ArrayInit::kRandom;
+  const bool real = init.type != rt::ArrayInit::kInteger;
+  if (random && real && element_bytes != (init.type == rt::ArrayInit::kFloat ? 4u : 8u))
+    throw rt::RunError("internal error: random floating-point initial values of " +
+                       std::to_string(element_bytes) + "-byte elements on " + d.label());
+  const Kernel& k = !random                              ? f->value[slot]
+                    : !real                              ? f->random_int[slot]
+                    : init.type == rt::ArrayInit::kFloat ? f->random_float
+                                                         : f->random_double;
   const char* name = "stepgen_init_fill";
-  const cl_long base =
-      ((sub.lo[2] - buffer.lo[2]) * buffer.extent(1) + (sub.lo[1] - buffer.lo[1])) *
-          buffer.extent(0) +
-      (sub.lo[0] - buffer.lo[0]);
-  const cl_ulong first =
-      (static_cast<cl_ulong>(sub.lo[2] - grid.lo[2]) * static_cast<cl_ulong>(grid.extent(1)) +
-       static_cast<cl_ulong>(sub.lo[1] - grid.lo[1])) *
-          static_cast<cl_ulong>(grid.extent(0)) +
-      static_cast<cl_ulong>(sub.lo[0] - grid.lo[0]);
   cl_uint i = 0;
   set_arg(d, k, i++, m, name);
-  set_arg(d, k, i++, static_cast<cl_int>(init.kind), name);
-  set_arg(d, k, i++, static_cast<cl_int>(init.type), name);
+  set_arg(d, k, i++, also ? also->get() : cl_mem{nullptr}, name);
   set_arg(d, k, i++, static_cast<cl_ulong>(rt::splitmix64(init.seed)), name);
   set_arg(d, k, i++, static_cast<cl_ulong>(init.value), name);
-  set_arg(d, k, i++, base, name);
-  for (rt::Index v : {sub.extent(0), sub.extent(1), sub.extent(2), buffer.extent(0),
-                      buffer.extent(0) * buffer.extent(1), grid.extent(0), grid.extent(1)})
+  for (std::int64_t v : {b.base, b.nx, b.ny, b.nz, b.sy, b.sz, b.gx, b.gy})
     set_arg(d, k, i++, static_cast<cl_long>(v), name);
-  set_arg(d, k, i++, first, name);
-  // x across work-groups of up to 128 items, one row of them per row and plane (up to 65535
-  // each: the kernel's loops stride past them): no division per cell (four 64-bit divisions a
-  // cell made the fill 2-3x slower than the memory on a GPU).
+  set_arg(d, k, i++, static_cast<cl_ulong>(b.first), name);
+  // x across work-groups of up to 128 items, then rows and planes, at most 4096 work-groups
+  // (init_cuda.hpp's kFillBlocks): the kernel's loops stride past them, so each work-group
+  // fills many rows. No division per cell (four 64-bit divisions a cell made the fill 2-3x
+  // slower than the memory on a GPU).
   std::size_t most = 0;
   check(clGetKernelWorkGroupInfo(k.get(), d.id, CL_KERNEL_WORK_GROUP_SIZE, sizeof most, &most,
                                  nullptr),
         "clGetKernelWorkGroupInfo(stepgen_init_fill)", d.label());
-  const auto nx = static_cast<std::size_t>(sub.extent(0));
+  const std::size_t groups = 4096;
+  const auto nx = static_cast<std::size_t>(b.nx);
+  const auto ny = static_cast<std::size_t>(b.ny);
+  const auto nz = static_cast<std::size_t>(b.nz);
   const std::size_t lx = std::max<std::size_t>(1, std::min<std::size_t>({128, most, nx}));
-  const size_t global[3] = {std::min<std::size_t>((nx + lx - 1) / lx, 1024) * lx,
-                            std::min<std::size_t>(static_cast<std::size_t>(sub.extent(1)), 65535),
-                            std::min<std::size_t>(static_cast<std::size_t>(sub.extent(2)), 65535)};
+  const std::size_t gx = std::min<std::size_t>((nx + lx - 1) / lx, groups);
+  const std::size_t gy = std::min<std::size_t>({ny, std::max<std::size_t>(1, groups / gx), 65535});
+  const std::size_t gz =
+      std::min<std::size_t>({nz, std::max<std::size_t>(1, groups / (gx * gy)), 65535});
+  const size_t global[3] = {gx * lx, gy, gz};
   const size_t local[3] = {lx, 1, 1};
   launch(d, k, name, 3, global, local);
 }
