@@ -83,7 +83,10 @@ step regen "$root/tests/regen/regen_test.sh" "$build/stepgen" "$root" "$build/re
 p2=$!
 wait $p1 || status=1
 wait $p2 || status=1
-step generator-tests "$build/tests/stepgen_tests" || status=1
+# From the source tree: run from a build folder (ctest's working directory), LeakSanitizer's
+# tracer crashed at the sanitized stepgen_tests' exit every time (all its tests passed; "Tracer
+# caught signal 11"), from the checkout's top never (2 of 2, and 3 of 3 before); cause unknown.
+(cd "$root" && step generator-tests "$build/tests/stepgen_tests") || status=1
 
 # A short fuzz of the readers (clang, libFuzzer, its own build tree), then every input it kept,
 # and the seeds, through this build's `stepgen check`: what libFuzzer only fed to the readers
