@@ -67,7 +67,10 @@ POCL_DEVICES=pthread "$prog" --device-type cpu --devices 1 --out-of-core on --oo
 if grep -q "retuned on the chunks" "$work/xml-ooc-off.log"; then
   echo "FAIL: --ooc-retune off retuned"; fail=1
 fi
-grep -q "^  local size: kernel 'heat': the start-up choice .* kept, not retuned on the chunks: the run has 18 interior chunk commands" \
+# (18 = 3 full passes x 6 interior chunks. On a busy CPU the start-up times may leave no other
+# candidate within 1.5x of the choice, as above: then that is the reason given. Seen once in a
+# fresh-clone CI run sharing its 2 cores with a build.)
+grep -Eq "^  local size: kernel 'heat': the start-up choice .* kept, not retuned on the chunks: (the run has 18 interior chunk commands|the other candidates were refused or over 1.5x)" \
   "$work/xml-ooc-short.log" || { echo "FAIL: a short run: no reason why not retuned"; fail=1; }
 # The YAML spec's own list: only its three shapes are tried.
 tried=$(grep -m1 '^  tried:' "$work/yaml-one.log")

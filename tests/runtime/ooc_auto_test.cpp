@@ -3,7 +3,9 @@
 // figures; the options (issue 26).
 #include <doctest/doctest.h>
 
+#include <chrono>
 #include <string>
+#include <thread>
 
 #include "stepgen/calibration.hpp"
 #include "stepgen/ooc.hpp"
@@ -211,4 +213,68 @@ TEST_CASE("ooc options: --out-of-core auto given compares, the default does not"
   argc = 3;
   ooc::take_options(argc, argv2, o);
   CHECK_FALSE(o.compare);
+}
+
+TEST_CASE("ooc calibration: the per-command latency is taken off the probe's figures once") {
+  // The model charges each command the latency on top of its bytes or cells; the figures
+  // measured on the probe leave out what its own commands were charged (without_latency).
+  ooc::Link link;
+  link.latency = 1e-3;
+  CHECK(ooc::without_latency(5e-3, 2, link) == doctest::Approx(3e-3));
+  CHECK(ooc::without_latency(5e-3, 0, link) == doctest::Approx(5e-3));
+  // At least a tenth is kept: a latency above what the commands took never makes a figure
+  // infinite (or negative).
+  CHECK(ooc::without_latency(5e-3, 10, link) == doctest::Approx(5e-4));
+  link.latency = 0;
+  CHECK(ooc::without_latency(5e-3, 4, link) == doctest::Approx(5e-3));
+
+  // The kernels' figure: a step of 2 launches over the probe, 1 ms each charged by the model;
+  // the same step measured with no latency gives about 2 ms more per step.
+  ooc::Request r = grid_request();
+  r.chunks = 1;
+  r.steps_per_pass = 1;
+  r.launches = 2;
+  const ooc::Schedule sc = ooc::schedule(r);
+  const Box probe = Box::from_extent(3, {64, 56, 40});
+  auto step_seconds = [&](double latency) {
+    ooc::Link l;
+    l.latency = latency;
+    ooc::measure_device(
+        sc, probe, [] { std::this_thread::sleep_for(std::chrono::milliseconds(6)); },
+        [](std::size_t, const RectCopy&, const RectCopy&) {}, [] {}, l);
+    return l.cell_step * 64.0 * 56.0 * static_cast<double>(ooc::computed_planes(sc, 40));
+  };
+  const double plain = step_seconds(0), charged = step_seconds(1e-3);
+  CHECK(plain >= 6e-3);
+  CHECK(charged >= 4e-3);
+  CHECK(charged <= plain - 1e-3);  // 2 ms taken off (1 ms of slack for the sleeps)
+
+  // The link's figures: the latency is measured first, on the single device's probe, and each
+  // way (4 arrays: 4 commands on its queue) is timed without 4 latencies.
+  struct Probe {
+    Box box;
+  };
+  auto link_of = [&](double latency) {
+    ooc::Link l;
+    int measured = 0;
+    ooc::measure_link<Probe>(
+        sc, 1, Index{1} << 20, [](std::size_t, const Box& b) { return Probe{b}; },
+        [](Probe&, bool) { std::this_thread::sleep_for(std::chrono::milliseconds(4)); },
+        [](Probe&) {},
+        [&](Probe&) {
+          ++measured;
+          return latency;
+        },
+        l);
+    CHECK(measured == 1);
+    CHECK(l.latency == latency);
+    return l;
+  };
+  const ooc::Link slow = link_of(0), fast = link_of(0.5e-3);
+  const double bytes =
+      static_cast<double>(ooc::probe_planes(sc.parts[0].reach, 3, 16, Index{1} << 20).volume()) *
+      16.0;
+  CHECK(bytes / fast.h2d <= bytes / slow.h2d - 1e-3);  // 2 ms taken off (1 ms of slack)
+  CHECK(bytes / fast.d2h <= bytes / slow.d2h - 1e-3);
+  CHECK(bytes / fast.h2d >= 2e-3 * 0.99);
 }

@@ -658,7 +658,7 @@ TEST_CASE("ooc model: the device copies' speed is measured between a probe's two
         from_seen = from;
         to_seen = to;
       },
-      arrays);
+      arrays, ooc::Link{});
   CHECK(calls == 4);  // a warm-up and three timed
   CHECK(from_seen.lo[2] == 5);
   CHECK(from_seen.hi[2] == 10);
@@ -671,7 +671,8 @@ TEST_CASE("ooc model: the device copies' speed is measured between a probe's two
   Box thin = probe;
   thin.hi[2] = 6;
   CHECK(ooc::measure_copies(
-            thin, 3, [&](const Box&, const Box&) { ++calls; }, arrays) == ooc::Link{}.d2d);
+            thin, 3, [&](const Box&, const Box&) { ++calls; }, arrays, ooc::Link{}) ==
+        ooc::Link{}.d2d);
   CHECK(calls == 4);
 }
 

@@ -203,6 +203,17 @@ class InCore {
     for (std::size_t p = 0; p < parts(); ++p)
       kernels_.push_back(problem_.build_kernels ? problem_.build_kernels(devices_[p])
                                                 : typename B::Kernels{});
+    // The fill's and the frames' programs too (OpenCL builds them at their first use), so
+    // that run() times no program build.
+    bool fills = false;
+    for (int id = 0; id < problem_.array_count; ++id) {
+      const auto kind = problem_.arrays[id].init.kind;
+      fills = fills || (!host_[static_cast<std::size_t>(id)].held && kind != ArrayInit::kCopy);
+    }
+    for (std::size_t p = 0; p < parts(); ++p) {
+      if (fills) B::prepare_init(devices_[p]);
+      if (problem_.boundary_count > 0) B::prepare_frames(devices_[p]);
+    }
     for (int id = 0; id < problem_.array_count; ++id)
       if (problem_.arrays[id].exchanged)
         plans_[static_cast<std::size_t>(id)] =

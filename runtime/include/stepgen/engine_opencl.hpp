@@ -255,6 +255,11 @@ struct Backend {
     cl::write_box(dd, dm, dst_box, stage, to, nullptr);
     cl::finish(dd);
   }
+  /// devinit: builds the fill program of `d` (init_opencl.hpp) before the run is timed.
+  static void prepare_init(const Device& d) { cl::prepare_init(d); }
+  /// Builds the frame-copy program of `d` (frame_kernels_for) before the run is timed: the
+  /// first refill of a boundary frame on the devices would build it inside a step.
+  static void prepare_frames(const Device& d) { frame_kernels_for(d); }
   /// devinit: initial values made on the device (init_opencl.hpp), on its compute queue.
   static void init_box(const Device& d, const Mem& m, const rt::Box& buffer, const rt::Box& sub,
                        const rt::Box& grid, const rt::ArrayInit& init, std::size_t element_bytes,

@@ -13,8 +13,11 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -281,9 +284,23 @@ inline std::vector<Device> discover(const rt::Options& opt) {
   return found;
 }
 
-/// Builds `source` for one device; on failure the message carries the build log.
+/// Builds `source` for one device; on failure the message carries the build log. A program
+/// built once is kept for the process and given again for the same device, source and options
+/// (the probe, the tuner, the calibration and the run each make the spec's kernels: one build,
+/// not four; and the run launches a program whose kernels already ran, so its first step pays
+/// no loading). Kept, never released: released OpenCL objects after the platform's exit
+/// handlers can crash (init_opencl.hpp keeps its fill program so too).
 inline Program build_program(const Device& d, const std::string& source,
                              const std::string& options) {
+  using Key = std::tuple<cl_context, cl_device_id, std::string, std::string>;
+  static std::mutex lock;
+  static auto* built = new std::map<Key, cl_program>();
+  std::lock_guard<std::mutex> hold(lock);
+  const Key key{d.context.get(), d.id, source, options};
+  if (auto it = built->find(key); it != built->end()) {
+    check(clRetainProgram(it->second), "clRetainProgram", d.label());
+    return Program(it->second);
+  }
   cl_int err = CL_SUCCESS;
   const char* text = source.c_str();
   size_t length = source.size();
@@ -309,6 +326,8 @@ inline Program build_program(const Device& d, const std::string& source,
     throw rt::RunError(std::string("clBuildProgram failed on ") + d.label() + ": " +
                        error_name(err) + "\n--- build log ---\n" + log);
   }
+  check(clRetainProgram(p.get()), "clRetainProgram", d.label());
+  built->emplace(key, p.get());
   return p;
 }
 

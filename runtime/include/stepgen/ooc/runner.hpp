@@ -289,18 +289,19 @@ class Runner {
       Ops::finish(pr.in.get(), *pr.d);
       Ops::finish(pr.out.get(), *pr.d);
     };
-    Link link;
-    Probe pr = measure_link<Probe>(sc, devices.size(), probe_bytes, make, copy, wait, link);
     const Device& d = devices[0];
     // oocauto: the per-command latency, one cell of the first array sent and waited for.
-    {
+    auto latency = [&](Probe& pr) {
       Box cell = pr.box;
       for (std::size_t i = 0; i < 3; ++i) cell.hi[i] = std::min(cell.hi[i], cell.lo[i] + 1);
-      link.latency = measure_latency([&] {
+      return measure_latency([&] {
         Ops::host_copy(pr.in.get(), d, pr.bufs[0], pr.box, host[0], cell, true, nullptr);
         Ops::finish(pr.in.get(), d);
       });
-    }
+    };
+    Link link;
+    Probe pr =
+        measure_link<Probe>(sc, devices.size(), probe_bytes, make, copy, wait, latency, link);
     const Box probe = pr.box;
     std::vector<Buffer>& bufs = pr.bufs;
     rt::Part chunk;
