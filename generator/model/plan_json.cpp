@@ -173,6 +173,10 @@ std::string plan_json(const ProgramPlan& pp, const Plan& plan) {
     if (l.latency > 0)  // oocauto
       figures.set("latency_us", Json::real(l.latency * 1e6))
           .set("latency_from", Json::string(f.latency));
+    if (l.issue_op > 0 || l.issue_command > 0)  // oocauto
+      figures.set("issue_op_us", Json::real(l.issue_op * 1e6))
+          .set("issue_command_us", Json::real(l.issue_command * 1e6))
+          .set("issue_from", Json::string(f.issue));
     totals.set("figures", figures);
   }
   if (!plan.reason.empty()) totals.set("out_of_core_reason", Json::string(plan.reason));

@@ -181,6 +181,12 @@ std::string plan_text(const ProgramPlan& pp, const Plan& plan) {
                   f.link.latency * 1e6, f.latency.c_str());
     s += line;
   }
+  if (f.link.issue_op > 0 || f.link.issue_command > 0) {  // oocauto: the host's issue
+    std::snprintf(line, sizeof line,
+                  "  figures: the host issues an op in %.1f us + %.1f us per copy or launch (%s)\n",
+                  f.link.issue_op * 1e6, f.link.issue_command * 1e6, f.issue.c_str());
+    s += line;
+  }
   std::snprintf(line, sizeof line, "  predicted %.6f s for %lld step(s)\n", plan.predicted_s,
                 static_cast<long long>(plan.steps));
   s += line;

@@ -278,3 +278,77 @@ TEST_CASE("ooc calibration: the per-command latency is taken off the probe's fig
   CHECK(bytes / fast.d2h <= bytes / slow.d2h - 1e-3);
   CHECK(bytes / fast.h2d >= 2e-3 * 0.99);
 }
+
+TEST_CASE("ooc model: the host issues the commands one after another") {
+  // Every op waits until the host has issued it (issue_op + issue_command per copy or launch,
+  // in issue order): with devices far faster than the host, the run is the host's time.
+  ooc::Request r = grid_request();
+  r.chunks = 4;
+  r.steps_per_pass = 2;
+  const ooc::Schedule sc = ooc::schedule(r);
+  ooc::Link link;
+  link.h2d = link.d2h = 1e15;
+  link.bidir = 2e15;
+  link.cell_step = 1e-18;
+  link.d2d = 1e15;
+  const double fast = ooc::predict(sc, link, 4, true);
+  CHECK(fast < 1e-6);
+  double ops = 0, commands = 0;
+  for (const ooc::Op& op : ooc::ops(sc, 4)) {
+    if (op.kind == ooc::Op::Kind::kBarrier) continue;
+    ops += 1;
+    if (op.kind == ooc::Op::Kind::kCompute)
+      commands += ooc::compute_commands(sc, op);
+    else
+      for (const ooc::Array& a : sc.arrays)
+        commands += op.kind == ooc::Op::Kind::kLoad || a.written ? 1 : 0;
+  }
+  link.issue_op = 1e-3;
+  link.issue_command = 1e-4;
+  const double host = ooc::predict(sc, link, 4, true);
+  CHECK(host == doctest::Approx(ops * 1e-3 + commands * 1e-4).epsilon(1e-6));
+  // A slow device (3.7 s) with a host that issues everything in 0.03 s: the host delays only
+  // the first commands (the issue of the ops before the first compute), not the run by its
+  // whole issue time.
+  link.cell_step = 1e-6;
+  link.issue_op = link.issue_command = 0;
+  const double device = ooc::predict(sc, link, 4, true);
+  link.issue_op = 1e-3;
+  link.issue_command = 1e-4;
+  const double both = ooc::predict(sc, link, 4, true);
+  CHECK(ops * 1e-3 + commands * 1e-4 > 0.02);
+  CHECK(both >= device);
+  CHECK(both <= device + 0.005);
+  // Without overlap, one queue: the same.
+  link.cell_step = 1e-18;
+  link.issue_op = 1e-3;
+  link.issue_command = 1e-4;
+  CHECK(ooc::predict(sc, link, 4, false) ==
+        doctest::Approx(ops * 1e-3 + commands * 1e-4).epsilon(1e-6));
+}
+
+TEST_CASE("ooc calibration: the host's issue figures, measured, written and read back") {
+  // An op whose calls take 300 us and 100 us per copy on the host.
+  ooc::Link link;
+  int waits = 0;
+  ooc::measure_issue(
+      [](int copies) {
+        std::this_thread::sleep_for(std::chrono::microseconds(300 + 100 * copies));
+      },
+      [&] { ++waits; }, link);
+  CHECK(waits == 8);  // 4 rounds (a warm-up and three timed) of each kind
+  CHECK(link.issue_command >= 90e-6);
+  CHECK(link.issue_command <= 400e-6);
+  CHECK(link.issue_op + link.issue_command >= 390e-6);
+  const std::string text = ooc::link_figures_text(link);
+  CHECK(text.find(",issue_op=") != std::string::npos);
+  LinkFigures f;
+  apply_link_figures(text, "run.txt", f);
+  CHECK(f.link.issue_op == doctest::Approx(link.issue_op));
+  CHECK(f.link.issue_command == doctest::Approx(link.issue_command));
+  CHECK(f.issue == "run.txt");
+  const ooc::Link printed = ooc::as_printed(link);
+  CHECK(printed.issue_op == f.link.issue_op);
+  CHECK(printed.issue_command == f.link.issue_command);
+  CHECK(ooc::link_figures_text(ooc::Link{}).find("issue") == std::string::npos);
+}

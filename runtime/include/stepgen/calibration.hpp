@@ -9,11 +9,12 @@
 ///
 /// h2d, d2h, bidir, d2d and the *_all figures in GB/s (1e9 bytes per second), kernel in
 /// nanoseconds per cell and time step, latency in microseconds per command (optional: 0, not
-/// charged, when absent), devices_all a count (the *_all figures: the host link
-/// summed over that many devices streaming at once; see ooc::Link). A program's out-of-core
-/// report ends its link lines with one such list, after "calibration:" (ooc::print_report, written
-/// by ooc.hpp's ooc::link_figures_text), so its saved output is a calibration file. Standard
-/// library only; the generator reads it, the programs do not need it.
+/// charged, when absent), issue_op and issue_command the host's microseconds to issue an op and
+/// each of its copies or launches (optional: 0, the host not modelled), devices_all a count (the
+/// *_all figures: the host link summed over that many devices streaming at once; see ooc::Link). A
+/// program's out-of-core report ends its link lines with one such list, after "calibration:"
+/// (ooc::print_report, written by ooc.hpp's ooc::link_figures_text), so its saved output is a
+/// calibration file. Standard library only; the generator reads it, the programs do not need it.
 
 #include <cctype>
 #include <cstdio>
@@ -31,6 +32,7 @@ struct LinkFigures {
   std::string h2d = "assumed", d2h = "assumed", bidir = "assumed", kernel = "assumed",
               d2d = "assumed", all = "";  ///< all: the *_all figures' source ("" = none)
   std::string latency = "none";           ///< oocauto: the per-command latency's source
+  std::string issue = "none";             ///< oocauto: the host issue figures' source
 };
 
 /// Applies the KEY=VALUE list `text` to `f`, noting `source` as each stated figure's origin.
@@ -38,8 +40,9 @@ struct LinkFigures {
 inline void apply_link_figures(const std::string& text, const std::string& source, LinkFigures& f) {
   std::string item;
   auto bad = [&](const std::string& why) {
-    throw UsageError(source + ": " + why + " (expected KEY=VALUE items: h2d, d2h, bidir, d2d " +
-                     "in GB/s, kernel in ns per cell-step, latency in us per command)");
+    throw UsageError(
+        source + ": " + why + " (expected KEY=VALUE items: h2d, d2h, bidir, d2d " +
+        "in GB/s, kernel in ns per cell-step, latency, issue_op and issue_command in us)");
   };
   std::string all;
   for (char c : text) all += c == ',' ? ' ' : c;
@@ -78,6 +81,9 @@ inline void apply_link_figures(const std::string& text, const std::string& sourc
     } else if (key == "latency") {  // oocauto: microseconds per command
       f.link.latency = v * 1e-6;
       f.latency = source;
+    } else if (key == "issue_op" || key == "issue_command") {  // oocauto: the host, us
+      (key == "issue_op" ? f.link.issue_op : f.link.issue_command) = v * 1e-6;
+      f.issue = source;
     } else if (key == "h2d_all" || key == "d2h_all" || key == "bidir_all") {
       (key == "h2d_all"   ? f.link.h2d_all
        : key == "d2h_all" ? f.link.d2h_all

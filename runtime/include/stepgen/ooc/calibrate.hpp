@@ -181,6 +181,31 @@ double median_seconds(int runs, F f) {
   return t.empty() ? 0 : t[t.size() / 2];
 }
 
+/// The host's time to issue commands (Link::issue_op, issue_command): `op(n)` issues one op
+/// as the runner does (a wait on the previous op's event, a timing event, `n` one-cell copies,
+/// a timing event, its completion event) without waiting for the device; `wait()` waits for
+/// all of them. 16 ops of 1 copy, and 16 of 4 copies, the host's time only, the fastest of
+/// three after a warm-up each: issue_command from the difference, issue_op from the rest.
+template <typename IssueOp, typename Wait>
+void measure_issue(IssueOp op, Wait wait, Link& link) {
+  constexpr int kOps = 16;
+  auto per_op = [&](int copies) {
+    double best = -1;
+    for (int r = 0; r < 4; ++r) {  // the first: a warm-up
+      Stopwatch t;
+      t.start();
+      for (int i = 0; i < kOps; ++i) op(copies);
+      const double s = t.stop();
+      wait();
+      if (r > 0 && (best < 0 || s < best)) best = s;
+    }
+    return std::max(best, 0.0) / kOps;
+  };
+  const double one = per_op(1), four = per_op(4);
+  link.issue_command = std::max((four - one) / 3, 0.0);
+  link.issue_op = std::max(one - link.issue_command, 0.0);
+}
+
 /// A command's latency: `tiny()` issues one copy of a single cell and waits for it; after a
 /// warm-up, the median of seven. What the model charges each command beyond its bytes or cells
 /// (Link::latency).

@@ -42,6 +42,12 @@ struct Link {
   /// The model charges it to every load and store (one per array), to every step of a compute
   /// command (a launch at least) and to every pass barrier. 0: not charged.
   double latency = 0;
+  /// The host's time to issue commands: the runner issues every command from one thread, and
+  /// on small runs the devices wait for it (wave2k 37x29x41 in 10 chunks: 93 us a chunk
+  /// visit, its commands' events 74 us). `issue_op`: an op's own calls (its waits, the events
+  /// timing it, its completion event); `issue_command`: each copy or launch it issues. Measured
+  /// at start-up (calibrate.hpp, measure_issue); 0: the host is not modelled.
+  double issue_op = 0, issue_command = 0;
   // --- end oocauto ---
 };
 
@@ -61,6 +67,15 @@ inline std::string link_figures_text(const Link& link) {
   // oocauto: the per-command latency in microseconds, where measured or stated.
   if (link.latency > 0) {
     std::snprintf(buf, sizeof buf, ",latency=%.9g", link.latency * 1e6);
+    s += buf;
+  }
+  // The host's issue, microseconds, each where measured above 0 or stated.
+  if (link.issue_op > 0) {
+    std::snprintf(buf, sizeof buf, ",issue_op=%.9g", link.issue_op * 1e6);
+    s += buf;
+  }
+  if (link.issue_command > 0) {
+    std::snprintf(buf, sizeof buf, ",issue_command=%.9g", link.issue_command * 1e6);
     s += buf;
   }
   return s;
@@ -89,6 +104,8 @@ inline Link as_printed(Link l) {
     l.bidir_all = round(l.bidir_all, l.bidir_all / 1e9, 1e9);
   }
   l.latency = round(l.latency, l.latency * 1e6, 1e-6);
+  l.issue_op = round(l.issue_op, l.issue_op * 1e6, 1e-6);
+  l.issue_command = round(l.issue_command, l.issue_command * 1e6, 1e-6);
   return l;
 }
 
@@ -233,6 +250,23 @@ inline double simulate(const Schedule& sc, const Link& measured, Index steps, bo
       if (link.latency > 0) work[i] += link.latency * compute_commands(sc, op);  // oocauto
     }
   }
+  // oocauto: when the host has issued each op (issue_op + issue_command per copy or launch,
+  // one after the other in issue order; after a barrier, from when the barrier is over).
+  std::vector<double> issued(ops.size(), 0);
+  std::vector<double> issue_cost(ops.size(), 0);
+  const bool host = link.issue_op > 0 || link.issue_command > 0;
+  if (host)
+    for (std::size_t i = 0; i < ops.size(); ++i) {
+      const Op& op = ops[i];
+      if (op.kind == K::kBarrier) continue;
+      double commands = 0;
+      if (op.kind == K::kCompute)
+        commands = compute_commands(sc, op);
+      else
+        for (const Array& a : sc.arrays) commands += (op.kind == K::kLoad || a.written) ? 1 : 0;
+      issue_cost[i] = link.issue_op + link.issue_command * commands;
+    }
+  double host_clock = 0;
   const double f = std::min(1.0, link.bidir / (link.h2d + link.d2h));  // both ways at once
   std::vector<char> done(ops.size(), 0), running(ops.size(), 0);
   std::vector<double> left = work;
@@ -241,6 +275,8 @@ inline double simulate(const Schedule& sc, const Link& measured, Index steps, bo
   while (begin < ops.size()) {
     std::size_t end = begin;
     while (end < ops.size() && ops[end].kind != K::kBarrier) ++end;
+    host_clock = std::max(host_clock, now);  // the host waited at the barrier
+    for (std::size_t i = begin; i < end; ++i) issued[i] = host_clock += issue_cost[i];
     // Each part's streams: the commands in issue order; the one at the head runs.
     const std::size_t lanes = overlap ? 3 : 1;
     std::vector<std::vector<std::size_t>> queue(parts * lanes);
@@ -266,7 +302,7 @@ inline double simulate(const Schedule& sc, const Link& measured, Index steps, bo
         for (std::size_t q = 0; q < queue.size(); ++q) {
           if (head[q] >= queue[q].size()) continue;
           const std::size_t i = queue[q][head[q]];
-          if (running[i] || !ready(ops[i])) continue;
+          if (running[i] || !ready(ops[i]) || issued[i] > now) continue;
           if (left[i] > 0) {
             running[i] = 1;
           } else {
@@ -285,6 +321,18 @@ inline double simulate(const Schedule& sc, const Link& measured, Index steps, bo
         const std::size_t i = queue[q][head[q]];
         if (running[i]) run.push_back({i, 0.0});
       }
+      // oocauto: the first head the host has not issued yet.
+      double next_issue = -1;
+      for (std::size_t q = 0; q < queue.size(); ++q) {
+        if (head[q] >= queue[q].size()) continue;
+        const std::size_t i = queue[q][head[q]];
+        if (!running[i] && issued[i] > now && (next_issue < 0 || issued[i] < next_issue))
+          next_issue = issued[i];
+      }
+      if (run.empty() && next_issue >= 0) {
+        now = next_issue;
+        continue;
+      }
       if (run.empty()) throw RunError("out-of-core model: the pipeline waits on itself");
       for (auto& [i, rate] : run) {
         const Op& op = ops[i];
@@ -301,7 +349,12 @@ inline double simulate(const Schedule& sc, const Link& measured, Index steps, bo
       double dt = -1;
       for (const auto& [i, rate] : run)
         if (dt < 0 || left[i] / rate < dt) dt = left[i] / rate;
-      now += dt;
+      double then = now + dt;
+      if (next_issue >= 0 && next_issue < then) {  // oocauto: a head is issued first
+        dt = next_issue - now;
+        then = next_issue;
+      }
+      now = then;
       for (const auto& [i, rate] : run) {
         left[i] -= rate * dt;
         if (left[i] <= 1e-9 * work[i]) {

@@ -35,6 +35,8 @@ struct Stats {
   /// The commands' times from events around each (summed over commands and devices):
   /// compute commands (kernels and their region/band-sharing device copies), loads, stores.
   double kernel_s = 0, load_s = 0, store_s = 0;
+  /// The host's time issuing the commands (waits at pass barriers not counted).
+  double issue_s = 0;
   bool timed = false;  ///< the backend timed its commands
   std::string choice;  ///< `--out-of-core auto`'s line: which it took and why ("": none)
   // --- end oocauto ---
@@ -87,9 +89,11 @@ inline void print_report(const Stats& s, std::FILE* out) {
     std::fprintf(out,
                  "  split (events around each command, summed over commands and devices): "
                  "kernels %.6f s (with region/band-sharing device copies), loads %.6f s, stores "
-                 "%.6f s; per-command latency %.1f us (%s)\n",
+                 "%.6f s; per-command latency %.1f us (%s); the host issued them in %.6f s (an "
+                 "op %.1f us + %.1f us per copy or launch at start-up)\n",
                  s.kernel_s, s.load_s, s.store_s, s.link.latency * 1e6,
-                 s.link.measured ? "measured at start-up" : "assumed");
+                 s.link.measured ? "measured at start-up" : "assumed", s.issue_s,
+                 s.link.issue_op * 1e6, s.link.issue_command * 1e6);
   for (const std::string& line : s.retune) std::fprintf(out, "%s\n", line.c_str());
 }
 

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <map>
 #include <string>
@@ -232,8 +233,14 @@ class Runner {
           break;
         }
       }
-      if (op.kind == Op::Kind::kBarrier || runs_here(static_cast<std::size_t>(op.part)))
+      if (op.kind == Op::Kind::kBarrier) {
         execute(op, stats);
+      } else if (runs_here(static_cast<std::size_t>(op.part))) {
+        Stopwatch issue;  // oocauto: the host's time issuing the op (the report's split)
+        issue.start();
+        execute(op, stats);
+        stats.issue_s += issue.stop();
+      }
     }
     finish_all();
     if (done == steps && share_.pass_end && steps > 0)
@@ -291,9 +298,13 @@ class Runner {
     };
     const Device& d = devices[0];
     // oocauto: the per-command latency, one cell of the first array sent and waited for.
-    auto latency = [&](Probe& pr) {
+    auto one_cell = [](const Probe& pr) {
       Box cell = pr.box;
       for (std::size_t i = 0; i < 3; ++i) cell.hi[i] = std::min(cell.hi[i], cell.lo[i] + 1);
+      return cell;
+    };
+    auto latency = [&](Probe& pr) {
+      const Box cell = one_cell(pr);
       return measure_latency([&] {
         Ops::host_copy(pr.in.get(), d, pr.bufs[0], pr.box, host[0], cell, true, nullptr);
         Ops::finish(pr.in.get(), d);
@@ -302,6 +313,34 @@ class Runner {
     Link link;
     Probe pr =
         measure_link<Probe>(sc, devices.size(), probe_bytes, make, copy, wait, latency, link);
+    // oocauto: the host's time to issue an op and each of its copies, as execute() issues them:
+    // the waits, the timing events, the copies, the completion event, and the events of ops
+    // three back released (execute() keeps a window of them; its timers go in batches).
+    {
+      const Box cell = one_cell(pr);
+      std::deque<Event> done, timers;
+      measure_issue(
+          [&](int copies) {
+            Ops::use(d);
+            std::vector<const Event*> after;
+            if (!done.empty()) after.push_back(&done.back());
+            Ops::wait(pr.in.get(), d, after);
+            if constexpr (HasTimer<Ops>::value) timers.push_back(Ops::timer(pr.in.get(), d));
+            for (int i = 0; i < copies; ++i)
+              Ops::host_copy(pr.in.get(), d, pr.bufs[0], pr.box, host[0], cell, true, nullptr);
+            if constexpr (HasTimer<Ops>::value) timers.push_back(Ops::timer(pr.in.get(), d));
+            done.push_back(Ops::record(pr.in.get(), d));
+            while (done.size() > 3) done.pop_front();
+            while (timers.size() > 6) timers.pop_front();
+            Ops::flush(pr.in.get(), d);
+          },
+          [&] {
+            Ops::finish(pr.in.get(), d);
+            done.clear();
+            timers.clear();
+          },
+          link);
+    }
     const Box probe = pr.box;
     std::vector<Buffer>& bufs = pr.bufs;
     rt::Part chunk;
