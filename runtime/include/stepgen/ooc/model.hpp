@@ -197,6 +197,16 @@ inline double compute_commands(const Schedule& sc, const Op& op) {
       [&steps](const rt::Part&, Index, Index) { steps += 1; });
   return copies + steps * static_cast<double>(std::max(sc.launches, 1));
 }
+
+/// The copies and launches op `op` issues: a load's one per array, a store's one per written
+/// array, a compute command's compute_commands (a barrier: none).
+inline double op_commands(const Schedule& sc, const Op& op) {
+  if (op.kind == Op::Kind::kBarrier) return 0;
+  if (op.kind == Op::Kind::kCompute) return compute_commands(sc, op);
+  double commands = 0;
+  for (const Array& a : sc.arrays) commands += (op.kind == Op::Kind::kLoad || a.written) ? 1 : 0;
+  return commands;
+}
 // --- end oocauto ---
 
 /// The pipeline played out: every command of ops(sc, steps) in issue order on its stream
@@ -257,14 +267,8 @@ inline double simulate(const Schedule& sc, const Link& measured, Index steps, bo
   const bool host = link.issue_op > 0 || link.issue_command > 0;
   if (host)
     for (std::size_t i = 0; i < ops.size(); ++i) {
-      const Op& op = ops[i];
-      if (op.kind == K::kBarrier) continue;
-      double commands = 0;
-      if (op.kind == K::kCompute)
-        commands = compute_commands(sc, op);
-      else
-        for (const Array& a : sc.arrays) commands += (op.kind == K::kLoad || a.written) ? 1 : 0;
-      issue_cost[i] = link.issue_op + link.issue_command * commands;
+      if (ops[i].kind == K::kBarrier) continue;
+      issue_cost[i] = link.issue_op + link.issue_command * op_commands(sc, ops[i]);
     }
   double host_clock = 0;
   const double f = std::min(1.0, link.bidir / (link.h2d + link.d2h));  // both ways at once
