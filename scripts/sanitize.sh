@@ -78,32 +78,43 @@ step() {  # step NAME COMMAND...: runs COMMAND, output to BUILD_DIR/NAME.log; 1 
   echo "sanitize: $name passed ($((SECONDS - start))s)"
 }
 
-# The doctest binaries and the regeneration script side by side (one core each).
-step runtime-tests "$build/tests/runtime_tests" &
-p1=$!
-step regen "$root/tests/regen/regen_test.sh" "$build/stepgen" "$root" "$build/regen" &
-p2=$!
-wait $p1 || status=1
-wait $p2 || status=1
+# Two lines side by side (one core each, about 30 s apiece on CI's cores): the doctest
+# binaries; the regeneration script, then the fuzz.
 # From the source tree: run from a build folder (ctest's working directory), LeakSanitizer's
 # tracer crashed at the sanitized stepgen_tests' exit every time (all its tests passed; "Tracer
 # caught signal 11"), from the checkout's top never (2 of 2, and 3 of 3 before); cause unknown.
-(cd "$root" && step generator-tests "$build/tests/stepgen_tests") || status=1
-
+(
+  rc=0
+  step runtime-tests "$build/tests/runtime_tests" || rc=1
+  (cd "$root" && step generator-tests "$build/tests/stepgen_tests") || rc=1
+  exit $rc
+) &
+p1=$!
 # A short fuzz of the readers (clang, libFuzzer, its own build tree), then every input it kept,
-# and the seeds, through this build's `stepgen check`: what libFuzzer only fed to the readers
-# also goes through validation and the plan. Exit 1 of check (a located error) is expected.
-SECONDS=0
-fuzz_status=0
-"$root/scripts/fuzz.sh" "$fuzz_build" "$fuzz_seconds" >"$build/fuzz.log" 2>&1 || fuzz_status=$?
-if [ "$fuzz_status" -eq 0 ]; then
-  echo "sanitize: fuzz passed (${SECONDS}s): $(grep -E '^fuzz:' "$build/fuzz.log" | tr '\n' ' ')"
-elif [ "$fuzz_status" -eq 77 ]; then
-  echo "sanitize: fuzz skipped: $(tail -n 1 "$build/fuzz.log")"
-else
-  echo "sanitize: fuzz FAILED; the end of $build/fuzz.log:"; tail -n 60 "$build/fuzz.log"
-  status=1
-fi
+# and the seeds, through this build's `stepgen check` (below): what libFuzzer only fed to the
+# readers also goes through validation and the plan. Exit 1 of check (a located error) is
+# expected.
+fuzz() {
+  local start=$SECONDS fuzz_status=0
+  "$root/scripts/fuzz.sh" "$fuzz_build" "$fuzz_seconds" >"$build/fuzz.log" 2>&1 || fuzz_status=$?
+  if [ "$fuzz_status" -eq 0 ]; then
+    echo "sanitize: fuzz passed ($((SECONDS - start))s): $(grep -E '^fuzz:' "$build/fuzz.log" | tr '\n' ' ')"
+  elif [ "$fuzz_status" -eq 77 ]; then
+    echo "sanitize: fuzz skipped: $(tail -n 1 "$build/fuzz.log")"
+  else
+    echo "sanitize: fuzz FAILED; the end of $build/fuzz.log:"; tail -n 60 "$build/fuzz.log"
+    return 1
+  fi
+}
+(
+  rc=0
+  step regen "$root/tests/regen/regen_test.sh" "$build/stepgen" "$root" "$build/regen" || rc=1
+  fuzz || rc=1
+  exit $rc
+) &
+p2=$!
+wait $p1 || status=1
+wait $p2 || status=1
 replay() {  # replay STEPGEN WORK: `stepgen check` on each seed spec and kept fuzz input
   local stepgen=$1 work=$2 n=0 bad=0 rc f ext
   rm -rf "$work" && mkdir -p "$work"

@@ -4,6 +4,7 @@
 # array equals the serial reference bit for bit (and hence the one-device run), on random data.
 # Usage: example_test.sh STEPGEN SOURCE_DIR EXAMPLE FORMAT WORK_DIR REFERENCE_BIN [DEVICE_COUNTS]
 set -euo pipefail
+source "$(dirname "$0")/../build_program.sh"
 stepgen=$1 src=$2 example=$3 format=$4 work=$5 reference=$6 counts=${7:-"1 2 3 4"}
 spec="$src/examples/$example/$example.$format"
 out="$work/$example-$format"
@@ -26,8 +27,7 @@ if [ "$format" = yaml ]; then
   echo "ok: $example: the YAML spec gives the XML spec's tree (built and run by the xml test)"
   exit 0
 fi
-cmake -S "$out" -B "$out/build" -DCMAKE_BUILD_TYPE=Release >/dev/null
-cmake --build "$out/build" -j 2 >/dev/null
+build_program "$out"
 
 # Each test has its own reference folder: the XML and YAML tests of one example run in parallel.
 refdir="$work/$example-$format-reference"

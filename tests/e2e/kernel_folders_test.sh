@@ -5,6 +5,7 @@
 # A starts at 1; each step runs ka (B = A + 1) then kb (A = 2 * B): after 3 steps A is 22.
 # Usage: kernel_folders_test.sh STEPGEN WORK_DIR
 set -euo pipefail
+source "$(dirname "$0")/../build_program.sh"
 stepgen=$1 work=$2/kernel-folders
 rm -rf "$work"
 mkdir -p "$work/a" "$work/b"
@@ -45,8 +46,7 @@ out="$work/out"
 for f in kernels/a/k.cl kernels/b/k.cl; do
   cmp "$work/${f#kernels/}" "$out/$f" || { echo "FAIL: $f is not a copy of ${f#kernels/}"; exit 1; }
 done
-cmake -S "$out" -B "$out/build" -DCMAKE_BUILD_TYPE=Release >/dev/null
-cmake --build "$out/build" -j 2 >/dev/null
+build_program "$out"
 POCL_DEVICES="pthread pthread" "$out/build/two" --device-type cpu --devices 2 --save "A=$work/A.raw" \
   >"$work/log.txt" 2>&1 || { cat "$work/log.txt"; echo "FAIL: the program did not run"; exit 1; }
 # 64 floats of 22.0 (0x41b00000, little-endian).

@@ -4,6 +4,7 @@
 # run 3 steps on 2 PoCL CPU devices; A must equal Python's computation of the same float sums.
 # Usage: math_scalar_test.sh STEPGEN WORK_DIR
 set -euo pipefail
+source "$(dirname "$0")/../build_program.sh"
 stepgen=$1 work=$2/math-scalar
 rm -rf "$work"
 mkdir -p "$work"
@@ -31,8 +32,7 @@ cat >"$work/m.xml" <<'XML'
 XML
 out="$work/out"
 "$stepgen" generate "$work/m.xml" --target opencl -o "$out" >/dev/null
-cmake -S "$out" -B "$out/build" -DCMAKE_BUILD_TYPE=Release >/dev/null
-cmake --build "$out/build" -j 2 >/dev/null
+build_program "$out"
 POCL_DEVICES="pthread pthread" "$out/build/m" --device-type cpu --devices 2 --save "A=$work/A.raw" \
   >"$work/log.txt" 2>&1 || { cat "$work/log.txt"; echo "FAIL: the program did not run"; exit 1; }
 python3 - "$work/A.raw" <<'PY'

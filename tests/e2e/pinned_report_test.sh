@@ -6,12 +6,12 @@
 # a part of time:. jacobi2d on 2 PoCL devices.
 # Usage: pinned_report_test.sh STEPGEN SOURCE_DIR WORK_DIR
 set -euo pipefail
+source "$(dirname "$0")/../build_program.sh"
 stepgen=$1 src=$2 work=$3
 rm -rf "$work"
 mkdir -p "$work"
 "$stepgen" generate "$src/examples/jacobi2d/jacobi2d.xml" --target opencl -o "$work/out" >/dev/null
-cmake -S "$work/out" -B "$work/out/build" -DCMAKE_BUILD_TYPE=Release >/dev/null
-cmake --build "$work/out/build" -j 2 >/dev/null
+build_program "$work/out"
 prog="$work/out/build/jacobi2d"
 export POCL_DEVICES="pthread pthread"
 run=(--device-type cpu --devices 2 --steps 20)

@@ -7,6 +7,7 @@
 # jacobi2d on a 4096x4096 grid (64 MiB per array), so that a save lasts long enough to be caught.
 # Usage: program_io_test.sh STEPGEN SOURCE_DIR WORK_DIR
 set -euo pipefail
+source "$(dirname "$0")/../build_program.sh"
 stepgen=$1 src=$2 work=$3
 rm -rf "$work"
 mkdir -p "$work/spec"
@@ -15,8 +16,7 @@ sed -i 's/name="NX" value="1024"/name="NX" value="4096"/; s/size="NX 768"/size="
   "$work/spec/jacobi2d.xml"
 grep -q 'size="NX 4096"' "$work/spec/jacobi2d.xml" || { echo "FAIL: the grid was not enlarged"; exit 1; }
 "$stepgen" generate "$work/spec/jacobi2d.xml" --target opencl -o "$work/out" >/dev/null
-cmake -S "$work/out" -B "$work/out/build" -DCMAKE_BUILD_TYPE=Release >/dev/null
-cmake --build "$work/out/build" -j 2 >/dev/null
+build_program "$work/out"
 prog="$work/out/build/jacobi2d"
 bytes=$((4096 * 4096 * 4))
 export POCL_DEVICES="pthread pthread"

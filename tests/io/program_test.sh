@@ -23,6 +23,7 @@
 #   files are written by the ranks together, HDF5 by parallel HDF5), cuda-emu-mpi (the same
 #   with the CUDA program on the emulation)
 set -euo pipefail
+source "$(dirname "$0")/../build_program.sh"
 stepgen=$1 src=$2 work=$3 python=$4 target=$5
 rm -rf "$work"
 mkdir -p "$work/spec/data"
@@ -42,8 +43,7 @@ if [ "$target" = opencl ] || [ "$target" = opencl-mpi ]; then
     source "$src/tests/mpi/mpirun.sh"
   fi
   "$stepgen" generate "$work/spec/wave.xml" --target opencl "${distribution[@]}" -o "$work/gen" >/dev/null
-  cmake -S "$work/gen" -B "$work/gen/build" -DCMAKE_BUILD_TYPE=Release >/dev/null
-  cmake --build "$work/gen/build" -j 2 >/dev/null
+  build_program "$work/gen"
   program="$work/gen/build/wave"
 elif [ "$target" = cuda-emu-mpi ]; then
   source "$src/tests/mpi/mpirun.sh"

@@ -6,6 +6,7 @@
 # written) is not gathered at the end.
 # Usage: mpi_inits_test.sh STEPGEN SOURCE_DIR WORK_DIR JACOBI2D_REFERENCE_BIN
 set -euo pipefail
+source "$(dirname "$0")/../build_program.sh"
 stepgen=$1 src=$2 work=$3 reference=$4
 here=$(cd "$(dirname "$0")" && pwd)
 source "$here/mpirun.sh"
@@ -19,8 +20,7 @@ grep -q 'file(A0.raw)' "$work/spec/inits.xml" && grep -q 'value(0.25)' "$work/sp
 
 for d in none mpi; do
   "$stepgen" generate "$work/spec/inits.xml" --target opencl --distribution "$d" -o "$work/$d" >/dev/null
-  cmake -S "$work/$d" -B "$work/$d/build" -DCMAKE_BUILD_TYPE=None -DCMAKE_CXX_FLAGS=-O1 >/dev/null  # -O1: CI time
-  cmake --build "$work/$d/build" -j 2 >/dev/null
+  build_program "$work/$d"
 done
 cd "$work/spec"  # file(path) is read relative to the working directory
 mkdir -p one

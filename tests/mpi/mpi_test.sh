@@ -10,6 +10,7 @@
 # splits another dimension; bit-exact all the same). Then out of core per rank (mpi_ooc.sh).
 # Usage: mpi_test.sh STEPGEN SOURCE_DIR EXAMPLE WORK_DIR REFERENCE_BIN [RANK_COUNTS]
 set -euo pipefail
+source "$(dirname "$0")/../build_program.sh"
 stepgen=$1 src=$2 example=$3 work=$4 reference=$5 counts=${6:-"1 2 3"}
 here=$(cd "$(dirname "$0")" && pwd)
 source "$here/mpirun.sh"
@@ -21,15 +22,7 @@ mkdir -p "$work/$example-runs" "$work/$example-reference"
 if command -v clang-format >/dev/null; then  # the MPI sections are clang-formatted too
   (cd "$out" && clang-format --style=file --dry-run --Werror "$example.cpp")
 fi
-# STEPGEN_TEST_CXX_OPT (tests/mpi.cmake: all but jacobi2d): built with that optimization
-# instead of Release (-O1 builds in half the time; the -O3 warnings are checked by jacobi2d's
-# MPI build and every e2e build).
-if [ -n "${STEPGEN_TEST_CXX_OPT:-}" ]; then
-  cmake -S "$out" -B "$out/build" -DCMAKE_BUILD_TYPE=None -DCMAKE_CXX_FLAGS="$STEPGEN_TEST_CXX_OPT" >/dev/null
-else
-  cmake -S "$out" -B "$out/build" -DCMAKE_BUILD_TYPE=Release >/dev/null
-fi
-cmake --build "$out/build" -j 2 >/dev/null
+build_program "$out"  # -O0 but jacobi2d (tests/mpi.cmake; tests/build_program.sh)
 
 refdir="$work/$example-reference"
 "$reference" --out "$refdir" >/dev/null

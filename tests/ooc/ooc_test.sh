@@ -7,6 +7,7 @@
 # Usage: ooc_test.sh STEPGEN SOURCE_DIR EXAMPLE WORK_DIR REFERENCE_BIN [PROGRAM]
 # PROGRAM: the example's OpenCL program already built (else generated and built here).
 set -euo pipefail
+source "$(dirname "$0")/../build_program.sh"
 stepgen=$1 src=$2 example=$3 work=$4 reference=$5 prebuilt=${6:-}
 out="$work/$example"
 rm -rf "$out"
@@ -19,8 +20,7 @@ if [ -n "$prebuilt" ]; then
   program=$prebuilt
 else
   "$stepgen" generate "$src/examples/$example/$example.xml" --target opencl -o "$out/gen" >/dev/null
-  cmake -S "$out/gen" -B "$out/gen/build" -DCMAKE_BUILD_TYPE=Release >/dev/null
-  cmake --build "$out/gen/build" -j 2 >/dev/null
+  build_program "$out/gen"
   program="$out/gen/build/$example"
 fi
 

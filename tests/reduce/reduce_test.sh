@@ -15,6 +15,7 @@
 # reduce.xml for 24 steps has; --quiet prints nothing of the monitor but still writes its CSV.
 # Usage: reduce_test.sh STEPGEN SOURCE_DIR WORK_DIR MODE
 set -euo pipefail
+source "$(dirname "$0")/../build_program.sh"
 stepgen=$1 src=$2 work=$3 mode=$4
 here="$src/tests/reduce"
 out="$work/$mode"
@@ -26,13 +27,11 @@ build() {  # build SPEC NAME: the program's path in $program
   case $mode in
     opencl)
       "$stepgen" generate "$spec" --target opencl -o "$gen" >/dev/null
-      cmake -S "$gen" -B "$gen/build" -DCMAKE_BUILD_TYPE=Release >/dev/null
-      cmake --build "$gen/build" -j 2 >/dev/null
+      build_program "$gen"
       program="$gen/build/$name" ;;
     mpi)
       "$stepgen" generate "$spec" --target opencl --distribution mpi -o "$gen" >/dev/null
-      cmake -S "$gen" -B "$gen/build" -DCMAKE_BUILD_TYPE=Release >/dev/null
-      cmake --build "$gen/build" -j 2 >/dev/null
+      build_program "$gen"
       program="$gen/build/$name" ;;
     cuda-emu)
       "$stepgen" generate "$spec" --target cuda -o "$gen" >/dev/null

@@ -705,12 +705,13 @@ TEST_CASE("retune: the runner times its trials on the chunks; the results stay t
   std::size_t now = 99;
   ooc::Retuner r({retune_kernel("avg", {1.0, 1.0, 1.0}, 0, &now)});
   REQUIRE(r.start(8, 2, kSteps));
-  // The step takes longer with some shapes: 0.6, 0.2 and 0.4 ms per step.
+  // The step takes longer with some shapes: 1.8, 0.6 and 1.2 ms per step (apart by more than a
+  // busy host delays a sleep).
   const FakeRunner::Step plain = step();
   const FakeRunner::Step timed = [&](const FakeDevice& d, std::size_t p,
                                      std::vector<FakeBuffer>& bufs, const Part& chunk,
                                      std::int64_t s, std::int64_t remaining) {
-    std::this_thread::sleep_for(std::chrono::microseconds(now == 0 ? 600 : now == 1 ? 200 : 400));
+    std::this_thread::sleep_for(std::chrono::microseconds(now == 0 ? 1800 : now == 1 ? 600 : 1200));
     plain(d, p, bufs, chunk, s, remaining);
   };
   std::vector<FakeDevice> devices(1);

@@ -17,6 +17,7 @@
 #                 out of core k = 1 and 4
 #   cuda-emu-mpi  the CUDA MPI program on the emulation, 2 ranks, in core and out of core
 set -euo pipefail
+source "$(dirname "$0")/../build_program.sh"
 stepgen=$1 src=$2 work=$3 reference=$4 mode=$5
 here=$(cd "$(dirname "$0")" && pwd)
 spec="$src/examples/seismic/seismic.xml"
@@ -42,14 +43,12 @@ case $mode in
       mkdir -p "$out/gen/build" && cp "$TRACES_PROGRAM" "$out/gen/build/seismic"
     else
       "$stepgen" generate "$spec" --target opencl -o "$out/gen" >/dev/null
-      cmake -S "$out/gen" -B "$out/gen/build" -DCMAKE_BUILD_TYPE=Release >/dev/null
-      cmake --build "$out/gen/build" -j 2 >/dev/null
+      build_program "$out/gen"
     fi
     ;;
   mpi)
     "$stepgen" generate "$spec" --target opencl --distribution mpi -o "$out/gen" >/dev/null
-    cmake -S "$out/gen" -B "$out/gen/build" -DCMAKE_BUILD_TYPE=Release >/dev/null
-    cmake --build "$out/gen/build" -j 2 >/dev/null
+    build_program "$out/gen"
     source "$here/../mpi/mpirun.sh"
     ;;
   cuda-emu | cuda-emu-mpi)
