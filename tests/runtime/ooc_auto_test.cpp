@@ -345,6 +345,27 @@ TEST_CASE("ooc calibration: the host's issue figures, measured, written and read
   CHECK(calls == 128);
   CHECK(link.issue_command == doctest::Approx(100e-6));
   CHECK(link.issue_op == doctest::Approx(300e-6));
+  // Scaled to the runner's own issue path (Runner::time_issue times a short run): by the run's
+  // issue time over the figures' for its ops, at most 20x and at least half.
+  {
+    ooc::Request r = grid_request();
+    r.chunks = 4;
+    r.steps_per_pass = 1;
+    const ooc::Schedule sc = ooc::schedule(r);
+    ooc::Link l;
+    l.issue_op = 2e-6;
+    l.issue_command = 1e-6;
+    double figures = 0;
+    for (const ooc::Op& op : ooc::ops(sc, 3)) figures += ooc::issue_seconds(sc, op, l);
+    CHECK(figures > 0);
+    for (const auto& [issued, f] : std::vector<std::pair<double, double>>{
+             {3.0, 3.0}, {100.0, 20.0}, {0.1, 0.5}, {0.0, 1.0}}) {
+      ooc::Link scaled = l;
+      ooc::scale_issue(sc, 3, issued * figures, scaled);
+      CHECK(scaled.issue_op == doctest::Approx(2e-6 * f));
+      CHECK(scaled.issue_command == doctest::Approx(1e-6 * f));
+    }
+  }
   // And on the steady clock, the overload the runner calls: sleeps of at least the asked time.
   ooc::Link slept;
   ooc::measure_issue(

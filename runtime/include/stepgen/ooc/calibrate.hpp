@@ -207,6 +207,18 @@ void measure_issue(IssueOp op, Wait wait, Link& link, Now now) {
   link.issue_op = std::max(one - link.issue_command, 0.0);
 }
 
+/// The emulated issue figures (measure_issue) scaled to the runner's own: `issued`, the
+/// seconds a run of `sc` over `steps` steps spent issuing its ops (Stats::issue_s), over the
+/// seconds the figures give those ops (issue_seconds), by 0.5-20; unchanged where either is 0.
+inline void scale_issue(const Schedule& sc, Index steps, double issued, Link& link) {
+  double emulated = 0;
+  for (const Op& op : ops(sc, steps)) emulated += issue_seconds(sc, op, link);
+  if (!(emulated > 0) || !(issued > 0)) return;
+  const double f = std::clamp(issued / emulated, 0.5, 20.0);
+  link.issue_op *= f;
+  link.issue_command *= f;
+}
+
 /// measure_issue on the steady clock.
 template <typename IssueOp, typename Wait>
 void measure_issue(IssueOp op, Wait wait, Link& link) {

@@ -207,6 +207,13 @@ inline double op_commands(const Schedule& sc, const Op& op) {
   for (const Array& a : sc.arrays) commands += (op.kind == Op::Kind::kLoad || a.written) ? 1 : 0;
   return commands;
 }
+
+/// The host's time to issue op `op` (Link::issue_op + issue_command per copy or launch; a
+/// barrier: none).
+inline double issue_seconds(const Schedule& sc, const Op& op, const Link& link) {
+  if (op.kind == Op::Kind::kBarrier) return 0;
+  return link.issue_op + link.issue_command * op_commands(sc, op);
+}
 // --- end oocauto ---
 
 /// The pipeline played out: every command of ops(sc, steps) in issue order on its stream
@@ -266,10 +273,7 @@ inline double simulate(const Schedule& sc, const Link& measured, Index steps, bo
   std::vector<double> issue_cost(ops.size(), 0);
   const bool host = link.issue_op > 0 || link.issue_command > 0;
   if (host)
-    for (std::size_t i = 0; i < ops.size(); ++i) {
-      if (ops[i].kind == K::kBarrier) continue;
-      issue_cost[i] = link.issue_op + link.issue_command * op_commands(sc, ops[i]);
-    }
+    for (std::size_t i = 0; i < ops.size(); ++i) issue_cost[i] = issue_seconds(sc, ops[i], link);
   double host_clock = 0;
   const double f = std::min(1.0, link.bidir / (link.h2d + link.d2h));  // both ways at once
   std::vector<char> done(ops.size(), 0), running(ops.size(), 0);
