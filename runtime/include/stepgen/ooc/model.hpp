@@ -46,7 +46,8 @@ struct Link {
   /// on small runs the devices wait for it (wave2k 37x29x41 in 10 chunks: 93 us a chunk
   /// visit, its commands' events 74 us). `issue_op`: an op's own calls (its waits, the events
   /// timing it, its completion event); `issue_command`: each copy or launch it issues. Measured
-  /// at start-up (calibrate.hpp, measure_issue); 0: the host is not modelled.
+  /// at start-up on emulated ops (calibrate.hpp, measure_issue), then scaled to a short run of
+  /// the runner itself (runner.hpp, time_issue); 0: the host is not modelled.
   double issue_op = 0, issue_command = 0;
   // --- end oocauto ---
 };
