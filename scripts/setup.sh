@@ -21,6 +21,8 @@ if ((${#missing[@]})); then
 fi
 
 jobs=$(nproc 2>/dev/null || echo 2)
-cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+# -O2 (RelWithDebInfo's optimisation) without debug information: 158 s against 258 s for the
+# whole build on 2 cores. CMakeLists.txt's default, for a build configured by hand, keeps -g.
+cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release "-DCMAKE_CXX_FLAGS_RELEASE=-O2 -DNDEBUG" >/dev/null
 cmake --build "$build" -j "$jobs" 2>&1 | grep -vE '^\[ *[0-9]+%\]' || true
 test -x "$build/stepgen"
