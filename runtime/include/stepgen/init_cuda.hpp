@@ -92,20 +92,16 @@ __global__ void stepgen_init_fill(E* buf, E* also, U64 mixed, U64 value, FillBox
 }
 
 /// The launch of a fill over `b`: blocks of 256 threads, up to 256 along x (a warp's multiple)
-/// and the rest along y, and at most kFillBlocks blocks, as many along x as a row needs (up to
-/// that), then along y, then z; the kernel's loops stride past them.
-inline constexpr I64 kFillBlocks = 4096;
+/// and the rest along y; the blocks as rt::fill_groups lays them out.
 struct FillLaunch {
   dim3 grid, block;
 };
 inline FillLaunch fill_launch(const FillBox& b) {
   const I64 bx = std::min<I64>(256, (b.nx + 31) / 32 * 32);
   const I64 by = std::max<I64>(1, std::min<I64>(256 / bx, b.ny));
-  const I64 gx = std::min<I64>((b.nx + bx - 1) / bx, kFillBlocks);
-  const I64 gy = std::min<I64>({(b.ny + by - 1) / by, std::max<I64>(1, kFillBlocks / gx), 65535});
-  const I64 gz = std::min<I64>({b.nz, std::max<I64>(1, kFillBlocks / (gx * gy)), 65535});
+  const rt::FillGroups g = rt::fill_groups(b, bx, by);
   FillLaunch l;
-  l.grid = dim3(static_cast<unsigned>(gx), static_cast<unsigned>(gy), static_cast<unsigned>(gz));
+  l.grid = dim3(static_cast<unsigned>(g.x), static_cast<unsigned>(g.y), static_cast<unsigned>(g.z));
   l.block = dim3(static_cast<unsigned>(bx), static_cast<unsigned>(by), 1);
   return l;
 }

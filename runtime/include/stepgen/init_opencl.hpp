@@ -191,24 +191,16 @@ inline void init_box(const Device& d, const Mem& m, const rt::Box& buffer, const
   for (std::int64_t v : {b.base, b.nx, b.ny, b.nz, b.sy, b.sz, b.gx, b.gy})
     set_arg(d, k, i++, static_cast<cl_long>(v), name);
   set_arg(d, k, i++, static_cast<cl_ulong>(b.first), name);
-  // x across work-groups of up to 128 items, then rows and planes, at most 4096 work-groups
-  // (init_cuda.hpp's kFillBlocks): the kernel's loops stride past them, so each work-group
-  // fills many rows. No division per cell (four 64-bit divisions a cell made the fill 2-3x
-  // slower than the memory on a GPU).
+  // Work-groups of up to 128 items along x, laid out by rt::fill_groups.
   std::size_t most = 0;
   check(clGetKernelWorkGroupInfo(k.get(), d.id, CL_KERNEL_WORK_GROUP_SIZE, sizeof most, &most,
                                  nullptr),
         "clGetKernelWorkGroupInfo(stepgen_init_fill)", d.label());
-  const std::size_t groups = 4096;
-  const auto nx = static_cast<std::size_t>(b.nx);
-  const auto ny = static_cast<std::size_t>(b.ny);
-  const auto nz = static_cast<std::size_t>(b.nz);
-  const std::size_t lx = std::max<std::size_t>(1, std::min<std::size_t>({128, most, nx}));
-  const std::size_t gx = std::min<std::size_t>((nx + lx - 1) / lx, groups);
-  const std::size_t gy = std::min<std::size_t>({ny, std::max<std::size_t>(1, groups / gx), 65535});
-  const std::size_t gz =
-      std::min<std::size_t>({nz, std::max<std::size_t>(1, groups / (gx * gy)), 65535});
-  const size_t global[3] = {gx * lx, gy, gz};
+  const auto lx = static_cast<std::size_t>(
+      std::max<std::int64_t>(1, std::min<std::int64_t>({128, static_cast<std::int64_t>(most), b.nx})));
+  const rt::FillGroups g = rt::fill_groups(b, static_cast<std::int64_t>(lx), 1);
+  const size_t global[3] = {static_cast<std::size_t>(g.x) * lx, static_cast<std::size_t>(g.y),
+                            static_cast<std::size_t>(g.z)};
   const size_t local[3] = {lx, 1, 1};
   launch(d, k, name, 3, global, local);
 }

@@ -176,12 +176,17 @@ inline double compute_seconds(const Schedule& sc, const Chunk& c, Index steps, c
 /// A load's (to_device) or a store's latency as bytes at the link's speed that way: one
 /// command per array it moves (Link::latency each), so that simulate can add it to the
 /// command's bytes.
-inline double latency_bytes(const Schedule& sc, const Link& link, bool to_device) {
-  if (link.latency <= 0) return 0;
+/// The copies a load (to_device: one per array) or a store (one per written array) issues.
+inline double copy_commands(const Schedule& sc, bool to_device) {
   double commands = 0;
   for (const Array& a : sc.arrays)
     if (to_device || a.written) commands += 1;
-  return commands * link.latency * (to_device ? link.h2d : link.d2h);
+  return commands;
+}
+
+inline double latency_bytes(const Schedule& sc, const Link& link, bool to_device) {
+  if (link.latency <= 0) return 0;
+  return copy_commands(sc, to_device) * link.latency * (to_device ? link.h2d : link.d2h);
 }
 
 /// The commands compute command `op` issues, each charged the per-command latency: its
@@ -204,9 +209,7 @@ inline double compute_commands(const Schedule& sc, const Op& op) {
 inline double op_commands(const Schedule& sc, const Op& op) {
   if (op.kind == Op::Kind::kBarrier) return 0;
   if (op.kind == Op::Kind::kCompute) return compute_commands(sc, op);
-  double commands = 0;
-  for (const Array& a : sc.arrays) commands += (op.kind == Op::Kind::kLoad || a.written) ? 1 : 0;
-  return commands;
+  return copy_commands(sc, op.kind == Op::Kind::kLoad);
 }
 
 /// The host's time to issue op `op` (Link::issue_op + issue_command per copy or launch; a
@@ -272,8 +275,7 @@ inline double simulate(const Schedule& sc, const Link& measured, Index steps, bo
   // one after the other in issue order; after a barrier, from when the barrier is over).
   std::vector<double> issued(ops.size(), 0);
   std::vector<double> issue_cost(ops.size(), 0);
-  const bool host = link.issue_op > 0 || link.issue_command > 0;
-  if (host)
+  if (link.issue_op > 0 || link.issue_command > 0)  // (op_commands walks each compute command)
     for (std::size_t i = 0; i < ops.size(); ++i) issue_cost[i] = issue_seconds(sc, ops[i], link);
   double host_clock = 0;
   const double f = std::min(1.0, link.bidir / (link.h2d + link.d2h));  // both ways at once

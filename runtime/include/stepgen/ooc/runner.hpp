@@ -369,20 +369,32 @@ class Runner {
   /// chunks of a few planes: part 0's first owned ones, away from the grid's edges only as the
   /// part is), twice, and the emulated figures are scaled to the faster run (scale_issue). The
   /// cells it stores are put back. Skipped (the emulated figures kept) with <boundary> frames,
-  /// arrays without a host copy or too few planes for two chunks.
+  /// arrays without a host copy or too few planes for two chunks in the host arrays (an MPI
+  /// rank's calibration has a sample of its probe's planes only).
   static void time_issue(std::vector<Device>& devices, const Schedule& sc,
                          std::vector<HostArray>& host, const Step& step, Link& link) {
     if (sc.has_frame || sc.parts.empty() || !(link.issue_op + link.issue_command > 0)) return;
     for (const HostArray& h : host)
       if (!h.held) return;
     const auto s = static_cast<std::size_t>(sc.dims - 1);
-    const Box& owned = sc.parts[0].owned;
+    // Part 0's owned cells whose reach (a step's shrink around them, clipped at the grid) the
+    // host arrays hold: all of them in one process; an MPI rank's are a sample of the probe's.
+    Box cells = sc.parts[0].owned;
+    for (const HostArray& h : host) {
+      for (std::size_t d = 0; d < static_cast<std::size_t>(sc.dims); ++d) {
+        cells.lo[d] = std::max(
+            cells.lo[d], h.box.lo[d] + (h.box.lo[d] > sc.grid.lo[d] ? sc.shrink_lo[d] : 0));
+        cells.hi[d] = std::min(
+            cells.hi[d], h.box.hi[d] - (h.box.hi[d] < sc.grid.hi[d] ? sc.shrink_hi[d] : 0));
+      }
+    }
+    for (std::size_t d = 0; d < static_cast<std::size_t>(sc.dims); ++d)
+      if (cells.hi[d] <= cells.lo[d]) return;
     const Index chunk_planes = 2 * std::max<Index>({sc.shrink_lo[s], sc.shrink_hi[s], 1});
-    const Index chunks = std::min<Index>(4, owned.extent(s) / chunk_planes);
+    const Index chunks = std::min<Index>(4, cells.extent(s) / chunk_planes);
     if (chunks < 2) return;
     Request r;
     r.grid = sc.grid;
-    Box cells = owned;
     cells.hi[s] = cells.lo[s] + chunks * chunk_planes;
     r.owned = {cells};
     r.shrink_lo = sc.shrink_lo;
