@@ -183,8 +183,8 @@ struct FillGroups {
 inline FillGroups fill_groups(const FillGeometry& b, std::int64_t bx, std::int64_t by) {
   FillGroups g{};
   g.x = std::min<std::int64_t>((b.nx + bx - 1) / bx, kFillGroups);
-  g.y = std::min<std::int64_t>({(b.ny + by - 1) / by, std::max<std::int64_t>(1, kFillGroups / g.x),
-                                65535});
+  g.y = std::min<std::int64_t>(
+      {(b.ny + by - 1) / by, std::max<std::int64_t>(1, kFillGroups / g.x), 65535});
   g.z = std::min<std::int64_t>({b.nz, std::max<std::int64_t>(1, kFillGroups / (g.x * g.y)), 65535});
   return g;
 }

@@ -196,8 +196,8 @@ inline void init_box(const Device& d, const Mem& m, const rt::Box& buffer, const
   check(clGetKernelWorkGroupInfo(k.get(), d.id, CL_KERNEL_WORK_GROUP_SIZE, sizeof most, &most,
                                  nullptr),
         "clGetKernelWorkGroupInfo(stepgen_init_fill)", d.label());
-  const auto lx = static_cast<std::size_t>(
-      std::max<std::int64_t>(1, std::min<std::int64_t>({128, static_cast<std::int64_t>(most), b.nx})));
+  const auto lx = static_cast<std::size_t>(std::max<std::int64_t>(
+      1, std::min<std::int64_t>({128, static_cast<std::int64_t>(most), b.nx})));
   const rt::FillGroups g = rt::fill_groups(b, static_cast<std::int64_t>(lx), 1);
   const size_t global[3] = {static_cast<std::size_t>(g.x) * lx, static_cast<std::size_t>(g.y),
                             static_cast<std::size_t>(g.z)};

@@ -382,10 +382,10 @@ class Runner {
     Box cells = sc.parts[0].owned;
     for (const HostArray& h : host) {
       for (std::size_t d = 0; d < static_cast<std::size_t>(sc.dims); ++d) {
-        cells.lo[d] = std::max(
-            cells.lo[d], h.box.lo[d] + (h.box.lo[d] > sc.grid.lo[d] ? sc.shrink_lo[d] : 0));
-        cells.hi[d] = std::min(
-            cells.hi[d], h.box.hi[d] - (h.box.hi[d] < sc.grid.hi[d] ? sc.shrink_hi[d] : 0));
+        cells.lo[d] = std::max(cells.lo[d],
+                               h.box.lo[d] + (h.box.lo[d] > sc.grid.lo[d] ? sc.shrink_lo[d] : 0));
+        cells.hi[d] = std::min(cells.hi[d],
+                               h.box.hi[d] - (h.box.hi[d] < sc.grid.hi[d] ? sc.shrink_hi[d] : 0));
       }
     }
     for (std::size_t d = 0; d < static_cast<std::size_t>(sc.dims); ++d)
