@@ -324,8 +324,8 @@ TEST_CASE("ooc runner: calibration measures on a probe and leaves the host array
   std::vector<FakeDevice> devices(2);
   std::vector<HostArray> host = initial();
   const std::vector<HostArray> before = initial();
-  // oocauto: the runner's own issue path timed on a short run of chunks (time_issue): 3 steps
-  // of 4 chunks of 2 planes, twice; its steps are the ones on chunks smaller than their loads
+  // oocauto: the runner's own issue path timed on a short run of chunks (time_issue): 4 steps
+  // of 4 chunks of 2 planes, six times; its steps are the ones on chunks smaller than their loads
   // (the probe's own steps run on a box whose owned cells are its load).
   int chunk_steps = 0;
   const FakeRunner::Step counted = [&](const FakeDevice& d, std::size_t p,
@@ -339,7 +339,7 @@ TEST_CASE("ooc runner: calibration measures on a probe and leaves the host array
     step()(d, p, bufs, chunk, s, remaining);
   };
   const ooc::Link link = FakeRunner::calibrate(devices, sc, host, counted, 8 * kX * 4);
-  CHECK(chunk_steps == 2 * 3 * 4);
+  CHECK(chunk_steps == 6 * 4 * 4);
   CHECK(link.issue_op > 0);
   CHECK(link.measured);
   CHECK(link.devices_all == 2);
