@@ -386,35 +386,24 @@ TEST_CASE("random_bits equals random_value for float, double and integers") {
 // many as a row needs up to 4096, then y, then z; the kernels' loops stride past them.
 TEST_CASE("fill_groups: a row's groups along x, then rows and planes, at most 4096 in all") {
   using namespace stepgen;
-  auto geometry = [](std::int64_t nx, std::int64_t ny, std::int64_t nz) {
+  // The groups of nx x ny x nz cells in blocks of bx x by, as {x, y, z}.
+  auto groups = [](std::int64_t nx, std::int64_t ny, std::int64_t nz, std::int64_t bx,
+                   std::int64_t by) {
     rt::FillGeometry b{};
     b.nx = nx;
     b.ny = ny;
     b.nz = nz;
-    return b;
+    const rt::FillGroups g = rt::fill_groups(b, bx, by);
+    return std::vector<std::int64_t>{g.x, g.y, g.z};
   };
+  using V = std::vector<std::int64_t>;
   // 1000 x 37 x 5 cells in blocks of 256 x 1: 4 along x, then all 37 rows, then 5 planes.
-  rt::FillGroups g = rt::fill_groups(geometry(1000, 37, 5), 256, 1);
-  CHECK(g.x == 4);
-  CHECK(g.y == 37);
-  CHECK(g.z == 5);
+  CHECK(groups(1000, 37, 5, 256, 1) == V{4, 37, 5});
   // Blocks of 32 x 8: rows in groups of 8.
-  g = rt::fill_groups(geometry(20, 100, 1), 32, 8);
-  CHECK(g.x == 1);
-  CHECK(g.y == 13);
-  CHECK(g.z == 1);
+  CHECK(groups(20, 100, 1, 32, 8) == V{1, 13, 1});
   // One long row (rt::fill_geometry's whole planes): 4096 groups, each looping over many cells.
-  g = rt::fill_groups(geometry(std::int64_t{1} << 30, 1, 1), 128, 1);
-  CHECK(g.x == 4096);
-  CHECK(g.y == 1);
-  CHECK(g.z == 1);
+  CHECK(groups(std::int64_t{1} << 30, 1, 1, 128, 1) == V{4096, 1, 1});
   // Many planes: the groups stop at 4096 in all, y and z at most 65535.
-  g = rt::fill_groups(geometry(64, 512, 100000), 64, 1);
-  CHECK(g.x == 1);
-  CHECK(g.y == 512);
-  CHECK(g.z == 8);
-  g = rt::fill_groups(geometry(1 << 20, 1 << 20, 3), 256, 1);
-  CHECK(g.x == 4096);
-  CHECK(g.y == 1);
-  CHECK(g.z == 1);
+  CHECK(groups(64, 512, 100000, 64, 1) == V{1, 512, 8});
+  CHECK(groups(1 << 20, 1 << 20, 3, 256, 1) == V{4096, 1, 1});
 }
