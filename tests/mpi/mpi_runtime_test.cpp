@@ -312,6 +312,69 @@ int run() {
   check(slow.h2d == 10.0 && slow.d2h == 20.0 - (size - 1) && slow.bidir == 30.0,
         "slowest_link: the least bandwidths");
   check(slow.cell_step == 1e-9 * size, "slowest_link: the most seconds per cell-step");
+  // Every figure the model reads, the same on every rank: the per-command latency, the host's
+  // issue figures and the device-copy speed too (they stayed each rank's own before, and the
+  // ranks could choose different schedules). The figures differ a lot between the ranks here,
+  // as on a busy node.
+  link.d2d = 1e11 * (1 + rank);
+  link.latency = rank == 0 ? 0 : 2e-4 * rank;
+  link.issue_op = 1e-6 * (1 + 40 * rank);
+  link.issue_command = 1e-6 * (1 + 20 * rank);
+  const rt::ooc::Link agreed = mpi::slowest_link(MPI_COMM_WORLD, link);
+  check(agreed.d2d == 1e11 && agreed.latency == 2e-4 * (size - 1) &&
+            agreed.issue_op == 1e-6 * (1 + 40 * (size - 1)) &&
+            agreed.issue_command == 1e-6 * (1 + 20 * (size - 1)),
+        "slowest_link: the least device-copy speed, the most latency and issue time");
+  {
+    std::vector<unsigned char> bytes(sizeof agreed * static_cast<std::size_t>(size));
+    MPI_Allgather(&agreed, sizeof agreed, MPI_BYTE, bytes.data(), sizeof agreed, MPI_BYTE,
+                  MPI_COMM_WORLD);
+    bool same = true;
+    for (int r = 1; r < size; ++r)
+      same =
+          same && std::memcmp(bytes.data(), bytes.data() + sizeof agreed * r, sizeof agreed) == 0;
+    check(same, "slowest_link: the same bytes on every rank");
+  }
+  // The model's choice from the agreed figures: the same schedule on every rank (from each
+  // rank's own figures above, 2 ranks chose 25 and 33 chunks at this budget), and
+  // check_same_schedule passes it; a schedule that differs between the ranks is refused on
+  // every rank.
+  {
+    rt::ooc::Request r;
+    r.grid = rt::Box::from_extent(3, {48, 40, 96});
+    for (int q = 0; q < size; ++q) {
+      rt::Box own = r.grid;
+      own.lo[0] = 48 * q / size;
+      own.hi[0] = 48 * (q + 1) / size;
+      r.owned.push_back(own);
+    }
+    r.shrink_lo = r.shrink_hi = {1, 1, 1};
+    r.arrays = {{"a", 4, true}, {"b", 4, true}};
+    r.chunks = r.steps_per_pass = 0;
+    r.host_per_part = true;
+    const rt::ooc::Schedule sc = rt::ooc::choose(r, 200000, agreed, 20, true);
+    int mine[2] = {sc.chunks, sc.steps_per_pass}, lo[2] = {}, hi[2] = {};
+    MPI_Allreduce(mine, lo, 2, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    MPI_Allreduce(mine, hi, 2, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    check(lo[0] == hi[0] && lo[1] == hi[1], "the agreed figures: one schedule on every rank");
+    bool passed = true;
+    try {
+      mpi::check_same_schedule(MPI_COMM_WORLD, sc);
+    } catch (const std::exception&) {
+      passed = false;
+    }
+    check(passed, "check_same_schedule: one schedule passes");
+    rt::ooc::Schedule other = sc;
+    if (rank == size - 1) other.chunks += 1;
+    bool refused = false;
+    try {
+      mpi::check_same_schedule(MPI_COMM_WORLD, other);
+    } catch (const mpi::UniformError& e) {
+      refused = size > 1 && std::string(e.what()).find("different schedules") != std::string::npos;
+    }
+    check(refused || size == 1,
+          "check_same_schedule: a rank's other chunk count refused on every rank");
+  }
   rt::ooc::Stats stats;
   stats.on = true;
   stats.chunks = 4;

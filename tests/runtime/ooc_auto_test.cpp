@@ -326,6 +326,50 @@ TEST_CASE("ooc model: the host issues the commands one after another") {
         doctest::Approx(ops * 1e-3 + commands * 1e-4).epsilon(1e-6));
 }
 
+TEST_CASE("ooc model: MPI ranks issue their own parts' commands, one process all parts'") {
+  // Two parts, devices far faster than the host: one process's thread issues both parts'
+  // commands one after the other; two MPI ranks (Request::host_per_part) each issue their own
+  // part's at once, and the run takes the slower rank's issue time.
+  ooc::Request r = grid_request();
+  r.owned = {Box::from_extent(3, {64, 56, 256}), Box::from_extent(3, {64, 56, 256})};
+  r.owned[0].hi[0] = 32;
+  r.owned[1].lo[0] = 32;
+  r.chunks = 4;
+  r.steps_per_pass = 2;
+  ooc::Link link;
+  link.h2d = link.d2h = 1e15;
+  link.bidir = 2e15;
+  link.cell_step = 1e-18;
+  link.d2d = 1e15;
+  link.issue_op = 1e-3;
+  link.issue_command = 1e-4;
+  const ooc::Schedule one = ooc::schedule(r);
+  r.host_per_part = true;
+  const ooc::Schedule ranks = ooc::schedule(r);
+  CHECK(ranks.host_per_part);
+  CHECK_FALSE(one.host_per_part);
+  std::vector<double> per_part(2, 0);
+  double barriers = 0;
+  for (const ooc::Op& op : ooc::ops(one, 4)) {
+    if (op.kind == ooc::Op::Kind::kBarrier) {
+      barriers += 1;
+      continue;
+    }
+    per_part[static_cast<std::size_t>(op.part)] += ooc::issue_seconds(one, op, link);
+  }
+  CHECK(barriers == 1);  // 2 passes of 2 steps: a barrier between them
+  CHECK(per_part[0] == doctest::Approx(per_part[1]));
+  const double all = per_part[0] + per_part[1];
+  CHECK(ooc::predict(one, link, 4, true) == doctest::Approx(all).epsilon(1e-6));
+  CHECK(ooc::predict(ranks, link, 4, true) == doctest::Approx(per_part[0]).epsilon(1e-6));
+  // With one part the two are the same model.
+  r.owned = {r.grid};
+  const ooc::Schedule single = ooc::schedule(r);
+  r.host_per_part = false;
+  CHECK(ooc::predict(single, link, 4, true) ==
+        doctest::Approx(ooc::predict(ooc::schedule(r), link, 4, true)));
+}
+
 TEST_CASE("ooc calibration: the host's issue figures, measured, written and read back") {
   // An op whose calls take 300 us and 100 us per copy on the host, on a clock the test drives
   // (a sleeping test measures the machine's load, not the arithmetic). Every round but one of

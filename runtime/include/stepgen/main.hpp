@@ -307,6 +307,48 @@ void ooc_frames(const Problem<B>& problem, ooc::Request& request) {
 /// the arrays it gathers (gathered_arrays); the prediction of the in-core run moves those only,
 /// and when in core is taken the other host copies (made for the calibration) are dropped, so
 /// that those arrays are made on the devices as without the flag.
+/// `--out-of-core auto`'s comparison, once `sc` is the best out-of-core plan on the measured
+/// `link`: the in-core run predicted from the same figures, moving the arrays with a host copy
+/// up (`held` by array id, empty: all) and the gathered ones down (`gathered`, empty: all), and
+/// the faster taken (ooc::choose_auto). One process and MPI ranks alike (mpi_main.hpp).
+template <class B>
+ooc::AutoChoice ooc_auto_compare(const Problem<B>& problem, const Partition& partition,
+                                 const std::vector<ooc::Array>& arrays, const ooc::Schedule& sc,
+                                 const ooc::Link& link, std::int64_t steps, bool overlap,
+                                 const std::vector<bool>& held, const std::vector<bool>& gathered) {
+  const double out_s = ooc::predict(sc, link, steps, overlap);
+  // What the in-core run moves: the arrays with a host copy up, the gathered ones down.
+  std::vector<std::string> up, down;
+  for (int id = 0; id < problem.array_count; ++id) {
+    const auto u = static_cast<std::size_t>(id);
+    if (held.empty() || (u < held.size() && held[u])) up.push_back(problem.arrays[id].name);
+    if (gathered.empty() || (u < gathered.size() && gathered[u]))
+      down.push_back(problem.arrays[id].name);
+  }
+  const double in_s = ooc::predict_in_core(
+      ooc::in_core_work(partition, arrays, &up, &down), up.size(),
+      static_cast<std::size_t>(std::count_if(arrays.begin(), arrays.end(),
+                                             [&down](const ooc::Array& a) {
+                                               return a.written &&
+                                                      std::find(down.begin(), down.end(), a.name) !=
+                                                          down.end();
+                                             })),
+      link, steps);
+  return ooc::choose_auto(in_s, out_s, sc, steps);
+}
+
+/// Why `--out-of-core auto` given does not compare for this program (in core then), or "":
+/// the spec's <boundary> frames or <record> receivers.
+template <class B>
+std::string ooc_auto_not_compared(const Program<B>& p) {
+  if (p.problem->boundary_count > 0)
+    return "the spec's <boundary> frames: compared only without them (out of core composes them "
+           "on the host at every pass boundary)";
+  if (p.records.count > 0)  // the calibration's probe step would sample them before begin()
+    return "the spec's <record> receivers: compared only without them";
+  return "";
+}
+
 template <class B>
 bool ooc_auto_choice(const Program<B>& p, std::vector<typename B::Device>& devices,
                      const Partition& partition, std::vector<HostArray>& host, const Options& opt,
@@ -314,18 +356,8 @@ bool ooc_auto_choice(const Program<B>& p, std::vector<typename B::Device>& devic
                      const std::vector<bool>& held = {}, const std::vector<bool>& gathered = {}) {
   if (report.on || ooc.mode != ooc::Options::Mode::kAuto || !ooc.compare) return report.on;
   const Problem<B>& problem = *p.problem;
-  if (problem.boundary_count > 0) {
-    report.choice = ooc::in_core_because(
-                        "the spec's <boundary> frames: compared only without them (out "
-                        "of core composes them on the host at every pass boundary)")
-                        .line;
-    return false;
-  }
-  if (p.records.count > 0) {  // the calibration's probe step would sample them before begin()
-    report.choice = ooc::in_core_because(
-                        "the spec's <record> receivers: compared only without "
-                        "them")
-                        .line;
+  if (const std::string why = ooc_auto_not_compared(p); !why.empty()) {
+    report.choice = ooc::in_core_because(why).line;
     return false;
   }
   if (opt.steps <= 0) return false;
@@ -356,25 +388,8 @@ bool ooc_auto_choice(const Program<B>& p, std::vector<typename B::Device>& devic
     report.choice = ooc::in_core_because(std::string("no out-of-core plan: ") + e.what()).line;
     return false;
   }
-  const double out_s = ooc::predict(sc, link, opt.steps, ooc.overlap);
-  // What the in-core run moves: the arrays with a host copy up, the gathered ones down.
-  std::vector<std::string> up, down;
-  for (int id = 0; id < problem.array_count; ++id) {
-    const auto u = static_cast<std::size_t>(id);
-    if (held.empty() || (u < held.size() && held[u])) up.push_back(problem.arrays[id].name);
-    if (gathered.empty() || (u < gathered.size() && gathered[u]))
-      down.push_back(problem.arrays[id].name);
-  }
-  const double in_s = ooc::predict_in_core(
-      ooc::in_core_work(partition, request.arrays, &up, &down), up.size(),
-      static_cast<std::size_t>(std::count_if(request.arrays.begin(), request.arrays.end(),
-                                             [&down](const ooc::Array& a) {
-                                               return a.written &&
-                                                      std::find(down.begin(), down.end(), a.name) !=
-                                                          down.end();
-                                             })),
-      link, opt.steps);
-  const ooc::AutoChoice c = ooc::choose_auto(in_s, out_s, sc, opt.steps);
+  const ooc::AutoChoice c = ooc_auto_compare(problem, partition, request.arrays, sc, link,
+                                             opt.steps, ooc.overlap, held, gathered);
   report.choice = c.line;
   if (!c.out_of_core) {
     // In core: the host copies only the calibration needed go (made on the devices instead).

@@ -570,19 +570,64 @@ inline void allgather_blocks(MPI_Comm comm, std::vector<unsigned char>& blob,
 }
 
 /// Collective: the link of the slowest rank, per figure (least bandwidths, most seconds per
-/// cell-step), so that the out-of-core model makes the same choice on every rank.
+/// cell-step, per command and per issue), the same on every rank, so that the out-of-core
+/// model makes the same choice on every rank. (Until 2026-11-28 the latency, the issue
+/// figures and the device-copy speed stayed each rank's own, and the ranks could choose
+/// different schedules.)
 inline rt::ooc::Link slowest_link(MPI_Comm comm, const rt::ooc::Link& mine) {
-  double low[3] = {mine.h2d, mine.d2h, mine.bidir}, lowest[3] = {0, 0, 0};
-  check(MPI_Allreduce(low, lowest, 3, MPI_DOUBLE, MPI_MIN, comm), "MPI_Allreduce(link)");
-  double slowest = 0;
-  check(MPI_Allreduce(&mine.cell_step, &slowest, 1, MPI_DOUBLE, MPI_MAX, comm),
-        "MPI_Allreduce(link)");
+  // Speeds: the least over the ranks (0, not measured, is the least). Times: the most.
+  double low[8] = {
+      mine.h2d,     mine.d2h,     mine.bidir,     mine.d2d,
+      mine.h2d_all, mine.d2h_all, mine.bidir_all, static_cast<double>(mine.devices_all)};
+  double lowest[8] = {};
+  check(MPI_Allreduce(low, lowest, 8, MPI_DOUBLE, MPI_MIN, comm), "MPI_Allreduce(link)");
+  double high[5] = {mine.cell_step, mine.latency, mine.issue_op, mine.issue_command,
+                    mine.measured ? 1.0 : 0.0};
+  double highest[5] = {};
+  check(MPI_Allreduce(high, highest, 5, MPI_DOUBLE, MPI_MAX, comm), "MPI_Allreduce(link)");
   rt::ooc::Link all = mine;
   all.h2d = lowest[0];
   all.d2h = lowest[1];
   all.bidir = lowest[2];
-  all.cell_step = slowest;
+  all.d2d = lowest[3];
+  all.h2d_all = lowest[4];
+  all.d2h_all = lowest[5];
+  all.bidir_all = lowest[6];
+  all.devices_all = static_cast<int>(lowest[7]);
+  all.cell_step = highest[0];
+  all.latency = highest[1];
+  all.issue_op = highest[2];
+  all.issue_command = highest[3];
+  all.measured = highest[4] > 0;
+  // Every figure the model reads is now the same on every rank; rank 0's copy of the whole
+  // struct makes sure of it for any figure added later (the ranks must choose alike).
+  static_assert(std::is_trivially_copyable_v<rt::ooc::Link>);
+  check(MPI_Bcast(&all, static_cast<int>(sizeof all), MPI_BYTE, 0, comm), "MPI_Bcast(link)");
   return all;
+}
+
+/// Collective: throws UniformError on every rank when the ranks' out-of-core schedules differ
+/// (chunks, steps per pass, sharing, trapezoid, bands, buffer slots, launches, barriers): their
+/// passes would not end together and the cells sent at pass boundaries would not match.
+inline void check_same_schedule(MPI_Comm comm, const rt::ooc::Schedule& sc) {
+  const int mine[9] = {sc.chunks,
+                       sc.steps_per_pass,
+                       sc.region_sharing ? 1 : 0,
+                       sc.trapezoid ? 1 : 0,
+                       sc.band_sharing ? 1 : 0,
+                       sc.buffers,
+                       sc.launches,
+                       sc.pass_barriers ? 1 : 0,
+                       static_cast<int>(sc.parts.size())};
+  int lo[9] = {}, hi[9] = {};
+  check(MPI_Allreduce(mine, lo, 9, MPI_INT, MPI_MIN, comm), "MPI_Allreduce(schedule)");
+  check(MPI_Allreduce(mine, hi, 9, MPI_INT, MPI_MAX, comm), "MPI_Allreduce(schedule)");
+  for (int i = 0; i < 9; ++i)
+    if (lo[i] != hi[i])
+      throw UniformError("out of core: the ranks chose different schedules (chunks " +
+                         std::to_string(lo[0]) + "-" + std::to_string(hi[0]) + ", steps per pass " +
+                         std::to_string(lo[1]) + "-" + std::to_string(hi[1]) +
+                         "); give --ooc-chunks and --steps-per-pass, and report this as a bug");
 }
 
 /// Collective: an out-of-core run's statistics over all ranks: bytes summed, the time of the

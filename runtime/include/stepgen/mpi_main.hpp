@@ -99,12 +99,19 @@ std::vector<HostArray> load_rank_arrays(const Program<B>& p, const Box& box, con
 /// each part reads from the others sent by MPI at every pass boundary (rt::ooc::foreign_plan).
 /// Fills `host` with this rank's arrays over its reach; `loaded(host)` sees their initial values
 /// (collective).
+/// oocauto: with `compare` (`--out-of-core auto` given, on data that fits), the in-core run is
+/// predicted from the same figures once the schedule is chosen, and when it is not slower the
+/// rank returns nothing before any host array is made, the report holding only the choice's
+/// line: every rank has the same figures, so every rank returns alike, and the caller runs in
+/// core. A plan that cannot be made then means in core too.
 template <class B, class M, class Loaded>
-RunStats run_rank_out_of_core(const mpi::Session& session, const Program<B>& p,
-                              std::vector<typename B::Device>& devices, const Partition& partition,
-                              const Options& opt, const ooc::Options& ooc, const Probed& probed,
-                              std::vector<HostArray>& host, ooc::Stats& report, Loaded&& loaded,
-                              Monitor* monitor, ProgramIo& io) {
+std::optional<RunStats> run_rank_out_of_core(const mpi::Session& session, const Program<B>& p,
+                                             std::vector<typename B::Device>& devices,
+                                             const Partition& partition, const Options& opt,
+                                             const ooc::Options& ooc, const Probed& probed,
+                                             std::vector<HostArray>& host, ooc::Stats& report,
+                                             Loaded&& loaded, Monitor* monitor, ProgramIo& io,
+                                             bool compare = false) {
   const Problem<B>& problem = *p.problem;
   const int rank = session.rank();
   const Part& part = partition.parts[static_cast<std::size_t>(rank)];
@@ -113,6 +120,7 @@ RunStats run_rank_out_of_core(const mpi::Session& session, const Program<B>& p,
   ooc_frames(problem, request);  // <boundary> frames (oocbound, main.hpp)
   request.launches =
       problem.launches ? static_cast<int>(problem.launches->size()) : 1;  // the model's latency
+  request.host_per_part = true;  // the model: each rank's thread issues its own part's commands
   request.trapezoid = p.ooc_trapezoid && ooc.trapezoid &&
                       B::ooc_trapezoid_ok(probed, *problem.launches, problem.dims, opt.quiet);
   const typename B::Kernels kernels =
@@ -135,16 +143,49 @@ RunStats run_rank_out_of_core(const mpi::Session& session, const Program<B>& p,
     inner(d, part, buf, chunk, s + offset, remaining);
   };
   // The model needs the link and the kernels' speed: each rank measures them on a probe of
-  // its part, and the slowest figures go into the model (the same schedules fail on every rank).
-  const ooc::Schedule schedule = ooc::plan<mpi::UniformError>(
-      request, ooc, opt.steps, report, [&](ooc::Request probe, Index bytes) {
-        probe.owned = {part.owned};
-        const ooc::Schedule probe_schedule = ooc::schedule(probe);
-        std::vector<HostArray> sample =
-            p.make_host_arrays(B::OocRunner::probe_box(probe_schedule, bytes), {}, {});
-        return mpi::slowest_link(
-            MPI_COMM_WORLD, B::OocRunner::calibrate(devices, probe_schedule, sample, step, bytes));
-      });
+  // its part, and the slowest figures go into the model, every figure the same on every rank
+  // (mpi::slowest_link), so that every rank chooses the same schedule (and the same schedules
+  // fail on every rank); mpi::check_same_schedule makes sure of it before any pass runs.
+  auto calibrate = [&](ooc::Request probe, Index bytes) {
+    probe.owned = {part.owned};
+    const ooc::Schedule probe_schedule = ooc::schedule(probe);
+    std::vector<HostArray> sample =
+        p.make_host_arrays(B::OocRunner::probe_box(probe_schedule, bytes), {}, {});
+    return mpi::slowest_link(MPI_COMM_WORLD,
+                             B::OocRunner::calibrate(devices, probe_schedule, sample, step, bytes));
+  };
+  ooc::Schedule schedule;
+  if (!compare) {
+    schedule = ooc::plan<mpi::UniformError>(request, ooc, opt.steps, report, calibrate);
+  } else {
+    // oocauto: the same plan; no plan (a uniform PlanError: the same figures on every rank)
+    // means in core.
+    try {
+      schedule = ooc::plan<PlanError>(request, ooc, opt.steps, report, calibrate);
+    } catch (const PlanError& e) {
+      ooc::Stats in_core;
+      in_core.budget = report.budget;
+      in_core.choice = ooc::in_core_because(std::string("no out-of-core plan: ") + e.what()).line;
+      report = in_core;
+      return std::nullopt;
+    }
+  }
+  mpi::check_same_schedule(MPI_COMM_WORLD, schedule);
+  if (compare) {
+    // What the rank's in-core run would move: its host copies up, the gathered arrays down.
+    const ooc::AutoChoice c =
+        ooc_auto_compare(problem, partition, request.arrays, schedule, report.link, opt.steps,
+                         ooc.overlap, host_copies(p, opt, io), gathered_arrays(p, opt));
+    if (!c.out_of_core) {
+      ooc::Stats in_core;
+      in_core.budget = report.budget;
+      in_core.choice = c.line;
+      report = in_core;
+      return std::nullopt;
+    }
+    report.choice = c.line;
+    report.reason = "--out-of-core auto: predicted faster than in core";
+  }
 
   // This rank's arrays over its reach: the cells other ranks own there are refreshed by
   // messages at every pass boundary (arrays no kernel writes keep their initial values).
@@ -320,8 +361,21 @@ RunStats run_rank(const mpi::Session& session, M& rank, const Program<B>& p,
                            : "the largest part needs " + human_bytes(static_cast<double>(in_core)) +
                                  ", the smallest budget per device over the ranks is " +
                                  human_bytes(static_cast<double>(report.budget));
-      return run_rank_out_of_core<B, M>(session, p, devices, partition, opt, ooc, probed, host,
-                                        report, loaded, monitor, io);
+      return *run_rank_out_of_core<B, M>(session, p, devices, partition, opt, ooc, probed, host,
+                                         report, loaded, monitor, io);
+    }
+    // oocauto: `--out-of-core auto` given, on data that fits: the faster (predicted) of in
+    // core and the best out-of-core plan, the same choice on every rank (mpi::slowest_link).
+    if (ooc.mode == ooc::Options::Mode::kAuto && ooc.compare && opt.steps > 0) {
+      if (const std::string why = ooc_auto_not_compared(p); !why.empty()) {
+        report.choice = ooc::in_core_because(why).line;
+      } else {
+        report.on = true;
+        std::optional<RunStats> out =
+            run_rank_out_of_core<B, M>(session, p, devices, partition, opt, ooc, probed, host,
+                                       report, loaded, monitor, io, true);
+        if (out) return *out;  // out of core, predicted faster
+      }
     }
   }
   // The host arrays stop at the grid's edge: a boundary frame is filled on the device.
@@ -505,7 +559,10 @@ int run_mpi_program(mpi::Session& session, int argc, char** argv, Program<B> p,
   if (!opt.quiet && session.rank() == 0) {
     print_report(stats, stdout);
     io.print_report(stdout);  // ckptbg: what the checkpoints cost (written by the ranks)
-    if (ooc_stats.on) ooc::print_report(ooc_stats, stdout);
+    if (ooc_stats.on)
+      ooc::print_report(ooc_stats, stdout);
+    else if (!ooc_stats.choice.empty())
+      std::printf("%s\n", ooc_stats.choice.c_str());  // oocauto: in core, and why
     rank.print_report(session, ooc_stats.on);
   }
   if (session.rank() == 0) {

@@ -272,12 +272,17 @@ inline double simulate(const Schedule& sc, const Link& measured, Index steps, bo
     }
   }
   // oocauto: when the host has issued each op (issue_op + issue_command per copy or launch,
-  // one after the other in issue order; after a barrier, from when the barrier is over).
+  // one after the other in issue order, per issuing thread: Schedule::host_per_part; after a
+  // barrier, from when the barrier is over).
   std::vector<double> issued(ops.size(), 0);
   std::vector<double> issue_cost(ops.size(), 0);
   if (link.issue_op > 0 || link.issue_command > 0)  // (op_commands walks each compute command)
     for (std::size_t i = 0; i < ops.size(); ++i) issue_cost[i] = issue_seconds(sc, ops[i], link);
-  double host_clock = 0;
+  // One thread issues every part's commands (one process), or each part has its own (MPI).
+  std::vector<double> host_clock(sc.host_per_part ? parts : 1, 0.0);
+  auto clock_of = [&](const Op& op) -> double& {
+    return host_clock[sc.host_per_part ? static_cast<std::size_t>(op.part) : 0];
+  };
   const double f = std::min(1.0, link.bidir / (link.h2d + link.d2h));  // both ways at once
   std::vector<char> done(ops.size(), 0), running(ops.size(), 0);
   std::vector<double> left = work;
@@ -286,8 +291,8 @@ inline double simulate(const Schedule& sc, const Link& measured, Index steps, bo
   while (begin < ops.size()) {
     std::size_t end = begin;
     while (end < ops.size() && ops[end].kind != K::kBarrier) ++end;
-    host_clock = std::max(host_clock, now);  // the host waited at the barrier
-    for (std::size_t i = begin; i < end; ++i) issued[i] = host_clock += issue_cost[i];
+    for (double& c : host_clock) c = std::max(c, now);  // the hosts waited at the barrier
+    for (std::size_t i = begin; i < end; ++i) issued[i] = clock_of(ops[i]) += issue_cost[i];
     // Each part's streams: the commands in issue order; the one at the head runs.
     const std::size_t lanes = overlap ? 3 : 1;
     std::vector<std::vector<std::size_t>> queue(parts * lanes);

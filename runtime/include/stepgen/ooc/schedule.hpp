@@ -48,6 +48,9 @@ struct Request {
   /// every pass ends with a barrier, also with one part.
   Index every = 0;
   bool pass_barriers = false;
+  /// Each part's commands are issued by a thread of its own (MPI: a rank per part), not all
+  /// parts' by one thread (one process, several devices). For the model's host (model.hpp).
+  bool host_per_part = false;
   // --- <boundary> frames out of core (oocbound) -------------------------------------------
   /// The dimensions with a boundary frame (some array has a <boundary> there): the parts'
   /// reach and the chunks' loads go on past the grid's edge there, `k * shrink` cells, and the
@@ -95,6 +98,7 @@ struct Schedule {
   bool trapezoid = false;      ///< see Request
   bool band_sharing = false;   ///< see Request
   bool pass_barriers = false;  ///< see Request
+  bool host_per_part = false;  ///< see Request
   Index band_cells = 0;        ///< each part's band store, all k bands, per array (elements)
   Vec3 shrink_lo{0, 0, 0}, shrink_hi{0, 0, 0};
   std::vector<Array> arrays;
@@ -197,6 +201,7 @@ inline Schedule schedule(const Request& r) {
   out.launches = r.launches;
   out.trapezoid = r.trapezoid;
   out.pass_barriers = r.pass_barriers;
+  out.host_per_part = r.host_per_part;
   // At k = 1 a chunk computes only its own planes anyway: the bands would save nothing.
   out.band_sharing = r.band_sharing && r.trapezoid && r.region_sharing && r.steps_per_pass > 1;
   out.shrink_lo = r.shrink_lo;
