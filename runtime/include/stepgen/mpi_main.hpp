@@ -154,6 +154,14 @@ std::optional<RunStats> run_rank_out_of_core(const mpi::Session& session, const 
     return mpi::slowest_link(MPI_COMM_WORLD,
                              B::OocRunner::calibrate(devices, probe_schedule, sample, step, bytes));
   };
+  // oocauto: in core after all: the report holds the budget and the choice's line only.
+  auto in_core = [&report](const std::string& line) {
+    ooc::Stats stays;
+    stays.budget = report.budget;
+    stays.choice = line;
+    report = stays;
+    return std::optional<RunStats>{};
+  };
   ooc::Schedule schedule;
   if (!compare) {
     schedule = ooc::plan<mpi::UniformError>(request, ooc, opt.steps, report, calibrate);
@@ -163,11 +171,7 @@ std::optional<RunStats> run_rank_out_of_core(const mpi::Session& session, const 
     try {
       schedule = ooc::plan<PlanError>(request, ooc, opt.steps, report, calibrate);
     } catch (const PlanError& e) {
-      ooc::Stats in_core;
-      in_core.budget = report.budget;
-      in_core.choice = ooc::in_core_because(std::string("no out-of-core plan: ") + e.what()).line;
-      report = in_core;
-      return std::nullopt;
+      return in_core(ooc::in_core_because(std::string("no out-of-core plan: ") + e.what()).line);
     }
   }
   mpi::check_same_schedule(MPI_COMM_WORLD, schedule);
@@ -176,13 +180,7 @@ std::optional<RunStats> run_rank_out_of_core(const mpi::Session& session, const 
     const ooc::AutoChoice c =
         ooc_auto_compare(problem, partition, request.arrays, schedule, report.link, opt.steps,
                          ooc.overlap, host_copies(p, opt, io), gathered_arrays(p, opt));
-    if (!c.out_of_core) {
-      ooc::Stats in_core;
-      in_core.budget = report.budget;
-      in_core.choice = c.line;
-      report = in_core;
-      return std::nullopt;
-    }
+    if (!c.out_of_core) return in_core(c.line);
     report.choice = c.line;
     report.reason = "--out-of-core auto: predicted faster than in core";
   }
