@@ -375,6 +375,22 @@ int run() {
     check(refused || size == 1,
           "check_same_schedule: a rank's other chunk count refused on every rank");
   }
+  // The run's report: times of the slowest rank, bytes and the links measured at start-up
+  // summed over the ranks (as one process sums its devices'), rank 0's host arrays' text.
+  {
+    rt::RunStats run;
+    run.total_s = 1.0 + rank;
+    run.host_device_bytes = 100;
+    run.link_h2d = 1e9 * (1 + rank);
+    run.link_d2h = 2e9;
+    run.host_memory = rank == 0 ? "page-locked" : "pageable";
+    const rt::RunStats all = mpi::combine(MPI_COMM_WORLD, run);
+    check(all.total_s == size && all.host_device_bytes == 100u * static_cast<unsigned>(size),
+          "combine(RunStats): the slowest time, the bytes summed");
+    check(all.link_h2d == 1e9 * size * (size + 1) / 2 && all.link_d2h == 2e9 * size,
+          "combine(RunStats): the links summed over the ranks");
+    check(rank != 0 || all.host_memory == "page-locked", "combine(RunStats): rank 0's host arrays");
+  }
   rt::ooc::Stats stats;
   stats.on = true;
   stats.chunks = 4;

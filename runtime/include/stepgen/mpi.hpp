@@ -539,6 +539,12 @@ inline rt::RunStats combine(MPI_Comm comm, const rt::RunStats& mine) {
   all.host_device_s = slowest[3];
   all.exchange_bytes = static_cast<std::size_t>(sums[0]);
   all.host_device_bytes = static_cast<std::size_t>(sums[1]);
+  // The links measured at start-up, summed over the ranks as one process sums its devices'
+  // (0 on every rank: not measured); the host arrays as rank 0 holds them.
+  double links[2] = {mine.link_h2d, mine.link_d2h}, summed[2] = {0, 0};
+  check(MPI_Allreduce(links, summed, 2, MPI_DOUBLE, MPI_SUM, comm), "MPI_Allreduce(links)");
+  all.link_h2d = summed[0];
+  all.link_d2h = summed[1];
   return all;
 }
 

@@ -378,7 +378,25 @@ RunStats run_rank(const mpi::Session& session, M& rank, const Program<B>& p,
   }
   // The host arrays stop at the grid's edge: a boundary frame is filled on the device.
   // devinit: only the arrays that need one get a host copy (one part per rank: no staging).
-  host = load_rank_arrays(p, intersect(part.ghost, p.grid), opt, {}, host_copies(p, opt, io));
+  // Page-locked unless --pinned off, as in one process (issue 26): the uploads and downloads
+  // run at the link's speed; where the system refuses, pageable, and the report says so.
+  HostMemory memory;
+  host = load_rank_arrays(p, intersect(part.ghost, p.grid), opt,
+                          pageable_fallback(B::host_allocator(devices, ooc.pinned, false), memory),
+                          host_copies(p, opt, io));
+  // The link for the report, as one process measures it: a short copy each way between
+  // page-locked memory and this rank's device, of the bytes its part holds up to 64 MiB
+  // (skipped under --quiet); mpi::combine sums the ranks' figures.
+  LinkSpeed link;
+  if (!opt.quiet) {
+    std::size_t bytes = 0;
+    for (int id = 0; id < problem.array_count; ++id)
+      bytes += static_cast<std::size_t>(part.ghost.volume()) * problem.arrays[id].element_bytes;
+    HostMemory probe_memory;
+    link = measure_link<B>(devices, 1,
+                           pageable_fallback(B::host_allocator(devices, true, false), probe_memory),
+                           std::min<std::size_t>(bytes, std::size_t{64} << 20));
+  }
   io.restart(host);  // io: the checkpoint's values over this rank's box, when restarting
   loaded(host);
   io.start(host);
@@ -394,7 +412,11 @@ RunStats run_rank(const mpi::Session& session, M& rank, const Program<B>& p,
     r.fetch(io.wanted(step + 1));
     io.end_of_step(step + 1, r.host());
   });
-  return run.run(opt.steps, loop);
+  RunStats stats = run.run(opt.steps, loop);
+  stats.host_memory = memory.text();
+  stats.link_h2d = link.h2d;
+  stats.link_d2h = link.d2h;
+  return stats;
 }
 
 /// The MPI program: every rank runs this with the same options. Returns the exit status (1:

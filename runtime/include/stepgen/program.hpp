@@ -352,7 +352,10 @@ struct HostMemory {
   int pageable = 0;
   std::string why;  ///< why arrays are pageable ("--pinned off", the failed allocation)
 
+  /// "" when no host array was made (every array made on the devices): the report says
+  /// nothing of how they would have been held.
   std::string text() const {
+    if (pageable == 0 && pinned == 0) return "";
     if (pageable == 0 && pinned > 0) return "page-locked";
     std::string s = pinned > 0
                         ? std::to_string(pinned) + " of " + std::to_string(pinned + pageable) +
