@@ -375,6 +375,32 @@ int run() {
     check(refused || size == 1,
           "check_same_schedule: a rank's other chunk count refused on every rank");
   }
+  // The split: every rank probed its own device; a rank whose probe widened the ghost zones
+  // differently is refused on every rank, naming the widths.
+  {
+    rt::Partition split;
+    split.ghost_lo = {1, 1, 0};
+    split.ghost_hi = {1, 1, 0};
+    split.parts.resize(static_cast<std::size_t>(size));
+    bool passed = true;
+    try {
+      mpi::check_same_partition(MPI_COMM_WORLD, split);
+    } catch (const std::exception&) {
+      passed = false;
+    }
+    check(passed, "check_same_partition: one split passes");
+    if (rank == 0) split.ghost_hi[1] = 2;
+    std::string what;
+    try {
+      mpi::check_same_partition(MPI_COMM_WORLD, split);
+    } catch (const mpi::UniformError& e) {
+      what = e.what();
+    }
+    check(size == 1
+              ? what.empty()
+              : what.find("ghost widths above along dimension 1: 1 to 2") != std::string::npos,
+          "check_same_partition: other ghost widths on a rank refused on every rank");
+  }
   // The run's report: times of the slowest rank, bytes and the links measured at start-up
   // summed over the ranks (as one process sums its devices'), rank 0's host arrays' text.
   {

@@ -612,28 +612,67 @@ inline rt::ooc::Link slowest_link(MPI_Comm comm, const rt::ooc::Link& mine) {
   return all;
 }
 
+/// Collective: whether `mine` holds the same values on every rank; `lo` and `hi` (when given)
+/// get each value's least and most over the ranks.
+inline bool same_on_every_rank(MPI_Comm comm, const std::vector<long long>& mine,
+                               std::vector<long long>* lo = nullptr,
+                               std::vector<long long>* hi = nullptr) {
+  const int n = static_cast<int>(mine.size());
+  std::vector<long long> least(mine.size()), most(mine.size());
+  check(MPI_Allreduce(mine.data(), least.data(), n, MPI_LONG_LONG, MPI_MIN, comm),
+        "MPI_Allreduce(same on every rank)");
+  check(MPI_Allreduce(mine.data(), most.data(), n, MPI_LONG_LONG, MPI_MAX, comm),
+        "MPI_Allreduce(same on every rank)");
+  if (lo) *lo = least;
+  if (hi) *hi = most;
+  return least == most;
+}
+
 /// Collective: throws UniformError on every rank when the ranks' out-of-core schedules differ
 /// (chunks, steps per pass, sharing, trapezoid, bands, buffer slots, launches, barriers): their
 /// passes would not end together and the cells sent at pass boundaries would not match.
 inline void check_same_schedule(MPI_Comm comm, const rt::ooc::Schedule& sc) {
-  const int mine[9] = {sc.chunks,
-                       sc.steps_per_pass,
-                       sc.region_sharing ? 1 : 0,
-                       sc.trapezoid ? 1 : 0,
-                       sc.band_sharing ? 1 : 0,
-                       sc.buffers,
-                       sc.launches,
-                       sc.pass_barriers ? 1 : 0,
-                       static_cast<int>(sc.parts.size())};
-  int lo[9] = {}, hi[9] = {};
-  check(MPI_Allreduce(mine, lo, 9, MPI_INT, MPI_MIN, comm), "MPI_Allreduce(schedule)");
-  check(MPI_Allreduce(mine, hi, 9, MPI_INT, MPI_MAX, comm), "MPI_Allreduce(schedule)");
-  for (int i = 0; i < 9; ++i)
+  std::vector<long long> lo, hi;
+  if (same_on_every_rank(
+          comm,
+          {sc.chunks, sc.steps_per_pass, sc.region_sharing, sc.trapezoid, sc.band_sharing,
+           sc.buffers, sc.launches, sc.pass_barriers, static_cast<long long>(sc.parts.size())},
+          &lo, &hi))
+    return;
+  throw UniformError("out of core: the ranks chose different schedules (chunks " +
+                     std::to_string(lo[0]) + "-" + std::to_string(hi[0]) + ", steps per pass " +
+                     std::to_string(lo[1]) + "-" + std::to_string(hi[1]) +
+                     "); give --ooc-chunks and --steps-per-pass, and report this as a bug");
+}
+
+/// Collective: throws UniformError on every rank when the ranks' splits differ. Each rank
+/// probes the kernels on its own device and widens the ghost zones where their rims are wider
+/// than the halos (rt::Probed::widen_ghosts): kernels that behave differently on the ranks'
+/// devices would give each rank another split, and the halo messages would not match.
+inline void check_same_partition(MPI_Comm comm, const rt::Partition& partition) {
+  std::vector<long long> mine;
+  for (std::size_t d = 0; d < 3; ++d) {
+    mine.push_back(partition.ghost_lo[d]);
+    mine.push_back(partition.ghost_hi[d]);
+  }
+  mine.push_back(static_cast<long long>(partition.parts.size()));
+  std::vector<long long> lo, hi;
+  if (same_on_every_rank(comm, mine, &lo, &hi)) return;  // the same request: the same split
+  std::string widths;
+  for (std::size_t i = 0; i + 1 < mine.size(); ++i)
     if (lo[i] != hi[i])
-      throw UniformError("out of core: the ranks chose different schedules (chunks " +
-                         std::to_string(lo[0]) + "-" + std::to_string(hi[0]) + ", steps per pass " +
-                         std::to_string(lo[1]) + "-" + std::to_string(hi[1]) +
-                         "); give --ooc-chunks and --steps-per-pass, and report this as a bug");
+      widths += std::string(widths.empty() ? "" : ", ") + (i % 2 ? "above" : "below") +
+                " along dimension " + std::to_string(i / 2) + ": " + std::to_string(lo[i]) +
+                " to " + std::to_string(hi[i]);
+  if (widths.empty())
+    throw UniformError("the ranks split the grid into " + std::to_string(lo.back()) + " to " +
+                       std::to_string(hi.back()) + " parts (report this as a bug)");
+  throw UniformError(
+      "the kernel probe found different rims on the ranks' devices, so the ranks would split "
+      "the grid differently (ghost widths " +
+      widths +
+      "); a kernel must write the same cells on every device: check what it leaves unwritten "
+      "on each kind of device, or give the widths in the spec and run with --probe off");
 }
 
 /// Collective: an out-of-core run's statistics over all ranks: bytes summed, the time of the

@@ -487,6 +487,7 @@ int run_mpi_program(mpi::Session& session, int argc, char** argv, Program<B> p,
       throw mpi::UniformError(e.what());
     }
   }
+  mpi::check_same_partition(MPI_COMM_WORLD, partition);  // every rank probed its own device
   // <local size="auto"/>: each rank times the shapes on its own device (the partition does not
   // depend on the choice, and the results are the same bits whatever each rank chose).
   // Shapes given by --local / STEPGEN_LOCAL, checked also when nothing is tuned (a UsageError,
