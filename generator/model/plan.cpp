@@ -186,6 +186,7 @@ rt::ooc::Request ooc_request(const ProgramPlan& pp, const rt::Partition& p, cons
   r.chunks = m.out_of_core.chunks;
   r.steps_per_pass = m.out_of_core.steps_per_pass;
   r.region_sharing = m.out_of_core.region_sharing;
+  r.host_per_part = pp.mpi;  // as the MPI program: each rank issues its own part's commands
   r.buffers = 3;
   // As the program (its launch table's size): the model charges each launch the latency.
   r.launches = static_cast<int>(std::count_if(pp.loop.begin(), pp.loop.end(), [](const Action& a) {

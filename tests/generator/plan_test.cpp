@@ -228,6 +228,14 @@ TEST_CASE("make_plan: out of core runs the program's chooser on the program's re
   CHECK(p.schedule.device_bytes == want.device_bytes);
   CHECK(p.schedule.device_bytes <= 1536 * 27);
   CHECK(p.predicted_s == rt::ooc::predict(want, assumed, m.steps, true));
+  // One process: one thread issues every part's commands; an MPI program's ranks issue their
+  // own, and the plan models them so (rt::ooc::Request::host_per_part).
+  CHECK_FALSE(p.schedule.host_per_part);
+  {
+    Model ranks = m;
+    ranks.mpi = true;
+    CHECK(make_plan(build_program_plan(ranks), o).schedule.host_per_part);
+  }
 
   // Figures change the choice as they change a program's: a link a thousand times slower
   // makes passes costly, so the model runs more steps per pass.
