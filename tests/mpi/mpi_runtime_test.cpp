@@ -375,6 +375,12 @@ int run() {
     check(refused || size == 1,
           "check_same_schedule: a rank's other chunk count refused on every rank");
   }
+  // An error one rank found, the same on every rank (the lowest rank's), or none.
+  check(mpi::first_error(MPI_COMM_WORLD, "").empty(), "first_error: none");
+  check(mpi::first_error(MPI_COMM_WORLD, rank == size - 1 ? "thin part" : "") == "thin part",
+        "first_error: one rank's error on every rank");
+  check(mpi::first_error(MPI_COMM_WORLD, "rank " + std::to_string(rank)) == "rank 0",
+        "first_error: the lowest rank's");
   // The split: every rank probed its own device; a rank whose probe widened the ghost zones
   // differently is refused on every rank, naming the widths.
   {

@@ -148,7 +148,17 @@ std::optional<RunStats> run_rank_out_of_core(const mpi::Session& session, const 
   // fail on every rank); mpi::check_same_schedule makes sure of it before any pass runs.
   auto calibrate = [&](ooc::Request probe, Index bytes) {
     probe.owned = {part.owned};
-    const ooc::Schedule probe_schedule = ooc::schedule(probe);
+    // A part too thin for the probe's chunk on some rank: the same PlanError on every rank,
+    // before the calibration's collectives (one rank alone would leave the others waiting).
+    ooc::Schedule probe_schedule;
+    std::string failed;
+    try {
+      probe_schedule = ooc::schedule(probe);
+    } catch (const PlanError& e) {
+      failed = e.what();
+    }
+    if (const std::string first = mpi::first_error(MPI_COMM_WORLD, failed); !first.empty())
+      throw PlanError(first);
     std::vector<HostArray> sample =
         p.make_host_arrays(B::OocRunner::probe_box(probe_schedule, bytes), {}, {});
     return mpi::slowest_link(MPI_COMM_WORLD,
