@@ -295,18 +295,27 @@ void ooc_frames(const Problem<B>& problem, ooc::Request& request) {
 
 // --- end of <boundary> frames ---------------------------------------------------------------
 
+/// The host link an in-core run's report shows (measure_link): a short copy each way between
+/// page-locked memory and each of the devices of `parts` at once, of the bytes the largest of
+/// those parts holds, up to 64 MiB. One process passes all its parts, an MPI rank its own.
+template <class B>
+LinkSpeed in_core_link(const Problem<B>& problem, std::vector<typename B::Device>& devices,
+                       const std::vector<Part>& parts) {
+  std::size_t bytes = 0;
+  for (const Part& part : parts) {
+    std::size_t part_bytes = 0;
+    for (int id = 0; id < problem.array_count; ++id)
+      part_bytes +=
+          static_cast<std::size_t>(part.ghost.volume()) * problem.arrays[id].element_bytes;
+    bytes = std::max(bytes, part_bytes);
+  }
+  HostMemory memory;
+  return measure_link<B>(devices, parts.size(),
+                         pageable_fallback(B::host_allocator(devices, true, false), memory),
+                         std::min<std::size_t>(bytes, std::size_t{64} << 20));
+}
+
 // --- oocauto: `--out-of-core auto` on data that fits (ooc/choice.hpp) ---
-/// Given `--out-of-core auto` (ooc.compare) on data that fits: the start-up calibration of
-/// out of core (the link, the kernels' seconds per cell-step with the shapes tune_locals kept,
-/// the per-command latency) on the host arrays, the best out-of-core plan (ooc::choose) and
-/// the in-core run predicted from the same figures; the faster is taken. Fills the report's
-/// choice line and, out of core, its reason and link (the run's plan reuses the calibration).
-/// Returns whether the run goes out of core. Without the flag, or out of core already, it
-/// changes nothing.
-/// `held` and `gathered` (by array id): the host copies an in-core run needs (host_copies) and
-/// the arrays it gathers (gathered_arrays); the prediction of the in-core run moves those only,
-/// and when in core is taken the other host copies (made for the calibration) are dropped, so
-/// that those arrays are made on the devices as without the flag.
 /// `--out-of-core auto`'s comparison, once `sc` is the best out-of-core plan on the measured
 /// `link`: the in-core run predicted from the same figures, moving the arrays with a host copy
 /// up (`held` by array id, empty: all) and the gathered ones down (`gathered`, empty: all), and
@@ -349,6 +358,17 @@ std::string ooc_auto_not_compared(const Program<B>& p) {
   return "";
 }
 
+/// Given `--out-of-core auto` (ooc.compare) on data that fits: the start-up calibration of
+/// out of core (the link, the kernels' seconds per cell-step with the shapes tune_locals kept,
+/// the per-command latency) on the host arrays, the best out-of-core plan (ooc::choose) and
+/// the in-core run predicted from the same figures; the faster is taken. Fills the report's
+/// choice line and, out of core, its reason and link (the run's plan reuses the calibration).
+/// Returns whether the run goes out of core. Without the flag, or out of core already, it
+/// changes nothing.
+/// `held` and `gathered` (by array id): the host copies an in-core run needs (host_copies) and
+/// the arrays it gathers (gathered_arrays); the prediction of the in-core run moves those only,
+/// and when in core is taken the other host copies (made for the calibration) are dropped, so
+/// that those arrays are made on the devices as without the flag.
 template <class B>
 bool ooc_auto_choice(const Program<B>& p, std::vector<typename B::Device>& devices,
                      const Partition& partition, std::vector<HostArray>& host, const Options& opt,
@@ -653,20 +673,7 @@ int run_program(int argc, char** argv, Program<B> p) {
   // The link in core, for the report: a short copy each way from page-locked memory, of the
   // bytes a device holds up to 64 MiB (skipped under --quiet, which prints no report).
   LinkSpeed link;
-  if (!out_of_core && !opt.quiet) {
-    std::size_t bytes = 0;
-    for (const Part& part : partition.parts) {
-      std::size_t part_bytes = 0;
-      for (int id = 0; id < problem.array_count; ++id)
-        part_bytes +=
-            static_cast<std::size_t>(part.ghost.volume()) * problem.arrays[id].element_bytes;
-      bytes = std::max(bytes, part_bytes);
-    }
-    HostMemory probe_memory;
-    link = measure_link<B>(devices, partition.parts.size(),
-                           pageable_fallback(B::host_allocator(devices, true, false), probe_memory),
-                           std::min<std::size_t>(bytes, std::size_t{64} << 20));
-  }
+  if (!out_of_core && !opt.quiet) link = in_core_link<B>(problem, devices, partition.parts);
 
   for (Record& r : p.records) r.begin(opt.steps, io.first_step());
   // Reductions, until, monitor (monitor.hpp): the monitor's lines unless --quiet.

@@ -632,6 +632,9 @@ inline bool same_on_every_rank(MPI_Comm comm, const std::vector<long long>& mine
 /// (chunks, steps per pass, sharing, trapezoid, bands, buffer slots, launches, barriers): their
 /// passes would not end together and the cells sent at pass boundaries would not match.
 inline void check_same_schedule(MPI_Comm comm, const rt::ooc::Schedule& sc) {
+  static const char* const names[] = {"chunks",    "steps per pass", "region sharing",
+                                      "trapezoid", "band sharing",   "buffer slots",
+                                      "launches",  "pass barriers",  "parts"};
   std::vector<long long> lo, hi;
   if (same_on_every_rank(
           comm,
@@ -639,9 +642,12 @@ inline void check_same_schedule(MPI_Comm comm, const rt::ooc::Schedule& sc) {
            sc.buffers, sc.launches, sc.pass_barriers, static_cast<long long>(sc.parts.size())},
           &lo, &hi))
     return;
-  throw UniformError("out of core: the ranks chose different schedules (chunks " +
-                     std::to_string(lo[0]) + "-" + std::to_string(hi[0]) + ", steps per pass " +
-                     std::to_string(lo[1]) + "-" + std::to_string(hi[1]) +
+  std::string differ;
+  for (std::size_t i = 0; i < lo.size(); ++i)
+    if (lo[i] != hi[i])
+      differ += std::string(differ.empty() ? "" : ", ") + names[i] + " " + std::to_string(lo[i]) +
+                " to " + std::to_string(hi[i]);
+  throw UniformError("out of core: the ranks chose different schedules (" + differ +
                      "); give --ooc-chunks and --steps-per-pass, and report this as a bug");
 }
 

@@ -394,19 +394,10 @@ RunStats run_rank(const mpi::Session& session, M& rank, const Program<B>& p,
   host = load_rank_arrays(p, intersect(part.ghost, p.grid), opt,
                           pageable_fallback(B::host_allocator(devices, ooc.pinned, false), memory),
                           host_copies(p, opt, io));
-  // The link for the report, as one process measures it: a short copy each way between
-  // page-locked memory and this rank's device, of the bytes its part holds up to 64 MiB
-  // (skipped under --quiet); mpi::combine sums the ranks' figures.
+  // The link for the report, as one process measures it (in_core_link: this rank's device
+  // and part; not under --quiet); mpi::combine sums the ranks' figures.
   LinkSpeed link;
-  if (!opt.quiet) {
-    std::size_t bytes = 0;
-    for (int id = 0; id < problem.array_count; ++id)
-      bytes += static_cast<std::size_t>(part.ghost.volume()) * problem.arrays[id].element_bytes;
-    HostMemory probe_memory;
-    link = measure_link<B>(devices, 1,
-                           pageable_fallback(B::host_allocator(devices, true, false), probe_memory),
-                           std::min<std::size_t>(bytes, std::size_t{64} << 20));
-  }
+  if (!opt.quiet) link = in_core_link<B>(problem, devices, {part});
   io.restart(host);  // io: the checkpoint's values over this rank's box, when restarting
   loaded(host);
   io.start(host);
