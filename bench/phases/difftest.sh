@@ -16,8 +16,9 @@
 #
 # Modes per program (gpu_modes.txt, LABEL<TAB>ENV<TAB>FLAGS): the program's own modes.txt lines
 # that fit one device (out of core with chunks, k, trapezoid, band and region sharing, overlap,
-# pinned, the model under a budget), four more drawn here, and for MPI trees 2 and 3 ranks sharing
-# the GPU (STEPGEN_MPI_SHARE_DEVICES=1: overlap on views between ranks), in core and out of core.
+# pinned, the model under a budget), four more drawn here, and for MPI trees 2 and 3 ranks, in
+# core and out of core: ranks share a GPU (STEPGEN_MPI_SHARE_DEVICES=1: overlap on views between
+# ranks) only where there are fewer GPUs than ranks.
 # A run refused with a stated reason (a budget no chunk fits, a grid too small to split) is
 # counted as refused, as tests/difftest does. Logs and failing programs go to $OUT.
 set -u
@@ -126,7 +127,8 @@ mkdir -p $vend
 ls /etc/OpenCL/vendors/*nvidia* >/dev/null 2>&1 && cp /etc/OpenCL/vendors/*nvidia* $vend/
 [ -f $vend/nvidia.icd ] || echo libnvidia-opencl.so.1 > $vend/nvidia.icd
 export OCL_ICD_VENDORS=$vend
-mpi_flags=(--allow-run-as-root --oversubscribe)
+mpi_flags=(--allow-run-as-root --oversubscribe -x STEPGEN_MPI_SHARE_DEVICES)
+gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
 mpi_cflags=() mpi_lflags=()
 if command -v mpicxx >/dev/null; then
   # Open MPI's include and library folders and libraries, for nvcc.
@@ -171,7 +173,10 @@ run_one() {
   [ "$env" != "-" ] && read -r -a e <<<"$env"
   if [ "$ranks" -gt 0 ]; then
     # shellcheck disable=SC2086
-    (cd "$d" && env "${e[@]}" STEPGEN_MPI_SHARE_DEVICES=1 timeout 300 mpirun "${mpi_flags[@]}" \
+    # Ranks share GPUs only where there are fewer GPUs than ranks.
+    local share=0
+    [ "$ranks" -gt "$gpus" ] && share=1
+    (cd "$d" && env "${e[@]}" STEPGEN_MPI_SHARE_DEVICES=$share timeout 300 mpirun "${mpi_flags[@]}" \
        -np "$ranks" "$d/$t.bin" $flags "${saves[@]}") </dev/null >"$o/log.txt" 2>&1
   else
     # shellcheck disable=SC2086

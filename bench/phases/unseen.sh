@@ -131,15 +131,27 @@ verdict "$n ooc 1GiB model (u)" same "$work/$n.incore.u.raw" "$work/$n.ooc1g-aut
 runp $n ooc1g-k20-probeoff --devices 1 --device-memory 1GiB --steps-per-pass 20 --probe off
 verdict "$n ooc 1GiB k=20 --probe off (the bug)" differs "$work/$n.incore.u.raw" "$work/$n.ooc1g-k20-probeoff.u.raw"
 
-# 3. MPI, 2 ranks sharing the GPU: the overlap runs kernels on views; and out of core on each
-#    rank (the cells other ranks own by messages at pass boundaries), k = 1 and 2.
+# 3. MPI, 2 ranks: the overlap runs kernels on views; and out of core on each rank (the cells
+#    other ranks own by messages at pass boundaries), k = 1 and 2; `--out-of-core auto` (the
+#    ranks agree on one choice). With one GPU the ranks share it (STEPGEN_MPI_SHARE_DEVICES=1, a
+#    testing set-up: the ranks' calibrations disturb each other); with two or more each rank has
+#    its own, as on a real cluster.
+gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
 if command -v mpirun >/dev/null; then
   mpi_flags="--allow-run-as-root --oversubscribe -x STEPGEN_MPI_SHARE_DEVICES ${MPIRUN_FLAGS:-}"
-  export STEPGEN_MPI_SHARE_DEVICES=1
-  for n in wave2k "${examples[@]}"; do
-    [ "$n" = wave2k ] || runp $n incore --devices 1
-    for m in "mpi2:" "mpi2-ooc-k1:--out-of-core on --ooc-chunks 2 --steps-per-pass 1" \
-             "mpi2-ooc-k2:--out-of-core on --ooc-chunks 1 --steps-per-pass 2"; do
+  if [ "$gpus" -ge 2 ]; then
+    export STEPGEN_MPI_SHARE_DEVICES=0
+    echo "MPI runs: 2 ranks, one GPU each ($gpus GPUs)"
+  else
+    export STEPGEN_MPI_SHARE_DEVICES=1
+    echo "MPI runs: 2 ranks sharing the GPU"
+  fi
+  for n in wave2k wave2k_512 "${examples[@]}"; do
+    case $n in wave2k | wave2k_512) ;; *) runp $n incore --devices 1 ;; esac
+    mm=("mpi2:" "mpi2-ooc-k1:--out-of-core on --ooc-chunks 2 --steps-per-pass 1"
+        "mpi2-ooc-k2:--out-of-core on --ooc-chunks 1 --steps-per-pass 2" "mpi2-auto:--out-of-core auto")
+    [ "$n" = wave2k_512 ] && mm=("mpi2-auto:--out-of-core auto" "mpi2-on:--out-of-core on")
+    for m in "${mm[@]}"; do
       tag=${m%%:*} args=${m#*:}
       saves=()
       for a in $(arrays_of "$n"); do saves+=(--save "$a=$work/$n.$tag.$a.raw"); done

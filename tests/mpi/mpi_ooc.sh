@@ -45,6 +45,11 @@ for n in $counts; do
       cat "$run/log.txt"; echo "FAIL: $n rank(s), k = $k: no out-of-core plan"; exit 1
     fi
     grep -q "^out-of-core: on" "$run/log.txt" || { cat "$run/log.txt"; echo "FAIL: not out of core"; exit 1; }
+    # The common report's `kernels:` is the slowest rank's events around its compute commands,
+    # as in one process (it printed 0 for MPI ranks out of core until 2026-11-28).
+    kernels=$(sed -n 's/^  kernels: *\([0-9.]*\) s$/\1/p' "$run/log.txt")
+    awk -v k="${kernels:-0}" 'BEGIN { exit !(k > 0) }' ||
+      { cat "$run/log.txt"; echo "FAIL: $n rank(s) out of core: kernels: ${kernels:-missing} s (not split)"; exit 1; }
     if [ ${#extra[@]} -gt 0 ] && ! grep -q "verify: OK: $n rank(s) equal 1 device" "$run/log.txt"; then
       cat "$run/log.txt"; echo "FAIL: --verify out of core on $n rank(s)"; exit 1
     fi
