@@ -177,6 +177,10 @@ std::string plan_json(const ProgramPlan& pp, const Plan& plan) {
       figures.set("issue_op_us", Json::real(l.issue_op * 1e6))
           .set("issue_command_us", Json::real(l.issue_command * 1e6))
           .set("issue_from", Json::string(f.issue));
+    if (l.message > 0)  // MPI: the pass boundary's messages
+      figures.set("message_gbps", Json::real(l.message / 1e9))
+          .set("message_latency_us", Json::real(l.message_latency * 1e6))
+          .set("message_from", Json::string(f.message));
     totals.set("figures", figures);
   }
   if (!plan.reason.empty()) totals.set("out_of_core_reason", Json::string(plan.reason));

@@ -320,11 +320,25 @@ int run() {
   link.latency = rank == 0 ? 0 : 2e-4 * rank;
   link.issue_op = 1e-6 * (1 + 40 * rank);
   link.issue_command = 1e-6 * (1 + 20 * rank);
+  link.message = 5e9 - 1e9 * rank;
+  link.message_latency = 1e-6 * (3 + rank);
   const rt::ooc::Link agreed = mpi::slowest_link(MPI_COMM_WORLD, link);
   check(agreed.d2d == 1e11 && agreed.latency == 2e-4 * (size - 1) &&
             agreed.issue_op == 1e-6 * (1 + 40 * (size - 1)) &&
             agreed.issue_command == 1e-6 * (1 + 20 * (size - 1)),
         "slowest_link: the least device-copy speed, the most latency and issue time");
+  check(agreed.message == 5e9 - 1e9 * (size - 1) && agreed.message_latency == 1e-6 * (3 + size - 1),
+        "slowest_link: the least message speed, the most seconds per message");
+  // The pass boundary's messages measured (a ring of messages between the ranks): figures on
+  // every rank with several ranks, none with one (nothing is sent).
+  {
+    const auto [speed, latency] = mpi::measure_messages(MPI_COMM_WORLD, std::size_t{1} << 20);
+    if (size == 1)
+      check(speed == 0 && latency == 0, "measure_messages: one rank, no figures");
+    else
+      check(speed > 1e6 && latency >= 0 && latency < 1,
+            "measure_messages: a positive speed and a latency under a second");
+  }
   {
     std::vector<unsigned char> bytes(sizeof agreed * static_cast<std::size_t>(size));
     MPI_Allgather(&agreed, sizeof agreed, MPI_BYTE, bytes.data(), sizeof agreed, MPI_BYTE,

@@ -77,6 +77,12 @@ TEST_CASE("calibration: stated figures, their sources, and errors that name the 
   CHECK(f.h2d == "--link");  // kept
   CHECK_FALSE(f.link.measured);
 
+  // MPI: the pass boundary's messages, GB/s and microseconds.
+  apply_link_figures("message=3.5,message_latency=12", "--link", f);
+  CHECK(f.link.message == doctest::Approx(3.5e9));
+  CHECK(f.link.message_latency == doctest::Approx(12e-6));
+  CHECK(f.message == "--link");
+
   CHECK_THROWS_WITH_AS(apply_link_figures("h2d=fast", "--link", f),
                        doctest::Contains("--link: h2d expects a positive number, got 'fast'"),
                        UsageError);

@@ -370,6 +370,53 @@ TEST_CASE("ooc model: MPI ranks issue their own parts' commands, one process all
         doctest::Approx(ooc::predict(ooc::schedule(r), link, 4, true)));
 }
 
+TEST_CASE("ooc model: MPI ranks' messages at each pass boundary, and in core at each step") {
+  // Two parts split along x; k = 2 steps of a one-cell halo: each part reads 2 x-planes of
+  // the other's owned cells at every pass boundary, for each of the 3 written arrays (4 bytes
+  // each; vel is read-only and never sent).
+  ooc::Request r = grid_request();
+  r.owned = {Box::from_extent(3, {64, 56, 256}), Box::from_extent(3, {64, 56, 256})};
+  r.owned[0].hi[0] = 32;
+  r.owned[1].lo[0] = 32;
+  r.chunks = 4;
+  r.steps_per_pass = 2;
+  r.host_per_part = true;
+  const ooc::Schedule ranks = ooc::schedule(r);
+  r.host_per_part = false;
+  const ooc::Schedule one = ooc::schedule(r);
+  ooc::Link link;
+  link.h2d = link.d2h = 1e10;
+  link.bidir = 2e10;
+  link.cell_step = 1e-10;
+  const double without = ooc::predict(ranks, link, 8, true);
+  CHECK(ooc::message_seconds(ranks, link) == 0);  // not measured: not charged
+  link.message = 2e9;
+  link.message_latency = 1e-5;
+  // Each part sends 2 x 56 x 256 cells and receives as many, 12 bytes a cell, in 2 x 3 messages.
+  const double boundary = 2.0 * (2 * 56 * 256) * 12 / 2e9 + 6 * 1e-5;
+  CHECK(ooc::message_seconds(ranks, link) == doctest::Approx(boundary));
+  CHECK(ooc::message_seconds(one, link) == 0);  // one process: snapshots, no messages
+  // 8 steps, 2 a pass: 3 pass boundaries, each charged once.
+  CHECK(ooc::predict(ranks, link, 8, true) == doctest::Approx(without + 3 * boundary));
+  // The figures are printed and read back.
+  CHECK(ooc::link_figures_text(link).find(",message=2,message_latency=10") != std::string::npos);
+  // In core, 2 ranks: every step's halos (1 plane of 3 written arrays from the other part) are
+  // messages too, one each way per array.
+  Partition two = one_part(r.grid);
+  two.parts.push_back(two.parts[0]);
+  two.parts[0].owned.hi[0] = two.parts[1].owned.lo[0] = 32;
+  two.parts[0].ghost.hi[0] = 33;
+  two.parts[1].ghost.lo[0] = 31;
+  const std::vector<ooc::InCorePart> work = ooc::in_core_work(two, r.arrays);
+  CHECK(work[0].halo_bytes == 56.0 * 256 * 12);
+  CHECK(work[0].halo_messages == 6);
+  ooc::Link none = link;
+  none.message = 0;
+  CHECK(ooc::predict_in_core(work, 4, 3, link, 10) ==
+        doctest::Approx(ooc::predict_in_core(work, 4, 3, none, 10) +
+                        10 * (2 * 56.0 * 256 * 12 / 2e9 + 6 * 1e-5)));
+}
+
 TEST_CASE("ooc calibration: the host's issue figures, measured, written and read back") {
   // An op whose calls take 300 us and 100 us per copy on the host, on a clock the test drives
   // (a sleeping test measures the machine's load, not the arithmetic). Every round but one of

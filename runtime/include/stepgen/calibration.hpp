@@ -33,6 +33,7 @@ struct LinkFigures {
               d2d = "assumed", all = "";  ///< all: the *_all figures' source ("" = none)
   std::string latency = "none";           ///< oocauto: the per-command latency's source
   std::string issue = "none";             ///< oocauto: the host issue figures' source
+  std::string message = "none";           ///< MPI: the pass boundary's messages' source
 };
 
 /// Applies the KEY=VALUE list `text` to `f`, noting `source` as each stated figure's origin.
@@ -42,7 +43,8 @@ inline void apply_link_figures(const std::string& text, const std::string& sourc
   auto bad = [&](const std::string& why) {
     throw UsageError(
         source + ": " + why + " (expected KEY=VALUE items: h2d, d2h, bidir, d2d " +
-        "in GB/s, kernel in ns per cell-step, latency, issue_op and issue_command in us)");
+        "in GB/s, kernel in ns per cell-step, latency, issue_op and issue_command in us; MPI: "
+        "message in GB/s, message_latency in us)");
   };
   std::string all;
   for (char c : text) all += c == ',' ? ' ' : c;
@@ -84,6 +86,12 @@ inline void apply_link_figures(const std::string& text, const std::string& sourc
     } else if (key == "issue_op" || key == "issue_command") {  // oocauto: the host, us
       (key == "issue_op" ? f.link.issue_op : f.link.issue_command) = v * 1e-6;
       f.issue = source;
+    } else if (key == "message") {  // MPI: the pass boundary's messages, GB/s both ways
+      f.link.message = v * 1e9;
+      f.message = source;
+    } else if (key == "message_latency") {  // MPI: microseconds per message
+      f.link.message_latency = v * 1e-6;
+      f.message = source;
     } else if (key == "h2d_all" || key == "d2h_all" || key == "bidir_all") {
       (key == "h2d_all"   ? f.link.h2d_all
        : key == "d2h_all" ? f.link.d2h_all

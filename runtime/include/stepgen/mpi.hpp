@@ -27,10 +27,12 @@
 #endif
 #include <mpi.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <climits>
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <exception>
 #include <initializer_list>
 #include <string>
@@ -575,6 +577,50 @@ inline void allgather_blocks(MPI_Comm comm, std::vector<unsigned char>& blob,
         "MPI_Allgatherv(boundary frames)");
 }
 
+/// Collective: this rank's Link::message and Link::message_latency, the figures of the
+/// messages an out-of-core run sends at every pass boundary (mpi_main.hpp; the model charges
+/// them at its barriers, ooc::message_seconds): every rank sends a message to the next rank and
+/// receives one from the one before (a ring), copying it out of and into a larger host buffer as
+/// the exchange packs and unpacks its boxes; 4 KiB and `large` bytes, each the median of 5 runs
+/// after one more. The bytes per second count both ways, as the model does; the latency is the
+/// small message's time less its bytes, per message (two a rank). One rank: {0, 0}.
+inline std::pair<double, double> measure_messages(MPI_Comm comm,
+                                                  std::size_t large = std::size_t{16} << 20) {
+  int size = 1, rank = 0;
+  check(MPI_Comm_size(comm, &size), "MPI_Comm_size");
+  check(MPI_Comm_rank(comm, &rank), "MPI_Comm_rank");
+  if (size < 2) return {0, 0};
+  const int next = (rank + 1) % size, prev = (rank + size - 1) % size;
+  constexpr std::size_t kSmall = 4096;
+  large = std::max(large, 2 * kSmall);
+  std::vector<char> from(large, 1), to(large, 0), out(large, 0), in(large, 0);
+  auto once = [&](std::size_t bytes) {
+    const double t0 = MPI_Wtime();
+    MPI_Request r = MPI_REQUEST_NULL;
+    check(MPI_Irecv(in.data(), static_cast<int>(bytes), MPI_BYTE, prev, 0, comm, &r),
+          "MPI_Irecv(message figures)");
+    std::memcpy(out.data(), from.data(), bytes);  // packed
+    check(MPI_Send(out.data(), static_cast<int>(bytes), MPI_BYTE, next, 0, comm),
+          "MPI_Send(message figures)");
+    check(MPI_Wait(&r, MPI_STATUS_IGNORE), "MPI_Wait(message figures)");
+    std::memcpy(to.data(), in.data(), bytes);  // unpacked
+    return MPI_Wtime() - t0;
+  };
+  auto median = [&](std::size_t bytes) {
+    check(MPI_Barrier(comm), "MPI_Barrier(message figures)");
+    once(bytes);  // warm-up
+    std::vector<double> t;
+    for (int i = 0; i < 5; ++i) t.push_back(once(bytes));
+    std::sort(t.begin(), t.end());
+    return t[2];
+  };
+  const double small_s = median(kSmall), large_s = median(large);
+  const double extra = 2.0 * static_cast<double>(large - kSmall);  // bytes, both ways
+  const double speed = extra / std::max(large_s - small_s, 1e-9);
+  const double latency = std::max(0.0, (small_s - 2.0 * kSmall / speed) / 2);
+  return {speed, latency};
+}
+
 /// Collective: the link of the slowest rank, per figure (least bandwidths, most seconds per
 /// cell-step, per command and per issue), the same on every rank, so that the out-of-core
 /// model makes the same choice on every rank. (Until 2026-11-28 the latency, the issue
@@ -582,15 +628,16 @@ inline void allgather_blocks(MPI_Comm comm, std::vector<unsigned char>& blob,
 /// different schedules.)
 inline rt::ooc::Link slowest_link(MPI_Comm comm, const rt::ooc::Link& mine) {
   // Speeds: the least over the ranks (0, not measured, is the least). Times: the most.
-  double low[8] = {
+  double low[9] = {
       mine.h2d,     mine.d2h,     mine.bidir,     mine.d2d,
-      mine.h2d_all, mine.d2h_all, mine.bidir_all, static_cast<double>(mine.devices_all)};
-  double lowest[8] = {};
-  check(MPI_Allreduce(low, lowest, 8, MPI_DOUBLE, MPI_MIN, comm), "MPI_Allreduce(link)");
-  double high[5] = {mine.cell_step, mine.latency, mine.issue_op, mine.issue_command,
-                    mine.measured ? 1.0 : 0.0};
-  double highest[5] = {};
-  check(MPI_Allreduce(high, highest, 5, MPI_DOUBLE, MPI_MAX, comm), "MPI_Allreduce(link)");
+      mine.h2d_all, mine.d2h_all, mine.bidir_all, static_cast<double>(mine.devices_all),
+      mine.message};
+  double lowest[9] = {};
+  check(MPI_Allreduce(low, lowest, 9, MPI_DOUBLE, MPI_MIN, comm), "MPI_Allreduce(link)");
+  double high[6] = {mine.cell_step,     mine.latency,         mine.issue_op,
+                    mine.issue_command, mine.message_latency, mine.measured ? 1.0 : 0.0};
+  double highest[6] = {};
+  check(MPI_Allreduce(high, highest, 6, MPI_DOUBLE, MPI_MAX, comm), "MPI_Allreduce(link)");
   rt::ooc::Link all = mine;
   all.h2d = lowest[0];
   all.d2h = lowest[1];
@@ -604,7 +651,9 @@ inline rt::ooc::Link slowest_link(MPI_Comm comm, const rt::ooc::Link& mine) {
   all.latency = highest[1];
   all.issue_op = highest[2];
   all.issue_command = highest[3];
-  all.measured = highest[4] > 0;
+  all.message = lowest[8];
+  all.message_latency = highest[4];
+  all.measured = highest[5] > 0;
   // Every figure the model reads is now the same on every rank; rank 0's copy of the whole
   // struct makes sure of it for any figure added later (the ranks must choose alike).
   static_assert(std::is_trivially_copyable_v<rt::ooc::Link>);

@@ -24,6 +24,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -168,8 +169,10 @@ std::optional<RunStats> run_rank_out_of_core(const mpi::Session& session, const 
     ooc::Stats unused;
     const auto sample_pinned = B::ooc_pin(sample, ooc, unused);
     (void)sample_pinned;
-    return mpi::slowest_link(MPI_COMM_WORLD,
-                             B::OocRunner::calibrate(devices, probe_schedule, sample, step, bytes));
+    ooc::Link link = B::OocRunner::calibrate(devices, probe_schedule, sample, step, bytes);
+    // The pass boundary's messages (the model charges them at each barrier).
+    std::tie(link.message, link.message_latency) = mpi::measure_messages(MPI_COMM_WORLD);
+    return mpi::slowest_link(MPI_COMM_WORLD, link);
   };
   // oocauto: in core after all: the report holds the budget and the choice's line only.
   auto in_core = [&report](const std::string& line) {

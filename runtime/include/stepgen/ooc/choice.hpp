@@ -25,6 +25,8 @@ struct InCorePart {
   double download_bytes = 0;  ///< the written arrays over its owned box, once
   double cells = 0;           ///< cells a step computes (its owned box)
   double halo_bytes = 0;      ///< written arrays' ghost cells refreshed each step (several parts)
+  double halo_messages =
+      0;  ///< messages a step sends and receives: per written array and neighbour
 };
 
 /// The parts of an in-core run of `partition` with `arrays`: every array uploaded and every
@@ -38,10 +40,11 @@ inline std::vector<InCorePart> in_core_work(const Partition& partition,
   auto in = [](const std::vector<std::string>* names, const std::string& name) {
     return !names || std::find(names->begin(), names->end(), name) != names->end();
   };
-  double all = 0, written = 0;
+  double all = 0, written = 0, written_arrays = 0;
   for (const Array& a : arrays) {
     if (in(uploaded, a.name)) all += static_cast<double>(a.element_bytes);
     if (a.written && in(downloaded, a.name)) written += static_cast<double>(a.element_bytes);
+    if (a.written) ++written_arrays;
   }
   std::vector<InCorePart> parts;
   for (const rt::Part& p : partition.parts) {
@@ -49,8 +52,11 @@ inline std::vector<InCorePart> in_core_work(const Partition& partition,
     w.upload_bytes = static_cast<double>(p.ghost.volume()) * all;
     w.download_bytes = static_cast<double>(p.owned.volume()) * written;
     w.cells = static_cast<double>(p.owned.volume());
-    if (partition.parts.size() > 1)
+    if (partition.parts.size() > 1) {
       w.halo_bytes = static_cast<double>(p.ghost.volume() - p.owned.volume()) * written;
+      for (const rt::Part& q : partition.parts)  // a message each way per neighbour and array
+        if (&q != &p && !intersect(p.ghost, q.owned).empty()) w.halo_messages += 2 * written_arrays;
+    }
     parts.push_back(w);
   }
   return parts;
@@ -60,6 +66,8 @@ inline std::vector<InCorePart> in_core_work(const Partition& partition,
 /// host-to-device speed, each step's kernels (cells x seconds per cell-step) and, with several
 /// parts, its halos through the host both ways, then its downloads; each command (an array's
 /// upload or download, a step's launch, a halo's copy each way) costs the per-command latency.
+/// MPI ranks (Link::message measured): each step's halos also go as messages, as many bytes
+/// received as sent, each message its latency.
 /// The parts run at once, each at its share of the link (share): the slowest part's time.
 inline double predict_in_core(const std::vector<InCorePart>& parts, std::size_t arrays,
                               std::size_t written, const Link& measured, Index steps) {
@@ -72,6 +80,8 @@ inline double predict_in_core(const std::vector<InCorePart>& parts, std::size_t 
     t += n * (w.cells * link.cell_step + link.latency);
     if (w.halo_bytes > 0)
       t += n * (w.halo_bytes / link.d2h + w.halo_bytes / link.h2d + 2 * link.latency);
+    if (w.halo_bytes > 0 && link.message > 0)
+      t += n * (2 * w.halo_bytes / link.message + w.halo_messages * link.message_latency);
     worst = std::max(worst, t);
   }
   return worst;

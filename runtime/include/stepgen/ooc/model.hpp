@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "stepgen/box.hpp"
+#include "stepgen/ooc/foreign.hpp"
 #include "stepgen/ooc/pipeline.hpp"
 #include "stepgen/ooc/schedule.hpp"
 #include "stepgen/program.hpp"
@@ -49,6 +50,11 @@ struct Link {
   /// at start-up on emulated ops (calibrate.hpp, measure_issue), then scaled to a short run of
   /// the runner itself (runner.hpp, time_issue); 0: the host is not modelled.
   double issue_op = 0, issue_command = 0;
+  /// MPI: the messages at each pass boundary (the cells other ranks own, mpi_main.hpp), each
+  /// rank's sent and received bytes per second, their packing and unpacking included, and the
+  /// seconds each message costs beyond its bytes. Measured at start-up by the ranks
+  /// (mpi::measure_messages); 0: not charged (one process, or not measured).
+  double message = 0, message_latency = 0;
   // --- end oocauto ---
 };
 
@@ -79,6 +85,12 @@ inline std::string link_figures_text(const Link& link) {
     std::snprintf(buf, sizeof buf, ",issue_command=%.9g", link.issue_command * 1e6);
     s += buf;
   }
+  // MPI: the pass boundary's messages, GB/s and microseconds, where measured.
+  if (link.message > 0) {
+    std::snprintf(buf, sizeof buf, ",message=%.9g,message_latency=%.9g", link.message / 1e9,
+                  link.message_latency * 1e6);
+    s += buf;
+  }
   return s;
 }
 
@@ -107,6 +119,10 @@ inline Link as_printed(Link l) {
   l.latency = round(l.latency, l.latency * 1e6, 1e-6);
   l.issue_op = round(l.issue_op, l.issue_op * 1e6, 1e-6);
   l.issue_command = round(l.issue_command, l.issue_command * 1e6, 1e-6);
+  if (l.message > 0) {
+    l.message = round(l.message, l.message / 1e9, 1e9);
+    l.message_latency = round(l.message_latency, l.message_latency * 1e6, 1e-6);
+  }
   return l;
 }
 
@@ -220,6 +236,33 @@ inline double issue_seconds(const Schedule& sc, const Op& op, const Link& link) 
 }
 // --- end oocauto ---
 
+/// MPI (Schedule::host_per_part, Link::message): the seconds of one pass boundary's messages,
+/// the slowest rank's. Every rank sends the cells of the written arrays that other parts read
+/// from its owned box and receives its foreign cells, one message per array and box
+/// (foreign_plan), packed and unpacked on the host while its device waits (the pipeline is
+/// drained at the barrier). 0 in one process or without the figures.
+inline double message_seconds(const Schedule& sc, const Link& link) {
+  if (!sc.host_per_part || link.message <= 0 || sc.parts.size() < 2) return 0;
+  Index written_bytes = 0;
+  int written = 0;
+  for (const Array& a : sc.arrays)
+    if (a.written) {
+      written_bytes += a.element_bytes;
+      ++written;
+    }
+  std::vector<double> bytes(sc.parts.size(), 0), messages(sc.parts.size(), 0);
+  for (const Transfer& t : foreign_plan(sc))
+    for (const Box& b : t.boxes)
+      for (const int p : {t.src, t.dst}) {
+        bytes[static_cast<std::size_t>(p)] += static_cast<double>(b.volume() * written_bytes);
+        messages[static_cast<std::size_t>(p)] += written;
+      }
+  double slowest = 0;
+  for (std::size_t p = 0; p < bytes.size(); ++p)
+    slowest = std::max(slowest, bytes[p] / link.message + messages[p] * link.message_latency);
+  return slowest;
+}
+
 /// The pipeline played out: every command of ops(sc, steps) in issue order on its stream
 /// (loads, kernels and stores each on their own with `overlap`, all on one without), each
 /// starting when its stream's previous command and the commands it waits for are done, as the
@@ -283,6 +326,7 @@ inline double simulate(const Schedule& sc, const Link& measured, Index steps, bo
   auto clock_of = [&](const Op& op) -> double& {
     return host_clock[sc.host_per_part ? static_cast<std::size_t>(op.part) : 0];
   };
+  const double boundary = message_seconds(sc, measured);  // MPI: the messages at each barrier
   const double f = std::min(1.0, link.bidir / (link.h2d + link.d2h));  // both ways at once
   std::vector<char> done(ops.size(), 0), running(ops.size(), 0);
   std::vector<double> left = work;
@@ -383,8 +427,8 @@ inline double simulate(const Schedule& sc, const Link& measured, Index steps, bo
         }
       }
     }
-    begin = end + 1;                            // past the barrier: every stream drained
-    if (end < ops.size()) now += link.latency;  // oocauto: the barrier's wait
+    begin = end + 1;                                       // past the barrier: every stream drained
+    if (end < ops.size()) now += link.latency + boundary;  // oocauto: the barrier's wait
   }
   return now;
 }
