@@ -187,6 +187,12 @@ std::string plan_text(const ProgramPlan& pp, const Plan& plan) {
                   f.link.issue_op * 1e6, f.link.issue_command * 1e6, f.issue.c_str());
     s += line;
   }
+  if (f.link.message > 0) {  // MPI: the pass boundary's messages
+    std::snprintf(line, sizeof line,
+                  "  figures: MPI messages at %.2f GB/s (sent and received) + %.1f us each (%s)\n",
+                  f.link.message / 1e9, f.link.message_latency * 1e6, f.message.c_str());
+    s += line;
+  }
   std::snprintf(line, sizeof line, "  predicted %.6f s for %lld step(s)\n", plan.predicted_s,
                 static_cast<long long>(plan.steps));
   s += line;

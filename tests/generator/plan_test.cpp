@@ -235,6 +235,18 @@ TEST_CASE("make_plan: out of core runs the program's chooser on the program's re
     Model ranks = m;
     ranks.mpi = true;
     CHECK(make_plan(build_program_plan(ranks), o).schedule.host_per_part);
+    // The MPI ranks' message figures (a program's calibration line, or --link) are shown
+    // with their source in the text and the JSON.
+    PlanOptions messages = o;
+    rt::apply_link_figures("message=3.5,message_latency=2", "--link", messages.figures);
+    const ProgramPlan rp = build_program_plan(ranks);
+    const Plan mp = make_plan(rp, messages);
+    CHECK(mp.figures.link.message == doctest::Approx(3.5e9));
+    CHECK(plan_text(rp, mp).find("  figures: MPI messages at 3.50 GB/s (sent and received) + "
+                                 "2.0 us each (--link)\n") != std::string::npos);
+    const std::string json = plan_json(rp, mp);
+    CHECK(json.find("\"message_gbps\"") != std::string::npos);
+    CHECK(json.find("\"message_from\": \"--link\"") != std::string::npos);
   }
 
   // Figures change the choice as they change a program's: a link a thousand times slower
