@@ -326,16 +326,22 @@ TEST_CASE("ooc model: the host issues the commands one after another") {
         doctest::Approx(ops * 1e-3 + commands * 1e-4).epsilon(1e-6));
 }
 
-TEST_CASE("ooc model: MPI ranks issue their own parts' commands, one process all parts'") {
-  // Two parts, devices far faster than the host: one process's thread issues both parts'
-  // commands one after the other; two MPI ranks (Request::host_per_part) each issue their own
-  // part's at once, and the run takes the slower rank's issue time.
+// grid_request's grid in two parts split along x at 32, 4 chunks of 2 steps a pass.
+ooc::Request two_parts_request() {
   ooc::Request r = grid_request();
-  r.owned = {Box::from_extent(3, {64, 56, 256}), Box::from_extent(3, {64, 56, 256})};
+  r.owned = {r.grid, r.grid};
   r.owned[0].hi[0] = 32;
   r.owned[1].lo[0] = 32;
   r.chunks = 4;
   r.steps_per_pass = 2;
+  return r;
+}
+
+TEST_CASE("ooc model: MPI ranks issue their own parts' commands, one process all parts'") {
+  // Two parts, devices far faster than the host: one process's thread issues both parts'
+  // commands one after the other; two MPI ranks (Request::host_per_part) each issue their own
+  // part's at once, and the run takes the slower rank's issue time.
+  ooc::Request r = two_parts_request();
   ooc::Link link;
   link.h2d = link.d2h = 1e15;
   link.bidir = 2e15;
@@ -374,12 +380,7 @@ TEST_CASE("ooc model: MPI ranks' messages at each pass boundary, and in core at 
   // Two parts split along x; k = 2 steps of a one-cell halo: each part reads 2 x-planes of
   // the other's owned cells at every pass boundary, for each of the 3 written arrays (4 bytes
   // each; vel is read-only and never sent).
-  ooc::Request r = grid_request();
-  r.owned = {Box::from_extent(3, {64, 56, 256}), Box::from_extent(3, {64, 56, 256})};
-  r.owned[0].hi[0] = 32;
-  r.owned[1].lo[0] = 32;
-  r.chunks = 4;
-  r.steps_per_pass = 2;
+  ooc::Request r = two_parts_request();
   r.host_per_part = true;
   const ooc::Schedule ranks = ooc::schedule(r);
   r.host_per_part = false;
