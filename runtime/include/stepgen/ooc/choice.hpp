@@ -25,8 +25,7 @@ struct InCorePart {
   double download_bytes = 0;  ///< the written arrays over its owned box, once
   double cells = 0;           ///< cells a step computes (its owned box)
   double halo_bytes = 0;      ///< written arrays' ghost cells refreshed each step (several parts)
-  double halo_messages =
-      0;  ///< messages a step sends and receives: per written array and neighbour
+  double halo_messages = 0;   ///< messages a step sends and receives (MPI)
 };
 
 /// The parts of an in-core run of `partition` with `arrays`: every array uploaded and every
