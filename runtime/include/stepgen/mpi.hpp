@@ -547,6 +547,11 @@ inline rt::RunStats combine(MPI_Comm comm, const rt::RunStats& mine) {
   check(MPI_Allreduce(links, summed, 2, MPI_DOUBLE, MPI_SUM, comm), "MPI_Allreduce(links)");
   all.link_h2d = summed[0];
   all.link_d2h = summed[1];
+  // MPI out of core: the waits for the pass boundaries' messages, the longest and the least.
+  double wait[2] = {mine.message_wait_s, -mine.message_wait_s}, waits[2] = {0, 0};
+  check(MPI_Allreduce(wait, waits, 2, MPI_DOUBLE, MPI_MAX, comm), "MPI_Allreduce(waits)");
+  all.message_wait_s = waits[0];
+  all.message_wait_least_s = -waits[1];
   return all;
 }
 

@@ -755,6 +755,11 @@ struct RunStats {
   /// boundary frames once (uploads: host_device_s). setup_known false: not measured (out of core).
   bool setup_known = false;
   double setup_buffers_s = 0, setup_init_s = 0, setup_frames_s = 0;
+  /// An MPI rank out of core: of `exchange_s`, the time spent waiting for the pass boundary's
+  /// messages to arrive and leave (the MPI waits, not the packing), on the rank that waited
+  /// longest and on the one that waited least (mpi::combine); the difference is ranks reaching
+  /// the boundary at different times. -1: not measured.
+  double message_wait_s = -1, message_wait_least_s = -1;
 };
 
 inline std::string human_bytes(double b) {
@@ -790,6 +795,12 @@ inline void print_report(const RunStats& s, std::FILE* out) {
   std::fprintf(out, "  exchange:     %.6f s, %s moved (%.2f GB/s)\n", s.exchange_s,
                human_bytes(static_cast<double>(s.exchange_bytes)).c_str(),
                gbps(s.exchange_bytes, s.exchange_s));
+  if (s.message_wait_s >= 0)
+    std::fprintf(out,
+                 "    waiting for the messages: %.6f s on the rank that waited longest, %.6f s "
+                 "on the one that waited least (the difference: ranks reaching the pass "
+                 "boundaries at different times)\n",
+                 s.message_wait_s, s.message_wait_least_s);
   std::fprintf(out, "  host<->device: %.6f s, %s moved (%.2f GB/s", s.host_device_s,
                human_bytes(static_cast<double>(s.host_device_bytes)).c_str(),
                gbps(s.host_device_bytes, s.host_device_s));
