@@ -249,9 +249,9 @@ if [ -f "${mpi_logs[0]}" ]; then
   for f in "${mpi_logs[@]}"; do
     awk -v f="$(basename "$f" .log)" '
       /^  exchange: / {x = $2}
-      /^    waiting for the messages: / {l = $5; s = $13}
+      /^    waiting for the messages: / {l = $5; lr = $9; s = $12}
       /pass\(es\)/ {for (i = 1; i <= NF; i++) if ($i ~ /^pass\(es\)/) p = $(i - 1)}
-      END {if (p > 1 && l != "") printf "  %-36s %8.4f %8.4f %8.4f  (%d passes)\n", f, 1e3 * x / (p - 1), 1e3 * l / (p - 1), 1e3 * s / (p - 1), p}' "$f"
+      END {if (p > 1 && l != "") printf "  %-36s %8.4f %8.4f %8.4f  (%d passes; waited longest: rank %d)\n", f, 1e3 * x / (p - 1), 1e3 * l / (p - 1), 1e3 * s / (p - 1), p, lr}' "$f"
   done
 fi
 echo

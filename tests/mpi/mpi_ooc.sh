@@ -53,7 +53,7 @@ for n in $counts; do
     # The exchange's waits for the messages, longest and least over the ranks: part of
     # exchange: (0 <= least <= longest <= exchange; with 2+ ranks a rank waits at every boundary).
     exchange=$(sed -n 's/^  exchange: *\([0-9.]*\) s, .*/\1/p' "$run/log.txt")
-    read -r longest least < <(sed -n 's/^    waiting for the messages: \([0-9.]*\) s on the rank that waited longest, \([0-9.]*\) s on the one that waited least .*/\1 \2/p' "$run/log.txt")
+    read -r longest least < <(sed -n 's/^    waiting for the messages: \([0-9.]*\) s on rank [0-9]* (the longest), \([0-9.]*\) s on rank [0-9]* (the least; .*/\1 \2/p' "$run/log.txt")
     awk -v x="${exchange:-0}" -v l="${longest:--1}" -v s="${least:--1}" -v n="$n" \
         'BEGIN { exit !(s >= 0 && s <= l && l <= x && (n < 2 || l > 0)) }' ||
       { cat "$run/log.txt"; echo "FAIL: $n rank(s) out of core: the messages' waits (${longest:-missing}, ${least:-missing}) against exchange: ${exchange:-missing} s"; exit 1; }

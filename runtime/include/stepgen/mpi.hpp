@@ -548,10 +548,18 @@ inline rt::RunStats combine(MPI_Comm comm, const rt::RunStats& mine) {
   all.link_h2d = summed[0];
   all.link_d2h = summed[1];
   // MPI out of core: the waits for the pass boundaries' messages, the longest and the least.
-  double wait[2] = {mine.message_wait_s, -mine.message_wait_s}, waits[2] = {0, 0};
-  check(MPI_Allreduce(wait, waits, 2, MPI_DOUBLE, MPI_MAX, comm), "MPI_Allreduce(waits)");
-  all.message_wait_s = waits[0];
-  all.message_wait_least_s = -waits[1];
+  // Which ranks: MPI_MAXLOC's pairs (the lowest rank of equal values).
+  int me = 0;
+  check(MPI_Comm_rank(comm, &me), "MPI_Comm_rank");
+  struct {
+    double value;
+    int rank;
+  } wait[2] = {{mine.message_wait_s, me}, {-mine.message_wait_s, me}}, waits[2] = {};
+  check(MPI_Allreduce(wait, waits, 2, MPI_DOUBLE_INT, MPI_MAXLOC, comm), "MPI_Allreduce(waits)");
+  all.message_wait_s = waits[0].value;
+  all.message_wait_rank = waits[0].rank;
+  all.message_wait_least_s = -waits[1].value;
+  all.message_wait_least_rank = waits[1].rank;
   return all;
 }
 

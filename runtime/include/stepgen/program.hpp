@@ -758,8 +758,10 @@ struct RunStats {
   /// An MPI rank out of core: of `exchange_s`, the time spent waiting for the pass boundary's
   /// messages to arrive and leave (the MPI waits, not the packing), on the rank that waited
   /// longest and on the one that waited least (mpi::combine); the difference is ranks reaching
-  /// the boundary at different times. -1: not measured.
+  /// the boundary at different times (the rank that waited least is the one the others waited
+  /// for). -1: not measured.
   double message_wait_s = -1, message_wait_least_s = -1;
+  int message_wait_rank = -1, message_wait_least_rank = -1;
 };
 
 inline std::string human_bytes(double b) {
@@ -797,10 +799,11 @@ inline void print_report(const RunStats& s, std::FILE* out) {
                gbps(s.exchange_bytes, s.exchange_s));
   if (s.message_wait_s >= 0)
     std::fprintf(out,
-                 "    waiting for the messages: %.6f s on the rank that waited longest, %.6f s "
-                 "on the one that waited least (the difference: ranks reaching the pass "
-                 "boundaries at different times)\n",
-                 s.message_wait_s, s.message_wait_least_s);
+                 "    waiting for the messages: %.6f s on rank %d (the longest), %.6f s on rank %d "
+                 "(the least; the difference: ranks reaching the pass boundaries at different "
+                 "times)\n",
+                 s.message_wait_s, s.message_wait_rank, s.message_wait_least_s,
+                 s.message_wait_least_rank);
   std::fprintf(out, "  host<->device: %.6f s, %s moved (%.2f GB/s", s.host_device_s,
                human_bytes(static_cast<double>(s.host_device_bytes)).c_str(),
                gbps(s.host_device_bytes, s.host_device_s));
