@@ -137,6 +137,7 @@ verdict "$n ooc 1GiB k=20 --probe off (the bug)" differs "$work/$n.incore.u.raw"
 #    testing set-up: the ranks' calibrations disturb each other); with two or more each rank has
 #    its own, as on a real cluster.
 gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
+reps=${MODEL_REPS:-3}  # the runs of each out-of-core run, for the model's medians (below)
 if command -v mpirun >/dev/null; then
   mpi_flags="--allow-run-as-root --oversubscribe -x STEPGEN_MPI_SHARE_DEVICES ${MPIRUN_FLAGS:-}"
   if [ "$gpus" -ge 2 ]; then
@@ -160,7 +161,7 @@ if command -v mpirun >/dev/null; then
         >"$out/$n.$tag.log" 2>&1 || echo "exit $?" >>"$out/$n.$tag.log"
       # The model's table takes medians: the out-of-core runs MODEL_REPS times in all, as below.
       if grep -q "^out-of-core: on" "$out/$n.$tag.log"; then
-        for i in $(seq 2 "${MODEL_REPS:-3}"); do
+        for i in $(seq 2 "$reps"); do
           # shellcheck disable=SC2086
           mpirun $mpi_flags -np 2 "$work/mpi-$n/$n" $args >"$out/$n.$tag.rep$i.log" 2>&1 ||
             echo "exit $?" >>"$out/$n.$tag.rep$i.log"
@@ -203,7 +204,6 @@ done
 # out-of-core run runs MODEL_REPS times in all (default 3; the repeats save nothing) and the
 # table takes the medians of the predicted and of the measured times (MPI runs too, since
 # 2026-11-28's last call: they were single runs before).
-reps=${MODEL_REPS:-3}
 for r in "${runs[@]}"; do
   IFS='|' read -r n tag args <<<"$r"
   grep -q "^out-of-core: on" "$out/$n.$tag.log" || continue
@@ -241,7 +241,8 @@ if [ "${#model[@]}" -gt 0 ]; then
   done
 fi
 # MPI out of core: the pass boundaries' exchange per run (the report's exchange: and its
-# waiting for the messages: the longest and the least over the ranks; per boundary = / passes).
+# waiting for the messages: the longest and the least over the ranks), divided by the run's
+# boundaries between passes (passes - 1).
 mpi_logs=("$out"/*.mpi2*.log)
 if [ -f "${mpi_logs[0]}" ]; then
   echo
