@@ -15,7 +15,8 @@
 # pinned link" (the in-core run's `kernels:` seconds and `host<->device` bytes, over the mean
 # of the link's two directions measured at start-up, from its report) against each mode's
 # whole run (the report's `time:`: uploads, time loop and downloads; target within 5%) and the
-# process's wall time (start-up included). The programs come from `bench/run.sh tts-generate`
+# process's wall time (start-up included) and peak resident memory (`auto`'s start-up: the
+# calibration on samples, issue 26). The programs come from `bench/run.sh tts-generate`
 # (bench/generated/tts: CUDA trees and the OpenCL programs, a small carry) or, as before, from
 # `generate` / `prepare`.
 # Usage: bench/run.sh oocauto
@@ -71,6 +72,7 @@ run() {
   rows+=("| $be | $n | $steps | $mode | $wall | $loop | ${pred:--} | $auto_in / $auto_out | ${split:--} | $chose |")
   # Time to solution: the last run's report (time:, kernels:, host<->device bytes and link).
   tts_wall[$be-$n-$steps-$mode]=$wall
+  tts_rss[$be-$n-$steps-$mode]=$(sed -n 's/^peak resident memory: \(.*\)$/\1/p' "$log" | head -1)
   tts[$be-$n-$steps-$mode]=$(report_figures "$log")
 }
 # report_figures LOG: "TIME KERNELS BYTES H2D_GBPS D2H_GBPS" from a run's report ("-" where absent).
@@ -88,7 +90,7 @@ report_figures() {
     }
     END { printf "%s %s %s %s %s\n", t == "" ? "-" : t, k == "" ? "-" : k, b == "" ? "-" : b, up == "" ? "-" : up, down == "" ? "-" : down }' "$1"
 }
-declare -A tts tts_wall
+declare -A tts tts_wall tts_rss
 for be in cuda opencl; do
   for mode in off on auto; do
     run $be jacobi2d_16384 1000 $mode
@@ -104,8 +106,8 @@ echo "| backend | program | steps | --out-of-core | whole run s | time loop s | 
 echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
 printf '%s\n' "${rows[@]}"
 echo "time to solution (issue 26): whole run (the report's time: uploads + time loop + downloads) against kernels + bytes / link, both from the in-core run's report (link: the mean of its two directions measured at start-up); target within 5%"
-echo "| backend | program | steps | in-core kernels s | bytes moved | link GB/s (h2d, d2h) | bound s | --out-of-core | whole run s | whole / bound | process wall s |"
-echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+echo "| backend | program | steps | in-core kernels s | bytes moved | link GB/s (h2d, d2h) | bound s | --out-of-core | whole run s | whole / bound | process wall s | peak resident |"
+echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
 for be in cuda opencl; do
   for ns in jacobi2d_16384:1000 jacobi2d_16384:100 acoustic_512:500 wave2k_512:40; do
     n=${ns%%:*} steps=${ns##*:}
@@ -115,7 +117,7 @@ for be in cuda opencl; do
     for mode in off on auto; do
       read -r t _ <<<"${tts[$be-$n-$steps-$mode]:-- -}"
       ratio=$(awk -v t="$t" -v b="$bound" 'BEGIN {if (t+0 > 0 && b+0 > 0) printf "%.3f", t / b; else print "-"}')
-      echo "| $be | $n | $steps | $k | $gib | $up, $down | $bound | $mode | $t | $ratio | ${tts_wall[$be-$n-$steps-$mode]:--} |"
+      echo "| $be | $n | $steps | $k | $gib | $up, $down | $bound | $mode | $t | $ratio | ${tts_wall[$be-$n-$steps-$mode]:--} | ${tts_rss[$be-$n-$steps-$mode]:--} |"
     done
   done
 done

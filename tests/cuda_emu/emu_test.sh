@@ -170,6 +170,14 @@ case $group in
       ! grep -q "<record" "$spec"; then
       expect d1-k3-c3-trapezoid-on "band sharing on"
     fi
+    # `--out-of-core auto` taking out of core (STEPGEN_AUTO_CHOICE, whatever the prediction) on
+    # 2 devices: calibrated on samples of the arrays over the probes' boxes (both devices' at
+    # once), then the host copies the in-core start-up did not make (arrays not saved: made on
+    # the host with the devices' bits). A <boundary> or <record> spec is not compared: in core.
+    if ! grep -q -e "<boundary" -e "<record" "$spec"; then
+      STEPGEN_AUTO_CHOICE=out-of-core run d2-auto-out 2 --out-of-core auto
+      expect d2-auto-out "out-of-core: on (--out-of-core auto: taken by STEPGEN_AUTO_CHOICE)"
+    fi
     run d1-k3-no-bands 1 --out-of-core on --ooc-chunks 2 --steps-per-pass 3 --band-sharing off
     run d2-k1-no-region-sharing 2 --out-of-core on --ooc-chunks 2 --steps-per-pass 1 --region-sharing off
     run d2-k1-pageable 2 --out-of-core on --ooc-chunks 2 --steps-per-pass 1 --pinned off

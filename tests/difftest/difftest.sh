@@ -219,12 +219,18 @@ compare() {
 }
 
 # ran_as_asked LABEL LOG ARGS: the run's report shows the mode it was asked for, so that a mode
-# quietly run another way cannot pass for it: out of core (or in core), N MPI ranks. (The
+# quietly run another way cannot pass for it: out of core (or in core, or auto made to take out
+# of core), N MPI ranks. (The
 # device count is not checked: `--strategy stepocl`'s gcd rule may leave devices idle.)
 ran_as_asked() {
   local label=${1#cuda-} log=$2 args=$3
   if [[ $args == *"--out-of-core on"* ]]; then
     grep -q '^out-of-core: on' "$log" || return 1
+  elif [[ $args == *"STEPGEN_AUTO_CHOICE=out-of-core"* ]]; then
+    # `--out-of-core auto` made to take out of core: it does, or it does not compare (no plan,
+    # <boundary> or <record>: in core, its line says why).
+    grep -q '^out-of-core: on (--out-of-core auto: taken by STEPGEN_AUTO_CHOICE)' "$log" ||
+      grep -q '^out of core: auto -> in core (\(no out-of-core plan\|the spec\)' "$log" || return 1
   else
     ! grep -q '^out-of-core: on' "$log" || return 1
   fi

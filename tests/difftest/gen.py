@@ -587,6 +587,13 @@ def make_modes(rng, p):
             nbytes = sum(8 if a["type"] == "double" else 4 for a in p["arrays"].values()) * cells
             budget = max(4096, int(nbytes / n * rng.uniform(2.0, 8.0)))
             modes.append((f"oocmodel{n}", "-", f"--devices {n} --out-of-core on --device-memory {budget}"))
+    # `--out-of-core auto` taking out of core whatever the prediction (STEPGEN_AUTO_CHOICE): the
+    # calibration on samples of the arrays, then the host copies the in-core start-up did not
+    # make (a stream of its own: the seeds' other modes stay).
+    auto_rng = random.Random(f"{p['seed']}-auto")
+    if auto_rng.random() < 0.3:
+        n = auto_rng.choice([1, 2])
+        modes.append((f"auto{n}", "STEPGEN_AUTO_CHOICE=out-of-core", f"--devices {n} --out-of-core auto"))
     mpi_p = float(os.environ.get("DIFFTEST_MPI", "0.2"))
     if rng.random() < mpi_p:
         for _ in range(2):

@@ -129,6 +129,25 @@ if [ "$example" = jacobi2d ]; then  # STEPGEN_OVERLAP=off turns it off on every 
     { cat "$run/log.txt"; echo "FAIL: --pinned off: the report does not say the arrays are pageable"; exit 1; }
   cmp -s "$run/A.raw" "$refdir/A.raw" || { echo "FAIL: --pinned off: A differs from the reference"; exit 1; }
   echo "ok: $example on 2 rank(s): host arrays page-locked ($(grep -o 'link measured at start-up: [^)]*' "$work/$example-runs/2/log.txt")); --pinned off: pageable, the same bits"
+  # --load A with B = copy(A): B copies the loaded values whether it is made on the devices (A
+  # alone saved) or filled on the host (B saved too; out of core): the same A each way.
+  run="$work/$example-runs/load"
+  mkdir -p "$run"
+  for mode in device host ooc; do
+    extra=()
+    [ "$mode" = host ] && extra=(--save "B=$run/B-$mode.raw")
+    [ "$mode" = ooc ] && extra=(--out-of-core on --device-memory 1MiB)
+    POCL_DEVICES="pthread pthread" stepgen_mpirun 2 "$out/build/$example" --device-type cpu --steps 3 \
+      --load "A=$refdir/A.raw" --save "A=$run/A-$mode.raw" "${extra[@]}" > "$run/log-$mode.txt" 2>&1 ||
+      { cat "$run/log-$mode.txt"; echo "FAIL: --load A ($mode) on 2 ranks failed"; exit 1; }
+  done
+  grep -q "made on the devices: B;" "$run/log-device.txt" ||
+    { cat "$run/log-device.txt"; echo "FAIL: --load A on 2 ranks: B was not made on the devices"; exit 1; }
+  for mode in host ooc; do
+    cmp -s "$run/A-$mode.raw" "$run/A-device.raw" ||
+      { cat "$run/log-$mode.txt"; echo "FAIL: --load A on 2 ranks: A differs ($mode) from B made on the devices"; exit 1; }
+  done
+  echo "ok: $example on 2 rank(s): --load A with B = copy(A): the same A with B made on the devices, B saved, out of core"
 fi
 
 source "$here/mpi_ooc.sh"

@@ -82,7 +82,8 @@ inline void print_rank_partition(const mpi::Session& session, const std::string&
 }
 
 /// This rank's arrays over `box` (its part's ghost box, or more out of core): the initial
-/// values, then --load's files read by MPI-IO (collective). `alloc` gives their memory.
+/// values, then --load's files read by MPI-IO (collective), copied to the arrays initialised
+/// as their copy() (copy_loaded). `alloc` gives their memory.
 /// `held`: which arrays get a host copy (devinit: host_copies; empty: all).
 template <class B>
 std::vector<HostArray> load_rank_arrays(const Program<B>& p, const Box& box, const Options& opt,
@@ -92,6 +93,7 @@ std::vector<HostArray> load_rank_arrays(const Program<B>& p, const Box& box, con
   for (const auto& [name, path] : opt.loads)
     for (HostArray& a : host)
       if (a.name == name) mpi::read_array(MPI_COMM_WORLD, a, p.grid, path);
+  copy_loaded(p.problem->arrays, p.problem->array_count, host, opt.loads);  // copy(X) of a loaded X
   return host;
 }
 
@@ -202,7 +204,7 @@ std::optional<RunStats> run_rank_out_of_core(const mpi::Session& session, const 
                          ooc.overlap, host_copies(p, opt, io), gathered_arrays(p, opt));
     if (!c.out_of_core) return in_core(c.line);
     report.choice = c.line;
-    report.reason = "--out-of-core auto: predicted faster than in core";
+    report.reason = c.reason;
   }
 
   // This rank's arrays over its reach: the cells other ranks own there are refreshed by

@@ -9,6 +9,8 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -95,7 +97,22 @@ struct AutoChoice {
   bool out_of_core = false;
   double in_core_s = 0, out_of_core_s = 0;
   std::string line;  ///< "out of core: auto -> ... (predicted X s vs Y s ...: why)"
+  /// Out of core: the reason the report's "out-of-core: on (...)" line gives.
+  std::string reason;
 };
+
+/// STEPGEN_AUTO_CHOICE=in-core or out-of-core (for tests): the run `--out-of-core auto` takes
+/// whatever the prediction, so that what follows each choice is tested on any machine; the
+/// report's line says so. Unset or empty: the prediction decides. Another value is an error.
+inline const char* forced_auto_choice() {
+  const char* v = std::getenv("STEPGEN_AUTO_CHOICE");
+  if (v == nullptr || *v == '\0') return nullptr;
+  const std::string s(v);
+  if (s != "in-core" && s != "out-of-core")
+    throw std::invalid_argument("STEPGEN_AUTO_CHOICE is '" + s +
+                                "': it takes in-core or out-of-core (or is unset)");
+  return v;
+}
 
 /// The faster of the in-core run (`in_core_s`) and the best out-of-core plan (`sc`, predicted
 /// `out_of_core_s`), with why: out of core wins by overlapping its copies with the kernels
@@ -107,21 +124,29 @@ inline AutoChoice choose_auto(double in_core_s, double out_of_core_s, const Sche
   c.in_core_s = in_core_s;
   c.out_of_core_s = out_of_core_s;
   c.out_of_core = out_of_core_s < in_core_s * (1 - kAutoMargin);
+  const char* forced = forced_auto_choice();
+  if (forced) c.out_of_core = std::string(forced) == "out-of-core";
+  const char* note = forced ? "; taken by STEPGEN_AUTO_CHOICE" : "";
+  c.reason = forced ? "--out-of-core auto: taken by STEPGEN_AUTO_CHOICE"
+                    : "--out-of-core auto: predicted faster than in core";
   const Index n = passes(steps, std::max<Index>(sc.steps_per_pass, 1));
   char buf[512];
   if (c.out_of_core)
     std::snprintf(buf, sizeof buf,
                   "out of core: auto -> out of core (predicted %.6f s vs %.6f s in core: %d "
                   "chunk(s) of %lld step(s) per pass overlap the copies with the kernels, in "
-                  "core uploads before and downloads after them)",
-                  out_of_core_s, in_core_s, sc.chunks, static_cast<long long>(sc.steps_per_pass));
+                  "core uploads before and downloads after them%s)",
+                  out_of_core_s, in_core_s, sc.chunks, static_cast<long long>(sc.steps_per_pass),
+                  note);
   else
-    std::snprintf(buf, sizeof buf,
-                  "out of core: auto -> in core (predicted %.6f s vs %.6f s out of core: in core "
-                  "moves the arrays once, out of core %lld pass(es) of %d chunk(s) move them "
-                  "once a pass%s)",
-                  in_core_s, out_of_core_s, static_cast<long long>(n), sc.chunks,
-                  out_of_core_s < in_core_s ? "; out of core is not faster by more than 5%" : "");
+    std::snprintf(
+        buf, sizeof buf,
+        "out of core: auto -> in core (predicted %.6f s vs %.6f s out of core: in core "
+        "moves the arrays once, out of core %lld pass(es) of %d chunk(s) move them "
+        "once a pass%s%s)",
+        in_core_s, out_of_core_s, static_cast<long long>(n), sc.chunks,
+        !forced && out_of_core_s < in_core_s ? "; out of core is not faster by more than 5%" : "",
+        note);
   c.line = buf;
   return c;
 }

@@ -10,6 +10,7 @@
 #include <deque>
 #include <functional>
 #include <map>
+#include <memory>
 #include <string>
 #include <tuple>
 #include <type_traits>
@@ -160,6 +161,8 @@ class Runner {
   using Step =
       std::function<void(const Device& d, std::size_t part, std::vector<Buffer>& buffers,
                          const rt::Part& chunk, std::int64_t step, std::int64_t remaining)>;
+  /// oocauto: host arrays over a box for calibrate's probes (Sample in main.hpp).
+  using Sample = std::function<std::shared_ptr<std::vector<HostArray>>(const Box& box)>;
 
   /// `snapshot_alloc` gives the memory of the snapshots of other parts' cells (page-locked
   /// when the host arrays are); empty: heap memory, which Ops::pin page-locks where it does.
@@ -271,25 +274,38 @@ class Runner {
   /// part at once (the *_all figures): devices often share the host's memory and PCIe root.
   /// The host arrays are left as they were (only their own bytes are written back, before any
   /// kernel ran; the parts' probes do not overlap).
+  /// `sample` (oocauto: `--out-of-core auto` deciding, before the run's host arrays exist):
+  /// each probe's own host arrays over its box, held as the run's would be; `host` is then
+  /// not read.
   static Link calibrate(std::vector<Device>& devices, const Schedule& sc,
-                        std::vector<HostArray>& host, const Step& step, Index probe_bytes) {
-    // One probe per device taking part: a box, its buffers and two copy queues.
+                        std::vector<HostArray>& host, const Step& step, Index probe_bytes,
+                        const Sample& sample = {}) {
+    // One probe per device taking part: a box, its buffers, two copy queues, and its own host
+    // arrays when sampled (shared: a probe is moved).
     struct Probe {
       const Device* d;
       Box box;
       std::vector<Buffer> bufs;
       typename Ops::Queue in, out;
+      std::shared_ptr<std::vector<HostArray>> own;
     };
+    auto arrays = [&host](Probe& pr) -> std::vector<HostArray>& { return pr.own ? *pr.own : host; };
     auto make = [&](std::size_t p, const Box& box) {
-      Probe pr{&devices[p], box, {}, Ops::queue(devices[p]), Ops::queue(devices[p])};
+      Probe pr{&devices[p],
+               box,
+               {},
+               Ops::queue(devices[p]),
+               Ops::queue(devices[p]),
+               sample ? sample(box) : nullptr};
       for (const Array& a : sc.arrays)
         pr.bufs.push_back(Ops::buffer(devices[p], box, static_cast<std::size_t>(a.element_bytes),
                                       a.name + " (probe)"));
       return pr;
     };
     auto copy = [&](Probe& pr, bool to_device) {
+      std::vector<HostArray>& h = arrays(pr);
       for (std::size_t a = 0; a < pr.bufs.size(); ++a)
-        Ops::host_copy(to_device ? pr.in.get() : pr.out.get(), *pr.d, pr.bufs[a], pr.box, host[a],
+        Ops::host_copy(to_device ? pr.in.get() : pr.out.get(), *pr.d, pr.bufs[a], pr.box, h[a],
                        pr.box, to_device, nullptr);
     };
     auto wait = [](Probe& pr) {
@@ -306,7 +322,7 @@ class Runner {
     auto latency = [&](Probe& pr) {
       const Box cell = one_cell(pr);
       return measure_latency([&] {
-        Ops::host_copy(pr.in.get(), d, pr.bufs[0], pr.box, host[0], cell, true, nullptr);
+        Ops::host_copy(pr.in.get(), d, pr.bufs[0], pr.box, arrays(pr)[0], cell, true, nullptr);
         Ops::finish(pr.in.get(), d);
       });
     };
@@ -327,7 +343,8 @@ class Runner {
             Ops::wait(pr.in.get(), d, after);
             if constexpr (HasTimer<Ops>::value) timers.push_back(Ops::timer(pr.in.get(), d));
             for (int i = 0; i < copies; ++i)
-              Ops::host_copy(pr.in.get(), d, pr.bufs[0], pr.box, host[0], cell, true, nullptr);
+              Ops::host_copy(pr.in.get(), d, pr.bufs[0], pr.box, arrays(pr)[0], cell, true,
+                             nullptr);
             if constexpr (HasTimer<Ops>::value) timers.push_back(Ops::timer(pr.in.get(), d));
             done.push_back(Ops::record(pr.in.get(), d));
             while (done.size() > 3) done.pop_front();
@@ -356,7 +373,7 @@ class Runner {
                            "probe copy " + sc.arrays[a].name);
         },
         [&] { Ops::finish(pr.in.get(), d); }, link);
-    time_issue(devices, sc, host, step, link);
+    time_issue(devices, sc, arrays(pr), step, link);
     link.measured = true;
     return as_printed(link);  // the figures the report prints (stepgen plan reads them back)
   }
