@@ -70,7 +70,8 @@ if [ "${1:-}" = generate ]; then
       ln -s ../../../_runtime/stepgen "$d/$t/runtime/stepgen"
     done
     # The modes for one GPU: modes.txt's one-device lines, MPI lines (ranks share the GPU), and
-    # four more out-of-core ones drawn from the seed, and an MPI out-of-core one.
+    # four more out-of-core ones drawn from the seed, `--out-of-core auto` made to take out of
+    # core, and an MPI out-of-core one.
     python3 - "$d" "$s" <<'PY'
 import random, re, sys
 d, seed = sys.argv[1], int(sys.argv[2])
@@ -88,6 +89,9 @@ for j in range(4):
         v = rng.choice(["on", "off", None])
         if v: f.append("%s %s" % (flag, v))
     keep.append(("gpu-ooc%d" % j, "-", " ".join(f)))
+# `--out-of-core auto` made to take out of core (calibrated on samples, then the host copies
+# the in-core start-up did not make), every program
+keep.append(("gpu-auto", "STEPGEN_AUTO_CHOICE=out-of-core", "--devices 1 --out-of-core auto"))
 keep.append(("mpi2", "-", ""))
 keep.append(("mpi3", "-", "--strategy slabs"))
 # MPI out of core on each rank (both backends since the one runner takes the pass-boundary share)

@@ -520,7 +520,7 @@ bool ooc_auto_choice(const Program<B>& p, std::vector<typename B::Device>& devic
   ooc::Schedule sc;
   try {
     link = B::OocRunner::calibrate(devices, ooc::schedule(probe), host, step,
-                                   std::min<Index>(report.budget / 4, Index{1} << 30),
+                                   std::min<Index>(report.budget / 4, ooc::kAutoProbeBytes),
                                    calibration_sample(p, devices, ooc, host));
     sc = ooc::choose(request, report.budget, link, opt.steps, ooc.overlap);
   } catch (const PlanError& e) {

@@ -150,6 +150,7 @@ std::optional<RunStats> run_rank_out_of_core(const mpi::Session& session, const 
   // (mpi::slowest_link), so that every rank chooses the same schedule (and the same schedules
   // fail on every rank); mpi::check_same_schedule makes sure of it before any pass runs.
   auto calibrate = [&](ooc::Request probe, Index bytes) {
+    if (compare) bytes = std::min(bytes, ooc::kAutoProbeBytes);  // oocauto: a smaller probe
     probe.owned = {part.owned};
     // A part too thin for the probe's chunk on some rank: the same PlanError on every rank,
     // before the calibration's collectives (one rank alone would leave the others waiting).

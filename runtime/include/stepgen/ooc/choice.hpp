@@ -92,6 +92,12 @@ inline double predict_in_core(const std::vector<InCorePart>& parts, std::size_t 
 /// time: on a tie in core runs (no calibration, no chunk buffers, the simpler run).
 constexpr double kAutoMargin = 0.05;
 
+/// The calibration's probe when `--out-of-core auto` compares on data that fits: at most 256 MiB
+/// over all arrays (out of core already decided: 1 GiB, ooc::plan). Its host samples are most of
+/// the comparison's memory and time: a 1 GiB probe made wave2k 512^3's start-up (one H200,
+/// CUDA) 1.1 s longer and 0.96 GiB larger than the same run without the flag.
+constexpr Index kAutoProbeBytes = Index{256} << 20;
+
 /// `--out-of-core auto`'s choice on data that fits, and its report line.
 struct AutoChoice {
   bool out_of_core = false;
