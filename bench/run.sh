@@ -52,6 +52,8 @@
 #                       predicted vs measured; whole run vs kernels + bytes / link
 #   setupcost           the fixed cost of an in-core run: time: and kernels: at --steps 0, 1, 2, N
 #                       (Jacobi 16384^2, wave2k 512^3, acoustic 512^3), CUDA lazy vs eager module loading
+#   loadcopy            --load A with B = copy(A) on Jacobi 16384^2: B made on the device, on the
+#                       host, out of core, auto out of core: the same A (after tts-generate)
 #   localsweep          launch shapes: the spec's, <local size="auto"/>'s and a hand sweep
 #                       (--local) on acoustic, heat 512^3, Jacobi 16384^2, acoustic 1160^3 out of core
 #   sim                 periodic boundaries, l2 norm, snapshots and checkpoints on Jacobi 16384^2:
@@ -90,7 +92,8 @@ declare -A file=(
   [ooc-opencl]=ooc_opencl.sh [ooc-2gpu]=ooc_2gpu.sh [multi-gpu]=multi_gpu.sh [mpi]=mpi.sh
   [mpi-opencl]=mpi_opencl.sh [unseen]=unseen.sh [difftest]=difftest.sh [blocks]=blocks.sh [reduce]=reduce.sh
   [oocauto]=oocauto.sh [restart]=restart.sh [table]=-
-  [tts-generate]=tts_generate.sh [localsweep]=localsweep.sh [setupcost]=setupcost.sh)
+  [tts-generate]=tts_generate.sh [localsweep]=localsweep.sh [setupcost]=setupcost.sh
+  [loadcopy]=loadcopy.sh)
 declare -A lead=([unseen-generate]=generate [difftest-generate]=generate [unseen]=run [difftest]=run)
 is_here() {
   case $1 in generate | prepare | unseen-generate | difftest-generate | sim-generate | local | trapezoid-cpu | replay) return 0 ;; esac

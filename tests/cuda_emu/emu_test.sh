@@ -124,6 +124,35 @@ case $group in
     fi
     run d4-verify 4 --verify
     expect d4-verify "verify: OK"
+    # --load A with B = copy(A): B copies the loaded values whether made on the devices (A alone
+    # saved), on the host (B saved too) or out of core: the same A each way. The file is the
+    # reference's last A rotated by one element, so that its edge cells (which Jacobi never
+    # writes: B's edge stays its initial one) differ from random(7)'s.
+    if [ "$name" = jacobi2d ]; then
+      dir="$out/runs/load"
+      mkdir -p "$dir"
+      { tail -c +5 "$out/reference/A.raw"; head -c 4 "$out/reference/A.raw"; } > "$dir/A0.raw"
+      ok=yes
+      for mode in device host ooc auto; do
+        extra=()
+        [ "$mode" = host ] && extra=(--save "B=$dir/B-$mode.raw")
+        [ "$mode" = ooc ] && extra=(--out-of-core on --ooc-chunks 3)
+        [ "$mode" = auto ] && extra=(--out-of-core auto)
+        STEPGEN_AUTO_CHOICE=out-of-core STEPGEN_CUDA_EMULATE=2 timeout 300 "$program" --devices 2 --steps 3 \
+          --load "A=$dir/A0.raw" --save "A=$dir/A-$mode.raw" "${extra[@]}" > "$dir/log-$mode.txt" 2>&1 || ok=no
+      done
+      for mode in host ooc auto; do cmp -s "$dir/A-$mode.raw" "$dir/A-device.raw" || ok=no; done
+      grep -q "made on the devices: B;" "$dir/log-device.txt" || ok=no
+      grep -q "^out-of-core: on" "$dir/log-auto.txt" || ok=no
+      if [ "$ok" = yes ]; then
+        echo "ok: $name --load A with B = copy(A): the same A with B made on the devices, B saved, out of core, auto out of core"
+      else
+        for f in "$dir"/log-*.txt; do sed 's/^/  | /' "$f"; done
+        echo "FAIL: $name --load A with B = copy(A): a run failed or A differs"
+        failures+=(load-copy)
+      fi
+      runs=$((runs + 1))
+    fi
     # EMU_LOCAL (a tuned spec's test): that kernel's block given at run time (tune.hpp), the
     # same bits on 2 devices; --local wins over STEPGEN_LOCAL; and retuned out of core.
     if [ -n "${EMU_LOCAL:-}" ]; then

@@ -130,15 +130,18 @@ if [ "$example" = jacobi2d ]; then  # STEPGEN_OVERLAP=off turns it off on every 
   cmp -s "$run/A.raw" "$refdir/A.raw" || { echo "FAIL: --pinned off: A differs from the reference"; exit 1; }
   echo "ok: $example on 2 rank(s): host arrays page-locked ($(grep -o 'link measured at start-up: [^)]*' "$work/$example-runs/2/log.txt")); --pinned off: pageable, the same bits"
   # --load A with B = copy(A): B copies the loaded values whether it is made on the devices (A
-  # alone saved) or filled on the host (B saved too; out of core): the same A each way.
+  # alone saved) or filled on the host (B saved too; out of core): the same A each way. The
+  # file: the reference's last A rotated by one element (its edge differs from random(7)'s,
+  # and B's edge, never written, stays B's initial one).
   run="$work/$example-runs/load"
   mkdir -p "$run"
+  { tail -c +5 "$refdir/A.raw"; head -c 4 "$refdir/A.raw"; } > "$run/A0.raw"
   for mode in device host ooc; do
     extra=()
     [ "$mode" = host ] && extra=(--save "B=$run/B-$mode.raw")
     [ "$mode" = ooc ] && extra=(--out-of-core on --device-memory 1MiB)
     POCL_DEVICES="pthread pthread" stepgen_mpirun 2 "$out/build/$example" --device-type cpu --steps 3 \
-      --load "A=$refdir/A.raw" --save "A=$run/A-$mode.raw" "${extra[@]}" > "$run/log-$mode.txt" 2>&1 ||
+      --load "A=$run/A0.raw" --save "A=$run/A-$mode.raw" "${extra[@]}" > "$run/log-$mode.txt" 2>&1 ||
       { cat "$run/log-$mode.txt"; echo "FAIL: --load A ($mode) on 2 ranks failed"; exit 1; }
   done
   grep -q "made on the devices: B;" "$run/log-device.txt" ||
