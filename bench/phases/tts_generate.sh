@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# Phase `tts-generate` (HERE): the programs of the time-to-solution phases `oocauto` and
-# `localsweep` (issue 26), and nothing else, into bench/generated/tts/ (carried; a few MiB where
+# Phase `tts-generate` (HERE): the programs of the time-to-solution phases `oocauto`,
+# `localsweep` and `loadcopy` (issue 26), and nothing else, into bench/generated/tts/ (carried; a few MiB where
 # `prepare` makes hundreds):
 #   cuda-NAME/    the CUDA trees (built on the GPU machine): jacobi2d_16384, acoustic_512 and
 #                 wave2k_512 (oocauto); heat3d_512, acoustic_1160 and the <local size="auto"/>
 #                 versions acoustic_512_auto, heat3d_512_auto, jacobi2d_16384_auto,
-#                 acoustic_1160_auto (localsweep)
+#                 acoustic_1160_auto (localsweep); jacobi2d_file, A = file(A0.raw) with the file
+#                 beside the tree (loadcopy)
 #   opencl/bin/   the same programs for OpenCL, built here (the GPU image has no OpenCL headers),
 #                 except the 1160^3 ones unless TTS_OPENCL_1160=1 (localsweep then runs their
 #                 fixed, auto and noretune rows through OpenCL too); opencl/lib/: the ICD loader
@@ -35,5 +36,15 @@ for spec in "${specs[@]}"; do
   cp "$tmp/$name/build/$name" "$t/opencl/bin/"
   echo "built tts/opencl/bin/$name"
 done
+# loadcopy: jacobi2d with A = file(A0.raw) (the serial reference's A after 3 steps) and B =
+# copy(A), CUDA; the file beside the tree (the program runs with --spec-dir there).
+mkdir -p "$tmp/fileinit/ref"
+cp "$root/examples/jacobi2d/jacobi2d".{cl,cu} "$tmp/fileinit/"
+sed 's/init="random(7)"/init="file(A0.raw)"/' "$root/examples/jacobi2d/jacobi2d.xml" >"$tmp/fileinit/jacobi2d_file.xml"
+"$build/examples/reference_jacobi2d" --steps 3 --out "$tmp/fileinit/ref" >/dev/null
+cp "$tmp/fileinit/ref/A.raw" "$tmp/fileinit/A0.raw"
+"$build/stepgen" generate "$tmp/fileinit/jacobi2d_file.xml" --target cuda -o "$t/cuda-jacobi2d_file" >/dev/null
+cp "$tmp/fileinit/A0.raw" "$t/cuda-jacobi2d_file/A0.raw"
+echo "generated tts/cuda-jacobi2d_file (A = file(A0.raw))"
 cp -P /usr/lib/x86_64-linux-gnu/libOpenCL.so.1* "$t/opencl/lib/"
 du -sh "$t"

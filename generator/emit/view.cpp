@@ -109,9 +109,10 @@ std::string init_cpp(const Model& m, const model::Array& a) {
       return "if (" + target + ".held) " + target +
              ".bytes = host[array::" + m.arrays[static_cast<std::size_t>(a.init.source)].name +
              "].bytes;";
-    case model::Init::Kind::kFile:
-      return "rt::load_raw(" + target + ", rt::spec_file(\"" + spec_dir_abs(m) + "\", \"" +
-             a.init.path + "\"));  // relative to the spec's folder (--spec-dir)";
+    case model::Init::Kind::kFile:  // held unless a caller has the values already (oocauto)
+      return "if (" + target + ".held) rt::load_raw(" + target + ", rt::spec_file(\"" +
+             spec_dir_abs(m) + "\", \"" + a.init.path +
+             "\"));  // relative to the spec's folder (--spec-dir)";
   }
   return {};
 }

@@ -3,7 +3,8 @@
 # value(v). A jacobi2d variant (A from a file of real data, B = 0.25 whose outer ring stays) is
 # generated twice, as a one-process program and as an MPI program; 2 and 3 ranks must save
 # exactly what one process on one device saves. Saving B alone, A (a file() initial value,
-# written) is not gathered at the end.
+# written) is not gathered at the end. One process with `--out-of-core auto` taking either run
+# gives the same bits.
 # Usage: mpi_inits_test.sh STEPGEN SOURCE_DIR WORK_DIR JACOBI2D_REFERENCE_BIN
 set -euo pipefail
 source "$(dirname "$0")/../build_program.sh"
@@ -54,3 +55,18 @@ echo "ok: file(A0.raw) init, B saved alone: A not gathered (one process and 2 ra
 cmp -s one/A.raw A0.raw && { echo "FAIL: A did not change"; exit 1; }
 [ "$(od -An -tf4 -N4 one/B.raw | tr -d ' ')" = 0.25 ] || { echo "FAIL: B's corner is not 0.25"; exit 1; }
 echo "ok: A changed, B's fixed corner kept value(0.25)"
+# `--out-of-core auto` with a file() initial value (one process): the calibration samples A from
+# its host copy (it is not read again over a probe's box) and, out of core, B, made on the
+# devices in core, gets its host copy; each choice (STEPGEN_AUTO_CHOICE) gives one process's bits.
+for choice in in-core out-of-core; do
+  mkdir -p "auto-$choice"
+  STEPGEN_AUTO_CHOICE=$choice POCL_DEVICES=pthread "$work/none/build/jacobi2d" --device-type cpu --out-of-core auto \
+    --save "A=auto-$choice/A.raw" --save "B=auto-$choice/B.raw" > "auto-$choice/log.txt" 2>&1 ||
+    { cat "auto-$choice/log.txt"; echo "FAIL: --out-of-core auto ($choice) with a file() initial value failed"; exit 1; }
+  grep -q "^out of core: auto -> ${choice//-/ } (.*; taken by STEPGEN_AUTO_CHOICE)$" "auto-$choice/log.txt" ||
+    { cat "auto-$choice/log.txt"; echo "FAIL: --out-of-core auto did not take $choice"; exit 1; }
+  for a in A B; do
+    cmp "auto-$choice/$a.raw" "one/$a.raw" || { echo "FAIL: --out-of-core auto ($choice): $a differs from one process"; exit 1; }
+  done
+done
+echo "ok: file(A0.raw) init with --out-of-core auto, in core and out of core: A B equal one process"
