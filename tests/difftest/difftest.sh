@@ -220,8 +220,8 @@ compare() {
 
 # ran_as_asked LABEL LOG ARGS: the run's report shows the mode it was asked for, so that a mode
 # quietly run another way cannot pass for it: out of core (or in core, or auto made to take out
-# of core), N MPI ranks. (The
-# device count is not checked: `--strategy stepocl`'s gcd rule may leave devices idle.)
+# of core), N MPI ranks. (The device count is not checked: `--strategy stepocl`'s gcd rule may
+# leave devices idle.)
 ran_as_asked() {
   local label=${1#cuda-} log=$2 args=$3
   if [[ $args == *"--out-of-core on"* ]]; then

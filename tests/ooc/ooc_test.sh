@@ -4,6 +4,8 @@
 # (and once with chunks chosen by the model under a small --device-memory), host arrays
 # page-locked (direct mapping) and once pageable: every saved array
 # equals the serial reference (which the e2e test shows equals the in-core run) bit for bit.
+# heat3d and jacobi2d also run `--out-of-core auto` (its prediction, and each choice forced by
+# STEPGEN_AUTO_CHOICE); jacobi2d also `--load A` with B = copy(A) in every way B can be made.
 # Usage: ooc_test.sh STEPGEN SOURCE_DIR EXAMPLE WORK_DIR REFERENCE_BIN [PROGRAM]
 # PROGRAM: the example's OpenCL program already built (else generated and built here).
 set -euo pipefail
