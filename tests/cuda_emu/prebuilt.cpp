@@ -1,13 +1,14 @@
 // The object every generated CUDA program built by tests/cuda_emu/build.sh links: the runtime's
 // entry points, instantiated once (prebuilt.hpp).
 #include "prebuilt.hpp"
+template class stepgen::rt::InCore<stepgen::cuda::Backend>;
+template class stepgen::rt::ChunkRun<stepgen::cuda::Backend>;
 #ifdef STEPGEN_EMU_PREBUILT_MPI
+template class stepgen::rt::InCore<stepgen::cuda::Backend, stepgen::cuda::MpiRank::State>;
 template int stepgen::rt::run_mpi_main<stepgen::cuda::Backend, stepgen::cuda::MpiRank>(
     int, char**, const stepgen::rt::Program<stepgen::cuda::Backend>&,
     void (*)(stepgen::rt::RankRun<stepgen::cuda::Backend, stepgen::cuda::MpiRank>&, std::int64_t));
 #else
-template class stepgen::rt::InCore<stepgen::cuda::Backend>;
-template class stepgen::rt::ChunkRun<stepgen::cuda::Backend>;
 template int stepgen::rt::run_program<stepgen::cuda::Backend>(
     int, char**, stepgen::rt::Program<stepgen::cuda::Backend>);
 #endif

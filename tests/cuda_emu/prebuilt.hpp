@@ -23,12 +23,15 @@
 #ifdef STEPGEN_EMU_PREBUILT_MPI
 #include "stepgen/engine_mpi_cuda.hpp"
 #include "stepgen/mpi_main.hpp"
+#endif
+extern template class stepgen::rt::InCore<stepgen::cuda::Backend>;
+extern template class stepgen::rt::ChunkRun<stepgen::cuda::Backend>;
+#ifdef STEPGEN_EMU_PREBUILT_MPI
+extern template class stepgen::rt::InCore<stepgen::cuda::Backend, stepgen::cuda::MpiRank::State>;
 extern template int stepgen::rt::run_mpi_main<stepgen::cuda::Backend, stepgen::cuda::MpiRank>(
     int, char**, const stepgen::rt::Program<stepgen::cuda::Backend>&,
     void (*)(stepgen::rt::RankRun<stepgen::cuda::Backend, stepgen::cuda::MpiRank>&, std::int64_t));
 #else
-extern template class stepgen::rt::InCore<stepgen::cuda::Backend>;
-extern template class stepgen::rt::ChunkRun<stepgen::cuda::Backend>;
 extern template int stepgen::rt::run_program<stepgen::cuda::Backend>(
     int, char**, stepgen::rt::Program<stepgen::cuda::Backend>);
 #endif
