@@ -22,7 +22,7 @@ std::string cl_buffer_arg(const std::string& name) {
 // The buffer of table `name` on the launch's device (the device's Kernels hold it).
 std::string cl_table_arg(const std::string& name, const std::string& cpp_type) {
   (void)cpp_type;
-  return "at.k.tables[table::" + name + "]";
+  return "k.tables[table::" + name + "]";
 }
 
 class OpenClEmitter : public Emitter {
@@ -45,7 +45,7 @@ class OpenClEmitter : public Emitter {
     v.set("backend", "opencl");
     // The MPI program is the same file with another main (rt::run_mpi_main, one rank per
     // device) and the initial values of one rank's box.
-    v.set("mpi_rank", "cl::MpiRank<Kernels>");
+    v.set("mpi_rank", "cl::MpiRank");
     out.add(m.name + ".cpp", render(in.templates, "templates/opencl/host.cpp.mustache", v));
     out.add("CMakeLists.txt", render(in.templates, "templates/opencl/CMakeLists.txt.mustache", v));
     out.add(".clang-format", embedded_file("templates/common/clang-format.mustache"));

@@ -89,8 +89,8 @@ TEST_CASE("engine: the MPI programs run the same time loop on one rank's engine"
     Tree one = generate(target, *m);
     Tree t = generate(target, *m, true);
     const std::string& host = t.at(file);
-    CHECK(has(host, target[0] == 'o' ? "using Rank = cl::MpiRank<Kernels>;"
-                                     : "using Rank = cuda::MpiRank;"));
+    CHECK(
+        has(host, target[0] == 'o' ? "using Rank = cl::MpiRank;" : "using Rank = cuda::MpiRank;"));
     CHECK(has(host, "time_loop<rt::RankRun<Backend, Rank>>"));  // the engine over one rank's part
     CHECK(t.count(target[0] == 'o' ? "runtime/stepgen/engine_mpi_opencl.hpp"
                                    : "runtime/stepgen/engine_mpi_cuda.hpp") == 1);

@@ -13,11 +13,10 @@
 
 namespace stepgen::cl {
 
-/// The exchange state of one rank (`K`: the generated program's built kernels).
-template <class K>
+/// The exchange state of one rank.
 class RankState {
  public:
-  using Backend = cl::Backend<K>;
+  using Backend = cl::Backend;
   using Engine = rt::InCore<Backend, RankState>;
   using Launch = typename Backend::Launch;
   using Ids = std::initializer_list<int>;
@@ -146,10 +145,9 @@ namespace stepgen::cl {
 /// One MPI rank's backend parts for the MPI main program (mpi_main.hpp): the rank State of the
 /// engine, the rank's device, its help and report lines (out of core, mpi_main.hpp runs the
 /// one runner over this rank's part: kOutOfCore).
-template <class K>
 class MpiRank {
  public:
-  using State = RankState<K>;
+  using State = RankState;
   static constexpr bool kOutOfCore = true;
   static constexpr const char* kUnit = "device";
 

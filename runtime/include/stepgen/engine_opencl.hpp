@@ -152,16 +152,25 @@ inline void launch_frame_boxes(const Device& d, cl_command_queue queue, const Ke
 
 // --- end of the frame kernels -----------------------------------------------------------------
 
+/// A device's built kernels: the generated program's `Kernels`, as its build_kernels() made
+/// them. The backend holds them without their type (one engine for every program, its code
+/// the same whatever the kernels); the program's launch functions read them with kernels<K>().
+using BuiltKernels = std::shared_ptr<const void>;
+
 /// What a launch function receives: the part it runs on and which of its work-items run
 /// (`slab`: a range of them along the slowest dimension, for overlap; nullptr: all).
-template <class K>
 struct Launch {
   const Device& d;
-  const K& k;  ///< the device's built kernels (the generated program's Kernels)
+  const BuiltKernels& k;  ///< the device's built kernels: kernels<Kernels>()
   const std::vector<Mem>& buf;
   const rt::Part& part;
   std::int64_t step;
   const Slab* slab;
+  /// The device's kernels as the program's build_kernels() made them (`K`: its Kernels).
+  template <class K>
+  const K& kernels() const {
+    return *static_cast<const K*>(k.get());
+  }
 };
 
 /// The three slabs of work-items of a launch that overlaps its exchange, along the slowest
@@ -189,13 +198,12 @@ inline OverlapSlabs overlap_slabs(const rt::Part& part, int axis, rt::Index reac
           Slab{axis, i0, i1}};
 }
 
-/// The engine's OpenCL backend; `K`: the generated program's built kernels of one device.
-template <class K>
+/// The engine's OpenCL backend (a device's built kernels held as BuiltKernels).
 struct Backend {
   using Device = cl::Device;
   using Buffer = Mem;
-  using Kernels = K;
-  using Launch = cl::Launch<K>;
+  using Kernels = BuiltKernels;
+  using Launch = cl::Launch;
   /// Kernels run on slabs of work-items (global offsets), never on views of their buffers:
   /// the probe's view rims do not decide overlap.
   static constexpr bool kViewsFromProbe = false;
@@ -346,7 +354,7 @@ struct Backend {
     cl::reducer_for(d).reduce_box<T>(a, minus, buffer, box, into);
   }
   static void check_fits(const Device& d, std::size_t bytes) { cl::check_fits(d, bytes); }
-  static Launch whole(const Device& d, const K& k, const std::vector<Mem>& buf,
+  static Launch whole(const Device& d, const Kernels& k, const std::vector<Mem>& buf,
                       const rt::Part& part, std::int64_t step) {
     return {d, k, buf, part, step, nullptr};
   }
@@ -376,7 +384,7 @@ struct Backend {
   /// A launch on a chunk (rt::ChunkRun): over the work-items of the planes still read
   /// (ooc_slab), all of them when `remaining` is negative.
   static void chunk_launch(void (*fn)(const Launch&), const rt::ProbeLaunch& at,
-                           const rt::ChunkRule& rule, const Device& d, const K& k,
+                           const rt::ChunkRule& rule, const Device& d, const Kernels& k,
                            const std::vector<Mem>& buf, const rt::Part& chunk, std::int64_t step,
                            std::int64_t remaining) {
     if (remaining < 0) return fn({d, k, buf, chunk, step, nullptr});

@@ -1,0 +1,36 @@
+// The runtime's side of every generated OpenCL program, for tests/build_program.sh: the headers a
+// generated program includes, and its entry points declared `extern template`, so that a
+// program's own file does not instantiate them. prebuilt.cpp instantiates them once per
+// compiler and flags (every program links that object), and this header is precompiled with the
+// program's flags (CI time: the same headers compiled with the same flags, no result changes).
+#ifndef STEPGEN_OPENCL_PREBUILT_HPP
+#define STEPGEN_OPENCL_PREBUILT_HPP
+// clang-format off
+#include "stepgen/engine_opencl.hpp"
+#include "stepgen/exchange.hpp"
+#include "stepgen/init.hpp"
+#include "stepgen/main.hpp"
+#include "stepgen/ooc.hpp"
+#include "stepgen/ooc_opencl.hpp"
+#include "stepgen/opencl.hpp"
+#include "stepgen/partition.hpp"
+#include "stepgen/probe.hpp"
+#include "stepgen/program.hpp"
+#include "stepgen/tables_opencl.hpp"
+// clang-format on
+#ifdef STEPGEN_OPENCL_PREBUILT_MPI
+#include "stepgen/engine_mpi_opencl.hpp"
+#include "stepgen/mpi_main.hpp"
+#endif
+extern template class stepgen::rt::InCore<stepgen::cl::Backend>;
+extern template class stepgen::rt::ChunkRun<stepgen::cl::Backend>;
+#ifdef STEPGEN_OPENCL_PREBUILT_MPI
+extern template class stepgen::rt::InCore<stepgen::cl::Backend, stepgen::cl::RankState>;
+extern template int stepgen::rt::run_mpi_main<stepgen::cl::Backend, stepgen::cl::MpiRank>(
+    int, char**, const stepgen::rt::Program<stepgen::cl::Backend>&,
+    void (*)(stepgen::rt::RankRun<stepgen::cl::Backend, stepgen::cl::MpiRank>&, std::int64_t));
+#else
+extern template int stepgen::rt::run_program<stepgen::cl::Backend>(
+    int, char**, stepgen::rt::Program<stepgen::cl::Backend>);
+#endif
+#endif
