@@ -5,6 +5,7 @@
 # "no CUDA device found" error with exit status 1.
 # Usage: compile_test.sh STEPGEN SOURCE_DIR WORK_DIR NVCC [JOBS] [EXAMPLES...]
 set -uo pipefail
+source "$(dirname "$0")/../prebuilt/prebuilt.sh"
 # CUDA_COMPILE_BUILD_TYPE: the programs' build type (default Release; ctest: None, no -O flags:
 # the test is about nvcc accepting the code, warnings as errors, and an optimized host build costs
 # CI twice the time; the host code's flow-sensitive warnings are checked at -O1 by tests/cuda_emu).
@@ -33,8 +34,18 @@ one() {  # one EXAMPLE: generate, compare with YAML, format, configure, build, r
     if command -v clang-format >/dev/null; then
       (cd "$out" && clang-format --style=file --dry-run --Werror "$ex.cu") || return 1
     fi
-    cmake -S "$out" -B "$out/build" -DCMAKE_BUILD_TYPE="$build_type" -DCMAKE_CUDA_ARCHITECTURES=90 \
-      -DCMAKE_CUDA_COMPILER="$nvcc" >/dev/null || return 1
+    # ctest (build type None): against the runtime's shared build (tests/prebuilt/prebuilt.sh).
+    local status=3
+    if [ "$build_type" = None ]; then
+      prebuilt_cmake "$out" build None CUDA cuda "" -DCMAKE_CUDA_ARCHITECTURES=90 -DCMAKE_CUDA_COMPILER="$nvcc"
+      status=$?
+    fi
+    if [ $status -eq 3 ]; then
+      cmake -S "$out" -B "$out/build" -DCMAKE_BUILD_TYPE="$build_type" -DCMAKE_CUDA_ARCHITECTURES=90 \
+        -DCMAKE_CUDA_COMPILER="$nvcc" >/dev/null || return 1
+    elif [ $status -ne 0 ]; then
+      return 1
+    fi
     cmake --build "$out/build" || return 1
     "$out/build/$ex" --help | grep -q "CUDA backend" || { echo "--help lacks the CUDA note"; return 1; }
     if [ $gpu = no ]; then

@@ -12,6 +12,7 @@
 # Usage: mpi_compile_test.sh STEPGEN SOURCE_DIR WORK_DIR NVCC MPI_INCLUDE_DIRS MPI_LIBRARIES [JOBS] [EXAMPLES...]
 #   (the MPI lists ;-separated, as CMake's FindMPI gives them)
 set -uo pipefail
+source "$(dirname "$0")/../prebuilt/prebuilt.sh"
 # CUDA_COMPILE_BUILD_TYPE: the programs' build type (default Release; ctest: None, no -O flags:
 # the test is about nvcc accepting the code, warnings as errors, and an optimized host build costs
 # CI twice the time; the host code's flow-sensitive warnings are checked at -O1 by tests/cuda_emu).
@@ -25,11 +26,11 @@ fi
 mkdir -p "$work"
 gpu=no
 nvidia-smi -L >/dev/null 2>&1 && gpu=yes
-mpi_flags=()
+mpi_incs=() mpi_link=()
 IFS=';' read -r -a incs <<<"$mpi_inc"
-for d in "${incs[@]}"; do [ -n "$d" ] && mpi_flags+=("-I$d"); done
+for d in "${incs[@]}"; do [ -n "$d" ] && mpi_incs+=("-I$d"); done
 IFS=';' read -r -a libs <<<"$mpi_libs"
-for l in "${libs[@]}"; do [ -n "$l" ] && mpi_flags+=("$l"); done
+for l in "${libs[@]}"; do [ -n "$l" ] && mpi_link+=("$l"); done
 mpirun_flags=(--oversubscribe)
 [ "$(id -u)" -eq 0 ] && mpirun_flags+=(--allow-run-as-root)
 export OMPI_MCA_mpi_yield_when_idle=1
@@ -49,16 +50,34 @@ one() {  # one EXAMPLE: generate, compare with YAML, format, build, run
       (cd "$out" && clang-format --style=file --dry-run --Werror "$ex.cu") || return 1
     fi
     local prog
+    # ctest (build type None): against the runtime's shared build (tests/prebuilt/prebuilt.sh).
+    local status=3
     if [ "$ex" = jacobi2d ]; then
-      cmake -S "$out" -B "$out/build" -DCMAKE_BUILD_TYPE="$build_type" -DCMAKE_CUDA_ARCHITECTURES=90 \
-        -DCMAKE_CUDA_COMPILER="$nvcc" >/dev/null || return 1
+      if [ "$build_type" = None ]; then
+        prebuilt_cmake "$out" build None CUDA cuda "" -DCMAKE_CUDA_ARCHITECTURES=90 -DCMAKE_CUDA_COMPILER="$nvcc"
+        status=$?
+      fi
+      if [ $status -eq 3 ]; then
+        cmake -S "$out" -B "$out/build" -DCMAKE_BUILD_TYPE="$build_type" -DCMAKE_CUDA_ARCHITECTURES=90 \
+          -DCMAKE_CUDA_COMPILER="$nvcc" >/dev/null || return 1
+      elif [ $status -ne 0 ]; then
+        return 1
+      fi
       cmake --build "$out/build" || return 1
       prog=$out/build/$ex
     else
       mkdir -p "$out/build"
-      "$nvcc" -std=c++17 -O0 -gencode arch=compute_90,code=sm_90 --fmad=false -Werror all-warnings \
-        -Xcompiler=-Wall,-Wextra,-Werror -I"$out" -I"$out/runtime" "$out/$ex.cu" -o "$out/build/$ex" \
-        "${mpi_flags[@]}" || return 1
+      local args=("$nvcc" -std=c++17 -O0 -gencode arch=compute_90,code=sm_90 --fmad=false -Werror all-warnings
+                  -Xcompiler=-Wall,-Wextra,-Werror "${mpi_incs[@]}") shared=() objs=()
+      if [ "$build_type" = None ] && prebuilt_same_runtime "$out"; then
+        local dir
+        dir=$(prebuilt_build cuda "${args[@]}" -DSTEPGEN_PREBUILT_MPI) || return 1
+        args+=(-DSTEPGEN_PREBUILT_MPI)
+        objs=("$dir/prebuilt.o")
+        read -r -a shared <<<"$(prebuilt_flags cuda "$dir")"
+      fi
+      "${args[@]}" -I"$out" -I"$out/runtime" "${shared[@]}" "$out/$ex.cu" "${objs[@]}" -o "$out/build/$ex" \
+        "${mpi_link[@]}" || return 1
       prog=$out/build/$ex
     fi
     timeout 60 "$prog" --help > "$out/help.txt" 2>&1 || { cat "$out/help.txt"; return 1; }

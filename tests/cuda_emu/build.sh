@@ -38,49 +38,17 @@ for f in "${extra[@]}"; do
 done
 flags+=("${compile_extra[@]}")
 
-# STEPGEN_CUDA_EMU_CACHE (a folder; the tests set it, tests/CMakeLists.txt): the runtime's side
-# of the program is compiled once per compiler, flags and runtime, and shared (prebuilt.hpp:
-# its entry points instantiated by prebuilt.cpp, its headers precompiled). A program then builds
-# in about a third of the time. Only when the program's runtime/ equals this checkout's (the
-# program is compiled against this checkout's headers, found first); otherwise, or without the
-# variable, the whole program is compiled here.
-repo_runtime=$(cd "$here/../../runtime/include" && pwd)
-same_runtime() {
-  [ -d "$gen/runtime/stepgen" ] || return 1
-  local f
-  while IFS= read -r -d '' f; do
-    cmp -s "$gen/runtime/$f" "$repo_runtime/$f" || return 1
-  done < <(cd "$gen/runtime" && find . -type f -print0)
-}
-cache=${STEPGEN_CUDA_EMU_CACHE:-}
-if [ -n "$cache" ] && same_runtime; then
+# STEPGEN_PREBUILT_CACHE (every ctest): the program compiles against one shared build of the
+# runtime's side (tests/prebuilt/prebuilt.sh: 28 s -> 7-9 s a program at -O1).
+source "$here/../prebuilt/prebuilt.sh"
+if prebuilt_same_runtime "$gen"; then
   variant=()
-  [ "$mode" = --mpi ] && variant=(-DSTEPGEN_EMU_PREBUILT_MPI)
-  key=$( {
-    printf '%s\n' "$cxx" "${flags[@]}" "${variant[@]}"
-    "$cxx" --version 2>&1
-    [ "$mode" = --mpi ] && mpicxx --showme 2>&1
-    cd "$repo_runtime" && find . -type f -print0 | sort -z | xargs -0 cat
-    cat "$here/prebuilt.hpp" "$here/prebuilt.cpp" "$here/include/stepgen_cuda_emu.hpp"
-  } | sha256sum | cut -c1-16)
-  dir=$cache/$key
-  mkdir -p "$cache"
-  exec 9>"$dir.lock"
-  flock 9
-  if [ ! -f "$dir/done" ]; then
-    rm -rf "$dir" && mkdir -p "$dir"
-    cp "$here/prebuilt.hpp" "$here/prebuilt.cpp" "$dir/"
-    common=("${flags[@]}" "${variant[@]}" -I "$here/include" -iquote "$repo_runtime")
-    "${launcher[@]}" "$cxx" "${common[@]}" -x c++-header -c "$dir/prebuilt.hpp" -o "$dir/prebuilt.hpp.gch"
-    "${launcher[@]}" "$cxx" "${common[@]}" -x c++ -c "$dir/prebuilt.cpp" -o "$dir/prebuilt.o"
-    touch "$dir/done"
-  fi
-  flock -u 9
-  # --allow-multiple-definition: the runtime's __global__ functions (not inline: one .cu file
-  # on a GPU) are defined in both objects, from the same headers.
-  "${launcher[@]}" "$cxx" "${flags[@]}" "${variant[@]}" -I "$here/include" -iquote "$repo_runtime" \
-    -I "$gen" -I "$gen/runtime" -include "$dir/prebuilt.hpp" -x c++ "$gen/${sources[0]#./}" \
-    -x none "$dir/prebuilt.o" -o "$binary" -Wl,--allow-multiple-definition "${link_extra[@]}"
+  [ "$mode" = --mpi ] && variant=(-DSTEPGEN_PREBUILT_MPI)
+  args=("$cxx" "${flags[@]}" "${variant[@]}" -I "$here/include")
+  dir=$(prebuilt_build cuda-emu "${args[@]}")
+  # shellcheck disable=SC2046  # prebuilt_flags: words
+  "${launcher[@]}" "${args[@]}" $(prebuilt_flags cuda-emu "$dir") -I "$gen" -I "$gen/runtime" \
+    -x c++ "$gen/${sources[0]#./}" -x none "$dir/prebuilt.o" -o "$binary" "${link_extra[@]}"
   exit 0
 fi
 "${launcher[@]}" "$cxx" "${flags[@]}" -x c++ -I "$here/include" -I "$gen" -I "$gen/runtime" \

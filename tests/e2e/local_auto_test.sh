@@ -10,6 +10,7 @@
 # Shapes given at run time (STEPGEN_LOCAL, --local): the same bits; refused or malformed: errors.
 # Usage: local_auto_test.sh STEPGEN SOURCE_DIR WORK_DIR REFERENCE_BIN
 set -euo pipefail
+source "$(dirname "$0")/../build_program.sh"
 stepgen=$1 src=$2 work=$3/local-auto reference=$4
 rm -rf "$work"
 mkdir -p "$work/ref"
@@ -31,8 +32,7 @@ check() {  # check NAME LOG: U and V equal the reference
 for format in xml yaml; do
   out="$work/gen-$format"
   "$stepgen" generate "$src/tests/tune/heat3d_auto.$format" --target opencl -o "$out" >/dev/null
-  cmake -S "$out" -B "$out/build" -DCMAKE_BUILD_TYPE=None -DCMAKE_CXX_FLAGS=-O1 >/dev/null  # -O1: CI time
-  cmake --build "$out/build" -j 2 >/dev/null
+  STEPGEN_TEST_CXX_OPT=-O1 build_program "$out"  # -O1: CI time
   prog=$out/build/heat3d_auto
   run() {  # run NAME DEVICES [ARGS...]
     local name=$format-$1 n=$2

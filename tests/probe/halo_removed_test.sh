@@ -7,6 +7,7 @@
 # program runs (the probe finds its halos right). --probe off must skip the check.
 # Usage: halo_removed_test.sh STEPGEN SOURCE_DIR WORK_DIR [EXAMPLES...]
 set -uo pipefail
+source "$(dirname "$0")/../build_program.sh"
 stepgen=$1 src=$2 work=$3
 shift 3
 examples=("$@")
@@ -60,10 +61,9 @@ PY
     echo "FAIL: $ex: the spec without $removed is refused by stepgen:"; cat "$dir/gen.log"
     failures=$((failures + 1)); continue
   fi
-  # Built unoptimized (build type None: no -O flags): the test checks the probe's error before
+  # Built unoptimized (tests/build_program.sh: -O0): the test checks the probe's error before
   # the time loop, not the program's speed, and an -O3 build costs CI 2.5x the compile time.
-  cmake -S "$dir/out" -B "$dir/out/build" -DCMAKE_BUILD_TYPE=None >"$dir/build.log" 2>&1 &&
-    cmake --build "$dir/out/build" >>"$dir/build.log" 2>&1 || {
+  build_program "$dir/out" >"$dir/build.log" 2>&1 || {
       echo "FAIL: $ex: build"; tail -20 "$dir/build.log"; failures=$((failures + 1)); continue; }
   (cd "$dir/spec" && "$dir/out/build/$ex" --devices 1 --steps 1 >"$dir/run.log" 2>&1)
   status=$?

@@ -497,14 +497,16 @@ __global__ void __launch_bounds__(64, (reduce_blocks_per_sm<T, Square>()))
   }
 }
 
-/// Column c's rows r, r + dst_rows, ... of src (src_rows rows) summed into row r of dst.
-__global__ void stepgen_reduce_columns(const I64* src, I64 src_rows, I64* dst, I64 dst_rows,
-                                       I64 cols) {
-  const I64 g = static_cast<I64>(blockIdx.x) * blockDim.x + threadIdx.x;
+/// Column c's rows r, r + dst_rows, ... of src (src_rows rows) summed into row r of dst (`I`:
+/// I64; a template, as this header's other kernels, so that every translation unit that
+/// includes it may hold it).
+template <typename I>
+__global__ void stepgen_reduce_columns(const I* src, I src_rows, I* dst, I dst_rows, I cols) {
+  const I g = static_cast<I>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (g >= cols * dst_rows) return;
-  const I64 col = g / dst_rows, r = g % dst_rows;
-  I64 s = 0;
-  for (I64 j = r; j < src_rows; j += dst_rows) s += src[col * src_rows + j];
+  const I col = g / dst_rows, r = g % dst_rows;
+  I s = 0;
+  for (I j = r; j < src_rows; j += dst_rows) s += src[col * src_rows + j];
   dst[g] = s;
 }
 
@@ -655,7 +657,7 @@ class Reducer {
       reduce_detail::Scratch* src = &first_;
       reduce_detail::Scratch* dst = &second_;
       for (rt::Index next : levels) {
-        auto* k = &reduce_detail::stepgen_reduce_columns;
+        auto* k = &reduce_detail::stepgen_reduce_columns<I64>;
         const dim3 g2(static_cast<unsigned>((cols * next + 255) / 256));
         STEPGEN_LAUNCH(k, g2, dim3(256), stream)
         (src->as<I64>(), src_rows, dst->as<I64>(), next, cols);

@@ -1,10 +1,10 @@
-// The runtime's side of every generated OpenCL program, for tests/build_program.sh: the headers a
-// generated program includes, and its entry points declared `extern template`, so that a
-// program's own file does not instantiate them. prebuilt.cpp instantiates them once per
-// compiler and flags (every program links that object), and this header is precompiled with the
-// program's flags (CI time: the same headers compiled with the same flags, no result changes).
-#ifndef STEPGEN_OPENCL_PREBUILT_HPP
-#define STEPGEN_OPENCL_PREBUILT_HPP
+// The runtime's side of every generated OpenCL program (tests/prebuilt/prebuilt.sh): the headers
+// a generated program includes, and the engine's entry points over the OpenCL backend declared
+// `extern template`, so that a program's own file does not instantiate them; opencl.cpp
+// instantiates them once per compiler and flags, every program links that object, and this
+// header is precompiled with the program's flags. STEPGEN_PREBUILT_MPI: the MPI program's.
+#ifndef STEPGEN_PREBUILT_OPENCL_HPP
+#define STEPGEN_PREBUILT_OPENCL_HPP
 // clang-format off
 #include "stepgen/engine_opencl.hpp"
 #include "stepgen/exchange.hpp"
@@ -18,13 +18,13 @@
 #include "stepgen/program.hpp"
 #include "stepgen/tables_opencl.hpp"
 // clang-format on
-#ifdef STEPGEN_OPENCL_PREBUILT_MPI
+#ifdef STEPGEN_PREBUILT_MPI
 #include "stepgen/engine_mpi_opencl.hpp"
 #include "stepgen/mpi_main.hpp"
 #endif
 extern template class stepgen::rt::InCore<stepgen::cl::Backend>;
 extern template class stepgen::rt::ChunkRun<stepgen::cl::Backend>;
-#ifdef STEPGEN_OPENCL_PREBUILT_MPI
+#ifdef STEPGEN_PREBUILT_MPI
 extern template class stepgen::rt::InCore<stepgen::cl::Backend, stepgen::cl::RankState>;
 extern template int stepgen::rt::run_mpi_main<stepgen::cl::Backend, stepgen::cl::MpiRank>(
     int, char**, const stepgen::rt::Program<stepgen::cl::Backend>&,

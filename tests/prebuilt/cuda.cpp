@@ -1,9 +1,9 @@
-// The object every generated CUDA program built by tests/cuda_emu/build.sh links: the runtime's
-// entry points, instantiated once (prebuilt.hpp).
-#include "prebuilt.hpp"
+// The object every generated CUDA program built with tests/prebuilt/prebuilt.sh links: the
+// runtime's entry points over the CUDA backend, instantiated once (cuda.hpp).
+#include "cuda.hpp"
 template class stepgen::rt::InCore<stepgen::cuda::Backend>;
 template class stepgen::rt::ChunkRun<stepgen::cuda::Backend>;
-#ifdef STEPGEN_EMU_PREBUILT_MPI
+#ifdef STEPGEN_PREBUILT_MPI
 template class stepgen::rt::InCore<stepgen::cuda::Backend, stepgen::cuda::MpiRank::State>;
 template int stepgen::rt::run_mpi_main<stepgen::cuda::Backend, stepgen::cuda::MpiRank>(
     int, char**, const stepgen::rt::Program<stepgen::cuda::Backend>&,

@@ -1,12 +1,11 @@
-// The runtime's side of every generated CUDA program, for tests/cuda_emu/build.sh: the headers a
-// generated program includes, and its entry points declared `extern template`, so a program's
-// own file does not instantiate them. prebuilt.cpp instantiates them once per compiler and flags
-// (the program links that object), and this header is precompiled with the same flags: a
-// program builds in a few seconds instead of 20-30 (CI time; no result changes, the same
-// headers are compiled with the same flags).
-#ifndef STEPGEN_EMU_PREBUILT_HPP
-#define STEPGEN_EMU_PREBUILT_HPP
-#include "stepgen_cuda_emu.hpp"
+// The runtime's side of every generated CUDA program (tests/prebuilt/prebuilt.sh): the headers a
+// generated program includes, and the engine's entry points over the CUDA backend declared
+// `extern template`, so that a program's own file does not instantiate them; cuda.cpp
+// instantiates them once per compiler and flags, and every program links that object. With
+// nvcc (tests/cuda) and on the CPU emulation (tests/cuda_emu/build.sh, which includes the
+// emulation first). STEPGEN_PREBUILT_MPI: the MPI program's entry points.
+#ifndef STEPGEN_PREBUILT_CUDA_HPP
+#define STEPGEN_PREBUILT_CUDA_HPP
 // clang-format off
 #include "stepgen/cuda.hpp"
 #include "stepgen/engine_cuda.hpp"
@@ -20,13 +19,13 @@
 #include "stepgen/program.hpp"
 #include "stepgen/tables_cuda.hpp"
 // clang-format on
-#ifdef STEPGEN_EMU_PREBUILT_MPI
+#ifdef STEPGEN_PREBUILT_MPI
 #include "stepgen/engine_mpi_cuda.hpp"
 #include "stepgen/mpi_main.hpp"
 #endif
 extern template class stepgen::rt::InCore<stepgen::cuda::Backend>;
 extern template class stepgen::rt::ChunkRun<stepgen::cuda::Backend>;
-#ifdef STEPGEN_EMU_PREBUILT_MPI
+#ifdef STEPGEN_PREBUILT_MPI
 extern template class stepgen::rt::InCore<stepgen::cuda::Backend, stepgen::cuda::MpiRank::State>;
 extern template int stepgen::rt::run_mpi_main<stepgen::cuda::Backend, stepgen::cuda::MpiRank>(
     int, char**, const stepgen::rt::Program<stepgen::cuda::Backend>&,

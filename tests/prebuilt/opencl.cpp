@@ -1,9 +1,9 @@
-// The object every generated OpenCL program built by tests/build_program.sh links: the
-// runtime's entry points, instantiated once (prebuilt.hpp).
-#include "prebuilt.hpp"
+// The object every generated OpenCL program built with tests/prebuilt/prebuilt.sh links: the
+// runtime's entry points over the OpenCL backend, instantiated once (opencl.hpp).
+#include "opencl.hpp"
 template class stepgen::rt::InCore<stepgen::cl::Backend>;
 template class stepgen::rt::ChunkRun<stepgen::cl::Backend>;
-#ifdef STEPGEN_OPENCL_PREBUILT_MPI
+#ifdef STEPGEN_PREBUILT_MPI
 template class stepgen::rt::InCore<stepgen::cl::Backend, stepgen::cl::RankState>;
 template int stepgen::rt::run_mpi_main<stepgen::cl::Backend, stepgen::cl::MpiRank>(
     int, char**, const stepgen::rt::Program<stepgen::cl::Backend>&,
