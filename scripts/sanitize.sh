@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The sanitizer build: configures a build tree of its own with the default compiler and
+# The sanitizer build: configures a build tree of its own with clang++ where it is installed
+# (else the default compiler; CXX_SANITIZE picks another) and
 # -fsanitize=address,undefined -fno-sanitize-recover=all, builds the generator and its unit
 # tests, and runs against it: the unit tests (runtime and generator doctest binaries, which hold
 # the error suite and the golden files), the regeneration tests (tests/regen/regen_test.sh) and a
@@ -28,7 +29,17 @@ command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
 # (maybe-uninitialized) stay live in the Release build every other test uses. (-O0 was reverted
 # once for a LeakSanitizer tracer crash that turned out to come from the generator tests'
 # working directory at -O1 as well: see below.)
-cmake -S "$root" -B "$build" "${launcher[@]}" -DCMAKE_BUILD_TYPE=Sanitize \
+# clang++: the build takes 150 s on 2 cores against 243 s with g++ at -O0 (both ASan + UBSan;
+# g++ builds everything else, the generated programs' tests included).
+cxx=${CXX_SANITIZE:-$(command -v clang++ || true)}
+compiler=()
+[ -n "$cxx" ] && compiler=(-DCMAKE_CXX_COMPILER="$cxx")
+# A tree configured with another compiler is configured afresh (CMake keeps a cache's compiler).
+if [ -n "$cxx" ] && [ -f "$build/CMakeCache.txt" ] &&
+   ! grep -qx "CMAKE_CXX_COMPILER:[A-Z]*=$cxx" "$build/CMakeCache.txt"; then
+  rm -rf "$build/CMakeCache.txt" "$build/CMakeFiles"
+fi
+cmake -S "$root" -B "$build" "${launcher[@]}" "${compiler[@]}" -DCMAKE_BUILD_TYPE=Sanitize \
       -DCMAKE_CXX_FLAGS_SANITIZE="-O0 -g $sanitizers" \
       -DCMAKE_EXE_LINKER_FLAGS_SANITIZE="$sanitizers" >"$build/configure.log" ||
   { cat "$build/configure.log"; exit 1; }

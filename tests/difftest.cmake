@@ -36,21 +36,24 @@ if(OpenCL_FOUND AND Python3_FOUND)
     # devices, one per rank). One test: a separate OpenCL-only run built the same OpenCL
     # programs a second time (87 s of CI). cuda_mpi_overlap_widened differed here (and on the
     # H100) before the probe told a kernel's own rim from the grid's boundary. The emulated
-    # CUDA programs build at -O0 (tests/cuda_emu/build.sh: 8.8 s against 12.9 s at -O1 for one
-    # of them here; the host code's logic is what is tested, the grids are tiny).
+    # CUDA programs build at the emulation's default -O1, as the cuda-emu tests' do: they share
+    # its builds of the runtime's side (tests/prebuilt; at -O0 they needed two of their own,
+    # 80 s of CI, for 1-2 s less a program).
     add_test(NAME "difftest: regressions"
              COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/difftest/difftest.sh --dir ${difftest_regressions})
     # Timeout: 510 s in a clean fresh-clone run on 2 cores (2026-11-28, a day when every label
     # took about twice the earlier CI run's time); 900 s was hit once with other builds beside it.
     set_tests_properties("difftest: regressions" PROPERTIES TIMEOUT 1500
       LABELS "difftest;cuda-emu"
-      ENVIRONMENT "STEPGEN=$<TARGET_FILE:stepgen>;DIFFTEST_WORK=${CMAKE_CURRENT_BINARY_DIR}/difftest/regressions;DIFFTEST_BUILD=cmake;DIFFTEST_CUDA=1;DIFFTEST_CUDA_EMU=1;STEPGEN_CUDA_EMU_OPT=-O0;DIFFTEST_MPI=${difftest_mpi};POCL_MAX_PTHREAD_COUNT=1;CXX=${CMAKE_CXX_COMPILER}")
+      ENVIRONMENT "STEPGEN=$<TARGET_FILE:stepgen>;DIFFTEST_WORK=${CMAKE_CURRENT_BINARY_DIR}/difftest/regressions;DIFFTEST_BUILD=cmake;DIFFTEST_CUDA=1;DIFFTEST_CUDA_EMU=1;DIFFTEST_MPI=${difftest_mpi};POCL_MAX_PTHREAD_COUNT=1;CXX=${CMAKE_CXX_COMPILER}")
     # The CUDA trees (and CUDA MPI trees where they have MPI modes) of the regressions that were
     # nvcc build failures (cuda_no_exchange, cuda_deep_halo, cuda_long_array: README.md) built
     # with nvcc for sm_90, warnings as errors: CI has no GPU, so DIFFTEST_CUDA=compile runs
     # nothing. (The others' host code runs under the emulation above; bench/phases/difftest.sh
-    # builds and runs every regression with nvcc on the GPU.) Host code unoptimized (-O0): only the
-    # compile is checked here, at half the CI time.
+    # builds and runs every regression with nvcc on the GPU.) Host code unoptimized (no -O flag,
+    # CMAKE_CUDA_FLAGS_RELEASE empty): only the compile is checked here, at half the CI time, and
+    # with the flags of tests/cuda.cmake's builds (build type None), so that their programs share
+    # one build of the runtime's side (tests/prebuilt; -O0 made two more of them, 80 s of CI).
     set(difftest_nvcc_regressions)
     foreach(r cuda_no_exchange cuda_deep_halo cuda_long_array)
       if(EXISTS ${CMAKE_CURRENT_SOURCE_DIR}/difftest/regressions/${r})
@@ -63,7 +66,7 @@ if(OpenCL_FOUND AND Python3_FOUND)
                COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/difftest/difftest.sh --dir ${difftest_nvcc_regressions})
       set_tests_properties("difftest: regressions, CUDA compile" PROPERTIES TIMEOUT 1200
         LABELS "difftest;cuda-compile" RESOURCE_LOCK nvcc
-        ENVIRONMENT "STEPGEN=$<TARGET_FILE:stepgen>;DIFFTEST_WORK=${CMAKE_CURRENT_BINARY_DIR}/difftest/regressions-cuda;DIFFTEST_CUDA=compile;DIFFTEST_CMAKE_ARGS=-DCMAKE_CUDA_ARCHITECTURES=90 -DCMAKE_CUDA_FLAGS_RELEASE=-O0 -DCMAKE_CUDA_COMPILER=${STEPGEN_NVCC_DT}")
+        ENVIRONMENT "STEPGEN=$<TARGET_FILE:stepgen>;DIFFTEST_WORK=${CMAKE_CURRENT_BINARY_DIR}/difftest/regressions-cuda;DIFFTEST_CUDA=compile;DIFFTEST_CMAKE_ARGS=-DCMAKE_CUDA_ARCHITECTURES=90 -DCMAKE_CUDA_FLAGS_RELEASE= -DCMAKE_CUDA_COMPILER=${STEPGEN_NVCC_DT}")
     endif()
   endif()
 endif()

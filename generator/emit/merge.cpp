@@ -23,7 +23,11 @@ void init_libgit2() {
 }
 
 git_merge_file_input input(const std::string& text, const char* path) {
-  git_merge_file_input in = GIT_MERGE_FILE_INPUT_INIT;
+  // libgit2's init functions rather than its *_INIT macros, which leave fields to the compiler
+  // (clang's -Wmissing-field-initializers).
+  git_merge_file_input in;
+  if (git_merge_file_input_init(&in, GIT_MERGE_FILE_INPUT_VERSION) != 0)
+    fail("git_merge_file_input_init");
   in.ptr = text.data();
   in.size = text.size();
   in.path = path;
@@ -45,7 +49,9 @@ MergeResult merge_three_way(const std::string& base, const std::string& ours,
   git_merge_file_input b = input(base, path.c_str()), o = input(ours, path.c_str()),
                        t = input(theirs, path.c_str());
   const std::string our_label = "yours: " + path, their_label = "stepgen: " + path;
-  git_merge_file_options options = GIT_MERGE_FILE_OPTIONS_INIT;
+  git_merge_file_options options;
+  if (git_merge_file_options_init(&options, GIT_MERGE_FILE_OPTIONS_VERSION) != 0)
+    fail("git_merge_file_options_init");
   options.our_label = our_label.c_str();
   options.their_label = their_label.c_str();
   options.flags = GIT_MERGE_FILE_STYLE_MERGE;
@@ -63,7 +69,8 @@ std::string unified_diff(const std::string* before, const std::string* after,
   init_libgit2();
   if ((before ? *before : "") == (after ? *after : "") && (before == nullptr) == (after == nullptr))
     return {};
-  git_diff_options options = GIT_DIFF_OPTIONS_INIT;
+  git_diff_options options;
+  if (git_diff_options_init(&options, GIT_DIFF_OPTIONS_VERSION) != 0) fail("git_diff_options_init");
   options.context_lines = 3;
   git_patch* patch = nullptr;
   if (git_patch_from_buffers(&patch, before ? before->data() : nullptr, before ? before->size() : 0,

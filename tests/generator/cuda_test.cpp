@@ -88,8 +88,9 @@ TEST_CASE("cuda: XML and YAML specs give the same tree but for the spec's name")
     Tree x = generate_cuda(*load(example(name, "xml")));
     Tree y = generate_cuda(*load(example(name, "yaml")));
     REQUIRE(x.size() == y.size());
-    for (auto& [path, text] : y) {
-      std::string fixed = text;
+    for (auto& entry : y) {
+      const std::string& path = entry.first;  // a named variable: CAPTURE takes it in a lambda
+      std::string fixed = entry.second;
       const std::string from = std::string(name) + ".yaml", to = std::string(name) + ".xml";
       for (std::size_t at = fixed.find(from); at != std::string::npos; at = fixed.find(from, at))
         fixed.replace(at, from.size(), to);

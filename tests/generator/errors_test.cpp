@@ -130,7 +130,9 @@ TEST_CASE("error suite: every spec has its own .expected file") {
     by_name[fs::path(spec).stem().string()].push_back(spec);
   }
   // NAME.expected belongs to one spec: two formats of one NAME would share (and fight over) it.
-  for (const auto& [name, specs] : by_name) {
+  for (const auto& entry : by_name) {
+    const std::string& name = entry.first;  // named variables: CAPTURE takes them in a lambda
+    const std::vector<std::string>& specs = entry.second;
     CAPTURE(name);
     CHECK_MESSAGE(specs.size() == 1,
                   "several specs share " << name << ".expected: " << specs[0] << ", " << specs[1]);

@@ -78,7 +78,9 @@ std::string first_difference(const std::string& want, const std::string& got) {
 
 // Compares a generated tree with its golden one; every difference is one failed check.
 void check_same_tree(const Tree& golden, const Tree& generated) {
-  for (const auto& [path, text] : golden) {
+  for (const auto& entry : golden) {
+    const std::string& path = entry.first;  // a named variable: CAPTURE takes it in a lambda
+    const std::string& text = entry.second;
     CAPTURE(path);
     auto it = generated.find(path);
     if (it == generated.end())
@@ -221,7 +223,9 @@ TEST_CASE("generated files name no absolute path and carry no timestamp") {
   for (const char* example : kExamples) {
     CAPTURE(example);
     // Generated from an absolute spec path, so any path that leaked would show.
-    for (const auto& [path, text] : generate(dir + example + "/" + example + ".xml", "opencl")) {
+    for (const auto& entry : generate(dir + example + "/" + example + ".xml", "opencl")) {
+      const std::string& path = entry.first;  // a named variable: CAPTURE takes it in a lambda
+      const std::string& text = entry.second;
       CAPTURE(path);
       for (const std::string& p : paths) {
         CAPTURE(p);

@@ -58,6 +58,7 @@ prebuilt_build() {
     flock 9
     [ -f "$dir/done" ] && exit 0
     rm -rf "$dir" && mkdir -p "$dir" && cp "$prebuilt_here/$src.hpp" "$prebuilt_here/$src.cpp" "$dir/" || exit 1
+    printf '%s\n' "$@" > "$dir/args"  # which compiler and flags it is for (CI time, by hand)
     { [ "$kind" = cuda-emu ] && echo '#include "stepgen_cuda_emu.hpp"'; echo "#include \"$src.hpp\""; } > "$dir/prebuilt.hpp"
     if [ "$kind" = cuda ]; then  # .cu: nvcc compiles it as CUDA whatever COMPILE_ARGS say
       printf '#include "prebuilt.hpp"\n#include "%s.cpp"\n' "$src" > "$dir/prebuilt.cu"
