@@ -404,6 +404,31 @@ std::string ooc_auto_not_compared(const Program<B>& p) {
   return "";
 }
 
+/// oocauto: gives the arrays `want` selects host copies over `box` in `arrays` (from `alloc`)
+/// with their initial values: zero, value and random made on the host with the devices' bits,
+/// copy(X) copied from X's copy in `arrays` (made here, or there before: --load's values
+/// included). The other arrays are left as they are.
+template <class B>
+void add_initial_host_arrays(const Program<B>& p, const Box& box, const HostAllocator& alloc,
+                             const std::vector<bool>& want, std::vector<HostArray>& arrays) {
+  const Problem<B>& problem = *p.problem;
+  const auto n = static_cast<std::size_t>(problem.array_count);
+  std::vector<bool> made(n, false), copies(n, false);
+  bool any = false;
+  for (std::size_t id = 0; id < n; ++id) {
+    any = any || want[id];
+    copies[id] = want[id] && problem.arrays[id].init.kind == ArrayInit::kCopy;
+    made[id] = want[id] && !copies[id];
+  }
+  if (!any) return;
+  std::vector<HostArray> fresh = p.make_host_arrays(box, alloc, made);
+  for (std::size_t id = 0; id < n; ++id) {
+    if (made[id]) arrays[id] = std::move(fresh[id]);
+    if (copies[id]) arrays[id] = HostArray(fresh[id].name, fresh[id].element_bytes, box, alloc);
+  }
+  copy_initial(problem.arrays, problem.array_count, arrays, copies);
+}
+
 /// oocauto: the host arrays of one calibration probe over `box` (ooc::Runner::Sample), held as an
 /// out-of-core run's (the backend's out-of-core allocator, then B::ooc_pin), with the values the
 /// arrays have there: copied from their host copies (after --load and --restart), made as the
@@ -427,21 +452,17 @@ typename B::OocRunner::Sample calibration_sample(const Program<B>& p,
       Pinned pinned;  // released before the arrays
     };
     auto held = std::make_shared<Held>();
-    // Made over the box: zero, value and random (the global index); the copies next.
-    std::vector<bool> made(n, false), copies(n, false);
-    for (std::size_t id = 0; id < n; ++id)
-      made[id] = !host[id].held && problem.arrays[id].init.kind != ArrayInit::kCopy;
-    held->arrays = p.make_host_arrays(box, alloc, made);
+    // Copied from their host copies where they have one (after --load and --restart), the
+    // others made over the box (add_initial_host_arrays).
+    held->arrays.resize(n);
+    std::vector<bool> missing(n, false);
     for (std::size_t id = 0; id < n; ++id) {
-      if (made[id]) continue;
-      HostArray& a = held->arrays[id];
-      a = HostArray(a.name, a.element_bytes, box, alloc);
-      if (host[id].held)
-        ooc::copy_host_box(host[id], a, box);
-      else
-        copies[id] = true;
+      missing[id] = !host[id].held;
+      if (missing[id]) continue;
+      held->arrays[id] = HostArray(host[id].name, host[id].element_bytes, box, alloc);
+      ooc::copy_host_box(host[id], held->arrays[id], box);
     }
-    copy_initial(problem.arrays, problem.array_count, held->arrays, copies);
+    add_initial_host_arrays(p, box, alloc, missing, held->arrays);
     ooc::Stats unused;
     held->pinned = B::ooc_pin(held->arrays, ooc, unused);
     return std::shared_ptr<std::vector<HostArray>>(held, &held->arrays);
@@ -449,31 +470,15 @@ typename B::OocRunner::Sample calibration_sample(const Program<B>& p,
 }
 
 /// oocauto: `--out-of-core auto` took out of core after the in-core start-up made the host
-/// copies an in-core run needs (host_copies): the other arrays get one now, out of core the
-/// host arrays being the store, with their initial values (zero, value, random made on the
-/// host with the devices' bits; copy(X) copies X's host copy, --load's values included).
-/// `alloc`: the backend's out-of-core allocator.
+/// copies an in-core run needs (host_copies): the other arrays get one now over the grid, out of
+/// core the host arrays being the store (add_initial_host_arrays). `alloc`: the backend's
+/// out-of-core allocator.
 template <class B>
 void complete_host_arrays(const Program<B>& p, std::vector<HostArray>& host,
                           const HostAllocator& alloc) {
-  const Problem<B>& problem = *p.problem;
-  const auto n = static_cast<std::size_t>(problem.array_count);
-  std::vector<bool> made(n, false), copies(n, false);
-  bool any = false;
-  for (std::size_t id = 0; id < n; ++id) {
-    const bool missing = !host[id].held;
-    any = any || missing;
-    copies[id] = missing && problem.arrays[id].init.kind == ArrayInit::kCopy;
-    made[id] = missing && !copies[id];
-  }
-  if (!any) return;
-  std::vector<HostArray> fresh = p.make_host_arrays(p.grid, alloc, made);
-  for (std::size_t id = 0; id < n; ++id) {
-    if (made[id]) host[id] = std::move(fresh[id]);
-    if (copies[id])
-      host[id] = HostArray(host[id].name, host[id].element_bytes, host[id].box, alloc);
-  }
-  copy_initial(problem.arrays, problem.array_count, host, copies);
+  std::vector<bool> missing(host.size(), false);
+  for (std::size_t id = 0; id < host.size(); ++id) missing[id] = !host[id].held;
+  add_initial_host_arrays(p, p.grid, alloc, missing, host);
 }
 
 /// Given `--out-of-core auto` (ooc.compare) on data that fits: the start-up calibration of
