@@ -19,18 +19,19 @@ endif()
 # The MPI + CUDA programs (--target cuda --distribution mpi), compile only: an example's MPI file
 # differs from its one-process file (built above) in four lines (the MPI headers and main's call
 # of rt::run_mpi_main over the time loop), so three examples cover the MPI engine's instantiations
-# under nvcc: jacobi2d (2D, through its CMakeLists, and run), grayscott (boundaries), seismic (3D,
-# sources, receivers, rotation). (Six before: tables, twostage and heat3d added 87 s
-# of CI and nothing the one-process builds above and the emulated MPI programs, tests/cuda_emu,
-# do not build.) Built with nvcc for sm_90 and the MPI libraries, run where no GPU is present
-# (--help, the abort of every rank without a GPU). Labels cuda-compile (all nvcc builds) and
+# under nvcc: jacobi2d (2D, and run with mpirun), grayscott (boundaries), seismic (3D, sources,
+# receivers, rotation). (Six before: tables, twostage and heat3d added 87 s of CI and nothing
+# the one-process builds above and the emulated MPI programs, tests/cuda_emu, do not build.)
+# Each built with its CMakeLists (build type None, as above: one shared build of the runtime's
+# side, tests/prebuilt) by nvcc for sm_90 with MPI, run where no GPU is present (--help, the
+# abort of every rank without a GPU). Labels cuda-compile (all nvcc builds) and
 # mpi-cuda, not mpi (the OpenCL MPI runs on PoCL).
 find_package(MPI QUIET COMPONENTS CXX)
 if(STEPGEN_NVCC AND MPI_CXX_FOUND AND EXISTS ${PROJECT_SOURCE_DIR}/examples/CMakeLists.txt)
   add_test(NAME "cuda-compile: every example, MPI"
            COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cuda/mpi_compile_test.sh $<TARGET_FILE:stepgen>
                    ${PROJECT_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/cuda-mpi-compile ${STEPGEN_NVCC}
-                   "${MPI_CXX_INCLUDE_DIRS}" "${MPI_CXX_LIBRARIES}" 2
+                   2
                    jacobi2d grayscott seismic)
   set_tests_properties("cuda-compile: every example, MPI" PROPERTIES TIMEOUT 900 LABELS "cuda-compile;mpi-cuda"
                                                                       RESOURCE_LOCK nvcc

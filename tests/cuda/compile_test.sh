@@ -35,17 +35,7 @@ one() {  # one EXAMPLE: generate, compare with YAML, format, configure, build, r
       (cd "$out" && clang-format --style=file --dry-run --Werror "$ex.cu") || return 1
     fi
     # ctest (build type None): against the runtime's shared build (tests/prebuilt/prebuilt.sh).
-    local status=3
-    if [ "$build_type" = None ]; then
-      prebuilt_cmake "$out" build None CUDA cuda "" -DCMAKE_CUDA_ARCHITECTURES=90 -DCMAKE_CUDA_COMPILER="$nvcc"
-      status=$?
-    fi
-    if [ $status -eq 3 ]; then
-      cmake -S "$out" -B "$out/build" -DCMAKE_BUILD_TYPE="$build_type" -DCMAKE_CUDA_ARCHITECTURES=90 \
-        -DCMAKE_CUDA_COMPILER="$nvcc" >/dev/null || return 1
-    elif [ $status -ne 0 ]; then
-      return 1
-    fi
+    prebuilt_cuda_configure "$out" "$build_type" "$nvcc" || return 1
     cmake --build "$out/build" || return 1
     "$out/build/$ex" --help | grep -q "CUDA backend" || { echo "--help lacks the CUDA note"; return 1; }
     if [ $gpu = no ]; then

@@ -1,24 +1,20 @@
 #!/usr/bin/env bash
-# MPI + CUDA programs, compile only (CI has no GPU): every example generated with --target cuda
+# MPI + CUDA programs, compile only (CI has no GPU): examples generated with --target cuda
 # --distribution mpi (from XML; the YAML spec must give the same tree), clang-formatted, and
-# compiled with nvcc for one architecture (sm_90), host and device warnings as errors:
-#   - jacobi2d through its generated CMakeLists.txt (find_package(MPI), CUDAToolkit; Release);
-#   - the others by one nvcc call each, linked with the MPI libraries, at -O0 (half the time
-#     of -O3: the host compiler dominates; what differs between examples is sections 1-3, which
-#     cuda/compile_test.sh builds at -O3, and the time loop's launches).
-# Where no GPU is present the programs also run: --help (MPI singleton), and for jacobi2d
-# `mpirun -np 2` ends with each rank's "no CUDA device found" and MPI_Abort (no hang), and an
-# option error (a bad --out-of-core value) is printed once.
-# Usage: mpi_compile_test.sh STEPGEN SOURCE_DIR WORK_DIR NVCC MPI_INCLUDE_DIRS MPI_LIBRARIES [JOBS] [EXAMPLES...]
-#   (the MPI lists ;-separated, as CMake's FindMPI gives them)
+# built with their generated CMakeLists.txt (find_package(MPI), CUDAToolkit) by nvcc for one
+# architecture (sm_90), host and device warnings as errors. Where no GPU is present the programs
+# also run: --help (MPI singleton), and for jacobi2d `mpirun -np 2` ends with each rank's "no
+# CUDA device found" and MPI_Abort (no hang), and an option error (a bad --out-of-core value) is
+# printed once.
+# Usage: mpi_compile_test.sh STEPGEN SOURCE_DIR WORK_DIR NVCC [JOBS] [EXAMPLES...]
 set -uo pipefail
 source "$(dirname "$0")/../prebuilt/prebuilt.sh"
 # CUDA_COMPILE_BUILD_TYPE: the programs' build type (default Release; ctest: None, no -O flags:
 # the test is about nvcc accepting the code, warnings as errors, and an optimized host build costs
 # CI twice the time; the host code's flow-sensitive warnings are checked at -O1 by tests/cuda_emu).
 build_type=${CUDA_COMPILE_BUILD_TYPE:-Release}
-stepgen=$1 src=$2 work=$3 nvcc=$4 mpi_inc=$5 mpi_libs=$6 jobs=${7:-2}
-shift 7 2>/dev/null || shift $#
+stepgen=$1 src=$2 work=$3 nvcc=$4 jobs=${5:-2}
+shift 5 2>/dev/null || shift $#
 examples=("$@")
 if [ ${#examples[@]} -eq 0 ]; then
   for spec in "$src"/examples/*/*.xml; do examples+=("$(basename "$spec" .xml)"); done
@@ -26,11 +22,6 @@ fi
 mkdir -p "$work"
 gpu=no
 nvidia-smi -L >/dev/null 2>&1 && gpu=yes
-mpi_incs=() mpi_link=()
-IFS=';' read -r -a incs <<<"$mpi_inc"
-for d in "${incs[@]}"; do [ -n "$d" ] && mpi_incs+=("-I$d"); done
-IFS=';' read -r -a libs <<<"$mpi_libs"
-for l in "${libs[@]}"; do [ -n "$l" ] && mpi_link+=("$l"); done
 mpirun_flags=(--oversubscribe)
 [ "$(id -u)" -eq 0 ] && mpirun_flags+=(--allow-run-as-root)
 export OMPI_MCA_mpi_yield_when_idle=1
@@ -49,37 +40,10 @@ one() {  # one EXAMPLE: generate, compare with YAML, format, build, run
     if command -v clang-format >/dev/null; then
       (cd "$out" && clang-format --style=file --dry-run --Werror "$ex.cu") || return 1
     fi
-    local prog
     # ctest (build type None): against the runtime's shared build (tests/prebuilt/prebuilt.sh).
-    local status=3
-    if [ "$ex" = jacobi2d ]; then
-      if [ "$build_type" = None ]; then
-        prebuilt_cmake "$out" build None CUDA cuda "" -DCMAKE_CUDA_ARCHITECTURES=90 -DCMAKE_CUDA_COMPILER="$nvcc"
-        status=$?
-      fi
-      if [ $status -eq 3 ]; then
-        cmake -S "$out" -B "$out/build" -DCMAKE_BUILD_TYPE="$build_type" -DCMAKE_CUDA_ARCHITECTURES=90 \
-          -DCMAKE_CUDA_COMPILER="$nvcc" >/dev/null || return 1
-      elif [ $status -ne 0 ]; then
-        return 1
-      fi
-      cmake --build "$out/build" || return 1
-      prog=$out/build/$ex
-    else
-      mkdir -p "$out/build"
-      local args=("$nvcc" -std=c++17 -O0 -gencode arch=compute_90,code=sm_90 --fmad=false -Werror all-warnings
-                  -Xcompiler=-Wall,-Wextra,-Werror "${mpi_incs[@]}") shared=() objs=()
-      if [ "$build_type" = None ] && prebuilt_same_runtime "$out"; then
-        local dir
-        dir=$(prebuilt_build cuda "${args[@]}" -DSTEPGEN_PREBUILT_MPI) || return 1
-        args+=(-DSTEPGEN_PREBUILT_MPI)
-        objs=("$dir/prebuilt.o")
-        read -r -a shared <<<"$(prebuilt_flags cuda "$dir")"
-      fi
-      "${args[@]}" -I"$out" -I"$out/runtime" "${shared[@]}" "$out/$ex.cu" "${objs[@]}" -o "$out/build/$ex" \
-        "${mpi_link[@]}" || return 1
-      prog=$out/build/$ex
-    fi
+    prebuilt_cuda_configure "$out" "$build_type" "$nvcc" || return 1
+    cmake --build "$out/build" || return 1
+    local prog=$out/build/$ex
     timeout 60 "$prog" --help > "$out/help.txt" 2>&1 || { cat "$out/help.txt"; return 1; }
     grep -q "CUDA backend" "$out/help.txt" && grep -q "STEPGEN_MPI_CUDA_AWARE" "$out/help.txt" ||
       { echo "--help lacks the CUDA or MPI notes"; cat "$out/help.txt"; return 1; }
@@ -108,10 +72,7 @@ one() {  # one EXAMPLE: generate, compare with YAML, format, build, run
 start=$SECONDS
 pids=() names=()
 status=0
-# jacobi2d (its CMake build is the longest) first.
-ordered=()
-for ex in "${examples[@]}"; do [ "$ex" = jacobi2d ] && ordered=("$ex" "${ordered[@]}") || ordered+=("$ex"); done
-for ex in "${ordered[@]}"; do
+for ex in "${examples[@]}"; do
   while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n; done
   one "$ex" &
   pids+=($!) names+=("$ex")

@@ -138,3 +138,21 @@ PY
     "-DCMAKE_${lang}_FLAGS_$upper=$base $variant $(prebuilt_flags "$kind" "$dir")" \
     "-DCMAKE_EXE_LINKER_FLAGS_$upper=$dir/prebuilt.o" > /dev/null || return 1
 }
+
+# prebuilt_cuda_configure GEN BUILD_TYPE NVCC: configures the generated CUDA program GEN in
+# GEN/build with its CMakeLists for sm_90 and NVCC (tests/cuda/: the nvcc compile tests): build
+# type None against the runtime's shared build (prebuilt_cmake), any other build type, or a
+# program whose runtime/ is not this checkout's, on its own. Returns 1 when a configure fails.
+prebuilt_cuda_configure() {
+  local gen=$1 type=$2 nvcc=$3 status=3
+  if [ "$type" = None ]; then
+    prebuilt_cmake "$gen" build None CUDA cuda "" -DCMAKE_CUDA_ARCHITECTURES=90 -DCMAKE_CUDA_COMPILER="$nvcc"
+    status=$?
+  fi
+  if [ $status -eq 3 ]; then
+    cmake -S "$gen" -B "$gen/build" -DCMAKE_BUILD_TYPE="$type" -DCMAKE_CUDA_ARCHITECTURES=90 \
+      -DCMAKE_CUDA_COMPILER="$nvcc" > /dev/null || return 1
+  elif [ $status -ne 0 ]; then
+    return 1
+  fi
+}
