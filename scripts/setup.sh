@@ -23,6 +23,12 @@ fi
 jobs=$(nproc 2>/dev/null || echo 2)
 # -O2 (RelWithDebInfo's optimisation) without debug information: 158 s against 258 s for the
 # whole build on 2 cores. CMakeLists.txt's default, for a build configured by hand, keeps -g.
-cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release "-DCMAKE_CXX_FLAGS_RELEASE=-O2 -DNDEBUG" >/dev/null
+# A unity build (CMake compiles each target's files in batches, their headers parsed once a
+# batch): the whole build took 188 s on 2 cores, against 304 s a file at a time with the test
+# programs at -O2 (stepgen_tests, whose test files
+# share helper names, stays one file at a time: tests/CMakeLists.txt). A file added to the
+# generator must not reuse a name another file defines in an anonymous namespace.
+cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release "-DCMAKE_CXX_FLAGS_RELEASE=-O2 -DNDEBUG" \
+      -DCMAKE_UNITY_BUILD=ON >/dev/null
 cmake --build "$build" -j "$jobs" 2>&1 | grep -vE '^\[ *[0-9]+%\]' || true
 test -x "$build/stepgen"

@@ -103,7 +103,7 @@ void with_type(ScalarType t, F&& fn) {
 /// may index a table by a computed index, so the probe runs it with the real values.
 std::vector<std::vector<unsigned char> > table_values(const Model& m) {
   std::vector<std::vector<unsigned char> > out;
-  for (const Table& t : m.tables) {
+  for (const model::Table& t : m.tables) {
     const auto count = static_cast<std::size_t>(t.elements());
     std::vector<unsigned char> bytes(count * static_cast<std::size_t>(type_info(t.type).bytes));
     with_type(t.type, [&](auto tag) {

@@ -13,7 +13,7 @@ namespace stepgen::model::detail {
 
 namespace {
 
-std::string dim_name(int d) {
+std::string dim_label(int d) {  // "0 (x)"
   return std::to_string(d) + " (" + "xyz"[d] + ")";
 }
 
@@ -101,7 +101,7 @@ bool Builder::check_reach(std::int64_t width, int dim, int array, spec::Loc loc)
     what = "shadow";
   }
   if (width <= size) return true;
-  diags_.error(loc, what + " is " + std::to_string(width) + " wide in dimension " + dim_name(dim) +
+  diags_.error(loc, what + " is " + std::to_string(width) + " wide in dimension " + dim_label(dim) +
                         ", wider than the " + (array >= 0 ? "array" : "grid") + " (" +
                         std::to_string(size) + ")");
   return false;
@@ -521,7 +521,7 @@ void Builder::build_launch_sizes(const spec::Kernel& k, Kernel& kernel) {
     if (!v || v->is_float || v->i <= 0) continue;
     std::int64_t local = kernel.local[d];
     if (v->i % local == 0) continue;
-    std::string dim = dim_name(static_cast<int>(d));
+    std::string dim = dim_label(static_cast<int>(d));
     if (!g.is_runtime()) {
       diags_.error(k.local[d].loc, "local size " + std::to_string(local) +
                                        " does not divide the global size " + std::to_string(v->i) +
