@@ -15,11 +15,12 @@ source "$(dirname "${BASH_SOURCE[0]}")/prebuilt/prebuilt.sh"
 build_program() {
   local gen=$1
   shift
-  local opt=${STEPGEN_TEST_CXX_OPT:--O0} status=0
-  prebuilt_cmake "$gen" build None CXX opencl "" "-DCMAKE_CXX_FLAGS=$opt" "$@" || status=$?
+  local opt=${STEPGEN_TEST_CXX_OPT:--O0} status=0 compiler=()
+  [ -n "${STEPGEN_TEST_CXX:-}" ] && compiler=("-DCMAKE_CXX_COMPILER=$STEPGEN_TEST_CXX")
+  prebuilt_cmake "$gen" build None CXX opencl "" "-DCMAKE_CXX_FLAGS=$opt" "${compiler[@]}" "$@" || status=$?
   if [ $status -eq 3 ]; then  # not for this program: the whole program
     status=0
-    cmake -S "$gen" -B "$gen/build" -DCMAKE_BUILD_TYPE=None "-DCMAKE_CXX_FLAGS=$opt" "$@" >/dev/null || status=1
+    cmake -S "$gen" -B "$gen/build" -DCMAKE_BUILD_TYPE=None "-DCMAKE_CXX_FLAGS=$opt" "${compiler[@]}" "$@" >/dev/null || status=1
   fi
   [ $status -eq 0 ] && cmake --build "$gen/build" -j 2 >/dev/null
 }

@@ -7,7 +7,7 @@
 # Run it with STEPGEN_CUDA_EMULATE=N (N virtual devices).
 # Usage: build.sh GENERATED_DIR OUTPUT_BINARY [--mpi]
 #   --mpi: a program generated with --distribution mpi (built with mpicxx).
-# CXX (default g++) picks the compiler, STEPGEN_CUDA_EMU_OPT the optimisation (default -O1: the
+# STEPGEN_TEST_CXX (ctest: clang++ where installed), else CXX (default g++), picks the compiler, STEPGEN_CUDA_EMU_OPT the optimisation (default -O1: the
 # generated host code compiles in a third less time than at -O2, and the kernels run as fast
 # here); ccache is used when present. STEPGEN_CUDA_EMU_FLAGS: more compiler and linker flags
 # (a program with an .h5 output: -DSTEPGEN_HDF5 and HDF5's include folder and library).
@@ -18,7 +18,7 @@ gen=$1 binary=$2 mode=${3:-}
 # The program is the .cu file at the top of the generated folder (its kernels are in kernels/).
 mapfile -t sources < <(cd "$gen" && ls ./*.cu 2>/dev/null)
 [ "${#sources[@]}" -eq 1 ] || { echo "build.sh: expected one .cu file in '$gen', found ${#sources[@]}" >&2; exit 2; }
-cxx=${CXX:-g++}
+cxx=${STEPGEN_TEST_CXX:-${CXX:-g++}}
 if [ "$mode" = --mpi ]; then
   command -v mpicxx >/dev/null || { echo "build.sh: --mpi needs mpicxx (libopenmpi-dev)" >&2; exit 2; }
   export OMPI_CXX=$cxx MPICH_CXX=$cxx
