@@ -24,8 +24,10 @@ if(OpenCL_FOUND AND EXISTS ${PROJECT_SOURCE_DIR}/examples/CMakeLists.txt)
       if(example MATCHES "^(jacobi2d|acoustic|tables|stepocl_jacobi)$")
         set(opt ";STEPGEN_TEST_CXX_OPT=-O3 -DNDEBUG")
       endif()
+      # The default compiler, GCC on Debian (the other tests' programs build with clang++ where
+      # installed: tests/CMakeLists.txt, STEPGEN_TEST_CXX).
       set_tests_properties("e2e: opencl ${example} ${format}" PROPERTIES TIMEOUT 600 LABELS e2e
-                           ENVIRONMENT "POCL_MAX_PTHREAD_COUNT=2${opt}" WORKING_DIRECTORY ${dir})
+                           ENVIRONMENT "POCL_MAX_PTHREAD_COUNT=2${opt};STEPGEN_TEST_CXX=" WORKING_DIRECTORY ${dir})
     endforeach()
     # Its program is the one the out-of-core test runs (tests/ooc.cmake).
     set_tests_properties("e2e: opencl ${example} xml" PROPERTIES FIXTURES_SETUP "e2e-program-${example}")
@@ -92,6 +94,9 @@ if(OpenCL_FOUND AND TARGET reference_heat3d)
            COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/e2e/local_auto_test.sh $<TARGET_FILE:stepgen>
                    ${PROJECT_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/e2e
                    $<TARGET_FILE:reference_heat3d>)
+  # Its host side optimised (the out-of-core runs' model search), with the -O3 examples' compiler
+  # and flags above: their shared build of the runtime's side (tests/prebuilt), not one of its own.
   set_tests_properties("e2e: opencl local size auto" PROPERTIES
-                       TIMEOUT 600 LABELS e2e ENVIRONMENT "POCL_MAX_PTHREAD_COUNT=2")
+                       TIMEOUT 600 LABELS e2e
+                       ENVIRONMENT "POCL_MAX_PTHREAD_COUNT=2;STEPGEN_TEST_CXX_OPT=-O3 -DNDEBUG;STEPGEN_TEST_CXX=")
 endif()

@@ -32,7 +32,7 @@ check() {  # check NAME LOG: U and V equal the reference
 for format in xml yaml; do
   out="$work/gen-$format"
   "$stepgen" generate "$src/tests/tune/heat3d_auto.$format" --target opencl -o "$out" >/dev/null
-  STEPGEN_TEST_CXX_OPT=-O1 build_program "$out"  # -O1: CI time
+  build_program "$out"  # optimised: tests/e2e.cmake
   prog=$out/build/heat3d_auto
   run() {  # run NAME DEVICES [ARGS...]
     local name=$format-$1 n=$2

@@ -22,7 +22,7 @@ mkdir -p "$work/$example-runs" "$work/$example-reference"
 if command -v clang-format >/dev/null; then  # the MPI sections are clang-formatted too
   (cd "$out" && clang-format --style=file --dry-run --Werror "$example.cpp")
 fi
-build_program "$out"  # -O0 but jacobi2d (tests/mpi.cmake; tests/build_program.sh)
+build_program "$out"  # -O0 but stepocl_jacobi (tests/mpi.cmake; tests/build_program.sh)
 
 refdir="$work/$example-reference"
 "$reference" --out "$refdir" >/dev/null
