@@ -71,10 +71,12 @@ prebuilt_build() {
       # clang: its own precompiled header (.pch, found by -include as g++ finds .gch), with the
       # templates the headers use instantiated in it, not again in every program (1 s a
       # program's file, against 5 s with g++'s, whose every user instantiates them again)
-      local pch=(-o "$dir/prebuilt.hpp.gch")
-      "$1" --version 2>&1 | grep -qi clang && pch=(-fpch-instantiate-templates -o "$dir/prebuilt.hpp.pch")
+      # (clang: the object compiled against that header too, -include as the programs are.)
+      local pch=(-o "$dir/prebuilt.hpp.gch") use=()
+      "$1" --version 2>&1 | grep -qi clang &&
+        pch=(-fpch-instantiate-templates -o "$dir/prebuilt.hpp.pch") use=(-include "$dir/prebuilt.hpp")
       "$@" -iquote "$prebuilt_repo" -x c++-header -c "$dir/prebuilt.hpp" "${pch[@]}" &&
-        "$@" -iquote "$prebuilt_repo" -x c++ -c "$dir/prebuilt.cpp" -o "$dir/prebuilt.o" || exit 1
+        "$@" -iquote "$prebuilt_repo" "${use[@]}" -x c++ -c "$dir/prebuilt.cpp" -o "$dir/prebuilt.o" || exit 1
     fi
     touch "$dir/done"
   ) 9> "$dir.lock" || { echo "prebuilt: the shared build in $dir failed" >&2; return 1; }
