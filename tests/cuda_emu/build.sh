@@ -7,9 +7,10 @@
 # Run it with STEPGEN_CUDA_EMULATE=N (N virtual devices).
 # Usage: build.sh GENERATED_DIR OUTPUT_BINARY [--mpi]
 #   --mpi: a program generated with --distribution mpi (built with mpicxx).
-# STEPGEN_TEST_CXX (ctest: clang++ where installed), else CXX (default g++), picks the compiler, STEPGEN_CUDA_EMU_OPT the optimisation (default -O1: the
-# generated host code compiles in a third less time than at -O2, and the kernels run as fast
-# here); ccache is used when present. STEPGEN_CUDA_EMU_FLAGS: more compiler and linker flags
+# STEPGEN_TEST_CXX (ctest: clang++ where installed), else CXX (default g++), picks the
+# compiler, STEPGEN_CUDA_EMU_OPT the optimisation (default -O1: the generated host code
+# compiles in a third less time than at -O2, and the kernels run as fast here); ccache is used
+# when present. STEPGEN_CUDA_EMU_FLAGS: more compiler and linker flags
 # (a program with an .h5 output: -DSTEPGEN_HDF5 and HDF5's include folder and library).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
