@@ -1,7 +1,9 @@
 #include "diag/diagnostics.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <sstream>
+#include <utility>
 
 namespace stepgen {
 
@@ -115,10 +117,18 @@ std::size_t edit_distance(const std::string& a, const std::string& b) {
 }  // namespace
 
 std::string did_you_mean(const std::string& word, const std::vector<std::string>& candidates) {
+  // The distance ignoring case first, then with it: 'G' for arrays u and g suggests 'g' (both
+  // one edit away), and 'GRID' finds 'grid' (four edits with case, none without).
+  auto lower = [](std::string s) {
+    for (char& ch : s) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    return s;
+  };
+  const std::string word_lower = lower(word);
   std::string best;
-  std::size_t best_distance = std::string::npos;
+  std::pair<std::size_t, std::size_t> best_distance{std::string::npos, std::string::npos};
   for (const std::string& c : candidates) {
-    std::size_t d = edit_distance(word, c);
+    const std::pair<std::size_t, std::size_t> d{edit_distance(word_lower, lower(c)),
+                                                edit_distance(word, c)};
     if (d < best_distance) {
       best_distance = d;
       best = c;
@@ -126,8 +136,28 @@ std::string did_you_mean(const std::string& word, const std::vector<std::string>
   }
   // Close means at most a third of the word's letters differ (and at least one may).
   std::size_t limit = std::max<std::size_t>(1, word.size() / 3);
-  if (best.empty() || best_distance > limit) return {};
-  return " (did you mean '" + best + "'?)";
+  if (!best.empty() && best_distance.first <= limit) return " (did you mean '" + best + "'?)";
+  // Else a name the word abbreviates, or that abbreviates the word: the shorter one's letters in
+  // order in the longer, the first letter the same, at least four ('arguments' for 'args',
+  // 'rand' for 'random'; not 'foo' for 'floor'), the closest of those.
+  auto abbreviates = [](const std::string& s, const std::string& l) {
+    if (s.size() < 4 || s.size() >= l.size() || s[0] != l[0]) return false;
+    std::size_t at = 0;
+    for (char ch : l)
+      if (at < s.size() && ch == s[at]) ++at;
+    return at == s.size();
+  };
+  best.clear();
+  std::size_t closest = std::string::npos;
+  for (const std::string& c : candidates) {
+    const std::string cl = lower(c);
+    if (!abbreviates(word_lower, cl) && !abbreviates(cl, word_lower)) continue;
+    if (const std::size_t d = edit_distance(word_lower, cl); d < closest) {
+      closest = d;
+      best = c;
+    }
+  }
+  return best.empty() ? std::string() : " (did you mean '" + best + "'?)";
 }
 
 }  // namespace stepgen

@@ -3,6 +3,7 @@
 
 #include "model/signature.hpp"
 
+#include <algorithm>
 #include <filesystem>
 #include <set>
 
@@ -116,6 +117,34 @@ void compare_table_param(const Model& m, const KernelArg& a, const KernelParam& 
                            " points to " + p.element_type);
 }
 
+// Two array arguments whose parameters are named after each other's arrays (array 'k' passed
+// as parameter 'u' and array 'u' as parameter 'k'): <arg>s bind by position, so this is most
+// likely a swap, which no type check sees (both float*) and which runs to a wrong answer. A
+// warning, at the first of the two: a kernel may mean it (one kernel launched both ways).
+void warn_swapped_arrays(const Model& m, const Kernel& k, const KernelSignature& sig,
+                         const std::string& in, Diagnostics& diags) {
+  const std::size_t n = std::min(k.args.size(), sig.params.size());
+  auto array_of = [&](std::size_t i) -> const Array* {
+    const KernelArg& a = k.args[i];
+    if (a.kind != KernelArg::Kind::kArray || a.array < 0) return nullptr;
+    return &m.arrays[static_cast<std::size_t>(a.array)];
+  };
+  for (std::size_t i = 0; i < n; ++i) {
+    const Array* ai = array_of(i);
+    const std::string& pi = sig.params[i].name;
+    if (!ai || pi.empty() || pi == ai->name) continue;
+    for (std::size_t j = i + 1; j < n; ++j) {
+      const Array* aj = array_of(j);
+      if (!aj || aj == ai || sig.params[j].name != ai->name || pi != aj->name) continue;
+      diags.warning(k.args[i].loc,
+                    "array " + quote(ai->name) + " is passed as " +
+                        param_name(sig.params[i], i + 1) + " and array " + quote(aj->name) +
+                        " as " + param_name(sig.params[j], j + 1) + in +
+                        ": are these <arg>s swapped? (<arg>s bind to the parameters by position)");
+    }
+  }
+}
+
 }  // namespace
 
 void compare_signature(const Model& m, const Kernel& k, const KernelSignature& sig,
@@ -192,6 +221,7 @@ void compare_signature(const Model& m, const Kernel& k, const KernelSignature& s
     }
     if (static_cast<std::size_t>(diags.error_count()) > errors) note_param(p, i + 1, diags);
   }
+  warn_swapped_arrays(m, k, sig, in, diags);
 }
 
 const SourceSignatures& SignatureChecker::signatures(const std::string& path, Language language) {

@@ -182,9 +182,8 @@ Init Builder::parse_init(int index) {
   if (!k) {
     std::string hint = did_you_mean(kind, names);
     diags_.error(loc_in(text, b), "unknown init " + quote(kind) + hint +
-                                      (hint.empty() ? "; expected zero, random(seed), value(v), "
-                                                      "copy(X), file(path) or none"
-                                                    : ""));
+                                      "; expected zero, random(seed), value(v), copy(X), "
+                                      "file(path) or none");
     return init;
   }
   if (k->arg && (!arg || arg->value.empty())) {

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "diag/diagnostics.hpp"
+
 using stepgen::Diagnostics;
 using namespace stepgen::model;
 
@@ -175,6 +177,17 @@ TEST_CASE("names, functions and arity are checked") {
   CHECK(Fixture().error("min(1)") == "10: 'min' takes 2 arguments, got 1");
   CHECK(Fixture().error("round_up(1, 2, 3)") == "10: 'round_up' takes 2 arguments, got 3");
   CHECK(Fixture().error("2 * NN") == "14: constant 'NN' is not declared (did you mean 'N'?)");
+  // A name that differs in case only, or one edit from several: the one equal but for case.
+  CHECK(stepgen::did_you_mean("G", {"u", "unew", "g"}) == " (did you mean 'g'?)");
+  CHECK(stepgen::did_you_mean("GRID", {"grid", "steps"}) == " (did you mean 'grid'?)");
+  CHECK(stepgen::did_you_mean("unw", {"u", "unew"}) == " (did you mean 'unew'?)");
+  CHECK(stepgen::did_you_mean("zzzz", {"u", "unew"}).empty());
+  // A name the word abbreviates, or that abbreviates it (too far apart for the edit distance).
+  CHECK(stepgen::did_you_mean("arguments", {"name", "source", "args"}) ==
+        " (did you mean 'args'?)");
+  CHECK(stepgen::did_you_mean("rand", {"zero", "random"}) == " (did you mean 'random'?)");
+  CHECK(stepgen::did_you_mean("foo", {"floor", "min"}).empty());       // too short
+  CHECK(stepgen::did_you_mean("rguments", {"name", "args"}).empty());  // first letter
   CHECK(Fixture().error("A + 1") ==
         "10: array 'A' has no value here; use extent(A, d) or global_extent(A, d) for its size");
   CHECK(Fixture().error("N % H") == "12: '%' needs integer operands, got a floating value");

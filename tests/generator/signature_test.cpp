@@ -176,6 +176,37 @@ TEST_CASE("signature: element types, pointer against scalar, extra arguments") {
   CHECK(r.all[3].loc.line == 8);
 }
 
+// A user's test: coefficient 'k' and field 'u' given in each other's place (both float*) ran
+// to a wrong answer without a word. Parameters named after each other's arrays: a warning.
+TEST_CASE("signature: array arguments whose parameters are named after each other's arrays") {
+  Model m = two_arrays();
+  m.arrays[1].type = ScalarType::kFloat;
+  Kernel k;
+  k.name = "diffuse";
+  k.loc = {3, 17};
+  k.args = {array_arg(1, Access::kRead, 4), array_arg(0, Access::kRead, 5),
+            array_arg(1, Access::kWrite, 6)};
+  KernelSignature s;
+  s.name = "diffuse";
+  s.params = {pointer("A", ScalarType::kFloat, true), pointer("D", ScalarType::kFloat, true),
+              pointer("out", ScalarType::kFloat, false)};
+  Result r = compare(m, k, s);
+  REQUIRE(r.all.size() == 1);
+  CHECK(r.errors == 0);
+  CHECK(r.all[0].severity == Severity::kWarning);
+  CHECK(r.all[0].loc.line == 4);
+  CHECK(r.all[0].message ==
+        "array 'D' is passed as parameter 1 'A' and array 'A' as parameter 2 'D' of 'diffuse' in "
+        "k.cl: are these <arg>s swapped? (<arg>s bind to the parameters by position)");
+  // In their places: nothing. Named after one array only, or not after arrays: nothing.
+  std::swap(k.args[0], k.args[1]);
+  CHECK(compare(m, k, s).all.empty());
+  s.params[0].name = "in";
+  std::swap(k.args[0], k.args[1]);
+  CHECK(compare(m, k, s).all.empty());
+  CHECK(compare(two_arrays(), scale_kernel(), scale_signature()).all.empty());
+}
+
 TEST_CASE("signature: a type the spec cannot name is a warning, a __local pointer an error") {
   Kernel k = scale_kernel();
   KernelSignature s = scale_signature();
