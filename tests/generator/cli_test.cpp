@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -122,9 +123,21 @@ TEST_CASE("plan: an out-of-core plan that cannot fit points at <out_of_core>") {
                      ":12:3: error: out-of-core: one chunk with its halos cannot fit: the "
                      "smallest plan (255 chunk(s) of 1 step(s) per pass) needs 18.00 KiB of chunk "
                      "buffers per device, more than the budget of 1.00 KiB; give more "
-                     "--device-memory or fewer --steps-per-pass\n"
+                     "--device-memory\n"
                      "  <out_of_core device_memory=\"1KiB\"/>\n"
                      "  ^\n");
+  // Fewer steps per pass is suggested only where the smallest plan has more than one.
+  {
+    std::ifstream in(spec);
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const std::string from = "device_memory=\"1KiB\"";
+    text.replace(text.find(from), from.size(), "device_memory=\"1KiB\" steps_per_pass=\"3\"");
+    std::ofstream(spec) << text;
+  }
+  Result k3 = run({"plan", spec.c_str()});
+  CHECK(k3.status == 1);
+  CHECK(k3.err.find("of 3 step(s) per pass) needs") != std::string::npos);
+  CHECK(k3.err.find("give more --device-memory or fewer --steps-per-pass\n") != std::string::npos);
   // With enough memory, the same spec plans.
   CHECK(run({"plan", spec.c_str(), "--device-memory", "100MiB"}).status == 0);
   std::filesystem::remove_all(dir);

@@ -408,3 +408,62 @@ TEST_CASE("fill_groups: a row's groups along x, then rows and planes, at most 40
   CHECK(groups(64, 512, 100000, 64, 1) == V{1, 512, 8});
   CHECK(groups(1 << 20, 1 << 20, 3, 256, 1) == V{4096, 1, 1});
 }
+
+// --verify's message tells the two values apart: a double printed with 9 digits showed
+// "0.577385165 vs 0.577385165" for values that differ in the 11th (found by a user's test).
+TEST_CASE("verify: the first differing element is printed with every digit that differs") {
+  const Box box = Box::from_extent(1, {4, 1, 1});
+  auto pair_of = [&](std::size_t elem) {
+    return std::make_pair(HostArray("u", elem, box), HostArray("u", elem, box));
+  };
+  {
+    auto [got, want] = pair_of(sizeof(double));
+    double* g = reinterpret_cast<double*>(got.bytes.data());
+    double* w = reinterpret_cast<double*>(want.bytes.data());
+    for (int i = 0; i < 4; ++i) g[i] = w[i] = 0.25 * i;
+    g[2] = 0.5773851650490525;
+    w[2] = 0.57738516505679;
+    CHECK(compare_arrays<double>(got, want) ==
+          "u differs at 1 of 4 elements; first at (2,0,0): 0.57738516504905246 vs "
+          "0.57738516505679005");
+  }
+  {
+    auto [got, want] = pair_of(sizeof(float));
+    float* g = reinterpret_cast<float*>(got.bytes.data());
+    float* w = reinterpret_cast<float*>(want.bytes.data());
+    for (int i = 0; i < 4; ++i) g[i] = w[i] = 1.0f;
+    g[1] = std::nextafter(1.0f, 2.0f);
+    g[3] = 0.0f;
+    CHECK(compare_arrays<float>(got, want) ==
+          "u differs at 2 of 4 elements; first at (1,0,0): 1.00000012 vs 1");
+  }
+  {
+    // 64-bit integers past 2^53, where a double would print both alike.
+    auto [got, want] = pair_of(sizeof(std::int64_t));
+    std::int64_t* g = reinterpret_cast<std::int64_t*>(got.bytes.data());
+    std::int64_t* w = reinterpret_cast<std::int64_t*>(want.bytes.data());
+    for (int i = 0; i < 4; ++i) g[i] = w[i] = 7;
+    g[0] = (std::int64_t{1} << 60) + 1;
+    w[0] = std::int64_t{1} << 60;
+    CHECK(compare_arrays<std::int64_t>(got, want) ==
+          "u differs at 1 of 4 elements; first at (0,0,0): 1152921504606846977 vs "
+          "1152921504606846976");
+  }
+  {
+    // Values that print alike but differ in their bits (NaN payloads): their bytes too.
+    auto [got, want] = pair_of(sizeof(float));
+    std::uint32_t* g = reinterpret_cast<std::uint32_t*>(got.bytes.data());
+    std::uint32_t* w = reinterpret_cast<std::uint32_t*>(want.bytes.data());
+    for (int i = 0; i < 4; ++i) g[i] = w[i] = 0x3f800000u;
+    g[0] = 0x7fc00001u;
+    w[0] = 0x7fc00000u;
+    CHECK(compare_arrays<float>(got, want) ==
+          "u differs at 1 of 4 elements; first at (0,0,0): nan (0x0100c07f) vs nan (0x0000c07f)");
+  }
+  {
+    auto [got, want] = pair_of(sizeof(double));
+    std::memset(got.bytes.data(), 0, got.bytes.size());
+    std::memset(want.bytes.data(), 0, want.bytes.size());
+    CHECK(compare_arrays<double>(got, want).empty());
+  }
+}

@@ -677,6 +677,33 @@ inline void save_raw(const HostArray& a, const std::string& path) {
 
 /// Compares two arrays bit for bit. Returns "" when equal, else a line naming the first
 /// differing index (as coordinates) and both values printed through `show`.
+/// One element as `--verify` prints it: every digit that tells two values apart (floating
+/// point: max_digits10, so that two doubles that differ never print alike; integers exactly).
+template <typename T>
+std::string element_text(const T& v) {
+  char buf[64];
+  if constexpr (std::is_floating_point_v<T>) {
+    std::snprintf(buf, sizeof buf, "%.*Lg", std::numeric_limits<T>::max_digits10,
+                  static_cast<long double>(v));
+  } else if constexpr (std::is_signed_v<T>) {
+    std::snprintf(buf, sizeof buf, "%lld", static_cast<long long>(v));
+  } else {
+    std::snprintf(buf, sizeof buf, "%llu", static_cast<unsigned long long>(v));
+  }
+  return buf;
+}
+
+/// An element's bytes in hexadecimal, as they lie in memory.
+inline std::string element_bytes_text(const void* p, std::size_t n) {
+  std::string s = "0x";
+  char buf[4];
+  for (std::size_t i = 0; i < n; ++i) {
+    std::snprintf(buf, sizeof buf, "%02x", static_cast<const unsigned char*>(p)[i]);
+    s += buf;
+  }
+  return s;
+}
+
 template <typename T>
 std::string compare_arrays(const HostArray& got, const HostArray& want) {
   std::size_t n = got.bytes.size() / sizeof(T);
@@ -694,12 +721,17 @@ std::string compare_arrays(const HostArray& got, const HostArray& want) {
   std::size_t x = first % static_cast<std::size_t>(e[0]);
   std::size_t y = (first / static_cast<std::size_t>(e[0])) % static_cast<std::size_t>(e[1]);
   std::size_t z = first / static_cast<std::size_t>(e[0] * e[1]);
+  std::string g = element_text(a[first]), w = element_text(b[first]);
+  // Values that print alike and differ in their bits (NaNs of other payloads): the bytes too.
+  if (g == w) {
+    g += " (" + element_bytes_text(&a[first], sizeof(T)) + ")";
+    w += " (" + element_bytes_text(&b[first], sizeof(T)) + ")";
+  }
   char line[256];
   std::snprintf(line, sizeof line,
-                "%s differs at %zu of %zu elements; first at (%zu,%zu,%zu): %.9g vs %.9g",
-                got.name.c_str(), differing, n, x, y, z, static_cast<double>(a[first]),
-                static_cast<double>(b[first]));
-  return line;
+                "%s differs at %zu of %zu elements; first at (%zu,%zu,%zu): ", got.name.c_str(),
+                differing, n, x, y, z);
+  return line + g + " vs " + w;
 }
 
 /// Wall-clock stopwatch that accumulates.

@@ -545,11 +545,13 @@ inline Schedule choose(Request r, Index budget, const Link& link, Index steps, b
       if (budget > 0 && sc.device_bytes > budget) {
         if (smallest < 0 || sc.device_bytes < smallest) {
           smallest = sc.device_bytes;
+          // Fewer steps per pass helps only where the smallest plan has more than one.
           budget_why = "the smallest plan (" + std::to_string(n) + " chunk(s) of " +
                        std::to_string(k) + " step(s) per pass) needs " +
                        human_bytes(static_cast<double>(sc.device_bytes)) +
                        " of chunk buffers per device, more than the budget of " +
-                       human_bytes(static_cast<double>(budget));
+                       human_bytes(static_cast<double>(budget)) + "; give more --device-memory" +
+                       (k > 1 ? " or fewer --steps-per-pass" : "");
         }
         continue;
       }
@@ -575,9 +577,7 @@ inline Schedule choose(Request r, Index budget, const Link& link, Index steps, b
   }
   if (!have)
     throw PlanError("out-of-core: one chunk with its halos cannot fit: " +
-                    (budget_why.empty()
-                         ? why
-                         : budget_why + "; give more --device-memory or fewer --steps-per-pass"));
+                    (budget_why.empty() ? why : budget_why));
   return best;
 }
 
