@@ -43,6 +43,15 @@ if(OpenCL_FOUND)
 endif()
 
 if(OpenCL_FOUND)
+  # Floating-point contraction off without the kernel file's pragma (cl::build_kernel_files).
+  add_test(NAME "e2e: opencl contraction off without the kernel's pragma"
+           COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/e2e/fp_contract_test.sh $<TARGET_FILE:stepgen>
+                   ${CMAKE_CURRENT_BINARY_DIR}/e2e)
+  set_tests_properties("e2e: opencl contraction off without the kernel's pragma" PROPERTIES
+                       TIMEOUT 600 LABELS e2e ENVIRONMENT "POCL_MAX_PTHREAD_COUNT=1")
+endif()
+
+if(OpenCL_FOUND)
   # Math in a scalar argument (exp, cos, pi, abs, '^', step), per step on the host in double.
   add_test(NAME "e2e: opencl math in a scalar argument"
            COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/e2e/math_scalar_test.sh $<TARGET_FILE:stepgen>

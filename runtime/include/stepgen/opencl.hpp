@@ -331,6 +331,18 @@ inline Program build_program(const Device& d, const std::string& source,
   return p;
 }
 
+/// Builds the spec's kernel files (`files`: joined, as the generated program embeds them) for
+/// one device, with floating-point contraction turned off before them (`#pragma OPENCL
+/// FP_CONTRACT OFF`), as the CUDA programs compile with `--fmad=false`: `a * b + c` is then
+/// rounded as the serial reference rounds it, on every device, whether the files say so or not
+/// (PoCL fused it in a user's kernel that did not: all devices agreed, the reference did not).
+/// A pragma in the files still rules from where it stands (`FP_CONTRACT ON` to fuse).
+/// `#line 1` keeps the build log's line numbers the files' own.
+inline Program build_kernel_files(const Device& d, const char* files, const std::string& options) {
+  return build_program(d, std::string("#pragma OPENCL FP_CONTRACT OFF\n#line 1\n") + files,
+                       options);
+}
+
 inline Kernel create_kernel(const Device& d, const Program& p, const char* name) {
   cl_int err = CL_SUCCESS;
   Kernel k(clCreateKernel(p.get(), name, &err));
