@@ -22,6 +22,7 @@
 #   sim-generate [BUILD_DIR]  the programs of `sim` (CUDA trees; OpenCL built here)
 #   tts-generate [BUILD_DIR]  only the programs of `oocauto` and `localsweep` (a small carry:
 #                       bench/generated/tts)
+#   fpcontract-generate  the programs of `fpcontract` (bench/generated/fpcontract)
 # Phases run ON THE GPU MACHINE (carry bench/generated):
 #   build               builds every carried CUDA tree, the serial references and the hand-
 #                       written CUDA baselines, in parallel (each phase builds what it lacks)
@@ -61,6 +62,8 @@
 #   l2cost              l2 every 100 steps on Jacobi 16384^2 against the same without, both
 #                       backends, alternating runs (after SIM_ONLY="jacobi2d_16384 jacobi_l2"
 #                       sim-generate)
+#   fpcontract          B = A * C + D with no contraction pragma in the OpenCL file: CUDA and
+#                       NVIDIA's OpenCL round twice, as the serial reference (after fpcontract-generate)
 #   restart             checkpoint/restart of Jacobi 16384^2 (in core, out of core, a corrupted
 #                       file) and grayscott's CUDA MPI program on 2-3 ranks sharing the GPU
 # Anywhere:
@@ -93,10 +96,11 @@ declare -A file=(
   [mpi-opencl]=mpi_opencl.sh [unseen]=unseen.sh [difftest]=difftest.sh [blocks]=blocks.sh [reduce]=reduce.sh
   [oocauto]=oocauto.sh [restart]=restart.sh [table]=-
   [tts-generate]=tts_generate.sh [localsweep]=localsweep.sh [setupcost]=setupcost.sh
-  [loadcopy]=loadcopy.sh)
-declare -A lead=([unseen-generate]=generate [difftest-generate]=generate [unseen]=run [difftest]=run)
+  [loadcopy]=loadcopy.sh [fpcontract-generate]=fpcontract.sh [fpcontract]=fpcontract.sh)
+declare -A lead=([unseen-generate]=generate [difftest-generate]=generate [unseen]=run [difftest]=run
+  [fpcontract-generate]=generate)
 is_here() {
-  case $1 in generate | prepare | unseen-generate | difftest-generate | sim-generate | local | trapezoid-cpu | replay) return 0 ;; esac
+  case $1 in generate | prepare | unseen-generate | difftest-generate | sim-generate | local | trapezoid-cpu | replay | fpcontract-generate) return 0 ;; esac
   [ "$1" = tts-generate ] && return 0
   return 1
 }
