@@ -258,8 +258,19 @@ void probe_check(const Model& m, Diagnostics& diags, std::ostream& notes) {
           pk, grid, elements, [&](std::vector<rt::HostArray>& values, const rt::Box& box) {
             run_once(m, k, program->handle, queue.handle, values, box, tables);
           });
-      for (const std::string& e : p.errors) diags.error(k.loc, e);
-      for (const std::string& w : p.warnings) diags.warning(k.loc, w);
+      // At the first <arg> that reads the array (its halo), else at the kernel.
+      auto at = [&k](const std::vector<int>& arrays, std::size_t i) {
+        if (i < arrays.size())
+          for (const KernelArg& a : k.args)
+            if (a.kind == KernelArg::Kind::kArray && a.array == arrays[i] &&
+                a.access != Access::kWrite)
+              return a.loc;
+        return k.loc;
+      };
+      for (std::size_t i = 0; i < p.errors.size(); ++i)
+        diags.error(at(p.error_arrays, i), p.errors[i]);
+      for (std::size_t i = 0; i < p.warnings.size(); ++i)
+        diags.warning(at(p.warning_arrays, i), p.warnings[i]);
       if (!p.probed) {
         notes << "probe: kernel '" << k.name << "' not probed: " << p.why << "\n";
         continue;

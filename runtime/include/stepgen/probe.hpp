@@ -70,6 +70,9 @@ struct KernelProbe {
   Vec3 rim_lo{0, 0, 0}, rim_hi{0, 0, 0};  ///< unwritten cells at the buffer's rim, per side
   std::vector<std::string> errors;        ///< a declared halo too small
   std::vector<std::string> warnings;      ///< a declared halo wider than what is read
+  /// The array (id) each of `errors` and `warnings` is about: `stepgen check --probe` points at
+  /// the kernel's argument that reads it.
+  std::vector<int> error_arrays, warning_arrays;
   std::string why;                        ///< why views are not safe (empty: they are)
   /// The box shrunk by the rim first seen was too small for the kernel to write a cell: its own
   /// rim could not be told from the grid's boundary (a larger box may tell).
@@ -360,13 +363,19 @@ inline KernelProbe probe_kernel_on(const ProbeKernel& k, const Box& grid,
         first_arg = false;
       }
     const std::string name = "array '" + e.name + "'";
+    std::vector<std::string> outside;  // every point read outside the halo, not the first only
     for (const Vec3& o : offsets)
-      if (!detail::probe_declared(declared, o)) {
-        r.errors.push_back("kernel '" + std::string(k.name) + "' reads " + name + " at offset " +
-                           detail::probe_offset(dims, o) +
-                           ", outside its declared halo: add the point to the argument's halo");
-        break;
-      }
+      if (!detail::probe_declared(declared, o)) outside.push_back(detail::probe_offset(dims, o));
+    if (!outside.empty()) {
+      std::string list;
+      for (std::size_t i = 0; i < outside.size(); ++i)
+        list += (i == 0 ? "" : i + 1 == outside.size() ? " and " : ", ") + outside[i];
+      const bool one = outside.size() == 1;
+      r.errors.push_back("kernel '" + std::string(k.name) + "' reads " + name + " at offset" +
+                         (one ? " " : "s ") + list + ", outside its declared halo: add " +
+                         (one ? "the point" : "them") + " to the argument's halo");
+      r.error_arrays.push_back(id);
+    }
     if (!declared.points.empty()) {
       std::vector<std::string> unused;
       for (const Vec3& p : declared.points)
@@ -377,6 +386,7 @@ inline KernelProbe probe_kernel_on(const ProbeKernel& k, const Box& grid,
         for (const std::string& s : unused) list += (list.empty() ? "" : " ") + s;
         r.warnings.push_back("kernel '" + std::string(k.name) + "' declares halo points of " +
                              name + " it was not seen to read: " + list);
+        r.warning_arrays.push_back(id);
       }
     }
   }
