@@ -160,7 +160,48 @@ run restart_ooc 2 --restart ../ten.ckpt "${ooc[@]}" --checkpoint-every 0
 same_saves straight restart_ooc
 run restart_verify 2 --restart ../ten.ckpt --checkpoint-every 0 --verify
 grep -q "^verify: OK" "$work/restart_verify/log.txt"
+# A restart's .raw outputs keep their names (docs/io.md): the files of steps 6 and 12, the
+# straight run's bits (a user's test found them renamed p-from-000005_p1_000006.raw).
+[ "$(ls "$work/restart3/raw" | tr '\n' ' ')" = "p_age_000006.raw p_age_000012.raw p_p1_000006.raw p_p1_000012.raw " ] ||
+  { ls "$work/restart3/raw"; echo "FAIL: a restart's raw outputs"; exit 1; }
+for f in p_age_000006 p_p1_000006 p_age_000012 p_p1_000012; do cmp "$work/straight/raw/$f.raw" "$work/restart3/raw/$f.raw"; done
 echo "ok: restarted from step 5 on 3 devices and from step 10 out of core, equal to the straight run"
+
+# An `until` that stops the run after step 8 (a reduction and `step`), with receivers and an
+# output with last="true" (a user's test: the traces' rows past the stop were an internal
+# error, and the stopped run lost its --save, traces and monitor; `last` was not written). The
+# stop is decided in main.hpp and mpi_main.hpp, the same for every backend: the OpenCL targets
+# run it, in core and out of core.
+if [ "$target" = opencl ] || [ "$target" = opencl-mpi ]; then
+  mkdir -p "$work/until_spec"
+  cp "$work/spec/"* "$work/until_spec/" 2>/dev/null || true
+  cp -r "$work/spec/data" "$work/until_spec/"
+  sed -e 's|<iterate steps="14">|<iterate steps="14" until="n \&gt; 0 \&amp;\&amp; step \&gt;= 8">|' \
+      -e 's|    <rotate arrays="p0 p1 p2"/>|    <reduce name="n" op="linf" array="p2"/>\n    <rotate arrays="p0 p1 p2"/>|' \
+      "$work/spec/wave.xml" > "$work/until_spec/wave.xml"
+  grep -q 'until=' "$work/until_spec/wave.xml" && grep -q '<reduce name="n"' "$work/until_spec/wave.xml" ||
+    { echo "FAIL: the until spec was not made"; exit 1; }
+  "$stepgen" generate "$work/until_spec/wave.xml" --target opencl "${distribution[@]}" -o "$work/until_gen" >/dev/null
+  build_program "$work/until_gen"
+  straight_program=$program
+  program="$work/until_gen/build/wave"
+  run until 2 --checkpoint-every 0
+  run until_ooc 1 --out-of-core on --ooc-chunks 2 --steps-per-pass 1 --checkpoint-every 0
+  program=$straight_program
+  for r in until until_ooc; do
+    grep -q "stopped at step 8" "$work/$r/log.txt" || { cat "$work/$r/log.txt"; echo "FAIL: $r did not stop at step 8"; exit 1; }
+    $check steps "$work/$r/snap/wave.h5" 0,4,8,9
+    for a in p1 p2; do $check same "$work/$r/snap/wave.h5" 9 "$a" "$work/$r/$a.raw"; done
+    [ "$(cut -d, -f1 "$work/$r/trace.csv" | tr '\n' ' ')" = "step 1 3 5 7 " ] ||
+      { cat "$work/$r/trace.csv"; echo "FAIL: $r: trace.csv rows"; exit 1; }
+    [ "$(head -5 "$work/straight/trace.csv")" = "$(cat "$work/$r/trace.csv")" ] ||
+      { echo "FAIL: $r: the traces differ from the straight run's"; exit 1; }
+    $check trace "$work/$r/trace.h5" "$work/$r/trace.csv" p2 2
+  done
+  same_saves until until_ooc
+  $check series "$work/until/snap/wave.h5" "$work/until_ooc/snap/wave.h5" 0,4,8,9
+  echo "ok: stopped by until after step 8: traces up to step 7, last=\"true\" at 9 equal to --save, in core and out of core"
+fi
 
 # Errors.
 ck="$work/straight/run.ckpt"

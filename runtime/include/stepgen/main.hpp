@@ -593,6 +593,12 @@ RunStats run_in_or_out_of_core(const Program<B>& p, std::vector<typename B::Devi
       if (shared) run.set_before_gather([io] { io->flush_writers(); });
     }
     const RunStats stats = run.run(opt.steps, p.time_loop);
+    // io: an `until` stopped the run: the outputs with last="true" get that state.
+    if (io && monitor && monitor->stopped_at() >= 0 && io->due_at_stop(stats.steps)) {
+      io->flush_writers();
+      run.fetch(io->wanted_at_stop(stats.steps));
+      io->stopped(stats.steps, run.host());
+    }
     if (io) io->borrow_host(false);
     return stats;
   }
@@ -661,6 +667,10 @@ RunStats run_in_or_out_of_core(const Program<B>& p, std::vector<typename B::Devi
     if (stopped) break;
     if (io && io->due(done)) io->end_of_step(done, host);
   }
+  // io: an `until` stopped the run at a pass's end (the host arrays hold that state): the
+  // outputs with last="true" get it.
+  if (io && monitor && monitor->stopped_at() >= 0 && io->due_at_stop(first + ran))
+    io->stopped(first + ran, host);
   report.measured_s = measured;
   report.passes = passes;
   report.steps = ran;
@@ -795,7 +805,10 @@ int run_program(int argc, char** argv, Program<B> p) {
   RunStats stats = run_in_or_out_of_core(p, devices, partition, host, opt, ooc, probed, ooc_stats,
                                          &monitor, &io);
   io.finish();
-  // The traces, before --verify's run (which samples the same points again).
+  // The traces, before --verify's run (which samples the same points again), up to the step
+  // an `until` stopped the run at.
+  for (Record& r : p.records)
+    r.end(monitor.stopped_at() >= 0 ? monitor.stopped_at() + 1 : opt.steps);
   for (const Record& r : p.records) r.write();
   if (!out_of_core) {
     stats.host_memory = memory.text();

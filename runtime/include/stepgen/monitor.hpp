@@ -165,11 +165,18 @@ class Monitor {
   /// Writes the monitor's CSV (atomically: the previous file stays until the whole is written).
   void write_csv() const {
     if (spec_.every <= 0 || !*spec_.file) return;
-    write_atomically(spec_.file, reinterpret_cast<const unsigned char*>(csv_.data()), csv_.size(),
+    // A run of no step (a restart at --steps) has no line: the header alone, not an empty file.
+    const std::string text = csv_.empty() ? header() : csv_;
+    write_atomically(spec_.file, reinterpret_cast<const unsigned char*>(text.data()), text.size(),
                      "the monitor");
   }
 
  private:
+  std::string header() const {
+    std::string h = "step";
+    for (int i = 0; i < spec_.count; ++i) h += std::string(",") + spec_.reductions[i].name;
+    return h + ",ms_per_step,elapsed_s\n";
+  }
   void line(std::int64_t step) {
     const double now = clock_.stop();
     clock_.start();
@@ -178,9 +185,7 @@ class Monitor {
     const double ms = n > 0 ? 1e3 * now / static_cast<double>(n) : 0.0;
     last_line_ = step;
     if (csv_.empty()) {
-      csv_ = "step";
-      for (int i = 0; i < spec_.count; ++i) csv_ += std::string(",") + spec_.reductions[i].name;
-      csv_ += ",ms_per_step,elapsed_s\n";
+      csv_ = header();
       if (print_) {
         std::printf("monitor: %10s", "step");
         for (int i = 0; i < spec_.count; ++i) std::printf(" %24s", spec_.reductions[i].name);

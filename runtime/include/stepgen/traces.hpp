@@ -11,6 +11,7 @@
 /// as CSV, atomically. The engines (engine.hpp: InCore::inject/record, ChunkRun::inject/record)
 /// do the copies; this header holds the tables and the file.
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -102,6 +103,12 @@ class Record {
     rows_ = steps / every;
     values_.assign(static_cast<std::size_t>(rows_) * points.size(), 0.0);
     have_.assign(values_.size(), 0);
+  }
+  /// The run ended after `steps` steps (an `until` stopped it short of --steps): the rows past
+  /// it hold no sample and are not written (they were an internal error, and the stopped run
+  /// lost its --save, monitor and trace files with it).
+  void end(std::int64_t steps) {
+    rows_ = std::min(rows_, std::max<std::int64_t>(steps, 0) / every);
   }
   /// Whether step `step` is sampled.
   bool due(std::int64_t step) const { return (step + 1) % every == 0; }

@@ -259,7 +259,9 @@ class ProgramIo {
     for (const OutputSpec& o : spec_.outputs) {
       Series s;
       s.spec = &o;
-      s.file = first_ > 0 ? restarted_output_path(o.file, first_) : std::string(o.file);
+      // A restart's HDF5 series goes to a file of its own (the interrupted run's is kept); a
+      // .raw output's files are one per step, the same in both runs: they keep their names.
+      s.file = first_ > 0 && o.hdf5 ? restarted_output_path(o.file, first_) : std::string(o.file);
       make_folder_of(s.file, "output");
 #ifdef STEPGEN_HDF5
       if (o.hdf5 && writers_.series)  // MPI: parallel HDF5, written in place (collective)
@@ -282,6 +284,26 @@ class ProgramIo {
     for (const Series& s : series_)
       if (output_due(*s.spec, done)) return true;
     return false;
+  }
+
+  /// An `until` stopped the run after `done` steps, short of --steps: whether an output with
+  /// last="true" was not written at `done` (then wanted_at_stop() and stopped() write it: the
+  /// state after the last step run, as after --steps).
+  bool due_at_stop(std::int64_t done) const {
+    for (const Series& s : series_)
+      if (last_at_stop(*s.spec, done)) return true;
+    return false;
+  }
+  std::vector<bool> wanted_at_stop(std::int64_t done) const {
+    std::vector<bool> want(names_.size(), false);
+    for (const Series& s : series_)
+      if (last_at_stop(*s.spec, done))
+        for (int id : s.spec->arrays) want[static_cast<std::size_t>(id)] = true;
+    return want;
+  }
+  void stopped(std::int64_t done, const std::vector<HostArray>& host) {
+    for (Series& s : series_)
+      if (last_at_stop(*s.spec, done)) write_output(s, done, host);
   }
 
   /// The arrays whose current values end_of_step(done) reads from the host arrays.
@@ -483,6 +505,9 @@ class ProgramIo {
   }
   bool output_due(const OutputSpec& o, std::int64_t done) const {
     return done > first_ && (done % o.every == 0 || (o.last && done == steps_));
+  }
+  bool last_at_stop(const OutputSpec& o, std::int64_t done) const {
+    return o.last && done < steps_ && !output_due(o, done) && done > first_;
   }
 
   void write_output(Series& s, std::int64_t done, const std::vector<HostArray>& host) {
