@@ -23,6 +23,7 @@
 #   tts-generate [BUILD_DIR]  only the programs of `oocauto` and `localsweep` (a small carry:
 #                       bench/generated/tts)
 #   fpcontract-generate  the programs of `fpcontract` (bench/generated/fpcontract)
+#   untilstop-generate  the programs of `untilstop` and their expected files (PoCL)
 # Phases run ON THE GPU MACHINE (carry bench/generated):
 #   build               builds every carried CUDA tree, the serial references and the hand-
 #                       written CUDA baselines, in parallel (each phase builds what it lacks)
@@ -64,6 +65,8 @@
 #                       sim-generate)
 #   fpcontract          B = A * C + D with no contraction pragma in the OpenCL file: CUDA and
 #                       NVIDIA's OpenCL round twice, as the serial reference (after fpcontract-generate)
+#   untilstop           a run an `until` stops (receivers, last="true"), CUDA: one GPU and 2 MPI
+#                       ranks, in core and out of core, against PoCL (after untilstop-generate)
 #   restart             checkpoint/restart of Jacobi 16384^2 (in core, out of core, a corrupted
 #                       file) and grayscott's CUDA MPI program on 2-3 ranks sharing the GPU
 # Anywhere:
@@ -96,11 +99,12 @@ declare -A file=(
   [mpi-opencl]=mpi_opencl.sh [unseen]=unseen.sh [difftest]=difftest.sh [blocks]=blocks.sh [reduce]=reduce.sh
   [oocauto]=oocauto.sh [restart]=restart.sh [table]=-
   [tts-generate]=tts_generate.sh [localsweep]=localsweep.sh [setupcost]=setupcost.sh
-  [loadcopy]=loadcopy.sh [fpcontract-generate]=fpcontract.sh [fpcontract]=fpcontract.sh)
+  [loadcopy]=loadcopy.sh [fpcontract-generate]=fpcontract.sh [fpcontract]=fpcontract.sh
+  [untilstop-generate]=untilstop.sh [untilstop]=untilstop.sh)
 declare -A lead=([unseen-generate]=generate [difftest-generate]=generate [unseen]=run [difftest]=run
-  [fpcontract-generate]=generate)
+  [fpcontract-generate]=generate [untilstop-generate]=generate)
 is_here() {
-  case $1 in generate | prepare | unseen-generate | difftest-generate | sim-generate | local | trapezoid-cpu | replay | fpcontract-generate) return 0 ;; esac
+  case $1 in generate | prepare | unseen-generate | difftest-generate | sim-generate | local | trapezoid-cpu | replay | fpcontract-generate | untilstop-generate) return 0 ;; esac
   [ "$1" = tts-generate ] && return 0
   return 1
 }

@@ -173,14 +173,7 @@ echo "ok: restarted from step 5 on 3 devices and from step 10 out of core, equal
 # stop is decided in main.hpp and mpi_main.hpp, the same for every backend: the OpenCL targets
 # run it, in core and out of core.
 if [ "$target" = opencl ] || [ "$target" = opencl-mpi ]; then
-  mkdir -p "$work/until_spec"
-  cp "$work/spec/"* "$work/until_spec/" 2>/dev/null || true
-  cp -r "$work/spec/data" "$work/until_spec/"
-  sed -e 's|<iterate steps="14">|<iterate steps="14" until="n \&gt; 0 \&amp;\&amp; step \&gt;= 8">|' \
-      -e 's|    <rotate arrays="p0 p1 p2"/>|    <reduce name="n" op="linf" array="p2"/>\n    <rotate arrays="p0 p1 p2"/>|' \
-      "$work/spec/wave.xml" > "$work/until_spec/wave.xml"
-  grep -q 'until=' "$work/until_spec/wave.xml" && grep -q '<reduce name="n"' "$work/until_spec/wave.xml" ||
-    { echo "FAIL: the until spec was not made"; exit 1; }
+  "$src/tests/io/program/make_until_spec.sh" "$work/spec" "$work/until_spec"
   "$stepgen" generate "$work/until_spec/wave.xml" --target opencl "${distribution[@]}" -o "$work/until_gen" >/dev/null
   build_program "$work/until_gen"
   straight_program=$program
