@@ -73,7 +73,7 @@ struct KernelProbe {
   /// The array (id) each of `errors` and `warnings` is about: `stepgen check --probe` points at
   /// the kernel's argument that reads it.
   std::vector<int> error_arrays, warning_arrays;
-  std::string why;                        ///< why views are not safe (empty: they are)
+  std::string why;  ///< why views are not safe (empty: they are)
   /// The box shrunk by the rim first seen was too small for the kernel to write a cell: its own
   /// rim could not be told from the grid's boundary (a larger box may tell).
   bool rim_undecided = false;
