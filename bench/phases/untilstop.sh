@@ -113,7 +113,6 @@ if [ "$mpi" = 1 ]; then
 else
   rows+=("| mpi | no mpirun |")
 fi
-cp "$w"/*/log.txt "$out/" 2>/dev/null || true
 for d in "$w"/*/; do [ -f "$d/log.txt" ] && cp "$d/log.txt" "$out/$(basename "$d").log"; done
 echo
 echo "| run (CUDA, until stops after step 8) | result |"
