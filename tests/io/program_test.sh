@@ -180,6 +180,17 @@ if [ "$target" = opencl ] || [ "$target" = opencl-mpi ]; then
   program="$work/until_gen/build/wave"
   run until 2 --checkpoint-every 0
   run until_ooc 1 --out-of-core on --ooc-chunks 2 --steps-per-pass 1 --checkpoint-every 0
+  # Steps per pass that the reduction (computed every step) refuses: refused before anything
+  # is written (a user's test: the step-0 snapshot was written, then the plan refused).
+  mkdir -p "$work/until_k2"
+  status=0
+  (cd "$work/until_k2" && launch 1 --out-of-core on --ooc-chunks 2 --steps-per-pass 2 > ../until_k2.txt 2>&1) ||
+    status=$?
+  if [ $status -ne 1 ] || ! grep -q "2 steps per pass .* do not divide 1" "$work/until_k2.txt" ||
+    [ -n "$(ls -A "$work/until_k2")" ]; then
+    cat "$work/until_k2.txt"; ls -R "$work/until_k2"
+    echo "FAIL: --steps-per-pass 2 against a reduction every step: exit $status, files above"; exit 1
+  fi
   program=$straight_program
   for r in until until_ooc; do
     grep -q "stopped at step 8" "$work/$r/log.txt" || { cat "$work/$r/log.txt"; echo "FAIL: $r did not stop at step 8"; exit 1; }

@@ -303,7 +303,7 @@ class InCore {
     stats_.total_s = total.total();
     state_.times(stats_);
     stats_.exchange_s += frame_s_;
-    stats_.steps = monitor_ && monitor_->stopped_at() >= 0 ? monitor_->stopped_at() + 1 : steps;
+    stats_.steps = monitor_ ? monitor_->steps_run(steps) : steps;
     return stats_;
   }
 

@@ -594,11 +594,12 @@ RunStats run_in_or_out_of_core(const Program<B>& p, std::vector<typename B::Devi
     }
     const RunStats stats = run.run(opt.steps, p.time_loop);
     // io: an `until` stopped the run: the outputs with last="true" get that state.
-    if (io && monitor && monitor->stopped_at() >= 0 && io->due_at_stop(stats.steps)) {
-      io->flush_writers();
-      run.fetch(io->wanted_at_stop(stats.steps));
-      io->stopped(stats.steps, run.host());
-    }
+    if (io)
+      io->write_at_stop(monitor && monitor->stopped(), stats.steps,
+                        [&run](const std::vector<bool>& want) -> const std::vector<HostArray>& {
+                          run.fetch(want);
+                          return run.host();
+                        });
     if (io) io->borrow_host(false);
     return stats;
   }
@@ -669,8 +670,10 @@ RunStats run_in_or_out_of_core(const Program<B>& p, std::vector<typename B::Devi
   }
   // io: an `until` stopped the run at a pass's end (the host arrays hold that state): the
   // outputs with last="true" get it.
-  if (io && monitor && monitor->stopped_at() >= 0 && io->due_at_stop(first + ran))
-    io->stopped(first + ran, host);
+  if (io)
+    io->write_at_stop(
+        monitor && monitor->stopped(), first + ran,
+        [&host](const std::vector<bool>&) -> const std::vector<HostArray>& { return host; });
   report.measured_s = measured;
   report.passes = passes;
   report.steps = ran;
@@ -801,14 +804,21 @@ int run_program(int argc, char** argv, Program<B> p) {
   for (Record& r : p.records) r.begin(opt.steps, io.first_step());
   // Reductions, until, monitor (monitor.hpp): the monitor's lines unless --quiet.
   Monitor monitor(p.monitor_spec(), opt.steps, !opt.quiet);
+  // Out of core, steps per pass that no plan may take are refused before io.start writes the
+  // step-0 outputs (ooc::plan refuses them again; MPI ranks plan before io.start).
+  if (out_of_core) {
+    ooc::Request given;
+    given.steps_per_pass = ooc.steps_per_pass;
+    ooc_pass_rules(p, given);
+    ooc::check_steps_per_pass(given);
+  }
   io.start(host);
   RunStats stats = run_in_or_out_of_core(p, devices, partition, host, opt, ooc, probed, ooc_stats,
                                          &monitor, &io);
   io.finish();
   // The traces, before --verify's run (which samples the same points again), up to the step
   // an `until` stopped the run at.
-  for (Record& r : p.records)
-    r.end(monitor.stopped_at() >= 0 ? monitor.stopped_at() + 1 : opt.steps);
+  for (Record& r : p.records) r.end(monitor.steps_run(opt.steps));
   for (const Record& r : p.records) r.write();
   if (!out_of_core) {
     stats.host_memory = memory.text();

@@ -144,6 +144,10 @@ class Monitor {
 
   /// The step after which `until` stopped the run (-1: it ran every step).
   std::int64_t stopped_at() const { return stopped_at_; }
+  /// Whether `until` stopped the run.
+  bool stopped() const { return stopped_at_ >= 0; }
+  /// The steps a run of `steps` ran: fewer where `until` stopped it.
+  std::int64_t steps_run(std::int64_t steps) const { return stopped() ? stopped_at_ + 1 : steps; }
 
   /// The report's lines: why the run stopped, and each reduction's last value (without a
   /// monitor, which printed them).

@@ -340,8 +340,9 @@ std::optional<RunStats> run_rank_out_of_core(const mpi::Session& session, const 
   }
   // io: an `until` stopped the run at a pass's end (the same step on every rank): the outputs
   // with last="true" get that state, written by the ranks together.
-  if (monitor && monitor->stopped_at() >= 0 && io.due_at_stop(io.first_step() + ran))
-    io.stopped(io.first_step() + ran, host);
+  io.write_at_stop(
+      monitor && monitor->stopped(), io.first_step() + ran,
+      [&host](const std::vector<bool>&) -> const std::vector<HostArray>& { return host; });
   report.measured_s = measured;
   report.passes = passes;
   report.steps = ran;
@@ -439,10 +440,11 @@ RunStats run_rank(const mpi::Session& session, M& rank, const Program<B>& p,
   RunStats stats = run.run(opt.steps, loop);
   // io: an `until` stopped the run (the same step on every rank): the outputs with
   // last="true" get that state, written by the ranks together.
-  if (monitor && monitor->stopped_at() >= 0 && io.due_at_stop(stats.steps)) {
-    run.fetch(io.wanted_at_stop(stats.steps));
-    io.stopped(stats.steps, run.host());
-  }
+  io.write_at_stop(monitor && monitor->stopped(), stats.steps,
+                   [&run](const std::vector<bool>& want) -> const std::vector<HostArray>& {
+                     run.fetch(want);
+                     return run.host();
+                   });
   stats.host_memory = memory.text();
   stats.link_h2d = link.h2d;
   stats.link_d2h = link.d2h;
@@ -606,8 +608,7 @@ int run_mpi_program(mpi::Session& session, int argc, char** argv, Program<B> p,
   // The traces: each rank sampled the points it owns; rank 0 gathers and writes them, before
   // --verify's run (which samples the same points again), up to the step an `until` stopped
   // the run at (the same on every rank).
-  for (Record& r : p.records)
-    r.end(monitor.stopped_at() >= 0 ? monitor.stopped_at() + 1 : opt.steps);
+  for (Record& r : p.records) r.end(monitor.steps_run(opt.steps));
   mpi::write_records(MPI_COMM_WORLD, p.records, owned);
   if (ooc_stats.on) ooc_stats = mpi::combine(MPI_COMM_WORLD, ooc_stats);
   if (!opt.quiet && session.rank() == 0) {

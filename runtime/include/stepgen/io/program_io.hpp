@@ -286,24 +286,26 @@ class ProgramIo {
     return false;
   }
 
-  /// An `until` stopped the run after `done` steps, short of --steps: whether an output with
-  /// last="true" was not written at `done` (then wanted_at_stop() and stopped() write it: the
-  /// state after the last step run, as after --steps).
-  bool due_at_stop(std::int64_t done) const {
-    for (const Series& s : series_)
-      if (last_at_stop(*s.spec, done)) return true;
-    return false;
-  }
-  std::vector<bool> wanted_at_stop(std::int64_t done) const {
+  /// Where an `until` stopped the run (`stopped`; one step count on every rank) after `done`
+  /// steps, short of --steps: the outputs with last="true" not written at `done` get that
+  /// state, as after --steps. `host(want)` returns host arrays holding (at least) the arrays
+  /// `want` marks: in core fetched from the devices, out of core the host arrays as they are
+  /// at a pass's end. Background writes end first (in core they read the same host arrays).
+  template <class HostOf>
+  void write_at_stop(bool stopped, std::int64_t done, HostOf&& host) {
+    if (!stopped) return;
     std::vector<bool> want(names_.size(), false);
+    bool any = false;
     for (const Series& s : series_)
-      if (last_at_stop(*s.spec, done))
+      if (last_at_stop(*s.spec, done)) {
+        any = true;
         for (int id : s.spec->arrays) want[static_cast<std::size_t>(id)] = true;
-    return want;
-  }
-  void stopped(std::int64_t done, const std::vector<HostArray>& host) {
+      }
+    if (!any) return;
+    flush_writers();
+    const std::vector<HostArray>& values = host(want);
     for (Series& s : series_)
-      if (last_at_stop(*s.spec, done)) write_output(s, done, host);
+      if (last_at_stop(*s.spec, done)) write_output(s, done, values);
   }
 
   /// The arrays whose current values end_of_step(done) reads from the host arrays.

@@ -488,17 +488,11 @@ inline double link_bound(double in, double out, const Link& link, std::size_t pa
   return link_bound(in / n, out / n, share(link, parts));
 }
 
-/// The request's chunks and steps_per_pass, where 0 (auto), chosen by the model among those
-/// whose largest part fits `budget` bytes: every k from 1 to 32 (at most `steps`) and, per k,
-/// chunk counts from the fewest that fit to 8 times that. Each plan gets its lower bound
-/// (lower_bound); they are played out (predict) from the lowest bound up until no bound
-/// left is below the best predicted time, so only a few are. Throws PlanError naming what would
-/// be needed when nothing fits, or when the given values do not.
-inline Schedule choose(Request r, Index budget, const Link& link, Index steps, bool overlap) {
-  const int s = r.grid.dims - 1;
-  Index planes = Index{1} << 40;
-  for (const Box& b : r.owned) planes = std::min(planes, b.extent(s));
-  const int want_n = r.chunks, want_k = r.steps_per_pass;
+/// Throws PlanError when the request's steps_per_pass (given: the spec's or --steps-per-pass)
+/// is one no plan may take. choose() checks it; a program checks it before it writes anything
+/// (the step-0 outputs), so that a refused run leaves no file behind.
+inline void check_steps_per_pass(const Request& r) {
+  const int want_k = r.steps_per_pass;
   // The end of a step's work runs at pass boundaries: k must divide `every` (reductions).
   if (want_k > 0 && r.every > 0 && r.every % want_k != 0)
     throw PlanError("out-of-core: " + std::to_string(want_k) +
@@ -512,6 +506,20 @@ inline Schedule choose(Request r, Index budget, const Link& link, Index steps, b
     throw PlanError("out-of-core: " + std::to_string(want_k) +
                     " steps per pass (the spec's steps_per_pass or --steps-per-pass), but " +
                     r.one_step + " out of core: give 1");
+}
+
+/// The request's chunks and steps_per_pass, where 0 (auto), chosen by the model among those
+/// whose largest part fits `budget` bytes: every k from 1 to 32 (at most `steps`) and, per k,
+/// chunk counts from the fewest that fit to 8 times that. Each plan gets its lower bound
+/// (lower_bound); they are played out (predict) from the lowest bound up until no bound
+/// left is below the best predicted time, so only a few are. Throws PlanError naming what would
+/// be needed when nothing fits, or when the given values do not.
+inline Schedule choose(Request r, Index budget, const Link& link, Index steps, bool overlap) {
+  const int s = r.grid.dims - 1;
+  Index planes = Index{1} << 40;
+  for (const Box& b : r.owned) planes = std::min(planes, b.extent(s));
+  const int want_n = r.chunks, want_k = r.steps_per_pass;
+  check_steps_per_pass(r);
   const int k_hi = want_k > 0            ? want_k
                    : !r.one_step.empty() ? 1
                                          : static_cast<int>(std::clamp<Index>(steps, 1, 32));
