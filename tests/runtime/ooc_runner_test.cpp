@@ -474,16 +474,20 @@ TEST_CASE("ooc runner: periodic frames, the chunked dimension wrapping, equal mo
         }
 }
 
-TEST_CASE("ooc model: mirror, copy and value frames run one step per pass") {
+TEST_CASE("ooc model: given steps per pass must divide the reductions' every") {
   ooc::Request r = request(1, 0, 0, true, 3);
-  r.frame = {true, false, false};
-  r.one_step = "the spec's mirror boundaries run one step per pass";
-  const ooc::Link link;
-  const ooc::Schedule sc = ooc::choose(r, Index{1} << 30, link, 10, true);
-  CHECK(sc.steps_per_pass == 1);
+  r.every = 4;
+  for (int k : {0, 1, 2, 4}) {
+    r.steps_per_pass = k;
+    CHECK_NOTHROW(ooc::check_steps_per_pass(r));
+  }
   r.steps_per_pass = 3;
-  CHECK_THROWS_WITH_AS(ooc::choose(r, Index{1} << 30, link, 10, true),
-                       doctest::Contains("run one step per pass out of core: give 1"), PlanError);
+  CHECK_THROWS_WITH_AS(ooc::check_steps_per_pass(r), doctest::Contains("3 steps per pass"),
+                       PlanError);
+  CHECK_THROWS_WITH_AS(ooc::choose(r, Index{1} << 30, ooc::Link{}, 10, true),
+                       doctest::Contains("do not divide 4"), PlanError);
+  r.every = 0;  // no reduction: any k
+  CHECK_NOTHROW(ooc::check_steps_per_pass(r));
 }
 
 // --- oocphys: mirror, copy and value frames refilled on the chunks ---

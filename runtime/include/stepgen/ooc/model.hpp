@@ -501,11 +501,6 @@ inline void check_steps_per_pass(const Request& r) {
                     std::to_string(r.every) +
                     ", the steps between reductions (every): passes must end where they are "
                     "computed; give a divisor of it");
-  // <boundary> frames that only a refill between steps would keep right: one step per pass.
-  if (want_k > 1 && !r.one_step.empty())
-    throw PlanError("out-of-core: " + std::to_string(want_k) +
-                    " steps per pass (the spec's steps_per_pass or --steps-per-pass), but " +
-                    r.one_step + " out of core: give 1");
 }
 
 /// The request's chunks and steps_per_pass, where 0 (auto), chosen by the model among those
@@ -520,9 +515,7 @@ inline Schedule choose(Request r, Index budget, const Link& link, Index steps, b
   for (const Box& b : r.owned) planes = std::min(planes, b.extent(s));
   const int want_n = r.chunks, want_k = r.steps_per_pass;
   check_steps_per_pass(r);
-  const int k_hi = want_k > 0            ? want_k
-                   : !r.one_step.empty() ? 1
-                                         : static_cast<int>(std::clamp<Index>(steps, 1, 32));
+  const int k_hi = want_k > 0 ? want_k : static_cast<int>(std::clamp<Index>(steps, 1, 32));
   bool have = false;
   Schedule best;
   double best_t = 0;

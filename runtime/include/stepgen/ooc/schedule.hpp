@@ -57,9 +57,6 @@ struct Request {
   /// cells past it come from frame snapshots composed on the host at each pass boundary
   /// (ooc/frames.hpp), every pass ending with a barrier.
   std::array<bool, 3> frame{false, false, false};
-  /// Non-empty: one step per pass only, and why (frames that only a refill between steps
-  /// would keep right: mirror, copy, value).
-  std::string one_step;
   /// The frame dimensions where every rule is mirror, copy or value(v) (oocphys): the chunks
   /// refill those frames on the device after every launch that writes them (rt::ChunkRun::
   /// refill), so a pass reads no further past the edge there than one step does: the grid's
