@@ -1,6 +1,7 @@
 #include "emit/regenerate.hpp"
 
 #include <fcntl.h>
+#include <git2.h>
 #include <sys/file.h>
 #include <unistd.h>
 
@@ -10,6 +11,7 @@
 #include <iterator>
 #include <map>
 #include <set>
+#include <sstream>
 
 #include "emit/merge.hpp"
 
@@ -29,6 +31,71 @@ std::string pristine_relative(const std::string& relative) {
 
 std::string pristine_path(const std::string& dir, const std::string& relative) {
   return under(dir, pristine_relative(relative));
+}
+
+// --- the manifest (.stepgen/manifest) ---------------------------------------------------------
+
+// What the manifest says of one tracked path.
+struct Tracked {
+  std::vector<std::string> hashes;  // the pristine copy's accepted hashes
+  bool adopted = false, stale = false;
+};
+using Manifest = std::map<std::string, Tracked>;
+
+constexpr const char* kManifestHeader =
+    "# stepgen's manifest: the files stepgen tracks in this folder, one per line: the hash of\n"
+    "# its pristine copy in .stepgen/ (git hash-object), flags (adopted: yours before stepgen\n"
+    "# tracked it, never removed; stale: no longer generated, kept for your edits), its path.\n"
+    "# Written by stepgen; do not edit (docs/regenerating.md).\n";
+
+// git's blob hash of `text` (as `git hash-object`), through libgit2.
+std::string blob_hash(const std::string& text) {
+  static const int once = git_libgit2_init();
+  (void)once;
+  git_oid oid;
+  if (git_odb_hash(&oid, text.data(), text.size(), GIT_OBJECT_BLOB) != 0)
+    throw EmitError("cannot hash a file (libgit2 git_odb_hash)");
+  char hex[GIT_OID_HEXSZ + 1];
+  git_oid_tostr(hex, sizeof hex, &oid);
+  return hex;
+}
+
+// The manifest's text; nullopt when it is not one (then it is an error: `why`).
+std::optional<Manifest> parse_manifest(const std::string& text, std::string& why) {
+  Manifest m;
+  std::istringstream in(text);
+  std::string line;
+  int number = 0;
+  while (std::getline(in, line)) {
+    ++number;
+    if (line.empty() || line[0] == '#') continue;
+    const std::size_t a = line.find(' '), b = a == std::string::npos ? a : line.find(' ', a + 1);
+    if (b == std::string::npos || b + 1 >= line.size()) {
+      why = "line " + std::to_string(number) + " is not 'HASH FLAGS PATH'";
+      return std::nullopt;
+    }
+    Tracked t;
+    std::istringstream hashes(line.substr(0, a));
+    for (std::string h; std::getline(hashes, h, ',');)
+      if (!h.empty()) t.hashes.push_back(h);
+    const std::string flags = line.substr(a + 1, b - a - 1);
+    t.adopted = flags.find("adopted") != std::string::npos;
+    t.stale = flags.find("stale") != std::string::npos;
+    m[line.substr(b + 1)] = t;
+  }
+  return m;
+}
+
+std::string manifest_text(const Manifest& m) {
+  std::string text = kManifestHeader;
+  for (const auto& [path, t] : m) {
+    std::string hashes;
+    for (const std::string& h : t.hashes) hashes += (hashes.empty() ? "" : ",") + h;
+    std::string flags = t.adopted ? "adopted" : "";
+    if (t.stale) flags += flags.empty() ? "stale" : ",stale";
+    text += hashes + " " + (flags.empty() ? "-" : flags) + " " + path + "\n";
+  }
+  return text;
 }
 
 // Why stepgen stops at each kind of path (after "PATH: error: is a FIFO").
@@ -104,7 +171,8 @@ class Folder {
 // A path an emitter produced must stay inside the output folder and outside .stepgen/.
 void check_generated_path(const std::string& path) {
   const fs::path p(path);
-  bool bad = path.empty() || p.is_absolute() || *p.begin() == kPristineDir;
+  bool bad = path.empty() || p.is_absolute() || *p.begin() == kPristineDir || path == kManifest;
+  for (const char ch : path) bad = bad || static_cast<unsigned char>(ch) < 0x20 || ch == 0x7f;
   for (const fs::path& part : p) bad = bad || part.empty() || part == "." || part == "..";
   if (bad)
     throw EmitError("internal error: the generated path '" + path + "' is not inside the folder");
@@ -135,12 +203,24 @@ std::string cannot_merge_reason(const Folder& folder, const std::string& path,
 }
 
 // A file stepgen generates now: decide what happens to the user's copy.
+// Whether the pristine copy read for a tracked path is not what the manifest says stepgen wrote.
+bool is_damaged(const Tracked* entry, const std::optional<std::string>& pristine) {
+  if (!entry || !pristine) return false;
+  const std::string h = blob_hash(*pristine);
+  return std::find(entry->hashes.begin(), entry->hashes.end(), h) == entry->hashes.end();
+}
+
+// `entry`: what the manifest says of `path` (nullptr: not tracked); `legacy`: no manifest, every
+// pristine copy is trusted. `damaged`: set when the pristine copy is not the one stepgen wrote.
 FileChange plan_generated(Folder& folder, const std::string& path, const std::string& fresh,
-                          const UpdateOptions& options) {
+                          const UpdateOptions& options, const Tracked* entry, bool legacy,
+                          bool& damaged) {
   FileChange c;
   c.path = path;
   c.before = folder.read(path, kOnlyFiles);
-  c.pristine_before = folder.read(pristine_relative(path), kOnlyPristine);
+  if (legacy || entry) c.pristine_before = folder.read(pristine_relative(path), kOnlyPristine);
+  damaged = is_damaged(entry, c.pristine_before);
+  c.adopted = entry && entry->adopted;
   c.pristine_after = fresh;
   c.after = fresh;
   auto force = [&] {
@@ -161,6 +241,29 @@ FileChange plan_generated(Folder& folder, const std::string& path, const std::st
   const std::string& ours = *c.before;
   if (ours == fresh) {
     c.change = Change::kNone;
+    // Found with stepgen's bytes before stepgen tracked it: the user's (a kernel generated onto
+    // its own source, a file copied in): tracked from now on, but never removed. (A path the
+    // manifest lists without its pristine copy is one a killed run was writing: stepgen's.)
+    if (!c.pristine_before && !entry) c.adopted = true;
+    damaged = false;  // the pristine copy is written again
+    return c;
+  }
+  if (damaged) {
+    // The base is not what stepgen wrote (edited, or a tool run over the whole folder): the
+    // user's edits cannot be told from stepgen's output. Left as is until --force.
+    if (options.force) {
+      force();
+      damaged = false;
+      return c;
+    }
+    c.change = Change::kCannotMerge;
+    c.after = ours;
+    c.pristine_after = c.pristine_before;
+    c.reason = "its pristine copy " + folder.full(pristine_relative(path)) +
+               (looks_binary(*c.pristine_before)
+                    ? " holds NUL bytes (it is damaged)"
+                    : " is not the one stepgen wrote (edited, or changed by a tool run over the "
+                      "whole folder), so your edits cannot be told from stepgen's output");
     return c;
   }
   if (!c.pristine_before) {
@@ -212,19 +315,52 @@ FileChange plan_generated(Folder& folder, const std::string& path, const std::st
   return c;
 }
 
-// A file stepgen generated before (it has a pristine copy) but no longer generates.
-FileChange plan_stale(Folder& folder, const std::string& path) {
+// A file stepgen tracks (it has a pristine copy, or the manifest lists it) but no longer
+// generates. `damaged`: as plan_generated's.
+FileChange plan_stale(Folder& folder, const std::string& path, const Tracked* entry,
+                      bool& damaged) {
   FileChange c;
   c.path = path;
   c.before = folder.read(path, kOnlyFiles);
   c.pristine_before = folder.read(pristine_relative(path), kOnlyPristine);
-  if (c.before && c.before != c.pristine_before) {
-    c.change = Change::kKeepStale;  // edited: it is the user's file now
+  damaged = is_damaged(entry, c.pristine_before);
+  if (!c.before) {
+    c.change = Change::kRemove;  // deleted by the user: its pristine copy goes too
+    damaged = false;
+  } else if (entry && entry->adopted) {
+    c.change = Change::kKeepAdopted;  // the user's before stepgen tracked it: never removed
     c.after = c.before;
-  } else {
+    damaged = false;
+  } else if (c.before == c.pristine_before && !damaged) {
     c.change = Change::kRemove;
+  } else {
+    // Edited: kept, with its pristine copy (generating it again merges); reported the first
+    // time only.
+    c.change = entry && entry->stale ? Change::kNone : Change::kKeepStale;
+    c.after = c.before;
+    c.pristine_after = c.pristine_before;
+    c.stale = true;
   }
   return c;
+}
+
+// A file whose edits were kept as stale this run, and a new path whose output is exactly the
+// stale file's pristine copy (the output moved: a kernel copy to another folder): the user's
+// file is carried to the new path, which then merges from there on.
+void carry_moved_edits(std::map<std::string, FileChange>& changes) {
+  for (auto& [path, c] : changes) {
+    if (c.change != Change::kKeepStale || !c.before || !c.pristine_before) continue;
+    for (auto& [to, g] : changes) {
+      if (g.change != Change::kCreate || g.after != c.pristine_before) continue;
+      g.change = Change::kCarry;
+      g.after = c.before;
+      g.carried_from = path;
+      c.carried_to = to;
+      c.pristine_after.reset();  // kept as is, no longer tracked
+      c.stale = false;
+      break;
+    }
+  }
 }
 
 }  // namespace
@@ -255,13 +391,14 @@ std::vector<std::string> UpdatePlan::conflicts() const {
   std::vector<std::string> paths;
   for (const FileChange& c : files)
     if (c.change == Change::kConflict || c.change == Change::kCannotMerge ||
-        c.change == Change::kUnresolved || c.change == Change::kForeign)
+        c.change == Change::kUnresolved || c.change == Change::kForeign ||
+        (c.change == Change::kKeepStale && c.carried_to.empty()))
       paths.push_back(c.path);
   return paths;
 }
 
 bool UpdatePlan::up_to_date() const {
-  if (!dir_exists || !leftovers.empty()) return false;
+  if (!dir_exists || !leftovers.empty() || manifest_before != manifest_after) return false;
   for (const FileChange& c : files)
     if (c.before != c.after || c.pristine_before != c.pristine_after || !c.orig_path.empty())
       return false;
@@ -278,10 +415,36 @@ UpdatePlan plan_update(const OutputSet& out, const std::string& dir, const Updat
     throw EmitError("'" + dir + "' exists and is not a folder");
 
   Folder folder(dir);
+  // The manifest (none: a folder an older stepgen wrote, or a new one: every pristine copy is
+  // trusted).
+  std::optional<Manifest> manifest;
+  plan.manifest_before = folder.read(pristine_relative(kManifest), kOnlyPristine);
+  if (plan.manifest_before) {
+    std::string why;
+    manifest = parse_manifest(*plan.manifest_before, why);
+    if (!manifest)
+      folder.note(pristine_relative(kManifest),
+                  "is not stepgen's manifest (" + why +
+                      "); remove it, and stepgen trusts every pristine copy in .stepgen/ again");
+  }
+  const bool legacy = !plan.manifest_before;
+  auto entry_of = [&](const std::string& path) -> const Tracked* {
+    if (!manifest) return nullptr;
+    auto it = manifest->find(path);
+    return it == manifest->end() ? nullptr : &it->second;
+  };
   std::map<std::string, FileChange> changes;
+  std::set<std::string> damaged;  // pristine copies that are not what stepgen wrote
+  auto plan_one = [&](const std::string& path, const std::string* fresh) {
+    bool bad = false;
+    changes.emplace(
+        path, fresh ? plan_generated(folder, path, *fresh, options, entry_of(path), legacy, bad)
+                    : plan_stale(folder, path, entry_of(path), bad));
+    if (bad) damaged.insert(path);
+  };
   for (const auto& [path, text] : out.files()) {
     check_generated_path(path);
-    changes.emplace(path, plan_generated(folder, path, text, options));
+    plan_one(path, &text);
   }
 
   // Every pristine copy, and anything else in .stepgen/ (an error unless a regular file or a
@@ -303,7 +466,9 @@ UpdatePlan plan_update(const OutputSet& out, const std::string& dir, const Updat
         continue;
       }
       std::string path = it->path().lexically_relative(pristine_root).generic_string();
-      if (!changes.count(path)) changes.emplace(path, plan_stale(folder, path));
+      // The manifest itself; with a manifest, a file it does not list is not stepgen's.
+      if (path == kManifest || (manifest && !manifest->count(path))) continue;
+      if (!changes.count(path)) plan_one(path, nullptr);
     }
     if (ec) throw EmitError("cannot list '" + pristine_root.string() + "': " + ec.message());
   } else {
@@ -326,6 +491,38 @@ UpdatePlan plan_update(const OutputSet& out, const std::string& dir, const Updat
         plan.leftovers.push_back(it->path().lexically_relative(dir).generic_string());
   }
 
+  // Tracked paths whose pristine copy is gone (the listing above did not meet them).
+  if (manifest)
+    for (const auto& [path, t] : *manifest)
+      if (!changes.count(path)) plan_one(path, nullptr);
+  carry_moved_edits(changes);
+
+  // The manifest after this run, and the one written first (every hash before or after).
+  Manifest after, during;
+  for (const auto& [path, c] : changes) {
+    const Tracked* old_entry = entry_of(path);
+    std::vector<std::string> before_hashes;
+    if (old_entry) before_hashes = old_entry->hashes;
+    if (legacy && c.pristine_before) before_hashes.push_back(blob_hash(*c.pristine_before));
+    if (c.pristine_after) {
+      Tracked t;
+      // A damaged pristine copy keeps the hashes stepgen wrote: it stays untrusted.
+      t.hashes = damaged.count(path) ? before_hashes
+                                     : std::vector<std::string>{blob_hash(*c.pristine_after)};
+      t.adopted = c.adopted;
+      t.stale = c.stale;
+      after[path] = t;
+    }
+    if (c.pristine_after || !before_hashes.empty()) {
+      Tracked t = c.pristine_after ? after[path] : (old_entry ? *old_entry : Tracked{});
+      for (const std::string& h : before_hashes)
+        if (std::find(t.hashes.begin(), t.hashes.end(), h) == t.hashes.end()) t.hashes.push_back(h);
+      during[path] = t;
+    }
+  }
+  plan.manifest_after = manifest_text(after);
+  plan.manifest_during = manifest_text(during);
+
   if (!folder.problems().empty()) {
     std::string lines;
     for (const std::string& p : folder.problems()) lines += (lines.empty() ? "" : "\n") + p;
@@ -346,6 +543,11 @@ void apply_update(const UpdatePlan& plan) {
   };
   if (plan.remove_leftovers)
     for (const std::string& leftover : plan.leftovers) remove_file(under(plan.dir, leftover));
+  // The manifest first lists every path with both its old and new hashes, so that a run killed
+  // below leaves pristine copies the next run trusts; the final manifest comes last.
+  const std::string manifest = pristine_path(plan.dir, kManifest);
+  if (plan.manifest_during && plan.manifest_during != plan.manifest_before)
+    write_file_if_changed(manifest, *plan.manifest_during);
   for (const FileChange& c : plan.files) {
     const std::string path = under(plan.dir, c.path);
     if (!c.orig_path.empty()) {
@@ -365,6 +567,7 @@ void apply_update(const UpdatePlan& plan) {
       remove_file(pristine);
     }
   }
+  if (plan.manifest_after) write_file_if_changed(manifest, *plan.manifest_after);
 }
 
 // change_note() in the conditional, for `generate --check` (which writes nothing).
@@ -387,6 +590,9 @@ std::string describe_changes(const UpdatePlan& plan) {
   if (!plan.dir_exists) text += "stepgen: '" + plan.dir + "' does not exist\n";
   for (const std::string& leftover : plan.leftovers)
     text += "stepgen: " + leftover + " is a temporary file left by an interrupted run\n";
+  if (plan.manifest_before != plan.manifest_after)
+    text += "stepgen: the manifest " + std::string(kPristineDir) + "/" + kManifest +
+            (plan.manifest_before ? " would change\n" : " would be written\n");
   for (const FileChange& c : plan.files) {
     const std::string* before = c.before ? &*c.before : nullptr;
     const std::string* after = c.after ? &*c.after : nullptr;
@@ -430,7 +636,19 @@ std::string change_note(const FileChange& c) {
     case Change::kRemove:
       return c.before ? "stepgen: removed " + c.path + " (no longer generated)" : "";
     case Change::kKeepStale:
-      return "stepgen: " + c.path + " is no longer generated; your edited copy is kept";
+      if (!c.carried_to.empty())
+        return "stepgen: " + c.path + " is no longer generated: its output is now " + c.carried_to +
+               ", where your edits were carried over; " + c.path + " is kept as is";
+      return "stepgen: " + c.path +
+             " is no longer generated, so your edits in it are no longer part of the program: "
+             "carry them over to the files generated now (" +
+             c.path + " is kept; reported this once)";
+    case Change::kKeepAdopted:
+      return "stepgen: " + c.path +
+             " is no longer generated; kept, as it was in the folder before stepgen wrote it";
+    case Change::kCarry:
+      return "stepgen: carried your edits of " + c.carried_from + " over to " + c.path +
+             " (where its output moved)";
     default:
       return "";
   }

@@ -6,6 +6,15 @@
 /// decided in memory first (an UpdatePlan), so `generate --check` reports exactly what
 /// `generate` would write, and nothing is written when planning fails.
 ///
+/// DIR/.stepgen/manifest lists the files stepgen tracks: each pristine copy's hash (git's blob
+/// hash), whether the file was the user's before stepgen tracked it (found with the bytes
+/// stepgen would write: "adopted", never removed), and whether it is no longer generated but
+/// kept for the user's edits ("stale"). A pristine copy whose hash is not the manifest's was
+/// changed by something else (a tool run over the whole folder): it is not trusted as a base.
+/// Files in .stepgen/ that the manifest does not list are not stepgen's: never read or removed.
+/// A folder without a manifest (written by an older stepgen) is read as before: every file in
+/// .stepgen/ is a pristine copy; the next regeneration writes the manifest.
+///
 /// Nothing outside the output folder is ever read as stepgen's, written or removed: planning
 /// follows no symbolic link inside the folder, and a link, FIFO, device or folder where stepgen
 /// reads or writes a file (or anything but a regular file or a folder inside `.stepgen/`) stops
@@ -22,6 +31,8 @@ namespace stepgen::emit {
 
 /// The folder under the output folder that holds the pristine copies.
 inline constexpr const char* kPristineDir = ".stepgen";
+/// The manifest's name in kPristineDir (no generated file has this path).
+inline constexpr const char* kManifest = "manifest";
 
 /// What regeneration does to one path.
 enum class Change {
@@ -36,7 +47,10 @@ enum class Change {
   kForce,        ///< --force: replaced by the new output, the user's file saved as .orig
   kKeepDeleted,  ///< generated before and deleted by the user: stays deleted
   kRemove,       ///< no longer generated and unedited: removed
-  kKeepStale,    ///< no longer generated but edited: kept, and no longer tracked
+  kKeepStale,    ///< no longer generated but edited: kept (reported once; its pristine copy too,
+                 ///< so that generating it again merges), or its edits carried to `carried_to`
+  kKeepAdopted,  ///< no longer generated, and the user's before stepgen tracked it: kept
+  kCarry,        ///< a new path where a file's output moved: the user's edits carried over
 };
 
 /// One path of the output folder, before and after regeneration.
@@ -47,6 +61,12 @@ struct FileChange {
   std::optional<std::string> pristine_before, pristine_after;  ///< its pristine copy
   std::string orig_path;  ///< kForce: where the user's file is saved (relative), else ""
   std::string reason;     ///< kCannotMerge: which side is not text, for the user
+  /// kKeepStale: the path its output moved to, where its edits were carried (kCarry), or "";
+  /// kCarry: the path the edits came from.
+  std::string carried_to, carried_from;
+  /// For the manifest, after regeneration: found with stepgen's bytes before stepgen tracked it
+  /// (never removed), no longer generated but kept for the user's edits.
+  bool adopted = false, stale = false;
 };
 
 /// Every path regeneration looks at, sorted.
@@ -54,11 +74,16 @@ struct UpdatePlan {
   std::string dir;
   bool dir_exists = false;
   std::vector<FileChange> files;
+  /// The manifest's text before and after (nullopt: none), and the one written before any
+  /// other file (every hash before or after accepted: a run killed midway leaves pristine
+  /// copies the next run trusts).
+  std::optional<std::string> manifest_before, manifest_during, manifest_after;
   /// Temporary files that a killed run left (relative paths), removed when remove_leftovers.
   std::vector<std::string> leftovers;
   bool remove_leftovers = false;
 
-  /// Files left for the user to resolve (kConflict, kCannotMerge, kUnresolved, kForeign).
+  /// Files left for the user to resolve (kConflict, kCannotMerge, kUnresolved, kForeign, and
+  /// kKeepStale when its edits were not carried: they are no longer part of the program).
   std::vector<std::string> conflicts() const;
   /// True when applying the plan would write, remove or rename nothing.
   bool up_to_date() const;

@@ -110,6 +110,7 @@ fs::path scratch(const std::string& name) {
   return dir;
 }
 void put(const fs::path& path, const std::string& text) {
+  fs::create_directories(path.parent_path());
   std::ofstream(path, std::ios::binary | std::ios::trunc) << text;
 }
 std::vector<std::string> names_in(const fs::path& dir) {
@@ -237,8 +238,161 @@ TEST_CASE("temporary files: unique names, recognised and removed by the next loc
   locked.locked = true;
   apply_update(plan_update(out, dir.string(), locked));
   CHECK(names_in(dir) == std::vector<std::string>{".stepgen", "a.txt"});
-  CHECK(names_in(dir / ".stepgen") == std::vector<std::string>{"a.txt"});
+  CHECK(names_in(dir / ".stepgen") == std::vector<std::string>{"a.txt", "manifest"});
   CHECK(plan_update(out, dir.string(), {}).up_to_date());
+  fs::remove_all(dir);
+}
+
+namespace {
+// The change planned for `path`.
+const FileChange& change_of(const UpdatePlan& plan, const std::string& path) {
+  for (const FileChange& c : plan.files)
+    if (c.path == path) return c;
+  FAIL("no planned change for " << path);
+  return plan.files.front();
+}
+std::string text_of(const fs::path& p) {
+  return read_file_if_exists(p.string()).value_or("<none>");
+}
+}  // namespace
+
+TEST_CASE(
+    "manifest: a file found with stepgen's bytes is the user's: kept when no longer generated") {
+  // A user test: generating into the project folder, the kernel copy kernels/v1.cl is the spec's
+  // own kernel source; when the spec moved to v2.cl, regeneration removed v1.cl, the only copy.
+  const fs::path dir = scratch("adopted");
+  put(dir / "kernels/v1.cl", "kernel v1\n");
+  OutputSet first;
+  first.add("kernels/v1.cl", "kernel v1\n");
+  first.add("prog.cpp", "main\n");
+  apply_update(plan_update(first, dir.string(), {}));
+  CHECK(text_of(dir / ".stepgen/manifest").find("adopted kernels/v1.cl") != std::string::npos);
+  put(dir / "kernels/v1.cl", "kernel v1, improved\n");  // the user goes on editing the source
+  OutputSet second;
+  second.add("kernels/v1.cl", "kernel v1, improved\n");
+  second.add("prog.cpp", "main\n");
+  apply_update(plan_update(second, dir.string(), {}));
+  OutputSet third;  // the spec now names v2.cl
+  third.add("kernels/v2.cl", "kernel v2\n");
+  third.add("prog.cpp", "main 2\n");
+  const UpdatePlan plan = plan_update(third, dir.string(), {});
+  CHECK(change_of(plan, "kernels/v1.cl").change == Change::kKeepAdopted);
+  CHECK(plan.conflicts().empty());
+  apply_update(plan);
+  CHECK(text_of(dir / "kernels/v1.cl") == "kernel v1, improved\n");
+  CHECK_FALSE(fs::exists(dir / ".stepgen/kernels/v1.cl"));  // no longer tracked
+  // A file stepgen created itself and nobody edited is still removed when no longer generated.
+  OutputSet fourth;
+  fourth.add("prog.cpp", "main 2\n");
+  apply_update(plan_update(fourth, dir.string(), {}));
+  CHECK_FALSE(fs::exists(dir / "kernels/v2.cl"));
+  CHECK(text_of(dir / "kernels/v1.cl") == "kernel v1, improved\n");
+  fs::remove_all(dir);
+}
+
+TEST_CASE("manifest: a pristine copy changed behind stepgen's back is no base: the file is left") {
+  // A user test: `find out -name '*.cpp' -exec sed -i ...` edits the file and its pristine copy
+  // alike; regeneration saw no edit and replaced the file, losing it.
+  const fs::path dir = scratch("damaged");
+  OutputSet first;
+  first.add("prog.cpp", "int main() {\n  return 0;\n}\n");
+  apply_update(plan_update(first, dir.string(), {}));
+  const std::string edited = "int main() {\n  banner();\n  return 0;\n}\n";
+  put(dir / "prog.cpp", edited);
+  put(dir / ".stepgen/prog.cpp", edited);
+  OutputSet second;
+  second.add("prog.cpp", "int main() {\n  return 1;\n}\n");
+  const UpdatePlan plan = plan_update(second, dir.string(), {});
+  CHECK(change_of(plan, "prog.cpp").change == Change::kCannotMerge);
+  CHECK(change_of(plan, "prog.cpp").reason.find("is not the one stepgen wrote") !=
+        std::string::npos);
+  CHECK(plan.conflicts() == std::vector<std::string>{"prog.cpp"});
+  apply_update(plan);
+  CHECK(text_of(dir / "prog.cpp") == edited);
+  // Reported again until --force, which saves the user's file as .orig.
+  CHECK(plan_update(second, dir.string(), {}).conflicts() == std::vector<std::string>{"prog.cpp"});
+  UpdateOptions force;
+  force.force = true;
+  apply_update(plan_update(second, dir.string(), force));
+  CHECK(text_of(dir / "prog.cpp.orig") == edited);
+  CHECK(text_of(dir / "prog.cpp") == "int main() {\n  return 1;\n}\n");
+  CHECK(plan_update(second, dir.string(), {}).up_to_date());
+  fs::remove_all(dir);
+}
+
+TEST_CASE("manifest: files in .stepgen/ it does not list are not stepgen's; older folders") {
+  const fs::path dir = scratch("unlisted");
+  OutputSet out;
+  out.add("prog.cpp", "main\n");
+  apply_update(plan_update(out, dir.string(), {}));
+  put(dir / ".stepgen/README", "my notes\n");  // a user test: removed silently before
+  put(dir / "README", "my notes\n");
+  apply_update(plan_update(out, dir.string(), {}));
+  CHECK(text_of(dir / ".stepgen/README") == "my notes\n");
+  CHECK(text_of(dir / "README") == "my notes\n");
+  // A folder of an older stepgen (no manifest): its pristine copies are trusted; the manifest is
+  // written by the next run, which is then up to date.
+  fs::remove(dir / ".stepgen/README");
+  fs::remove(dir / ".stepgen/manifest");
+  put(dir / "prog.cpp", "main, mine\n");
+  OutputSet second;
+  second.add("prog.cpp", "main\nmore\n");
+  const UpdatePlan plan = plan_update(second, dir.string(), {});
+  CHECK(change_of(plan, "prog.cpp").change == Change::kConflict);
+  CHECK_FALSE(plan.manifest_before);
+  apply_update(plan);
+  CHECK(fs::exists(dir / ".stepgen/manifest"));
+  fs::remove_all(dir);
+}
+
+TEST_CASE("manifest: an edited file no longer generated is reported once, then merges back") {
+  // A user test: switching --target and back lost the base of an edited file; and edits in a
+  // file no longer generated dropped out of the build with exit status 0.
+  const fs::path dir = scratch("stale");
+  OutputSet opencl;
+  opencl.add("prog.cpp", "1\n2\n3\n4\n5\n6\n");
+  apply_update(plan_update(opencl, dir.string(), {}));
+  put(dir / "prog.cpp", "1 mine\n2\n3\n4\n5\n6\n");
+  OutputSet cuda;
+  cuda.add("prog.cu", "cuda\n");
+  UpdatePlan plan = plan_update(cuda, dir.string(), {});
+  CHECK(change_of(plan, "prog.cpp").change == Change::kKeepStale);
+  CHECK(plan.conflicts() == std::vector<std::string>{"prog.cpp"});  // needs the user's attention
+  CHECK(change_note(change_of(plan, "prog.cpp")).find("no longer part of the program") !=
+        std::string::npos);
+  apply_update(plan);
+  plan = plan_update(cuda, dir.string(), {});  // reported once
+  CHECK(plan.conflicts().empty());
+  CHECK(plan.up_to_date());
+  OutputSet back;  // opencl again, with a change: merged with the kept base
+  back.add("prog.cpp", "1\n2\n3\n4\n5\n6 new\n");
+  plan = plan_update(back, dir.string(), {});
+  CHECK(change_of(plan, "prog.cpp").change == Change::kMerge);
+  apply_update(plan);
+  CHECK(text_of(dir / "prog.cpp") == "1 mine\n2\n3\n4\n5\n6 new\n");
+  fs::remove_all(dir);
+}
+
+TEST_CASE("manifest: edits of a file whose output moved are carried to its new path") {
+  // A user test: a second kernel file of the same name moved the copies to kernels/<folder>/;
+  // the edited kernels/twostage.cl dropped out of the build with exit status 0.
+  const fs::path dir = scratch("moved");
+  OutputSet first;
+  first.add("kernels/k.cl", "kernel\n");
+  apply_update(plan_update(first, dir.string(), {}));
+  put(dir / "kernels/k.cl", "kernel, edited\n");
+  OutputSet second;
+  second.add("kernels/spec/k.cl", "kernel\n");
+  second.add("kernels/other/k.cl", "another\n");
+  const UpdatePlan plan = plan_update(second, dir.string(), {});
+  CHECK(change_of(plan, "kernels/spec/k.cl").change == Change::kCarry);
+  CHECK(change_of(plan, "kernels/k.cl").carried_to == "kernels/spec/k.cl");
+  CHECK(plan.conflicts().empty());
+  apply_update(plan);
+  CHECK(text_of(dir / "kernels/spec/k.cl") == "kernel, edited\n");
+  CHECK(text_of(dir / "kernels/k.cl") == "kernel, edited\n");  // kept as is
+  CHECK(text_of(dir / ".stepgen/kernels/spec/k.cl") == "kernel\n");
+  CHECK(plan_update(second, dir.string(), {}).up_to_date());
   fs::remove_all(dir);
 }
 
