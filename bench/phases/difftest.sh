@@ -60,7 +60,7 @@ if [ "${1:-}" = generate ]; then
     fi
     if [ "$i" -lt "$nocl" ]; then
       "$stepgen" generate "$spec" --target opencl -o "$d/ocl" >>"$d/gen.log" 2>&1 || echo "GENFAIL ocl" >>"$d/gen.log"
-      (cd "$d/ocl" && cmake -DOUT="$d/ocl/kernel_source.hpp" "-DFILES=$(grep -oE 'KERNEL_FILES [^)]*' CMakeLists.txt | cut -d' ' -f2- | tr ' ' ';')" \
+      (cd "$d/ocl" && cmake -DOUT="$d/ocl/kernel_source.hpp" "-DFILES=$(grep -oE 'KERNEL_FILES [^)]*' CMakeLists.txt | cut -d' ' -f2- | sed 's/" "/;/g; s/"//g')" \
         -P cmake/embed_kernels.cmake) >>"$d/gen.log" 2>&1
       trees+=(ocl)
     fi

@@ -112,7 +112,7 @@ class CudaEmitter : public Emitter {
     v.set("kernel_files", names);
     v.set("kernel_includes", includes);
     std::string paths;
-    for (const std::string& k : kernels) paths += (paths.empty() ? "" : " ") + k;
+    for (const std::string& k : kernels) paths += (paths.empty() ? "\"" : " \"") + k + "\"";
     v.set("kernel_paths", paths);
     v.set("mpi", flag(in.plan.mpi));
     v.set("backend", "cuda");

@@ -38,7 +38,7 @@ class OpenClEmitter : public Emitter {
                          BackendNames{cl_scalar_type, cl_buffer_arg, cl_table_arg});
     std::vector<std::string> kernels = add_kernel_sources(m, out);
     std::string paths;
-    for (const std::string& k : kernels) paths += (paths.empty() ? "" : " ") + k;
+    for (const std::string& k : kernels) paths += (paths.empty() ? "\"" : " \"") + k + "\"";
     v.set("kernel_paths", paths);
     v.set("build_options", "");
     v.set("mpi", flag(in.plan.mpi));

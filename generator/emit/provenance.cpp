@@ -45,8 +45,16 @@ std::string spec_path_from(const std::string& spec_path, const std::string& outp
 
 OutputSet generate_files(const model::Model& model, const Emitter& emitter,
                          const GenerateOptions& options) {
-  const Provenance provenance{spec_path_from(model.spec_path, options.output_dir),
-                              inputs_hash(read_spec(model), options.templates), emitter.name()};
+  // The spec's path goes into the generated files' first lines (comments): a line break there
+  // would put the rest of the name into the code (CMake's, C++'s).
+  const std::string spec = spec_path_from(model.spec_path, options.output_dir);
+  for (const char c : spec)
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f)
+      throw EmitError("the spec's path from the output folder, " + spec +
+                      ", holds a control character (a line break?), which would break the "
+                      "generated files' header comments: rename the file or its folders");
+  const Provenance provenance{spec, inputs_hash(read_spec(model), options.templates),
+                              emitter.name()};
   model::ProgramOptions plan_options;
   plan_options.backend = emitter.caps();
   plan_options.mpi = options.mpi;

@@ -423,7 +423,7 @@ void io_view(const Model& m, View& v) {
   v.set("io_spec", "{{" + join(outputs, ", ") + "}, \"" +
                        (m.checkpoint.enabled ? m.checkpoint.file : std::string()) + "\", " +
                        std::to_string(m.checkpoint.enabled ? m.checkpoint.every : 0) + ", \"" +
-                       hash + "\", \"" + dir + "\", {" + join(types, ", ") + "}}");
+                       hash + "\", \"" + c_escape(dir) + "\", {" + join(types, ", ") + "}}");
   v.set("hdf5", flag(hdf5));
 }
 
@@ -435,6 +435,7 @@ View common_view(const model::ProgramPlan& plan, const Provenance& provenance,
   View v;
   v.set("program", m.name);
   v.set("spec", spec_file_name(m));
+  v.set("spec_literal", c_escape(spec_file_name(m)));  // inside a C++ string literal
   v.set("header_comment", header_comment(provenance, "//"));
   v.set("cmake_header_comment", header_comment(provenance, "#"));
   std::string upper = m.name;
@@ -788,6 +789,13 @@ std::vector<KernelFile> kernel_files(const Model& m, const KernelFileOf& file_of
         if (unique || mine == last_parts(path, depth + 1)) break;  // (whole paths differ)
       }
       files[i].target = "kernels/" + last_parts(path, depth).generic_string();
+      for (const char c : files[i].target)  // a folder's name (the spec checks the file's)
+        if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f || c == '"' || c == '\\' ||
+            c == '$' || c == ';')
+          throw EmitError("the kernel file " + files[i].path + " would be copied to " +
+                          files[i].target +
+                          ", a name the generated CMakeLists.txt cannot carry (a quote, "
+                          "backslash, $ or ;, or a control character): rename its folder");
     }
   }
   // A folder of one target must not be another target (a file "kernels/a" beside "kernels/a/k.cl").

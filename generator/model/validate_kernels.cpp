@@ -79,6 +79,19 @@ void Builder::check_scalar_value(const Expr& e, ScalarType type, const spec::Tex
                                range_string(hi) + ")");
 }
 
+namespace {
+// Why a kernel file's name cannot be written into the generated CMakeLists.txt and #include
+// lines ("": it can): a quote, a backslash, $ or ; (CMake would read them), a control character.
+std::string unsafe_file_name(const std::string& path) {
+  for (const char c : path)
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f || c == '"' || c == '\\' || c == '$' ||
+        c == ';')
+      return "holds a character the generated CMakeLists.txt and #include lines cannot carry (a "
+             "quote, backslash, $ or ;, or a control character): rename the file";
+  return {};
+}
+}  // namespace
+
 void Builder::source_size(const spec::Text& text, const std::string& full, const char* what) {
   std::error_code ec;
   std::uintmax_t bytes = std::filesystem::file_size(full, ec);
@@ -187,7 +200,9 @@ void Builder::build_kernel(const spec::Kernel& k) {
     std::string full = resolve(kernel.source);
     std::error_code ec;
     std::string problem = spec::file_problem(full);
-    if (!problem.empty() && problem != "does not exist") {
+    if (const std::string unsafe = unsafe_file_name(kernel.source); !unsafe.empty()) {
+      diags_.error(k.source.loc, "kernel source " + quote(kernel.source) + " " + unsafe);
+    } else if (!problem.empty() && problem != "does not exist") {
       diags_.error(k.source.loc, "kernel source " + quote(kernel.source) + " " + problem +
                                      " (looked for " + full + ")");
     } else if (problem.empty()) {
@@ -214,7 +229,10 @@ void Builder::build_kernel(const spec::Kernel& k) {
     kernel.cuda_source = k.cuda_source.value;
     std::string full = resolve(kernel.cuda_source);
     std::string problem = spec::file_problem(full);
-    if (std::filesystem::path(kernel.cuda_source).extension() != ".cu")
+    if (const std::string unsafe = unsafe_file_name(kernel.cuda_source); !unsafe.empty())
+      diags_.error(k.cuda_source.loc, "CUDA source " + quote(kernel.cuda_source) + " of kernel " +
+                                          quote(kernel.name) + " " + unsafe);
+    else if (std::filesystem::path(kernel.cuda_source).extension() != ".cu")
       diags_.error(k.cuda_source.loc, "CUDA source " + quote(kernel.cuda_source) + " of kernel " +
                                           quote(kernel.name) + " must be a .cu file");
     else if (!problem.empty())

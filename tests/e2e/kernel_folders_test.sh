@@ -3,19 +3,21 @@
 # own kernel: generate -> build -> run on 2 PoCL CPU devices; both kernels must run (before,
 # only one file was copied and the program failed with CL_INVALID_KERNEL_NAME).
 # A starts at 1; each step runs ka (B = A + 1) then kb (A = 2 * B): after 3 steps A is 22.
+# The second folder's name holds a space (a user test: the generated CMakeLists.txt listed the
+# kernel files unquoted, and the program did not build).
 # Usage: kernel_folders_test.sh STEPGEN WORK_DIR
 set -euo pipefail
 source "$(dirname "$0")/../build_program.sh"
 stepgen=$1 work=$2/kernel-folders
 rm -rf "$work"
-mkdir -p "$work/a" "$work/b"
+mkdir -p "$work/a" "$work/b dir"
 cat >"$work/a/k.cl" <<'CL'
 __kernel void ka(__global const float* a, __global float* b, int n) {
   int x = get_global_id(0);
   if (x < n) b[x] = a[x] + 1.0f;
 }
 CL
-cat >"$work/b/k.cl" <<'CL'
+cat >"$work/b dir/k.cl" <<'CL'
 __kernel void kb(__global const float* b, __global float* a, int n) {
   int x = get_global_id(0);
   if (x < n) a[x] = 2.0f * b[x];
@@ -30,7 +32,7 @@ cat >"$work/two.xml" <<'XML'
     <arg array="B" access="write"/>
     <arg scalar="int" value="extent(A, 0)"/>
   </kernel>
-  <kernel name="kb" source="b/k.cl">
+  <kernel name="kb" source="b dir/k.cl">
     <arg array="B" access="read"/>
     <arg array="A" access="write"/>
     <arg scalar="int" value="extent(A, 0)"/>
@@ -43,7 +45,7 @@ cat >"$work/two.xml" <<'XML'
 XML
 out="$work/out"
 "$stepgen" generate "$work/two.xml" --target opencl -o "$out" >/dev/null
-for f in kernels/a/k.cl kernels/b/k.cl; do
+for f in kernels/a/k.cl "kernels/b dir/k.cl"; do
   cmp "$work/${f#kernels/}" "$out/$f" || { echo "FAIL: $f is not a copy of ${f#kernels/}"; exit 1; }
 done
 build_program "$out"
@@ -54,7 +56,7 @@ expected=$(for i in $(seq 64); do printf '\x00\x00\xb0\x41'; done | od -An -tx1 
 actual=$(od -An -tx1 "$work/A.raw" | tr -d ' \n')
 if [ "$actual" != "$expected" ]; then
   cat "$work/log.txt"
-  echo "FAIL: A is not 22 everywhere after 3 steps of ka (a/k.cl) and kb (b/k.cl)"
+  echo "FAIL: A is not 22 everywhere after 3 steps of ka (a/k.cl) and kb (b dir/k.cl)"
   exit 1
 fi
-echo "ok: kernels from a/k.cl and b/k.cl both ran on 2 devices"
+echo "ok: kernels from a/k.cl and 'b dir/k.cl' both ran on 2 devices"

@@ -86,7 +86,7 @@ TEST_CASE("kernel files of one name in two folders both reach the program") {
   // Both are compiled into the program, each once (kc's ./a/../a/k.cl is a/k.cl), and the list
   // reaches the embedding script as one argument.
   const std::string& cmake = cl.at("CMakeLists.txt");
-  CHECK(has(cmake, "set(KERNEL_FILES kernels/a/k.cl kernels/b/k.cl)\n"));
+  CHECK(has(cmake, "set(KERNEL_FILES \"kernels/a/k.cl\" \"kernels/b/k.cl\")\n"));
   CHECK(has(cmake, "VERBATIM)"));
   CHECK(has(cl.at("two.cpp"), "kernels of a/k.cl, b/k.cl"));
 

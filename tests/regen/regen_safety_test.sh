@@ -4,7 +4,8 @@
 # touched, nothing written at all), FIFOs, devices and folders where a file goes (never replaced),
 # edits that cannot be merged as text (a NUL byte, UTF-16, a corrupted pristine copy: the user's
 # file is left as is; --force saves it byte for byte as .orig), --depfile and plan --svg aimed at
-# a FIFO, a device or a link, 30 concurrent runs into one folder, and kill -9 during generate.
+# a FIFO, a device or a link, spec names that would break the generated files (a line break:
+# refused; a quote: escaped), 30 concurrent runs into one folder, and kill -9 during generate.
 # Usage: regen_safety_test.sh STEPGEN SOURCE_DIR WORK_DIR
 set -uo pipefail
 stepgen=$(realpath "$1") src=$(realpath "$2") work=$3
@@ -160,6 +161,17 @@ concurrent "into a new folder"
 echo "// one more line" >>conc/jacobi2d.cl && sed -i -E 's/steps="[0-9]+"/steps="300"/' conc/jacobi2d.xml
 rm -rf conc/ref && (cd conc && "$stepgen" generate jacobi2d.xml -o ref >/dev/null)
 concurrent "into an existing folder"
+
+# --- spec names that would break the generated files (a user test: a line break in the spec's
+# name put a CMake command into CMakeLists.txt, which configure ran; a quote broke the C++) ---
+mkdir -p names && cp "$src"/examples/jacobi2d/jacobi2d.{xml,cl,cu} names/
+nl_spec=$'names/x\nmessage(WARNING "INJECTED")\n#.xml'
+cp names/jacobi2d.xml "$nl_spec"
+expect 1 "a line break in the spec's name: refused" "$stepgen" generate "$nl_spec" -o names/nl
+has last.txt "holds a control character" && [ ! -e names/nl ] && ok "... and nothing written"
+cp names/jacobi2d.xml 'names/a"b\q.xml'
+expect 0 "a quote and a backslash in the spec's name" "$stepgen" generate 'names/a"b\q.xml' -o names/q
+has names/q/jacobi2d.cpp 'p.info = {"jacobi2d", "a\"b\\q.xml",'
 
 # --- kill -9 during generate: old or new complete files, never a partial one; a rerun completes ---
 rm -rf ref-old ref-new && steps 100 && gen -o ref-old >/dev/null && steps 500 && gen -o ref-new >/dev/null
