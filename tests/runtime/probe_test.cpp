@@ -87,6 +87,36 @@ TEST_CASE("probe: a halo declared too small is an error naming kernel, array and
                        doctest::Contains("declared halo too small"), RunError);
 }
 
+TEST_CASE("probe: reads in a branch taken where an integer mask is 0 are seen") {
+  // A user test: a shallow-water kernel copied land cells (mask != 0) and averaged the
+  // neighbours of sea cells (mask == 0); the probe's integer values were never 0, so a halo
+  // declared without (0,-1) and (0,1) passed, and 3 devices gave NaNs silently.
+  auto masked = [](std::vector<HostArray>& a, const Box& box) {
+    const Index nx = box.extent(0), ny = box.extent(1);
+    const unsigned char* mask = a[0].as<unsigned char>();
+    const float* h = a[1].as<float>();
+    float* out = a[2].as<float>();
+    for (Index y = 1; y < ny - 1; ++y)
+      for (Index x = 1; x < nx - 1; ++x) {
+        const Index c = x + nx * y;
+        out[c] = mask[c] != 0 ? h[c] : 0.25f * (h[c - 1] + h[c + 1] + h[c - nx] + h[c + nx]);
+      }
+  };
+  ProbeKernel k;
+  k.name = "lf";
+  k.args = {{0, true, false, Halo::from_points(2, {})},
+            {1, true, false, Halo::from_points(2, {{-1, 0, 0}, {1, 0, 0}})},  // (0,+-1) missing
+            {2, false, true, Halo::from_points(2, {})}};
+  k.follows = {true, true, false};
+  k.views = true;
+  const std::vector<ProbeElement> elements = {{"mask", 1, false}, {"h", 4, true}, {"o", 4, true}};
+  const KernelProbe p = probe_kernel(k, kGrid, elements, masked);
+  REQUIRE(p.errors.size() == 1);
+  CHECK(p.errors[0] ==
+        "kernel 'lf' reads array 'h' at offsets (0,-1) and (0,1), outside its declared halo: add "
+        "them to the argument's halo");
+}
+
 TEST_CASE("probe: a halo wider than what is read is a warning") {
   HostKernel run{{{0, 0, 0}, {1, 0, 0}}};
   const KernelProbe p = probe_kernel(kernel_of(kFivePoint), kGrid, kFloats, run);

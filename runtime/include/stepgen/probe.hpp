@@ -15,10 +15,14 @@
 /// Backend-neutral: the backend gives a function that runs one kernel over a box with given
 /// host values (upload, launch, download).
 
+#include <signal.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <array>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <limits>
@@ -236,6 +240,54 @@ inline ProbeWrites probe_writes(const std::set<int>& written,
   return w;
 }
 
+/// While the probe runs a kernel with its integer arrays at 0: a kernel that divides by an
+/// integer array's value traps there on a CPU device (SIGFPE); the process then ends with a
+/// message naming the kernel and the way out, not a bare crash. (GPUs do not trap.)
+class ProbeZeroGuard {
+ public:
+  explicit ProbeZeroGuard(const char* kernel) {
+    if (!kernel) return;
+    kernel_name() = kernel;
+    struct sigaction sa {};
+    sa.sa_handler = &ProbeZeroGuard::trapped;
+    sigemptyset(&sa.sa_mask);
+    armed_ = sigaction(SIGFPE, &sa, &old_) == 0;
+  }
+  ~ProbeZeroGuard() {
+    if (armed_) sigaction(SIGFPE, &old_, nullptr);
+  }
+  ProbeZeroGuard(const ProbeZeroGuard&) = delete;
+  ProbeZeroGuard& operator=(const ProbeZeroGuard&) = delete;
+
+ private:
+  static const char*& kernel_name() {
+    static const char* name = "";
+    return name;
+  }
+  static void trapped(int) {
+    const char* parts[] = {"error: the start-up probe ran kernel '", kernel_name(),
+                           "' with its integer arrays at 0 and it trapped (SIGFPE: an integer "
+                           "division by an integer array's value, on a CPU device). The probe "
+                           "does so to see the reads of branches taken where an integer array "
+                           "is 0 (masks); STEPGEN_PROBE_INT_ZERO=0 skips that pass "
+                           "(docs/spec.md, the kernel probe)\n"};
+    for (const char* p : parts) {
+      std::size_t len = 0;
+      while (p[len]) ++len;
+      if (::write(2, p, len) < 0) break;
+    }
+    _exit(1);
+  }
+  struct sigaction old_ {};
+  bool armed_ = false;
+};
+
+/// Whether the integer-zero pass runs (STEPGEN_PROBE_INT_ZERO=0: not).
+inline bool probe_int_zero() {
+  const char* e = std::getenv("STEPGEN_PROBE_INT_ZERO");
+  return !(e && std::string(e) == "0");
+}
+
 }  // namespace detail
 
 /// Probes kernel `k` over a box of `grid` of `n` cells per dimension it follows (probe_box).
@@ -320,35 +372,55 @@ inline KernelProbe probe_kernel_on(const ProbeKernel& k, const Box& grid,
 
   // Reads: the middle cell of each array read is changed (twice: a value and a NaN or a far
   // integer); every written cell that then changes reads it, at the offset middle - cell.
+  // Integer arrays are never 0 in those values (1 + v % 7), so a branch a kernel takes only
+  // where one is 0 (a land/sea mask: `if (mask[c] != 0)`) would never run: when the kernel
+  // reads an integer array, the same is done again with every integer array at 0 (a user test:
+  // an undersized halo read only in the mask's 0 branch ran silently wrong on 3 devices).
   const Vec3 mid = {ext[0] / 2, ext[1] / 2, ext[2] / 2};
   const Index mid_i = mid[0] + ext[0] * (mid[1] + ext[1] * mid[2]);
+  std::vector<HostArray> in_z, out_z;  // integer arrays at 0 (empty: no integer array read)
+  for (int id : read)
+    if (!elements[static_cast<std::size_t>(id)].floating && detail::probe_int_zero()) {
+      in_z = in_a;
+      for (std::size_t a = 0; a < in_z.size(); ++a)
+        if (!elements[a].floating) std::memset(in_z[a].bytes.data(), 0, in_z[a].bytes.size());
+      out_z = in_z;
+      detail::ProbeZeroGuard guard(k.name);
+      run(out_z, box);
+      break;
+    }
   for (int id : read) {
     const auto u = static_cast<std::size_t>(id);
     const ProbeElement& e = elements[u];
     std::set<Vec3> offsets;
-    for (int variant = 0; variant < 2; ++variant) {
-      std::vector<HostArray> in = in_a;
+    for (int variant = 0; variant < (in_z.empty() ? 2 : 4); ++variant) {
+      const bool zero = variant >= 2;  // the integer arrays at 0
+      std::vector<HostArray> in = zero ? in_z : in_a;
       unsigned char* p = in[u].bytes.data() + static_cast<std::size_t>(mid_i) * e.bytes;
       if (e.floating && e.bytes == 8) {
         double x;
         std::memcpy(&x, p, 8);
-        x = variant ? std::numeric_limits<double>::quiet_NaN() : x + 0.5;
+        x = variant % 2 ? std::numeric_limits<double>::quiet_NaN() : x + 0.5;
         std::memcpy(p, &x, 8);
       } else if (e.floating && e.bytes == 4) {
         float x;
         std::memcpy(&x, p, 4);
-        x = variant ? std::numeric_limits<float>::quiet_NaN() : x + 0.5f;
+        x = variant % 2 ? std::numeric_limits<float>::quiet_NaN() : x + 0.5f;
         std::memcpy(p, &x, 4);
       } else {
-        p[0] = static_cast<unsigned char>(p[0] + (variant ? 64 : 1));
+        p[0] = static_cast<unsigned char>(p[0] + (variant % 2 ? 64 : 1));
       }
       std::vector<HostArray> out = in;
-      run(out, box);
+      {
+        detail::ProbeZeroGuard guard(zero ? k.name : nullptr);
+        run(out, box);
+      }
+      const std::vector<HostArray>& ref = zero ? out_z : out_a;
       for (int w : written) {
         const auto wu = static_cast<std::size_t>(w);
         const std::size_t bytes = elements[wu].bytes;
         for (Index i = 0; i < n; ++i) {
-          if (!detail::probe_differs(out[wu], out_a[wu], bytes, i)) continue;
+          if (!detail::probe_differs(out[wu], ref[wu], bytes, i)) continue;
           const Vec3 c = point(i);
           offsets.insert({mid[0] - c[0], mid[1] - c[1], mid[2] - c[2]});
         }
