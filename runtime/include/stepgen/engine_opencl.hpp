@@ -413,14 +413,22 @@ struct Backend {
       if (e.parts() > 1) e.stage_exchanges([](const rt::Transfer&) { return true; });
     }
     void print_exchange_paths(const Engine&) const {}
-    void begin(Engine&) {}
+    void begin(Engine& e) {
+      single_ = e.parts() < 2;
+      loop_timer_.start();
+    }
     void end(Engine& e) {
       kernel_timer_.start();
       for (std::size_t p = 0; p < e.parts(); ++p) cl::finish(e.devices()[p]);
       kernel_timer_.stop();
+      loop_timer_.stop();
     }
+    /// The kernels' time is the host's wait for them before each exchange and at the end. On
+    /// one device no exchange waits: the launches queue up and the host meets them only at
+    /// reductions, outputs and the end, so the time loop's whole time is theirs (a user test:
+    /// `kernels: 0.000005 s` for a 0.19 s run).
     void times(rt::RunStats& stats) const {
-      stats.kernel_s = kernel_timer_.total();
+      stats.kernel_s = single_ ? loop_timer_.total() : kernel_timer_.total();
       stats.exchange_s = exchange_timer_.total();
     }
 
@@ -516,7 +524,8 @@ struct Backend {
 
    private:
     std::vector<Event> pending_writes_;
-    rt::Stopwatch kernel_timer_, exchange_timer_;
+    rt::Stopwatch kernel_timer_, exchange_timer_, loop_timer_;
+    bool single_ = false;  ///< one device: no exchange
   };
 };
 
