@@ -194,7 +194,9 @@ class SnapshotSeries {
     const std::string group = snapshot_group(step);
     h5::Handle file(H5Fopen(path_.c_str(), H5F_ACC_RDWR, fapl_), H5Fclose);
     if (file < 0) fail(step, "", "H5Fopen", h5::last_error());
-    h5::Handle g(H5Gcreate2(file, group.c_str(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Gclose);
+    h5::Handle gcpl(H5Pcreate(H5P_GROUP_CREATE), H5Pclose);
+    H5Pset_obj_track_times(gcpl, false);  // the same bytes in every run (see H5Fcreate)
+    h5::Handle g(H5Gcreate2(file, group.c_str(), H5P_DEFAULT, gcpl, H5P_DEFAULT), H5Gclose);
     if (g < 0 || !h5::write_attribute(g, "step", step) ||
         !h5::write_attribute(
             g, "time", std::vector<double>{static_cast<double>(step) * geometry_.time_per_step}))
@@ -242,7 +244,11 @@ class SnapshotSeries {
     // A viewer holding the file open between steps must not make the run fail.
     H5Pset_file_locking(fapl_, false, true);
 #endif
-    h5::Handle file(H5Fcreate(path_.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl_), H5Fclose);
+    // No modification times in the file's objects: a run writes the same bytes again, in any
+    // mode and on any number of devices (a user test: the HDF5 times made the files differ).
+    h5::Handle fcpl(H5Pcreate(H5P_FILE_CREATE), H5Pclose);
+    H5Pset_obj_track_times(fcpl, false);
+    h5::Handle file(H5Fcreate(path_.c_str(), H5F_ACC_TRUNC, fcpl, fapl_), H5Fclose);
     if (file < 0)
       throw RunError("cannot create snapshot file '" + path_ +
                      "': H5Fcreate failed: " + h5::last_error());
@@ -271,6 +277,7 @@ class SnapshotSeries {
     h5::Handle space(H5Screate_simple(rank, dims.data(), nullptr), H5Sclose);
     h5::Handle dcpl(H5Pcreate(H5P_DATASET_CREATE), H5Pclose);
     H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER);  // every cell is written
+    H5Pset_obj_track_times(dcpl, false);          // the same bytes in every run
     h5::Handle set(H5Dcreate2(group, a.name.c_str(), type, space, H5P_DEFAULT, dcpl, H5P_DEFAULT),
                    H5Dclose);
     if (set < 0)

@@ -33,8 +33,9 @@ inline bool write_trace_dataset(hid_t file, const char* name, hid_t type,
                                 const std::vector<hsize_t>& dims, const void* data) {
   h5::Handle space(H5Screate_simple(static_cast<int>(dims.size()), dims.data(), nullptr), H5Sclose);
   if (space < 0) return false;
-  h5::Handle set(H5Dcreate2(file, name, type, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
-                 H5Dclose);
+  h5::Handle dcpl(H5Pcreate(H5P_DATASET_CREATE), H5Pclose);
+  H5Pset_obj_track_times(dcpl, false);  // no modification times: the same bytes in every run
+  h5::Handle set(H5Dcreate2(file, name, type, space, H5P_DEFAULT, dcpl, H5P_DEFAULT), H5Dclose);
   if (set < 0) return false;
   // An empty dataset (no rows) has nothing to write.
   for (hsize_t d : dims)
@@ -58,7 +59,9 @@ inline std::vector<unsigned char> trace_h5_image(const std::string& what, const 
   h5::Handle fapl(H5Pcreate(H5P_FILE_ACCESS), H5Pclose);
   if (fapl < 0 || H5Pset_fapl_core(fapl, 64 * 1024, 0) < 0) fail("H5Pset_fapl_core");
   // The name is not created on disk (no backing store); it only names the in-memory file.
-  h5::Handle file(H5Fcreate("stepgen-trace.h5", H5F_ACC_TRUNC, H5P_DEFAULT, fapl), H5Fclose);
+  h5::Handle fcpl(H5Pcreate(H5P_FILE_CREATE), H5Pclose);
+  H5Pset_obj_track_times(fcpl, false);
+  h5::Handle file(H5Fcreate("stepgen-trace.h5", H5F_ACC_TRUNC, fcpl, fapl), H5Fclose);
   if (file < 0) fail("H5Fcreate");
   const hsize_t rows = steps.size();
   const hsize_t n = dims > 0 ? points.size() / static_cast<std::size_t>(dims) : 0;
