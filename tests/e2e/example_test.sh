@@ -23,7 +23,8 @@ if [ "$format" = yaml ]; then
   grep -rl "$example\.yaml" "$out" | xargs -r sed -i "s/$example\.yaml/$example.xml/g"
   grep -rlE "templates hash [0-9a-f]{16}" "$out" "$xml_out" |
     xargs -r sed -i -E "s/templates hash [0-9a-f]{16}/templates hash H/"
-  diff -r "$out" "$xml_out" || { echo "FAIL: $example: the XML and YAML specs give different trees"; exit 1; }
+  # (.stepgen/manifest holds the files' hashes, which the names above change)
+  diff -r -x manifest "$out" "$xml_out" || { echo "FAIL: $example: the XML and YAML specs give different trees"; exit 1; }
   echo "ok: $example: the YAML spec gives the XML spec's tree (built and run by the xml test)"
   exit 0
 fi
