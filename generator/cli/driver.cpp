@@ -1,6 +1,7 @@
 #include "cli/driver.hpp"
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -163,8 +164,9 @@ int generate(const std::string& spec_path, GenerateRequest request, std::ostream
         << " (run the same command without --check)\n";
     return kSpecErrors;
   }
+  std::vector<std::string> changed;  // saved by the user while this run wrote
   try {
-    emit::apply_update(plan);
+    changed = emit::apply_update(plan);
     if (!request.depfile.empty())
       write_depfile(request.depfile,
                     request.depfile_target.empty() ? out_dir : request.depfile_target,
@@ -178,12 +180,20 @@ int generate(const std::string& spec_path, GenerateRequest request, std::ostream
   }
   std::size_t written = 0, unchanged = 0;
   for (const emit::FileChange& c : plan.files) {
+    if (std::find(changed.begin(), changed.end(), c.path) != changed.end()) {
+      out << "stepgen: " << c.path
+          << " changed while stepgen ran (saved meanwhile?): left as it is; regenerate to "
+             "merge it\n";
+      continue;
+    }
     if (c.after && c.after != c.before) ++written;
     if (c.after && c.after == c.before) ++unchanged;
     std::string note = emit::change_note(c);
     if (!note.empty()) out << note << "\n";
   }
   std::vector<std::string> conflicts = plan.conflicts();
+  for (const std::string& c : changed)
+    if (std::find(conflicts.begin(), conflicts.end(), c) == conflicts.end()) conflicts.push_back(c);
   out << "stepgen: " << request.target << " program '" << model->name << "' in " << out_dir << ": "
       << written << " file(s) written, " << unchanged << " unchanged";
   if (!conflicts.empty()) {

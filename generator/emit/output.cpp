@@ -187,6 +187,91 @@ bool write_file_if_changed(const std::string& target, const std::string& content
   return true;
 }
 
+Replaced replace_file(const std::string& target, const std::string& content,
+                      const std::optional<std::string>& expected) {
+  const fs::path path = target;
+  check_replaceable(target);
+  struct stat st;
+  const bool exists = stat_no_follow(target, st);
+  if (!expected) {  // a new file: never over one that appeared meanwhile
+    if (exists) return Replaced::kChangedMeanwhile;
+    try {
+      write_new_file(target, content);
+    } catch (const PathError&) {
+      return Replaced::kChangedMeanwhile;  // created since
+    }
+    return Replaced::kWritten;
+  }
+  if (!exists) return Replaced::kChangedMeanwhile;  // deleted since
+  if (static_cast<std::size_t>(st.st_size) == content.size() &&
+      read_file_if_exists(target) == content)
+    return Replaced::kUnchanged;
+  create_parent(path);
+  TempFile tmp(path);
+  tmp.write(content, static_cast<int>(st.st_mode & 07777));
+  if (::renameat2(AT_FDCWD, tmp.path().c_str(), AT_FDCWD, path.c_str(), RENAME_EXCHANGE) == 0) {
+    // The temporary name now holds the file that was at `path`.
+    std::optional<std::string> was;
+    try {
+      was = read_file_if_exists(tmp.path().string());
+    } catch (const EmitError&) {
+    }
+    if (was == expected) {
+      sync_folder(path.parent_path());
+      return Replaced::kWritten;  // the old file goes with the temporary name
+    }
+    // Changed since it was read: swap back; the new output goes with the temporary name.
+    if (::renameat2(AT_FDCWD, tmp.path().c_str(), AT_FDCWD, path.c_str(), RENAME_EXCHANGE) != 0) {
+      tmp.commit();  // it holds the user's file: never removed
+      throw EmitError(target + " changed while stepgen replaced it, and could not be put back (" +
+                      std::strerror(errno) + "): your version is " + tmp.path().string());
+    }
+    return Replaced::kChangedMeanwhile;
+  }
+  if (errno != EINVAL && errno != ENOSYS && errno != ENOTSUP)
+    throw EmitError(system_error("cannot write", target, errno));
+  // A file system that cannot swap: compare just before the rename.
+  if (read_file_if_exists(target) != expected) return Replaced::kChangedMeanwhile;
+  if (::rename(tmp.path().c_str(), path.c_str()) != 0)
+    throw EmitError(system_error("cannot write", target, errno));
+  tmp.commit();
+  sync_folder(path.parent_path());
+  return Replaced::kWritten;
+}
+
+bool remove_file_if(const std::string& target, const std::string& expected) {
+  check_replaceable(target);
+  const fs::path path = target;
+  // Move it aside under a temporary name (the name is made, then the file renamed over it).
+  TempFile aside(path);
+  aside.write("", -1);
+  if (::rename(path.c_str(), aside.path().c_str()) != 0) {
+    if (errno == ENOENT) return true;  // already gone
+    throw EmitError(system_error("cannot remove", target, errno));
+  }
+  std::optional<std::string> was;
+  try {
+    was = read_file_if_exists(aside.path().string());
+  } catch (const EmitError&) {
+  }
+  if (was == expected) {
+    sync_folder(path.parent_path());
+    return true;  // removed with the temporary name
+  }
+  // Changed since it was read: back to its name, unless a file was made there meanwhile.
+  aside.commit();
+  bool back =
+      ::renameat2(AT_FDCWD, aside.path().c_str(), AT_FDCWD, path.c_str(), RENAME_NOREPLACE) == 0;
+  if (!back && (errno == EINVAL || errno == ENOSYS || errno == ENOTSUP)) {
+    back = ::link(aside.path().c_str(), path.c_str()) == 0;  // does not replace either
+    if (back) ::unlink(aside.path().c_str());
+  }
+  if (!back)
+    throw EmitError(target + " changed while stepgen removed it, and could not be put back: " +
+                    "your version is " + aside.path().string());
+  return false;
+}
+
 void write_new_file(const std::string& target, const std::string& content) {
   const fs::path path = target;
   struct stat st;

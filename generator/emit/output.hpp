@@ -65,6 +65,22 @@ std::optional<std::string> read_file_if_exists(const std::string& path);
 /// (the temporary file is then removed).
 bool write_file_if_changed(const std::string& path, const std::string& content);
 
+/// What replace_file() did.
+enum class Replaced { kWritten, kUnchanged, kChangedMeanwhile };
+
+/// As write_file_if_changed(), but only while `path` holds `expected` (nullopt: nothing is
+/// there), the bytes the caller decided from: a file changed or created since then (a user's
+/// save while stepgen runs) is left as it is, kChangedMeanwhile. The new file is swapped in
+/// (renameat2 RENAME_EXCHANGE) and the file it replaced compared with `expected`: when it
+/// differs, the two are swapped back, so no save is lost whenever it lands. Where the file
+/// system cannot swap, the file is compared just before the rename. Throws EmitError.
+Replaced replace_file(const std::string& path, const std::string& content,
+                      const std::optional<std::string>& expected);
+
+/// Removes the file at `path` only while it holds `expected` (moved aside, compared, then
+/// removed or moved back): false when it changed meanwhile (it is then left). Throws EmitError.
+bool remove_file_if(const std::string& path, const std::string& expected);
+
 /// Writes `content` atomically to `path`, which must not exist (it is never replaced, even when
 /// created meanwhile). Throws EmitError.
 void write_new_file(const std::string& path, const std::string& content);

@@ -533,7 +533,8 @@ UpdatePlan plan_update(const OutputSet& out, const std::string& dir, const Updat
   return plan;
 }
 
-void apply_update(const UpdatePlan& plan) {
+std::vector<std::string> apply_update(const UpdatePlan& plan) {
+  std::vector<std::string> changed;  // since planning read them: left as they are
   std::error_code ec;
   // A path planning found to be a regular file is checked again just before it is removed.
   auto remove_file = [&](const std::string& path) {
@@ -555,10 +556,18 @@ void apply_update(const UpdatePlan& plan) {
       if (!c.before) throw EmitError("internal error: nothing to save as '" + c.orig_path + "'");
       write_new_file(under(plan.dir, c.orig_path), *c.before);
     }
+    // The user's file is replaced or removed only while it holds what planning read.
     if (c.after) {
-      if (c.after != c.before) write_file_if_changed(path, *c.after);
+      if (c.after != c.before &&
+          replace_file(path, *c.after, c.before) == Replaced::kChangedMeanwhile) {
+        changed.push_back(c.path);
+        continue;  // its pristine copy stays: the next run merges the new save
+      }
     } else if (c.before && c.change == Change::kRemove) {
-      remove_file(path);
+      if (!remove_file_if(path, *c.before)) {
+        changed.push_back(c.path);
+        continue;
+      }
     }
     const std::string pristine = pristine_path(plan.dir, c.path);
     if (c.pristine_after) {
@@ -567,7 +576,10 @@ void apply_update(const UpdatePlan& plan) {
       remove_file(pristine);
     }
   }
-  if (plan.manifest_after) write_file_if_changed(manifest, *plan.manifest_after);
+  // With a file left as it was, its pristine copy is the old one: the manifest written first
+  // (old and new hashes) stays.
+  if (plan.manifest_after && changed.empty()) write_file_if_changed(manifest, *plan.manifest_after);
+  return changed;
 }
 
 // change_note() in the conditional, for `generate --check` (which writes nothing).

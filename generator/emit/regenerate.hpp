@@ -121,7 +121,9 @@ UpdatePlan plan_update(const OutputSet& out, const std::string& dir, const Updat
 /// Carries out `plan`: for each path, first saves the user's file as .orig (never over an
 /// existing file), then writes the file (only when its bytes change), then its pristine copy, so
 /// that a run killed at any point leaves old or new complete files that the next run completes.
-void apply_update(const UpdatePlan& plan);
+/// Returns the paths left as they were because they changed since planning read them (a save
+/// while stepgen ran): their pristine copies are not advanced, so the next run merges.
+std::vector<std::string> apply_update(const UpdatePlan& plan);
 
 /// The unified diff of everything apply_update() would change (for `generate --check`).
 std::string describe_changes(const UpdatePlan& plan);

@@ -413,3 +413,33 @@ TEST_CASE("OutputLock: one run at a time per folder") {
   CHECK_FALSE(OutputLock((dir / "missing").string(), true).held());
   fs::remove_all(dir);
 }
+
+TEST_CASE("apply_update: a file saved after planning read it is left, and merged next time") {
+  // A user test: a save landing while stepgen ran (an editor's auto-save beside a build-driven
+  // regeneration) was overwritten: stepgen renamed the merge of the bytes it had read over it.
+  const fs::path dir = scratch("race");
+  OutputSet first;
+  first.add("prog.cpp", "1\n2\n3\n4\n5\n6\n");
+  first.add("old.cpp", "old\n");
+  apply_update(plan_update(first, dir.string(), {}));
+  put(dir / "prog.cpp", "1 mine\n2\n3\n4\n5\n6\n");
+  OutputSet second;
+  second.add("prog.cpp", "1\n2\n3\n4\n5\n6 new\n");  // old.cpp: no longer generated, unedited
+  const UpdatePlan plan = plan_update(second, dir.string(), {});
+  CHECK(change_of(plan, "prog.cpp").change == Change::kMerge);
+  CHECK(change_of(plan, "old.cpp").change == Change::kRemove);
+  put(dir / "prog.cpp", "1 mine\n2\n3 saved meanwhile\n4\n5\n6\n");  // after planning read it
+  put(dir / "old.cpp", "old, edited meanwhile\n");
+  const std::vector<std::string> changed = apply_update(plan);
+  CHECK(changed == std::vector<std::string>{"old.cpp", "prog.cpp"});
+  CHECK(text_of(dir / "prog.cpp") == "1 mine\n2\n3 saved meanwhile\n4\n5\n6\n");
+  CHECK(text_of(dir / "old.cpp") == "old, edited meanwhile\n");
+  CHECK(text_of(dir / ".stepgen/prog.cpp") == "1\n2\n3\n4\n5\n6\n");  // not advanced
+  // The next run merges the save with the new output (the pristine copy is still trusted).
+  const UpdatePlan next = plan_update(second, dir.string(), {});
+  CHECK(change_of(next, "prog.cpp").change == Change::kMerge);
+  CHECK(change_of(next, "old.cpp").change == Change::kKeepStale);
+  CHECK(apply_update(next).empty());
+  CHECK(text_of(dir / "prog.cpp") == "1 mine\n2\n3 saved meanwhile\n4\n5\n6 new\n");
+  fs::remove_all(dir);
+}
