@@ -138,7 +138,7 @@ if grep -q "trapezoid on" "$out/runs/d1-k3-bands-short-pass/log.txt" &&
   grep -q "band sharing on" "$out/runs/d1-k3-bands-short-pass/log.txt" || { echo "FAIL: band sharing not on"; exit 1; }
 fi
 check "d2-k2-no-bands" 2 --out-of-core on --ooc-chunks 2 --steps-per-pass 2 --band-sharing off
-grep -q "band sharing off" "$out/runs/d2-k2-no-bands/log.txt" || { echo "FAIL: --band-sharing off"; exit 1; }
+grep -q "band sharing off (--band-sharing off)" "$out/runs/d2-k2-no-bands/log.txt" || { echo "FAIL: --band-sharing off, and why"; exit 1; }
 # Naive scheme and --verify (the in-core one-device run) once.
 check "d1-naive-verify" 1 --out-of-core on --ooc-chunks 2 --steps-per-pass 1 --region-sharing off \
   --overlap off --verify

@@ -699,7 +699,10 @@ void print_partition(const std::vector<Device>& devices, const Partition& partit
 /// for part of a pass, so a program with <record> runs without it (the same results, the
 /// lower bands computed twice).
 inline void no_band_sharing_with_records(const Records& records, ooc::Options& ooc) {
-  if (records.count > 0) ooc.band_sharing = false;
+  if (records.count > 0 && ooc.band_sharing) {
+    ooc.band_sharing = false;
+    ooc.band_sharing_off = "the spec's <record> samples each point from its own chunk";
+  }
 }
 
 /// The main program: options, devices, partition, run, verify, save, report. Returns the exit

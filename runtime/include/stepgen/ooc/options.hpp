@@ -28,6 +28,7 @@ struct Options {
   bool pinned = true;   ///< direct mapping: the host arrays page-locked (false: pageable)
   bool trapezoid = true;     ///< each step computes only the planes still read (where supported)
   bool band_sharing = true;  ///< each step's lower band comes from the previous chunk (ditto)
+  std::string band_sharing_off;  ///< why the program turned band sharing off ("": it did not)
   /// <local size="auto"/> kernels timed again on the chunks, the fastest kept (ooc/retune.hpp):
   /// on (when the run pays for the trials), off, always (whenever it has interior chunks).
   enum class Retune { kOff, kOn, kAlways };

@@ -98,6 +98,14 @@ Schedule plan(const Request& request, const Options& ooc, std::int64_t steps, St
   report.region_sharing = schedule.region_sharing;
   report.trapezoid = schedule.trapezoid;
   report.band_sharing = schedule.band_sharing;
+  // Why not (a user test: --band-sharing on was dropped without a word).
+  if (!schedule.band_sharing)
+    report.band_sharing_off = !ooc.band_sharing_off.empty() ? ooc.band_sharing_off
+                              : !ooc.band_sharing           ? "--band-sharing off"
+                              : !schedule.trapezoid         ? "needs the trapezoid"
+                              : !schedule.region_sharing    ? "needs region sharing"
+                              : schedule.steps_per_pass < 2 ? "one step per pass"
+                                                            : "";
   report.overlap = ooc.overlap;
   report.buffers = schedule.buffers;
   report.device_bytes = schedule.device_bytes;

@@ -23,6 +23,7 @@ struct Stats {
   bool pinned = false;
   bool trapezoid = false;
   bool band_sharing = false;
+  std::string band_sharing_off;  ///< why band sharing is off ("": on)
   Index passes = 0;
   std::size_t h2d_bytes = 0, d2h_bytes = 0, d2d_bytes = 0;
   Index device_bytes = 0;
@@ -53,11 +54,13 @@ inline void print_report(const Stats& s, std::FILE* out) {
   std::fprintf(
       out,
       "  %d chunk(s)%s, %d step(s) per pass%s, %" PRId64
-      " pass(es), region sharing %s, overlap %s, trapezoid %s, band sharing %s, %d buffer slots, "
-      "%s of chunk buffers per device, host arrays %s\n",
+      " pass(es), region sharing %s, overlap %s, trapezoid %s, band sharing %s%s%s, %d buffer "
+      "slots, %s of chunk buffers per device, host arrays %s\n",
       s.chunks, s.auto_chunks ? " (model)" : "", s.steps_per_pass, s.auto_k ? " (model)" : "",
       s.passes, s.region_sharing ? "on" : "off", s.overlap ? "on" : "off",
-      s.trapezoid ? "on" : "off", s.band_sharing ? "on" : "off", s.buffers,
+      s.trapezoid ? "on" : "off", s.band_sharing ? "on" : "off",
+      s.band_sharing_off.empty() ? "" : " (",
+      (s.band_sharing_off.empty() ? "" : s.band_sharing_off + ")").c_str(), s.buffers,
       human_bytes(static_cast<double>(s.device_bytes)).c_str(), s.pinned ? "pinned" : "pageable");
   std::fprintf(out, "  moved: host->device %s, device->host %s, device->device %s\n",
                human_bytes(static_cast<double>(s.h2d_bytes)).c_str(),
