@@ -81,6 +81,12 @@ build_cuda() {
   fi
   cmake --build "$b" -j "$jobs" >>"$out/build-$name.log" 2>&1
 }
+# build_cuda_tree TREE DIR: builds the generated CUDA tree TREE in DIR (Release,
+# CMAKE_CUDA_ARCHITECTURES=${CUDA_ARCH:-native}, 8 jobs), log DIR.log.
+build_cuda_tree() {
+  cmake -S "$1" -B "$2" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES="${CUDA_ARCH:-native}" \
+    >"$2.log" 2>&1 && cmake --build "$2" -j 8 >>"$2.log" 2>&1
+}
 # The serial references of the examples (plain C++, runtime/include only) into $work/ref.
 build_references() {
   mkdir -p "$out"

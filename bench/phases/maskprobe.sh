@@ -46,12 +46,8 @@ mkdir -p "$w"
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
 status=0
 rows=()
-cuda_build() {  # cuda_build TREE DIR
-  cmake -S "$1" -B "$2" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES="${CUDA_ARCH:-native}" \
-    >"$2.log" 2>&1 && cmake --build "$2" -j 8 >>"$2.log" 2>&1
-}
-cuda_build "$gen/cuda-good" "$w/good" &
-cuda_build "$gen/cuda-bad" "$w/bad" &
+build_cuda_tree "$gen/cuda-good" "$w/good" &
+build_cuda_tree "$gen/cuda-bad" "$w/bad" &
 wait
 # The undersized halo: refused at start-up, naming both offsets.
 mkdir -p "$w/run-bad"

@@ -17,13 +17,9 @@ w=$work/restart
 rm -rf "$w"
 mkdir -p "$w" "$out"
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
-cuda_build() {  # cuda_build TREE DIR
-  cmake -S "$1" -B "$2" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES="${CUDA_ARCH:-native}" \
-    >"$2.log" 2>&1 && cmake --build "$2" -j 8 >>"$2.log" 2>&1
-}
-cuda_build "$gen/sim/cuda-jacobi2d_16384" "$w/jacobi" &
-cuda_build "$gen/cuda-grayscott" "$w/gs" &
-cuda_build "$gen/mpi-cuda/grayscott" "$w/gs-mpi" &
+build_cuda_tree "$gen/sim/cuda-jacobi2d_16384" "$w/jacobi" &
+build_cuda_tree "$gen/cuda-grayscott" "$w/gs" &
+build_cuda_tree "$gen/mpi-cuda/grayscott" "$w/gs-mpi" &
 wait
 rows=()
 check() {  # check NAME FILE_A FILE_B

@@ -63,13 +63,9 @@ mkdir -p "$w"
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
 status=0
 rows=()
-cuda_build() {  # cuda_build TREE DIR
-  cmake -S "$1" -B "$2" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES="${CUDA_ARCH:-native}" \
-    >"$2.log" 2>&1 && cmake --build "$2" -j 8 >>"$2.log" 2>&1
-}
-cuda_build "$gen/cuda" "$w/one" &
+build_cuda_tree "$gen/cuda" "$w/one" &
 mpi=0
-if find_mpirun; then cuda_build "$gen/cuda-mpi" "$w/mpi" & mpi=1; fi
+if find_mpirun; then build_cuda_tree "$gen/cuda-mpi" "$w/mpi" & mpi=1; fi
 wait
 # run NAME PROGRAM [mpi] ARGS...: in $w/NAME (the spec's data/ found from the program)
 run() {

@@ -187,6 +187,17 @@ bool write_file_if_changed(const std::string& target, const std::string& content
   return true;
 }
 
+namespace {
+// The bytes of the regular file at `path`; nullopt when it cannot be read as one.
+std::optional<std::string> bytes_or_nothing(const fs::path& path) {
+  try {
+    return read_file_if_exists(path.string());
+  } catch (const EmitError&) {
+    return std::nullopt;
+  }
+}
+}  // namespace
+
 Replaced replace_file(const std::string& target, const std::string& content,
                       const std::optional<std::string>& expected) {
   const fs::path path = target;
@@ -211,12 +222,7 @@ Replaced replace_file(const std::string& target, const std::string& content,
   tmp.write(content, static_cast<int>(st.st_mode & 07777));
   if (::renameat2(AT_FDCWD, tmp.path().c_str(), AT_FDCWD, path.c_str(), RENAME_EXCHANGE) == 0) {
     // The temporary name now holds the file that was at `path`.
-    std::optional<std::string> was;
-    try {
-      was = read_file_if_exists(tmp.path().string());
-    } catch (const EmitError&) {
-    }
-    if (was == expected) {
+    if (bytes_or_nothing(tmp.path()) == expected) {
       sync_folder(path.parent_path());
       return Replaced::kWritten;  // the old file goes with the temporary name
     }
@@ -249,12 +255,7 @@ bool remove_file_if(const std::string& target, const std::string& expected) {
     if (errno == ENOENT) return true;  // already gone
     throw EmitError(system_error("cannot remove", target, errno));
   }
-  std::optional<std::string> was;
-  try {
-    was = read_file_if_exists(aside.path().string());
-  } catch (const EmitError&) {
-  }
-  if (was == expected) {
+  if (bytes_or_nothing(aside.path()) == expected) {
     sync_folder(path.parent_path());
     return true;  // removed with the temporary name
   }
