@@ -228,6 +228,7 @@ FileChange plan_generated(Folder& folder, const std::string& path, const std::st
     c.orig_path = free_orig_path(folder, path);
   };
   if (!c.before) {
+    damaged = false;  // no user's file to protect: the pristine copy is written anew
     if (!c.pristine_before) {
       c.change = Change::kCreate;
     } else if (options.force) {

@@ -317,6 +317,16 @@ TEST_CASE("manifest: a pristine copy changed behind stepgen's back is no base: t
   CHECK(text_of(dir / "prog.cpp.orig") == edited);
   CHECK(text_of(dir / "prog.cpp") == "int main() {\n  return 1;\n}\n");
   CHECK(plan_update(second, dir.string(), {}).up_to_date());
+  // A damaged pristine copy of a file the user deleted is written anew, and trusted again.
+  put(dir / ".stepgen/prog.cpp", "damaged\n");
+  fs::remove(dir / "prog.cpp");
+  OutputSet third;
+  third.add("prog.cpp", "int main() {\n  return 2;\n}\n");
+  apply_update(plan_update(third, dir.string(), {}));  // stays deleted
+  CHECK_FALSE(fs::exists(dir / "prog.cpp"));
+  CHECK(plan_update(third, dir.string(), {}).up_to_date());
+  put(dir / "prog.cpp", "int main() {\n  return 2;\n}\n// mine\n");  // brought back, edited
+  CHECK(change_of(plan_update(third, dir.string(), {}), "prog.cpp").change == Change::kNone);
   fs::remove_all(dir);
 }
 
