@@ -60,6 +60,9 @@ std::string blob_hash(const std::string& text) {
   return hex;
 }
 
+// Whether `path` (relative, '/' separated) stays inside the output folder and outside .stepgen/.
+bool inside_folder(const std::string& path);
+
 // The manifest's text; nullopt when it is not one (then it is an error: `why`).
 std::optional<Manifest> parse_manifest(const std::string& text, std::string& why) {
   Manifest m;
@@ -81,7 +84,15 @@ std::optional<Manifest> parse_manifest(const std::string& text, std::string& why
     const std::string flags = line.substr(a + 1, b - a - 1);
     t.adopted = flags.find("adopted") != std::string::npos;
     t.stale = flags.find("stale") != std::string::npos;
-    m[line.substr(b + 1)] = t;
+    // Paths are read, replaced and removed under the folder: none may lead out of it (an
+    // edited manifest must not make stepgen remove ../x).
+    const std::string path = line.substr(b + 1);
+    if (!inside_folder(path)) {
+      why =
+          "line " + std::to_string(number) + " names '" + path + "', not a path inside the folder";
+      return std::nullopt;
+    }
+    m[path] = t;
   }
   return m;
 }
@@ -169,12 +180,16 @@ class Folder {
 };
 
 // A path an emitter produced must stay inside the output folder and outside .stepgen/.
-void check_generated_path(const std::string& path) {
+bool inside_folder(const std::string& path) {
   const fs::path p(path);
   bool bad = path.empty() || p.is_absolute() || *p.begin() == kPristineDir || path == kManifest;
   for (const char ch : path) bad = bad || static_cast<unsigned char>(ch) < 0x20 || ch == 0x7f;
   for (const fs::path& part : p) bad = bad || part.empty() || part == "." || part == "..";
-  if (bad)
+  return !bad;
+}
+
+void check_generated_path(const std::string& path) {
+  if (!inside_folder(path))
     throw EmitError("internal error: the generated path '" + path + "' is not inside the folder");
 }
 

@@ -355,6 +355,28 @@ TEST_CASE("manifest: files in .stepgen/ it does not list are not stepgen's; olde
   fs::remove_all(dir);
 }
 
+TEST_CASE("manifest: a path leading out of the folder stops regeneration, nothing touched") {
+  const fs::path dir = scratch("escape");
+  OutputSet out;
+  out.add("prog.cpp", "main\n");
+  apply_update(plan_update(out, dir.string(), {}));
+  const fs::path outside = dir.parent_path() / "stepgen-regen-unit-escape-victim.txt";
+  put(outside, "victim\n");
+  put(dir / ".stepgen/x", "victim\n");  // a pristine copy equal to it: "unedited"
+  std::string manifest = text_of(dir / ".stepgen/manifest");
+  for (const char* bad : {"../stepgen-regen-unit-escape-victim.txt",
+                          "/tmp/stepgen-regen-unit-escape-victim.txt", ".stepgen/x", "a/../../b"}) {
+    CAPTURE(bad);
+    put(dir / ".stepgen/manifest",
+        manifest + "85e5dbd6ee0bd4d0ea2d5f4ec5e6f1a1b7f2b3a0 - " + std::string(bad) + "\n");
+    CHECK_THROWS_WITH_AS(plan_update(out, dir.string(), {}),
+                         doctest::Contains("not a path inside the folder"), PathError);
+  }
+  CHECK(text_of(outside) == "victim\n");
+  fs::remove(outside);
+  fs::remove_all(dir);
+}
+
 TEST_CASE("manifest: an edited file no longer generated is reported once, then merges back") {
   // A user test: switching --target and back lost the base of an edited file; and edits in a
   // file no longer generated dropped out of the build with exit status 0.
