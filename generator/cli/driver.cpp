@@ -191,6 +191,11 @@ int generate(const std::string& spec_path, GenerateRequest request, std::ostream
     std::string note = emit::change_note(c);
     if (!note.empty()) out << note << "\n";
   }
+  for (const auto& [temp, name] : plan.saved)
+    out << "stepgen: " << temp
+        << ", left by an interrupted run, held bytes found nowhere else (a save that landed "
+           "while it ran?): "
+        << (plan.remove_leftovers ? "kept as " + name : "left as it is") << "\n";
   std::vector<std::string> conflicts = plan.conflicts();
   for (const std::string& c : changed)
     if (std::find(conflicts.begin(), conflicts.end(), c) == conflicts.end()) conflicts.push_back(c);

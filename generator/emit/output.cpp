@@ -299,6 +299,22 @@ void write_new_file(const std::string& target, const std::string& content) {
   sync_folder(path.parent_path());
 }
 
+void rename_new(const std::string& from, const std::string& to) {
+  if (::renameat2(AT_FDCWD, from.c_str(), AT_FDCWD, to.c_str(), RENAME_NOREPLACE) == 0) {
+    sync_folder(fs::path(to).parent_path());
+    return;
+  }
+  if (errno == EEXIST) throw PathError(to + ": error: exists: not replaced");
+  if (errno != EINVAL && errno != ENOSYS && errno != ENOTSUP)
+    throw EmitError(system_error("cannot rename " + from + " to", to, errno));
+  if (::link(from.c_str(), to.c_str()) != 0) {  // does not replace either
+    if (errno == EEXIST) throw PathError(to + ": error: exists: not replaced");
+    throw EmitError(system_error("cannot rename " + from + " to", to, errno));
+  }
+  ::unlink(from.c_str());
+  sync_folder(fs::path(to).parent_path());
+}
+
 bool is_temporary_name(const std::string& name) {
   // ".NAME.stepgen-tmp-PID-RANDOM" (and "NAME.stepgen-tmp", what stepgen 0.1 left behind).
   const std::string old_suffix = ".stepgen-tmp";
@@ -315,6 +331,13 @@ bool is_temporary_name(const std::string& name) {
                                 : std::isxdigit(static_cast<unsigned char>(tail[i]))))
       return false;
   return true;
+}
+
+std::string temporary_target(const std::string& name) {
+  if (!is_temporary_name(name)) return "";
+  const std::size_t mark = name.rfind(kTempMark);
+  if (mark != std::string::npos && name[0] == '.' && mark >= 2) return name.substr(1, mark - 1);
+  return name.substr(0, name.size() - std::strlen(".stepgen-tmp"));
 }
 
 WriteResult write_output(const OutputSet& out, const std::string& dir) {

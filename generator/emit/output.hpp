@@ -85,8 +85,16 @@ bool remove_file_if(const std::string& path, const std::string& expected);
 /// created meanwhile). Throws EmitError.
 void write_new_file(const std::string& path, const std::string& content);
 
+/// Renames the file `from` to `to`, which must not exist (never replaced, even when created
+/// meanwhile: renameat2 RENAME_NOREPLACE, else a hard link). Throws PathError when `to` exists.
+void rename_new(const std::string& from, const std::string& to);
+
 /// True when `name` (a file name, no folder) is that of a temporary file stepgen writes before
 /// renaming it: such a file is only left behind by a run that was killed.
 bool is_temporary_name(const std::string& name);
+
+/// The name of the file a temporary file named `name` was written for (".a.cpp.stepgen-tmp-
+/// PID-RANDOM" and "a.cpp.stepgen-tmp": "a.cpp"); "" when `name` is not a temporary name.
+std::string temporary_target(const std::string& name);
 
 }  // namespace stepgen::emit

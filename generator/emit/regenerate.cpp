@@ -81,9 +81,11 @@ std::optional<Manifest> parse_manifest(const std::string& text, std::string& why
     std::istringstream hashes(line.substr(0, a));
     for (std::string h; std::getline(hashes, h, ',');)
       if (!h.empty()) t.hashes.push_back(h);
-    const std::string flags = line.substr(a + 1, b - a - 1);
-    t.adopted = flags.find("adopted") != std::string::npos;
-    t.stale = flags.find("stale") != std::string::npos;
+    std::istringstream flags(line.substr(a + 1, b - a - 1));
+    for (std::string f; std::getline(flags, f, ',');) {
+      t.adopted = t.adopted || f == "adopted";
+      t.stale = t.stale || f == "stale";
+    }
     // Paths are read, replaced and removed under the folder: none may lead out of it (an
     // edited manifest must not make stepgen remove ../x).
     const std::string path = line.substr(b + 1);
@@ -343,13 +345,13 @@ FileChange plan_stale(Folder& folder, const std::string& path, const Tracked* en
   if (!c.before) {
     c.change = Change::kRemove;  // deleted by the user: its pristine copy goes too
     damaged = false;
-  } else if (entry && entry->adopted) {
+  } else if (entry && entry->adopted && c.before == c.pristine_before && !damaged) {
     c.change = Change::kKeepAdopted;  // the user's before stepgen tracked it: never removed
     c.after = c.before;
-    damaged = false;
   } else if (c.before == c.pristine_before && !damaged) {
     c.change = Change::kRemove;
   } else {
+    c.adopted = entry && entry->adopted;  // edited since: kept as any edited file (stale)
     // Edited: kept, with its pristine copy (generating it again merges); reported the first
     // time only.
     c.change = entry && entry->stale ? Change::kNone : Change::kKeepStale;
@@ -376,6 +378,52 @@ void carry_moved_edits(std::map<std::string, FileChange>& changes) {
       c.stale = false;
       break;
     }
+  }
+}
+
+// The temporary files found (`temps`, relative paths): a killed run's files of paths stepgen
+// writes are removed when their bytes are found elsewhere, kept under a new name when not (a
+// user's file swapped out by replace_file: a save that landed just before the kill); temporary
+// names of other files are not stepgen's.
+void classify_temporaries(Folder& folder, const std::map<std::string, FileChange>& changes,
+                          const std::vector<std::string>& temps, UpdatePlan& plan) {
+  std::set<std::string> taken;  // the names given to kept files
+  for (const std::string& temp : temps) {
+    const fs::path p(temp);
+    const std::string target_name = temporary_target(p.filename().string());
+    std::string target = (p.parent_path() / target_name).generic_string();
+    bool pristine = false;
+    if (target.rfind(std::string(kPristineDir) + "/", 0) == 0) {
+      target = target.substr(std::string(kPristineDir).size() + 1);
+      pristine = true;
+    }
+    if (pristine && target == kManifest) {  // stepgen's own file
+      plan.leftovers.push_back(temp);
+      continue;
+    }
+    const auto it = changes.find(target);
+    if (target_name.empty() || it == changes.end()) continue;  // not a file stepgen writes
+    const FileChange& c = it->second;
+    const std::optional<std::string> bytes = folder.read(temp, kOnlyFiles);
+    if (!bytes) continue;
+    auto part_of = [&](const std::optional<std::string>& text) {
+      return text && text->compare(0, bytes->size(), *bytes) == 0;  // equal, or cut short
+    };
+    // Pristine copies hold only stepgen's output; a user's file is the file, its pristine copy,
+    // the new output, or a part of one.
+    if (pristine || part_of(c.before) || part_of(c.pristine_before) || part_of(c.after) ||
+        part_of(c.pristine_after)) {
+      plan.leftovers.push_back(temp);
+      continue;
+    }
+    std::string name = target + ".stepgen-saved";
+    for (int i = 1; !folder.free(name) || taken.count(name); ++i) {
+      if (i > 10000)
+        throw EmitError("no free name for '" + folder.full(target) + ".stepgen-saved'");
+      name = target + ".stepgen-saved." + std::to_string(i);
+    }
+    taken.insert(name);
+    plan.saved.emplace_back(temp, name);
   }
 }
 
@@ -410,11 +458,13 @@ std::vector<std::string> UpdatePlan::conflicts() const {
         c.change == Change::kUnresolved || c.change == Change::kForeign ||
         (c.change == Change::kKeepStale && c.carried_to.empty()))
       paths.push_back(c.path);
+  for (const auto& [temp, name] : saved) paths.push_back(name);
   return paths;
 }
 
 bool UpdatePlan::up_to_date() const {
-  if (!dir_exists || !leftovers.empty() || manifest_before != manifest_after) return false;
+  if (!dir_exists || !leftovers.empty() || !saved.empty() || manifest_before != manifest_after)
+    return false;
   for (const FileChange& c : files)
     if (c.before != c.after || c.pristine_before != c.pristine_after || !c.orig_path.empty())
       return false;
@@ -438,6 +488,10 @@ UpdatePlan plan_update(const OutputSet& out, const std::string& dir, const Updat
   if (plan.manifest_before) {
     std::string why;
     manifest = parse_manifest(*plan.manifest_before, why);
+    if (manifest && manifest->empty()) {  // stepgen always tracks some file: emptied
+      manifest.reset();
+      why = "it lists no file";
+    }
     if (!manifest)
       folder.note(pristine_relative(kManifest),
                   "is not stepgen's manifest (" + why +
@@ -463,6 +517,7 @@ UpdatePlan plan_update(const OutputSet& out, const std::string& dir, const Updat
     plan_one(path, &text);
   }
 
+  std::vector<std::string> temps;  // temporary names found (killed runs' files, or a user's)
   // Every pristine copy, and anything else in .stepgen/ (an error unless a regular file or a
   // folder). The iterator follows no link; paths are taken lexically, never through a link.
   const fs::path pristine_root = fs::path(dir) / kPristineDir;
@@ -478,7 +533,7 @@ UpdatePlan plan_update(const OutputSet& out, const std::string& dir, const Updat
         continue;
       }
       if (is_temporary_name(it->path().filename().string())) {
-        plan.leftovers.push_back(relative);
+        temps.push_back(relative);
         continue;
       }
       std::string path = it->path().lexically_relative(pristine_root).generic_string();
@@ -504,7 +559,7 @@ UpdatePlan plan_update(const OutputSet& out, const std::string& dir, const Updat
          it.increment(ec))
       if (it->symlink_status(ec).type() == fs::file_type::regular &&
           is_temporary_name(it->path().filename().string()))
-        plan.leftovers.push_back(it->path().lexically_relative(dir).generic_string());
+        temps.push_back(it->path().lexically_relative(dir).generic_string());
   }
 
   // Tracked paths whose pristine copy is gone (the listing above did not meet them).
@@ -512,6 +567,7 @@ UpdatePlan plan_update(const OutputSet& out, const std::string& dir, const Updat
     for (const auto& [path, t] : *manifest)
       if (!changes.count(path)) plan_one(path, nullptr);
   carry_moved_edits(changes);
+  classify_temporaries(folder, changes, temps, plan);
 
   // The manifest after this run, and the one written first (every hash before or after).
   Manifest after, during;
@@ -558,14 +614,19 @@ std::vector<std::string> apply_update(const UpdatePlan& plan) {
     fs::remove(path, ec);
     if (ec) throw EmitError("cannot remove '" + path + "': " + ec.message());
   };
-  if (plan.remove_leftovers)
+  if (plan.remove_leftovers) {
     for (const std::string& leftover : plan.leftovers) remove_file(under(plan.dir, leftover));
+    for (const auto& [temp, name] : plan.saved)  // bytes found nowhere else: a visible name
+      rename_new(under(plan.dir, temp), under(plan.dir, name));
+  }
   // The manifest first lists every path with both its old and new hashes, so that a run killed
   // below leaves pristine copies the next run trusts; the final manifest comes last.
   const std::string manifest = pristine_path(plan.dir, kManifest);
   if (plan.manifest_during && plan.manifest_during != plan.manifest_before)
     write_file_if_changed(manifest, *plan.manifest_during);
-  for (const FileChange& c : plan.files) {
+  // Writes first, removals after: a run killed between them has written every carried file
+  // before the pristine copy it was carried from goes (files sort by path, not by kind).
+  auto apply_one = [&](const FileChange& c) {
     const std::string path = under(plan.dir, c.path);
     if (!c.orig_path.empty()) {
       // The user's bytes go to a new file first; only then is theirs replaced.
@@ -577,12 +638,12 @@ std::vector<std::string> apply_update(const UpdatePlan& plan) {
       if (c.after != c.before &&
           replace_file(path, *c.after, c.before) == Replaced::kChangedMeanwhile) {
         changed.push_back(c.path);
-        continue;  // its pristine copy stays: the next run merges the new save
+        return;  // its pristine copy stays: the next run merges the new save
       }
     } else if (c.before && c.change == Change::kRemove) {
       if (!remove_file_if(path, *c.before)) {
         changed.push_back(c.path);
-        continue;
+        return;
       }
     }
     const std::string pristine = pristine_path(plan.dir, c.path);
@@ -591,7 +652,12 @@ std::vector<std::string> apply_update(const UpdatePlan& plan) {
     } else if (c.pristine_before) {
       remove_file(pristine);
     }
-  }
+  };
+  auto writes = [](const FileChange& c) { return c.pristine_after || c.after != c.before; };
+  for (const FileChange& c : plan.files)
+    if (writes(c)) apply_one(c);
+  for (const FileChange& c : plan.files)
+    if (!writes(c)) apply_one(c);
   // With a file left as it was, its pristine copy is the old one: the manifest written first
   // (old and new hashes) stays.
   if (plan.manifest_after && changed.empty()) write_file_if_changed(manifest, *plan.manifest_after);
@@ -618,6 +684,10 @@ std::string describe_changes(const UpdatePlan& plan) {
   if (!plan.dir_exists) text += "stepgen: '" + plan.dir + "' does not exist\n";
   for (const std::string& leftover : plan.leftovers)
     text += "stepgen: " + leftover + " is a temporary file left by an interrupted run\n";
+  for (const auto& [temp, name] : plan.saved)
+    text += "stepgen: " + temp +
+            ", left by an interrupted run, holds bytes found nowhere else: it would be kept as " +
+            name + "\n";
   if (plan.manifest_before != plan.manifest_after)
     text += "stepgen: the manifest " + std::string(kPristineDir) + "/" + kManifest +
             (plan.manifest_before ? " would change\n" : " would be written\n");

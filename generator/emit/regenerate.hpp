@@ -78,12 +78,20 @@ struct UpdatePlan {
   /// other file (every hash before or after accepted: a run killed midway leaves pristine
   /// copies the next run trusts).
   std::optional<std::string> manifest_before, manifest_during, manifest_after;
-  /// Temporary files that a killed run left (relative paths), removed when remove_leftovers.
+  /// Temporary files that a killed run left (relative paths), removed when remove_leftovers:
+  /// those of the files stepgen writes whose bytes are found elsewhere (the file, its pristine
+  /// copy, the new output, or a part of it: a write cut short). A temporary name of a file
+  /// stepgen does not write is not stepgen's: not listed, never removed.
   std::vector<std::string> leftovers;
+  /// Temporary files holding bytes found nowhere else (a user's file a killed run had swapped
+  /// out: a save that landed meanwhile), with the new name each is kept under (FILE.stepgen-
+  /// saved, never replacing a file), when remove_leftovers; reported for the user.
+  std::vector<std::pair<std::string, std::string>> saved;
   bool remove_leftovers = false;
 
   /// Files left for the user to resolve (kConflict, kCannotMerge, kUnresolved, kForeign, and
-  /// kKeepStale when its edits were not carried: they are no longer part of the program).
+  /// kKeepStale when its edits were not carried: they are no longer part of the program), and
+  /// the files `saved` keeps.
   std::vector<std::string> conflicts() const;
   /// True when applying the plan would write, remove or rename nothing.
   bool up_to_date() const;

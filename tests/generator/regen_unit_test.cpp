@@ -113,6 +113,16 @@ void put(const fs::path& path, const std::string& text) {
   fs::create_directories(path.parent_path());
   std::ofstream(path, std::ios::binary | std::ios::trunc) << text;
 }
+// The change planned for `path`.
+const FileChange& change_of(const UpdatePlan& plan, const std::string& path) {
+  for (const FileChange& c : plan.files)
+    if (c.path == path) return c;
+  FAIL("no planned change for " << path);
+  return plan.files.front();
+}
+std::string text_of(const fs::path& p) {
+  return read_file_if_exists(p.string()).value_or("<none>");
+}
 std::vector<std::string> names_in(const fs::path& dir) {
   std::vector<std::string> names;
   for (const auto& entry : fs::directory_iterator(dir)) names.push_back(entry.path().filename());
@@ -223,14 +233,18 @@ TEST_CASE("temporary files: unique names, recognised and removed by the next loc
   CHECK_FALSE(is_temporary_name("a.cpp"));
   CHECK_FALSE(is_temporary_name(".a.cpp.stepgen-tmp-1234-0123abc"));
   CHECK_FALSE(is_temporary_name(".a.cpp.stepgen-tmp-x-0123abcd"));
+  CHECK(temporary_target(".a.cpp.stepgen-tmp-1234-0123abcd") == "a.cpp");
+  CHECK(temporary_target("a.cpp.stepgen-tmp") == "a.cpp");
+  CHECK(temporary_target("a.cpp").empty());
   const fs::path dir = scratch("leftovers");
   OutputSet out;
-  out.add("a.txt", "a\n");
+  out.add("a.txt", "a\nb\n");
   apply_update(plan_update(out, dir.string(), {}));
-  put(dir / ".a.txt.stepgen-tmp-99-0000beef", "half");
+  put(dir / ".a.txt.stepgen-tmp-99-0000beef", "a\n");  // a write cut short: part of the file
   put(dir / ".stepgen/.a.txt.stepgen-tmp-99-0000cafe", "half");
   UpdatePlan unlocked = plan_update(out, dir.string(), {});
   CHECK(unlocked.leftovers.size() == 2);
+  CHECK(unlocked.saved.empty());
   CHECK_FALSE(unlocked.up_to_date());
   apply_update(unlocked);  // not locked: another run may be writing them
   CHECK(fs::exists(dir / ".a.txt.stepgen-tmp-99-0000beef"));
@@ -240,21 +254,27 @@ TEST_CASE("temporary files: unique names, recognised and removed by the next loc
   CHECK(names_in(dir) == std::vector<std::string>{".stepgen", "a.txt"});
   CHECK(names_in(dir / ".stepgen") == std::vector<std::string>{"a.txt", "manifest"});
   CHECK(plan_update(out, dir.string(), {}).up_to_date());
+
+  // A user test: a save that landed while a run swapped the file, then a kill -9, left the
+  // save only in the temporary file, which the next run removed with exit 0. Bytes found
+  // nowhere else are kept under a new name and reported.
+  put(dir / ".a.txt.stepgen-tmp-99-0000f00d", "a\nb\nmy save\n");
+  UpdatePlan plan = plan_update(out, dir.string(), locked);
+  CHECK(plan.leftovers.empty());
+  REQUIRE(plan.saved.size() == 1);
+  CHECK(plan.saved[0].second == "a.txt.stepgen-saved");
+  CHECK(plan.conflicts() == std::vector<std::string>{"a.txt.stepgen-saved"});
+  apply_update(plan);
+  CHECK(text_of(dir / "a.txt.stepgen-saved") == "a\nb\nmy save\n");
+  // A file of the user's whose name only looks like a temporary one, of no file stepgen
+  // writes: not stepgen's, left alone (a user test: removed silently).
+  put(dir / "draft.stepgen-tmp", "draft\n");
+  put(dir / ".stepgen/keep.stepgen-tmp", "keep\n");
+  apply_update(plan_update(out, dir.string(), locked));
+  CHECK(text_of(dir / "draft.stepgen-tmp") == "draft\n");
+  CHECK(text_of(dir / ".stepgen/keep.stepgen-tmp") == "keep\n");
   fs::remove_all(dir);
 }
-
-namespace {
-// The change planned for `path`.
-const FileChange& change_of(const UpdatePlan& plan, const std::string& path) {
-  for (const FileChange& c : plan.files)
-    if (c.path == path) return c;
-  FAIL("no planned change for " << path);
-  return plan.files.front();
-}
-std::string text_of(const fs::path& p) {
-  return read_file_if_exists(p.string()).value_or("<none>");
-}
-}  // namespace
 
 TEST_CASE(
     "manifest: a file found with stepgen's bytes is the user's: kept when no longer generated") {
@@ -287,6 +307,32 @@ TEST_CASE(
   apply_update(plan_update(fourth, dir.string(), {}));
   CHECK_FALSE(fs::exists(dir / "kernels/v2.cl"));
   CHECK(text_of(dir / "kernels/v1.cl") == "kernel v1, improved\n");
+  fs::remove_all(dir);
+}
+
+TEST_CASE("manifest: adopted, then edited, then no longer generated: kept as an edited file") {
+  // A user test: it was untracked with exit 0, so generating it again could not merge.
+  const fs::path dir = scratch("adopted-edited");
+  put(dir / "k.cl", "kernel\n");
+  OutputSet with;
+  with.add("k.cl", "kernel\n");
+  with.add("prog.cpp", "main\n");
+  apply_update(plan_update(with, dir.string(), {}));  // adopted
+  put(dir / "k.cl", "kernel, mine\n");
+  OutputSet without;
+  without.add("prog.cpp", "main\n");
+  const UpdatePlan gone = plan_update(without, dir.string(), {});
+  CHECK(change_of(gone, "k.cl").change == Change::kKeepStale);
+  CHECK(gone.conflicts() == std::vector<std::string>{"k.cl"});
+  apply_update(gone);
+  CHECK(text_of(dir / ".stepgen/manifest").find("adopted,stale k.cl") != std::string::npos);
+  OutputSet again;
+  again.add("k.cl", "kernel\nmore\n");
+  again.add("prog.cpp", "main\n");
+  const UpdatePlan back = plan_update(again, dir.string(), {});
+  CHECK(change_of(back, "k.cl").change == Change::kConflict);  // merged (both changed line 1)
+  apply_update(plan_update(without, dir.string(), {}));
+  CHECK(fs::exists(dir / "k.cl"));  // never removed
   fs::remove_all(dir);
 }
 
@@ -373,6 +419,10 @@ TEST_CASE("manifest: a path leading out of the folder stops regeneration, nothin
                          doctest::Contains("not a path inside the folder"), PathError);
   }
   CHECK(text_of(outside) == "victim\n");
+  // Emptied (a user test: every file then counted as adopted, and edits were not merged).
+  put(dir / ".stepgen/manifest", "");
+  CHECK_THROWS_WITH_AS(plan_update(out, dir.string(), {}), doctest::Contains("it lists no file"),
+                       PathError);
   fs::remove(outside);
   fs::remove_all(dir);
 }
