@@ -789,13 +789,12 @@ std::vector<KernelFile> kernel_files(const Model& m, const KernelFileOf& file_of
         if (unique || mine == last_parts(path, depth + 1)) break;  // (whole paths differ)
       }
       files[i].target = "kernels/" + last_parts(path, depth).generic_string();
-      for (const char c : files[i].target)  // a folder's name (the spec checks the file's)
-        if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f || c == '"' || c == '\\' ||
-            c == '$' || c == ';')
-          throw EmitError("the kernel file " + files[i].path + " would be copied to " +
-                          files[i].target +
-                          ", a name the generated CMakeLists.txt cannot carry (a quote, "
-                          "backslash, $ or ;, or a control character): rename its folder");
+      if (!model::carried_by_build_files(
+              files[i].target))  // a folder's (the spec checks the file's)
+        throw EmitError("the kernel file " + files[i].path + " would be copied to " +
+                        files[i].target +
+                        ", a name the generated CMakeLists.txt cannot carry (a quote, "
+                        "backslash, $ or ;, or a control character): rename its folder");
     }
   }
   // A folder of one target must not be another target (a file "kernels/a" beside "kernels/a/k.cl").

@@ -113,6 +113,16 @@ struct KernelArg {
 
 enum class Language { kOpenCL, kCuda };
 
+/// Whether a kernel file's path can be written into the generated CMakeLists.txt and #include
+/// lines: no quote, backslash, $ or ; (CMake would read them) and no control character.
+inline bool carried_by_build_files(const std::string& path) {
+  for (const char c : path)
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f || c == '"' || c == '\\' || c == '$' ||
+        c == ';')
+      return false;
+  return true;
+}
+
 struct Kernel {
   std::string name;
   std::string source;  ///< as written, relative to the spec's folder

@@ -80,15 +80,11 @@ void Builder::check_scalar_value(const Expr& e, ScalarType type, const spec::Tex
 }
 
 namespace {
-// Why a kernel file's name cannot be written into the generated CMakeLists.txt and #include
-// lines ("": it can): a quote, a backslash, $ or ; (CMake would read them), a control character.
+// Why a kernel file's name cannot be written into the generated files ("": it can).
 std::string unsafe_file_name(const std::string& path) {
-  for (const char c : path)
-    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f || c == '"' || c == '\\' || c == '$' ||
-        c == ';')
-      return "holds a character the generated CMakeLists.txt and #include lines cannot carry (a "
-             "quote, backslash, $ or ;, or a control character): rename the file";
-  return {};
+  if (carried_by_build_files(path)) return {};
+  return "holds a character the generated CMakeLists.txt and #include lines cannot carry (a "
+         "quote, backslash, $ or ;, or a control character): rename the file";
 }
 }  // namespace
 
