@@ -27,13 +27,24 @@ std::string inputs_hash(const std::string& spec, const TemplateSet& templates) {
   return content_hash(all).substr(0, 16);
 }
 
+// The path with its symbolic links resolved (as far as it exists), so that the same spec and
+// folder give the same header lines whichever link they are reached through; lexically where
+// the system cannot tell.
+fs::path resolved(const std::string& path) {
+  std::error_code error;
+  fs::path p = fs::weakly_canonical(fs::absolute(path), error);
+  return error ? fs::absolute(path).lexically_normal() : p.lexically_normal();
+}
 }  // namespace
 
 std::string spec_path_from(const std::string& spec_path, const std::string& output_dir) {
-  const fs::path spec = fs::absolute(spec_path).lexically_normal();
-  const std::string name = spec.filename().generic_string();
+  // The folders' links resolved, the file named as given (a spec that is itself a link keeps
+  // the name the user gave it).
+  const fs::path given = fs::absolute(spec_path).lexically_normal();
+  const fs::path spec = resolved(given.parent_path().string()) / given.filename();
+  const std::string name = given.filename().generic_string();
   if (output_dir.empty()) return name;
-  const fs::path out = fs::absolute(output_dir).lexically_normal();
+  const fs::path out = resolved(output_dir);
   // Below the root, the first folder must be shared: ../../home/... would name the machine.
   auto s = spec.begin(), o = out.begin();
   if (s == spec.end() || o == out.end() || *s != *o || ++s == spec.end() || ++o == out.end() ||

@@ -52,6 +52,23 @@ TEST_CASE("spec_path_from: relative to the output folder, never absolute") {
   CHECK(spec_path_from("/work/repo/j.xml", "") == "j.xml");
 }
 
+TEST_CASE("spec_path_from: the same header lines whichever link leads to the folders") {
+  const fs::path dir = fs::temp_directory_path() / "stepgen-spec-path-links";
+  fs::remove_all(dir);
+  fs::create_directories(dir / "project" / "specs");
+  fs::create_directory_symlink("project", dir / "link");
+  { std::ofstream(dir / "project" / "specs" / "j.xml") << "<x/>"; }
+  fs::create_symlink("j.xml", dir / "project" / "specs" / "alias.xml");
+  const std::string out = (dir / "project" / "gen").string();
+  CHECK(spec_path_from((dir / "project/specs/j.xml").string(), out) == "../specs/j.xml");
+  CHECK(spec_path_from((dir / "link/specs/j.xml").string(), out) == "../specs/j.xml");
+  CHECK(spec_path_from((dir / "link/specs/j.xml").string(), (dir / "link/gen").string()) ==
+        "../specs/j.xml");
+  // A spec that is itself a link keeps the name it was given.
+  CHECK(spec_path_from((dir / "link/specs/alias.xml").string(), out) == "../specs/alias.xml");
+  fs::remove_all(dir);
+}
+
 TEST_CASE("plan_update: unedited files update, edits merge, nothing is decided by writing") {
   const fs::path dir = fs::temp_directory_path() / "stepgen-regen-unit";
   fs::remove_all(dir);
