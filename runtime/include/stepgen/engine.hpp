@@ -431,12 +431,14 @@ class InCore {
 
   /// The step the time loop starts at (0, or a checkpoint's when restarting).
   std::int64_t first_step() const { return first_step_; }
-  /// After step `step` (the time loop's last line, after its swaps): the end-of-step hook
-  /// when one is set (outputs, checkpoints), then the reductions read, `until` tested, the
-  /// monitor's line. Returns false when the run must stop after this step.
+  /// After step `step` (the time loop's last line, after its swaps): the reductions read,
+  /// `until` tested, the monitor's line, then the end-of-step hook when one is set (outputs,
+  /// checkpoints: their lines follow the step's monitor line, as out of core, where they are
+  /// written at the pass's end). Returns false when the run must stop after this step.
   bool end_of_step(std::int64_t step) {
+    const bool go_on = monitor_ ? monitor_->end_of_step(step) : true;
     if (end_of_step_) end_of_step_(*this, step);
-    return monitor_ ? monitor_->end_of_step(step) : true;
+    return go_on;
   }
   /// Sets the first step and the end-of-step hook (main.hpp: outputs and checkpoints).
   void set_steps(std::int64_t first, std::function<void(InCore&, std::int64_t)> hook) {
