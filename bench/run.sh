@@ -68,8 +68,9 @@
 #                       NVIDIA's OpenCL round twice, as the serial reference (after fpcontract-generate)
 #   untilstop           a run an `until` stops (receivers, last="true"), CUDA: one GPU and 2 MPI
 #                       ranks, in core and out of core, against PoCL (after untilstop-generate)
-#   maskprobe           the start-up probe on a land/sea-mask kernel, CUDA: an undersized halo
-#                       refused, the right one PoCL's bits in and out of core (after maskprobe-generate)
+#   maskprobe           the start-up probe on a land/sea-mask kernel and an upwind kernel, CUDA: an
+#                       undersized halo refused, the right one PoCL's bits in and out of core (after
+#                       maskprobe-generate)
 #   restart             checkpoint/restart of Jacobi 16384^2 (in core, out of core, a corrupted
 #                       file) and grayscott's CUDA MPI program on 2-3 ranks sharing the GPU
 # Anywhere:

@@ -117,6 +117,63 @@ TEST_CASE("probe: reads in a branch taken where an integer mask is 0 are seen") 
         "them to the argument's halo");
 }
 
+TEST_CASE("probe: reads in a branch on a sign are seen (upwinding, wet and dry cells)") {
+  // The probe's floating values are in [1, 2): `u > 0` always held, and an upwind kernel
+  // declaring only its upstream side for positive u passed. The pass with negated values takes
+  // the other side.
+  auto upwind = [](std::vector<HostArray>& a, const Box& box) {
+    const Index nx = box.extent(0), ny = box.extent(1);
+    const float* u = a[0].as<float>();
+    const float* q = a[1].as<float>();
+    float* out = a[2].as<float>();
+    for (Index y = 1; y < ny - 1; ++y)
+      for (Index x = 1; x < nx - 1; ++x) {
+        const Index c = x + nx * y;
+        out[c] = q[c] - 0.1f * u[c] * (u[c] > 0 ? q[c] - q[c - 1] : q[c + 1] - q[c]);
+      }
+  };
+  ProbeKernel k;
+  k.name = "upwind";
+  k.args = {{0, true, false, Halo::from_points(2, {})},
+            {1, true, false, Halo::from_points(2, {{-1, 0, 0}})},  // (1,0) missing
+            {2, false, true, Halo::from_points(2, {})}};
+  k.follows = {true, true, false};
+  k.views = true;
+  const std::vector<ProbeElement> elements = {{"u", 4, true}, {"q", 4, true}, {"o", 4, true}};
+  const KernelProbe p = probe_kernel(k, kGrid, elements, upwind);
+  REQUIRE(p.errors.size() == 1);
+  CHECK(p.errors[0] ==
+        "kernel 'upwind' reads array 'q' at offset (1,0), outside its declared halo: add the point "
+        "to the argument's halo");
+  // Declared whole, no error and no warning: both sides were seen.
+  k.args[1].halo = Halo::from_points(2, {{-1, 0, 0}, {1, 0, 0}});
+  const KernelProbe whole = probe_kernel(k, kGrid, elements, upwind);
+  CHECK(whole.errors.empty());
+  CHECK(whole.warnings.empty());
+  // Doubles, a wet/dry test: dry cells (h <= 0) average their neighbours.
+  auto wetdry = [](std::vector<HostArray>& a, const Box& box) {
+    const Index nx = box.extent(0), ny = box.extent(1);
+    const double* h = a[0].as<double>();
+    double* out = a[1].as<double>();
+    for (Index y = 1; y < ny - 1; ++y)
+      for (Index x = 1; x < nx - 1; ++x) {
+        const Index c = x + nx * y;
+        out[c] = h[c] > 0.0 ? h[c] : 0.5 * (h[c - nx] + h[c + nx]);
+      }
+  };
+  ProbeKernel d;
+  d.name = "wetdry";
+  d.args = {{0, true, false, Halo::from_points(2, {})}, {1, false, true, Halo::from_points(2, {})}};
+  d.follows = {true, true, false};
+  d.views = true;
+  const std::vector<ProbeElement> doubles = {{"h", 8, true}, {"o", 8, true}};
+  const KernelProbe q = probe_kernel(d, kGrid, doubles, wetdry);
+  REQUIRE(q.errors.size() == 1);
+  CHECK(q.errors[0] ==
+        "kernel 'wetdry' reads array 'h' at offsets (0,-1) and (0,1), outside its declared halo: "
+        "add them to the argument's halo");
+}
+
 TEST_CASE("probe: a halo wider than what is read is a warning") {
   HostKernel run{{{0, 0, 0}, {1, 0, 0}}};
   const KernelProbe p = probe_kernel(kernel_of(kFivePoint), kGrid, kFloats, run);

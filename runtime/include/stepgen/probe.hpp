@@ -282,10 +282,30 @@ class ProbeZeroGuard {
   bool armed_ = false;
 };
 
-/// Whether the integer-zero pass runs (STEPGEN_PROBE_INT_ZERO=0: not).
-inline bool probe_int_zero() {
-  const char* e = std::getenv("STEPGEN_PROBE_INT_ZERO");
+/// Whether a pass of the read probe runs: the integer-zero pass (STEPGEN_PROBE_INT_ZERO) and
+/// the negated-floats pass (STEPGEN_PROBE_NEGATIVE); set to 0, it does not.
+inline bool probe_pass_on(const char* variable) {
+  const char* e = std::getenv(variable);
   return !(e && std::string(e) == "0");
+}
+
+/// Negates every value of a floating array (the probe's values in [1, 2) become (-2, -1]).
+inline void probe_negate(HostArray& a, const ProbeElement& e) {
+  const std::size_t n = a.bytes.size() / e.bytes;
+  for (std::size_t i = 0; i < n; ++i) {
+    unsigned char* p = a.bytes.data() + i * e.bytes;
+    if (e.bytes == 8) {
+      double x;
+      std::memcpy(&x, p, 8);
+      x = -x;
+      std::memcpy(p, &x, 8);
+    } else if (e.bytes == 4) {
+      float x;
+      std::memcpy(&x, p, 4);
+      x = -x;
+      std::memcpy(p, &x, 4);
+    }
+  }
 }
 
 }  // namespace detail
@@ -376,56 +396,69 @@ inline KernelProbe probe_kernel_on(const ProbeKernel& k, const Box& grid,
   // where one is 0 (a land/sea mask: `if (mask[c] != 0)`) would never run: when the kernel
   // reads an integer array, the same is done again with every integer array at 0 (a user test:
   // an undersized halo read only in the mask's 0 branch ran silently wrong on 3 devices).
+  // Floating values are all in [1, 2), so a branch on a sign (upwinding, `u[c] > 0 ? q[c-1] :
+  // q[c+1]`; wet and dry cells, `h[c] > 0`) would only ever take one side: when the kernel
+  // reads a floating array, the same is done again with every floating value negated.
   const Vec3 mid = {ext[0] / 2, ext[1] / 2, ext[2] / 2};
   const Index mid_i = mid[0] + ext[0] * (mid[1] + ext[1] * mid[2]);
-  std::vector<HostArray> in_z, out_z;  // integer arrays at 0 (empty: no integer array read)
+  struct Base {
+    std::vector<HostArray> in, out;
+    bool zero = false;  ///< integer arrays at 0: a CPU device may trap (ProbeZeroGuard)
+  };
+  std::vector<Base> bases;
+  bases.push_back({in_a, out_a, false});
+  bool reads_int = false, reads_float = false;
   for (int id : read)
-    if (!elements[static_cast<std::size_t>(id)].floating && detail::probe_int_zero()) {
-      in_z = in_a;
-      for (std::size_t a = 0; a < in_z.size(); ++a)
-        if (!elements[a].floating) std::memset(in_z[a].bytes.data(), 0, in_z[a].bytes.size());
-      out_z = in_z;
-      detail::ProbeZeroGuard guard(k.name);
-      run(out_z, box);
-      break;
+    (elements[static_cast<std::size_t>(id)].floating ? reads_float : reads_int) = true;
+  auto add_base = [&](bool zero) {
+    Base b{in_a, {}, zero};
+    for (std::size_t a = 0; a < b.in.size(); ++a) {
+      if (zero && !elements[a].floating) std::memset(b.in[a].bytes.data(), 0, b.in[a].bytes.size());
+      if (!zero && elements[a].floating) detail::probe_negate(b.in[a], elements[a]);
     }
+    b.out = b.in;
+    detail::ProbeZeroGuard guard(zero ? k.name : nullptr);
+    run(b.out, box);
+    bases.push_back(std::move(b));
+  };
+  if (reads_int && detail::probe_pass_on("STEPGEN_PROBE_INT_ZERO")) add_base(true);
+  if (reads_float && detail::probe_pass_on("STEPGEN_PROBE_NEGATIVE")) add_base(false);
   for (int id : read) {
     const auto u = static_cast<std::size_t>(id);
     const ProbeElement& e = elements[u];
     std::set<Vec3> offsets;
-    for (int variant = 0; variant < (in_z.empty() ? 2 : 4); ++variant) {
-      const bool zero = variant >= 2;  // the integer arrays at 0
-      std::vector<HostArray> in = zero ? in_z : in_a;
-      unsigned char* p = in[u].bytes.data() + static_cast<std::size_t>(mid_i) * e.bytes;
-      if (e.floating && e.bytes == 8) {
-        double x;
-        std::memcpy(&x, p, 8);
-        x = variant % 2 ? std::numeric_limits<double>::quiet_NaN() : x + 0.5;
-        std::memcpy(p, &x, 8);
-      } else if (e.floating && e.bytes == 4) {
-        float x;
-        std::memcpy(&x, p, 4);
-        x = variant % 2 ? std::numeric_limits<float>::quiet_NaN() : x + 0.5f;
-        std::memcpy(p, &x, 4);
-      } else {
-        p[0] = static_cast<unsigned char>(p[0] + (variant % 2 ? 64 : 1));
-      }
-      std::vector<HostArray> out = in;
-      {
-        detail::ProbeZeroGuard guard(zero ? k.name : nullptr);
-        run(out, box);
-      }
-      const std::vector<HostArray>& ref = zero ? out_z : out_a;
-      for (int w : written) {
-        const auto wu = static_cast<std::size_t>(w);
-        const std::size_t bytes = elements[wu].bytes;
-        for (Index i = 0; i < n; ++i) {
-          if (!detail::probe_differs(out[wu], ref[wu], bytes, i)) continue;
-          const Vec3 c = point(i);
-          offsets.insert({mid[0] - c[0], mid[1] - c[1], mid[2] - c[2]});
+    for (const Base& base : bases)
+      for (int variant = 0; variant < 2; ++variant) {
+        std::vector<HostArray> in = base.in;
+        unsigned char* p = in[u].bytes.data() + static_cast<std::size_t>(mid_i) * e.bytes;
+        if (e.floating && e.bytes == 8) {
+          double x;
+          std::memcpy(&x, p, 8);
+          x = variant ? std::numeric_limits<double>::quiet_NaN() : x + 0.5;
+          std::memcpy(p, &x, 8);
+        } else if (e.floating && e.bytes == 4) {
+          float x;
+          std::memcpy(&x, p, 4);
+          x = variant ? std::numeric_limits<float>::quiet_NaN() : x + 0.5f;
+          std::memcpy(p, &x, 4);
+        } else {
+          p[0] = static_cast<unsigned char>(p[0] + (variant ? 64 : 1));
+        }
+        std::vector<HostArray> out = in;
+        {
+          detail::ProbeZeroGuard guard(base.zero ? k.name : nullptr);
+          run(out, box);
+        }
+        for (int w : written) {
+          const auto wu = static_cast<std::size_t>(w);
+          const std::size_t bytes = elements[wu].bytes;
+          for (Index i = 0; i < n; ++i) {
+            if (!detail::probe_differs(out[wu], base.out[wu], bytes, i)) continue;
+            const Vec3 c = point(i);
+            offsets.insert({mid[0] - c[0], mid[1] - c[1], mid[2] - c[2]});
+          }
         }
       }
-    }
     Halo declared;
     declared.dims = dims;
     bool first_arg = true;
