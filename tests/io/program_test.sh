@@ -149,6 +149,8 @@ echo "ok: out of core, the same outputs and checkpoint"
 run ck5 1 --steps 7
 run restart3 3 --restart ../ck5/run.ckpt --checkpoint-every 0
 grep -q "restart: from '../ck5/run.ckpt' at step 5" "$work/restart3/log.txt" || { cat "$work/restart3/log.txt"; echo "FAIL: no restart line"; exit 1; }
+# The report counts the steps this run made (14 - 5), not the run's last step.
+grep -q "^time: .* s for 9 steps" "$work/restart3/log.txt" || { cat "$work/restart3/log.txt"; echo "FAIL: the restart's report does not say 9 steps"; exit 1; }
 same_saves straight restart3
 $check trace "$work/restart3/trace.h5" "$work/restart3/trace.csv" p2 2
 [ "$(awk -F, 'NR > 1 && $1 >= 5' "$work/straight/trace.csv")" = "$(tail -n +2 "$work/restart3/trace.csv")" ] ||

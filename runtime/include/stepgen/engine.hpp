@@ -303,7 +303,8 @@ class InCore {
     stats_.total_s = total.total();
     state_.times(stats_);
     stats_.exchange_s += frame_s_;
-    stats_.steps = monitor_ ? monitor_->steps_run(steps) : steps;
+    // The steps this run made: from the first (a restart's checkpoint step) to the last.
+    stats_.steps = (monitor_ ? monitor_->steps_run(steps) : steps) - std::min(first_step_, steps);
     return stats_;
   }
 

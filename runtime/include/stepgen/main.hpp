@@ -595,7 +595,7 @@ RunStats run_in_or_out_of_core(const Program<B>& p, std::vector<typename B::Devi
     const RunStats stats = run.run(opt.steps, p.time_loop);
     // io: an `until` stopped the run: the outputs with last="true" get that state.
     if (io)
-      io->write_at_stop(monitor && monitor->stopped(), stats.steps,
+      io->write_at_stop(monitor && monitor->stopped(), run.first_step() + stats.steps,
                         [&run](const std::vector<bool>& want) -> const std::vector<HostArray>& {
                           run.fetch(want);
                           return run.host();

@@ -440,7 +440,7 @@ RunStats run_rank(const mpi::Session& session, M& rank, const Program<B>& p,
   RunStats stats = run.run(opt.steps, loop);
   // io: an `until` stopped the run (the same step on every rank): the outputs with
   // last="true" get that state, written by the ranks together.
-  io.write_at_stop(monitor && monitor->stopped(), stats.steps,
+  io.write_at_stop(monitor && monitor->stopped(), run.first_step() + stats.steps,
                    [&run](const std::vector<bool>& want) -> const std::vector<HostArray>& {
                      run.fetch(want);
                      return run.host();
