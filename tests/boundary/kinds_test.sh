@@ -172,3 +172,49 @@ for run in "1" "3" "1 --out-of-core on --ooc-chunks 3 --steps-per-pass 1" \
   echo "ok: $name on $n device(s) $extra: A and B equal the reference $(grep -o '[0-9]* chunk(s)[^,]*, [0-9]* step(s) per pass' "$dir/log.txt" || true)"
 done
 done
+# A coefficient array that no launch writes, read without a halo, under periodic boundaries
+# (periodic_coef.xml): the kernel computes the periodic frame's cells as images between
+# exchanges, reading the coefficient's frame, which holds its images too (an implied periodic
+# rule; it was zero, and a user's Yee run was 85% wrong out of core). Every run equals the one
+# in core on 1 device with an exchange every step (whose frames are refilled before any kernel
+# reads them): in core on 3 devices; deep halos (exchange every 2, generated from the same spec)
+# on 1 and 3; out of core with 3 steps per pass on 1 device and 2 on 2 (min-exchange); the CUDA
+# program on the CPU emulation out of core with 3 steps per pass.
+name=periodic_coef
+out="$work/$name"
+mkdir -p "$out/deep-spec"
+"$stepgen" generate "$src/tests/boundary/$name.xml" --target opencl -o "$out/gen" >/dev/null
+cp "$src/tests/boundary/coef.cl" "$out/deep-spec/"
+sed 's|</stencil>|  <exchange every="2"/>\n</stencil>|' "$src/tests/boundary/$name.xml" >"$out/deep-spec/$name.xml"
+grep -q '<exchange every="2"/>' "$out/deep-spec/$name.xml"
+sed -i 's| cuda-source="coef.cu"||' "$out/deep-spec/$name.xml"
+"$stepgen" generate "$out/deep-spec/$name.xml" --target opencl -o "$out/gen-deep" >/dev/null
+"$stepgen" generate "$src/tests/boundary/$name.xml" --target cuda -o "$out/gen-cuda" >/dev/null
+build_program "$out/gen"
+build_program "$out/gen-deep"
+"$src/tests/cuda_emu/build.sh" "$out/gen-cuda" "$out/$name-cuda-emu"
+mkdir -p "$out/base"
+POCL_DEVICES=pthread "$out/gen/build/$name" --device-type cpu --devices 1 --save "A=$out/base/A.raw" \
+  --save "B=$out/base/B.raw" > "$out/base/log.txt" 2>&1 || { cat "$out/base/log.txt"; echo "FAIL: $name: the base run failed"; exit 1; }
+for run in "gen 3" "gen-deep 1" "gen-deep 3" "gen 1 --out-of-core on --ooc-chunks 3 --steps-per-pass 3" \
+  "gen 2 --out-of-core on --ooc-chunks 2 --steps-per-pass 2 --strategy min-exchange" \
+  "cuda 1 --out-of-core on --ooc-chunks 3 --steps-per-pass 3"; do
+  read -r program n extra <<<"$run"
+  dir="$out/runs/$program-$n-${extra// /}"
+  mkdir -p "$dir"
+  if [ "$program" = cuda ]; then
+    # shellcheck disable=SC2086
+    STEPGEN_CUDA_EMULATE=$n "$out/$name-cuda-emu" --devices "$n" $extra --save "A=$dir/A.raw" \
+      --save "B=$dir/B.raw" > "$dir/log.txt" 2>&1 || { cat "$dir/log.txt"; echo "FAIL: $name $run: the run failed"; exit 1; }
+  else
+    # shellcheck disable=SC2086
+    POCL_DEVICES="$(printf 'pthread %.0s' $(seq "$n"))" "$out/$program/build/$name" --device-type cpu \
+      --devices "$n" $extra --save "A=$dir/A.raw" --save "B=$dir/B.raw" > "$dir/log.txt" 2>&1 ||
+      { cat "$dir/log.txt"; echo "FAIL: $name $run: the run failed"; exit 1; }
+  fi
+  for a in A B; do
+    cmp -s "$dir/$a.raw" "$out/base/$a.raw" ||
+      { cat "$dir/log.txt"; echo "FAIL: $name $run: $a differs from the run in core on 1 device"; exit 1; }
+  done
+  echo "ok: $name $run: A and B equal the run in core on 1 device"
+done
