@@ -50,6 +50,7 @@ run() {
   local label=$1 n=$2; shift 2
   local dir="$out/runs/$label"
   mkdir -p "$dir"
+  printf '%s\n' "$*" > "$dir/args.txt"
   local status=0
   case $mode in
     opencl)
@@ -168,10 +169,15 @@ case $mode in
     grep -q "verify: OK" "$out/runs/until-d3-verify/log.txt" || { echo "FAIL: until --verify"; exit 1; }
     run until-ooc-d1 1 --out-of-core on --ooc-chunks 3 --steps-per-pass 4; labels+=(until-ooc-d1)
     run until-ooc-d2 2 --out-of-core on --ooc-chunks 2 --steps-per-pass 2; labels+=(until-ooc-d2)
+    # Out of core, the run in segments ending where a checkpoint is due (every 8): the stop
+    # after step 23 falls on a segment's last pass (it was lost there, and the run went on).
+    run until-ooc-ckpt 1 --out-of-core on --ooc-chunks 3 --steps-per-pass 4 --checkpoint c.ckpt --checkpoint-every 8
+    labels+=(until-ooc-ckpt)
     ;;
   cuda-emu)
     for n in 1 3; do run "until-d$n" "$n"; labels+=("until-d$n"); done
-    run until-ooc-d2 2 --out-of-core on --ooc-chunks 2 --steps-per-pass 4; labels+=(until-ooc-d2)
+    run until-ooc-d2 2 --out-of-core on --ooc-chunks 2 --steps-per-pass 4 --checkpoint c.ckpt --checkpoint-every 12
+    labels+=(until-ooc-d2)
     ;;
   cuda-emu-mpi)
     run until-r2 2; labels+=(until-r2)
@@ -179,7 +185,8 @@ case $mode in
     ;;
   mpi)
     for n in 2 3; do run "until-r$n" "$n"; labels+=("until-r$n"); done
-    run until-ooc-r2 2 --out-of-core on --ooc-chunks 2 --steps-per-pass 4; labels+=(until-ooc-r2)
+    run until-ooc-r2 2 --out-of-core on --ooc-chunks 2 --steps-per-pass 4 --checkpoint c.ckpt --checkpoint-every 8
+    labels+=(until-ooc-r2)
     ;;
 esac
 # The progress line (no <monitor> in until.xml): on a terminal (script(1) gives the program a
@@ -211,6 +218,10 @@ for label in "${labels[@]}"; do
   grep -q "^stopped at step 23: (res < 2.9 && diff < 1) || step >= 1000 (res = .*, diff = .*)" "$dir/log.txt" ||
     { sed 's/^/  | /' "$dir/log.txt"; echo "FAIL: $label did not stop after step 23"; exit 1; }
   grep -q "^time: .* for 24 steps" "$dir/log.txt" || { sed 's/^/  | /' "$dir/log.txt"; echo "FAIL: $label: the report does not count 24 steps"; exit 1; }
+  if grep -q "checkpoint-every" "$dir/args.txt"; then
+    grep -q "^checkpoint: 'c.ckpt' after step 24" "$dir/log.txt" ||
+      { sed 's/^/  | /' "$dir/log.txt"; echo "FAIL: $label: no checkpoint after step 24, where it stopped"; exit 1; }
+  fi
   for a in A B; do
     cmp -s "$dir/$a.raw" "$out/runs/steps24/$a.raw" || { echo "FAIL: $label: $a is not the state after step 23"; exit 1; }
   done

@@ -663,10 +663,14 @@ RunStats run_in_or_out_of_core(const Program<B>& p, std::vector<typename B::Devi
     measured += report.measured_s;
     passes += report.passes;
     ran += report.steps;
-    const bool stopped = report.steps < until - done;
+    // `until` held at a pass's end: before the segment's last (then it ran fewer steps), or at
+    // its last, where an output or checkpoint is due (a user test: that stop was lost, and
+    // the run went on to the next segment).
+    const bool stopped = report.steps < until - done || (monitor && monitor->stopped());
     done += report.steps;
-    if (stopped) break;
+    // The outputs and the checkpoint due after the last step run, as in core, stopped or not.
     if (io && io->due(done)) io->end_of_step(done, host);
+    if (stopped) break;
   }
   // io: an `until` stopped the run at a pass's end (the host arrays hold that state): the
   // outputs with last="true" get it.
