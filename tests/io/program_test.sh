@@ -123,6 +123,15 @@ for s in 0 4 8 12; do
 done
 for a in p1 p2; do $check same "$work/straight/snap/wave.h5" 14 "$a" "$work/straight/$a.raw"; done
 cmp "$work/straight/raw/p_p1_000012.raw" "$work/at12/p1.raw"
+# A run refused once the devices are known (out of core, no chunk fits a 4 KiB budget) writes
+# nothing: the previous run's snapshot series in its folder stays as it was (a user test: it was
+# replaced by one holding step 0 alone).
+mkdir -p "$work/refused"
+cp -r "$work/straight/snap" "$work/refused/"
+expect_error refused "cannot fit" --out-of-core on --device-memory 4KiB
+for f in wave.h5 wave.xdmf; do
+  cmp -s "$work/straight/snap/$f" "$work/refused/snap/$f" || { echo "FAIL: a refused run changed snap/$f"; exit 1; }
+done
 cmp "$work/straight/raw/p_age_000012.raw" "$work/at12/age.raw"
 [ "$(ls "$work/straight/raw" | tr '\n' ' ')" = "p_age_000006.raw p_age_000012.raw p_p1_000006.raw p_p1_000012.raw " ] || { ls "$work/straight/raw"; echo "FAIL: raw outputs"; exit 1; }
 echo "ok: outputs equal --save at steps 0 4 8 12 14 (h5) and 12 (raw)"

@@ -576,6 +576,9 @@ RunStats run_in_or_out_of_core(const Program<B>& p, std::vector<typename B::Devi
       }
     } release_on_error{io};
     if (io) {
+      // The step-0 outputs (and the series' files, which replace a previous run's) once the
+      // devices hold their buffers: a run refused before is refused before writing anything.
+      io->start(host);
       io->borrow_host(true);
       run.set_steps(io->first_step(), [io](InCore<B>& r, std::int64_t step) {
         io->poll_writers();  // ckptbg
@@ -638,6 +641,10 @@ RunStats run_in_or_out_of_core(const Program<B>& p, std::vector<typename B::Devi
         if (report.link.measured) return report.link;  // oocauto: calibrated by auto's choice
         return B::OocRunner::calibrate(devices, ooc::schedule(probe), host, step, bytes);
       });
+  // The step-0 outputs (and the series' files, which replace a previous run's) once a plan is
+  // found: a plan refused (no chunk fits the memory) is refused before writing anything (a
+  // user test: a refused run had replaced the previous run's snapshot series).
+  if (io) io->start(host);
   // io: the run in segments ending where an output or checkpoint is due (pass boundaries:
   // the host arrays then hold every array's values), each written from the host arrays; the
   // monitor's ends of passes see the steps' numbers from the run's start, and `until` stops
@@ -811,15 +818,15 @@ int run_program(int argc, char** argv, Program<B> p) {
   for (Record& r : p.records) r.begin(opt.steps, io.first_step());
   // Reductions, until, monitor (monitor.hpp): the monitor's lines unless --quiet.
   Monitor monitor(p.monitor_spec(), opt.steps, !opt.quiet);
-  // Out of core, steps per pass that no plan may take are refused before io.start writes the
-  // step-0 outputs (ooc::plan refuses them again; MPI ranks plan before io.start).
+  // Out of core, steps per pass that no plan may take are refused before the plan's work
+  // (ooc::plan refuses them again). run_in_or_out_of_core starts the outputs (io.start) once
+  // the run can go (MPI ranks plan before io.start).
   if (out_of_core) {
     ooc::Request given;
     given.steps_per_pass = ooc.steps_per_pass;
     ooc_pass_rules(p, given);
     ooc::check_steps_per_pass(given);
   }
-  io.start(host);
   RunStats stats = run_in_or_out_of_core(p, devices, partition, host, opt, ooc, probed, ooc_stats,
                                          &monitor, &io);
   io.finish();

@@ -428,9 +428,11 @@ RunStats run_rank(const mpi::Session& session, M& rank, const Program<B>& p,
   if (!opt.quiet) link = in_core_link<B>(problem, devices, {part});
   io.restart(host);  // io: the checkpoint's values over this rank's box, when restarting
   loaded(host);
-  io.start(host);
   InCore<B, typename M::State> run(problem, devices, partition, host, probed, {session.rank(), 1},
                                    rank.config(MPI_COMM_WORLD));
+  // The step-0 outputs (and the series' files, which replace a previous run's) once the
+  // devices hold their buffers: a run refused before is refused before writing anything.
+  io.start(host);
   if (!opt.quiet && session.rank() == 0) run.print_overlap();
   run.set_monitor(monitor, p.reduce_boxes);
   run.set_gathered(gathered_arrays(p, opt));  // hostmem: what is read after the run
