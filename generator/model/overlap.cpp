@@ -2,15 +2,14 @@
 
 namespace stepgen::model {
 
-namespace {
-
-// True when `e` uses extent(X, dim) of some array.
 bool uses_extent(const Expr& e, int dim) {
   if (e.kind == Expr::Kind::kArrayDim && e.text == "extent" && e.dim == dim) return true;
   for (const Expr& a : e.args)
     if (uses_extent(a, dim)) return true;
   return false;
 }
+
+namespace {
 
 bool is_extent(const Expr& e, int dim) {
   return e.kind == Expr::Kind::kArrayDim && e.text == "extent" && e.dim == dim;

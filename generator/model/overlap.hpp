@@ -24,6 +24,9 @@ std::string view_obstacle(const Model& m, const Kernel& k);
 /// on a smaller buffer of that extent as on the whole grid (the kernel probe's small box).
 bool follows_extent(const Model& m, const Kernel& k, int d);
 
+/// True when `e` uses extent(X, dim) of some array.
+bool uses_extent(const Expr& e, int dim);
+
 /// True when `k`'s global size along the slowest dimension is extent(X, d) or
 /// round_up(extent(X, d), c): work-item i there computes cell i, so a range of work-items is
 /// a slab of cells.

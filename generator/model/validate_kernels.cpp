@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <functional>
 #include <limits>
 
+#include "model/overlap.hpp"
 #include "model/validate.hpp"
 #include "model/validate_util.hpp"
 #include "spec/reader.hpp"
@@ -249,8 +251,57 @@ void Builder::build_kernel(const spec::Kernel& k) {
       state.writes = true;
   }
   build_launch_sizes(k, kernel);
+  check_grid_size_arguments(k, kernel);
   m_.kernels.push_back(std::move(kernel));
   kernel_state_.push_back(state);
+}
+
+// A kernel given the grid's size as a constant (value="NX") along a dimension where its launch
+// follows its buffer's extent, and given no extent(X, d) there: it indexes its buffer with the
+// grid's size, which only one device in core has (a user test: a Yee kernel given NX, NY, NZ
+// crashed on 2 devices and was half wrong out of core, with no diagnostic). The whole grid's
+// extent is global_extent(X, d), which says so.
+void Builder::check_grid_size_arguments(const spec::Kernel& k, const Kernel& kernel) {
+  if (!grid_ok_ || kernel.global.size() != static_cast<std::size_t>(m_.dims)) return;
+  for (std::size_t i = 0; i < kernel.args.size() && i < k.args.size(); ++i) {
+    const KernelArg& a = kernel.args[i];
+    if (a.kind != KernelArg::Kind::kScalar || type_info(a.scalar_type).is_float ||
+        a.value.is_runtime())
+      continue;
+    const std::optional<Value> v = eval(a.value, m_.constant_values, nullptr);
+    if (!v || v->is_float) continue;
+    for (int d = 0; d < m_.dims; ++d) {
+      const auto u = static_cast<std::size_t>(d);
+      if (m_.domain[u] <= 1 || v->i != m_.domain[u] || !uses_extent(kernel.global[u], d)) continue;
+      const bool given =
+          std::any_of(kernel.args.begin(), kernel.args.end(), [&](const KernelArg& b) {
+            return b.kind == KernelArg::Kind::kScalar && uses_extent(b.value, d);
+          });
+      if (given) continue;
+      // The array whose extent the launch follows there, for the message.
+      std::string array = "X";
+      std::function<void(const Expr&)> find = [&](const Expr& e) {
+        if (e.kind == Expr::Kind::kArrayDim && e.text == "extent" && e.dim == d && e.array >= 0)
+          array = m_.arrays[static_cast<std::size_t>(e.array)].name;
+        for (const Expr& x : e.args) find(x);
+      };
+      find(kernel.global[u]);
+      const std::string dim = std::to_string(d);
+      diags_.error(k.args[i].value.loc,
+                   "argument " + std::to_string(i + 1) + " of kernel " + quote(kernel.name) +
+                       " is " + std::to_string(v->i) + ", the grid's size along " + dim_label(d) +
+                       ", but the launch follows its buffer's extent there (its "
+                       "global size uses extent(" +
+                       array + ", " + dim +
+                       ")) and no argument "
+                       "gives that extent: on several devices, or out of core, a buffer is "
+                       "smaller than the grid, and a kernel indexing it with the grid's size "
+                       "reads and writes past it. Give extent(" +
+                       array + ", " + dim + ") (the buffer's extent), or global_extent(" + array +
+                       ", " + dim + ") where the kernel means the whole grid's");
+      break;
+    }
+  }
 }
 
 std::optional<Language> Builder::kernel_language(const spec::Kernel& k) {
