@@ -52,6 +52,16 @@ if(OpenCL_FOUND)
 endif()
 
 if(OpenCL_FOUND)
+  # OpenCL kernels indexing with get_group_id() or sized by get_global_size() run whole (no slab
+  # launches through a global offset): every mode equals one device.
+  add_test(NAME "e2e: opencl kernels using get_group_id or get_global_size run whole"
+           COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/e2e/offset_blind_test.sh $<TARGET_FILE:stepgen>
+                   ${CMAKE_CURRENT_BINARY_DIR}/e2e)
+  set_tests_properties("e2e: opencl kernels using get_group_id or get_global_size run whole" PROPERTIES
+                       TIMEOUT 600 LABELS e2e ENVIRONMENT "POCL_MAX_PTHREAD_COUNT=2")
+endif()
+
+if(OpenCL_FOUND)
   # Math in a scalar argument (exp, cos, pi, abs, '^', step), per step on the host in double.
   add_test(NAME "e2e: opencl math in a scalar argument"
            COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/e2e/math_scalar_test.sh $<TARGET_FILE:stepgen>

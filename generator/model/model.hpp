@@ -136,6 +136,10 @@ struct Kernel {
   /// (runtime/stepgen/tune.hpp); each has one size per grid dimension.
   bool local_auto = false;
   std::vector<std::vector<std::int64_t>> local_candidates;
+  /// OpenCL: where its file asks for a work-item query that a launch over part of its
+  /// work-items (a slab, through a global offset) changes, "k.cl:5 uses 'get_group_id'"
+  /// (get_group_id, get_num_groups, get_global_size); empty when it asks for none.
+  std::string offset_blind;
   spec::Loc loc;
 };
 

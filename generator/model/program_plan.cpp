@@ -21,6 +21,9 @@ KernelPlan kernel_plan(const Model& m, const Kernel& k, const BackendCaps& caps)
                   "': its global size along the slowest dimension is not extent(X, " +
                   std::to_string(m.dims - 1) + ") or round_up(extent(X, " +
                   std::to_string(m.dims - 1) + "), c), so its work-items are not one per cell";
+  if (kp.no_slabs.empty() && caps.slabs_by_work_items && !k.offset_blind.empty())
+    kp.no_slabs = "kernel '" + k.name + "': " + k.offset_blind +
+                  ", which a launch over part of its work-items (a slab) changes";
   for (int d = 0; d < 3; ++d) kp.follows[static_cast<std::size_t>(d)] = follows_extent(m, k, d);
   kp.shrink_lo = launch_shrink(m, k, true);
   kp.shrink_hi = launch_shrink(m, k, false);

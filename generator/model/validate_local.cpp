@@ -2,6 +2,7 @@
 // (runtime/stepgen/tune.hpp), and the kernels that may not say it.
 
 #include <cctype>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -9,6 +10,7 @@
 
 #include "model/validate.hpp"
 #include "model/validate_util.hpp"
+#include "spec/reader.hpp"
 
 namespace stepgen::model::detail {
 namespace {
@@ -43,6 +45,22 @@ std::string without_comments(const std::string& s) {
   return out;
 }
 
+/// The text of a kernel file, when it is a regular file of at most spec::kMaxSourceBytes (a
+/// FIFO or /dev/zero would block or never end; those are reported where the kernel's sources
+/// are checked).
+bool read_source(const std::string& path, std::string& text) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec) ||
+      std::filesystem::file_size(path, ec) > spec::kMaxSourceBytes || ec)
+    return false;
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return false;
+  std::ostringstream out;
+  out << in.rdbuf();
+  text = out.str();
+  return true;
+}
+
 bool ident_char(char c) {
   return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_';
 }
@@ -68,6 +86,23 @@ std::pair<std::string, int> first_use(const std::string& source,
 }
 
 }  // namespace
+
+// OpenCL runs a launch over part of its work-items (a slab along the slowest dimension: the
+// overlap of exchanges, the out-of-core trapezoid) with a global offset and a smaller global
+// size. get_global_id() counts the offset; get_group_id() and get_num_groups() do not, and
+// get_global_size() is the slab's: a kernel indexing with them (x = get_group_id(0) *
+// get_local_size(0) + get_local_id(0), a row stride of get_global_size(0)) computes other cells
+// there (user tests: 2825 of 3072 cells wrong on 2 devices, exit 0). Such a kernel runs whole.
+// Its whole file is read, as for <local size="auto"/>.
+void Builder::note_offset_blind_queries(Kernel& kernel) {
+  if (kernel.language != Language::kOpenCL || kernel.source.empty()) return;
+  std::string text;
+  if (!read_source(resolve(kernel.source), text)) return;
+  const auto [word, line] =
+      first_use(without_comments(text), {"get_group_id", "get_num_groups", "get_global_size"});
+  if (!word.empty())
+    kernel.offset_blind = kernel.source + ":" + std::to_string(line) + " uses '" + word + "'";
+}
 
 void Builder::build_local_auto(const spec::Kernel& k, Kernel& kernel) {
   const spec::Text& at = k.local.front();
@@ -98,11 +133,9 @@ void Builder::build_local_auto(const spec::Kernel& k, Kernel& kernel) {
     sources.push_back({kernel.source, kernel.language == Language::kCuda ? cuda : opencl});
   if (!kernel.cuda_source.empty()) sources.push_back({kernel.cuda_source, cuda});
   for (const Source& src : sources) {
-    std::ifstream in(resolve(src.path), std::ios::binary);
-    if (!in) continue;  // a missing source is reported where the kernel's sources are checked
-    std::ostringstream text;
-    text << in.rdbuf();
-    const auto [word, line] = first_use(without_comments(text.str()), src.names);
+    std::string text;
+    if (!read_source(resolve(src.path), text)) continue;
+    const auto [word, line] = first_use(without_comments(text), src.names);
     if (!word.empty())
       diags_.error(at.loc, "kernel " + quote(kernel.name) +
                                " cannot have <local size=\"auto\"/>: " + src.path + ":" +
