@@ -104,6 +104,48 @@ void Builder::note_offset_blind_queries(Kernel& kernel) {
     kernel.offset_blind = kernel.source + ":" + std::to_string(line) + " uses '" + word + "'";
 }
 
+// A kernel file that #includes a file of its own folder ("common.h"): the generated program
+// copies and compiles the kernel files alone. OpenCL compiles the text at run time, where a
+// quoted #include finds the working directory's file of that name (a user test: another
+// common.h there changed the results silently, --verify agreeing); nvcc, building the CUDA
+// copy, finds none. Until stepgen carries such files, they are an error at the source.
+void Builder::check_local_includes(const spec::Kernel& k, const Kernel& kernel) {
+  const std::pair<const spec::Text*, const std::string*> sources[] = {
+      {&k.source, &kernel.source}, {&k.cuda_source, &kernel.cuda_source}};
+  for (const auto& [text, path] : sources) {
+    if (path->empty()) continue;
+    const std::string full = resolve(*path);
+    std::string source;
+    if (!read_source(full, source)) continue;
+    source = without_comments(source);
+    int line = 1;
+    for (std::size_t i = 0; i < source.size(); ++i) {
+      if (source[i] == '\n') ++line;
+      if (source[i] != '#' ||
+          (i > 0 && source.find_last_not_of(" \t", i - 1) != std::string::npos &&
+           source[source.find_last_not_of(" \t", i - 1)] != '\n'))
+        continue;
+      std::size_t j = source.find_first_not_of(" \t", i + 1);
+      if (j == std::string::npos || source.compare(j, 7, "include") != 0) continue;
+      j = source.find_first_not_of(" \t", j + 7);
+      if (j == std::string::npos || source[j] != '"') continue;
+      const std::size_t e = source.find('"', j + 1);
+      if (e == std::string::npos) continue;
+      const std::string name = source.substr(j + 1, e - j - 1);
+      std::error_code ec;
+      const std::filesystem::path header = std::filesystem::path(full).parent_path() / name;
+      if (!std::filesystem::exists(header, ec)) continue;
+      diags_.error(text->loc, "kernel source " + quote(*path) + " includes \"" + name +
+                                  "\" (line " + std::to_string(line) +
+                                  "), a file of its folder: the generated program carries the "
+                                  "kernel files alone (an OpenCL program compiles them at run "
+                                  "time, where a file of that name in the working directory "
+                                  "would be taken instead); paste it into the kernel file");
+      break;
+    }
+  }
+}
+
 void Builder::build_local_auto(const spec::Kernel& k, Kernel& kernel) {
   const spec::Text& at = k.local.front();
   kernel.local_auto = true;
