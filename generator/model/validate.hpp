@@ -7,6 +7,7 @@
 #include <array>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -121,6 +122,8 @@ class Builder {
   void build_boundaries();
   // --- validate_io.cpp ---
   void build_io();
+  void build_checkpoint(const std::set<std::string>& files);
+  void check_written_files();
 
   const spec::SpecTree& tree_;
   Diagnostics& diags_;
