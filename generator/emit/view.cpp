@@ -60,7 +60,7 @@ std::string expr_cpp(const Model& m, const Expr& e) {
   return model::to_cpp(e, [&m](const Expr& leaf) -> std::string {
     switch (leaf.kind) {
       case Expr::Kind::kConstant:
-        return leaf.text;
+        return "constant::" + leaf.text;  // its own namespace: no local or macro-free clash
       case Expr::Kind::kStep:
         return "step";
       case Expr::Kind::kArrayDim:
@@ -451,6 +451,7 @@ View common_view(const model::ProgramPlan& plan, const Provenance& provenance,
     constants.push_back(item);
   }
   v.set("constants", constants);
+  v.set("has_constants", flag(!m.constants.empty()));
   v.set("dims", std::to_string(m.dims));
   v.set("grid_extent", vec3(m.domain));
   v.set("steps", std::to_string(m.steps));

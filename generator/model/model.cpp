@@ -117,6 +117,10 @@ std::optional<Model> Builder::run() {
                                        " must start with a letter, digit or '_' and not end with "
                                        "'.' (it names the generated program, its files and its "
                                        "build target)");
+    else if (is_reserved_by_cmake(m_.name))
+      diags_.error(tree_.name.loc, "name " + quote(m_.name) +
+                                       " is a target name CMake reserves (it names the generated "
+                                       "program's build target): choose another");
     else if (m_.name.size() > kMaxNameLength)
       diags_.error(tree_.name.loc, "name " + quote(m_.name.substr(0, 20) + "...") + " has " +
                                        std::to_string(m_.name.size()) + " characters; at most " +
@@ -156,6 +160,18 @@ bool Builder::declare(const spec::Text& name, const std::string& kind) {
   } else if (is_reserved_by_expressions(n)) {
     diags_.error(name.loc,
                  quote(n) + " cannot be " + a_kind + " name: expressions give it a meaning");
+  } else if (is_system_macro(n)) {
+    diags_.error(name.loc, quote(n) + " cannot be " + a_kind +
+                               " name: it is a macro of the C and C++ headers the generated "
+                               "program includes");
+  } else if (n == "kCount") {
+    diags_.error(name.loc, quote(n) + " cannot be " + a_kind +
+                               " name: the generated program counts the " + kind +
+                               "s by that name");
+  } else if (kind == "kernel" && (n == "program" || n == "tables")) {
+    diags_.error(name.loc, quote(n) +
+                               " cannot be a kernel name: the generated program's "
+                               "struct Kernels holds a member of that name beside the kernels");
   }
   auto it = names_.find(n);
   if (it == names_.end()) {

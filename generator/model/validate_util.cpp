@@ -4,6 +4,7 @@
 #include <array>
 #include <cctype>
 #include <cmath>
+#include <regex>
 #include <set>
 #include <sstream>
 #include <string_view>
@@ -99,6 +100,50 @@ bool is_reserved_by_expressions(const std::string& name) {
   for (const char* w : kWords)
     if (name == w) return true;
   return false;
+}
+
+bool is_system_macro(const std::string& name) {
+  // The object-like macros of <cstdio>, <cstdlib>, <cmath>, <climits>, <cfloat>, <cstdint>,
+  // <cerrno> (g++ -dM -E) a spec might well spell: the rest have prefixes checked below.
+  static const std::set<std::string> kMacros = {
+      "NULL",       "EOF",          "errno",        "stdin",
+      "stdout",     "stderr",       "BUFSIZ",       "FILENAME_MAX",
+      "RAND_MAX",   "EXIT_SUCCESS", "EXIT_FAILURE", "NAN",
+      "INFINITY",   "HUGE_VAL",     "HUGE_VALF",    "MB_CUR_MAX",
+      "CHAR_BIT",   "EDOM",         "ERANGE",       "EINVAL",
+      "EILSEQ",     "SEEK_SET",     "SEEK_CUR",     "SEEK_END",
+      "L_tmpnam",   "TMP_MAX",      "FOPEN_MAX",    "math_errhandling",
+      "MATH_ERRNO", "FP_NAN",       "FP_INFINITE",  "FP_ZERO",
+      "FP_NORMAL",  "FP_SUBNORMAL", "DECIMAL_DIG",  "CLOCKS_PER_SEC"};
+  if (kMacros.count(name)) return true;
+  // M_PI, M_E, ...; INT_MAX, INT32_MAX, SIZE_MAX, DBL_EPSILON, ...; the APIs' own prefixes.
+  static const std::regex kPatterns(
+      "M_[A-Za-z0-9_]+|U?INT([0-9]+|MAX|PTR|_FAST[0-9]+|_LEAST[0-9]+)?_(MAX|MIN|WIDTH|C)|"
+      "(CHAR|SCHAR|UCHAR|SHRT|USHRT|LONG|ULONG|LLONG|ULLONG|SIZE|PTRDIFF|WCHAR|WINT|"
+      "SIG_ATOMIC)_(MAX|MIN|WIDTH|BIT)|(FLT|DBL|LDBL)_[A-Z0-9_]+|"
+      "(CL_|MPI_|OMPI_|H5|CUDART_|__)[A-Za-z0-9_]*");
+  return std::regex_match(name, kPatterns);
+}
+
+bool is_reserved_by_cmake(const std::string& name) {
+  static const std::set<std::string> kTargets = {"all",
+                                                 "clean",
+                                                 "help",
+                                                 "install",
+                                                 "test",
+                                                 "package",
+                                                 "package_source",
+                                                 "edit_cache",
+                                                 "rebuild_cache",
+                                                 "depend",
+                                                 "list_install_components",
+                                                 "ALL_BUILD",
+                                                 "ZERO_CHECK",
+                                                 "RUN_TESTS",
+                                                 "INSTALL",
+                                                 "PACKAGE",
+                                                 "preinstall"};
+  return kTargets.count(name) > 0;
 }
 
 // True for [+-]digits[.digits][e[+-]digits] (or a fraction alone, ".5"): a C decimal literal

@@ -32,6 +32,13 @@ bool is_keyword(const std::string& name);
 /// True for the names the expression language gives a meaning (step, min, extent, ...).
 bool is_reserved_by_expressions(const std::string& name);
 
+/// True for object-like macros of the C and C++ headers a generated program includes (NULL,
+/// EOF, errno, M_PI, INT_MAX, ...): a spec name spelled so would be replaced in its code.
+bool is_system_macro(const std::string& name);
+
+/// True for the target names CMake reserves (all, clean, help, install, test, ...).
+bool is_reserved_by_cmake(const std::string& name);
+
 /// True for a C decimal literal without suffix: [+-]digits[.digits][e[+-]digits] or a
 /// fraction alone (".5"). strtod alone would also take "inf", "nan" and hexadecimal.
 bool is_decimal_number(const std::string& s);

@@ -111,8 +111,9 @@ TEST_CASE("engine: the MPI programs run the same time loop on one rank's engine"
 
 // (250 until issue 25 added the time loop's end_of_step and the program's p.io line; 252 until
 // issue 26 (devinit) added make_host_arrays' `held` and kArrayInfo's initial values on the
-// devices, laid out by stepgen.)
-TEST_CASE("engine: the generated jacobi2d is at most 256 lines on each backend, MPI included") {
+// devices, laid out by stepgen; 256 until the spec's constants got a namespace of their own,
+// so that a constant named k, at or kSteps cannot clash with the program's names.)
+TEST_CASE("engine: the generated jacobi2d is at most 258 lines on each backend, MPI included") {
   for (const char* target : {"opencl", "cuda"})
     for (bool mpi : {false, true}) {
       CAPTURE(target);
@@ -120,6 +121,6 @@ TEST_CASE("engine: the generated jacobi2d is at most 256 lines on each backend, 
       auto m = load(example("jacobi2d"));
       Tree t = generate(target, *m, mpi);
       const std::string& host = t.at(std::string("jacobi2d.") + (target[0] == 'o' ? "cpp" : "cu"));
-      CHECK(std::count(host.begin(), host.end(), '\n') <= 256);
+      CHECK(std::count(host.begin(), host.end(), '\n') <= 258);
     }
 }
