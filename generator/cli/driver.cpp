@@ -407,8 +407,10 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
   pl->add_option("--devices,-n", plan_request.devices, "Number of devices (1 to 1024)")
       ->check(CLI::Range(1, 1024))
       ->capture_default_str();
-  pl->add_option("--weights", plan_request.weights, "Relative device speeds, one per device")
-      ->delimiter(',');
+  pl->add_option("--weights", plan_request.weights,
+                 "Relative device speeds, one per device, each from 1e-6 to 1e6")
+      ->delimiter(',')
+      ->check(CLI::Range(1e-6, 1e6));
   pl->add_option("--strategy", plan_request.strategy,
                  "min-exchange, slabs or stepocl (default: slabs where the exchange can overlap "
                  "computation, "

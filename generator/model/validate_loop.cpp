@@ -223,6 +223,12 @@ void Builder::build_settings() {
           diags_.error(lines.loc_from(dev.weights.loc, w.pos),
                        "weight must be a positive number, got " + quote(w.text));
           ok = false;
+        } else if (v < 1e-6 || v > 1e6) {  // the program's --weights range (program.hpp)
+          diags_.error(lines.loc_from(dev.weights.loc, w.pos),
+                       "weight " + quote(w.text) +
+                           " is out of range: relative device speeds go from 1e-6 to 1e6 (as "
+                           "the program's --weights)");
+          ok = false;
         }
         m_.devices.weights.push_back(v);
       }
