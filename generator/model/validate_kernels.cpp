@@ -250,6 +250,25 @@ void Builder::build_kernel(const spec::Kernel& k) {
     else if (a.access != Access::kRead)
       state.writes = true;
   }
+  // One array bound to two arguments, one of them writing it: the program gives each
+  // argument its own view of the buffer (the exchange, the probe, the views), and a kernel
+  // reading neighbours where it writes races even on one device (a user test: accepted, then
+  // the probe named offsets that were not the cause).
+  for (std::size_t j = 0; j < kernel.args.size(); ++j)
+    for (std::size_t i = 0; i < j; ++i) {
+      const KernelArg& a = kernel.args[i];
+      const KernelArg& b = kernel.args[j];
+      if (a.kind != KernelArg::Kind::kArray || b.kind != KernelArg::Kind::kArray || a.array < 0 ||
+          a.array != b.array || (a.access == Access::kRead && b.access == Access::kRead))
+        continue;
+      diags_.error(k.args[j].loc, "array " +
+                                      quote(m_.arrays[static_cast<std::size_t>(a.array)].name) +
+                                      " is argument " + std::to_string(i + 1) + " and argument " +
+                                      std::to_string(j + 1) + " of kernel " + quote(kernel.name) +
+                                      ", and one of them writes it: a kernel that updates an array "
+                                      "in place takes it once, with access=\"readwrite\"");
+      break;
+    }
   build_launch_sizes(k, kernel);
   check_grid_size_arguments(k, kernel);
   note_offset_blind_queries(kernel);
