@@ -123,6 +123,11 @@ for s in 0 4 8 12; do
 done
 for a in p1 p2; do $check same "$work/straight/snap/wave.h5" 14 "$a" "$work/straight/$a.raw"; done
 cmp "$work/straight/raw/p_p1_000012.raw" "$work/at12/p1.raw"
+# A checkpoint that cannot be written (a device) is refused before the run, not after the steps
+# before the first checkpoint (a user test).
+expect_error ckpt_device "cannot write checkpoint '/dev/null': '/dev/null' is a character device, not a regular file" \
+  --checkpoint /dev/null --checkpoint-every 5
+if grep -q "^time:" "$work/ckpt_device/log.txt"; then cat "$work/ckpt_device/log.txt"; echo "FAIL: the run went on"; exit 1; fi
 # A run refused once the devices are known (out of core, no chunk fits a 4 KiB budget) writes
 # nothing: the previous run's snapshot series in its folder stays as it was (a user test: it was
 # replaced by one holding step 0 alone).

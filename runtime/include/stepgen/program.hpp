@@ -483,7 +483,7 @@ inline std::string save_target(const std::string& what, const std::string& path,
   }
   if (!S_ISREG(st.st_mode))
     throw RunError(what + ": '" + path + "' is " + kind_of(st.st_mode) +
-                   ", not a regular file (--save replaces only regular files, or creates one)");
+                   ", not a regular file (a save replaces only regular files, or creates one)");
   exists = true;
   return target;
 }

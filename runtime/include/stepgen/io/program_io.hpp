@@ -218,6 +218,19 @@ class ProgramIo {
     if (every_ > 0 && checkpoint_.empty())
       throw UsageError("--checkpoint-every " + std::to_string(every_) +
                        " needs --checkpoint PATH (the spec has no <checkpoint>)");
+    if (!opt.checkpoint.empty() && opt.checkpoint_every < 0 && spec.checkpoint_every <= 0)
+      throw UsageError("--checkpoint " + opt.checkpoint +
+                       " needs --checkpoint-every N (the spec has no <checkpoint>): nothing "
+                       "would be written");
+    // A checkpoint that cannot be written (a device such as /dev/null, a read-only file, a
+    // folder without write access) is refused now, not after the steps before the first
+    // checkpoint (a user test). A folder not there yet is made when the run starts.
+    if (every_ > 0) {
+      const std::filesystem::path folder = std::filesystem::path(checkpoint_).parent_path();
+      std::error_code ec;
+      if (folder.empty() || std::filesystem::is_directory(folder, ec))
+        file::check_writable("cannot write checkpoint '" + checkpoint_ + "'", checkpoint_);
+    }
     if (!opt.restart.empty()) {
       reader_ = std::make_unique<io::CheckpointReader>(opt.restart);
       reader_->expect(spec.spec_hash, grid, state_arrays());
