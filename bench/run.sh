@@ -25,6 +25,7 @@
 #   fpcontract-generate  the programs of `fpcontract` (bench/generated/fpcontract)
 #   untilstop-generate  the programs of `untilstop` and their expected files (PoCL)
 #   maskprobe-generate  the programs of `maskprobe` and their expected files (PoCL)
+#   boundcoef-generate  the programs of `boundcoef` and their expected files (PoCL)
 # Phases run ON THE GPU MACHINE (carry bench/generated):
 #   build               builds every carried CUDA tree, the serial references and the hand-
 #                       written CUDA baselines, in parallel (each phase builds what it lacks)
@@ -68,6 +69,8 @@
 #                       NVIDIA's OpenCL round twice, as the serial reference (after fpcontract-generate)
 #   untilstop           a run an `until` stops (receivers, last="true"), CUDA: one GPU and 2 MPI
 #                       ranks, in core and out of core, against PoCL (after untilstop-generate)
+#   boundcoef           periodic boundaries with a coefficient read without a halo, CUDA: in core, deep
+#                       halos, out of core, 2 MPI ranks: PoCL's bits (after boundcoef-generate)
 #   maskprobe           the start-up probe on a land/sea-mask kernel and an upwind kernel, CUDA: an
 #                       undersized halo refused, the right one PoCL's bits in and out of core (after
 #                       maskprobe-generate)
@@ -105,11 +108,13 @@ declare -A file=(
   [tts-generate]=tts_generate.sh [localsweep]=localsweep.sh [setupcost]=setupcost.sh
   [loadcopy]=loadcopy.sh [fpcontract-generate]=fpcontract.sh [fpcontract]=fpcontract.sh
   [untilstop-generate]=untilstop.sh [untilstop]=untilstop.sh
-  [maskprobe-generate]=maskprobe.sh [maskprobe]=maskprobe.sh)
+  [maskprobe-generate]=maskprobe.sh [maskprobe]=maskprobe.sh
+  [boundcoef-generate]=boundcoef.sh [boundcoef]=boundcoef.sh)
 declare -A lead=([unseen-generate]=generate [difftest-generate]=generate [unseen]=run [difftest]=run
-  [fpcontract-generate]=generate [untilstop-generate]=generate [maskprobe-generate]=generate)
+  [fpcontract-generate]=generate [untilstop-generate]=generate [maskprobe-generate]=generate
+  [boundcoef-generate]=generate)
 is_here() {
-  case $1 in generate | prepare | unseen-generate | difftest-generate | sim-generate | local | trapezoid-cpu | replay | fpcontract-generate | untilstop-generate | maskprobe-generate) return 0 ;; esac
+  case $1 in generate | prepare | unseen-generate | difftest-generate | sim-generate | local | trapezoid-cpu | replay | fpcontract-generate | untilstop-generate | maskprobe-generate | boundcoef-generate) return 0 ;; esac
   [ "$1" = tts-generate ] && return 0
   return 1
 }
