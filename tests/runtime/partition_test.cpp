@@ -253,3 +253,16 @@ TEST_CASE("slabs: every part along the slowest dimension, else the min-exchange 
   CHECK_THROWS_WITH(parse_strategy("rows"),
                     "unknown partition strategy 'rows': use min-exchange, slabs or stepocl");
 }
+
+TEST_CASE("a dimension of 2^31 work-groups or more: the part counts stay ints") {
+  // A user test: a 2^31-cell row (local 1) made max_parts overflow an int, and the plan
+  // aborted (std::length_error) or found no partition.
+  const Halo h = Halo::from_widths(2, {1, 0, 0}, {1, 0, 0});
+  PartitionRequest r = request_2d(Index{1} << 31, 1, 1, 1, h, 2);
+  CHECK(max_parts(r, 0) == (1 << 20));
+  const Partition p = partition(r);
+  REQUIRE(p.parts.size() == 2);
+  CHECK(p.parts[0].owned.extent(0) + p.parts[1].owned.extent(0) == Index{1} << 31);
+  r = request_2d(16, Index{1} << 36, 16, 8, Halo::from_widths(2, {0, 1, 0}, {0, 1, 0}), 2);
+  CHECK(partition(r).parts.size() == 2);
+}

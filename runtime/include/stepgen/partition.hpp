@@ -452,8 +452,9 @@ inline int max_parts(const PartitionRequest& r, int d) {
   const Index need = std::max(r.ghost_lo[i], r.ghost_hi[i]);
   const Index last = r.domain[i] - (groups - 1) * r.granule[i];  // cells in the last group
   // Even splits give the spare groups to the first parts, so the last part is the thinnest:
-  // groups/g groups, its last one possibly partial.
-  for (Index g = groups; g > 1; --g)
+  // groups/g groups, its last one possibly partial. At most 2^20 parts a dimension: the counts
+  // are ints, and a dimension of 2^31 work-groups overflowed them (a user test: a crash).
+  for (Index g = std::min<Index>(groups, Index{1} << 20); g > 1; --g)
     if ((groups / g - 1) * r.granule[i] + last >= need) return static_cast<int>(g);
   return 1;
 }
