@@ -382,6 +382,22 @@ KernelArg Builder::build_arg(const spec::KernelArg& a, std::size_t position, Ker
                                         " but its value is a floating expression");
         else if (type_ok && !e->is_runtime())
           check_scalar_value(*e, arg.scalar_type, a.value, which);
+        else if (type_ok && grid_ok_ && !type_info(arg.scalar_type).is_float) {
+          // A run-time size (extent(A,0)) over the whole grid, where one device holds it: an
+          // int cannot carry 3e9 cells (the program would pass it truncated).
+          EvalEnv whole = whole_grid_env();
+          const std::optional<Value> v = eval(*e, m_.constant_values, &whole);
+          long double lo = 0, hi = 0;
+          integer_range(arg.scalar_type, lo, hi);
+          if (v && !v->is_float &&
+              (static_cast<long double>(v->i) < lo || static_cast<long double>(v->i) > hi))
+            diags_.error(a.value.loc, "the value of scalar " + which + " is " + value_string(*v) +
+                                          " on one device holding the whole "
+                                          "grid, out of range for " +
+                                          type_info(arg.scalar_type).name + " (" +
+                                          range_string(lo) + " to " + range_string(hi) +
+                                          "): give it a wider type (long)");
+        }
         arg.value = std::move(*e);
       }
     }
