@@ -62,6 +62,16 @@ if(OpenCL_FOUND)
 endif()
 
 if(OpenCL_FOUND)
+  # Two kernel files defining one helper: check --probe builds the files as the program does, and
+  # both name the second file's line.
+  add_test(NAME "e2e: opencl kernel files built as one program, errors at their own lines"
+           COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/e2e/joined_test.sh $<TARGET_FILE:stepgen>
+                   ${CMAKE_CURRENT_BINARY_DIR}/e2e)
+  set_tests_properties("e2e: opencl kernel files built as one program, errors at their own lines" PROPERTIES
+                       TIMEOUT 600 LABELS e2e ENVIRONMENT "POCL_MAX_PTHREAD_COUNT=2")
+endif()
+
+if(OpenCL_FOUND)
   # Math in a scalar argument (exp, cos, pi, abs, '^', step), per step on the host in double.
   add_test(NAME "e2e: opencl math in a scalar argument"
            COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/e2e/math_scalar_test.sh $<TARGET_FILE:stepgen>

@@ -229,7 +229,56 @@ void probe_check(const Model& m, Diagnostics& diags, std::ostream& notes) {
     elements.push_back(
         {a.name, static_cast<std::size_t>(type_info(a.type).bytes), type_info(a.type).is_float});
   const rt::Box grid = rt::Box::from_extent(m.dims, {m.domain[0], m.domain[1], m.domain[2]});
-  std::map<std::string, std::shared_ptr<ClProgram> > programs;  // one build per source file
+  // One program of every OpenCL kernel file, joined in the spec's order, each under a #line of
+  // its name, as the generated program builds them (a user test: two files defining the same
+  // helper passed here, built alone, and the program failed at start-up naming PoCL's
+  // temporary file).
+  std::shared_ptr<ClProgram> program;
+  {
+    std::string text = "#pragma OPENCL FP_CONTRACT OFF\n";
+    std::vector<std::string> files;
+    const Kernel* first = nullptr;
+    for (const Kernel& k : m.kernels) {
+      if (k.language != Language::kOpenCL ||
+          std::find(files.begin(), files.end(), k.source) != files.end())
+        continue;
+      if (!first) first = &k;
+      files.push_back(k.source);
+      text += "#line 1 \"" + k.source + "\"\n" +
+              read_text(m.spec_dir.empty() ? k.source : m.spec_dir + "/" + k.source) + "\n";
+    }
+    if (first) {
+      const char* src = text.c_str();
+      cl_int err = CL_SUCCESS;
+      program = std::make_shared<ClProgram>(
+          clCreateProgramWithSource(dev.context, 1, &src, nullptr, &err));
+      if (err != CL_SUCCESS) {
+        diags.warning(first->loc, "kernels not probed: clCreateProgramWithSource failed (" +
+                                      std::to_string(err) + ")");
+        return;
+      }
+      if (clBuildProgram(program->handle, 1, &dev.device, "", nullptr, nullptr) != CL_SUCCESS) {
+        std::size_t size = 0;
+        clGetProgramBuildInfo(program->handle, dev.device, CL_PROGRAM_BUILD_LOG, 0, nullptr, &size);
+        std::string log(size, '\0');
+        if (size > 0)
+          clGetProgramBuildInfo(program->handle, dev.device, CL_PROGRAM_BUILD_LOG, size, log.data(),
+                                nullptr);
+        while (!log.empty() && (log.back() == '\0' || log.back() == '\n')) log.pop_back();
+        // The first lines: the compiler's first errors, at the files' own lines.
+        std::size_t cut = 0;
+        for (int lines = 0; lines < 12 && cut != std::string::npos; ++lines)
+          cut = log.find('\n', cut == 0 ? 0 : cut + 1);
+        if (cut != std::string::npos) log = log.substr(0, cut) + "\n...";
+        diags.error(first->loc,
+                    "the OpenCL kernel files do not build as the program builds them "
+                    "(one program, the files joined in the spec's order: " +
+                        std::to_string(files.size()) + " file" + (files.size() == 1 ? "" : "s") +
+                        "):\n" + log);
+        return;
+      }
+    }
+  }
   std::vector<std::vector<unsigned char> > tables = table_values(m);
   for (const Kernel& k : m.kernels) {
     if (k.language != Language::kOpenCL) {
@@ -238,18 +287,6 @@ void probe_check(const Model& m, Diagnostics& diags, std::ostream& notes) {
       continue;
     }
     try {
-      std::shared_ptr<ClProgram>& program = programs[k.source];
-      if (!program) {
-        const std::string text =
-            read_text(m.spec_dir.empty() ? k.source : m.spec_dir + "/" + k.source);
-        const char* src = text.c_str();
-        cl_int err = CL_SUCCESS;
-        program = std::make_shared<ClProgram>(
-            clCreateProgramWithSource(dev.context, 1, &src, nullptr, &err));
-        check(err, "clCreateProgramWithSource(" + k.source + ")");
-        check(clBuildProgram(program->handle, 1, &dev.device, "", nullptr, nullptr),
-              "clBuildProgram(" + k.source + ")");
-      }
       cl_int err = CL_SUCCESS;
       ClQueue queue(clCreateCommandQueue(dev.context, dev.device, 0, &err));
       check(err, "clCreateCommandQueue");
