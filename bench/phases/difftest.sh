@@ -165,8 +165,8 @@ done
 wait
 echo "built in $((SECONDS - start)) s"
 
-skip='can be split into only|thinner than|cannot be split|cannot fit|out of core is not available|owns only|use fewer|fewer chunks|into that many parts|too small for|set exchange_every|only [0-9]+ match|does not fit|one rank per|at most that many ranks'
-skip='can be split into only|thinner than|cannot be split|cannot fit|out of core is not available|owns only|use fewer|fewer chunks|into that many parts|too small for|set exchange_every|only [0-9]+ match|does not fit|one rank per|at most that many ranks'
+skip='can be split into only|thinner than|cannot be split|cannot fit|no plan can be made|out of core is not available|owns only|use fewer|fewer chunks|into that many parts|too small for|set exchange_every|only [0-9]+ match|does not fit|one rank per|at most that many ranks'
+skip='can be split into only|thinner than|cannot be split|cannot fit|no plan can be made|out of core is not available|owns only|use fewer|fewer chunks|into that many parts|too small for|set exchange_every|only [0-9]+ match|does not fit|one rank per|at most that many ranks'
 # run_one DIR TREE LABEL ENV FLAGS RANKS: runs and saves into DIR/TREE.LABEL/
 run_one() {
   local d=$1 t=$2 label=$3 env=$4 flags=$5 ranks=$6 o="$1/$2.$3" a
