@@ -91,6 +91,17 @@ void Builder::build_tables() {
         state.size_ok = false;
       }
     }
+    // A table of the grid's shape is most likely a per-cell coefficient: a table is neither
+    // split nor framed, every device holds it whole from index 0, while a kernel indexes its
+    // arrays' buffers from their own first cell (a user test: a material table of the grid's
+    // shape gave wrong values even on one device, under a <boundary> frame).
+    if (state.size_ok && grid_ok_ && table.dims == m_.dims && table.size == m_.domain)
+      diags_.warning(t.name.loc,
+                     "table " + quote(table.name) +
+                         " has the grid's shape: a table is neither split nor framed, every "
+                         "device holds it whole from index 0, so a kernel indexing it as its "
+                         "arrays (buffer cells) reads other cells; a per-cell coefficient is an "
+                         "<array> no launch writes");
     table_names_.push_back(table.name);
     states.push_back(state);
     m_.tables.push_back(table);
