@@ -580,9 +580,9 @@ inline Schedule choose(Request r, Index budget, const Link& link, Index steps, b
   // pass's halos wider than a chunk): the message says which (a user test: --ooc-chunks 40 on
   // 32 planes was told a chunk could not fit).
   if (!have)
-    throw PlanError(budget_why.empty() ? "out-of-core: no plan can be made: " + why
-                                       : "out-of-core: one chunk with its halos cannot fit: " +
-                                             budget_why);
+    throw PlanError(budget_why.empty()
+                        ? "out-of-core: no plan can be made: " + why
+                        : "out-of-core: one chunk with its halos cannot fit: " + budget_why);
   return best;
 }
 
