@@ -347,3 +347,34 @@ TEST_CASE("probe: a guard too wide to tell on the first box is told on a larger 
   CHECK_FALSE(p.rim_undecided);
   CHECK(p.views_safe());
 }
+
+TEST_CASE("probe: a kernel that takes its local index for the grid's is refused") {
+  // A user test: a red-black Gauss-Seidel half-step picking its colour from the local
+  // (x + y) & 1 was wrong in every mode but one device (buffers start anywhere).
+  auto redblack = [](bool global) {
+    return [global](std::vector<HostArray>& a, const Box& box) {
+      const Index nx = box.extent(0), ny = box.extent(1);
+      float* u = a[0].as<float>();
+      for (Index y = 1; y < ny - 1; ++y)
+        for (Index x = 1; x < nx - 1; ++x) {
+          const Index gx = global ? x + box.lo[0] : x, gy = global ? y + box.lo[1] : y;
+          if (((gx + gy) & 1) != 0) continue;
+          const Index c = x + nx * y;
+          u[c] = 0.25f * (u[c - 1] + u[c + 1] + u[c - nx] + u[c + nx]);
+        }
+    };
+  };
+  ProbeKernel k;
+  k.name = "rb";
+  k.args = {{0, true, true, Halo::from_points(2, {{-1, 0, 0}, {1, 0, 0}, {0, -1, 0}, {0, 1, 0}})}};
+  k.follows = {true, true, false};
+  k.views = true;
+  const std::vector<ProbeElement> elements = {{"u", 4, true}};
+  const KernelProbe local = probe_kernel(k, kGrid, elements, redblack(false));
+  REQUIRE(local.errors.size() == 1);
+  CHECK(local.errors[0].find("kernel 'rb' computes cells differently when its buffer starts one "
+                             "cell lower along x") == 0);
+  // From offset + the local index (as the docs say): the same cells, no error.
+  const KernelProbe offset = probe_kernel(k, kGrid, elements, redblack(true));
+  CHECK(offset.errors.empty());
+}

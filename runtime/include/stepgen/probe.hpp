@@ -282,6 +282,32 @@ class ProbeZeroGuard {
   bool armed_ = false;
 };
 
+/// The cells of `box` (inside each array's own box) as arrays of their own.
+inline std::vector<HostArray> probe_crop(const std::vector<HostArray>& all, const Box& box) {
+  std::vector<HostArray> out;
+  for (const HostArray& a : all) {
+    out.emplace_back(a.name, a.element_bytes, box);
+    const Vec3 ext = box.extents();
+    const std::size_t row = static_cast<std::size_t>(ext[0]) * a.element_bytes;
+    unsigned char* to = out.back().bytes.data();
+    for (Index z = box.lo[2]; z < box.hi[2]; ++z)
+      for (Index y = box.lo[1]; y < box.hi[1]; ++y, to += row) {
+        const Index at =
+            ((z - a.box.lo[2]) * a.box.extent(1) + (y - a.box.lo[1])) * a.box.extent(0) +
+            (box.lo[0] - a.box.lo[0]);
+        std::memcpy(to, a.bytes.data() + static_cast<std::size_t>(at) * a.element_bytes, row);
+      }
+  }
+  return out;
+}
+
+/// The index of grid cell `g` in an array over `box`.
+inline std::size_t probe_at(const Box& box, const Vec3& g) {
+  return static_cast<std::size_t>(((g[2] - box.lo[2]) * box.extent(1) + (g[1] - box.lo[1])) *
+                                      box.extent(0) +
+                                  (g[0] - box.lo[0]));
+}
+
 /// Whether a pass of the read probe runs: the integer-zero pass (STEPGEN_PROBE_INT_ZERO) and
 /// the negated-floats pass (STEPGEN_PROBE_NEGATIVE); set to 0, it does not.
 inline bool probe_pass_on(const char* variable) {
@@ -492,6 +518,71 @@ inline KernelProbe probe_kernel_on(const ProbeKernel& k, const Box& grid,
         r.warnings.push_back("kernel '" + std::string(k.name) + "' declares halo points of " +
                              name + " it was not seen to read: " + list);
         r.warning_arrays.push_back(id);
+      }
+    }
+  }
+
+  // Translation: the kernel runs again on the box one cell lower along each dimension it
+  // follows, with the same values at the same cells of the grid; the cells both runs compute,
+  // away from both boxes' edges (their rims and halos), must come out the same. A kernel that
+  // takes its local index for the grid's (a red-black parity (x + y) & 1, a pattern by x % 4)
+  // computes them differently, and so it would on several devices, out of core and on MPI
+  // ranks, whose buffers start anywhere (a user test: wrong in every mode but one device).
+  // STEPGEN_PROBE_SHIFT=0 skips it.
+  if (r.wrote && detail::probe_pass_on("STEPGEN_PROBE_SHIFT")) {
+    Index margin = 1;
+    for (int d = 0; d < dims; ++d) {
+      const auto u = static_cast<std::size_t>(d);
+      margin = std::max({margin, r.rim_lo[u] + 1, r.rim_hi[u] + 1});
+    }
+    for (const ProbeArg& a : k.args)
+      for (int d = 0; d < dims; ++d) {
+        const auto u = static_cast<std::size_t>(d);
+        margin = std::max({margin, a.halo.lo[u] + 1, a.halo.hi[u] + 1});
+      }
+    for (int d = 0; d < dims && r.errors.empty(); ++d) {
+      const auto u = static_cast<std::size_t>(d);
+      if (!k.follows[u] || box.lo[u] <= grid.lo[u] || box.extent(d) <= 2 * margin + 1) continue;
+      Box shifted = box;
+      shifted.lo[u] -= 1;
+      shifted.hi[u] -= 1;
+      Box both = box;
+      both.lo[u] -= 1;
+      const std::vector<HostArray> all = probe_values(elements, both, 4);
+      std::vector<HostArray> one = detail::probe_crop(all, box),
+                             two = detail::probe_crop(all, shifted);
+      run(one, box);
+      run(two, shifted);
+      Box common = box;  // the cells away from both boxes' edges
+      for (int e = 0; e < dims; ++e) {
+        const auto v = static_cast<std::size_t>(e);
+        common.lo[v] = std::max(box.lo[v], shifted.lo[v]) + margin;
+        common.hi[v] = std::min(box.hi[v], shifted.hi[v]) - margin;
+      }
+      if (common.empty()) continue;
+      bool same = true;
+      for (int w : written) {
+        const auto wu = static_cast<std::size_t>(w);
+        const std::size_t bytes = elements[wu].bytes;
+        for (Index z = common.lo[2]; same && z < common.hi[2]; ++z)
+          for (Index y = common.lo[1]; same && y < common.hi[1]; ++y)
+            for (Index x = common.lo[0]; same && x < common.hi[0]; ++x) {
+              const Vec3 g{x, y, z};
+              same = std::memcmp(one[wu].bytes.data() + detail::probe_at(box, g) * bytes,
+                                 two[wu].bytes.data() + detail::probe_at(shifted, g) * bytes,
+                                 bytes) == 0;
+            }
+      }
+      if (!same) {
+        static const char* const kAxis[] = {"x", "y", "z"};
+        r.errors.push_back(
+            "kernel '" + std::string(k.name) +
+            "' computes cells differently when its buffer starts one cell lower along " + kAxis[u] +
+            ": it takes its local index for the grid's (a parity such as (x + y) & 1, a "
+            "pattern by x % n, ...), and several devices, out of core or MPI ranks, whose "
+            "buffers start anywhere, would give other values; compute such things from "
+            "offset(X, d) + the local index (STEPGEN_PROBE_SHIFT=0 skips this check)");
+        r.error_arrays.push_back(-1);
       }
     }
   }
