@@ -1,5 +1,7 @@
 // tests/e2e/joined_test.sh: a helper defined here and, again, in b.cl.
-inline int at(int x, int y, int nx) { return x + nx * y; }
+inline int at(int x, int y, int nx) {
+  return x + nx * y;
+}
 __kernel void smooth(__global const float* A, __global float* B, const int nx, const int ny) {
   const int x = get_global_id(0), y = get_global_id(1);
   if (x >= nx || y >= ny) return;
