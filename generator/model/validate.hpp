@@ -122,7 +122,7 @@ class Builder {
   void build_boundaries();
   // --- validate_io.cpp ---
   void build_io();
-  void build_checkpoint(const std::set<std::string>& files);
+  void build_checkpoint();
   void check_written_files();
 
   const spec::SpecTree& tree_;

@@ -53,7 +53,6 @@ void Builder::build_io() {
       written = written || m_.arrays[static_cast<std::size_t>(a)].written;
     return written && !m_.arrays[static_cast<std::size_t>(id)].save;
   };
-  std::set<std::string> files;
   for (const spec::Output& o : tree_.outputs) {
     Output out;
     out.loc = o.loc;
@@ -108,9 +107,6 @@ void Builder::build_io() {
                                      " must end in .h5 or .hdf5 (an HDF5 file and an XDMF file "
                                      "beside it) or .raw (one raw file per array and step)");
       }
-      if (!files.insert(out.file).second)
-        diags_.error(o.file.loc,
-                     "<output> file " + quote(out.file) + " is written by another <output>");
     }
     if (o.first.present)
       if (std::optional<bool> b = boolean(o.first, "first")) out.first = *b;
@@ -119,12 +115,11 @@ void Builder::build_io() {
     m_.outputs.push_back(std::move(out));
   }
 
-  const spec::Checkpoint& c = tree_.checkpoint;
-  if (c.present) build_checkpoint(files);
+  if (tree_.checkpoint.present) build_checkpoint();
   check_written_files();
 }
 
-void Builder::build_checkpoint(const std::set<std::string>& files) {
+void Builder::build_checkpoint() {
   const spec::Checkpoint& c = tree_.checkpoint;
   m_.checkpoint.enabled = true;
   m_.checkpoint.loc = c.loc;
@@ -135,61 +130,54 @@ void Builder::build_checkpoint(const std::set<std::string>& files) {
     const std::string problem = file_problem(c.file.value);
     if (!problem.empty())
       diags_.error(c.file.loc, "<checkpoint> file " + quote(c.file.value) + " " + problem);
-    else if (files.count(c.file.value))
-      diags_.error(c.file.loc,
-                   "<checkpoint> file " + quote(c.file.value) + " is also an <output>'s file");
   }
 }
 
 // Every file the program writes is its own: an output's (and an HDF5 output's XDMF file beside
 // it), the checkpoint, the monitor's table and each record's trace, compared as paths (w.h5 and
-// ./w.h5 are one file; v.h5 and v.hdf5 have one v.xdmf). A user test: two outputs in one HDF5
-// file failed at the last step, a record and the monitor in one run.csv kept the monitor's
-// table alone, exit 0. (The same spellings are reported where each is read, above.)
+// ./w.h5 are one file; v.h5 and v.hdf5 have one v.xdmf). The one check of it, at the later
+// file's attribute. A user test: two outputs in one HDF5 file failed at the last step, a record
+// and the monitor in one run.csv kept the monitor's table alone, exit 0.
 void Builder::check_written_files() {
   struct Written {
     std::string path;  ///< lexically normal
     std::string what;
     spec::Loc loc;
-    int kind;  ///< 0 output, 1 checkpoint, 2 monitor, 3 record, 4 an output's XDMF file
-    std::string as_written;
   };
   std::vector<Written> all;
-  auto add = [&](const std::string& file, const std::string& what, spec::Loc loc, int kind) {
+  auto add = [&](const std::string& file, const std::string& what, spec::Loc loc) {
     if (file.empty() || !file_problem(file).empty()) return;
-    all.push_back(
-        {std::filesystem::path(file).lexically_normal().generic_string(), what, loc, kind, file});
+    all.push_back({std::filesystem::path(file).lexically_normal().generic_string(), what, loc});
   };
-  for (const Output& o : m_.outputs) {
-    add(o.file, "the <output> file " + quote(o.file), o.loc, 0);
+  for (std::size_t i = 0; i < m_.outputs.size() && i < tree_.outputs.size(); ++i) {
+    const Output& o = m_.outputs[i];
+    const spec::Loc at = tree_.outputs[i].file.loc;
+    add(o.file, "the <output> file " + quote(o.file), at);
     if (o.hdf5) {
       const std::string stem = o.file.substr(0, o.file.rfind('.'));
       add(stem + ".xdmf",
-          "the XDMF file " + quote(stem + ".xdmf") + " of <output> " + quote(o.file), o.loc, 4);
+          "the XDMF file " + quote(stem + ".xdmf") + " of <output> " + quote(o.file), at);
     }
   }
   if (m_.checkpoint.enabled)
-    add(m_.checkpoint.file, "the <checkpoint> file " + quote(m_.checkpoint.file), m_.checkpoint.loc,
-        1);
+    add(m_.checkpoint.file, "the <checkpoint> file " + quote(m_.checkpoint.file),
+        tree_.checkpoint.file.loc);
   if (m_.monitor.present)
-    add(m_.monitor.file, "the <monitor> file " + quote(m_.monitor.file), m_.monitor.loc, 2);
-  for (const Step& st : m_.body)
-    if (st.kind == Step::Kind::kRecord)
-      add(st.file, "the record file " + quote(st.file), st.loc, 3);
-  // One error per pair of elements (an HDF5 output's XDMF file collides with the other's too).
+    add(m_.monitor.file, "the <monitor> file " + quote(m_.monitor.file), tree_.monitor.file.loc);
+  for (std::size_t i = 0; i < m_.body.size() && i < tree_.iterate.body.size(); ++i)
+    if (m_.body[i].kind == Step::Kind::kRecord)
+      add(m_.body[i].file, "the record file " + quote(m_.body[i].file),
+          tree_.iterate.body[i].file.loc);
+  // One error per pair of attributes (an HDF5 output's XDMF file collides with the other's too).
   std::set<std::pair<std::pair<int, int>, std::pair<int, int>>> told;
   for (std::size_t j = 1; j < all.size(); ++j)
     for (std::size_t i = 0; i < j; ++i) {
       const Written& a = all[i];
       const Written& b = all[j];
       if (a.path != b.path) continue;
-      // Reported above, at the attribute: outputs and the checkpoint against outputs, records
-      // against records, spelled alike.
-      const bool reported = a.as_written == b.as_written &&
-                            ((a.kind == 0 && b.kind <= 1) || (a.kind == 3 && b.kind == 3));
       const auto pair = std::make_pair(std::make_pair(a.loc.line, a.loc.col),
                                        std::make_pair(b.loc.line, b.loc.col));
-      if (!reported && told.insert(pair).second)
+      if (told.insert(pair).second)
         diags_.error(b.loc, b.what + " is " + a.what + " (line " + std::to_string(a.loc.line) +
                                 "): each file the program writes must be its own");
       break;

@@ -261,13 +261,9 @@ void Builder::check_trace_steps() {
       if (a.kind == KernelArg::Kind::kArray && a.array >= 0 && a.access != Access::kRead)
         written.insert(a.array);
   }
-  std::set<std::string> files;
   for (std::size_t i = 0; i < m_.body.size(); ++i) {
     const Step& s = m_.body[i];
     const spec::Step& src = tree_.iterate.body[i];
-    if (s.kind == Step::Kind::kRecord && !s.file.empty() && !files.insert(s.file).second)
-      diags_.error(src.file.loc, "record file " + quote(s.file) +
-                                     " is written by another record too: give each its own file");
     if (s.kind != Step::Kind::kInject || s.arrays.empty()) continue;
     bool ok = false;
     for (int a : array_group(m_, s.arrays.front())) ok = ok || written.count(a) > 0;
