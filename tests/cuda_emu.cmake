@@ -16,7 +16,8 @@ endforeach()
 
 # The emulation itself against what a GPU does (3 devices of 1 MiB).
 add_executable(cuda_emu_selftest ${CMAKE_CURRENT_SOURCE_DIR}/cuda_emu/selftest.cpp)
-target_include_directories(cuda_emu_selftest PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/cuda_emu/include)
+target_include_directories(cuda_emu_selftest PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/cuda_emu/include
+                                                     ${PROJECT_SOURCE_DIR}/runtime/include)
 target_link_libraries(cuda_emu_selftest PRIVATE doctest::doctest)
 target_compile_options(cuda_emu_selftest PRIVATE ${STEPGEN_WARNINGS})
 foreach(order issue deferred)

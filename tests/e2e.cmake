@@ -59,6 +59,14 @@ if(OpenCL_FOUND)
                    ${CMAKE_CURRENT_BINARY_DIR}/e2e)
   set_tests_properties("e2e: opencl kernels using get_group_id or get_global_size run whole" PROPERTIES
                        TIMEOUT 600 LABELS e2e ENVIRONMENT "POCL_MAX_PTHREAD_COUNT=2")
+  # Work-items computing several cells (global size extent(X, d) / 4, float4 views): parts cut
+  # at multiples of 4, x not cut where ghosts are not, out of core refused along such a slowest
+  # dimension; every run equals one device.
+  add_test(NAME "e2e: kernels computing several cells per work-item are cut at their multiples"
+           COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/e2e/vector_items_test.sh $<TARGET_FILE:stepgen>
+                   ${CMAKE_CURRENT_BINARY_DIR}/e2e)
+  set_tests_properties("e2e: kernels computing several cells per work-item are cut at their multiples"
+                       PROPERTIES TIMEOUT 600 LABELS e2e ENVIRONMENT "POCL_MAX_PTHREAD_COUNT=2")
 endif()
 
 if(OpenCL_FOUND)

@@ -10,6 +10,7 @@
 
 #include "emit/embedded_files.hpp"
 #include "emit/provenance.hpp"
+#include "model/overlap.hpp"
 #include "model/plan.hpp"
 #include "spec/reader.hpp"
 #include "stepgen/io/checksum.hpp"
@@ -714,8 +715,10 @@ View common_view(const model::ProgramPlan& plan, const Provenance& provenance,
       // dimension (the probe's margins: rt::probe_needs; out of core, the planes still read),
       // its reach and work-group size along the slowest dimension.
       sv.set("index", std::to_string(probe_launches.size()));
+      const std::int64_t cells = model::cells_per_item(m, k, m.dims - 1);
       probe_launches.push_back("{kernel::" + k.name + ", " + vec3(a.later_lo) + ", " +
-                               vec3(a.later_hi) + ", " + reach + ", " + group + "}");
+                               vec3(a.later_hi) + ", " + reach + ", " + group +
+                               (cells > 1 ? ", " + std::to_string(cells) : "") + "}");
     } else {
       sv.set("arrays", "{" + join(ids, ", ") + "}");
     }

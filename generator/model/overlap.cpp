@@ -1,5 +1,8 @@
 #include "model/overlap.hpp"
 
+#include <algorithm>
+#include <optional>
+
 namespace stepgen::model {
 
 bool uses_extent(const Expr& e, int dim) {
@@ -15,7 +18,56 @@ bool is_extent(const Expr& e, int dim) {
   return e.kind == Expr::Kind::kArrayDim && e.text == "extent" && e.dim == dim;
 }
 
+/// The value of a constant integer expression (literals, the spec's constants, + - * / and
+/// parentheses); nullopt when it is not one.
+std::optional<std::int64_t> constant_int(const Model& m, const Expr& e) {
+  switch (e.kind) {
+    case Expr::Kind::kInt:
+      return e.int_value;
+    case Expr::Kind::kConstant:
+      for (const Constant& c : m.constants)
+        if (c.name == e.text && !c.value.is_float) return c.value.i;
+      return std::nullopt;
+    case Expr::Kind::kBinary: {
+      const auto a = constant_int(m, e.args[0]), b = constant_int(m, e.args[1]);
+      if (!a || !b) return std::nullopt;
+      switch (e.op) {
+        case '+':
+          return *a + *b;
+        case '-':
+          return *a - *b;
+        case '*':
+          return *a * *b;
+        case '/':
+          return *b == 0 ? std::nullopt : std::optional<std::int64_t>(*a / *b);
+        default:
+          return std::nullopt;
+      }
+    }
+    default:
+      return std::nullopt;
+  }
+}
+
+/// The largest c > 1 such that `e` holds extent(X, dim) / c (a floor division: the kernel
+/// covers whole groups of c cells only); 1 when none. A rounded-up division, (extent(X, dim) +
+/// c - 1) / c, is not one: its kernel guards the last, partial group.
+std::int64_t extent_divisor(const Model& m, const Expr& e, int dim) {
+  std::int64_t c = 1;
+  if (e.kind == Expr::Kind::kBinary && e.op == '/' && is_extent(e.args[0], dim)) {
+    const auto v = constant_int(m, e.args[1]);
+    if (v && *v > 1) c = *v;
+  }
+  for (const Expr& a : e.args) c = std::max(c, extent_divisor(m, a, dim));
+  return c;
+}
+
 }  // namespace
+
+std::int64_t cells_per_item(const Model& m, const Kernel& k, int d) {
+  if (d >= m.dims || static_cast<int>(k.global.size()) <= d) return 1;
+  return extent_divisor(m, k.global[static_cast<std::size_t>(d)], d);
+}
 
 std::string view_obstacle(const Model& m, const Kernel& k) {
   const int axis = m.dims - 1;
@@ -26,6 +78,10 @@ std::string view_obstacle(const Model& m, const Kernel& k) {
   if (!uses_extent(k.global[static_cast<std::size_t>(axis)], axis))
     return "kernel '" + k.name + "': its global size along the slowest dimension does not follow " +
            e;
+  if (const std::int64_t c = cells_per_item(m, k, axis); c > 1)
+    return "kernel '" + k.name + "': its global size along the slowest dimension divides " + e +
+           " by " + std::to_string(c) + ", so a work-item computes " + std::to_string(c) +
+           " cells there and a slab of another plane count would lose some";
   for (const KernelArg& a : k.args)
     if (a.kind == KernelArg::Kind::kScalar && uses_extent(a.value, axis)) return {};
   return "kernel '" + k.name + "' is given no " + e +

@@ -9,6 +9,7 @@
 /// of one kernel; whether a launch overlaps its exchange is decided once, from them, by the
 /// program plan (model/program_plan.hpp).
 
+#include <cstdint>
 #include <string>
 
 #include "model/model.hpp"
@@ -31,5 +32,14 @@ bool uses_extent(const Expr& e, int dim);
 /// round_up(extent(X, d), c): work-item i there computes cell i, so a range of work-items is
 /// a slab of cells.
 bool one_item_per_cell(const Model& m, const Kernel& k);
+
+/// How many cells along dimension `d` one work-item of `k` computes, as its global size says:
+/// `c` for extent(X, d) / c, a constant c > 1, anywhere in the global size (a kernel that reads
+/// its array through float4 pointers, one work-item per 4 cells), else 1. A rounded-up
+/// division, (extent(X, d) + c - 1) / c, is not one: such a kernel guards its partial group.
+/// Such a kernel assumes its buffer's extent there is a multiple of c, as the grid's is: the
+/// parts must be cut at multiples of c (model/plan.hpp: granule), and no slab of any other
+/// plane count may be cut along the slowest dimension (view_obstacle).
+std::int64_t cells_per_item(const Model& m, const Kernel& k, int d);
 
 }  // namespace stepgen::model

@@ -118,11 +118,37 @@ std::array<Index, 3> ghost_hi(const Model& m) {
   return ghost(m, false);
 }
 
-rt::Vec3 granule(const Model& m) {
+rt::Vec3 granule(const Model& m, std::array<std::string, 3>* why) {
   rt::Vec3 g{1, 1, 1};
+  const std::array<Index, 3> lo = ghost_lo(m), hi = ghost_hi(m);
+  static const char* const kAxis[] = {"x", "y", "z"};
   for (const Kernel& k : m.kernels)
-    for (std::size_t d = 0; d < k.local.size() && d < 3; ++d)
-      if (k.local[d] > 0) g[d] = std::lcm(g[d], static_cast<Index>(k.local[d]));
+    for (int d = 0; d < m.dims; ++d) {
+      const auto u = static_cast<std::size_t>(d);
+      const Index local = u < k.local.size() && k.local[u] > 0 ? k.local[u] : 1;
+      const Index cells = cells_per_item(m, k, d);
+      g[u] = std::lcm(g[u], local * cells);
+      if (cells <= 1) continue;
+      // A work-item computes `cells` cells along d (extent(X, d) / cells): the kernel assumes
+      // its buffer's extent there is a multiple of it, as the grid's (a float4 view of a float
+      // row: a user test gave wrong rows once a split cut x at 50 cells). Parts cut at
+      // multiples of it keep that only while the ghost widths are multiples of it too.
+      const std::string per = "kernel '" + k.name + "' computes " + std::to_string(cells) +
+                              " cells per work-item along " + kAxis[d] +
+                              " (its global size "
+                              "divides extent(X, " +
+                              std::to_string(d) + ") by " + std::to_string(cells) + ")";
+      if (lo[u] % cells != 0 || hi[u] % cells != 0) {
+        g[u] = std::max<Index>(g[u], m.domain[u]);
+        if (why)
+          (*why)[u] = per + ", and its ghost widths there (" + std::to_string(lo[u]) + ", " +
+                      std::to_string(hi[u]) + ") are not multiples of it: " + kAxis[d] +
+                      " is not split";
+      } else if (why && (*why)[u].empty()) {
+        (*why)[u] =
+            per + ": " + kAxis[d] + " is split at multiples of " + std::to_string(g[u]) + " cells";
+      }
+    }
   for (int d = m.dims; d < 3; ++d) g[static_cast<std::size_t>(d)] = 1;
   return g;
 }
@@ -219,6 +245,24 @@ Index resident_bytes(const Model& m) {
 
 namespace {
 
+// Why the program cannot run out of core ("" = it can): as the programs' ooc_obstacle
+// (runtime main.hpp), a launch whose work-items compute several cells along the slowest
+// dimension, which chunks of any plane count would cut.
+std::string ooc_obstacle(const ProgramPlan& pp) {
+  const Model& m = *pp.model;
+  for (const Action& a : pp.loop) {
+    if (a.kind != Action::Kind::kLaunch) continue;
+    const Kernel& k = m.kernels[static_cast<std::size_t>(a.kernel)];
+    if (const std::int64_t c = cells_per_item(m, k, m.dims - 1); c > 1)
+      return "kernel '" + k.name + "' computes " + std::to_string(c) +
+             " cells per work-item along the slowest dimension (its global size divides the "
+             "extent by " +
+             std::to_string(c) +
+             "), and out of core cuts that dimension into chunks of any plane count";
+  }
+  return "";
+}
+
 // The out-of-core schedule of make_plan: the program's request and chooser. Throws
 // rt::PlanError.
 void plan_out_of_core(const ProgramPlan& pp, const PlanOptions& o, Plan& plan) {
@@ -228,6 +272,8 @@ void plan_out_of_core(const ProgramPlan& pp, const PlanOptions& o, Plan& plan) {
   plan.steps = o.steps > 0 ? o.steps : m.steps;
   plan.auto_chunks = m.out_of_core.chunks == 0;
   plan.auto_k = m.out_of_core.steps_per_pass == 0;
+  if (const std::string why = ooc_obstacle(pp); !why.empty())
+    throw rt::PlanError("this program cannot run out of core: " + why);
   if ((plan.auto_chunks || plan.auto_k) && plan.device_memory <= 0)
     throw rt::PlanError("device_memory unknown: give --device-memory");
   const rt::ooc::Request request = ooc_request(pp, plan.partition, o);
@@ -248,6 +294,10 @@ void compare_auto(const ProgramPlan& pp, const PlanOptions& o, Plan& plan) {
             "the spec's <boundary> frames: compared only without them (out of core composes "
             "them on the host at every pass boundary)")
             .line.substr(13);
+    return;
+  }
+  if (const std::string why = ooc_obstacle(pp); !why.empty()) {
+    plan.reason = rt::ooc::in_core_because(why).line.substr(13);
     return;
   }
   const Index steps = o.steps > 0 ? o.steps : m.steps;

@@ -70,7 +70,11 @@ std::array<rt::Index, 3> ghost_lo(const Model& m);
 std::array<rt::Index, 3> ghost_hi(const Model& m);
 
 /// Split granularity: per dimension the lcm of the kernels' local sizes (1 where none).
-rt::Vec3 granule(const Model& m);
+/// Split points' granule per dimension: the kernels' work-group sizes, times the cells a
+/// work-item computes (overlap.hpp: cells_per_item); the grid's extent where such a kernel's
+/// ghost widths are not multiples of those cells (not split). `why`, when given, gets the reason
+/// per dimension where cells per item count ("" elsewhere).
+rt::Vec3 granule(const Model& m, std::array<std::string, 3>* why = nullptr);
 
 /// The merged read halos of the array's swap/rotate group (its buffers serve every member).
 rt::Halo group_halo(const Model& m, int array);

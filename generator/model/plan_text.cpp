@@ -106,6 +106,8 @@ std::string plan_text(const ProgramPlan& pp, const Plan& plan) {
        }() +
        "\n";
   s += "  why: " + p.rationale + "\n";
+  for (const std::string& why : pp.granule_why)
+    if (!why.empty()) s += "  cuts: " + why + "\n";
   s += "  ghost widths: below " + vec_str(p.ghost_lo, m.dims) + ", above " +
        vec_str(p.ghost_hi, m.dims) + "; exchange every " + std::to_string(plan.every) +
        " step(s)\n";

@@ -131,7 +131,7 @@ ProgramPlan build_program_plan(const Model& m, const ProgramOptions& options) {
     p.loop.push_back(std::move(x));
   }
 
-  p.granule = granule(m);
+  p.granule = granule(m, &p.granule_why);
   p.grid_halo = grid_halo(m);
   p.ghost_lo = ghost_lo(m);
   p.ghost_hi = ghost_hi(m);

@@ -114,6 +114,8 @@ struct ProgramPlan {
 
   // The partition request's problem side (model/plan.hpp: partition_request adds the devices).
   rt::Vec3 granule{1, 1, 1};
+  /// Per dimension, where a kernel computes several cells per work-item: how that cuts it.
+  std::array<std::string, 3> granule_why;
   rt::Halo grid_halo;
   std::array<rt::Index, 3> ghost_lo{0, 0, 0}, ghost_hi{0, 0, 0};
   std::array<rt::Index, 3> shrink_lo{0, 0, 0}, shrink_hi{0, 0, 0};  ///< one step's

@@ -33,7 +33,9 @@ void annotate_opencl_signatures(const std::string&, SourceSignatures&) {}
 namespace {
 
 // Without the CUDA headers, the qualifiers nvcc defines as macros are defined here, as
-// CUDA's host_defines.h does.
+// CUDA's host_defines.h does, and the vector types of vector_types.h (float4, int2, ...), and
+// __half and __nv_bfloat16, as types of the same size (a kernel taking `const float4*` was
+// refused: the unknown name made libclang read the parameter as an invalid 'const int *').
 const char kPreludeName[] = "/stepgen/cuda_prelude.h";
 const char kPrelude[] = R"(#define __global__ __attribute__((global))
 #define __device__ __attribute__((device))
@@ -46,6 +48,26 @@ const char kPrelude[] = R"(#define __global__ __attribute__((global))
 #define __noinline__ __attribute__((noinline))
 #define __align__(n) __attribute__((aligned(n)))
 #define __grid_constant__
+#define STEPGEN_VEC_(t, n, a) struct __attribute__((aligned(a))) n##1 { t x; }; \
+  struct __attribute__((aligned(a * 2))) n##2 { t x, y; }; struct n##3 { t x, y, z; }; \
+  struct __attribute__((aligned(a * 4))) n##4 { t x, y, z, w; };
+STEPGEN_VEC_(signed char, char, 1)
+STEPGEN_VEC_(unsigned char, uchar, 1)
+STEPGEN_VEC_(short, short, 2)
+STEPGEN_VEC_(unsigned short, ushort, 2)
+STEPGEN_VEC_(int, int, 4)
+STEPGEN_VEC_(unsigned int, uint, 4)
+STEPGEN_VEC_(long, long, 8)
+STEPGEN_VEC_(unsigned long, ulong, 8)
+STEPGEN_VEC_(long long, longlong, 8)
+STEPGEN_VEC_(unsigned long long, ulonglong, 8)
+STEPGEN_VEC_(float, float, 4)
+STEPGEN_VEC_(double, double, 8)
+#undef STEPGEN_VEC_
+struct dim3 { unsigned int x, y, z; };
+struct __half { unsigned short x; };
+struct __nv_bfloat16 { unsigned short x; };
+typedef __half half;
 )";
 
 // libclang is opened at run time, not linked: PoCL loads its own LLVM (often another version),
@@ -185,8 +207,13 @@ KernelParam read_param(CXCursor c, const Reader& r) {
   p.loc = location(c, r, &p.line);
   CXType canonical = lib().clang_getCanonicalType(type);
   if (lib().clang_isInvalidDeclaration(c)) {
-    // An unknown type name (float4, half: their headers are not read): the type is not known.
+    // An unknown type name (a header's type that the prelude does not declare): the type is
+    // not known, but a pointer is still a pointer (to something unchecked).
     p.element_type = p.type;
+    if (canonical.kind == CXType_Pointer) {
+      p.kind = KernelParam::Kind::kPointer;
+      p.space = KernelParam::Space::kGlobal;
+    }
     return p;
   }
   if (canonical.kind == CXType_Pointer) {

@@ -9,7 +9,10 @@
 
 #include <cstring>
 #include <numeric>
+#include <type_traits>
 #include <vector>
+
+#include "stepgen/cuda.hpp"
 
 namespace {
 
@@ -33,6 +36,25 @@ void* device_alloc(int device, std::size_t bytes) {
 }
 
 }  // namespace
+
+TEST_CASE("a launch takes an array's pointer as its type, a same-size scalar or a vector of it") {
+  // The generated launches pass cuda::ElementPtr<T>; a kernel written with `const float4*` over
+  // a float array (global size extent(A, 0) / 4) must compile, as in OpenCL; double* must not.
+  using stepgen::cuda::ElementPtr;
+  static_assert(std::is_convertible_v<ElementPtr<float>, float*>);
+  static_assert(std::is_convertible_v<ElementPtr<float>, const float*>);
+  static_assert(std::is_convertible_v<ElementPtr<float>, const float4*>);
+  static_assert(std::is_convertible_v<ElementPtr<float>, float2*>);
+  static_assert(std::is_convertible_v<ElementPtr<double>, double2*>);
+  static_assert(std::is_convertible_v<ElementPtr<long>, long long*>);
+  static_assert(!std::is_convertible_v<ElementPtr<float>, double*>);
+  static_assert(!std::is_convertible_v<ElementPtr<float>, int*>);
+  static_assert(!std::is_convertible_v<ElementPtr<float>, unsigned char*>);
+  float data[8] = {};
+  const ElementPtr<float> p{data};
+  const float4* v = p;
+  CHECK(static_cast<const void*>(v) == static_cast<const void*>(data));
+}
 
 TEST_CASE("devices, properties and memory come from the environment") {
   int n = 0;

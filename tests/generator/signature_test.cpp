@@ -329,7 +329,20 @@ TEST_CASE("signature: CUDA kernels as libclang sees them") {
   CHECK(p[3].element == ScalarType::kLong);
   CHECK(p[4].element == ScalarType::kLong);
   CHECK(p[5].element == ScalarType::kUchar);
-  CHECK_FALSE(p[6].element);  // float4: not known without the CUDA headers, not checked
+  // float4: declared by the prelude as vector_types.h does; a pointer of no scalar element (a
+  // user test: it was read as an invalid 'int *' and refused as "not a pointer").
+  CHECK(p[6].kind == KernelParam::Kind::kPointer);
+  CHECK_FALSE(p[6].element);
+  CHECK(p[6].element_type == "float4");
+  // A type no prelude declares (a header's, __half2): still a pointer, of an unknown element.
+  const SourceSignatures u =
+      read_cuda_signatures(write("u.cu", "__global__ void u(const __half2* h, int n) {}\n"));
+  REQUIRE(u.read);
+  REQUIRE(u.find("u"));
+  REQUIRE(u.find("u")->params.size() == 2);
+  CHECK(u.find("u")->params[0].kind == KernelParam::Kind::kPointer);
+  CHECK_FALSE(u.find("u")->params[0].element);
+  CHECK(u.find("u")->params[1].element == ScalarType::kInt);
   // A template kernel: T* is a pointer of no known element type; int n is checked.
   const KernelSignature* t = s.find("t");
   REQUIRE(t);

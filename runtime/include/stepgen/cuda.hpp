@@ -717,15 +717,22 @@ T* view_pointer(const Buffer& buf, const rt::Box& buffer, const rt::Box& view) {
 /// any type of the same size, kind (integer or floating) and signedness, const or not: a `long`
 /// array (std::int64_t, which is `long` on Linux) reaches a kernel written with `long long*`,
 /// the type the CUDA target gives `long` scalars. `stepgen check` has compared the kernel's
-/// parameter with the spec's type already (docs/spec.md, "Kernel signatures").
+/// parameter with the spec's type already (docs/spec.md, "Kernel signatures"). A vector type
+/// (a struct of several T: `float4*` over a float array, with a global size of extent(A, 0) / 4)
+/// is taken too, as OpenCL takes it; check warns that it cannot compare its element type.
 template <typename T>
 struct ElementPtr {
   T* p;
-  template <
-      typename U, typename V = std::remove_cv_t<U>,
-      typename = std::enable_if_t<sizeof(V) == sizeof(T) &&
-                                  std::is_floating_point_v<V> == std::is_floating_point_v<T> &&
-                                  std::is_signed_v<V> == std::is_signed_v<T>>>
+  template <typename V>
+  static constexpr bool kScalarLike =
+      sizeof(V) == sizeof(T) && std::is_floating_point_v<V> ==
+                                    std::is_floating_point_v<T>&& std::is_signed_v<V> ==
+                                    std::is_signed_v<T>;
+  template <typename V>
+  static constexpr bool kVectorOf = std::is_class_v<V>&& std::is_standard_layout_v<V> &&
+                                    sizeof(V) % sizeof(T) == 0 && alignof(V) >= alignof(T);
+  template <typename U, typename V = std::remove_cv_t<U>,
+            typename = std::enable_if_t<kScalarLike<V> || kVectorOf<V>>>
   operator U*() const {  // NOLINT: implicit, as a kernel launch converts its arguments
     return reinterpret_cast<U*>(p);
   }

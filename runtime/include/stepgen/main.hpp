@@ -302,12 +302,32 @@ void attach_monitor(ChunkRule& rule, ooc::Share& share, Monitor* monitor,
   };
 }
 
+/// Why the program cannot run out of core at all ("" = it can): a launch whose work-items
+/// compute several cells along the slowest dimension (its global size extent(X, d) / c), which
+/// chunks of any plane count would cut.
+template <class B>
+std::string ooc_obstacle(const Program<B>& p) {
+  const Problem<B>& problem = *p.problem;
+  if (!problem.launches) return {};
+  for (const ProbeLaunch& l : *problem.launches)
+    if (l.cells > 1 && static_cast<std::size_t>(l.kernel) < p.kernel_count)
+      return "kernel '" + std::string(p.kernels[static_cast<std::size_t>(l.kernel)].probe.name) +
+             "' computes " + std::to_string(l.cells) +
+             " cells per work-item along the slowest dimension (its global size divides the "
+             "extent by " +
+             std::to_string(l.cells) +
+             "), and out of core cuts that dimension into chunks of any plane count";
+  return {};
+}
+
 /// Out of core, where passes must end (`request.every`: the steps per pass divide it) and
 /// whether every pass ends with a barrier: at the reductions' steps, and with reductions, at
 /// the outputs' and checkpoints' steps too (io cuts the run into segments there; a reduction's
 /// step must not fall inside a segment's pass).
 template <class B>
 void ooc_pass_rules(const Program<B>& p, ooc::Request& request) {
+  if (const std::string why = ooc_obstacle(p); !why.empty())
+    throw PlanError("this program cannot run out of core: " + why);
   request.every = ooc_every(p.monitor_spec());
   if (p.monitor_spec().count > 0) {
     for (const OutputSpec& o : p.io.outputs)
@@ -396,6 +416,7 @@ ooc::AutoChoice ooc_auto_compare(const Problem<B>& problem, const Partition& par
 /// the spec's <boundary> frames or <record> receivers.
 template <class B>
 std::string ooc_auto_not_compared(const Program<B>& p) {
+  if (const std::string why = ooc_obstacle(p); !why.empty()) return why;
   if (p.problem->boundary_count > 0)
     return "the spec's <boundary> frames: compared only without them (out of core composes them "
            "on the host at every pass boundary)";

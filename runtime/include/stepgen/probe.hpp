@@ -650,6 +650,9 @@ struct ProbeLaunch {
   Index reach_lo = 0,
         reach_hi = 0;     ///< how far it reads below and above along the slowest dimension
   std::size_t group = 1;  ///< its work-group size along the slowest dimension (slabs are cut there)
+  /// Cells one work-item computes along the slowest dimension (a global size extent(X, d) / c:
+  /// float4 views of a 1D grid): chunks cut at any plane would lose some (no out of core).
+  Index cells = 1;
 };
 
 /// The probe's findings over the program: one KernelProbe per kernel (by kernel id; empty when
