@@ -26,6 +26,7 @@
 #   untilstop-generate  the programs of `untilstop` and their expected files (PoCL)
 #   maskprobe-generate  the programs of `maskprobe` and their expected files (PoCL)
 #   boundcoef-generate  the programs of `boundcoef` and their expected files (PoCL)
+#   vecwrap-generate    the programs of `vecwrap` and their expected files (PoCL)
 # Phases run ON THE GPU MACHINE (carry bench/generated):
 #   build               builds every carried CUDA tree, the serial references and the hand-
 #                       written CUDA baselines, in parallel (each phase builds what it lacks)
@@ -71,6 +72,8 @@
 #                       ranks, in core and out of core, against PoCL (after untilstop-generate)
 #   boundcoef           periodic boundaries with a coefficient read without a halo, CUDA: in core, deep
 #                       halos, out of core, 2 MPI ranks: PoCL's bits (after boundcoef-generate)
+#   vecwrap             float4 kernels (parts cut at multiples of 4, out of core refused along x
+#                       in 1D) and a kernel wrapping its buffer (refused), CUDA (after vecwrap-generate)
 #   maskprobe           the start-up probe on a land/sea-mask kernel and an upwind kernel, CUDA: an
 #                       undersized halo refused, the right one PoCL's bits in and out of core (after
 #                       maskprobe-generate)
@@ -109,12 +112,13 @@ declare -A file=(
   [loadcopy]=loadcopy.sh [fpcontract-generate]=fpcontract.sh [fpcontract]=fpcontract.sh
   [untilstop-generate]=untilstop.sh [untilstop]=untilstop.sh
   [maskprobe-generate]=maskprobe.sh [maskprobe]=maskprobe.sh
-  [boundcoef-generate]=boundcoef.sh [boundcoef]=boundcoef.sh)
+  [boundcoef-generate]=boundcoef.sh [boundcoef]=boundcoef.sh
+  [vecwrap-generate]=vecwrap.sh [vecwrap]=vecwrap.sh)
 declare -A lead=([unseen-generate]=generate [difftest-generate]=generate [unseen]=run [difftest]=run
   [fpcontract-generate]=generate [untilstop-generate]=generate [maskprobe-generate]=generate
-  [boundcoef-generate]=generate)
+  [boundcoef-generate]=generate [vecwrap-generate]=generate)
 is_here() {
-  case $1 in generate | prepare | unseen-generate | difftest-generate | sim-generate | local | trapezoid-cpu | replay | fpcontract-generate | untilstop-generate | maskprobe-generate | boundcoef-generate) return 0 ;; esac
+  case $1 in generate | prepare | unseen-generate | difftest-generate | sim-generate | local | trapezoid-cpu | replay | fpcontract-generate | untilstop-generate | maskprobe-generate | boundcoef-generate | vecwrap-generate) return 0 ;; esac
   [ "$1" = tts-generate ] && return 0
   return 1
 }

@@ -12,3 +12,14 @@ if(OpenCL_FOUND AND EXISTS ${PROJECT_SOURCE_DIR}/examples/CMakeLists.txt)
   set_tests_properties("probe: a halo declared too small stops the examples" PROPERTIES
                        TIMEOUT 900 LABELS probe ENVIRONMENT "POCL_MAX_PTHREAD_COUNT=2")
 endif()
+
+# A kernel that wraps its buffer periodically (tests/probe/wrap: (x + 1) % nx), right on one
+# device only: `stepgen check --probe` refuses it at its <arg>, naming the cells; with
+# STEPGEN_PROBE_EDGES=0 it passes (the check is that pass's). The CUDA twin runs on the GPU
+# (bench phase vecwrap).
+if(OpenCL_FOUND)
+  add_test(NAME "probe: a kernel that wraps its buffer periodically is refused at check"
+           COMMAND sh -c "! $<TARGET_FILE:stepgen> check --probe ${CMAKE_CURRENT_SOURCE_DIR}/probe/wrap/wrap.xml 2>&1 | tee /dev/stderr | grep -q 'wrap.xml:8:5: error: kernel .jacobi. reads array .A. across its buffer: on a 24x24 buffer, cell (23,12) of .B. changes when cell (0,12) of .A. does' && exit 1; STEPGEN_PROBE_EDGES=0 $<TARGET_FILE:stepgen> check --probe ${CMAKE_CURRENT_SOURCE_DIR}/probe/wrap/wrap.xml")
+  set_tests_properties("probe: a kernel that wraps its buffer periodically is refused at check"
+                       PROPERTIES LABELS probe)
+endif()

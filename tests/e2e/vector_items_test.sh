@@ -14,7 +14,7 @@ stepgen=$1 work=$2/vector-items
 here=$(cd "$(dirname "$0")/vector_items" && pwd)
 rm -rf "$work"
 mkdir -p "$work"
-cp "$here"/*.cl "$here"/*.xml "$work/"
+cp "$here"/*.cl "$here"/*.cu "$here"/*.xml "$work/"
 expect() {  # expect FILE TEXT WHAT
   grep -qF "$2" "$1" || { cat "$1"; echo "FAIL: $3"; exit 1; }
 }

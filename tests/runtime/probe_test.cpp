@@ -378,3 +378,42 @@ TEST_CASE("probe: a kernel that takes its local index for the grid's is refused"
   const KernelProbe offset = probe_kernel(k, kGrid, elements, redblack(true));
   CHECK(offset.errors.empty());
 }
+
+TEST_CASE("probe: a kernel that wraps its buffer periodically, or reads a fixed cell, is refused") {
+  // A user test: a Jacobi kernel written for one device with (x + nx - 1) % nx wraps was wrong
+  // in every mode but one device, exit 0 (a buffer is one part of the grid). Its reads near
+  // the middle are the declared five points; only its edge cells read across the buffer.
+  enum class Kind { kWrap, kFixed, kClamp };
+  auto kernel = [](Kind kind) {
+    return [kind](std::vector<HostArray>& a, const Box& box) {
+      const Index nx = box.extent(0), ny = box.extent(1);
+      const float* in = a[0].as<float>();
+      float* out = a[1].as<float>();
+      for (Index y = 0; y < ny; ++y)
+        for (Index x = 0; x < nx; ++x) {
+          Index xm = x - 1, xp = x + 1, ym = y - 1, yp = y + 1;
+          if (kind == Kind::kWrap) {
+            xm = (xm + nx) % nx, xp %= nx, ym = (ym + ny) % ny, yp %= ny;
+          } else {  // clamped at the buffer's edge: reads stay near
+            xm = std::max<Index>(xm, 0), xp = std::min(xp, nx - 1);
+            ym = std::max<Index>(ym, 0), yp = std::min(yp, ny - 1);
+          }
+          float s = in[xm + nx * y] + in[xp + nx * y] + in[x + nx * ym] + in[x + nx * yp];
+          if (kind == Kind::kFixed) s += in[0];  // a "boundary value" at the buffer's first cell
+          out[x + nx * y] = s;
+        }
+    };
+  };
+  const KernelProbe wrap = probe_kernel(kernel_of(kFivePoint), kGrid, kFloats, kernel(Kind::kWrap));
+  REQUIRE(wrap.errors.size() == 1);
+  CHECK(wrap.errors[0].find("kernel 'k' reads array 'A' across its buffer: on a 24x24 buffer, "
+                            "cell (23,12) of 'B' changes when cell (0,12) of 'A' does") == 0);
+  const KernelProbe fixed =
+      probe_kernel(kernel_of(kFivePoint), kGrid, kFloats, kernel(Kind::kFixed));
+  REQUIRE(fixed.errors.size() == 1);  // the corner cell moves with the buffer: the shifted box
+  CHECK(fixed.errors[0].find("computes cells differently when its buffer starts one cell lower") !=
+        std::string::npos);
+  const KernelProbe clamp =
+      probe_kernel(kernel_of(kFivePoint), kGrid, kFloats, kernel(Kind::kClamp));
+  CHECK(clamp.errors.empty());
+}

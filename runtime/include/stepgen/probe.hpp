@@ -494,6 +494,88 @@ inline KernelProbe probe_kernel_on(const ProbeKernel& k, const Box& grid,
         first_arg = false;
       }
     const std::string name = "array '" + e.name + "'";
+    // Reads across the buffer: the cells at the buffer's low edges (the middle of each other
+    // dimension), then at its high edges, are changed together; a written cell that then
+    // changes and lies within the declared halo of none of them reads across its buffer (a
+    // periodic wrap such as (x + 1) % nx, a read of a fixed cell such as A[0]) and at no
+    // offset the middle cell's probe saw (those are reported below when undeclared). The
+    // middle cell's probe cannot see it: such a kernel reads only near neighbours there. On one
+    // device the buffer is the grid and the wrap is right; on several devices, out of core and
+    // on MPI ranks a buffer is one part of the grid (a user test: every mode but one device
+    // wrong, exit 0).
+    std::string across;
+    if (detail::probe_pass_on("STEPGEN_PROBE_EDGES")) {
+      for (const Base& base : bases) {
+        for (int side = 0; side < 2 && across.empty(); ++side) {
+          std::vector<Vec3> edges;
+          for (int d = 0; d < dims; ++d) {
+            const auto u = static_cast<std::size_t>(d);
+            if (!k.follows[u] || ext[u] < 3) continue;
+            Vec3 c = mid;
+            c[u] = side == 0 ? 0 : ext[u] - 1;
+            edges.push_back(c);
+          }
+          if (edges.empty()) continue;
+          std::vector<HostArray> in = base.in;
+          for (const Vec3& c : edges) {
+            const auto at = static_cast<std::size_t>(c[0] + ext[0] * (c[1] + ext[1] * c[2]));
+            unsigned char* q = in[u].bytes.data() + at * e.bytes;
+            if (e.floating && e.bytes == 8) {
+              double x;
+              std::memcpy(&x, q, 8);
+              x += 0.5;
+              std::memcpy(q, &x, 8);
+            } else if (e.floating && e.bytes == 4) {
+              float x;
+              std::memcpy(&x, q, 4);
+              x += 0.5f;
+              std::memcpy(q, &x, 4);
+            } else {
+              q[0] = static_cast<unsigned char>(q[0] + 1);
+            }
+          }
+          std::vector<HostArray> out = in;
+          {
+            detail::ProbeZeroGuard guard(base.zero ? k.name : nullptr);
+            run(out, box);
+          }
+          for (int w : written) {
+            const auto wu = static_cast<std::size_t>(w);
+            const std::size_t bytes = elements[wu].bytes;
+            for (Index i = 0; i < n && across.empty(); ++i) {
+              if (!detail::probe_differs(out[wu], base.out[wu], bytes, i)) continue;
+              const Vec3 c = point(i);
+              bool near = false;
+              for (const Vec3& q : edges)
+                near = near || offsets.count({q[0] - c[0], q[1] - c[1], q[2] - c[2]}) ||
+                       detail::probe_declared(declared, {q[0] - c[0], q[1] - c[1], q[2] - c[2]});
+              if (near) continue;
+              // The edge cell it most likely reads: the one it shares most coordinates with.
+              Vec3 q = edges.front();
+              int best = -1;
+              for (const Vec3& t : edges) {
+                const int same = (t[0] == c[0]) + (t[1] == c[1]) + (t[2] == c[2]);
+                if (same > best) best = same, q = t;
+              }
+              std::string shape;
+              for (int d = 0; d < dims; ++d)
+                shape += (d ? "x" : "") + std::to_string(ext[static_cast<std::size_t>(d)]);
+              across = "kernel '" + std::string(k.name) + "' reads " + name +
+                       " across its buffer: on a " + shape + " buffer, cell " +
+                       detail::probe_offset(dims, c) + " of '" + elements[wu].name +
+                       "' changes when cell " + detail::probe_offset(dims, q) + " of '" + e.name +
+                       "' does (buffer indices). A periodic wrap such as (x + 1) % nx, or a "
+                       "read of a fixed cell, is the grid's on one device only: several "
+                       "devices, out of core and MPI ranks give a buffer one part of the grid. "
+                       "Compute only cells whose neighbours are in the buffer and give the "
+                       "array <boundary kind=\"periodic\"/> (STEPGEN_PROBE_EDGES=0 skips this "
+                       "check)";
+            }
+          }
+        }
+        if (!across.empty()) break;
+      }
+    }
     std::vector<std::string> outside;  // every point read outside the halo, not the first only
     for (const Vec3& o : offsets)
       if (!detail::probe_declared(declared, o)) outside.push_back(detail::probe_offset(dims, o));
@@ -505,6 +587,9 @@ inline KernelProbe probe_kernel_on(const ProbeKernel& k, const Box& grid,
       r.errors.push_back("kernel '" + std::string(k.name) + "' reads " + name + " at offset" +
                          (one ? " " : "s ") + list + ", outside its declared halo: add " +
                          (one ? "the point" : "them") + " to the argument's halo");
+      r.error_arrays.push_back(id);
+    } else if (!across.empty()) {  // after an undeclared offset, reads past the buffer may be
+      r.errors.push_back(across);  // what changes its far cells
       r.error_arrays.push_back(id);
     }
     if (!declared.points.empty()) {
