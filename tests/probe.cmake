@@ -23,3 +23,13 @@ if(OpenCL_FOUND)
   set_tests_properties("probe: a kernel that wraps its buffer periodically is refused at check"
                        PROPERTIES LABELS probe)
 endif()
+
+# A kernel with the grid's size fixed in it (tests/probe/fixed: #define NX 64) writes past the
+# probe's 24x24 buffer: the guard zone after each buffer makes that an error at the kernel
+# (it crashed PoCL before). tests/runtime/probe_test.cpp checks the guard's size and message.
+if(OpenCL_FOUND)
+  add_test(NAME "probe: a kernel writing past its buffer (a size fixed in it) is refused at check"
+           COMMAND sh -c "$<TARGET_FILE:stepgen> check --probe ${CMAKE_CURRENT_SOURCE_DIR}/probe/fixed/fixed.xml 2>&1 | tee /dev/stderr | grep -q \"fixed.xml:7:17: error: kernel 'jacobi' writes past the end of its buffer of array 'B': run on a 24x24 buffer (the kernel probe's), it changed element 577, 2 past its last\"")
+  set_tests_properties("probe: a kernel writing past its buffer (a size fixed in it) is refused at check"
+                       PROPERTIES LABELS probe)
+endif()

@@ -54,6 +54,10 @@ using ClQueue = Held<cl_command_queue, clReleaseCommandQueue>;
 struct ClFailure {
   std::string what;
 };
+/// What the probe found wrong with a kernel while running it (an error, not "not probed").
+struct KernelFailure {
+  std::string what;
+};
 
 void check(cl_int status, const std::string& call) {
   if (status != CL_SUCCESS) throw ClFailure{call + " failed (" + std::to_string(status) + ")"};
@@ -133,19 +137,37 @@ std::vector<std::vector<unsigned char> > table_values(const Model& m) {
 
 /// Runs kernel `k` (built in `program`) once over `box` with `values`, as the generated program
 /// would on a part whose buffer is `box`: scalars and global sizes from the spec's expressions.
+/// With `guard`, each buffer is followed by the probe's guard zone (rt::probe_guard_planes of
+/// `grid`), checked after the run: a kernel writing past its buffer is a KernelFailure naming it.
 void run_once(const Model& m, const Kernel& k, cl_program program, cl_command_queue queue,
               std::vector<rt::HostArray>& values, const rt::Box& box,
-              std::vector<std::vector<unsigned char> >& tables) {
+              std::vector<std::vector<unsigned char> >& tables, const rt::Box* guard) {
   const OpenclDevice& dev = opencl_device();
   cl_int err = CL_SUCCESS;
   ClKernel kernel(clCreateKernel(program, k.name.c_str(), &err));
   check(err, "clCreateKernel(" + k.name + ")");
   std::vector<std::unique_ptr<ClMem> > buffers;
+  std::vector<std::vector<unsigned char> > guards;
   for (std::size_t id = 0; id < values.size(); ++id) {
+    const std::size_t size = values[id].bytes.size();
+    std::size_t extra = 0;
+    if (guard) {
+      const rt::Index planes = rt::probe_guard_planes(*guard, box, values[id].element_bytes);
+      extra = static_cast<std::size_t>(planes * (box.volume() / box.extent(box.dims - 1))) *
+              values[id].element_bytes;
+      guards.emplace_back(extra);
+      for (std::size_t j = 0; j < extra; ++j) guards.back()[j] = rt::probe_guard_byte(j);
+    }
     buffers.push_back(std::make_unique<ClMem>(
-        clCreateBuffer(dev.context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
-                       values[id].bytes.size(), values[id].bytes.data(), &err)));
+        clCreateBuffer(dev.context, CL_MEM_READ_WRITE, size + extra, nullptr, &err)));
     check(err, "clCreateBuffer(" + m.arrays[id].name + ")");
+    check(clEnqueueWriteBuffer(queue, buffers.back()->handle, CL_TRUE, 0, size,
+                               values[id].bytes.data(), 0, nullptr, nullptr),
+          "clEnqueueWriteBuffer(" + m.arrays[id].name + ")");
+    if (extra > 0)
+      check(clEnqueueWriteBuffer(queue, buffers.back()->handle, CL_TRUE, size, extra,
+                                 guards.back().data(), 0, nullptr, nullptr),
+            "clEnqueueWriteBuffer(" + m.arrays[id].name + "'s guard)");
   }
   std::vector<std::unique_ptr<ClMem> > table_buffers;
   for (std::size_t id = 0; id < tables.size(); ++id) {
@@ -207,6 +229,16 @@ void run_once(const Model& m, const Kernel& k, cl_program program, cl_command_qu
     check(clEnqueueReadBuffer(queue, buffers[id]->handle, CL_TRUE, 0, values[id].bytes.size(),
                               values[id].bytes.data(), 0, nullptr, nullptr),
           "clEnqueueReadBuffer(" + m.arrays[id].name + ")");
+  for (std::size_t id = 0; id < guards.size(); ++id) {
+    std::vector<unsigned char> after(guards[id].size());
+    check(clEnqueueReadBuffer(queue, buffers[id]->handle, CL_TRUE, values[id].bytes.size(),
+                              after.size(), after.data(), 0, nullptr, nullptr),
+          "clEnqueueReadBuffer(" + m.arrays[id].name + "'s guard)");
+    const std::string why =
+        rt::probe_guard_error(k.name.c_str(), m.arrays[id].name, box, values[id].element_bytes,
+                              after.data(), after.size());
+    if (!why.empty()) throw KernelFailure{why};
+  }
 }
 
 std::string read_text(const std::string& path) {
@@ -291,9 +323,12 @@ void probe_check(const Model& m, Diagnostics& diags, std::ostream& notes) {
       ClQueue queue(clCreateCommandQueue(dev.context, dev.device, 0, &err));
       check(err, "clCreateCommandQueue");
       const rt::ProbeKernel pk = probe_kernel_of(m, k);
+      bool guarded = false;  // the kernel's first run has guard zones after its buffers
       const rt::KernelProbe p = rt::probe_kernel(
           pk, grid, elements, [&](std::vector<rt::HostArray>& values, const rt::Box& box) {
-            run_once(m, k, program->handle, queue.handle, values, box, tables);
+            run_once(m, k, program->handle, queue.handle, values, box, tables,
+                     guarded ? nullptr : &grid);
+            guarded = true;
           });
       // At the first <arg> that reads the array (its halo), else at the kernel.
       auto at = [&k](const std::vector<int>& arrays, std::size_t i) {
@@ -317,6 +352,8 @@ void probe_check(const Model& m, Diagnostics& diags, std::ostream& notes) {
             << (p.why.empty() ? "" : "; no views: " + p.why) << "\n";
     } catch (const ClFailure& f) {
       diags.warning(k.loc, "kernel '" + k.name + "' not probed: " + f.what);
+    } catch (const KernelFailure& f) {
+      diags.error(k.loc, f.what);
     }
   }
 }

@@ -417,3 +417,26 @@ TEST_CASE("probe: a kernel that wraps its buffer periodically, or reads a fixed 
       probe_kernel(kernel_of(kFivePoint), kGrid, kFloats, kernel(Kind::kClamp));
   CHECK(clamp.errors.empty());
 }
+
+TEST_CASE("probe: the guard after a buffer holds what a kernel with the grid's sizes reaches") {
+  // A 24x24 box of a 100x80 grid: a kernel indexing with the grid's row length reaches
+  // 23 + 100 * 23 + 1 = 2324 cells, 1748 past the box; planes of 24 cells: 73.
+  const Box box{2, {38, 28, 0}, {62, 52, 1}};
+  CHECK(probe_guard_planes(kGrid, box, 4) == 73);
+  // At least one plane (a rounded-up launch without its guard writes just past the end).
+  CHECK(probe_guard_planes(box, box, 4) == 1);
+  // At most 64 MiB: a 3D grid of 4096^3 doubles.
+  const Box big = Box::from_extent(3, {4096, 4096, 4096});
+  const Box b3 = probe_box(big, {true, true, true});
+  const Index planes = probe_guard_planes(big, b3, 8);
+  CHECK(planes * 24 * 24 * 8 >= (Index{64} << 20));
+  CHECK((planes - 1) * 24 * 24 * 8 < (Index{64} << 20));
+  // The message names the kernel, the array and the first element changed past the end.
+  std::vector<unsigned char> guard(40);
+  for (std::size_t i = 0; i < guard.size(); ++i) guard[i] = probe_guard_byte(i);
+  CHECK(probe_guard_error("k", "B", box, 4, guard.data(), guard.size()).empty());
+  guard[9] = static_cast<unsigned char>(guard[9] + 1);  // element 2 of the guard
+  CHECK(probe_guard_error("k", "B", box, 4, guard.data(), guard.size())
+            .find("kernel 'k' writes past the end of its buffer of array 'B': run on a 24x24 "
+                  "buffer (the kernel probe's), it changed element 578, 3 past its last") == 0);
+}

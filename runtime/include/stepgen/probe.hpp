@@ -88,6 +88,54 @@ struct KernelProbe {
 /// values, and puts every array's values after the launch back into `arrays`.
 using ProbeRun = std::function<void(std::vector<HostArray>& arrays, const Box& box)>;
 
+/// Guard zones: the probe's buffers are followed by planes of known bytes, checked after a
+/// kernel's first run. A kernel written for one device with the grid's sizes fixed in it (`#define
+/// NX 64`) indexes the probe's small buffer with the grid's strides and writes far past its end
+/// (a user test: a crash on PoCL, memory of other buffers overwritten on a GPU); with the guard,
+/// its writes land there and the probe stops with an error naming the kernel and the array.
+/// The guard holds what such a kernel reaches: the grid's strides over the box's extents, up to
+/// 64 MiB, at least one plane (a missing `if (x >= nx) return;` under a rounded-up launch).
+/// Planes along the slowest dimension: a buffer over the box grown there keeps the box's layout
+/// in its first cells.
+inline Index probe_guard_planes(const Box& grid, const Box& box, std::size_t element_bytes) {
+  const int axis = box.dims - 1;
+  const Index plane = box.volume() / std::max<Index>(box.extent(axis), 1);
+  Index reach = 1, stride = 1;  // one past the last index, with the grid's strides
+  for (int d = 0; d < box.dims; ++d) {
+    reach += (box.extent(d) - 1) * stride;
+    stride *= grid.extent(d);
+  }
+  const Index cap = (Index{64} << 20) / static_cast<Index>(std::max<std::size_t>(element_bytes, 1));
+  const Index cells = std::max(plane, std::min(reach - box.volume(), cap));
+  return (cells + plane - 1) / plane;
+}
+
+/// The byte the guard holds at offset `i`.
+inline unsigned char probe_guard_byte(std::size_t i) {
+  return static_cast<unsigned char>(0xA5u ^ (i * 131u));
+}
+
+/// Empty when the guard's `bytes` (as read back after a run of kernel `kernel` over `box`) are
+/// as written; else the error naming the kernel, the array and the first element changed.
+inline std::string probe_guard_error(const char* kernel, const std::string& array, const Box& box,
+                                     std::size_t element_bytes, const unsigned char* bytes,
+                                     std::size_t size) {
+  for (std::size_t i = 0; i < size; ++i) {
+    if (bytes[i] == probe_guard_byte(i)) continue;
+    std::string shape;
+    for (int d = 0; d < box.dims; ++d) shape += (d ? "x" : "") + std::to_string(box.extent(d));
+    return "kernel '" + std::string(kernel) + "' writes past the end of its buffer of array '" +
+           array + "': run on a " + shape + " buffer (the kernel probe's), it changed element " +
+           std::to_string(static_cast<Index>(i / element_bytes) + box.volume()) + ", " +
+           std::to_string(i / element_bytes + 1) +
+           " past its last. It does not index with the extents it is given: a size fixed in "
+           "the kernel (#define NX 64) is the whole grid's, and a device's buffer is one part "
+           "of it; or the launch is rounded up and the kernel lacks `if (x >= nx) return;`. "
+           "Index with extent(X, d) arguments (docs/spec.md, 'Writing a kernel')";
+  }
+  return "";
+}
+
 /// The probe's box: `n` cells (or the grid's extent, if smaller) in the middle of the grid in
 /// each dimension the kernel follows, the whole grid in the others.
 inline Box probe_box(const Box& grid, const std::array<bool, 3>& follows, Index n = 24) {
