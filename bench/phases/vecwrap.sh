@@ -8,6 +8,8 @@
 #    user test had 11395 cells wrong on 4 devices with min-exchange, exit 0.
 #  - A periodic wrap inside the kernel (tests/probe/wrap, (x + 1) % nx): the start-up probe
 #    refuses it (a user test: every mode but one device wrong, exit 0).
+#  - The grid's size fixed in the kernel (tests/probe/fixed, #define NX 64): the probe's guard
+#    zone catches its writes past the buffer (a user test: a crash).
 #
 #   bench/run.sh vecwrap-generate   HERE: the CUDA trees and the PoCL runs' arrays
 #   bench/run.sh vecwrap            ON THE GPU MACHINE: builds them, runs, compares with PoCL
@@ -16,14 +18,15 @@ set -u
 gen=$gen/vecwrap
 vec=$root/tests/e2e/vector_items
 wrap=$root/tests/probe/wrap
+fixed=$root/tests/probe/fixed
 
 if [ "${1:-}" = generate ]; then
   set -e
   stepgen=$(find_stepgen)
   rm -rf "$gen"
   mkdir -p "$gen/spec" "$gen/pocl-rows" "$gen/pocl-line"
-  cp "$vec"/*.xml "$vec"/*.cl "$vec"/*.cu "$wrap"/wrap.* "$gen/spec/"
-  for s in rows line wrap; do
+  cp "$vec"/*.xml "$vec"/*.cl "$vec"/*.cu "$wrap"/wrap.* "$fixed"/fixed.* "$gen/spec/"
+  for s in rows line wrap fixed; do
     "$stepgen" generate "$gen/spec/$s.xml" --target cuda -o "$gen/$s" >/dev/null
   done
   "$stepgen" generate "$gen/spec/rows.xml" --target cuda --distribution mpi -o "$gen/rows-mpi" >/dev/null
@@ -46,7 +49,7 @@ mkdir -p "$w"
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
 status=0
 rows=()
-for t in rows line wrap rows-mpi; do build_cuda_tree "$gen/$t" "$w/$t" & done
+for t in rows line wrap fixed rows-mpi; do build_cuda_tree "$gen/$t" "$w/$t" & done
 wait
 run() {  # run LABEL PROGRAM-DIR BINARY RANKS ARGS...: the exit status and log of one run
   local label=$1 program=$2 binary=$3 ranks=$4; shift 4
@@ -94,6 +97,8 @@ run line-ooc line line 0 --out-of-core on --ooc-chunks 3 "${save[@]}"
 refused line-ooc $? "this program cannot run out of core: kernel 'scale' computes 4 cells per work-item"
 run wrap-1 wrap wrap 0 "${save[@]}"
 refused wrap-1 $? "kernel 'jacobi' reads array 'A' across its buffer"
+run fixed-1 fixed fixed 0 "${save[@]}"
+refused fixed-1 $? "kernel 'jacobi' writes past the end of its buffer of array 'B'"
 echo
 echo "| run (CUDA) | result |"
 echo "| --- | --- |"

@@ -177,6 +177,17 @@ void Builder::build_local_auto(const spec::Kernel& k, Kernel& kernel) {
   for (const Source& src : sources) {
     std::string text;
     if (!read_source(resolve(src.path), text)) continue;
+    // reqd_work_group_size allows one shape only: the others fail to launch (a user test got a
+    // bare CL_INVALID_WORK_GROUP_SIZE, -54, from the tuner's first candidate).
+    if (const auto [req, req_line] = first_use(without_comments(text), {"reqd_work_group_size"});
+        !req.empty()) {
+      diags_.error(at.loc, "kernel " + quote(kernel.name) +
+                               " cannot have <local size=\"auto\"/>: " + src.path + ":" +
+                               std::to_string(req_line) +
+                               " uses 'reqd_work_group_size', which allows that one work-group "
+                               "shape only; give it as <local size>");
+      continue;
+    }
     const auto [word, line] = first_use(without_comments(text), src.names);
     if (!word.empty())
       diags_.error(at.loc, "kernel " + quote(kernel.name) +
