@@ -41,6 +41,13 @@ add_test(NAME "cuda-emu: a kernel using __shared__ is refused at build"
 set_tests_properties("cuda-emu: a kernel using __shared__ is refused at build" PROPERTIES LABELS cuda-emu
                      WILL_FAIL FALSE PASS_REGULAR_EXPRESSION
                      "kernels that use __shared__ memory cannot be emulated.*kernels that use __syncthreads")
+# CUDA kernels in forms written for one device (a template kernel, a float4 view of a float
+# grid) compile in the generated program and give the same bits on 1-4 devices and out of core.
+add_test(NAME "cuda-emu: a template kernel and a float4 kernel, on 1-4 devices and out of core"
+         COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cuda_emu/forms_test.sh $<TARGET_FILE:stepgen>
+                 ${CMAKE_CURRENT_BINARY_DIR}/cuda-emu)
+set_tests_properties("cuda-emu: a template kernel and a float4 kernel, on 1-4 devices and out of core"
+                     PROPERTIES LABELS cuda-emu TIMEOUT 600)
 
 if(NOT EXISTS ${PROJECT_SOURCE_DIR}/examples/CMakeLists.txt)
   return()

@@ -649,6 +649,7 @@ View common_view(const model::ProgramPlan& plan, const Provenance& provenance,
     kv.set("probe_args", "{" + join(probe_args, ", ") + "}");
     kv.set("follows", "{" + join(follows, ", ") + "}");
     kv.set("views", kp.no_views.empty() ? "true" : "false");
+    kv.set("template_args", k.cuda_template);  // CUDA: "<float>" for a template kernel
     kernels.push_back(kv);
     kernel_enum.push_back(k.name);
   }

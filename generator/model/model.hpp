@@ -140,6 +140,9 @@ struct Kernel {
   /// work-items (a slab, through a global offset) changes, "k.cl:5 uses 'get_group_id'"
   /// (get_group_id, get_num_groups, get_global_size); empty when it asks for none.
   std::string offset_blind;
+  /// CUDA: the template arguments its launch names ("<float>") when its file declares it as a
+  /// template of one type parameter (the element type of its first array); empty otherwise.
+  std::string cuda_template;
   spec::Loc loc;
 };
 

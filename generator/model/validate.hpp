@@ -93,6 +93,7 @@ class Builder {
   void check_grid_size_arguments(const spec::Kernel& k, const Kernel& kernel);
   void note_offset_blind_queries(Kernel& kernel);
   void check_local_includes(const spec::Kernel& k, const Kernel& kernel);
+  void note_cuda_template(const spec::Kernel& k, Kernel& kernel);
   /// <local size="auto"/> (validate_local.cpp): the candidate shapes, and a refusal when the
   /// kernel's source uses what makes results depend on the shape.
   void build_local_auto(const spec::Kernel& k, Kernel& kernel);

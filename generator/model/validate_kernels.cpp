@@ -273,6 +273,7 @@ void Builder::build_kernel(const spec::Kernel& k) {
   check_grid_size_arguments(k, kernel);
   note_offset_blind_queries(kernel);
   check_local_includes(k, kernel);
+  note_cuda_template(k, kernel);
   m_.kernels.push_back(std::move(kernel));
   kernel_state_.push_back(state);
 }

@@ -1,6 +1,7 @@
 // <local size="auto"/>: the candidate work-group shapes the program times at start-up
 // (runtime/stepgen/tune.hpp), and the kernels that may not say it.
 
+#include <algorithm>
 #include <cctype>
 #include <filesystem>
 #include <fstream>
@@ -8,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "model/signature.hpp"
 #include "model/validate.hpp"
 #include "model/validate_util.hpp"
 #include "spec/reader.hpp"
@@ -102,6 +104,66 @@ void Builder::note_offset_blind_queries(Kernel& kernel) {
       first_use(without_comments(text), {"get_group_id", "get_num_groups", "get_global_size"});
   if (!word.empty())
     kernel.offset_blind = kernel.source + ":" + std::to_string(line) + " uses '" + word + "'";
+}
+
+// A CUDA kernel written as a template (`template <typename T> __global__ void k(const T* a,
+// T* b, int n)`, often with `template __global__ void k<float>(...)` after it): the launch by
+// name deduces nothing from the arrays' pointers (they convert to the kernel's types), so the
+// generated code failed to compile (a user test). A template of one type parameter is launched
+// as k<E>, E the element type of its first array argument; any other template is an error at
+// the source naming the declaration.
+void Builder::note_cuda_template(const spec::Kernel& k, Kernel& kernel) {
+  const std::string& path = kernel.language == Language::kCuda ? kernel.source : kernel.cuda_source;
+  if (path.empty()) return;
+  std::string text;
+  if (!read_source(resolve(path), text)) return;
+  text = without_comments(text);
+  // Each `__global__` declaration of the kernel's name: the text since the previous ';', '}'
+  // or '{' (at file scope: a declaration's start) says whether it is a template.
+  for (std::size_t at = text.find("__global__"); at != std::string::npos;
+       at = text.find("__global__", at + 10)) {
+    std::size_t open = text.find('(', at);
+    if (open == std::string::npos) break;
+    std::size_t name_end = text.find_last_not_of(" \t\r\n", open - 1);
+    if (name_end == std::string::npos) continue;
+    std::size_t name_start = name_end;
+    while (name_start > 0 && ident_char(text[name_start - 1])) --name_start;
+    if (text.compare(name_start, name_end + 1 - name_start, kernel.name) != 0 ||
+        name_end + 1 - name_start != kernel.name.size())
+      continue;
+    const std::size_t from = text.find_last_of(";{}", at);
+    const std::string head = text.substr(from == std::string::npos ? 0 : from + 1,
+                                         at - (from == std::string::npos ? 0 : from + 1));
+    const std::size_t t = head.find("template");
+    if (t == std::string::npos) return;  // a plain kernel
+    const std::size_t lt = head.find('<', t), gt = head.rfind('>');
+    if (lt == std::string::npos || gt == std::string::npos || gt < lt) return;  // instantiation
+    std::string params = head.substr(lt + 1, gt - lt - 1);
+    const int line = 1 + static_cast<int>(std::count(
+                             text.begin(), text.begin() + static_cast<std::ptrdiff_t>(at), '\n'));
+    const bool one = params.find(',') == std::string::npos;
+    params.erase(0, params.find_first_not_of(" \t\r\n"));
+    const bool type = params.rfind("typename", 0) == 0 || params.rfind("class", 0) == 0;
+    const KernelArg* first = nullptr;
+    for (const KernelArg& a : kernel.args)
+      if (a.kind == KernelArg::Kind::kArray && a.array >= 0) {
+        first = &a;
+        break;
+      }
+    if (!one || !type || !first) {
+      diags_.error((kernel.language == Language::kCuda ? k.source : k.cuda_source).loc,
+                   "kernel " + quote(kernel.name) + " in " + path + ":" + std::to_string(line) +
+                       " is a template of parameters <" + head.substr(lt + 1, gt - lt - 1) +
+                       ">: stepgen launches a template of one type parameter only, as the "
+                       "element type of its first array argument; launch it through a kernel "
+                       "that is not a template, or give it one type parameter");
+      return;
+    }
+    kernel.cuda_template = std::string("<") +
+                           cuda_type_name(m_.arrays[static_cast<std::size_t>(first->array)].type) +
+                           ">";
+    return;
+  }
 }
 
 // A kernel file that #includes a file of its own folder ("common.h"): the generated program
