@@ -8,6 +8,8 @@
 #    user test had 11395 cells wrong on 4 devices with min-exchange, exit 0.
 #  - A periodic wrap inside the kernel (tests/probe/wrap, (x + 1) % nx): the start-up probe
 #    refuses it (a user test: every mode but one device wrong, exit 0).
+#  - A template kernel and a float4 kernel in one program (tests/cuda_emu/forms): nvcc must
+#    compile the launches (jacobi<float>; the float4 parameter), with the emulation's bits.
 #  - The grid's size fixed in the kernel (tests/probe/fixed, #define NX 64): the probe's guard
 #    zone catches its writes past the buffer (a user test: a crash).
 #
@@ -19,6 +21,7 @@ gen=$gen/vecwrap
 vec=$root/tests/e2e/vector_items
 wrap=$root/tests/probe/wrap
 fixed=$root/tests/probe/fixed
+forms=$root/tests/cuda_emu/forms
 
 if [ "${1:-}" = generate ]; then
   set -e
@@ -30,6 +33,14 @@ if [ "${1:-}" = generate ]; then
     "$stepgen" generate "$gen/spec/$s.xml" --target cuda -o "$gen/$s" >/dev/null
   done
   "$stepgen" generate "$gen/spec/rows.xml" --target cuda --distribution mpi -o "$gen/rows-mpi" >/dev/null
+  # A template kernel and a float4 kernel (tests/cuda_emu/forms): the expected bits from the CPU
+  # emulation of CUDA (no FMA contraction there, --fmad=false on the GPU).
+  mkdir -p "$gen/forms-spec" "$gen/emu-forms"
+  cp "$forms"/forms.* "$gen/forms-spec/"
+  "$stepgen" generate "$gen/forms-spec/forms.xml" --target cuda -o "$gen/forms" >/dev/null
+  "$root/tests/cuda_emu/build.sh" "$gen/forms" "$gen/emu-forms/forms" >/dev/null
+  (cd "$gen/emu-forms" && STEPGEN_CUDA_EMULATE=1 ./forms --save A=A.raw --save B=B.raw >log.txt 2>&1)
+  rm -f "$gen/emu-forms/forms"
   for s in rows line; do
     "$stepgen" generate "$gen/spec/$s.xml" --target opencl -o "$gen/ocl-$s" >/dev/null
     cmake -S "$gen/ocl-$s" -B "$gen/ocl-$s/build" -DCMAKE_BUILD_TYPE=Release >/dev/null
@@ -49,7 +60,7 @@ mkdir -p "$w"
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
 status=0
 rows=()
-for t in rows line wrap fixed rows-mpi; do build_cuda_tree "$gen/$t" "$w/$t" & done
+for t in rows line wrap fixed rows-mpi forms; do build_cuda_tree "$gen/$t" "$w/$t" & done
 wait
 run() {  # run LABEL PROGRAM-DIR BINARY RANKS ARGS...: the exit status and log of one run
   local label=$1 program=$2 binary=$3 ranks=$4; shift 4
@@ -69,9 +80,9 @@ same() {  # same LABEL RC POCL-DIR: a row for a run that must save PoCL's bits
   local label=$1 rc=$2 pocl=$3 ok=yes
   for a in A B; do cmp -s "$w/run-$label/$a.raw" "$pocl/$a.raw" || ok=no; done
   if [ "$rc" -eq 0 ] && [ $ok = yes ]; then
-    rows+=("| $label | exit 0, A and B: PoCL's bits |")
+    rows+=("| $label | exit 0, A and B: the expected bits |")
   else
-    rows+=("| $label | FAIL: exit $rc, bits as PoCL's: $ok |"); status=1
+    rows+=("| $label | FAIL: exit $rc, the expected bits: $ok |"); status=1
   fi
 }
 refused() {  # refused LABEL RC TEXT: a row for a run that must stop with TEXT
@@ -97,6 +108,9 @@ run line-ooc line line 0 --out-of-core on --ooc-chunks 3 "${save[@]}"
 refused line-ooc $? "this program cannot run out of core: kernel 'scale' computes 4 cells per work-item"
 run wrap-1 wrap wrap 0 "${save[@]}"
 refused wrap-1 $? "kernel 'jacobi' reads array 'A' across its buffer"
+run forms-1 forms forms 0 "${save[@]}"; same forms-1 $? "$gen/emu-forms"
+run forms-ooc forms forms 0 --out-of-core on --ooc-chunks 3 --steps-per-pass 2 "${save[@]}"
+same forms-ooc $? "$gen/emu-forms"
 run fixed-1 fixed fixed 0 "${save[@]}"
 refused fixed-1 $? "kernel 'jacobi' writes past the end of its buffer of array 'B'"
 echo
