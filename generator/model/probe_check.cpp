@@ -151,12 +151,18 @@ void run_once(const Model& m, const Kernel& k, cl_program program, cl_command_qu
   for (std::size_t id = 0; id < values.size(); ++id) {
     const std::size_t size = values[id].bytes.size();
     std::size_t extra = 0;
-    if (guard) {
+    bool writes = false;
+    for (const KernelArg& a : k.args)
+      writes = writes || (a.kind == KernelArg::Kind::kArray &&
+                          a.array == static_cast<int>(id) && a.access != Access::kRead);
+    if (guard && writes) {
       const rt::Index planes = rt::probe_guard_planes(*guard, box, values[id].element_bytes);
       extra = static_cast<std::size_t>(planes * (box.volume() / box.extent(box.dims - 1))) *
               values[id].element_bytes;
       guards.emplace_back(extra);
       for (std::size_t j = 0; j < extra; ++j) guards.back()[j] = rt::probe_guard_byte(j);
+    } else {
+      guards.emplace_back();  // none after an array the kernel does not write
     }
     buffers.push_back(std::make_unique<ClMem>(
         clCreateBuffer(dev.context, CL_MEM_READ_WRITE, size + extra, nullptr, &err)));
@@ -230,6 +236,7 @@ void run_once(const Model& m, const Kernel& k, cl_program program, cl_command_qu
                               values[id].bytes.data(), 0, nullptr, nullptr),
           "clEnqueueReadBuffer(" + m.arrays[id].name + ")");
   for (std::size_t id = 0; id < guards.size(); ++id) {
+    if (guards[id].empty()) continue;
     std::vector<unsigned char> after(guards[id].size());
     check(clEnqueueReadBuffer(queue, buffers[id]->handle, CL_TRUE, values[id].bytes.size(),
                               after.size(), after.data(), 0, nullptr, nullptr),

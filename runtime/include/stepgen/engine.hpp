@@ -1169,42 +1169,48 @@ Probed probe_kernels(const Problem<B>& problem, const Box& grid, const typename 
   Probed probed;
   for (std::size_t i = 0; i < count; ++i) {
     const KernelEntry<B>& entry = entries[i];
-    bool guarded = false;  // the kernel's first run has guard zones after its buffers
+    bool guarded = false;  // the kernel's first run has guard zones after the buffers it writes
+    std::vector<bool> writes(static_cast<std::size_t>(problem.array_count), false);
+    for (const ProbeArg& a : entry.probe.args)
+      if (a.written) writes[static_cast<std::size_t>(a.array)] = true;
     probed.kernels.push_back(probe_kernel(
         entry.probe, grid, elements, [&](std::vector<HostArray>& values, const Box& box) {
           std::vector<typename B::Buffer> buf;
-          std::vector<Box> space;  // each buffer's box: the box, then its guard's planes
-          std::vector<HostArray> guards;
-          const int axis = box.dims - 1;
+          std::vector<Box> space;         // each buffer's box: the box, then its guard's planes
+          std::vector<HostArray> guards;  // by array; empty where there is none
+          const auto axis = static_cast<std::size_t>(box.dims - 1);
           for (int id = 0; id < problem.array_count; ++id) {
             const auto u = static_cast<std::size_t>(id);
             const std::size_t bytes = problem.arrays[id].element_bytes;
             Box b = box;
-            if (!guarded) {
-              b.hi[static_cast<std::size_t>(axis)] += probe_guard_planes(grid, box, bytes);
+            guards.emplace_back();
+            if (!guarded && writes[u]) {
+              b.hi[axis] += probe_guard_planes(grid, box, bytes);
               Box tail = b;
-              tail.lo[static_cast<std::size_t>(axis)] = box.hi[static_cast<std::size_t>(axis)];
-              guards.emplace_back(problem.arrays[id].name, bytes, tail);
+              tail.lo[axis] = box.hi[axis];
+              guards.back() = HostArray(problem.arrays[id].name, bytes, tail);
               for (std::size_t j = 0; j < guards.back().bytes.size(); ++j)
                 guards.back().bytes.data()[j] = probe_guard_byte(j);
             }
             space.push_back(b);
             buf.push_back(B::create_buffer(d, b, bytes, problem.arrays[id].name));
             B::write_box(d, buf.back(), b, values[u], box);
-            if (!guarded) B::write_box(d, buf.back(), b, guards.back(), guards.back().box);
+            if (!guards.back().bytes.empty())
+              B::write_box(d, buf.back(), b, guards.back(), guards.back().box);
           }
           Part part;
           part.owned = part.ghost = box;
           entry.launch(B::whole(d, k, buf, part, 0));
-          for (std::size_t u = 0; u < buf.size(); ++u)
+          for (std::size_t u = 0; u < buf.size(); ++u) {
             B::read_box(d, buf[u], space[u], values[u], box);
-          for (std::size_t u = 0; u < guards.size(); ++u)
-            B::read_box(d, buf[u], space[u], guards[u], guards[u].box);
+            if (!guards[u].bytes.empty())
+              B::read_box(d, buf[u], space[u], guards[u], guards[u].box);
+          }
           B::finish(d);
-          for (std::size_t u = 0; u < guards.size(); ++u) {
-            const std::string why =
-                probe_guard_error(entry.probe.name, guards[u].name, box, guards[u].element_bytes,
-                                  guards[u].bytes.data(), guards[u].bytes.size());
+          for (const HostArray& g : guards) {
+            const std::string why = probe_guard_error(entry.probe.name, g.name, box,
+                                                      g.element_bytes, g.bytes.data(),
+                                                      g.bytes.size());
             if (!why.empty()) throw RunError(why);
           }
           guarded = true;

@@ -88,7 +88,7 @@ struct KernelProbe {
 /// values, and puts every array's values after the launch back into `arrays`.
 using ProbeRun = std::function<void(std::vector<HostArray>& arrays, const Box& box)>;
 
-/// Guard zones: the probe's buffers are followed by planes of known bytes, checked after a
+/// Guard zones: the buffers a kernel writes are followed by planes of known bytes, checked after a
 /// kernel's first run. A kernel written for one device with the grid's sizes fixed in it (`#define
 /// NX 64`) indexes the probe's small buffer with the grid's strides and writes far past its end
 /// (a user test: a crash on PoCL, memory of other buffers overwritten on a GPU); with the guard,
