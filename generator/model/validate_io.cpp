@@ -153,7 +153,19 @@ void Builder::check_written_files() {
     const Output& o = m_.outputs[i];
     const spec::Loc at = tree_.outputs[i].file.loc;
     add(o.file, "the <output> file " + quote(o.file), at);
-    if (o.hdf5) {
+    if (!o.hdf5) {
+      // One raw file per array and step, STEM_ARRAY_STEP.raw: two outputs' files may meet
+      // there (r/p_G.raw of A and r/p.raw of G_A: a user test kept one, exit 0).
+      const std::string stem = o.file.substr(0, o.file.rfind('.'));
+      for (int id : o.arrays) {
+        const std::string each =
+            stem + "_" + m_.arrays[static_cast<std::size_t>(id)].name + "_<step>.raw";
+        add(each,
+            "the files " + quote(each) + " of <output> " + quote(o.file) + " (array " +
+                quote(m_.arrays[static_cast<std::size_t>(id)].name) + ")",
+            at);
+      }
+    } else {
       const std::string stem = o.file.substr(0, o.file.rfind('.'));
       add(stem + ".xdmf",
           "the XDMF file " + quote(stem + ".xdmf") + " of <output> " + quote(o.file), at);
@@ -178,7 +190,8 @@ void Builder::check_written_files() {
       const auto pair = std::make_pair(std::make_pair(a.loc.line, a.loc.col),
                                        std::make_pair(b.loc.line, b.loc.col));
       if (told.insert(pair).second)
-        diags_.error(b.loc, b.what + " is " + a.what + " (line " + std::to_string(a.loc.line) +
+        diags_.error(b.loc, b.what + (b.what.rfind("the files ", 0) == 0 ? " are " : " is ") +
+                                a.what + " (line " + std::to_string(a.loc.line) +
                                 "): each file the program writes must be its own");
       break;
     }
