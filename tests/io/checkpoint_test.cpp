@@ -392,3 +392,30 @@ TEST_CASE("a background checkpoint's failure names file and cause at the next ca
     CHECK(read_file(f.path) == before);
   }
 }
+
+TEST_CASE("a checkpoint keeps the reductions' last values bit for bit, NaN included") {
+  // A restart gives them back to the monitor: an `until` over a reduction computed before the
+  // checkpoint's step reads what the straight run reads (a user test stopped at step 499
+  // instead of 329 after a restart, exit 0).
+  TempDir dir;
+  const rt::Box grid = rt::Box::from_extent(1, {8, 1, 1});
+  std::vector<float> v(8, 1.5f);
+  const std::string path = dir / "r.ckpt";
+  const io::CheckpointReductions red = {
+      {"res", 0.1 + 0.2}, {"mx", -1.0214697122573853e-300}, {"none", std::nan("")}};
+  io::write_checkpoint(path, "h", 7, grid,
+                       {{"a", "float", {{grid, reinterpret_cast<unsigned char*>(v.data())}}}}, 1,
+                       red);
+  io::CheckpointReader r(path);
+  r.expect("h", grid, {{"a", "float"}});
+  const io::CheckpointReductions& got = r.info().reductions;
+  REQUIRE(got.size() == 3);
+  for (std::size_t i = 0; i < 3; ++i) {
+    CHECK(got[i].first == red[i].first);
+    CHECK(std::memcmp(&got[i].second, &red[i].second, sizeof(double)) == 0);
+  }
+  // A checkpoint without reductions has none (older files read as before).
+  io::write_checkpoint(path, "h", 7, grid,
+                       {{"a", "float", {{grid, reinterpret_cast<unsigned char*>(v.data())}}}});
+  CHECK(io::CheckpointReader(path).info().reductions.empty());
+}

@@ -143,3 +143,33 @@ TEST_CASE(
   CHECK_THROWS_WITH_AS(rt::ooc::choose(r, 0, link, 100, true),
                        doctest::Contains("4 steps per pass"), rt::PlanError);
 }
+
+TEST_CASE(
+    "monitor: a checkpoint records the values of the `every` steps, a restart restores them") {
+  rt::MonitorSpec spec;
+  spec.reductions = kInfo;  // res every 4, top every 3
+  spec.count = 2;
+  rt::Monitor m(spec, 6, false);  // a run of 6 steps: the last step (5) computes both
+  for (std::int64_t t = 0; t < 6; ++t) {
+    for (int i = 0; i < 2; ++i)
+      if (m.computed(i, t)) {
+        rt::Reduction r(kInfo[i].op);
+        r.add(static_cast<double>(t + 1));
+        m.add(i, r);
+      }
+    m.end_of_step(t);
+  }
+  CHECK(m.value(0) == 6.0);  // the last step's
+  // Recorded: res of step 3 (4), top of step 5 ((5 + 1) % 3 == 0: 6), not the last step's res.
+  const auto last = m.last_values();
+  REQUIRE(last.size() == 2);
+  CHECK(last[0].first == "res");
+  CHECK(last[0].second == 4.0);
+  CHECK(last[1].second == 6.0);
+  rt::Monitor again(spec, 100, false);
+  CHECK(std::isnan(again.value(0)));
+  again.restore(last);
+  CHECK(again.value(0) == 4.0);
+  CHECK(again.value(1) == 6.0);
+  CHECK(again.last_values() == last);
+}

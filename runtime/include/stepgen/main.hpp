@@ -839,6 +839,10 @@ int run_program(int argc, char** argv, Program<B> p) {
   for (Record& r : p.records) r.begin(opt.steps, io.first_step());
   // Reductions, until, monitor (monitor.hpp): the monitor's lines unless --quiet.
   Monitor monitor(p.monitor_spec(), opt.steps, !opt.quiet);
+  // A restart gives the reductions their values at the checkpoint's step; each checkpoint
+  // records them (an `until` over a reduction computed before it reads them).
+  monitor.restore(io.restored_reductions());
+  io.set_reductions([&monitor] { return monitor.last_values(); });
   // Out of core, steps per pass that no plan may take are refused before the plan's work
   // (ooc::plan refuses them again). run_in_or_out_of_core starts the outputs (io.start) once
   // the run can go (MPI ranks plan before io.start).

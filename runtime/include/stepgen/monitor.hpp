@@ -21,6 +21,7 @@
 #include <limits>
 #include <mutex>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "stepgen/program.hpp"
@@ -64,6 +65,7 @@ class Monitor {
     for (int i = 0; i < spec.count; ++i) {
       pending_.emplace_back(spec.reductions[i].op);
       values_.push_back(std::numeric_limits<double>::quiet_NaN());
+      periodic_.push_back(std::numeric_limits<double>::quiet_NaN());
       computed_at_.push_back(-1);
     }
     progress_ = print && spec.every == 0 && isatty(STDOUT_FILENO) != 0;
@@ -110,6 +112,24 @@ class Monitor {
   /// The last computed value of reduction i (NaN before its first).
   double value(int i) const { return values_[static_cast<std::size_t>(i)]; }
 
+  /// Every reduction's last value computed at a step of its `every`, by name: what a
+  /// checkpoint records (not the values of a run's last step, which a longer run does not
+  /// compute there: a restart then reads what the straight run reads).
+  std::vector<std::pair<std::string, double>> last_values() const {
+    std::vector<std::pair<std::string, double>> out;
+    for (int i = 0; i < spec_.count; ++i)
+      out.emplace_back(spec_.reductions[i].name, periodic_[static_cast<std::size_t>(i)]);
+    return out;
+  }
+  /// A restart: the last values its checkpoint recorded, by name (names it does not know are
+  /// left alone), so that `until` reads what the straight run reads.
+  void restore(const std::vector<std::pair<std::string, double>>& last) {
+    for (const auto& [name, v] : last)
+      for (int i = 0; i < spec_.count; ++i)
+        if (name == spec_.reductions[i].name)
+          values_[static_cast<std::size_t>(i)] = periodic_[static_cast<std::size_t>(i)] = v;
+  }
+
   /// The end of `step`: the reductions computed there read (merged across ranks), until
   /// tested, the monitor's line. False: the run stops after this step.
   bool end_of_step(std::int64_t step) {
@@ -130,6 +150,8 @@ class Monitor {
         const auto u = static_cast<std::size_t>(ids[j]);
         values_[u] = done[j].value();
         computed_at_[u] = step;
+        const std::int64_t every = std::max<std::int64_t>(spec_.reductions[ids[j]].every, 1);
+        if ((step + 1) % every == 0) periodic_[u] = values_[u];
       }
       for (int j = 0; j < spec_.until_use_count; ++j)
         if (computed_at_[static_cast<std::size_t>(spec_.until_uses[j])] == step) until_due = true;
@@ -239,6 +261,7 @@ class Monitor {
   bool progress_ = false;
   std::vector<Reduction> pending_;
   std::vector<double> values_;
+  std::vector<double> periodic_;  ///< the last values computed at a step of their `every`
   std::vector<std::int64_t> computed_at_;
   std::mutex mutex_;
   std::int64_t stopped_at_ = -1;

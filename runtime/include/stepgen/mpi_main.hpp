@@ -549,8 +549,9 @@ int run_mpi_program(mpi::Session& session, int argc, char** argv, Program<B> p,
   writers.owned = partition.parts[static_cast<std::size_t>(session.rank())].owned;
   writers.messages = session.rank() == 0;
   writers.checkpoint = [](const std::string& path, const std::string& hash, std::int64_t step,
-                          const Box& grid, const std::vector<io::CheckpointSource>& arrays) {
-    io::write_checkpoint(MPI_COMM_WORLD, path, hash, step, grid, arrays);
+                          const Box& grid, const std::vector<io::CheckpointSource>& arrays,
+                          const io::CheckpointReductions& reductions) {
+    io::write_checkpoint(MPI_COMM_WORLD, path, hash, step, grid, arrays, reductions);
   };
   writers.raw = [grid = p.grid](const HostArray& a, const Box& owned, const std::string& path) {
     mpi::write_array(MPI_COMM_WORLD, a, owned, grid, path);
@@ -604,6 +605,10 @@ int run_mpi_program(mpi::Session& session, int argc, char** argv, Program<B> p,
   // Reductions, until, monitor: merged over the ranks at each end of step (the same values,
   // so the same stop, on every rank); rank 0 prints and writes the monitor's file.
   Monitor monitor(p.monitor_spec(), opt.steps, !opt.quiet && session.rank() == 0);
+  // A restart gives the reductions their values at the checkpoint's step; each checkpoint
+  // records them (an `until` over a reduction computed before it reads them).
+  monitor.restore(io.restored_reductions());
+  io.set_reductions([&monitor] { return monitor.last_values(); });
   monitor.progress_off();  // mpirun gives the ranks a pseudo-terminal even writing to a file
   monitor.combine = [](std::vector<Reduction>& r) { mpi::allreduce_reductions(MPI_COMM_WORLD, r); };
   RunStats stats = mpi::combine(

@@ -56,9 +56,17 @@ struct CheckpointArray {
   std::vector<std::uint64_t> crc;  ///< CRC-64/XZ of each block of kCheckpointBlock bytes
 };
 
+/// The reductions' last values at a checkpoint's step, by name: a restart gives them back to
+/// the monitor, so that an `until` over a reduction computed before the step (every 250, the
+/// run restarted at 300) reads what the straight run reads (a user test: nan after a restart,
+/// the run stopped at step 499 instead of 329, exit 0). Header lines `reduction NAME BITS
+/// VALUE`, BITS the double's 16 hex digits (exact), VALUE for people.
+using CheckpointReductions = std::vector<std::pair<std::string, double>>;
+
 /// What a checkpoint holds, apart from the values.
 struct CheckpointInfo {
   std::string spec_hash;
+  CheckpointReductions reductions;
   std::int64_t step = 0;
   Box grid;
   std::size_t block_bytes = kCheckpointBlock;
@@ -106,8 +114,15 @@ inline std::string checkpoint_text(const CheckpointInfo& info) {
     << "grid " << info.grid.extent(0) << " " << info.grid.extent(1) << " " << info.grid.extent(2)
     << "\n"
     << "byte_order little\n"
-    << "block_bytes " << info.block_bytes << "\n"
-    << "arrays " << info.arrays.size() << "\n";
+    << "block_bytes " << info.block_bytes << "\n";
+  for (const auto& [name, value] : info.reductions) {
+    std::uint64_t bits = 0;
+    std::memcpy(&bits, &value, sizeof bits);
+    char text[32];
+    std::snprintf(text, sizeof text, "%.17g", value);
+    t << "reduction " << name << " " << hex64(bits) << " " << text << "\n";
+  }
+  t << "arrays " << info.arrays.size() << "\n";
   for (const CheckpointArray& a : info.arrays) {
     t << "array " << a.name << " " << a.type << " " << a.element_bytes << " " << a.offset << " "
       << a.bytes << " crc64";
@@ -181,7 +196,8 @@ namespace detail {
 /// the grid (else, under MPI, a rank's pieces lie in it without overlapping).
 inline CheckpointInfo checkpoint_layout(const std::string& spec_hash, std::int64_t step,
                                         const Box& grid,
-                                        const std::vector<CheckpointSource>& arrays, bool whole) {
+                                        const std::vector<CheckpointSource>& arrays, bool whole,
+                                        const CheckpointReductions& reductions = {}) {
   if (grid.lo != Vec3{0, 0, 0}) throw std::invalid_argument("checkpoint grid must start at 0");
   if (spec_hash.find_first_of("\n\r") != std::string::npos)
     throw std::invalid_argument("checkpoint spec hash holds a line break");
@@ -189,6 +205,10 @@ inline CheckpointInfo checkpoint_layout(const std::string& spec_hash, std::int64
   info.spec_hash = spec_hash;
   info.step = step;
   info.grid = grid;
+  for (const auto& r : reductions)
+    if (r.first.empty() || r.first.find_first_of(" \t\n\r") != std::string::npos)
+      throw std::invalid_argument("checkpoint reduction name '" + r.first + "' is empty or has a space");
+  info.reductions = reductions;
   for (const CheckpointSource& s : arrays) {
     const ElementType& t = element_type(s.type);
     if (s.name.empty() || s.name.find_first_of(" \t\n\r") != std::string::npos)
@@ -325,8 +345,10 @@ inline unsigned checkpoint_threads() {
 /// of one thread overlap the writes of another. The file's bytes do not depend on `threads`.
 inline void write_checkpoint(const std::string& path, const std::string& spec_hash,
                              std::int64_t step, const Box& grid,
-                             const std::vector<CheckpointSource>& arrays, unsigned threads = 0) {
-  CheckpointInfo info = detail::checkpoint_layout(spec_hash, step, grid, arrays, true);
+                             const std::vector<CheckpointSource>& arrays, unsigned threads = 0,
+                             const CheckpointReductions& reductions = {}) {
+  CheckpointInfo info =
+      detail::checkpoint_layout(spec_hash, step, grid, arrays, true, reductions);
   detail::CheckpointOutput out(path);
   if (!out.error().empty()) throw RunError(out.error());
   // Every block of every array, in file order.

@@ -87,7 +87,8 @@ inline std::string broadcast_message(MPI_Comm comm, std::string message) {
 /// rank, with rank 0's message.
 inline void write_checkpoint(MPI_Comm comm, const std::string& path, const std::string& spec_hash,
                              std::int64_t step, const Box& grid,
-                             const std::vector<CheckpointSource>& arrays) {
+                             const std::vector<CheckpointSource>& arrays,
+                             const CheckpointReductions& reductions = {}) {
   int rank = 0, size = 1;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &size);
@@ -95,7 +96,7 @@ inline void write_checkpoint(MPI_Comm comm, const std::string& path, const std::
   std::string wrong;
   CheckpointInfo info;
   try {
-    info = detail::checkpoint_layout(spec_hash, step, grid, arrays, false);
+    info = detail::checkpoint_layout(spec_hash, step, grid, arrays, false, reductions);
   } catch (const std::invalid_argument& e) {
     wrong = e.what();
   }

@@ -200,6 +200,18 @@ class CheckpointReader {
         std::string order;
         l >> order;
         if (order != "little") fail("it was written on a " + order + "-endian machine");
+      } else if (key == "reduction") {
+        std::string name, bits;
+        if (!(l >> name >> bits) || bits.size() != 16) bad("reduction");
+        std::uint64_t v = 0;
+        try {
+          v = std::stoull(bits, nullptr, 16);
+        } catch (const std::exception&) {
+          bad("reduction " + name);
+        }
+        double value = 0;
+        std::memcpy(&value, &v, sizeof value);
+        info_.reductions.emplace_back(name, value);
       } else if (key == "block_bytes") {
         if (!(l >> info_.block_bytes) || info_.block_bytes == 0) bad("block_bytes");
       } else if (key == "arrays") {

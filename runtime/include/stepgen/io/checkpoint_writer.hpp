@@ -55,11 +55,12 @@ class CheckpointWriter {
   /// pieces are borrowed: their buffers must stay unchanged until the next wait() or close()
   /// returns.
   void submit(const std::string& path, const std::string& spec_hash, std::int64_t step,
-              const Box& grid, std::vector<CheckpointSource> arrays) {
+              const Box& grid, std::vector<CheckpointSource> arrays,
+              CheckpointReductions reductions = {}) {
     std::unique_lock<std::mutex> lock(mutex_);
     if (closed_) throw std::logic_error("CheckpointWriter::submit after close");
     idle(lock);
-    job_ = Job{path, spec_hash, step, grid, std::move(arrays)};
+    job_ = Job{path, spec_hash, step, grid, std::move(arrays), std::move(reductions)};
     has_job_ = true;
     changed_.notify_all();
   }
@@ -118,6 +119,7 @@ class CheckpointWriter {
     std::int64_t step = 0;
     Box grid;
     std::vector<CheckpointSource> arrays;
+    CheckpointReductions reductions;
   };
 
   /// Waits until the thread has no job (timed as the caller's wait), rethrows its failure.
@@ -157,7 +159,8 @@ class CheckpointWriter {
       std::exception_ptr failure;
       const auto t0 = std::chrono::steady_clock::now();
       try {
-        write_checkpoint(job.path, job.spec_hash, job.step, job.grid, job.arrays, threads_);
+        write_checkpoint(job.path, job.spec_hash, job.step, job.grid, job.arrays, threads_,
+                         job.reductions);
       } catch (...) {
         failure = std::current_exception();
       }

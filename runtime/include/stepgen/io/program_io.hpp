@@ -175,7 +175,8 @@ struct IoWriters {
   bool messages = true;  ///< prints the restart and checkpoint lines (MPI: rank 0)
   /// Writes a checkpoint of `arrays` (this process's pieces); default io::write_checkpoint.
   std::function<void(const std::string& path, const std::string& hash, std::int64_t step,
-                     const Box& grid, const std::vector<io::CheckpointSource>& arrays)>
+                     const Box& grid, const std::vector<io::CheckpointSource>& arrays,
+                     const io::CheckpointReductions& reductions)>
       checkpoint;
   /// Writes array `a`'s cells `owned` as the raw file `path` of the whole grid; default:
   /// rt::write_atomically of the whole host array.
@@ -207,7 +208,12 @@ class ProgramIo {
         quiet_(quiet || !writers_.messages) {
     if (!writers_.owned) writers_.owned = grid;
     own_checkpoint_writer_ = !writers_.checkpoint;  // ckptbg: may write in the background
-    if (!writers_.checkpoint) writers_.checkpoint = [](auto&&... a) { io::write_checkpoint(a...); };
+    if (!writers_.checkpoint)
+      writers_.checkpoint = [](const std::string& path, const std::string& hash, std::int64_t step,
+                               const Box& grid, const std::vector<io::CheckpointSource>& arrays,
+                               const io::CheckpointReductions& reductions) {
+        io::write_checkpoint(path, hash, step, grid, arrays, 0, reductions);
+      };
     if (!writers_.raw)
       writers_.raw = [](const HostArray& a, const Box&, const std::string& path) {
         write_atomically(path, a.bytes.data(), a.bytes.size(),
@@ -254,6 +260,10 @@ class ProgramIo {
 
   /// The step the run starts at (0, or the checkpoint's).
   std::int64_t first_step() const { return first_; }
+  /// The reductions' values the checkpoint restarted from holds (none: not restarting).
+  const io::CheckpointReductions& restored_reductions() const { return restored_; }
+  /// What each checkpoint records of the reductions (the monitor's last values).
+  void set_reductions(std::function<io::CheckpointReductions()> f) { reductions_ = std::move(f); }
 
   /// Loads the checkpoint's values into the host arrays (each over its own box: the whole
   /// grid, or an MPI rank's box) when restarting.
@@ -261,6 +271,7 @@ class ProgramIo {
     if (!reader_) return;
     for (std::size_t id = 0; id < host.size(); ++id)
       if (state_[id]) reader_->read(host[id].name, host[id].box, host[id].bytes.data());
+    restored_ = reader_->info().reductions;
     if (!quiet_)
       std::printf("restart: from '%s' at step %" PRId64 "\n", reader_->path().c_str(), first_);
     reader_.reset();
@@ -363,12 +374,14 @@ class ProgramIo {
       // until the next flush_writers()), announced once complete (poll/flush/finish).
       if (borrow_ && copies.empty() && own_checkpoint_writer_) {
         if (!checkpoint_writer_) checkpoint_writer_ = std::make_unique<io::CheckpointWriter>();
-        checkpoint_writer_->submit(checkpoint_, spec_.spec_hash, done, grid_, std::move(arrays));
+        checkpoint_writer_->submit(checkpoint_, spec_.spec_hash, done, grid_, std::move(arrays),
+                                   reductions_ ? reductions_() : io::CheckpointReductions{});
         costs_.background = true;
         return;
       }
       const auto t0 = std::chrono::steady_clock::now();
-      writers_.checkpoint(checkpoint_, spec_.spec_hash, done, grid_, arrays);
+      writers_.checkpoint(checkpoint_, spec_.spec_hash, done, grid_, arrays,
+                          reductions_ ? reductions_() : io::CheckpointReductions{});
       io::CheckpointWriter::Done d;
       d.path = checkpoint_;
       d.step = done;
@@ -562,6 +575,8 @@ class ProgramIo {
   std::int64_t every_ = 0;
   std::int64_t first_ = 0;
   std::unique_ptr<io::CheckpointReader> reader_;
+  std::function<io::CheckpointReductions()> reductions_;
+  io::CheckpointReductions restored_;  ///< the reductions of the checkpoint restarted from
   std::vector<Series> series_;
   // ckptbg: the background writer (in core, one process), what the checkpoints cost
   bool own_checkpoint_writer_ = false;  ///< io::write_checkpoint (not an MPI rank's)
