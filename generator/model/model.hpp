@@ -138,7 +138,8 @@ struct Kernel {
   std::vector<std::vector<std::int64_t>> local_candidates;
   /// OpenCL: where its file asks for a work-item query that a launch over part of its
   /// work-items (a slab, through a global offset) changes, "k.cl:5 uses 'get_group_id'"
-  /// (get_group_id, get_num_groups, get_global_size); empty when it asks for none.
+  /// (get_group_id, get_num_groups, get_global_size, get_global_offset); empty when it asks
+  /// for none.
   std::string offset_blind;
   /// CUDA: the template arguments its launch names ("<float>") when its file declares it as a
   /// template of one type parameter (the element type of its first array); empty otherwise.

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# OpenCL kernels that index with get_group_id() or take their extents from get_global_size()
+# OpenCL kernels that index with get_group_id(), take their extents from get_global_size() or
+# subtract get_global_offset() from their index
 # (offset_blind/o.xml) run whole: a launch over part of the work-items (a slab through a global
 # offset, the overlap of exchanges in core and on MPI ranks, the trapezoid out of core) changes
 # what those return, and two user tests got 2825 and 2524 of 3072 cells wrong on 2 devices, exit
@@ -12,12 +13,14 @@ stepgen=$1 work=$2/offset-blind
 here=$(cd "$(dirname "$0")/offset_blind" && pwd)
 rm -rf "$work"
 mkdir -p "$work"
-cp "$here/group.cl" "$here/size.cl" "$here/o.xml" "$work/"
+cp "$here/group.cl" "$here/size.cl" "$here/offset.cl" "$here/o.xml" "$work/"
 "$stepgen" plan "$work/o.xml" --devices 2 >"$work/plan.txt"
 grep -q "kernel 'jacobi_group': group.cl:5 uses 'get_group_id', which a launch over part of its work-items (a slab) changes" "$work/plan.txt" ||
   { cat "$work/plan.txt"; echo "FAIL: the plan does not say why jacobi_group runs whole"; exit 1; }
 grep -q "kernel 'jacobi_size': size.cl:7 uses 'get_global_size', which a launch over part of its work-items (a slab) changes" "$work/plan.txt" ||
   { cat "$work/plan.txt"; echo "FAIL: the plan does not say why jacobi_size runs whole"; exit 1; }
+grep -q "kernel 'jacobi_offset': offset.cl:6 uses 'get_global_offset', which a launch over part of its work-items (a slab) changes" "$work/plan.txt" ||
+  { cat "$work/plan.txt"; echo "FAIL: the plan does not say why jacobi_offset runs whole"; exit 1; }
 out="$work/out"
 "$stepgen" generate "$work/o.xml" --target opencl -o "$out" >/dev/null
 build_program "$out"
