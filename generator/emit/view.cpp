@@ -649,6 +649,11 @@ View common_view(const model::ProgramPlan& plan, const Provenance& provenance,
     kv.set("probe_args", "{" + join(probe_args, ", ") + "}");
     kv.set("follows", "{" + join(follows, ", ") + "}");
     kv.set("views", kp.no_views.empty() ? "true" : "false");
+    // The probe's translation step per dimension (cells per work-item), given only where one
+    // is not 1 (rt::ProbeKernel::shift defaults to 1).
+    rt::Vec3 shift{1, 1, 1};
+    for (int d = 0; d < 3; ++d) shift[static_cast<std::size_t>(d)] = model::cells_per_item(m, k, d);
+    kv.set("probe_shift", shift == rt::Vec3{1, 1, 1} ? "" : ", " + vec3(shift));
     kv.set("template_args", k.cuda_template);  // CUDA: "<float>" for a template kernel
     kernels.push_back(kv);
     kernel_enum.push_back(k.name);

@@ -73,6 +73,7 @@ rt::ProbeKernel probe_kernel_of(const Model& m, const Kernel& k) {
                         to_rt_halo(a.halo, m.dims)});
   for (int d = 0; d < 3; ++d) p.follows[static_cast<std::size_t>(d)] = follows_extent(m, k, d);
   p.views = view_obstacle(m, k).empty();
+  for (int d = 0; d < 3; ++d) p.shift[static_cast<std::size_t>(d)] = cells_per_item(m, k, d);
   return p;
 }
 

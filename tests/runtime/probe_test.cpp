@@ -440,3 +440,27 @@ TEST_CASE("probe: the guard after a buffer holds what a kernel with the grid's s
             .find("kernel 'k' writes past the end of its buffer of array 'B': run on a 24x24 "
                   "buffer (the kernel probe's), it changed element 578, 3 past its last") == 0);
 }
+
+TEST_CASE("probe: a kernel computing cell pairs is checked by a shift of its pair") {
+  // A user test: u and v interleaved in one array (W[2*c], W[2*c+1]), one work-item per pair
+  // (global size extent(W, 0) / 2): a shift by one cell pairs other cells, and the check
+  // refused a kernel that is right on every partition the plan makes (cut at even cells).
+  auto pairs = [](std::vector<HostArray>& a, const Box& box) {
+    const Index nx = box.extent(0), ny = box.extent(1);
+    const float* in = a[0].as<float>();
+    float* out = a[1].as<float>();
+    for (Index y = 0; y < ny; ++y)
+      for (Index i = 0; 2 * i + 1 < nx; ++i) {
+        const Index c = 2 * i + nx * y;
+        out[c] = in[c + 1];  // u <- v
+        out[c + 1] = in[c];  // v <- u
+      }
+  };
+  ProbeKernel k = kernel_of({{0, 0, 0}, {1, 0, 0}, {-1, 0, 0}});
+  const KernelProbe one = probe_kernel(k, kGrid, kFloats, pairs);
+  REQUIRE(one.errors.size() == 1);
+  CHECK(one.errors[0].find("starts one cell lower along x") != std::string::npos);
+  k.shift = {2, 1, 1};
+  const KernelProbe two = probe_kernel(k, kGrid, kFloats, pairs);
+  CHECK(two.errors.empty());
+}

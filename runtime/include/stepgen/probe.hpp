@@ -55,6 +55,10 @@ struct ProbeKernel {
   /// The kernel can run on a slab along the slowest dimension (stepgen's view_obstacle is
   /// empty); only then can views be safe for it.
   bool views = false;
+  /// Per dimension, the cells one work-item computes (a global size extent(X, d) / c: float4
+  /// or interleaved views): the translation check moves the box by that many cells, as the
+  /// partition cuts there only at multiples of it.
+  Vec3 shift{1, 1, 1};
 };
 
 /// The element type of an array, as the probe fills it.
@@ -675,12 +679,15 @@ inline KernelProbe probe_kernel_on(const ProbeKernel& k, const Box& grid,
       }
     for (int d = 0; d < dims && r.errors.empty(); ++d) {
       const auto u = static_cast<std::size_t>(d);
-      if (!k.follows[u] || box.lo[u] <= grid.lo[u] || box.extent(d) <= 2 * margin + 1) continue;
+      const Index by = std::max<Index>(k.shift[u], 1);
+      if (!k.follows[u] || box.lo[u] - by < grid.lo[u] ||
+          box.extent(d) <= 2 * (margin + by - 1) + 1)
+        continue;
       Box shifted = box;
-      shifted.lo[u] -= 1;
-      shifted.hi[u] -= 1;
+      shifted.lo[u] -= by;
+      shifted.hi[u] -= by;
       Box both = box;
-      both.lo[u] -= 1;
+      both.lo[u] -= by;
       const std::vector<HostArray> all = probe_values(elements, both, 4);
       std::vector<HostArray> one = detail::probe_crop(all, box),
                              two = detail::probe_crop(all, shifted);
@@ -710,7 +717,9 @@ inline KernelProbe probe_kernel_on(const ProbeKernel& k, const Box& grid,
         static const char* const kAxis[] = {"x", "y", "z"};
         r.errors.push_back(
             "kernel '" + std::string(k.name) +
-            "' computes cells differently when its buffer starts one cell lower along " + kAxis[u] +
+            "' computes cells differently when its buffer starts " +
+            (by == 1 ? std::string("one cell") : std::to_string(by) + " cells") + " lower along " +
+            kAxis[u] +
             ": it takes its local index for the grid's (a parity such as (x + y) & 1, a "
             "pattern by x % n, ...), and several devices, out of core or MPI ranks, whose "
             "buffers start anywhere, would give other values; compute such things from "
@@ -874,11 +883,16 @@ inline std::string probe_sides(int dims, const Vec3& lo, const Vec3& hi) {
 }
 
 /// The report's lines on the probe, and its verdict: warnings printed (unless `quiet`), errors
-/// (a declared halo too small) thrown as one RunError.
+/// (a declared halo too small, a kernel computing cells differently on a shifted buffer or
+/// reading across it) thrown as one RunError, headed by what they are.
 inline void probe_report(const Probed& probed, int dims, bool quiet, std::FILE* out) {
   std::string errors;
+  bool halos_only = true;
   for (const KernelProbe& p : probed.kernels) {
-    for (const std::string& e : p.errors) errors += "\n  " + e;
+    for (const std::string& e : p.errors) {
+      errors += "\n  " + e;
+      halos_only = halos_only && e.find("outside its declared halo") != std::string::npos;
+    }
     if (quiet) continue;
     if (!p.probed) {
       std::fprintf(out, "probe: kernel '%s' not probed: %s\n", p.kernel.c_str(), p.why.c_str());
@@ -890,7 +904,11 @@ inline void probe_report(const Probed& probed, int dims, bool quiet, std::FILE* 
                  p.why.empty() ? "" : "; no views: ", p.why.c_str());
     for (const std::string& w : p.warnings) std::fprintf(out, "probe: warning: %s\n", w.c_str());
   }
-  if (!errors.empty()) throw RunError("the kernel probe found a declared halo too small:" + errors);
+  if (!errors.empty())
+    throw RunError(halos_only ? "the kernel probe found a declared halo too small:" + errors
+                              : "the kernel probe found kernels that would give other values on "
+                                "several devices, out of core or on MPI ranks:" +
+                                    errors);
 }
 
 }  // namespace stepgen::rt
