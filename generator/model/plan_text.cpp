@@ -76,7 +76,8 @@ std::string boundary_text(const ProgramPlan& pp, const rt::Partition& p) {
     s += std::string(same ? ", " : " ") + kind +
          (b.kind == Boundary::Kind::kValue ? "(" + b.value + ")" : "") + " along " +
          dim_name(b.dim) +
-         (b.implied ? " (implied: read-only, read where a periodic frame is computed)" : "");
+         (b.implied ? " (implied: read without a halo along it, where a periodic frame is computed)"
+                     : "");
   }
   s += "\n";
   for (const rt::Part& pt : p.parts) {

@@ -97,9 +97,10 @@ struct BoundaryPlan {
   int dim = 0;
   Boundary::Kind kind = Boundary::Kind::kPeriodic;
   std::string value;  ///< kValue: the literal
-  /// Not in the spec: an array no launch writes, read by launches that compute the cells of a
-  /// periodic frame (as images of the grid's far side, deep halos and out-of-core passes of
-  /// several steps): its frame must hold those images too, not zeros.
+  /// Not in the spec: an array read without a halo along a periodic dimension, read by
+  /// launches that compute the cells of a periodic frame (as images of the grid's far side,
+  /// deep halos and out-of-core passes of several steps): its frame must hold those images
+  /// too, not zeros.
   bool implied = false;
 };
 

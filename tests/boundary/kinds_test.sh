@@ -218,3 +218,44 @@ for run in "gen 3" "gen-deep 1" "gen-deep 3" "gen 1 --out-of-core on --ooc-chunk
   done
   echo "ok: $name $run: A and B equal the run in core on 1 device"
 done
+# A staggered wave (periodic_stagger.xml): p periodic along x and y, vx along x only, vy along
+# y only, read without a halo along their other dimension. The kernels compute p's frame cells
+# as images between exchanges, reading vx's y-frame and vy's x-frame: implied periodic frames
+# (they were zero: a user's run was 3496 cells wrong out of core, exit 0). Every run equals the
+# one in core on 1 device with an exchange every step: in core on 3 devices, deep halos on 1
+# and 3, out of core with 3 steps per pass on 1 device and 2 on 2.
+name=periodic_stagger
+out="$work/$name"
+mkdir -p "$out/deep-spec"
+"$stepgen" plan "$src/tests/boundary/$name.xml" >"$out/plan.txt"
+grep -q "vx: periodic along x, periodic along y (implied: read without a halo along it" "$out/plan.txt" ||
+  { cat "$out/plan.txt"; echo "FAIL: $name: vx gets no implied periodic frame along y"; exit 1; }
+"$stepgen" generate "$src/tests/boundary/$name.xml" --target opencl -o "$out/gen" >/dev/null
+cp "$src/tests/boundary/stagger.cl" "$out/deep-spec/"
+sed 's|</stencil>|  <exchange every="2"/>\n</stencil>|' "$src/tests/boundary/$name.xml" >"$out/deep-spec/$name.xml"
+grep -q '<exchange every="2"/>' "$out/deep-spec/$name.xml"
+"$stepgen" generate "$out/deep-spec/$name.xml" --target opencl -o "$out/gen-deep" >/dev/null
+build_program "$out/gen"
+build_program "$out/gen-deep"
+saves() {  # saves DIR: the --save arguments of p, vx and vy into DIR
+  echo "--save p=$1/p.raw --save vx=$1/vx.raw --save vy=$1/vy.raw"
+}
+mkdir -p "$out/base"
+# shellcheck disable=SC2046
+POCL_DEVICES=pthread "$out/gen/build/$name" --device-type cpu --devices 1 $(saves "$out/base") \
+  > "$out/base/log.txt" 2>&1 || { cat "$out/base/log.txt"; echo "FAIL: $name: the base run failed"; exit 1; }
+for run in "gen 3" "gen-deep 1" "gen-deep 3" "gen 1 --out-of-core on --ooc-chunks 3 --steps-per-pass 3" \
+  "gen 2 --out-of-core on --ooc-chunks 2 --steps-per-pass 2 --strategy min-exchange"; do
+  read -r program n extra <<<"$run"
+  dir="$out/runs/$program-$n-${extra// /}"
+  mkdir -p "$dir"
+  # shellcheck disable=SC2046,SC2086
+  POCL_DEVICES="$(printf 'pthread %.0s' $(seq "$n"))" "$out/$program/build/$name" --device-type cpu \
+    --devices "$n" $extra $(saves "$dir") > "$dir/log.txt" 2>&1 ||
+    { cat "$dir/log.txt"; echo "FAIL: $name $run: the run failed"; exit 1; }
+  for a in p vx vy; do
+    cmp -s "$dir/$a.raw" "$out/base/$a.raw" ||
+      { cat "$dir/log.txt"; echo "FAIL: $name $run: $a differs from the run in core on 1 device"; exit 1; }
+  done
+  echo "ok: $name $run: p, vx and vy equal the run in core on 1 device"
+done
