@@ -77,7 +77,7 @@ std::string boundary_text(const ProgramPlan& pp, const rt::Partition& p) {
          (b.kind == Boundary::Kind::kValue ? "(" + b.value + ")" : "") + " along " +
          dim_name(b.dim) +
          (b.implied ? " (implied: read without a halo along it, where a periodic frame is computed)"
-                     : "");
+                    : "");
   }
   s += "\n";
   for (const rt::Part& pt : p.parts) {

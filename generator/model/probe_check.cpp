@@ -154,8 +154,8 @@ void run_once(const Model& m, const Kernel& k, cl_program program, cl_command_qu
     std::size_t extra = 0;
     bool writes = false;
     for (const KernelArg& a : k.args)
-      writes = writes || (a.kind == KernelArg::Kind::kArray &&
-                          a.array == static_cast<int>(id) && a.access != Access::kRead);
+      writes = writes || (a.kind == KernelArg::Kind::kArray && a.array == static_cast<int>(id) &&
+                          a.access != Access::kRead);
     if (guard && writes) {
       const rt::Index planes = rt::probe_guard_planes(*guard, box, values[id].element_bytes);
       extra = static_cast<std::size_t>(planes * (box.volume() / box.extent(box.dims - 1))) *

@@ -464,3 +464,30 @@ TEST_CASE("probe: a kernel computing cell pairs is checked by a shift of its pai
   const KernelProbe two = probe_kernel(k, kGrid, kFloats, pairs);
   CHECK(two.errors.empty());
 }
+
+TEST_CASE("probe: a kernel that reads a whole line (a recurrence) is refused, whatever its halo") {
+  // A user test: a scan along y, V[y] = 0.5 V[y-1] + U[y]; the probe's offsets, declared as
+  // its halo, passed the check, and the run was wrong on 2 devices (each buffer's recurrence
+  // starts at its own edge), exit 0.
+  auto scan = [](std::vector<HostArray>& a, const Box& box) {
+    const Index nx = box.extent(0), ny = box.extent(1);
+    const float* u = a[0].as<float>();
+    float* v = a[1].as<float>();
+    for (Index x = 0; x < nx; ++x) {
+      float acc = 0;
+      for (Index y = 0; y < ny; ++y) {
+        acc = 0.5f * acc + u[x + nx * y];
+        v[x + nx * y] = acc;
+      }
+    }
+  };
+  std::vector<Vec3> below;
+  for (Index o = -40; o <= 0; ++o) below.push_back({0, o, 0});
+  for (const auto& declared : {std::vector<Vec3>{{0, 0, 0}}, below}) {
+    const KernelProbe p = probe_kernel(kernel_of(declared), kGrid, kFloats, scan);
+    REQUIRE(p.errors.size() == 1);
+    CHECK(p.errors[0].find("kernel 'k' reads array 'A' along y as far as its buffer goes: on a "
+                           "24x24 buffer, cell (12,23) of 'B' (its edge) changes when cell "
+                           "(12,12) of 'A' does") == 0);
+  }
+}

@@ -1208,9 +1208,8 @@ Probed probe_kernels(const Problem<B>& problem, const Box& grid, const typename 
           }
           B::finish(d);
           for (const HostArray& g : guards) {
-            const std::string why = probe_guard_error(entry.probe.name, g.name, box,
-                                                      g.element_bytes, g.bytes.data(),
-                                                      g.bytes.size());
+            const std::string why = probe_guard_error(
+                entry.probe.name, g.name, box, g.element_bytes, g.bytes.data(), g.bytes.size());
             if (!why.empty()) throw RunError(why);
           }
           guarded = true;

@@ -179,6 +179,13 @@ inline void probe_put(HostArray& a, const ProbeElement& e, Index i, std::uint32_
   }
 }
 
+/// "24x24x24": a box's extents.
+inline std::string probe_shape(const Box& box) {
+  std::string s;
+  for (int d = 0; d < box.dims; ++d) s += (d ? "x" : "") + std::to_string(box.extent(d));
+  return s;
+}
+
 /// Element `i` changed between `a` and `b`.
 inline bool probe_differs(const HostArray& a, const HostArray& b, std::size_t bytes, Index i) {
   const auto off = static_cast<std::size_t>(i) * bytes;
@@ -505,6 +512,7 @@ inline KernelProbe probe_kernel_on(const ProbeKernel& k, const Box& grid,
     const auto u = static_cast<std::size_t>(id);
     const ProbeElement& e = elements[u];
     std::set<Vec3> offsets;
+    std::string whole_line;  // reads reaching the buffer's edge from its middle
     for (const Base& base : bases)
       for (int variant = 0; variant < 2; ++variant) {
         std::vector<HostArray> in = base.in;
@@ -534,6 +542,28 @@ inline KernelProbe probe_kernel_on(const ProbeKernel& k, const Box& grid,
             if (!detail::probe_differs(out[wu], base.out[wu], bytes, i)) continue;
             const Vec3 c = point(i);
             offsets.insert({mid[0] - c[0], mid[1] - c[1], mid[2] - c[2]});
+            // A cell at the buffer's edge reading the middle cell, two or more cells away: the
+            // kernel reads as far as its buffer goes there (a recurrence or a sum along a
+            // line, over a dimension its launch follows or loops over), which no halo
+            // describes (a user test: a z-scan, the probe's offsets declared as its halo, then
+            // wrong on 2 devices, exit 0). A stencil leaves such edge cells in its rim.
+            for (int d = 0; d < dims && whole_line.empty(); ++d) {
+              const auto u = static_cast<std::size_t>(d);
+              if ((c[u] != 0 && c[u] != ext[u] - 1) || std::abs(mid[u] - c[u]) < 2) continue;
+              static const char* const kAxis[] = {"x", "y", "z"};
+              whole_line = "kernel '" + std::string(k.name) + "' reads " + "array '" + e.name +
+                           "' along " + kAxis[d] + " as far as its buffer goes: on a " +
+                           detail::probe_shape(box) + " buffer, cell " +
+                           detail::probe_offset(dims, c) + " of '" + elements[wu].name +
+                           "' (its edge) changes when cell " + detail::probe_offset(dims, mid) +
+                           " of '" + e.name +
+                           "' does (buffer indices). A kernel that reads a whole line (a "
+                           "recurrence or a sum along " +
+                           kAxis[d] +
+                           ") depends on where its buffer starts and ends, which no halo "
+                           "describes: on several devices, out of core and on MPI ranks a "
+                           "buffer is one part of the grid";
+            }
           }
         }
       }
@@ -609,6 +639,17 @@ inline KernelProbe probe_kernel_on(const ProbeKernel& k, const Box& grid,
                 const int same = (t[0] == c[0]) + (t[1] == c[1]) + (t[2] == c[2]);
                 if (same > best) best = same, q = t;
               }
+              // A near offset the middle cell did not show (an interleaved pair's other
+              // element): an undeclared read, reported with the others below, not a wrap.
+              const Vec3 o{q[0] - c[0], q[1] - c[1], q[2] - c[2]};
+              bool small = true;
+              for (int d = 0; d < dims; ++d)
+                small = small && 2 * std::abs(o[static_cast<std::size_t>(d)]) <
+                                     ext[static_cast<std::size_t>(d)];
+              if (small) {
+                offsets.insert(o);
+                continue;
+              }
               std::string shape;
               for (int d = 0; d < dims; ++d)
                 shape += (d ? "x" : "") + std::to_string(ext[static_cast<std::size_t>(d)]);
@@ -631,7 +672,10 @@ inline KernelProbe probe_kernel_on(const ProbeKernel& k, const Box& grid,
     std::vector<std::string> outside;  // every point read outside the halo, not the first only
     for (const Vec3& o : offsets)
       if (!detail::probe_declared(declared, o)) outside.push_back(detail::probe_offset(dims, o));
-    if (!outside.empty()) {
+    if (!whole_line.empty()) {  // before "add them to the halo": no halo would be right
+      r.errors.push_back(whole_line);
+      r.error_arrays.push_back(id);
+    } else if (!outside.empty()) {
       std::string list;
       for (std::size_t i = 0; i < outside.size(); ++i)
         list += (i == 0 ? "" : i + 1 == outside.size() ? " and " : ", ") + outside[i];

@@ -207,7 +207,8 @@ inline CheckpointInfo checkpoint_layout(const std::string& spec_hash, std::int64
   info.grid = grid;
   for (const auto& r : reductions)
     if (r.first.empty() || r.first.find_first_of(" \t\n\r") != std::string::npos)
-      throw std::invalid_argument("checkpoint reduction name '" + r.first + "' is empty or has a space");
+      throw std::invalid_argument("checkpoint reduction name '" + r.first +
+                                  "' is empty or has a space");
   info.reductions = reductions;
   for (const CheckpointSource& s : arrays) {
     const ElementType& t = element_type(s.type);
@@ -347,8 +348,7 @@ inline void write_checkpoint(const std::string& path, const std::string& spec_ha
                              std::int64_t step, const Box& grid,
                              const std::vector<CheckpointSource>& arrays, unsigned threads = 0,
                              const CheckpointReductions& reductions = {}) {
-  CheckpointInfo info =
-      detail::checkpoint_layout(spec_hash, step, grid, arrays, true, reductions);
+  CheckpointInfo info = detail::checkpoint_layout(spec_hash, step, grid, arrays, true, reductions);
   detail::CheckpointOutput out(path);
   if (!out.error().empty()) throw RunError(out.error());
   // Every block of every array, in file order.
