@@ -59,6 +59,17 @@ expect 2 "unknown option '--bogus'" --bogus
 expect 2 "--steps needs a value" --steps
 expect 2 "--save: no array named 'Q'" --save Q=x.raw
 expect 2 "another --save writes the same file" "${long[@]}" --save "A=$work/same.raw" --save "B=$work/./same.raw"
+# --- files the user wrote and files the run writes twice: refused before the run (a user test
+# lost its spec, kernel, checkpoint and monitor table to a --save or --checkpoint, exit 0) -------
+cp "$work/spec/jacobi2d.xml" "$work/mine.xml"
+cp "$work/mine.xml" "$work/mine.keep"
+expect 2 "--save A=$work/mine.xml: '$work/mine.xml' exists and looks like a file you wrote (.xml)" \
+  "${long[@]}" --save "A=$work/mine.xml"
+expect 2 "looks like a file you wrote (.xml)" "${long[@]}" --checkpoint "$work/mine.xml" --checkpoint-every 5
+cmp -s "$work/mine.xml" "$work/mine.keep" || { echo "FAIL: the spec was changed"; exit 1; }
+expect 2 "is this program's own binary" "${long[@]}" --save "A=$prog"
+expect 2 "--checkpoint $work/x.raw and --save A=$work/./x.raw would write the same file" \
+  "${long[@]}" --checkpoint "$work/x.raw" --checkpoint-every 5 --save "A=$work/./x.raw"
 
 # --- --load: checked before the devices and the run (status 1, the flag named) ------------------
 mkdir -p "$work/dir"

@@ -9,11 +9,14 @@
 /// auto_device_memory, host_allocator, print_usage_note, kTimingNote, and out of core
 /// ooc_trapezoid_ok, ooc_pin, ooc_run, OocRunner::calibrate.
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
+#include <filesystem>
 #include <memory>
 #include <numeric>
 #include <string>
@@ -300,6 +303,95 @@ void attach_monitor(ChunkRule& rule, ooc::Share& share, Monitor* monitor,
       if (!monitor->end_of_step(s)) return false;
     return true;
   };
+}
+
+/// Every file this run will write, checked before it starts (a user test lost its spec, its
+/// kernel, the checkpoint and the monitor's table to a --save or --checkpoint, exit 0):
+/// - no two write one file: each --save, the checkpoint (--checkpoint or the spec's), the spec's
+///   outputs (an HDF5 file and its XDMF file; a raw output's STEM_ARRAY_STEP.raw files), the
+///   monitor's table and the traces, compared by their real paths;
+/// - none is this program's binary, nor an existing file that looks like one the user wrote
+///   (a spec, a kernel, a source or script: .xml .yaml .cl .cu .cpp ...) or an executable.
+/// Throws UsageError naming both flags or attributes.
+template <class B>
+void check_run_targets(const Program<B>& p, const Options& opt, const IoOptions& io_opt) {
+  struct Target {
+    std::string what, path, real;
+  };
+  auto real_of = [](const std::string& path) {
+    std::filesystem::path f(path);
+    std::error_code ec;
+    const std::filesystem::path folder = f.parent_path().empty() ? "." : f.parent_path();
+    std::filesystem::path dir = std::filesystem::weakly_canonical(folder, ec);
+    if (ec) dir = std::filesystem::absolute(folder, ec).lexically_normal();
+    return (dir / f.filename()).lexically_normal().string();
+  };
+  std::vector<Target> targets;
+  auto add = [&](const std::string& what, const std::string& path) {
+    if (!path.empty()) targets.push_back({what, path, real_of(path)});
+  };
+  for (const auto& [name, path] : opt.saves) add("--save " + name + "=" + path, path);
+  const std::string checkpoint =
+      io_opt.checkpoint.empty() ? std::string(p.io.checkpoint_file) : io_opt.checkpoint;
+  const std::int64_t every =
+      io_opt.checkpoint_every >= 0 ? io_opt.checkpoint_every : p.io.checkpoint_every;
+  if (every > 0)
+    add(io_opt.checkpoint.empty() ? "the spec's <checkpoint> file '" + checkpoint + "'"
+                                  : "--checkpoint " + checkpoint,
+        checkpoint);
+  for (const OutputSpec& o : p.io.outputs) {
+    if (!o.hdf5) continue;
+    const std::string file = o.file;
+    add("the <output> file '" + file + "'", file);
+    add("the XDMF file of <output> '" + file + "'", file.substr(0, file.rfind('.')) + ".xdmf");
+  }
+  if (p.monitor_spec().every > 0 && *p.monitor_spec().file)
+    add("the <monitor> file '" + std::string(p.monitor_spec().file) + "'", p.monitor_spec().file);
+  for (const Record& r : p.records) add("the record file '" + r.file + "'", r.file);
+  for (std::size_t j = 1; j < targets.size(); ++j)
+    for (std::size_t i = 0; i < j; ++i)
+      if (targets[i].real == targets[j].real)
+        throw UsageError(targets[j].what + " and " + targets[i].what +
+                         " would write the same file: give one of them another path");
+  // A raw output's files, one per array and step.
+  for (const OutputSpec& o : p.io.outputs) {
+    if (o.hdf5) continue;
+    const std::string file = o.file;
+    const std::string stem = real_of(file.substr(0, file.rfind('.')));
+    for (int id : o.arrays) {
+      const std::string prefix = stem + "_" + p.problem->arrays[id].name + "_";
+      for (const Target& t : targets) {
+        if (t.real.rfind(prefix, 0) != 0 || t.real.size() < prefix.size() + 5 ||
+            t.real.compare(t.real.size() - 4, 4, ".raw") != 0)
+          continue;
+        const std::string step = t.real.substr(prefix.size(), t.real.size() - prefix.size() - 4);
+        if (!step.empty() && step.find_first_not_of("0123456789") == std::string::npos)
+          throw UsageError(t.what + " is a file of the <output> '" + file + "' (array " +
+                           p.problem->arrays[id].name + ", step " + step +
+                           "): give it another path");
+      }
+    }
+  }
+  std::error_code ec;
+  const std::string self = std::filesystem::canonical("/proc/self/exe", ec).string();
+  static const char* const kSources[] = {".xml", ".yaml",  ".yml", ".cl", ".cu",   ".cuh", ".c",
+                                         ".cc",  ".cpp",   ".cxx", ".h",  ".hpp",  ".hh",  ".py",
+                                         ".sh",  ".cmake", ".txt", ".md", ".json", ".f90", ".f"};
+  for (const Target& t : targets) {
+    if (!self.empty() && t.real == self)
+      throw UsageError(t.what + " is this program's own binary: give another path");
+    struct stat st {};
+    if (::stat(t.path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) continue;
+    const std::string ext = std::filesystem::path(t.path).extension().string();
+    for (const char* s : kSources)
+      if (ext == s)
+        throw UsageError(t.what + ": '" + t.path + "' exists and looks like a file you wrote (" +
+                         ext + "); a run replaces only files it writes: give another path");
+    if ((st.st_mode & (S_IXUSR | S_IXGRP | S_IXOTH)) != 0)
+      throw UsageError(t.what + ": '" + t.path +
+                       "' exists and is executable; a run replaces only files it writes: give "
+                       "another path");
+  }
 }
 
 /// Why the program cannot run out of core at all ("" = it can): a launch whose work-items
@@ -761,8 +853,9 @@ int run_program(int argc, char** argv, Program<B> p) {
   // io: a checkpoint to restart from is checked before anything runs (spec, grid, arrays).
   ProgramIo io = make_program_io(p, io_opt, opt);
   check_saves(opt.saves, problem.arrays, problem.array_count);
-  check_files(opt, p.info);      // before the devices and the run: a save that cannot be made
-  check_trace_files(p.records);  // and a trace file
+  check_files(opt, p.info);           // before the devices and the run: a save that cannot be made
+  check_trace_files(p.records);       // and a trace file
+  check_run_targets(p, opt, io_opt);  // no two of them one file, none the user's own
   if (opt.weights.empty()) opt.weights = p.weights;
 
   std::vector<typename B::Device> devices = B::discover(opt);

@@ -496,6 +496,16 @@ int run_mpi_program(mpi::Session& session, int argc, char** argv, Program<B> p,
     check_saves(opt.saves, p.problem->arrays, p.problem->array_count);
     mpi::check_files(MPI_COMM_WORLD, opt, p.info);      // rank 0, before the devices and the run
     mpi::check_trace_files(MPI_COMM_WORLD, p.records);  // rank 0 writes them
+    {  // no two of the run's files one file, none the user's own (rank 0's verdict)
+      std::string error;
+      if (session.rank() == 0) try {
+          check_run_targets(p, opt, io_opt);
+        } catch (const std::exception& e) {
+          error = e.what();
+        }
+      error = mpi::first_error(MPI_COMM_WORLD, error);
+      if (!error.empty()) throw mpi::UniformError(error);
+    }
   } catch (const UsageError&) {
     throw;  // a bad command line: rank 0 reports it, every rank exits with status 2
   } catch (const std::exception& e) {
