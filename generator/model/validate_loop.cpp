@@ -248,7 +248,8 @@ void Builder::build_settings() {
   const spec::Exchange& ex = tree_.exchange;
   if (ex.present &&
       require(ex.every, "missing every: expected the number of steps between exchanges")) {
-    std::optional<std::int64_t> v = plain_int(ex.every, "exchange every", 1, {});
+    // A constant expression, as an output's every (a user test: every="EX" refused).
+    std::optional<std::int64_t> v = constant_int(ex.every, "exchange every", 1);
     if (v) m_.exchange_every = static_cast<int>(std::min<std::int64_t>(*v, 1 << 30));
   }
 
@@ -257,11 +258,15 @@ void Builder::build_settings() {
     m_.out_of_core.enabled = true;
     m_.out_of_core.loc = ooc.loc;
     if (ooc.chunks.present)
-      if (std::optional<std::int64_t> v = plain_int(ooc.chunks, "chunks", 1, {"auto"}))
+      if (std::optional<std::int64_t> v = ooc.chunks.value == "auto"
+                                              ? std::optional<std::int64_t>(0)
+                                              : constant_int(ooc.chunks, "chunks (or 'auto')", 1))
         m_.out_of_core.chunks = static_cast<int>(std::min<std::int64_t>(*v, 1 << 30));
     if (ooc.steps_per_pass.present)
       if (std::optional<std::int64_t> v =
-              plain_int(ooc.steps_per_pass, "steps_per_pass", 1, {"auto"}))
+              ooc.steps_per_pass.value == "auto"
+                  ? std::optional<std::int64_t>(0)
+                  : constant_int(ooc.steps_per_pass, "steps_per_pass (or 'auto')", 1))
         m_.out_of_core.steps_per_pass = static_cast<int>(std::min<std::int64_t>(*v, 1 << 30));
     if (ooc.region_sharing.present)
       if (std::optional<bool> v = boolean(ooc.region_sharing, "region_sharing"))

@@ -236,6 +236,19 @@ TEST_CASE("the shadow applies to read arguments without a halo of their own") {
   CHECK(b.model->kernels[0].args[0].halo.hi == std::array<int, 3>{1, 0, 0});
 }
 
+TEST_CASE("exchange every, chunks and steps per pass take constant expressions") {
+  // A user test: <exchange every="EX"/> was refused, while an output's every took it.
+  spec::SpecTree tree = base();
+  tree.constants.push_back({t("EX"), t("2"), {1, 1}});
+  tree.exchange = {t("EX"), {1, 1}, true};
+  tree.out_of_core = {t("EX * 3"), t("EX + 1"), t("true"), t("8GiB"), {1, 1}, true};
+  Built b = build(tree);
+  REQUIRE(b.model);
+  CHECK(b.model->exchange_every == 2);
+  CHECK(b.model->out_of_core.chunks == 6);
+  CHECK(b.model->out_of_core.steps_per_pass == 3);
+}
+
 TEST_CASE("run settings are parsed") {
   spec::SpecTree tree = base();
   tree.devices = {t("gpu"), t("3"), t("1 2.5,1"), {1, 1}, true};
