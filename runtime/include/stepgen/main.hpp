@@ -422,10 +422,23 @@ void ooc_pass_rules(const Program<B>& p, ooc::Request& request) {
     throw PlanError("this program cannot run out of core: " + why);
   request.every = ooc_every(p.monitor_spec());
   if (p.monitor_spec().count > 0) {
-    for (const OutputSpec& o : p.io.outputs)
+    // The message names every interval that takes part (a user test read "do not divide 1,
+    // the steps between reductions" where the reductions' gcd was 5 and the outputs' made 1).
+    std::string reductions, others;
+    for (int i = 0; i < p.monitor_spec().count; ++i)
+      reductions += (i ? ", " : "") + std::to_string(p.monitor_spec().reductions[i].every);
+    for (const OutputSpec& o : p.io.outputs) {
       request.every = std::gcd(request.every, static_cast<Index>(o.every));
-    if (p.io.checkpoint_every > 0)
+      others += ", an output's " + std::to_string(o.every);
+    }
+    if (p.io.checkpoint_every > 0) {
       request.every = std::gcd(request.every, static_cast<Index>(p.io.checkpoint_every));
+      others += ", the checkpoint's " + std::to_string(p.io.checkpoint_every);
+    }
+    if (!others.empty())
+      request.every_why = "the greatest common divisor of the steps between reductions (" +
+                          reductions + ")" + others +
+                          " (with reductions, passes end at outputs and checkpoints too)";
   }
   request.pass_barriers = p.monitor_spec().count > 0 || p.monitor_spec().every > 0;
 }

@@ -498,9 +498,10 @@ inline void check_steps_per_pass(const Request& r) {
     throw PlanError("out-of-core: " + std::to_string(want_k) +
                     " steps per pass (the spec's steps_per_pass or --steps-per-pass) do not "
                     "divide " +
-                    std::to_string(r.every) +
-                    ", the steps between reductions (every): passes must end where they are "
-                    "computed; give a divisor of it");
+                    std::to_string(r.every) + ", " +
+                    (r.every_why.empty() ? std::string("the steps between reductions (every)")
+                                         : r.every_why) +
+                    ": passes must end where they are computed; give a divisor of it");
 }
 
 /// The request's chunks and steps_per_pass, where 0 (auto), chosen by the model among those

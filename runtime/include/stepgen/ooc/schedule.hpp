@@ -47,6 +47,8 @@ struct Request {
   /// boundaries: the steps per pass must divide `every` (0: any), and with `pass_barriers`
   /// every pass ends with a barrier, also with one part.
   Index every = 0;
+  /// What `every` is made of, for messages ("" : the steps between reductions).
+  std::string every_why;
   bool pass_barriers = false;
   /// Each part's commands are issued by a thread of its own (MPI: a rank per part), not all
   /// parts' by one thread (one process, several devices). For the model's host (model.hpp).
