@@ -219,6 +219,15 @@ class ProgramIo {
         write_atomically(path, a.bytes.data(), a.bytes.size(),
                          "array " + a.name + " (output " + path + ")");
       };
+#ifndef STEPGEN_HDF5
+    // An HDF5 output in a program built without HDF5 (a build by hand, the CUDA emulation) is
+    // refused now, not at its first step (a user test ran 19 steps first).
+    for (const OutputSpec& o : spec.outputs)
+      if (o.hdf5)
+        throw RunError("output '" + std::string(o.file) +
+                       "': this program was built without HDF5 (build it with the generated "
+                       "CMakeLists.txt, which finds HDF5 and defines STEPGEN_HDF5)");
+#endif
     checkpoint_ = opt.checkpoint.empty() ? spec.checkpoint_file : opt.checkpoint;
     every_ = opt.checkpoint_every >= 0 ? opt.checkpoint_every : spec.checkpoint_every;
     if (every_ > 0 && checkpoint_.empty())
