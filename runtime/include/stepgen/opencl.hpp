@@ -493,9 +493,23 @@ inline void launch(const Device& d, const Kernel& k, const char* name, cl_uint d
     offset[a] = slab->begin;
     size[a] = end - slab->begin;
   }
-  check(clEnqueueNDRangeKernel(d.queue.get(), k.get(), dims, slab ? offset : nullptr, size, local,
-                               0, nullptr, nullptr),
-        (std::string("clEnqueueNDRangeKernel(") + name + ")").c_str(), d.label());
+  const cl_int status = clEnqueueNDRangeKernel(
+      d.queue.get(), k.get(), dims, slab ? offset : nullptr, size, local, 0, nullptr, nullptr);
+  if (status == CL_SUCCESS) return;
+  // The call names the sizes: a global size that is no multiple of the local size (a
+  // round_up of a product of extents over a part's buffer, a user test) read as a bare -54.
+  std::string call = std::string("clEnqueueNDRangeKernel(") + name + ", global ";
+  for (cl_uint i = 0; i < dims && i < 3; ++i) call += (i ? "x" : "") + std::to_string(size[i]);
+  if (local != nullptr) {
+    call += ", local ";
+    for (cl_uint i = 0; i < dims && i < 3; ++i) call += (i ? "x" : "") + std::to_string(local[i]);
+  }
+  call += slab ? ", a slab)" : ")";
+  if (status == CL_INVALID_WORK_GROUP_SIZE && local != nullptr)
+    call +=
+        " (each global size must be a multiple of the local size on every part's buffer: "
+        "round_up(E, L) with L that local size, E the expression)";
+  check(status, call.c_str(), d.label());
 }
 
 /// Submits what is enqueued on both queues of a device, without waiting.
