@@ -92,6 +92,15 @@ struct KernelProbe {
 /// values, and puts every array's values after the launch back into `arrays`.
 using ProbeRun = std::function<void(std::vector<HostArray>& arrays, const Box& box)>;
 
+namespace detail {
+/// "24x24x24": a box's extents.
+inline std::string probe_shape(const Box& box) {
+  std::string s;
+  for (int d = 0; d < box.dims; ++d) s += (d ? "x" : "") + std::to_string(box.extent(d));
+  return s;
+}
+}  // namespace detail
+
 /// Guard zones: the buffers a kernel writes are followed by planes of known bytes, checked after a
 /// kernel's first run. A kernel written for one device with the grid's sizes fixed in it (`#define
 /// NX 64`) indexes the probe's small buffer with the grid's strides and writes far past its end
@@ -126,10 +135,9 @@ inline std::string probe_guard_error(const char* kernel, const std::string& arra
                                      std::size_t size) {
   for (std::size_t i = 0; i < size; ++i) {
     if (bytes[i] == probe_guard_byte(i)) continue;
-    std::string shape;
-    for (int d = 0; d < box.dims; ++d) shape += (d ? "x" : "") + std::to_string(box.extent(d));
     return "kernel '" + std::string(kernel) + "' writes past the end of its buffer of array '" +
-           array + "': run on a " + shape + " buffer (the kernel probe's), it changed element " +
+           array + "': run on a " + detail::probe_shape(box) +
+           " buffer (the kernel probe's), it changed element " +
            std::to_string(static_cast<Index>(i / element_bytes) + box.volume()) + ", " +
            std::to_string(i / element_bytes + 1) +
            " past its last. It does not index with the extents it is given: a size fixed in "
@@ -177,13 +185,6 @@ inline void probe_put(HostArray& a, const ProbeElement& e, Index i, std::uint32_
     const std::uint64_t x = 1 + v % 7;
     std::memcpy(p, &x, e.bytes);  // little-endian: the low bytes
   }
-}
-
-/// "24x24x24": a box's extents.
-inline std::string probe_shape(const Box& box) {
-  std::string s;
-  for (int d = 0; d < box.dims; ++d) s += (d ? "x" : "") + std::to_string(box.extent(d));
-  return s;
 }
 
 /// Element `i` changed between `a` and `b`.
@@ -374,6 +375,24 @@ inline bool probe_pass_on(const char* variable) {
   return !(e && std::string(e) == "0");
 }
 
+/// Changes the element at `p` for the read probe: a floating value by +0.5, or to NaN when
+/// `nan`; an integer's low byte by 1, or by 64 when `nan` (a far value).
+inline void probe_bump(unsigned char* p, const ProbeElement& e, bool nan) {
+  if (e.floating && e.bytes == 8) {
+    double x;
+    std::memcpy(&x, p, 8);
+    x = nan ? std::numeric_limits<double>::quiet_NaN() : x + 0.5;
+    std::memcpy(p, &x, 8);
+  } else if (e.floating && e.bytes == 4) {
+    float x;
+    std::memcpy(&x, p, 4);
+    x = nan ? std::numeric_limits<float>::quiet_NaN() : x + 0.5f;
+    std::memcpy(p, &x, 4);
+  } else {
+    p[0] = static_cast<unsigned char>(p[0] + (nan ? 64 : 1));
+  }
+}
+
 /// Negates every value of a floating array (the probe's values in [1, 2) become (-2, -1]).
 inline void probe_negate(HostArray& a, const ProbeElement& e) {
   const std::size_t n = a.bytes.size() / e.bytes;
@@ -516,20 +535,8 @@ inline KernelProbe probe_kernel_on(const ProbeKernel& k, const Box& grid,
     for (const Base& base : bases)
       for (int variant = 0; variant < 2; ++variant) {
         std::vector<HostArray> in = base.in;
-        unsigned char* p = in[u].bytes.data() + static_cast<std::size_t>(mid_i) * e.bytes;
-        if (e.floating && e.bytes == 8) {
-          double x;
-          std::memcpy(&x, p, 8);
-          x = variant ? std::numeric_limits<double>::quiet_NaN() : x + 0.5;
-          std::memcpy(p, &x, 8);
-        } else if (e.floating && e.bytes == 4) {
-          float x;
-          std::memcpy(&x, p, 4);
-          x = variant ? std::numeric_limits<float>::quiet_NaN() : x + 0.5f;
-          std::memcpy(p, &x, 4);
-        } else {
-          p[0] = static_cast<unsigned char>(p[0] + (variant ? 64 : 1));
-        }
+        detail::probe_bump(in[u].bytes.data() + static_cast<std::size_t>(mid_i) * e.bytes, e,
+                           variant != 0);
         std::vector<HostArray> out = in;
         {
           detail::ProbeZeroGuard guard(base.zero ? k.name : nullptr);
@@ -601,20 +608,7 @@ inline KernelProbe probe_kernel_on(const ProbeKernel& k, const Box& grid,
           std::vector<HostArray> in = base.in;
           for (const Vec3& c : edges) {
             const auto at = static_cast<std::size_t>(c[0] + ext[0] * (c[1] + ext[1] * c[2]));
-            unsigned char* q = in[u].bytes.data() + at * e.bytes;
-            if (e.floating && e.bytes == 8) {
-              double x;
-              std::memcpy(&x, q, 8);
-              x += 0.5;
-              std::memcpy(q, &x, 8);
-            } else if (e.floating && e.bytes == 4) {
-              float x;
-              std::memcpy(&x, q, 4);
-              x += 0.5f;
-              std::memcpy(q, &x, 4);
-            } else {
-              q[0] = static_cast<unsigned char>(q[0] + 1);
-            }
+            detail::probe_bump(in[u].bytes.data() + at * e.bytes, e, false);
           }
           std::vector<HostArray> out = in;
           {
@@ -650,11 +644,8 @@ inline KernelProbe probe_kernel_on(const ProbeKernel& k, const Box& grid,
                 offsets.insert(o);
                 continue;
               }
-              std::string shape;
-              for (int d = 0; d < dims; ++d)
-                shape += (d ? "x" : "") + std::to_string(ext[static_cast<std::size_t>(d)]);
               across = "kernel '" + std::string(k.name) + "' reads " + name +
-                       " across its buffer: on a " + shape + " buffer, cell " +
+                       " across its buffer: on a " + detail::probe_shape(box) + " buffer, cell " +
                        detail::probe_offset(dims, c) + " of '" + elements[wu].name +
                        "' changes when cell " + detail::probe_offset(dims, q) + " of '" + e.name +
                        "' does (buffer indices). A periodic wrap such as (x + 1) % nx, or a "
