@@ -268,11 +268,17 @@ class ProgramIo {
   }
 
   /// The step the run starts at (0, or the checkpoint's).
-  std::int64_t first_step() const { return first_; }
+  std::int64_t first_step() const {
+    return first_;
+  }
   /// The reductions' values the checkpoint restarted from holds (none: not restarting).
-  const io::CheckpointReductions& restored_reductions() const { return restored_; }
+  const io::CheckpointReductions& restored_reductions() const {
+    return restored_;
+  }
   /// What each checkpoint records of the reductions (the monitor's last values).
-  void set_reductions(std::function<io::CheckpointReductions()> f) { reductions_ = std::move(f); }
+  void set_reductions(std::function<io::CheckpointReductions()> f) {
+    reductions_ = std::move(f);
+  }
 
   /// Loads the checkpoint's values into the host arrays (each over its own box: the whole
   /// grid, or an MPI rank's box) when restarting.

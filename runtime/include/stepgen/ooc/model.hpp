@@ -495,13 +495,13 @@ inline void check_steps_per_pass(const Request& r) {
   const int want_k = r.steps_per_pass;
   // The end of a step's work runs at pass boundaries: k must divide `every` (reductions).
   if (want_k > 0 && r.every > 0 && r.every % want_k != 0)
-    throw PlanError("out-of-core: " + std::to_string(want_k) +
-                    " steps per pass (the spec's steps_per_pass or --steps-per-pass) do not "
-                    "divide " +
-                    std::to_string(r.every) + ", " +
-                    (r.every_why.empty() ? std::string("the steps between reductions (every)")
-                                         : r.every_why) +
-                    ": passes must end where they are computed; give a divisor of it");
+    throw PlanError(
+        "out-of-core: " + std::to_string(want_k) +
+        " steps per pass (the spec's steps_per_pass or --steps-per-pass) do not "
+        "divide " +
+        std::to_string(r.every) + ", " +
+        (r.every_why.empty() ? std::string("the steps between reductions (every)") : r.every_why) +
+        ": passes must end where they are computed; give a divisor of it");
 }
 
 /// The request's chunks and steps_per_pass, where 0 (auto), chosen by the model among those
