@@ -6,6 +6,7 @@
 /// fsync and rename for atomic saves).
 
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -488,9 +489,55 @@ inline std::string save_target(const std::string& what, const std::string& path,
   return target;
 }
 
+/// The temporary files of the last writes, removed when SIGINT, SIGTERM or SIGHUP ends the
+/// process (a user test: a SIGTERM during a checkpoint left its `.NAME.stepgen-XXXXXX`; the
+/// checkpoint itself stays whole, the rename never happened). A ring of slots, each published
+/// by an atomic flag after its path is written, so that the handler reads only whole paths; a
+/// temporary renamed or removed since is simply not there (unlink fails). The handler is
+/// installed only where the signal's disposition is the default (an MPI launcher's or the
+/// user's own handler stays), then restores the default and raises the signal again.
+struct TemporaryFiles {
+  static constexpr int kSlots = 32;
+  char path[kSlots][PATH_MAX] = {};
+  std::atomic<bool> ready[kSlots] = {};
+  std::atomic<unsigned> next{0};
+
+  static TemporaryFiles& get() {
+    static TemporaryFiles files;
+    return files;
+  }
+  static void on_signal(int sig) {
+    TemporaryFiles& f = get();
+    for (int i = 0; i < kSlots; ++i)
+      if (f.ready[i].load()) ::unlink(f.path[i]);
+    ::signal(sig, SIG_DFL);
+    ::raise(sig);
+  }
+  void add(const std::string& temp) {
+    static const bool installed = [] {
+      for (int sig : {SIGINT, SIGTERM, SIGHUP}) {
+        struct sigaction old {};
+        if (sigaction(sig, nullptr, &old) != 0 || old.sa_handler != SIG_DFL) continue;
+        struct sigaction sa {};
+        sa.sa_handler = &TemporaryFiles::on_signal;
+        sigemptyset(&sa.sa_mask);
+        sigaction(sig, &sa, nullptr);
+      }
+      return true;
+    }();
+    (void)installed;
+    if (temp.size() >= PATH_MAX) return;
+    const unsigned i = next.fetch_add(1) % kSlots;
+    ready[i].store(false);
+    std::memcpy(path[i], temp.c_str(), temp.size() + 1);
+    ready[i].store(true);
+  }
+};
+
 /// Creates a new, empty, uniquely named file beside `target` (".NAME.stepgen-XXXXXX") with the
 /// target's permissions (or those a new file gets). Returns its descriptor; `temp` its path.
-/// Thread-safe (a snapshot writer thread and the main thread may save at once).
+/// Thread-safe (a snapshot writer thread and the main thread may save at once). An interrupt
+/// (SIGINT, SIGTERM, SIGHUP) removes it (TemporaryFiles).
 inline int create_temporary(const std::string& what, const std::string& target, bool exists,
                             std::string& temp) {
   const std::string folder = folder_of(target);
@@ -512,6 +559,7 @@ inline int create_temporary(const std::string& what, const std::string& target, 
     temp = stem;
     for (int i = 0; i < 6; ++i, x /= 36) temp += digits[x % 36];
     fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    if (fd >= 0) TemporaryFiles::get().add(temp);
     e = errno;
     if (fd < 0 && e != EEXIST) break;
   }
