@@ -12,19 +12,22 @@ mkdir -p "$work"
 ckpt=$work/run.ckpt
 interrupted=0
 declare -A killed=([write]=0 [write-background]=0)
-for attempt in $(seq 1 20); do
+interrupt() {  # interrupt ATTEMPT SIGNAL: runs the loop (mode by ATTEMPT's parity), signals it
   mode=write
-  [ $((attempt % 2)) = 0 ] && mode=write-background
+  [ $(($1 % 2)) = 0 ] && mode=write-background
   "$loop" "$mode" "$ckpt" 32 >"$work/log" 2>&1 &
-  pid=$!
+  local pid=$!
   # Let it complete at least one checkpoint (the first attempt) and start another.
   for _ in $(seq 1 600); do
     [ -s "$work/log" ] && break
     sleep 0.05
   done
   sleep "0.$((RANDOM % 10))$((RANDOM % 10))"
-  kill -9 "$pid"
+  kill "-$2" "$pid"
   wait "$pid" 2>/dev/null || true
+}
+for attempt in $(seq 1 20); do
+  interrupt "$attempt" KILL
   if ! out=$("$loop" check "$ckpt" 2>&1); then
     echo "FAIL: after kill -9 (attempt $attempt) the checkpoint is not readable: $out"
     exit 1
@@ -55,17 +58,7 @@ done
 # SIGTERM (and SIGINT, SIGHUP) during a write: the program removes its temporary file before
 # it ends (rt::file::TemporaryFiles; a user test found one left), the checkpoint as above.
 for attempt in $(seq 1 10); do
-  mode=write
-  [ $((attempt % 2)) = 0 ] && mode=write-background
-  "$loop" "$mode" "$ckpt" 32 >"$work/log" 2>&1 &
-  pid=$!
-  for _ in $(seq 1 600); do
-    [ -s "$work/log" ] && break
-    sleep 0.05
-  done
-  sleep "0.$((RANDOM % 10))$((RANDOM % 10))"
-  kill -TERM "$pid"
-  wait "$pid" 2>/dev/null || true
+  interrupt "$attempt" TERM
   if ls -A "$work" | grep -q '^\.run\.ckpt\.stepgen-'; then
     echo "FAIL: SIGTERM (attempt $attempt, $mode) left a temporary file:"; ls -A "$work"; exit 1
   fi
