@@ -13,7 +13,7 @@ ckpt=$work/run.ckpt
 interrupted=0
 declare -A killed=([write]=0 [write-background]=0)
 interrupt() {  # interrupt ATTEMPT SIGNAL: runs the loop (mode by ATTEMPT's parity), signals it
-  mode=write
+  mode="write"
   [ $(($1 % 2)) = 0 ] && mode=write-background
   "$loop" "$mode" "$ckpt" 32 >"$work/log" 2>&1 &
   local pid=$!
