@@ -27,6 +27,7 @@
 #   maskprobe-generate  the programs of `maskprobe` and their expected files (PoCL)
 #   boundcoef-generate  the programs of `boundcoef` and their expected files (PoCL)
 #   vecwrap-generate    the programs of `vecwrap` and their expected files (PoCL)
+#   mpiskew-generate    the MPI CUDA programs of `mpiskew`
 # Phases run ON THE GPU MACHINE (carry bench/generated):
 #   build               builds every carried CUDA tree, the serial references and the hand-
 #                       written CUDA baselines, in parallel (each phase builds what it lacks)
@@ -74,6 +75,8 @@
 #                       halos, out of core, 2 MPI ranks: PoCL's bits (after boundcoef-generate)
 #   vecwrap             float4 kernels (parts cut at multiples of 4, out of core refused along x
 #                       in 1D) and a kernel wrapping its buffer (refused), CUDA (after vecwrap-generate)
+#   mpiskew             the MPI out-of-core model on small runs (2 ranks, k = 1 and 2): predicted
+#                       against measured and the pass boundaries' cost (after mpiskew-generate)
 #   maskprobe           the start-up probe on a land/sea-mask kernel and an upwind kernel, CUDA: an
 #                       undersized halo refused, the right one PoCL's bits in and out of core (after
 #                       maskprobe-generate)
@@ -113,12 +116,13 @@ declare -A file=(
   [untilstop-generate]=untilstop.sh [untilstop]=untilstop.sh
   [maskprobe-generate]=maskprobe.sh [maskprobe]=maskprobe.sh
   [boundcoef-generate]=boundcoef.sh [boundcoef]=boundcoef.sh
-  [vecwrap-generate]=vecwrap.sh [vecwrap]=vecwrap.sh)
+  [vecwrap-generate]=vecwrap.sh [vecwrap]=vecwrap.sh
+  [mpiskew-generate]=mpiskew.sh [mpiskew]=mpiskew.sh)
 declare -A lead=([unseen-generate]=generate [difftest-generate]=generate [unseen]=run [difftest]=run
   [fpcontract-generate]=generate [untilstop-generate]=generate [maskprobe-generate]=generate
-  [boundcoef-generate]=generate [vecwrap-generate]=generate)
+  [boundcoef-generate]=generate [vecwrap-generate]=generate [mpiskew-generate]=generate)
 is_here() {
-  case $1 in generate | prepare | unseen-generate | difftest-generate | sim-generate | local | trapezoid-cpu | replay | fpcontract-generate | untilstop-generate | maskprobe-generate | boundcoef-generate | vecwrap-generate) return 0 ;; esac
+  case $1 in generate | prepare | unseen-generate | difftest-generate | sim-generate | local | trapezoid-cpu | replay | fpcontract-generate | untilstop-generate | maskprobe-generate | boundcoef-generate | vecwrap-generate | mpiskew-generate) return 0 ;; esac
   [ "$1" = tts-generate ] && return 0
   return 1
 }

@@ -181,6 +181,8 @@ std::string plan_json(const ProgramPlan& pp, const Plan& plan) {
       figures.set("message_gbps", Json::real(l.message / 1e9))
           .set("message_latency_us", Json::real(l.message_latency * 1e6))
           .set("message_from", Json::string(f.message));
+    if (l.boundary > 0)  // MPI: the ranks' meeting at a pass boundary
+      figures.set("boundary_us", Json::real(l.boundary * 1e6));
     totals.set("figures", figures);
   }
   if (!plan.reason.empty()) totals.set("out_of_core_reason", Json::string(plan.reason));

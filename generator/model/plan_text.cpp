@@ -197,6 +197,11 @@ std::string plan_text(const ProgramPlan& pp, const Plan& plan) {
                   f.link.message / 1e9, f.link.message_latency * 1e6, f.message.c_str());
     s += line;
   }
+  if (f.link.boundary > 0) {  // MPI: the ranks' meeting at a pass boundary
+    std::snprintf(line, sizeof line, "  figures: MPI pass boundary's meeting %.1f us (%s)\n",
+                  f.link.boundary * 1e6, f.message.c_str());
+    s += line;
+  }
   std::snprintf(line, sizeof line, "  predicted %.6f s for %lld step(s)\n", plan.predicted_s,
                 static_cast<long long>(plan.steps));
   s += line;

@@ -247,6 +247,29 @@ TEST_CASE("make_plan: out of core runs the program's chooser on the program's re
     const std::string json = plan_json(rp, mp);
     CHECK(json.find("\"message_gbps\"") != std::string::npos);
     CHECK(json.find("\"message_from\": \"--link\"") != std::string::npos);
+    CHECK(json.find("\"boundary_us\"") == std::string::npos);  // not stated: not charged
+    // The ranks' meeting at each pass boundary (Link::boundary): shown, and charged once per
+    // boundary (2 ranks: one rank has no boundaries to meet at), so a plan of several passes is
+    // predicted later by that much for each.
+    PlanOptions met = messages;
+    met.devices = 2;
+    rt::apply_link_figures("boundary=40", "--link", met.figures);
+    met.device_memory = 1536 * 12;  // each part's 51 planes (26112 bytes) out of core still
+    const Plan bp = make_plan(rp, met);
+    REQUIRE(bp.out_of_core);
+    CHECK(plan_text(rp, bp).find("  figures: MPI pass boundary's meeting 40.0 us (--link)\n") !=
+          std::string::npos);
+    CHECK(plan_json(rp, bp).find("\"boundary_us\": 40") != std::string::npos);
+    const auto passes = rt::ooc::passes(m.steps, bp.schedule.steps_per_pass);
+    REQUIRE(passes > 1);
+    CHECK(bp.predicted_s == rt::ooc::predict(bp.schedule, bp.figures.link, m.steps, true));
+    CHECK(bp.predicted_s ==
+          doctest::Approx(rt::ooc::predict(bp.schedule, mp.figures.link, m.steps, true) +
+                          40e-6 * static_cast<double>(passes - 1)));
+    // One process has no meeting: the figure changes nothing there.
+    PlanOptions one = o;
+    rt::apply_link_figures("boundary=40", "--link", one.figures);
+    CHECK(make_plan(pp, one).predicted_s == doctest::Approx(p.predicted_s));
   }
 
   // Figures change the choice as they change a program's: a link a thousand times slower

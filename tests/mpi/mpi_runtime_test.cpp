@@ -329,6 +329,9 @@ int run() {
         "slowest_link: the least device-copy speed, the most latency and issue time");
   check(agreed.message == 5e9 - 1e9 * (size - 1) && agreed.message_latency == 1e-6 * (3 + size - 1),
         "slowest_link: the least message speed, the most seconds per message");
+  link.boundary = 1e-6 * (20 + 7 * rank);
+  check(mpi::slowest_link(MPI_COMM_WORLD, link).boundary == 1e-6 * (20 + 7 * (size - 1)),
+        "slowest_link: the longest pass boundary's meeting");
   // The pass boundary's messages measured (a ring of messages between the ranks): figures on
   // every rank with several ranks, none with one (nothing is sent).
   {

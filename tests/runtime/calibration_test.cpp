@@ -82,6 +82,8 @@ TEST_CASE("calibration: stated figures, their sources, and errors that name the 
   CHECK(f.link.message == doctest::Approx(3.5e9));
   CHECK(f.link.message_latency == doctest::Approx(12e-6));
   CHECK(f.message == "--link");
+  apply_link_figures("boundary=25.5", "--link", f);  // MPI: the ranks' meeting, microseconds
+  CHECK(f.link.boundary == doctest::Approx(25.5e-6));
 
   CHECK_THROWS_WITH_AS(apply_link_figures("h2d=fast", "--link", f),
                        doctest::Contains("--link: h2d expects a positive number, got 'fast'"),

@@ -401,6 +401,15 @@ TEST_CASE("ooc model: MPI ranks' messages at each pass boundary, and in core at 
   CHECK(ooc::predict(ranks, link, 8, true) == doctest::Approx(without + 3 * boundary));
   // The figures are printed and read back.
   CHECK(ooc::link_figures_text(link).find(",message=2,message_latency=10") != std::string::npos);
+  // The ranks' meeting at each boundary (Link::boundary), on top of the messages; not in one
+  // process (no meeting there).
+  const double one_without = ooc::predict(one, link, 8, true);
+  link.boundary = 4e-5;
+  CHECK(ooc::predict(ranks, link, 8, true) == doctest::Approx(without + 3 * (boundary + 4e-5)));
+  CHECK(ooc::predict(one, link, 8, true) == doctest::Approx(one_without));
+  CHECK(ooc::link_figures_text(link).find(",boundary=40") != std::string::npos);
+  CHECK(ooc::as_printed(link).boundary == doctest::Approx(4e-5));
+  link.boundary = 0;
   // In core, 2 ranks: every step's halos (1 plane of 3 written arrays from the other part) are
   // messages too, one each way per array.
   Partition two = one_part(r.grid);
@@ -475,4 +484,22 @@ TEST_CASE("ooc calibration: the host's issue figures, measured, written and read
   CHECK(printed.issue_op == f.link.issue_op);
   CHECK(printed.issue_command == f.link.issue_command);
   CHECK(ooc::link_figures_text(ooc::Link{}).find("issue") == std::string::npos);
+}
+
+TEST_CASE("ooc calibration: a pass boundary's meeting, the mean round less the rank's own work") {
+  using namespace std::chrono_literals;
+  // The meeting's own time is the boundary's cost: each meeting takes at least 2 ms.
+  const double meeting = ooc::measure_boundary([] {}, [] { std::this_thread::sleep_for(2ms); }, 8);
+  CHECK(meeting >= 2e-3);
+  // One round in four waits 4 ms for a slower rank (its work here): the median of the work is
+  // about nothing, and the mean round takes the waits, at least 1 ms a round. A median would
+  // leave them out, as the runs' boundaries do not.
+  int round = 0;
+  const double skew = ooc::measure_boundary(
+      [&round] {
+        if (round++ % 4 == 3) std::this_thread::sleep_for(4ms);
+      },
+      [] {}, 8);
+  CHECK(round == 9);  // a warm-up and 8 rounds
+  CHECK(skew >= 0.9e-3);
 }

@@ -44,7 +44,7 @@ inline void apply_link_figures(const std::string& text, const std::string& sourc
     throw UsageError(
         source + ": " + why + " (expected KEY=VALUE items: h2d, d2h, bidir, d2d " +
         "in GB/s, kernel in ns per cell-step, latency, issue_op and issue_command in us; MPI: "
-        "message in GB/s, message_latency in us)");
+        "message in GB/s, message_latency and boundary in us)");
   };
   std::string all;
   for (char c : text) all += c == ',' ? ' ' : c;
@@ -91,6 +91,9 @@ inline void apply_link_figures(const std::string& text, const std::string& sourc
       f.message = source;
     } else if (key == "message_latency") {  // MPI: microseconds per message
       f.link.message_latency = v * 1e-6;
+      f.message = source;
+    } else if (key == "boundary") {  // MPI: microseconds per pass boundary (the meeting)
+      f.link.boundary = v * 1e-6;
       f.message = source;
     } else if (key == "h2d_all" || key == "d2h_all" || key == "bidir_all") {
       (key == "h2d_all"   ? f.link.h2d_all

@@ -647,10 +647,11 @@ inline rt::ooc::Link slowest_link(MPI_Comm comm, const rt::ooc::Link& mine) {
       mine.message};
   double lowest[9] = {};
   check(MPI_Allreduce(low, lowest, 9, MPI_DOUBLE, MPI_MIN, comm), "MPI_Allreduce(link)");
-  double high[6] = {mine.cell_step,     mine.latency,         mine.issue_op,
-                    mine.issue_command, mine.message_latency, mine.measured ? 1.0 : 0.0};
-  double highest[6] = {};
-  check(MPI_Allreduce(high, highest, 6, MPI_DOUBLE, MPI_MAX, comm), "MPI_Allreduce(link)");
+  double high[7] = {mine.cell_step,     mine.latency,         mine.issue_op,
+                    mine.issue_command, mine.message_latency, mine.measured ? 1.0 : 0.0,
+                    mine.boundary};
+  double highest[7] = {};
+  check(MPI_Allreduce(high, highest, 7, MPI_DOUBLE, MPI_MAX, comm), "MPI_Allreduce(link)");
   rt::ooc::Link all = mine;
   all.h2d = lowest[0];
   all.d2h = lowest[1];
@@ -667,6 +668,7 @@ inline rt::ooc::Link slowest_link(MPI_Comm comm, const rt::ooc::Link& mine) {
   all.message = lowest[8];
   all.message_latency = highest[4];
   all.measured = highest[5] > 0;
+  all.boundary = highest[6];
   // Every figure the model reads is now the same on every rank; rank 0's copy of the whole
   // struct makes sure of it for any figure added later (the ranks must choose alike).
   static_assert(std::is_trivially_copyable_v<rt::ooc::Link>);

@@ -228,6 +228,37 @@ void measure_issue(IssueOp op, Wait wait, Link& link) {
   });
 }
 
+/// MPI: what a pass boundary costs the ranks beyond their own work (Link::boundary). `rounds`
+/// times, after a first meeting that lines the ranks up, every rank does `work()` (a step of
+/// its probe, waited for, as a pass ends with its last chunk's compute) and then `meet()` (a
+/// small message to and from its neighbours, waited for, as at a pass boundary). Returns the
+/// mean of a round's time less the median of the rank's own work: a round ends when the
+/// slowest rank's work is done (noise: which rank that is changes from round to round) and
+/// the meeting's calls are over. The mean, not the median: the slow rounds are the cost.
+template <typename Work, typename Meet>
+double measure_boundary(Work work, Meet meet, int rounds = 40) {
+  auto now = [] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
+        .count();
+  };
+  work();  // warm-up
+  meet();
+  std::vector<double> own, round;
+  for (int i = 0; i < rounds; ++i) {
+    const double t0 = now();
+    work();
+    const double t1 = now();
+    meet();
+    const double t2 = now();
+    own.push_back(t1 - t0);
+    round.push_back(t2 - t0);
+  }
+  std::sort(own.begin(), own.end());
+  double sum = 0;
+  for (const double r : round) sum += r;
+  return std::max(0.0, sum / static_cast<double>(rounds) - own[own.size() / 2]);
+}
+
 /// A command's latency: `tiny()` issues one copy of a single cell and waits for it; after a
 /// warm-up, the median of seven. What the model charges each command beyond its bytes or cells
 /// (Link::latency).

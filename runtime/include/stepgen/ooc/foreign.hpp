@@ -57,9 +57,11 @@ inline void copy_host_box(const HostArray& src, HostArray& dst, const Box& box) 
                     s.region[0]);
   };
   const std::size_t bytes = s.region[0] * s.region[1] * s.region[2];
+  // 16 MiB a thread at least. The cores asked once: hardware_concurrency() reads the system
+  // each call (5 us here), and the pass boundaries copy a few small boxes (MPI: 2-6 a boundary).
+  static const std::size_t cores = std::max(1u, std::thread::hardware_concurrency());
   const std::size_t n =
-      std::min<std::size_t>({std::max(1u, std::thread::hardware_concurrency()), 16, s.region[2],
-                             std::max<std::size_t>(bytes >> 24, 1)});  // 16 MiB a thread at least
+      std::min<std::size_t>({cores, 16, s.region[2], std::max<std::size_t>(bytes >> 24, 1)});
   std::vector<std::thread> threads;
   std::size_t done = 0;  // planes handed out
   try {

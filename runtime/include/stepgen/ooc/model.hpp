@@ -55,6 +55,11 @@ struct Link {
   /// seconds each message costs beyond its bytes. Measured at start-up by the ranks
   /// (mpi::measure_messages); 0: not charged (one process, or not measured).
   double message = 0, message_latency = 0;
+  /// MPI: what a pass boundary costs beyond the drained pipeline and the messages' bytes and
+  /// latencies: the ranks reach it at different times (noise in their passes: the rank waited
+  /// for changes from boundary to boundary), and the meeting's own calls. Measured at start-up
+  /// in rounds the ranks run in lockstep (measure_boundary); 0: not charged.
+  double boundary = 0;
   // --- end oocauto ---
 };
 
@@ -91,6 +96,10 @@ inline std::string link_figures_text(const Link& link) {
                   link.message_latency * 1e6);
     s += buf;
   }
+  if (link.boundary > 0) {  // MPI: a pass boundary's meeting, microseconds
+    std::snprintf(buf, sizeof buf, ",boundary=%.9g", link.boundary * 1e6);
+    s += buf;
+  }
   return s;
 }
 
@@ -123,6 +132,7 @@ inline Link as_printed(Link l) {
     l.message = round(l.message, l.message / 1e9, 1e9);
     l.message_latency = round(l.message_latency, l.message_latency * 1e6, 1e-6);
   }
+  l.boundary = round(l.boundary, l.boundary * 1e6, 1e-6);
   return l;
 }
 
@@ -427,8 +437,9 @@ inline double simulate(const Schedule& sc, const Link& measured, Index steps, bo
         }
       }
     }
-    begin = end + 1;                                       // past the barrier: every stream drained
-    if (end < ops.size()) now += link.latency + boundary;  // oocauto: the barrier's wait
+    begin = end + 1;  // past the barrier: every stream drained
+    // oocauto: the barrier's wait; MPI: its messages and the ranks' meeting (Link::boundary)
+    if (end < ops.size()) now += link.latency + boundary + (sc.host_per_part ? link.boundary : 0);
   }
   return now;
 }

@@ -277,9 +277,14 @@ class Runner {
   /// `sample` (oocauto: `--out-of-core auto` deciding, before the run's host arrays exist):
   /// each probe's own host arrays over its box, held as the run's would be; `host` is then
   /// not read.
+  /// `meet` (MPI): the ranks' meeting at a pass boundary (messages to and from the
+  /// neighbours); given, Link::boundary is measured with it (measure_boundary, after the
+  /// kernels: a round is a step of the probe, its first plane stored, and a meeting). The
+  /// stores overwrite that plane of the host arrays: with `meet`, `host` must be scratch (an
+  /// MPI rank's calibration passes its sample, mpi_main.hpp).
   static Link calibrate(std::vector<Device>& devices, const Schedule& sc,
                         std::vector<HostArray>& host, const Step& step, Index probe_bytes,
-                        const Sample& sample = {}) {
+                        const Sample& sample = {}, const std::function<void()>& meet = {}) {
     // One probe per device taking part: a box, its buffers, two copy queues, and its own host
     // arrays when sampled (shared: a probe is moved).
     struct Probe {
@@ -374,6 +379,23 @@ class Runner {
         },
         [&] { Ops::finish(pr.in.get(), d); }, link);
     time_issue(devices, sc, arrays(pr), step, link);
+    if (meet) {
+      // A round's work ends as a pass does: a step, then the probe's first plane of every
+      // array stored, so that the meeting packs cells the device has just written, as a
+      // boundary packs what the pass's last stores brought (not cells in the CPU's caches).
+      Box plane = probe;
+      const auto axis = static_cast<std::size_t>(sc.dims - 1);
+      plane.hi[axis] = std::min(plane.hi[axis], plane.lo[axis] + 1);
+      link.boundary = measure_boundary(
+          [&] {
+            step(d, 0, bufs, chunk, 0, -1);
+            Ops::finish(d);
+            for (std::size_t a = 0; a < bufs.size(); ++a)
+              Ops::host_copy(pr.out.get(), d, bufs[a], probe, arrays(pr)[a], plane, false, nullptr);
+            Ops::finish(pr.out.get(), d);
+          },
+          meet);
+    }
     link.measured = true;
     return as_printed(link);  // the figures the report prints (stepgen plan reads them back)
   }
