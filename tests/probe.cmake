@@ -24,6 +24,17 @@ if(OpenCL_FOUND)
                        PROPERTIES LABELS probe)
 endif()
 
+# A kernel reading a whole line (tests/probe/zscan: a z-scan launched over x and y, looping
+# over z) declared with a halo as wide as half the line: refused at check by the probe's edge
+# cells (a user test ran it wrong on 2 devices, exit 0); with the whole line as its halo it
+# passes (every buffer then holds the line).
+if(OpenCL_FOUND)
+  add_test(NAME "probe: a whole-line kernel with a halo of half its line is refused at check"
+           COMMAND sh -c "! $<TARGET_FILE:stepgen> check --probe ${CMAKE_CURRENT_SOURCE_DIR}/probe/zscan/zscan_half.xml 2>&1 | tee /dev/stderr | grep -q \"zscan_half.xml:9:5: error: kernel 'zscan' reads array 'U' along z as far as its buffer goes: on a 16x12x30 buffer, cell (8,6,15) of 'V' changes when cell (8,6,0) of 'U' does\" && exit 1; $<TARGET_FILE:stepgen> check --probe ${CMAKE_CURRENT_SOURCE_DIR}/probe/zscan/zscan_full.xml")
+  set_tests_properties("probe: a whole-line kernel with a halo of half its line is refused at check"
+                       PROPERTIES LABELS probe)
+endif()
+
 # A kernel with the grid's size fixed in it (tests/probe/fixed: #define NX 64) writes past the
 # probe's 24x24 buffer: the guard zone after each buffer makes that an error at the kernel
 # (it crashed PoCL before). tests/runtime/probe_test.cpp checks the guard's size and message.

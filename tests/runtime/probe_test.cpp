@@ -469,8 +469,7 @@ TEST_CASE("probe: a kernel that reads a whole line (a recurrence) is refused, no
   // A user test: a scan along y, V[y] = 0.5 V[y-1] + U[y]; the probe said "add them to the
   // argument's halo", the halo so declared passed, and the run was wrong on 2 devices (each
   // buffer's recurrence starts at its own edge), exit 0. Undeclared, it is now an error that
-  // no halo describes. (Declared as a halo that wide, it still passes: the probe's box cannot
-  // tell it from a stencil of that radius.)
+  // no halo describes (declared as a halo that wide: the next test).
   auto scan = [](std::vector<HostArray>& a, const Box& box) {
     const Index nx = box.extent(0), ny = box.extent(1);
     const float* u = a[0].as<float>();
@@ -488,6 +487,61 @@ TEST_CASE("probe: a kernel that reads a whole line (a recurrence) is refused, no
   CHECK(p.errors[0].find("kernel 'k' reads array 'A' along y as far as its buffer goes: on a "
                          "24x24 buffer, cell (12,23) of 'B' (its edge) changes when cell "
                          "(12,12) of 'A' does") == 0);
+}
+
+TEST_CASE("probe: a whole-line kernel declared with a halo as wide as half its line is refused") {
+  // A user test: a z-scan launched over x and y only (global size 1 along z, a loop over z),
+  // its read declared with halo_lo 14 on a grid of 30 planes, passed the probe (the middle
+  // cell's reads reach the edge within that halo) and ran wrong on 2 devices, exit 0: part 1's
+  // buffer started at plane 1, so its recurrence missed plane 0. The cells at the buffer's
+  // edges are now changed along every dimension, looped over or launched, and a change reaching
+  // the far side through the whole line is refused as such.
+  auto scan = [](std::vector<HostArray>& a, const Box& box) {
+    const Index nx = box.extent(0), ny = box.extent(1);
+    const float* u = a[0].as<float>();
+    float* v = a[1].as<float>();
+    for (Index x = 0; x < nx; ++x) {
+      float acc = 0;
+      for (Index y = 0; y < ny; ++y) {
+        acc = 0.5f * acc + u[x + nx * y];
+        v[x + nx * y] = acc;
+      }
+    }
+  };
+  // Looped over: y is not the launch's, so the probe's box is the grid's 30 rows there.
+  const Box grid = Box::from_extent(2, {100, 30, 1});
+  ProbeKernel looped = kernel_of({{0, 0, 0}});
+  looped.follows = {true, false, false};
+  looped.args[0].halo = Halo::from_widths(2, {0, 14, 0}, {0, 0, 0});
+  const KernelProbe p = probe_kernel(looped, grid, kFloats, scan);
+  REQUIRE(p.errors.size() == 1);
+  CHECK(p.errors[0].find("kernel 'k' reads array 'A' along y as far as its buffer goes: on a "
+                         "24x30 buffer, cell (12,15) of 'B' changes when cell (12,0) of 'A' "
+                         "does") == 0);
+  // Launched along y, a halo of half the probe's 24 rows: the same error (it was reported as
+  // a read across the buffer, a wrap, before).
+  ProbeKernel launched = kernel_of({{0, 0, 0}});
+  launched.args[0].halo = Halo::from_widths(2, {0, 12, 0}, {0, 0, 0});
+  const KernelProbe q = probe_kernel(launched, kGrid, kFloats, scan);
+  REQUIRE(q.errors.size() == 1);
+  CHECK(q.errors[0].find("kernel 'k' reads array 'A' along y as far as its buffer goes: on a "
+                         "24x24 buffer, cell (12,13) of 'B' changes when cell (12,0) of 'A' "
+                         "does") == 0);
+  // A halo as wide as the whole line is right on any partition (every buffer holds the line):
+  // no error.
+  looped.args[0].halo = Halo::from_widths(2, {0, 29, 0}, {0, 0, 0});
+  CHECK(probe_kernel(looped, grid, kFloats, scan).errors.empty());
+  // A stencil looped over y with the same wide halo but reading only its neighbours: no error.
+  auto loop3 = [](std::vector<HostArray>& a, const Box& box) {
+    const Index nx = box.extent(0), ny = box.extent(1);
+    const float* u = a[0].as<float>();
+    float* v = a[1].as<float>();
+    for (Index x = 0; x < nx; ++x)
+      for (Index y = 1; y + 1 < ny; ++y) v[x + nx * y] = u[x + nx * (y - 1)] + u[x + nx * (y + 1)];
+  };
+  ProbeKernel three = kernel_of({{0, -1, 0}, {0, 1, 0}});
+  three.follows = {true, false, false};
+  CHECK(probe_kernel(three, grid, kFloats, loop3).errors.empty());
 }
 
 TEST_CASE("probe: a stencil reaching a small grid's edge within its halo is no whole line") {

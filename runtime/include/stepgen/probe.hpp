@@ -532,6 +532,21 @@ inline KernelProbe probe_kernel_on(const ProbeKernel& k, const Box& grid,
     const ProbeElement& e = elements[u];
     std::set<Vec3> offsets;
     std::string whole_line;  // reads reaching the buffer's edge from its middle
+    // Written cell `c` of array `wu` changes with cell `from` of this one, along `d`, as far
+    // as the buffer goes: the kernel reads a whole line there.
+    auto line_error = [&](int d, const Vec3& c, std::size_t wu, const Vec3& from,
+                          const char* edge) {
+      static const char* const kAxis[] = {"x", "y", "z"};
+      return "kernel '" + std::string(k.name) + "' reads " + "array '" + e.name + "' along " +
+             kAxis[d] + " as far as its buffer goes: on a " + detail::probe_shape(box) +
+             " buffer, cell " + detail::probe_offset(dims, c) + " of '" + elements[wu].name + "'" +
+             edge + " changes when cell " + detail::probe_offset(dims, from) + " of '" + e.name +
+             "' does (buffer indices). A kernel that reads a whole line (a recurrence or a sum "
+             "along " +
+             kAxis[d] +
+             ") depends on where its buffer starts and ends, which no halo describes: on "
+             "several devices, out of core and on MPI ranks a buffer is one part of the grid";
+    };
     Halo declared;
     declared.dims = dims;
     bool first_arg = true;
@@ -571,19 +586,7 @@ inline KernelProbe probe_kernel_on(const ProbeKernel& k, const Box& grid,
               if ((c[u] != 0 && c[u] != ext[u] - 1) || std::abs(o) < 2 ||
                   (o < 0 ? -o <= declared.lo[u] : o <= declared.hi[u]))
                 continue;
-              static const char* const kAxis[] = {"x", "y", "z"};
-              whole_line = "kernel '" + std::string(k.name) + "' reads " + "array '" + e.name +
-                           "' along " + kAxis[d] + " as far as its buffer goes: on a " +
-                           detail::probe_shape(box) + " buffer, cell " +
-                           detail::probe_offset(dims, c) + " of '" + elements[wu].name +
-                           "' (its edge) changes when cell " + detail::probe_offset(dims, mid) +
-                           " of '" + e.name +
-                           "' does (buffer indices). A kernel that reads a whole line (a "
-                           "recurrence or a sum along " +
-                           kAxis[d] +
-                           ") depends on where its buffer starts and ends, which no halo "
-                           "describes: on several devices, out of core and on MPI ranks a "
-                           "buffer is one part of the grid";
+              whole_line = line_error(d, c, wu, mid, " (its edge)");
             }
           }
         }
@@ -603,9 +606,12 @@ inline KernelProbe probe_kernel_on(const ProbeKernel& k, const Box& grid,
       for (const Base& base : bases) {
         for (int side = 0; side < 2 && across.empty(); ++side) {
           std::vector<Vec3> edges;
+          // Every dimension of three cells or more, the launch's or one the kernel loops over
+          // (a launch of size 1 along z with a loop over z: a user test's z-scan with a halo
+          // as wide as half the grid passed and ran wrong on 2 devices).
           for (int d = 0; d < dims; ++d) {
             const auto u = static_cast<std::size_t>(d);
-            if (!k.follows[u] || ext[u] < 3) continue;
+            if (ext[u] < 3) continue;
             Vec3 c = mid;
             c[u] = side == 0 ? 0 : ext[u] - 1;
             edges.push_back(c);
@@ -632,12 +638,33 @@ inline KernelProbe probe_kernel_on(const ProbeKernel& k, const Box& grid,
                 near = near || offsets.count({q[0] - c[0], q[1] - c[1], q[2] - c[2]}) ||
                        detail::probe_declared(declared, {q[0] - c[0], q[1] - c[1], q[2] - c[2]});
               if (near) continue;
-              // The edge cell it most likely reads: the one it shares most coordinates with.
+              // Whether the kernel reads the whole line from edge cell `t` to `c`: the cell
+              // halfway between them along their farthest dimension changes too (a recurrence or
+              // a sum), not only `c` (a wrap, a fixed cell).
+              auto line_from = [&](const Vec3& t) {
+                const Vec3 o{t[0] - c[0], t[1] - c[1], t[2] - c[2]};
+                std::size_t far = 0;
+                for (std::size_t d = 1; d < 3; ++d)
+                  if (std::abs(o[d]) > std::abs(o[far])) far = d;
+                Vec3 half = c;
+                half[far] = (t[far] + c[far]) / 2;
+                const bool line =
+                    std::abs(o[far]) >= 2 &&
+                    detail::probe_differs(
+                        out[wu], base.out[wu], bytes,
+                        static_cast<Index>(half[0] + ext[0] * (half[1] + ext[1] * half[2])));
+                return line ? static_cast<int>(far) : -1;
+              };
+              // The edge cell it most likely reads: one it reads a whole line from, else the one
+              // it shares most coordinates with.
               Vec3 q = edges.front();
-              int best = -1;
+              int best = -1, line = -1;
               for (const Vec3& t : edges) {
                 const int same = (t[0] == c[0]) + (t[1] == c[1]) + (t[2] == c[2]);
-                if (same > best) best = same, q = t;
+                const int along = line_from(t);
+                if (line < 0 && (along >= 0 || same > best)) {
+                  best = same, q = t, line = along;
+                }
               }
               // A near offset the middle cell did not show (an interleaved pair's other
               // element): an undeclared read, reported with the others below, not a wrap.
@@ -648,6 +675,11 @@ inline KernelProbe probe_kernel_on(const ProbeKernel& k, const Box& grid,
                                      ext[static_cast<std::size_t>(d)];
               if (small) {
                 offsets.insert(o);
+                continue;
+              }
+              if (line >= 0) {  // ends the search (across == whole_line: not a wrap)
+                if (whole_line.empty()) whole_line = line_error(line, c, wu, q, "");
+                across = whole_line;
                 continue;
               }
               across = "kernel '" + std::string(k.name) + "' reads " + name +
@@ -669,6 +701,7 @@ inline KernelProbe probe_kernel_on(const ProbeKernel& k, const Box& grid,
     std::vector<std::string> outside;  // every point read outside the halo, not the first only
     for (const Vec3& o : offsets)
       if (!detail::probe_declared(declared, o)) outside.push_back(detail::probe_offset(dims, o));
+    if (across == whole_line) across.clear();  // a whole line found by the edges
     if (!whole_line.empty()) {  // before "add them to the halo": no halo would be right
       r.errors.push_back(whole_line);
       r.error_arrays.push_back(id);
