@@ -493,7 +493,10 @@ inline std::string save_target(const std::string& what, const std::string& path,
 /// process (a user test: a SIGTERM during a checkpoint left its `.NAME.stepgen-XXXXXX`; the
 /// checkpoint itself stays whole, the rename never happened). A ring of slots, each published
 /// by an atomic flag after its path is written, so that the handler reads only whole paths; a
-/// temporary renamed or removed since is simply not there (unlink fails). The handler is
+/// path is published before its file is created (O_EXCL: a name already taken is withdrawn at
+/// once, the only moment a signal could remove a file not ours: another program's temporary of
+/// the same random name); a temporary renamed or removed since is simply not there (unlink
+/// fails). The handler is
 /// installed only where the signal's disposition is the default (an MPI launcher's or the
 /// user's own handler stays), then restores the default and raises the signal again.
 struct TemporaryFiles {
@@ -513,7 +516,10 @@ struct TemporaryFiles {
     ::signal(sig, SIG_DFL);
     ::raise(sig);
   }
-  void add(const std::string& temp) {
+  /// Installs the handler (once), before any temporary file exists: a signal between a file's
+  /// creation and the handler's installation killed the process with the file left (CI's
+  /// checkpoint_kill.sh, one run in many).
+  static void install() {
     static const bool installed = [] {
       for (int sig : {SIGINT, SIGTERM, SIGHUP}) {
         struct sigaction old {};
@@ -526,11 +532,21 @@ struct TemporaryFiles {
       return true;
     }();
     (void)installed;
-    if (temp.size() >= PATH_MAX) return;
+  }
+  /// Publishes `temp` before the file is created (so that a signal at any moment after its
+  /// creation removes it); returns its slot, or -1 (a path too long to hold).
+  int add(const std::string& temp) {
+    install();
+    if (temp.size() >= PATH_MAX) return -1;
     const unsigned i = next.fetch_add(1) % kSlots;
     ready[i].store(false);
     std::memcpy(path[i], temp.c_str(), temp.size() + 1);
     ready[i].store(true);
+    return static_cast<int>(i);
+  }
+  /// Withdraws slot `i` (its file was not created: the name was taken, not ours to remove).
+  void drop(int i) {
+    if (i >= 0) ready[static_cast<std::size_t>(i)].store(false);
   }
 };
 
@@ -558,9 +574,10 @@ inline int create_temporary(const std::string& what, const std::string& target, 
     std::uint64_t x = seed + std::uint64_t{0x9e3779b97f4a7c15} * ++counter;
     temp = stem;
     for (int i = 0; i < 6; ++i, x /= 36) temp += digits[x % 36];
+    const int slot = TemporaryFiles::get().add(temp);  // before the file exists
     fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-    if (fd >= 0) TemporaryFiles::get().add(temp);
     e = errno;
+    if (fd < 0) TemporaryFiles::get().drop(slot);
     if (fd < 0 && e != EEXIST) break;
   }
   if (fd < 0) {
