@@ -93,3 +93,15 @@ build_references() {
   cmake -S "$root/examples" -B "$work/ref" -DCMAKE_BUILD_TYPE=Release >"$out/ref-build.log" 2>&1 &&
     cmake --build "$work/ref" -j 8 >>"$out/ref-build.log" 2>&1
 }
+
+# MPI runs of 2 ranks: one GPU each where there are 2 or more, else sharing the one
+# (STEPGEN_MPI_SHARE_DEVICES, exported for mpirun -x); says which. $1: the GPU count.
+mpi_two_ranks() {
+  if [ "$1" -ge 2 ]; then
+    export STEPGEN_MPI_SHARE_DEVICES=0
+    echo "MPI runs: 2 ranks, one GPU each ($1 GPUs)"
+  else
+    export STEPGEN_MPI_SHARE_DEVICES=1
+    echo "MPI runs: 2 ranks sharing the GPU"
+  fi
+}

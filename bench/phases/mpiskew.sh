@@ -47,13 +47,7 @@ done
 wait
 echo "built in $((SECONDS - start)) s"
 gpus=$(gpu_count)
-if [ "$gpus" -ge 2 ]; then
-  export STEPGEN_MPI_SHARE_DEVICES=0
-  echo "MPI runs: 2 ranks, one GPU each ($gpus GPUs)"
-else
-  export STEPGEN_MPI_SHARE_DEVICES=1
-  echo "MPI runs: 2 ranks sharing the GPU"
-fi
+mpi_two_ranks "$gpus"
 export STEPGEN_BOUNDARY_DEBUG=1
 flags=(--allow-run-as-root --oversubscribe -x STEPGEN_MPI_SHARE_DEVICES -x STEPGEN_BOUNDARY_DEBUG)
 arrays_of() {

@@ -140,13 +140,7 @@ gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
 reps=${MODEL_REPS:-3}  # the runs of each out-of-core run, for the model's medians (below)
 if command -v mpirun >/dev/null; then
   mpi_flags="--allow-run-as-root --oversubscribe -x STEPGEN_MPI_SHARE_DEVICES ${MPIRUN_FLAGS:-}"
-  if [ "$gpus" -ge 2 ]; then
-    export STEPGEN_MPI_SHARE_DEVICES=0
-    echo "MPI runs: 2 ranks, one GPU each ($gpus GPUs)"
-  else
-    export STEPGEN_MPI_SHARE_DEVICES=1
-    echo "MPI runs: 2 ranks sharing the GPU"
-  fi
+  mpi_two_ranks "$gpus"
   for n in wave2k wave2k_512 "${examples[@]}"; do
     case $n in wave2k | wave2k_512) ;; *) runp $n incore --devices 1 ;; esac
     mm=("mpi2:" "mpi2-ooc-k1:--out-of-core on --ooc-chunks 2 --steps-per-pass 1"

@@ -44,6 +44,20 @@ ProbeKernel kernel_of(const std::vector<Vec3>& declared) {
 const std::vector<ProbeElement> kFloats = {{"A", 4, true}, {"B", 4, true}};
 const Box kGrid = Box::from_extent(2, {100, 80, 1});
 
+// A scan along y, B[y] = 0.5 B[y-1] + A[y] (user tests: a recurrence right on one device).
+void scan_y(std::vector<HostArray>& a, const Box& box) {
+  const Index nx = box.extent(0), ny = box.extent(1);
+  const float* u = a[0].as<float>();
+  float* v = a[1].as<float>();
+  for (Index x = 0; x < nx; ++x) {
+    float acc = 0;
+    for (Index y = 0; y < ny; ++y) {
+      acc = 0.5f * acc + u[x + nx * y];
+      v[x + nx * y] = acc;
+    }
+  }
+}
+
 }  // namespace
 
 TEST_CASE("probe: a five-point kernel as declared: rim 1 on each side, no error, views safe") {
@@ -470,19 +484,7 @@ TEST_CASE("probe: a kernel that reads a whole line (a recurrence) is refused, no
   // argument's halo", the halo so declared passed, and the run was wrong on 2 devices (each
   // buffer's recurrence starts at its own edge), exit 0. Undeclared, it is now an error that
   // no halo describes (declared as a halo that wide: the next test).
-  auto scan = [](std::vector<HostArray>& a, const Box& box) {
-    const Index nx = box.extent(0), ny = box.extent(1);
-    const float* u = a[0].as<float>();
-    float* v = a[1].as<float>();
-    for (Index x = 0; x < nx; ++x) {
-      float acc = 0;
-      for (Index y = 0; y < ny; ++y) {
-        acc = 0.5f * acc + u[x + nx * y];
-        v[x + nx * y] = acc;
-      }
-    }
-  };
-  const KernelProbe p = probe_kernel(kernel_of({{0, 0, 0}}), kGrid, kFloats, scan);
+  const KernelProbe p = probe_kernel(kernel_of({{0, 0, 0}}), kGrid, kFloats, scan_y);
   REQUIRE(p.errors.size() == 1);
   CHECK(p.errors[0].find("kernel 'k' reads array 'A' along y as far as its buffer goes: on a "
                          "24x24 buffer, cell (12,23) of 'B' (its edge) changes when cell "
@@ -496,24 +498,12 @@ TEST_CASE("probe: a whole-line kernel declared with a halo as wide as half its l
   // buffer started at plane 1, so its recurrence missed plane 0. The cells at the buffer's
   // edges are now changed along every dimension, looped over or launched, and a change reaching
   // the far side through the whole line is refused as such.
-  auto scan = [](std::vector<HostArray>& a, const Box& box) {
-    const Index nx = box.extent(0), ny = box.extent(1);
-    const float* u = a[0].as<float>();
-    float* v = a[1].as<float>();
-    for (Index x = 0; x < nx; ++x) {
-      float acc = 0;
-      for (Index y = 0; y < ny; ++y) {
-        acc = 0.5f * acc + u[x + nx * y];
-        v[x + nx * y] = acc;
-      }
-    }
-  };
   // Looped over: y is not the launch's, so the probe's box is the grid's 30 rows there.
   const Box grid = Box::from_extent(2, {100, 30, 1});
   ProbeKernel looped = kernel_of({{0, 0, 0}});
   looped.follows = {true, false, false};
   looped.args[0].halo = Halo::from_widths(2, {0, 14, 0}, {0, 0, 0});
-  const KernelProbe p = probe_kernel(looped, grid, kFloats, scan);
+  const KernelProbe p = probe_kernel(looped, grid, kFloats, scan_y);
   REQUIRE(p.errors.size() == 1);
   CHECK(p.errors[0].find("kernel 'k' reads array 'A' along y as far as its buffer goes: on a "
                          "24x30 buffer, cell (12,15) of 'B' changes when cell (12,0) of 'A' "
@@ -522,7 +512,7 @@ TEST_CASE("probe: a whole-line kernel declared with a halo as wide as half its l
   // a read across the buffer, a wrap, before).
   ProbeKernel launched = kernel_of({{0, 0, 0}});
   launched.args[0].halo = Halo::from_widths(2, {0, 12, 0}, {0, 0, 0});
-  const KernelProbe q = probe_kernel(launched, kGrid, kFloats, scan);
+  const KernelProbe q = probe_kernel(launched, kGrid, kFloats, scan_y);
   REQUIRE(q.errors.size() == 1);
   CHECK(q.errors[0].find("kernel 'k' reads array 'A' along y as far as its buffer goes: on a "
                          "24x24 buffer, cell (12,13) of 'B' changes when cell (12,0) of 'A' "
@@ -530,7 +520,7 @@ TEST_CASE("probe: a whole-line kernel declared with a halo as wide as half its l
   // A halo as wide as the whole line is right on any partition (every buffer holds the line):
   // no error.
   looped.args[0].halo = Halo::from_widths(2, {0, 29, 0}, {0, 0, 0});
-  CHECK(probe_kernel(looped, grid, kFloats, scan).errors.empty());
+  CHECK(probe_kernel(looped, grid, kFloats, scan_y).errors.empty());
   // A stencil looped over y with the same wide halo but reading only its neighbours: no error.
   auto loop3 = [](std::vector<HostArray>& a, const Box& box) {
     const Index nx = box.extent(0), ny = box.extent(1);
