@@ -74,6 +74,21 @@ for n in $counts; do
     echo "ok: $example out of core on $n rank(s): $(grep -o '[0-9]* chunk(s)[^,]*, [0-9]* step(s) per pass' "$run/log.txt"): equal the reference"
   done
 done
+# Parts cut along x as well, of different widths (4 ranks, min-exchange, --weights): the start-up
+# meeting (Link::boundary) sends one plane shape agreed by every rank (each rank's own plane
+# made MPI_Waitall fail, 2026-11-29), and the run equals the reference. jacobi2d only (CI time).
+if [ "$example" = jacobi2d ]; then
+  run="$work/$example-runs/ooc-4-weights"
+  mkdir -p "$run"
+  ooc_run 4 "$run" --strategy min-exchange --weights 1,3,2,5 --out-of-core on --ooc-chunks 2 \
+    --steps-per-pass 1 || { cat "$run/log.txt"; echo "FAIL: 4 weighted ranks: no plan"; exit 1; }
+  grep -q "grid 2x2x1" "$run/log.txt" || { cat "$run/log.txt"; echo "FAIL: not a 2x2 split"; exit 1; }
+  for a in $arrays; do
+    cmp -s "$run/$a.raw" "$refdir/$a.raw" ||
+      { cat "$run/log.txt"; echo "FAIL: 4 weighted ranks out of core: array $a differs"; exit 1; }
+  done
+  echo "ok: $example out of core on 4 ranks cut 2x2 with --weights 1,3,2,5: equal the reference"
+fi
 # `--out-of-core auto` given, on data that fits (issue 26, every mode): on 2 ranks, the ranks
 # calibrate out of core on their parts, take the slowest figures (the same on every rank) and
 # compare the in-core run with the best out-of-core plan; rank 0 prints one line saying which it

@@ -182,11 +182,19 @@ std::optional<RunStats> run_rank_out_of_core(const mpi::Session& session, const 
     std::vector<int> written_ids;
     double meeting_bytes = 0, meeting_messages = 0;  // this rank's, sent and received
     const int neighbours = (rank > 0 ? 1 : 0) + (rank + 1 < ranks ? 1 : 0);
+    // One shape on every rank (a message's two ends must agree on its size): the least extents
+    // over the ranks of a plane of the sample (parts cut along x differ there; a 2x2 split with
+    // --weights failed in MPI_Waitall when each rank sent its own plane).
+    long long extent[3] = {1, 1, 1}, least[3] = {1, 1, 1};
+    const Box& probe_plane = sample.front().box;
+    for (int d = 0; d + 1 < problem.dims; ++d) extent[d] = probe_plane.extent(d);
+    mpi::check(MPI_Allreduce(extent, least, 3, MPI_LONG_LONG, MPI_MIN, MPI_COMM_WORLD),
+               "MPI_Allreduce(the meeting's plane)");
     for (int id = 0; id < problem.array_count; ++id) {
       if (!problem.arrays[id].written) continue;
       Box plane = sample[static_cast<std::size_t>(id)].box;
-      const auto axis = static_cast<std::size_t>(problem.dims - 1);
-      plane.hi[axis] = std::min(plane.hi[axis], plane.lo[axis] + 1);
+      for (std::size_t d = 0; d < 3; ++d)
+        plane.hi[d] = std::min(plane.hi[d], plane.lo[d] + static_cast<Index>(least[d]));
       std::vector<Transfer> plan;
       for (int r = 0; r + 1 < ranks; ++r) {
         plan.push_back(Transfer{r, r + 1, {plane}});
