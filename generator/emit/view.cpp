@@ -343,8 +343,8 @@ void trace_tables(const Model& m, const model::ProgramPlan& plan, View& v) {
 
 // io: the generated rt::IoSpec (outputs, checkpoint, spec hash, spec folder, array types) and
 // whether the program needs HDF5 (an .h5 output). The spec's folder is baked in (absolute) only
-// where a file() initial value needs it, so that other trees do not depend on where they were
-// generated.
+// where a file the spec names needs it (a file() initial value, an inject's values), so that
+// other trees do not depend on where they were generated.
 void io_view(const Model& m, View& v) {
   std::vector<std::string> outputs, types;
   bool hdf5 = false, file_init = false;
@@ -356,10 +356,20 @@ void io_view(const Model& m, View& v) {
                       (o.last ? "true" : "false") + ", {" + join(ids, ", ") + "}}");
     hdf5 = hdf5 || o.hdf5;
   }
+  // The files the program reads, and those read at generation (inject values), for the run's
+  // check that it writes none of them (rt::IoSpec::inputs).
+  std::vector<std::string> inputs;
   for (const model::Array& a : m.arrays) {
     types.push_back("\"" + std::string(model::type_info(a.type).name) + "\"");
-    file_init = file_init || a.init.kind == model::Init::Kind::kFile;
+    if (a.init.kind == model::Init::Kind::kFile) inputs.push_back(a.init.path);
   }
+  for (const model::Table& t : m.tables)
+    if (t.init.kind == model::Init::Kind::kFile) inputs.push_back(t.init.path);
+  for (const model::Step& s : m.body)
+    if (s.kind == model::Step::Kind::kInject && !s.value_file.empty())
+      inputs.push_back(s.value_file);
+  file_init = !inputs.empty();
+  for (std::string& in : inputs) in = "\"" + c_escape(in) + "\"";
   // io2: a record to an .h5 file is written with HDF5 (traces.hpp, io/trace_h5.hpp). (A table
   // read from a file() names the spec's folder in its own statement, table_init_cpp.)
   for (const model::Step& s : m.body)
@@ -424,7 +434,9 @@ void io_view(const Model& m, View& v) {
   v.set("io_spec", "{{" + join(outputs, ", ") + "}, \"" +
                        (m.checkpoint.enabled ? m.checkpoint.file : std::string()) + "\", " +
                        std::to_string(m.checkpoint.enabled ? m.checkpoint.every : 0) + ", \"" +
-                       hash + "\", \"" + c_escape(dir) + "\", {" + join(types, ", ") + "}}");
+                       hash + "\", \"" + c_escape(dir) + "\", {" + join(types, ", ") + "}, {" +
+                       join(inputs, ", ") + "}}");
+  v.set("io_spec_dir", flag(!dir.empty()));
   v.set("hdf5", flag(hdf5));
 }
 

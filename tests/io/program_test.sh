@@ -14,6 +14,8 @@
 #  - traces (io2): the receivers' trace.h5 holds what trace.csv of the same run holds (straight,
 #    out of core, restarted: the rows from the restart on); the table `scale` is read from
 #    file(data/scale.raw) relative to the spec's folder, as the arrays;
+#  - files (program_files.sh): links at written paths, inputs, a restart's series and traces in
+#    the collision check, a failed HDF5 write;
 #  - kill -9 (opencl only): runs with a checkpoint after every step killed at random moments;
 #    the checkpoint under its name is always absent or complete, and a restart from it equals
 #    the straight run.
@@ -166,9 +168,10 @@ grep -q "restart: from '../ck5/run.ckpt' at step 5" "$work/restart3/log.txt" || 
 # The report counts the steps this run made (14 - 5), not the run's last step.
 grep -q "^time: .* s for 9 steps" "$work/restart3/log.txt" || { cat "$work/restart3/log.txt"; echo "FAIL: the restart's report does not say 9 steps"; exit 1; }
 same_saves straight restart3
-$check trace "$work/restart3/trace.h5" "$work/restart3/trace.csv" p2 2
-[ "$(awk -F, 'NR > 1 && $1 >= 5' "$work/straight/trace.csv")" = "$(tail -n +2 "$work/restart3/trace.csv")" ] ||
-  { cat "$work/restart3/trace.csv"; echo "FAIL: the restarted trace is not the straight run's from step 5"; exit 1; }
+# A restart's traces go to files of their own (trace-from-000005.*), as its series.
+$check trace "$work/restart3/trace-from-000005.h5" "$work/restart3/trace-from-000005.csv" p2 2
+[ "$(awk -F, 'NR > 1 && $1 >= 5' "$work/straight/trace.csv")" = "$(tail -n +2 "$work/restart3/trace-from-000005.csv")" ] ||
+  { cat "$work/restart3/trace-from-000005.csv"; echo "FAIL: the restarted trace is not the straight run's from step 5"; exit 1; }
 $check steps "$work/restart3/snap/wave-from-000005.h5" 8,12,14
 $check series "$work/straight/snap/wave.h5" "$work/restart3/snap/wave-from-000005.h5" 8,12,14
 cp "$work/straight/run.ckpt" "$work/ten.ckpt"
@@ -182,6 +185,9 @@ grep -q "^verify: OK" "$work/restart_verify/log.txt"
   { ls "$work/restart3/raw"; echo "FAIL: a restart's raw outputs"; exit 1; }
 for f in p_age_000006 p_p1_000006 p_age_000012 p_p1_000012; do cmp "$work/straight/raw/$f.raw" "$work/restart3/raw/$f.raw"; done
 echo "ok: restarted from step 5 on 3 devices and from step 10 out of core, equal to the straight run"
+
+# The files a run writes: links, inputs, a restart's files, a failed HDF5 write.
+source "$src/tests/io/program_files.sh"
 
 # An `until` that stops the run after step 8 (a reduction and `step`), with receivers and an
 # output with last="true" (a user's test: the traces' rows past the stop were an internal

@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <functional>
+#include <iterator>
 #include <memory>
 #include <string>
 #include <vector>
@@ -190,4 +191,34 @@ TEST_CASE("submit with borrow writes from the caller's buffer, unchanged until f
       want[i] = static_cast<float>(step * 100 + static_cast<int>(i));
     CHECK(got == want);
   }
+}
+
+TEST_CASE(
+    "a series is never written through a link: refused at a symbolic link, a hard link kept") {
+  TempDir dir;
+  auto read = [](const std::string& f) {
+    std::ifstream in(f, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  };
+  { std::ofstream(dir / "mine.dat") << "the user's file"; }
+  REQUIRE(symlink((dir / "mine.dat").c_str(), (dir / "s.h5").c_str()) == 0);
+  CHECK(has(error_of([&] { io::SnapshotSeries s(dir / "s.h5", kGrid); }),
+            "'" + (dir / "s.h5") + "' is a symbolic link (to " + (dir / "mine.dat") +
+                "); a run writes no file through a link"));
+  CHECK(read(dir / "mine.dat") == "the user's file");
+  // A hard link: the series replaces the name, the other name keeps its file.
+  REQUIRE(link((dir / "mine.dat").c_str(), (dir / "h.h5").c_str()) == 0);
+  {
+    io::SnapshotSeries s(dir / "h.h5", kGrid);
+    s.write(0, {array("p")});
+  }
+  CHECK(read(dir / "mine.dat") == "the user's file");
+  // Replaced by a link between two steps: the next step is refused, the link's file unchanged.
+  io::SnapshotSeries s(dir / "r.h5", kGrid);
+  s.write(0, {array("p")});
+  REQUIRE(std::rename((dir / "r.h5").c_str(), (dir / "moved.h5").c_str()) == 0);
+  REQUIRE(symlink((dir / "mine.dat").c_str(), (dir / "r.h5").c_str()) == 0);
+  CHECK(has(error_of([&] { s.write(4, {array("p")}); }),
+            "(step 4): it was replaced by a symbolic link (not written through)"));
+  CHECK(read(dir / "mine.dat") == "the user's file");
 }

@@ -9,14 +9,11 @@
 /// auto_device_memory, host_allocator, print_usage_note, kTimingNote, and out of core
 /// ooc_trapezoid_ok, ooc_pin, ooc_run, OocRunner::calibrate.
 
-#include <sys/stat.h>
-
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
-#include <filesystem>
 #include <memory>
 #include <numeric>
 #include <string>
@@ -26,6 +23,7 @@
 #include "stepgen/engine.hpp"
 #include "stepgen/init.hpp"
 #include "stepgen/io/program_io.hpp"
+#include "stepgen/io/run_files.hpp"
 #include "stepgen/ooc.hpp"
 #include "stepgen/partition.hpp"
 #include "stepgen/probe.hpp"
@@ -305,93 +303,53 @@ void attach_monitor(ChunkRule& rule, ooc::Share& share, Monitor* monitor,
   };
 }
 
-/// Every file this run will write, checked before it starts (a user test lost its spec, its
-/// kernel, the checkpoint and the monitor's table to a --save or --checkpoint, exit 0):
-/// - no two write one file: each --save, the checkpoint (--checkpoint or the spec's), the spec's
-///   outputs (an HDF5 file and its XDMF file; a raw output's STEM_ARRAY_STEP.raw files), the
-///   monitor's table and the traces, compared by their real paths;
-/// - none is this program's binary, nor an existing file that looks like one the user wrote
-///   (a spec, a kernel, a source or script: .xml .yaml .cl .cu .cpp ...) or an executable.
-/// Throws UsageError naming both flags or attributes.
+/// Every file this run writes and the files it must not replace (io/run_files.hpp, checked by
+/// check_run_files before the run): each --save, the checkpoint (--checkpoint or the spec's),
+/// the spec's outputs (an HDF5 series and its XDMF file, of a run restarted at `first` its
+/// NAME-from-STEP files; a raw output's STEM_ARRAY_STEP.raw files), the monitor's table and
+/// the traces; kept: the file() initial values and tables (`--spec-dir`), --load's files and,
+/// restarting, the series and traces of the runs this one resumes.
 template <class B>
-void check_run_targets(const Program<B>& p, const Options& opt, const IoOptions& io_opt) {
-  struct Target {
-    std::string what, path, real;
-  };
-  auto real_of = [](const std::string& path) {
-    std::filesystem::path f(path);
-    std::error_code ec;
-    const std::filesystem::path folder = f.parent_path().empty() ? "." : f.parent_path();
-    std::filesystem::path dir = std::filesystem::weakly_canonical(folder, ec);
-    if (ec) dir = std::filesystem::absolute(folder, ec).lexically_normal();
-    return (dir / f.filename()).lexically_normal().string();
-  };
-  std::vector<Target> targets;
-  auto add = [&](const std::string& what, const std::string& path) {
-    if (!path.empty()) targets.push_back({what, path, real_of(path)});
-  };
-  for (const auto& [name, path] : opt.saves) add("--save " + name + "=" + path, path);
+RunFiles run_files(const Program<B>& p, const Options& opt, const IoOptions& io_opt,
+                   std::int64_t first) {
+  RunFiles f;
+  for (const auto& [name, path] : opt.saves)
+    f.writes.push_back({"--save " + name + "=" + path, path});
   const std::string checkpoint =
       io_opt.checkpoint.empty() ? std::string(p.io.checkpoint_file) : io_opt.checkpoint;
   const std::int64_t every =
       io_opt.checkpoint_every >= 0 ? io_opt.checkpoint_every : p.io.checkpoint_every;
   if (every > 0)
-    add(io_opt.checkpoint.empty() ? "the spec's <checkpoint> file '" + checkpoint + "'"
-                                  : "--checkpoint " + checkpoint,
-        checkpoint);
+    f.writes.push_back({io_opt.checkpoint.empty()
+                            ? "the spec's <checkpoint> file '" + checkpoint + "'"
+                            : "--checkpoint " + checkpoint,
+                        checkpoint});
   for (const OutputSpec& o : p.io.outputs) {
-    if (!o.hdf5) continue;
-    const std::string file = o.file;
-    add("the <output> file '" + file + "'", file);
-    add("the XDMF file of <output> '" + file + "'", file.substr(0, file.rfind('.')) + ".xdmf");
+    const std::string spec = o.file;
+    if (!o.hdf5) {
+      f.raw.push_back({"the <output> '" + spec + "'", spec, {}});
+      for (int id : o.arrays) f.raw.back().arrays.push_back(p.problem->arrays[id].name);
+      continue;
+    }
+    const std::string file = first > 0 ? restarted_output_path(spec, first) : spec;
+    f.writes.push_back({"the <output> file '" + file + "'", file});
+    add_earlier_segments(f.kept, "the series '" + spec + "'", spec, first);
+    if (p.grid.dims < 2) continue;  // no XDMF file for a 1D grid (io/snapshot.hpp)
+    f.writes.push_back({"the XDMF file of <output> '" + file + "'", io::xdmf_path_for(file)});
+    add_earlier_segments(f.kept, "the XDMF file '" + io::xdmf_path_for(spec) + "'",
+                         io::xdmf_path_for(spec), first);
   }
   if (p.monitor_spec().every > 0 && *p.monitor_spec().file)
-    add("the <monitor> file '" + std::string(p.monitor_spec().file) + "'", p.monitor_spec().file);
-  for (const Record& r : p.records) add("the record file '" + r.file + "'", r.file);
-  for (std::size_t j = 1; j < targets.size(); ++j)
-    for (std::size_t i = 0; i < j; ++i)
-      if (targets[i].real == targets[j].real)
-        throw UsageError(targets[j].what + " and " + targets[i].what +
-                         " would write the same file: give one of them another path");
-  // A raw output's files, one per array and step.
-  for (const OutputSpec& o : p.io.outputs) {
-    if (o.hdf5) continue;
-    const std::string file = o.file;
-    const std::string stem = real_of(file.substr(0, file.rfind('.')));
-    for (int id : o.arrays) {
-      const std::string prefix = stem + "_" + p.problem->arrays[id].name + "_";
-      for (const Target& t : targets) {
-        if (t.real.rfind(prefix, 0) != 0 || t.real.size() < prefix.size() + 5 ||
-            t.real.compare(t.real.size() - 4, 4, ".raw") != 0)
-          continue;
-        const std::string step = t.real.substr(prefix.size(), t.real.size() - prefix.size() - 4);
-        if (!step.empty() && step.find_first_not_of("0123456789") == std::string::npos)
-          throw UsageError(t.what + " is a file of the <output> '" + file + "' (array " +
-                           p.problem->arrays[id].name + ", step " + step +
-                           "): give it another path");
-      }
-    }
+    f.writes.push_back(
+        {"the <monitor> file '" + std::string(p.monitor_spec().file) + "'", p.monitor_spec().file});
+  for (const Record& r : p.records) {
+    f.writes.push_back({"the record file '" + r.path(first) + "'", r.path(first)});
+    add_earlier_segments(f.kept, "the trace '" + r.file + "'", r.file, first);
   }
-  std::error_code ec;
-  const std::string self = std::filesystem::canonical("/proc/self/exe", ec).string();
-  static const char* const kSources[] = {".xml", ".yaml",  ".yml", ".cl", ".cu",   ".cuh", ".c",
-                                         ".cc",  ".cpp",   ".cxx", ".h",  ".hpp",  ".hh",  ".py",
-                                         ".sh",  ".cmake", ".txt", ".md", ".json", ".f90", ".f"};
-  for (const Target& t : targets) {
-    if (!self.empty() && t.real == self)
-      throw UsageError(t.what + " is this program's own binary: give another path");
-    struct stat st {};
-    if (::stat(t.path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) continue;
-    const std::string ext = std::filesystem::path(t.path).extension().string();
-    for (const char* s : kSources)
-      if (ext == s)
-        throw UsageError(t.what + ": '" + t.path + "' exists and looks like a file you wrote (" +
-                         ext + "); a run replaces only files it writes: give another path");
-    if ((st.st_mode & (S_IXUSR | S_IXGRP | S_IXOTH)) != 0)
-      throw UsageError(t.what + ": '" + t.path +
-                       "' exists and is executable; a run replaces only files it writes: give "
-                       "another path");
-  }
+  for (const std::string& in : p.io.inputs)
+    f.kept.push_back({"the spec's input file() '" + in + "'", spec_file(p.io.spec_dir, in)});
+  for (const auto& [name, path] : opt.loads) f.kept.push_back({"--load " + name + "'s file", path});
+  return f;
 }
 
 /// Why the program cannot run out of core at all ("" = it can): a launch whose work-items
@@ -866,9 +824,10 @@ int run_program(int argc, char** argv, Program<B> p) {
   // io: a checkpoint to restart from is checked before anything runs (spec, grid, arrays).
   ProgramIo io = make_program_io(p, io_opt, opt);
   check_saves(opt.saves, problem.arrays, problem.array_count);
-  check_files(opt, p.info);           // before the devices and the run: a save that cannot be made
-  check_trace_files(p.records);       // and a trace file
-  check_run_targets(p, opt, io_opt);  // no two of them one file, none the user's own
+  check_files(opt, p.info);  // before the devices and the run: a save that cannot be made
+  check_trace_files(p.records, io.first_step());  // and a trace file
+  // No link among them, no two of them one file, none an input or the user's own.
+  check_run_files(run_files(p, opt, io_opt, io.first_step()));
   if (opt.weights.empty()) opt.weights = p.weights;
 
   std::vector<typename B::Device> devices = B::discover(opt);

@@ -237,22 +237,21 @@ inline std::string first_error(MPI_Comm comm, const std::string& mine) {
   return text;
 }
 
-/// Collective: rank 0 checks every --load and --save of `o` before the run (rt::check_files;
-/// the files are shared by the ranks, MPI-IO reads and writes one file). Every rank throws
-/// the same error: UsageError for a bad command line, else UniformError.
-inline void check_files(MPI_Comm comm, const rt::Options& o, const rt::ProgramInfo& info) {
+/// Collective: rank 0 alone runs `check` (rt::check_files and the other checks of the files,
+/// which the ranks share: MPI-IO reads and writes one file); every rank throws rank 0's error:
+/// UsageError for a bad command line, else UniformError.
+template <class Check>
+void rank0_check(MPI_Comm comm, Check&& check) {
   int rank = 0;
   MPI_Comm_rank(comm, &rank);
   std::string mine;
-  if (rank == 0) {
-    try {
-      rt::check_files(o, info);
+  if (rank == 0) try {
+      check();
     } catch (const rt::UsageError& e) {
       mine = std::string("U") + e.what();
     } catch (const std::exception& e) {
       mine = std::string("R") + e.what();
     }
-  }
   const std::string error = first_error(comm, mine);
   if (error.empty()) return;
   if (error[0] == 'U') throw rt::UsageError(error.substr(1));

@@ -556,18 +556,9 @@ int run_mpi_program(mpi::Session& session, int argc, char** argv, Program<B> p,
                      std::to_string(ranks) + " ranks (one per rank)");
     partition = rank_partition(p, ranks, opt);
     check_saves(opt.saves, p.problem->arrays, p.problem->array_count);
-    mpi::check_files(MPI_COMM_WORLD, opt, p.info);      // rank 0, before the devices and the run
-    mpi::check_trace_files(MPI_COMM_WORLD, p.records);  // rank 0 writes them
-    {  // no two of the run's files one file, none the user's own (rank 0's verdict)
-      std::string error;
-      if (session.rank() == 0) try {
-          check_run_targets(p, opt, io_opt);
-        } catch (const std::exception& e) {
-          error = e.what();
-        }
-      error = mpi::first_error(MPI_COMM_WORLD, error);
-      if (!error.empty()) throw mpi::UniformError(error);
-    }
+    // Rank 0, before the devices and the run (the trace files and the others once the
+    // restart's step is known, below).
+    mpi::rank0_check(MPI_COMM_WORLD, [&] { check_files(opt, p.info); });
   } catch (const UsageError&) {
     throw;  // a bad command line: rank 0 reports it, every rank exits with status 2
   } catch (const std::exception& e) {
@@ -650,6 +641,11 @@ int run_mpi_program(mpi::Session& session, int argc, char** argv, Program<B> p,
     throw mpi::UniformError(e.what());  // the same file on every rank: the same error
   }
   ProgramIo& io = *io_holder;
+  // Rank 0 writes the traces; no link among the run's files, no two of them one file, none an
+  // input or the user's own (rank 0's verdict, before any is written).
+  mpi::check_trace_files(MPI_COMM_WORLD, p.records, io.first_step());
+  mpi::rank0_check(MPI_COMM_WORLD,
+                   [&] { check_run_files(run_files(p, opt, io_opt, io.first_step())); });
 
   // This rank's arrays (initial values of its box; --load reads it from the file by MPI-IO,
   // collective) and its run, in core or out of core. --verify: rank 0 gathers the whole grid's

@@ -459,10 +459,27 @@ inline std::string folder_of(const std::string& path) {
   return slash == 0 ? "/" : path.substr(0, slash);
 }
 
-/// The regular file a save to `path` replaces or creates: `path` itself, or the file a
-/// symbolic link at `path` points to (written through the link, which stays). `exists` tells
-/// whether it exists. Throws RunError (prefixed by `what`) when it exists but is no regular
-/// file, or is a dangling link.
+/// The target of a symbolic link, as the link holds it ("" when it cannot be read).
+inline std::string link_text(const std::string& path) {
+  std::string to(PATH_MAX, '\0');
+  const ssize_t n = ::readlink(path.c_str(), to.data(), to.size());
+  return n < 0 ? std::string() : to.substr(0, static_cast<std::size_t>(n));
+}
+
+/// The refusal of a symbolic link at a path the program writes: a run never writes through
+/// one (the file it points to, maybe a spec, a kernel or the input data, would be replaced),
+/// as regeneration follows no link in its folder.
+inline std::string link_refusal(const std::string& what, const std::string& path) {
+  const std::string to = link_text(path);
+  return what + ": '" + path + "' is a symbolic link" + (to.empty() ? "" : " (to " + to + ")") +
+         "; a run writes no file through a link: remove the link, or give the path of the file "
+         "itself";
+}
+
+/// The regular file a save to `path` replaces or creates: `path` itself. `exists` tells whether
+/// it exists. Throws UsageError (prefixed by `what`) when `path` is a symbolic link (never
+/// written through, nor replaced: link_refusal), RunError when it exists but is no regular
+/// file.
 inline std::string save_target(const std::string& what, const std::string& path, bool& exists) {
   exists = false;
   struct stat st {};
@@ -471,22 +488,12 @@ inline std::string save_target(const std::string& what, const std::string& path,
       throw RunError(what + ": cannot access '" + path + "': " + errno_text(errno));
     return path;
   }
-  std::string target = path;
-  if (S_ISLNK(st.st_mode)) {
-    char* real = realpath(path.c_str(), nullptr);
-    if (real == nullptr)
-      throw RunError(what + ": '" + path + "' is a symbolic link to a missing file or folder (" +
-                     errno_text(errno) + ")");
-    target = real;
-    std::free(real);
-    if (stat(target.c_str(), &st) != 0)
-      throw RunError(what + ": cannot access '" + target + "': " + errno_text(errno));
-  }
+  if (S_ISLNK(st.st_mode)) throw UsageError(link_refusal(what, path));
   if (!S_ISREG(st.st_mode))
     throw RunError(what + ": '" + path + "' is " + kind_of(st.st_mode) +
                    ", not a regular file (a save replaces only regular files, or creates one)");
   exists = true;
-  return target;
+  return path;
 }
 
 /// The temporary files of the last writes, removed when SIGINT, SIGTERM or SIGHUP ends the

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "stepgen/box.hpp"
+#include "stepgen/io/paths.hpp"
 #include "stepgen/program.hpp"
 
 namespace stepgen::rt {
@@ -97,7 +98,8 @@ class Record {
   int digits;                                ///< trace_digits<T>
 
   /// Empties the table for a run of `steps` steps (every row unsampled); a run resumed at step
-  /// `first` (a restart) samples and writes the rows from there on only.
+  /// `first` (a restart) samples and writes the rows from there on only, to a file of its own
+  /// (path()).
   void begin(std::int64_t steps, std::int64_t first = 0) {
     first_ = first;
     rows_ = steps / every;
@@ -122,6 +124,13 @@ class Record {
     have_[i] = 1;
   }
   std::int64_t rows() const { return rows_; }
+  /// The file written: `file`, or for a run restarted at step `first` (begin), a file of its
+  /// own, NAME-from-STEP.EXT (restarted_output_path), as the snapshot series: the traces of
+  /// the run it resumes keep their rows.
+  std::string path() const { return path(first_); }
+  std::string path(std::int64_t first) const {
+    return first > 0 ? restarted_output_path(file, first) : file;
+  }
   std::vector<double>& values() { return values_; }
   std::vector<char>& have() { return have_; }
 
@@ -221,7 +230,7 @@ inline void Record::write() const {
 #endif
   }
   const std::string text = csv();
-  write_atomically(file, reinterpret_cast<const unsigned char*>(text.data()), text.size(),
+  write_atomically(path(), reinterpret_cast<const unsigned char*>(text.data()), text.size(),
                    "the trace of record " + std::string(name));
 }
 
@@ -233,14 +242,14 @@ struct Records {
   Record* end() const { return first + count; }
 };
 
-/// Checks before the run that every trace file can be written (a folder or a missing folder
-/// in its place: the error now, not after the run). Throws RunError.
-inline void check_trace_files(const Records& records) {
+/// Checks before the run that every trace file (of a run restarted at step `first`: path())
+/// can be written (a folder or a missing folder in its place: the error now, not after the
+/// run). Throws RunError (UsageError for a symbolic link).
+inline void check_trace_files(const Records& records, std::int64_t first = 0) {
   for (const Record& r : records) {
-    const std::string what = "record " + std::string(r.name) + " file=" + r.file;
-    file::check_writable(what, r.file);
-    bool exists = false;
-    file::save_target(what, r.file, exists);
+    const std::string file = r.path(first);
+    const std::string what = "record " + std::string(r.name) + " file=" + file;
+    file::check_writable(what, file);
   }
 }
 

@@ -60,19 +60,10 @@ inline void gather_record(MPI_Comm comm, rt::Record& r, const std::vector<rt::Bo
     }
 }
 
-/// Collective: rank 0 checks that it can write every trace file (rt::check_trace_files);
-/// every rank throws its error (UniformError).
-inline void check_trace_files(MPI_Comm comm, const rt::Records& records) {
-  int rank = 0;
-  MPI_Comm_rank(comm, &rank);
-  std::string error;
-  if (rank == 0) try {
-      rt::check_trace_files(records);
-    } catch (const std::exception& e) {
-      error = e.what();
-    }
-  error = first_error(comm, error);
-  if (!error.empty()) throw UniformError(error);
+/// Collective: rank 0 checks that it can write every trace file (rt::check_trace_files, of a
+/// run restarted at `first`); every rank throws its error (rank0_check).
+inline void check_trace_files(MPI_Comm comm, const rt::Records& records, std::int64_t first) {
+  rank0_check(comm, [&] { rt::check_trace_files(records, first); });
 }
 
 /// Collective: gathers every record on rank 0, which writes the trace files; every rank throws

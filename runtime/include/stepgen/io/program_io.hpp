@@ -26,6 +26,7 @@
 #include "stepgen/io/checkpoint.hpp"
 #include "stepgen/io/checkpoint_reader.hpp"
 #include "stepgen/io/checkpoint_writer.hpp"
+#include "stepgen/io/paths.hpp"
 #include "stepgen/program.hpp"
 #ifdef STEPGEN_HDF5
 #include "stepgen/io/snapshot_writer.hpp"
@@ -51,6 +52,10 @@ struct IoSpec {
   const char* spec_hash = "";      ///< CRC-64 of the spec's text: a checkpoint's identity
   const char* spec_dir = "";       ///< the spec's folder at generation (absolute): file() inits
   std::vector<std::string> types;  ///< each array's spec type name (float, double, ...)
+  /// The files the program reads that a run must not replace: the arrays' and tables'
+  /// file() paths as the spec gives them (spec_file(spec_dir, path) is the file read), and
+  /// the files an <inject value="file(...)"> read at generation.
+  std::vector<std::string> inputs;
 };
 
 /// The options of this file's features.
@@ -131,28 +136,6 @@ inline void print_io_usage(const IoSpec& spec, std::FILE* out) {
   for (const OutputSpec& o : spec.outputs)
     std::fprintf(out, "  output: %s every %" PRId64 " steps%s%s\n", o.file, o.every,
                  o.first ? ", and the initial state" : "", o.last ? ", and the last step" : "");
-}
-
-/// The name of the raw file of array `array` at `step` for an output `file` ("snap.raw"):
-/// "snap_p_000050.raw" (the step with at least six digits).
-inline std::string raw_output_path(const std::string& file, const std::string& array,
-                                   std::int64_t step) {
-  const std::string stem = file.size() > 4 ? file.substr(0, file.size() - 4) : file;
-  char digits[32];
-  std::snprintf(digits, sizeof digits, "%06" PRId64, step);
-  return stem + "_" + array + "_" + digits + ".raw";
-}
-
-/// The series file of an output `file` in a run restarted at `step`: "wave.h5" becomes
-/// "wave-from-000040.h5", so the series of the interrupted run is kept.
-inline std::string restarted_output_path(const std::string& file, std::int64_t step) {
-  const std::size_t dot = file.find_last_of('.');
-  const std::size_t slash = file.find_last_of('/');
-  const std::size_t at =
-      dot == std::string::npos || (slash != std::string::npos && dot < slash) ? file.size() : dot;
-  char digits[32];
-  std::snprintf(digits, sizeof digits, "-from-%06" PRId64, step);
-  return file.substr(0, at) + digits + file.substr(at);
 }
 
 /// Creates the folder of a file the program writes (an output's, a checkpoint's) when missing,

@@ -9,7 +9,10 @@
 /// (H5_HAVE_PARALLEL), the ranks of a communicator write one file, each dataset written
 /// collectively. The layout is described in docs/io.md.
 
+#include <sys/stat.h>
+
 #include <array>
+#include <cerrno>
 #include <charconv>
 #include <cinttypes>
 #include <cstdint>
@@ -21,6 +24,7 @@
 
 #include "stepgen/box.hpp"
 #include "stepgen/io/hdf5.hpp"  // hdf5.h (and mpi.h with parallel HDF5)
+#include "stepgen/io/paths.hpp"
 #include "stepgen/io/types.hpp"
 #include "stepgen/program.hpp"
 
@@ -47,17 +51,6 @@ inline std::string snapshot_group(std::int64_t step) {
   char name[32];
   std::snprintf(name, sizeof name, "step_%06" PRId64, step);
   return name;
-}
-
-/// The XDMF file beside an HDF5 file: its name with ".h5"/".hdf5" replaced by ".xdmf" (or
-/// ".xdmf" appended).
-inline std::string xdmf_path_for(const std::string& h5) {
-  for (const char* ext : {".h5", ".hdf5", ".he5"}) {
-    const std::string e = ext;
-    if (h5.size() > e.size() && h5.compare(h5.size() - e.size(), e.size(), e) == 0)
-      return h5.substr(0, h5.size() - e.size()) + ".xdmf";
-  }
-  return h5 + ".xdmf";
 }
 
 /// The shortest text that reads back as `v` (0.05, not 0.050000000000000003); integers as is.
@@ -192,6 +185,10 @@ class SnapshotSeries {
     for (const auto& s : steps_)
       if (s.first == step) fail(step, "", "the step was written already", "");
     const std::string group = snapshot_group(step);
+    // The file reopened is the one created (a link or another file put there since is not
+    // written through).
+    const std::string moved = agree(rank_ == 0 ? replaced() : std::string());
+    if (!moved.empty()) fail(step, "", moved, "");
     h5::Handle file(H5Fopen(path_.c_str(), H5F_ACC_RDWR, fapl_), H5Fclose);
     if (file < 0) fail(step, "", "H5Fopen", h5::last_error());
     h5::Handle gcpl(H5Pcreate(H5P_GROUP_CREATE), H5Pclose);
@@ -223,6 +220,41 @@ class SnapshotSeries {
 #endif
   }
 
+  /// Makes room for the new file at path_ (rank 0): nothing there, or a regular file, removed.
+  /// Returns why not ("" when done).
+  std::string clear_path() const {
+    const std::string what = "cannot create snapshot file '" + path_ + "'";
+    struct stat st {};
+    if (::lstat(path_.c_str(), &st) != 0)
+      return errno == ENOENT ? std::string() : what + ": " + file::errno_text(errno);
+    if (S_ISLNK(st.st_mode)) return file::link_refusal(what, path_);
+    if (!S_ISREG(st.st_mode)) return what + ": it is " + file::kind_of(st.st_mode);
+    if (::unlink(path_.c_str()) != 0)
+      return what + ": cannot remove the previous file: " + file::errno_text(errno);
+    return {};
+  }
+  /// "" when path_ is still the file create() made (or is gone), else what it is now (rank 0).
+  std::string replaced() const {
+    struct stat st {};
+    if (::lstat(path_.c_str(), &st) != 0) return {};  // gone: H5Fopen says so
+    if (S_ISLNK(st.st_mode)) return "it was replaced by a symbolic link (not written through)";
+    if (st.st_dev != created_.st_dev || st.st_ino != created_.st_ino)
+      return "it was replaced by another file since the run created it";
+    return {};
+  }
+  /// Rank 0's `text` on every rank of the series' communicator (one process: `text`).
+  std::string agree(std::string text) const {
+#ifdef H5_HAVE_PARALLEL
+    if (comm_ != MPI_COMM_NULL) {
+      unsigned long n = text.size();
+      MPI_Bcast(&n, 1, MPI_UNSIGNED_LONG, 0, comm_);
+      text.resize(n);
+      MPI_Bcast(text.data(), static_cast<int>(n), MPI_CHAR, 0, comm_);
+    }
+#endif
+    return text;
+  }
+
   [[noreturn]] void fail(std::int64_t step, const std::string& array, const std::string& call,
                          const std::string& why) const {
     std::string where = "step " + std::to_string(step) + (array.empty() ? "" : ", array " + array);
@@ -248,10 +280,17 @@ class SnapshotSeries {
     // mode and on any number of devices (a user test: the HDF5 times made the files differ).
     h5::Handle fcpl(H5Pcreate(H5P_FILE_CREATE), H5Pclose);
     H5Pset_obj_track_times(fcpl, false);
-    h5::Handle file(H5Fcreate(path_.c_str(), H5F_ACC_TRUNC, fcpl, fapl_), H5Fclose);
+    // HDF5 writes the file in place: a previous file of that name is removed first and a new
+    // one created exclusively (O_EXCL follows no link), so that neither a symbolic link nor a
+    // hard link at the path is written through (the file behind it may be the user's).
+    std::string cleared = rank_ == 0 ? clear_path() : std::string();
+    cleared = agree(cleared);
+    if (!cleared.empty()) throw RunError(cleared);
+    h5::Handle file(H5Fcreate(path_.c_str(), H5F_ACC_EXCL, fcpl, fapl_), H5Fclose);
     if (file < 0)
       throw RunError("cannot create snapshot file '" + path_ +
                      "': H5Fcreate failed: " + h5::last_error());
+    if (rank_ == 0 && ::lstat(path_.c_str(), &created_) != 0) created_ = {};
     std::vector<std::int64_t> extents;
     std::vector<double> origin, spacing;
     for (int d = 0; d < grid_.dims; ++d) {
@@ -324,6 +363,7 @@ class SnapshotSeries {
   Box grid_;
   SnapshotGeometry geometry_;
   h5::Handle fapl_;
+  struct stat created_ {};  ///< the file create() made (rank 0), checked before each reopen
   int rank_ = 0;
 #ifdef H5_HAVE_PARALLEL
   MPI_Comm comm_ = MPI_COMM_NULL;

@@ -98,8 +98,8 @@ void write_trace_h5(const R& r) {
     for (int d = 0; d < r.dims; ++d) points.push_back(p[static_cast<std::size_t>(d)]);
   const std::string what = "the trace of record " + std::string(r.name);
   const std::vector<unsigned char> image =
-      trace_h5_image(what + " (" + r.file + ")", r.name, r.every, r.dims, values, steps, points);
-  write_atomically(r.file, image.data(), image.size(), what);
+      trace_h5_image(what + " (" + r.path() + ")", r.name, r.every, r.dims, values, steps, points);
+  write_atomically(r.path(), image.data(), image.size(), what);
 }
 
 }  // namespace stepgen::rt::io
