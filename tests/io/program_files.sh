@@ -8,7 +8,10 @@
 #    written: --checkpoint or --save onto one is refused;
 #  - a restarted run's series (NAME-from-STEP.h5 and .xdmf) are in the collision check, and the
 #    series of the run it resumes may not be written;
-#  - a restarted run's traces go to NAME-from-STEP files: the first run's traces keep their rows.
+#  - a restarted run's traces go to NAME-from-STEP files: the first run's traces keep their rows;
+#  - an HDF5 write that fails (a file size limit, EFBIG: the full disk of CI's kind) exits 1
+#    with the error, no SIGSEGV (cuda-emu only: PoCL's compiler writes files larger than the
+#    limit, and MPI launchers do not all pass a limit on).
 
 # refused NAME PATTERN ARGS...: the run in $work/NAME stops before its first step with an error
 # matching PATTERN (status 2; under MPI, any but 0), and the files of `keep` are unchanged.
@@ -85,3 +88,17 @@ for f in "${keep[@]}"; do cmp -s "$f" "$f.keep" || { echo "FAIL: the restart cha
 $check trace "$work/chain/trace-from-000005.h5" "$work/chain/trace-from-000005.csv" p2 2
 $check series "$work/straight/snap/wave.h5" "$work/chain/snap/wave-from-000005.h5" 8,12,14
 echo "ok: a restart's traces in trace-from-000005.csv and .h5 (rows from step 5), the first run's kept"
+
+# --- a failed HDF5 write: exit 1 with the error, no crash --------------------------------------
+if [ "$target" = cuda-emu ]; then
+  mkdir -p "$work/full"
+  status=0
+  # 300 KiB: the step-0 snapshot fits (2 arrays of 90 KiB), the step-4 one does not.
+  (cd "$work/full" && trap '' XFSZ && ulimit -f 300 &&
+     STEPGEN_CUDA_EMULATE=1 exec "$program" --devices 1 --checkpoint-every 0 > log.txt 2>&1) || status=$?
+  if [ "$status" -ne 1 ] || ! grep -q "error: cannot write snapshot file 'snap/wave.h5' (step 4, .*File too large" "$work/full/log.txt" ||
+     grep -q "stopped after an earlier error" "$work/full/log.txt"; then
+    cat "$work/full/log.txt"; echo "FAIL: a failed HDF5 write: status $status (expected 1, the error once)"; exit 1
+  fi
+  echo "ok: an HDF5 write past a file size limit: exit 1, the error named once"
+fi

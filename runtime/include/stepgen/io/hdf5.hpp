@@ -14,6 +14,7 @@
 #endif
 #include <hdf5.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <utility>
@@ -57,8 +58,17 @@ class Handle {
 };
 
 /// Turns off HDF5's printing of errors to stderr for the calling thread (per thread in a
-/// thread-safe build): the caller reports them.
+/// thread-safe build): the caller reports them. Called before any other HDF5 call, it also
+/// keeps HDF5's exit handler from being installed: a file whose write and close failed (a full
+/// disk) stays open inside HDF5, and that handler closing it again at exit crashed the program
+/// (SIGSEGV in H5F__close_cb) after its error was printed. Every handle is closed by its owner
+/// (Handle); what a failed write leaves open, the process's exit closes.
 inline void quiet() {
+  static const bool no_exit_handler = [] {
+    H5dont_atexit();
+    return true;
+  }();
+  (void)no_exit_handler;
   H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
 }
 
@@ -75,6 +85,8 @@ inline std::string last_error() {
   };
   H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, walk, &text);
   H5Eclear2(H5E_DEFAULT);
+  text.erase(std::remove(text.begin(), text.end(), '\n'), text.end());  // one line (the sec2
+                                                                        // driver's has breaks)
   return text.empty() ? "no reason given" : text;
 }
 

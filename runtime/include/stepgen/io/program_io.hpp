@@ -410,13 +410,8 @@ class ProgramIo {
     borrow_ = false;
     if (checkpoint_writer_) checkpoint_writer_->wait_quietly();
 #ifdef STEPGEN_HDF5
-    for (Series& s : series_) {
-      try {
-        if (s.writer) s.writer->flush();
-      } catch (const std::exception& e) {
-        std::fprintf(stderr, "error: %s\n", e.what());
-      }
-    }
+    for (Series& s : series_)
+      if (s.writer) s.writer->wait_quietly();
 #endif
   }
   /// The report's line on checkpoints (none written: nothing): how many, their size, the time

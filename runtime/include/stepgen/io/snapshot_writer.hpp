@@ -81,6 +81,22 @@ class SnapshotWriter {
     rethrow(lock);
   }
 
+  /// On an error path: waits until the thread no longer reads the caller's buffers; a failure
+  /// not reported yet is printed to stderr, one already reported (the error on its way out)
+  /// is not printed again.
+  void wait_quietly() noexcept {
+    std::unique_lock<std::mutex> lock(mutex_);
+    changed_.wait(lock, [&] { return !busy_ && (error_ || queue_.empty()); });
+    if (!error_ || reported_) return;
+    reported_ = true;
+    try {
+      std::rethrow_exception(error_);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "error: %s\n", e.what());
+    } catch (...) {
+    }
+  }
+
   /// Writes what is queued, stops the thread; rethrows a failure. Idempotent.
   void close() {
     {
