@@ -10,8 +10,8 @@
 #    series of the run it resumes may not be written;
 #  - a restarted run's traces go to NAME-from-STEP files: the first run's traces keep their rows;
 #  - an HDF5 write that fails (a file size limit, EFBIG: the full disk of CI's kind) exits 1
-#    with the error, no SIGSEGV (cuda-emu only: PoCL's compiler writes files larger than the
-#    limit, and MPI launchers do not all pass a limit on).
+#    with the error, no SIGSEGV (cuda-emu only: PoCL's compiler and Open MPI's start-up, PMIx,
+#    write files larger than the limit).
 
 # refused NAME PATTERN ARGS...: the run in $work/NAME stops before its first step with an error
 # matching PATTERN (status 2; under MPI, any but 0), and the files of `keep` are unchanged.
