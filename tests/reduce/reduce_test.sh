@@ -155,6 +155,23 @@ if [ "$mode" = opencl ] || [ "$mode" = cuda-emu ]; then
   grep -q "^monitor: *39 " "$out/runs/$first/log.txt" || { echo "FAIL: no monitor line for step 39"; exit 1; }
 fi
 echo "ok: the monitor's CSV"
+# The monitor's table is never written through a symbolic link (docs/generated.md, "Files"): a
+# link at run.csv is refused before the run (exit 2), the file it points to unchanged.
+if [ "$mode" = opencl ]; then
+  dir="$out/runs/monitor-link"
+  mkdir -p "$dir"
+  echo "a table of the user's" > "$out/mine.csv"
+  cp "$out/mine.csv" "$out/mine.csv.keep"
+  ln -s "$out/mine.csv" "$dir/run.csv"
+  status=0
+  (cd "$dir" && POCL_DEVICES=pthread timeout 300 "$program" --device-type cpu --devices 1 > log.txt 2>&1) ||
+    status=$?
+  if [ "$status" -ne 2 ] || ! cmp -s "$out/mine.csv" "$out/mine.csv.keep" ||
+     ! grep -qF "the <monitor> file 'run.csv': 'run.csv' is a symbolic link (to $out/mine.csv)" "$dir/log.txt"; then
+    cat "$dir/log.txt"; echo "FAIL: a link at the monitor's table (status $status)"; exit 1
+  fi
+  echo "ok: a symbolic link at the monitor's table: refused, the file it points to unchanged"
+fi
 
 # A 24-step run of reduce.xml: what until.xml must hold after stopping at step 23.
 run steps24 2 --steps 24
