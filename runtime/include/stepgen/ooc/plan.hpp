@@ -98,6 +98,7 @@ Schedule plan(const Request& request, const Options& ooc, std::int64_t steps, St
   report.region_sharing = schedule.region_sharing;
   report.trapezoid = schedule.trapezoid;
   report.band_sharing = schedule.band_sharing;
+  report.steps_limit = schedule.max_steps_why;  // <boundary> frames: at most one step a pass
   // Why not (a user test: --band-sharing on was dropped without a word).
   if (!schedule.band_sharing)
     report.band_sharing_off = !ooc.band_sharing_off.empty() ? ooc.band_sharing_off
