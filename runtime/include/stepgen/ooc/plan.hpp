@@ -82,6 +82,7 @@ Schedule plan(const Request& request, const Options& ooc, std::int64_t steps, St
   try {
     report.auto_chunks = ooc.chunks == 0;
     report.auto_k = ooc.steps_per_pass == 0;
+    check_steps_per_pass(request);  // refused before the probe's work (<boundary> frames' cap)
     // The model needs the link and the kernels' speed: measure them on a probe chunk.
     Request probe = request;
     probe.chunks = 1;
