@@ -28,6 +28,7 @@
 #   boundcoef-generate  the programs of `boundcoef` and their expected files (PoCL)
 #   vecwrap-generate    the programs of `vecwrap` and their expected files (PoCL)
 #   mpiskew-generate    the MPI CUDA programs of `mpiskew`
+#   oocmixed-generate   the programs of `oocmixed` (CUDA and OpenCL trees, OpenCL headers)
 # Phases run ON THE GPU MACHINE (carry bench/generated):
 #   build               builds every carried CUDA tree, the serial references and the hand-
 #                       written CUDA baselines, in parallel (each phase builds what it lacks)
@@ -80,6 +81,10 @@
 #   maskprobe           the start-up probe on a land/sea-mask kernel and an upwind kernel, CUDA: an
 #                       undersized halo refused, the right one PoCL's bits in and out of core (after
 #                       maskprobe-generate)
+#   oocmixed            <boundary> kinds differing along a dimension out of core, CUDA and
+#                       NVIDIA OpenCL: k = 2, 3, 4 and the model's against in core on 1 GPU,
+#                       2 GPUs, 2 MPI ranks (after oocmixed-generate; BACKENDS=ocl
+#                       OCL_DEVICE_TYPE=cpu: the OpenCL part on PoCL)
 #   restart             checkpoint/restart of Jacobi 16384^2 (in core, out of core, a corrupted
 #                       file) and grayscott's CUDA MPI program on 2-3 ranks sharing the GPU
 # Anywhere:
@@ -117,12 +122,14 @@ declare -A file=(
   [maskprobe-generate]=maskprobe.sh [maskprobe]=maskprobe.sh
   [boundcoef-generate]=boundcoef.sh [boundcoef]=boundcoef.sh
   [vecwrap-generate]=vecwrap.sh [vecwrap]=vecwrap.sh
-  [mpiskew-generate]=mpiskew.sh [mpiskew]=mpiskew.sh)
+  [mpiskew-generate]=mpiskew.sh [mpiskew]=mpiskew.sh
+  [oocmixed-generate]=oocmixed.sh [oocmixed]=oocmixed.sh)
 declare -A lead=([unseen-generate]=generate [difftest-generate]=generate [unseen]=run [difftest]=run
   [fpcontract-generate]=generate [untilstop-generate]=generate [maskprobe-generate]=generate
-  [boundcoef-generate]=generate [vecwrap-generate]=generate [mpiskew-generate]=generate)
+  [boundcoef-generate]=generate [vecwrap-generate]=generate [mpiskew-generate]=generate
+  [oocmixed-generate]=generate)
 is_here() {
-  case $1 in generate | prepare | unseen-generate | difftest-generate | sim-generate | local | trapezoid-cpu | replay | fpcontract-generate | untilstop-generate | maskprobe-generate | boundcoef-generate | vecwrap-generate | mpiskew-generate) return 0 ;; esac
+  case $1 in generate | prepare | unseen-generate | difftest-generate | sim-generate | local | trapezoid-cpu | replay | fpcontract-generate | untilstop-generate | maskprobe-generate | boundcoef-generate | vecwrap-generate | mpiskew-generate | oocmixed-generate) return 0 ;; esac
   [ "$1" = tts-generate ] && return 0
   return 1
 }

@@ -15,3 +15,14 @@ if(OpenCL_FOUND)
   set_tests_properties("boundary: opencl mirror, copy, value and periodic frames against a reference"
                        PROPERTIES TIMEOUT 600 LABELS e2e ENVIRONMENT "POCL_MAX_PTHREAD_COUNT=2")
 endif()
+# Arrays whose kinds differ along one dimension (a periodic array beside mirror, copy and
+# value(v) ones, written and read-only; 2D and 3D), out of core with 1-4 steps per pass on
+# OpenCL (1 and 2 devices; MPI ranks where mpirun is found) and on the CUDA emulation, bit for
+# bit against the run in core (tests/boundary/mixed_test.sh).
+if(OpenCL_FOUND)
+  add_test(NAME "boundary: mixed kinds along a dimension out of core, opencl and cuda emulation"
+           COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/boundary/mixed_test.sh $<TARGET_FILE:stepgen>
+                   ${PROJECT_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/boundary_mixed)
+  set_tests_properties("boundary: mixed kinds along a dimension out of core, opencl and cuda emulation"
+                       PROPERTIES TIMEOUT 600 LABELS e2e ENVIRONMENT "POCL_MAX_PTHREAD_COUNT=2")
+endif()

@@ -223,13 +223,18 @@ rt::ooc::Request ooc_request(const ProgramPlan& pp, const rt::Partition& p, cons
   // sharing (a receiver samples each point from the chunk that owns it).
   r.band_sharing = std::none_of(m.body.begin(), m.body.end(),
                                 [](const Step& s) { return s.kind == Step::Kind::kRecord; });
-  // <boundary> frames out of core (as the program's rt::ooc_frames): the frame dimensions, and
-  // those whose rules are all mirror/copy/value (refilled on the chunks: one step's frame).
+  // <boundary> frames out of core, as the program's (rt::ooc::frame_request): the frame
+  // dimensions, those refilled on the chunks (one step's frame), the steps per pass allowed.
+  std::vector<rt::BoundaryRule> rules;
+  for (const BoundaryPlan& b : pp.boundaries) {
+    const rt::BoundaryKind kind = b.kind == Boundary::Kind::kPeriodic ? rt::BoundaryKind::kPeriodic
+                                  : b.kind == Boundary::Kind::kMirror ? rt::BoundaryKind::kMirror
+                                  : b.kind == Boundary::Kind::kCopy   ? rt::BoundaryKind::kCopy
+                                                                      : rt::BoundaryKind::kValue;
+    rules.push_back({b.array, b.dim, kind, {}});
+  }
+  rt::ooc::frame_request(rules.data(), static_cast<int>(rules.size()), r);
   r.frame = pp.frame;
-  std::array<bool, 3> periodic{false, false, false};
-  for (const BoundaryPlan& b : pp.boundaries)
-    if (b.kind == Boundary::Kind::kPeriodic) periodic[static_cast<std::size_t>(b.dim)] = true;
-  for (std::size_t d = 0; d < 3; ++d) r.frame_refilled[d] = r.frame[d] && !periodic[d];
   return r;
 }
 

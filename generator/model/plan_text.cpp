@@ -165,6 +165,8 @@ std::string plan_text(const ProgramPlan& pp, const Plan& plan) {
        (plan.device_memory > 0 ? std::to_string(plan.device_memory) + " bytes"
                                : std::string("not given")) +
        "\n";
+  if (plan.auto_k && !sc.max_steps_why.empty())  // <boundary> frames (rt::ooc::frame_request)
+    s += "  one step per pass: " + sc.max_steps_why + "\n";
   std::snprintf(line, sizeof line,
                 "  figures: h2d %.2f GB/s (%s), d2h %.2f GB/s (%s), bidirectional %.2f GB/s (%s); "
                 "kernels %.3f ns per cell-step (%s); device copies %.1f GB/s (%s)\n",

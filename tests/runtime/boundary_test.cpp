@@ -260,8 +260,8 @@ namespace {
 // cells inside the grid and the periodic images (which the kernels compute) hold the grid's
 // values x + 100 y + 0.5; every other frame cell -1. After refill_copies' copies every cell
 // must hold what the frame rules give (per dimension, as FrameSources::fill), the periodic
-// images untouched.
-void check_refill(const std::vector<BoundaryRule>& rules) {
+// images untouched, but along the dimensions `periodic` names (refilled from the far side).
+void check_refill(const std::vector<BoundaryRule>& rules, std::array<bool, 3> periodic = {}) {
   const Box grid = Box::from_extent(2, {10, 8, 1});
   Box buffer = grid;
   buffer.lo[0] = -2;
@@ -285,7 +285,7 @@ void check_refill(const std::vector<BoundaryRule>& rules) {
       if (c[d] >= 0 && c[d] < n) continue;
       const BoundaryRule* r = find_boundary(rules.data(), count, 0, static_cast<int>(d));
       REQUIRE(r != nullptr);
-      if (r->kind != BoundaryKind::kPeriodic) kept = false;
+      if (r->kind != BoundaryKind::kPeriodic || periodic[d]) kept = false;
       switch (r->kind) {
         case BoundaryKind::kPeriodic:
           s[d] = (c[d] % n + n) % n;
@@ -312,7 +312,8 @@ void check_refill(const std::vector<BoundaryRule>& rules) {
       const float v = expected(c, kept);
       buf[index(c)] = kept ? v : -1.0f;
     }
-  const std::vector<FrameCopy> copies = refill_copies(grid, buffer, rules.data(), count, 0);
+  const std::vector<FrameCopy> copies =
+      refill_copies(grid, buffer, rules.data(), count, 0, periodic);
   std::vector<int> written(buf.size(), 0);
   for (const FrameCopy& k : copies) {
     REQUIRE(k.from.extents() == k.to.extents());
@@ -360,4 +361,20 @@ TEST_CASE("boundary: a chunk refills its mirror, copy and value frames from its 
   CHECK(
       refill_copies(Box::from_extent(2, {10, 8, 1}), Box::from_extent(2, {10, 8, 1}), nullptr, 0, 0)
           .empty());
+}
+
+TEST_CASE("boundary: a chunk spanning x refills a periodic x-frame from the far side") {
+  // Out of core, a periodic array beside a physical one along x (ooc::frame_request): the
+  // buffer holds the whole grid along x, so the chunk copies the images from the far side.
+  using K = BoundaryKind;
+  const std::array<bool, 3> x{true, false, false};
+  check_refill({{0, 0, K::kPeriodic, {}}, {0, 1, K::kMirror, {}}}, x);
+  check_refill({{0, 0, K::kPeriodic, {}}, {0, 1, K::kValue, boundary_value<float>(0.5f)}}, x);
+  check_refill({{0, 0, K::kPeriodic, {}}, {0, 1, K::kPeriodic, {}}}, x);  // y: the images
+  check_refill({{0, 0, K::kPeriodic, {}}, {0, 1, K::kCopy, {}}}, {true, true, false});
+  // A periodic rule along a dimension not named: the kernels' images, no copy.
+  CHECK(refill_copies(Box::from_extent(2, {10, 8, 1}), Box{2, {-1, -1, 0}, {11, 9, 1}},
+                      std::vector<BoundaryRule>{{0, 0, K::kPeriodic, {}}}.data(), 1, 0,
+                      {false, true, false})
+            .empty());
 }

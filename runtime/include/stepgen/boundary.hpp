@@ -402,21 +402,25 @@ inline std::vector<FrameCopy> frame_copies(const Partition& p, const BoundaryRul
 /// dimension as FrameSources::fill does, mirror and copy dimensions to their source plane and
 /// a value dimension to v (the first one's: x before y before z); a periodic dimension keeps
 /// the coordinate (the kernels compute the periodic images themselves: the cell of that image
-/// is the source). A cell outside only in periodic dimensions, outside in a dimension without
+/// is the source), except in the dimensions `periodic` names, where it maps to `c mod N` (the
+/// far side, which the buffer must hold: ooc::frame_request sets them only where it spans the
+/// grid). A cell outside only in periodic dimensions not named, outside in a dimension without
 /// a rule, or whose source is not in the buffer, gets none. The copies are FrameCopy with
 /// `src` 0 (within the buffer) or -1 (a value fill, `from` == `to`); every refilled cell is
 /// written once and every source is a cell of the grid's inside along the refilled dimensions,
 /// so the copies may run in any order.
 inline std::vector<FrameCopy> refill_copies(const Box& g, const Box& buffer,
-                                            const BoundaryRule* rules, int count, int array) {
+                                            const BoundaryRule* rules, int count, int array,
+                                            const std::array<bool, 3>& periodic = {}) {
   const BoundaryRule* rule[3] = {find_boundary(rules, count, array, 0),
                                  find_boundary(rules, count, array, 1),
                                  find_boundary(rules, count, array, 2)};
+  // Refilled along d: a mirror, copy or value(v) rule, or a periodic one `periodic` names.
+  auto refilled = [&](std::size_t d) {
+    return rule[d] && (rule[d]->kind != BoundaryKind::kPeriodic || periodic[d]);
+  };
   std::vector<FrameCopy> out;
-  bool physical = false;
-  for (const BoundaryRule* r : rule)
-    physical = physical || (r && r->kind != BoundaryKind::kPeriodic);
-  if (!physical) return out;
+  if (!refilled(0) && !refilled(1) && !refilled(2)) return out;
   // The buffer's cells past the grid, cut at the grid's faces (below, inside, above).
   std::vector<Box> regions;
   for (const Box& f : frame_boxes(g, buffer)) {
@@ -449,7 +453,7 @@ inline std::vector<FrameCopy> refill_copies(const Box& g, const Box& buffer,
         skip = true;
         continue;
       }
-      if (rule[d]->kind == BoundaryKind::kPeriodic) continue;
+      if (!refilled(d)) continue;
       refill = true;
       if (rule[d]->kind == BoundaryKind::kValue && !value) value = rule[d];
     }
@@ -458,23 +462,37 @@ inline std::vector<FrameCopy> refill_copies(const Box& g, const Box& buffer,
       out.push_back({-1, 0, r, r, value->value});
       continue;
     }
-    // (to, from) pairs: each mirror or copy dimension outside mapped plane by plane.
+    // (to, from) pairs: each refilled dimension outside mapped plane by plane (mirror, copy),
+    // or by a shift of the grid's extent (periodic).
     std::vector<std::pair<Box, Box>> maps{{r, r}};
     for (std::size_t d = 0; d < 3; ++d) {
-      if (side[d] == 0 || rule[d]->kind == BoundaryKind::kPeriodic) continue;
+      if (side[d] == 0 || !refilled(d)) continue;
       const Index lo = g.lo[d], hi = g.hi[d], n = hi - lo;
-      const bool mirror = rule[d]->kind == BoundaryKind::kMirror;
+      const BoundaryKind kind = rule[d]->kind;
       std::vector<std::pair<Box, Box>> next;
-      for (const auto& [to, from] : maps)
-        for (Index c = to.lo[d]; c < to.hi[d]; ++c) {
+      for (const auto& [to, from] : maps) {
+        if (kind == BoundaryKind::kPeriodic) {  // the whole range by one shift (c mod N)
+          const Index shift = side[d] < 0 ? n : -n;
+          Box f = from;
+          f.lo[d] += shift;
+          f.hi[d] += shift;
+          if (f.lo[d] >= lo && f.hi[d] <= hi) {
+            next.emplace_back(to, f);
+            continue;
+          }
+        }
+        for (Index c = to.lo[d]; c < to.hi[d]; ++c) {  // plane by plane
           const Index i = c - lo;
           Box t = to, f = from;
           t.lo[d] = c;
           t.hi[d] = c + 1;
-          f.lo[d] = mirror ? lo + (i < 0 ? -1 - i : 2 * n - 1 - i) : (i < 0 ? lo : hi - 1);
+          f.lo[d] = kind == BoundaryKind::kPeriodic ? lo + ((i % n) + n) % n
+                    : kind == BoundaryKind::kMirror ? lo + (i < 0 ? -1 - i : 2 * n - 1 - i)
+                                                    : (i < 0 ? lo : hi - 1);
           f.hi[d] = f.lo[d] + 1;
           next.emplace_back(t, f);
         }
+      }
       maps = std::move(next);
     }
     // Sources cut by the buffer (a source past it: no copy for those cells).

@@ -984,8 +984,9 @@ struct ChunkRule {
   int boundary_count = 0;
   Box grid{};
   /// The arrays (names, element sizes: ChunkRun::refill's copies; nullptr: no mirror, copy or
-  /// value(v) frame to refill).
+  /// value(v) frame to refill), and where periodic frames are refilled too (Request's).
   const ArrayInfo* arrays = nullptr;
+  std::array<bool, 3> periodic_refilled{false, false, false};
 };
 
 /// One time step on one chunk, out of core: the same time-step body as in core (the generated
@@ -1020,25 +1021,23 @@ class ChunkRun {
 
   // --- Physical frames refilled on the chunk (oocphys) ---
   /// Refills the mirror, copy and value(v) frames of the arrays `ids` in the chunk's buffer
-  /// from its own cells (boundary.hpp: refill_copies), where InCore fills its frames (after
-  /// the launch that wrote them, before the next launch reads them): on the device's compute
-  /// queue or stream, in order with the launches, no wait (B::copy_boxes, or B::copy_box one by
-  /// one; value(v) by B::init_box). Only a chunk whose window reaches past the grid's edge has
-  /// such cells: along the dimensions it spans whole, and along the chunked one at the grid's
-  /// ends; the sources there are the cells next to the edge, which the chunk computes at every
-  /// step (the pass's window treats that edge as fixed: Request::frame_refilled), so a pass
-  /// runs any number of steps. Periodic frames are left to the kernels (their images).
+  /// from its own cells (boundary.hpp: refill_copies) where InCore fills its frames, on the
+  /// compute queue or stream in order with the launches, no wait (B::copy_boxes, or B::copy_box
+  /// one by one; value(v) by B::init_box). Only a chunk whose window reaches past the grid's
+  /// edge has such cells; their sources are cells of the grid, which the chunk computes at
+  /// every step (the window treats that edge as fixed: Request::frame_refilled), so a pass runs
+  /// any number of steps. Periodic frames are the kernels' images, except along
+  /// Request::periodic_refilled's dimensions (refilled from the far side the window holds).
   void refill(Ids ids) {
     if (rule_.boundary_count == 0) return;
     std::vector<DeviceFrameCopy<Buffer>> batch;
     for (int id : ids) {
       const std::vector<FrameCopy> copies =
-          refill_copies(rule_.grid, chunk_.ghost, rule_.boundaries, rule_.boundary_count, id);
+          refill_copies(rule_.grid, chunk_.ghost, rule_.boundaries, rule_.boundary_count, id,
+                        rule_.periodic_refilled);
       if (copies.empty()) continue;
       if (!rule_.arrays)
-        throw RunError(
-            "internal error: out of core, a mirror/copy/value frame to refill and no "
-            "array table in the chunk rule");
+        throw RunError("internal error: out of core, a frame to refill and no array table");
       const auto u = static_cast<std::size_t>(id);
       const ArrayInfo& a = rule_.arrays[id];
       for (const FrameCopy& c : copies) {

@@ -401,28 +401,13 @@ void ooc_pass_rules(const Program<B>& p, ooc::Request& request) {
   request.pass_barriers = p.monitor_spec().count > 0 || p.monitor_spec().every > 0;
 }
 
-// --- <boundary> frames out of core (oocbound) ---------------------------------------------
-
-/// Out of core with <boundary> frames (ooc/frames.hpp): the dimensions with a frame, and those
-/// whose rules are all mirror, copy or value(v) (Request::frame_refilled: the chunks refill
-/// them on the device after each launch that writes them, rt::ChunkRun::refill, so a pass runs
-/// any number of steps and a later launch of a step may read past the edge what an earlier
-/// one wrote, as in core). A dimension with periodic rules keeps frames `k * shrink` wide (the
-/// kernels compute the images); the other arrays' physical frames there are refilled too.
+/// Out of core with <boundary> frames: how each dimension's frame is kept through a pass
+/// (ooc::frame_request, ooc/frames.hpp: images, refilled on the chunks, or one step a pass).
 template <class B>
 void ooc_frames(const Problem<B>& problem, ooc::Request& request) {
-  if (problem.boundary_count == 0) return;
-  std::array<bool, 3> periodic{false, false, false};
-  for (int i = 0; i < problem.boundary_count; ++i) {
-    const BoundaryRule& r = problem.boundaries[i];
-    const auto d = static_cast<std::size_t>(r.dim);
-    request.frame[d] = true;
-    if (r.kind == BoundaryKind::kPeriodic) periodic[d] = true;
-  }
-  for (std::size_t d = 0; d < 3; ++d) request.frame_refilled[d] = request.frame[d] && !periodic[d];
+  if (problem.boundary_count > 0)
+    ooc::frame_request(problem.boundaries, problem.boundary_count, request);
 }
-
-// --- end of <boundary> frames ---------------------------------------------------------------
 
 /// The host link an in-core run's report shows (measure_link): a short copy each way between
 /// page-locked memory and each of the devices of `parts` at once, of the bytes the largest of
@@ -708,6 +693,7 @@ RunStats run_in_or_out_of_core(const Program<B>& p, std::vector<typename B::Devi
   rule.boundary_count = problem.boundary_count;
   rule.grid = p.grid;
   rule.arrays = problem.arrays;  // mirror/copy/value frames refilled on the chunks (oocphys)
+  rule.periodic_refilled = request.periodic_refilled;
   // io: the runner counts steps from 0; a run restarted, or cut into segments at the steps
   // where an output or checkpoint is due, gives each segment's first step here.
   std::int64_t offset = 0;

@@ -134,6 +134,7 @@ std::optional<RunStats> run_rank_out_of_core(const mpi::Session& session, const 
   rule.boundary_count = problem.boundary_count;
   rule.grid = p.grid;
   rule.arrays = problem.arrays;  // mirror/copy/value frames refilled on the chunks (oocphys)
+  rule.periodic_refilled = request.periodic_refilled;
   // io: the runner counts steps from 0; a run restarted, or cut into segments at the steps
   // where an output or checkpoint is due, gives each segment's first step here.
   std::int64_t offset = 0;

@@ -9,7 +9,8 @@
 /// Why that is exact: periodic frame cells are the images of grid cells, and the kernels, run
 /// over a chunk whose window reaches into the frame, compute those images at every step of the
 /// pass from images (the same operations on the same values: translation-invariant kernels,
-/// which is what a kernel with no edge logic is); so a pass may run several steps. mirror,
+/// which is what a kernel with no edge logic is, reading images of every array they read:
+/// frame_request says where they do not); so a pass may run several steps. mirror,
 /// copy and value(v) frames are not what a stencil computes from the frame: the snapshot gives
 /// them at the pass's start, and the chunks refill them on the device after every launch that
 /// writes them (rt::ChunkRun::refill, from the cells next to the edge, which a chunk whose
@@ -17,7 +18,9 @@
 /// fixed one), so a pass runs any number of steps with them too. Standard library only.
 
 #include <algorithm>
+#include <array>
 #include <cstring>
+#include <string>
 #include <vector>
 
 #include "stepgen/boundary.hpp"
@@ -130,6 +133,66 @@ inline void refresh_snapshot(const HostArray& src, HostArray& out, const Box& gr
     return;
   }
   fill_framed(src, out, grid, fr, array);
+}
+
+/// How each dimension's <boundary> frame is kept through a pass (Request::frame,
+/// frame_refilled, periodic_refilled, max_steps_per_pass), from the rules and the request's
+/// grid, parts and arrays (`written`). A dimension is:
+///  - refilled (every rule there mirror, copy or value(v)): the chunks refill the written
+///    arrays' frames after every launch; one step's shrink past the edge.
+///  - imaged (a rule there periodic, and no written periodic array beside a physical one): the
+///    kernels compute the periodic frames as images of the far side, a pass of k steps reads
+///    `k * shrink` past the edge. Exact because every array the kernels read there is periodic
+///    (the images are computed from images: translation invariance) or, read-only periodic
+///    beside written physical arrays, constant (its snapshot), the physical frames refilled.
+///  - mixed (a written array periodic there, another array mirror, copy or value(v)): images
+///    are not exact, a periodic image computed past the edge would read the other array's
+///    mirror (copy, value) frame where the far side reads its grid cells. Where every part and
+///    chunk spans the grid along it (not the chunked dimension, no part split there), the chunks
+///    refill the periodic frames too, from the far side inside their window
+///    (periodic_refilled), so it is a refilled dimension. Elsewhere (the chunked dimension,
+///    parts split along it) the far side's cells at a pass's later steps are computed only by
+///    other chunks or parts, so a pass is one step (max_steps_per_pass, its reason in
+///    max_steps_why), the frames composed on the host at every pass boundary.
+inline void frame_request(const BoundaryRule* rules, int count, Request& r) {
+  static const char* const kDim[3] = {"x", "y", "z"};
+  const int dims = r.grid.dims;
+  std::array<const BoundaryRule*, 3> periodic{}, physical{};  // a written periodic; a physical
+  std::array<bool, 3> any_periodic{false, false, false};
+  for (int i = 0; i < count; ++i) {
+    const BoundaryRule& b = rules[i];
+    const auto d = static_cast<std::size_t>(b.dim);
+    r.frame[d] = true;
+    const auto a = static_cast<std::size_t>(b.array);
+    const bool written = a < r.arrays.size() && r.arrays[a].written;
+    any_periodic[d] = any_periodic[d] || b.kind == BoundaryKind::kPeriodic;
+    if (b.kind == BoundaryKind::kPeriodic && written && !periodic[d]) periodic[d] = &b;
+    if (b.kind != BoundaryKind::kPeriodic && !physical[d]) physical[d] = &b;
+  }
+  for (std::size_t d = 0; d < 3; ++d) {
+    r.frame_refilled[d] = r.frame[d] && !any_periodic[d];
+    if (!periodic[d] || !physical[d]) continue;
+    bool spanned = static_cast<int>(d) < dims - 1;  // not the chunked dimension
+    const char* split = spanned ? "split between the parts" : "the dimension the chunks split";
+    for (const Box& o : r.owned)
+      spanned = spanned && o.lo[d] == r.grid.lo[d] && o.hi[d] == r.grid.hi[d];
+    if (spanned) {
+      r.frame_refilled[d] = r.periodic_refilled[d] = true;
+      continue;
+    }
+    if (r.max_steps_per_pass == 1) continue;  // the first such dimension gives the reason
+    r.max_steps_per_pass = 1;
+    const auto name = [&](const BoundaryRule* b) {
+      const auto a = static_cast<std::size_t>(b->array);
+      return a < r.arrays.size() ? r.arrays[a].name : "array " + std::to_string(b->array);
+    };
+    r.max_steps_why = name(periodic[d]) + " is periodic along " + kDim[d] + " and " +
+                      name(physical[d]) + " " + boundary_kind_name(physical[d]->kind) + " (" +
+                      kDim[d] + ": " + split + "): a pass of several steps would need " +
+                      name(periodic[d]) +
+                      "'s images past the edge there, which the kernels compute only where " +
+                      "every frame is periodic";
+  }
 }
 
 /// The cells of `boxes` past the grid's edge (outside `grid`), as disjoint boxes.

@@ -513,6 +513,13 @@ inline void check_steps_per_pass(const Request& r) {
         std::to_string(r.every) + ", " +
         (r.every_why.empty() ? std::string("the steps between reductions (every)") : r.every_why) +
         ": passes must end where they are computed; give a divisor of it");
+  // <boundary> frames whose periodic images no kernel can compute past one step.
+  if (want_k > 0 && r.max_steps_per_pass > 0 && want_k > r.max_steps_per_pass)
+    throw PlanError("out-of-core: " + std::to_string(want_k) +
+                    " steps per pass (the spec's steps_per_pass or --steps-per-pass), but at "
+                    "most " +
+                    std::to_string(r.max_steps_per_pass) + " can be exact: " + r.max_steps_why +
+                    "; give --steps-per-pass " + std::to_string(r.max_steps_per_pass));
 }
 
 /// The request's chunks and steps_per_pass, where 0 (auto), chosen by the model among those
@@ -527,7 +534,8 @@ inline Schedule choose(Request r, Index budget, const Link& link, Index steps, b
   for (const Box& b : r.owned) planes = std::min(planes, b.extent(s));
   const int want_n = r.chunks, want_k = r.steps_per_pass;
   check_steps_per_pass(r);
-  const int k_hi = want_k > 0 ? want_k : static_cast<int>(std::clamp<Index>(steps, 1, 32));
+  int k_hi = want_k > 0 ? want_k : static_cast<int>(std::clamp<Index>(steps, 1, 32));
+  if (r.max_steps_per_pass > 0) k_hi = std::min(k_hi, r.max_steps_per_pass);
   bool have = false;
   Schedule best;
   double best_t = 0;

@@ -82,6 +82,7 @@ Schedule plan(const Request& request, const Options& ooc, std::int64_t steps, St
   try {
     report.auto_chunks = ooc.chunks == 0;
     report.auto_k = ooc.steps_per_pass == 0;
+    check_steps_per_pass(request);  // refused before the probe's work (<boundary> frames' cap)
     // The model needs the link and the kernels' speed: measure them on a probe chunk.
     Request probe = request;
     probe.chunks = 1;
@@ -98,6 +99,7 @@ Schedule plan(const Request& request, const Options& ooc, std::int64_t steps, St
   report.region_sharing = schedule.region_sharing;
   report.trapezoid = schedule.trapezoid;
   report.band_sharing = schedule.band_sharing;
+  report.steps_limit = schedule.max_steps_why;  // <boundary> frames: at most one step a pass
   // Why not (a user test: --band-sharing on was dropped without a word).
   if (!schedule.band_sharing)
     report.band_sharing_off = !ooc.band_sharing_off.empty() ? ooc.band_sharing_off

@@ -24,6 +24,7 @@ struct Stats {
   bool trapezoid = false;
   bool band_sharing = false;
   std::string band_sharing_off;  ///< why band sharing is off ("": on)
+  std::string steps_limit;       ///< why the model chose among fewer steps per pass ("": not)
   Index passes = 0;
   std::size_t h2d_bytes = 0, d2h_bytes = 0, d2d_bytes = 0;
   Index device_bytes = 0;
@@ -62,6 +63,8 @@ inline void print_report(const Stats& s, std::FILE* out) {
       s.band_sharing_off.empty() ? "" : " (",
       (s.band_sharing_off.empty() ? "" : s.band_sharing_off + ")").c_str(), s.buffers,
       human_bytes(static_cast<double>(s.device_bytes)).c_str(), s.pinned ? "pinned" : "pageable");
+  if (s.auto_k && !s.steps_limit.empty())
+    std::fprintf(out, "  one step per pass: %s\n", s.steps_limit.c_str());
   std::fprintf(out, "  moved: host->device %s, device->host %s, device->device %s\n",
                human_bytes(static_cast<double>(s.h2d_bytes)).c_str(),
                human_bytes(static_cast<double>(s.d2h_bytes)).c_str(),

@@ -64,6 +64,15 @@ struct Request {
   /// refill), so a pass reads no further past the edge there than one step does: the grid's
   /// edge is a fixed edge for the window and the trapezoid, the frame `shrink` cells wide.
   std::array<bool, 3> frame_refilled{false, false, false};
+  /// The frame dimensions where the chunks refill the periodic frames of written arrays too,
+  /// from the far side of the grid, which every chunk's window holds there (frame_request,
+  /// ooc/frames.hpp: a periodic array beside a mirror, copy or value(v) one along a dimension
+  /// the chunks and parts span whole). Implies frame_refilled.
+  std::array<bool, 3> periodic_refilled{false, false, false};
+  /// At most this many steps per pass (0: any), and why: a pass of several steps would need
+  /// periodic images the kernels cannot compute (frame_request).
+  int max_steps_per_pass = 0;
+  std::string max_steps_why;
   // --- end of <boundary> frames -------------------------------------------------------------
 };
 
@@ -109,6 +118,7 @@ struct Schedule {
   // reach may hold: `grid` grown by k * shrink in Request::frame's dimensions).
   Box grid, framed;
   bool has_frame = false;
+  std::string max_steps_why;  ///< Request::max_steps_why where that limit applies ("": none)
 };
 
 /// Band sharing (Request::band_sharing): the planes of array `array` that chunk `c` (not a
@@ -218,6 +228,7 @@ inline Schedule schedule(const Request& r) {
       out.has_frame = true;
     }
   if (out.has_frame) out.pass_barriers = true;
+  if (r.max_steps_per_pass > 0) out.max_steps_why = r.max_steps_why;
   Index elem_sum = 0;
   for (const Array& a : r.arrays) elem_sum += a.element_bytes;
   for (std::size_t p = 0; p < r.owned.size(); ++p) {
