@@ -278,6 +278,6 @@ int main(int argc, char** argv) {
   p.time_loop = time_loop<rt::InCore<Backend>>;
   p.time_step = time_step<rt::ChunkRun<Backend>>;
   p.ooc_trapezoid = kOocTrapezoid;
-  p.io = {{}, "", 0, "a18d5729d4314681", "", {"float", "float", "float", "float"}};
+  p.io = {{}, "", 0, "511f5fc47d08265e", "", {"float", "float", "float", "float"}};
   return rt::run_main("grayscott", [&] { return rt::run_program(argc, argv, p); });
 }

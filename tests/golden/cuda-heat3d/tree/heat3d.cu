@@ -253,6 +253,6 @@ int main(int argc, char** argv) {
   p.time_loop = time_loop<rt::InCore<Backend>>;
   p.time_step = time_step<rt::ChunkRun<Backend>>;
   p.ooc_trapezoid = kOocTrapezoid;
-  p.io = {{}, "", 0, "6eff0d6e6a32ef25", "", {"float", "float"}};
+  p.io = {{}, "", 0, "22055c1ad81175aa", "", {"float", "float"}};
   return rt::run_main("heat3d", [&] { return rt::run_program(argc, argv, p); });
 }

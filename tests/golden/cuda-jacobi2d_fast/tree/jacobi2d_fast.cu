@@ -249,6 +249,6 @@ int main(int argc, char** argv) {
   p.time_loop = time_loop<rt::InCore<Backend>>;
   p.time_step = time_step<rt::ChunkRun<Backend>>;
   p.ooc_trapezoid = kOocTrapezoid;
-  p.io = {{}, "", 0, "2f7fa008cdbeb505", "", {"float", "float"}};
+  p.io = {{}, "", 0, "3fe07242f8f587f2", "", {"float", "float"}};
   return rt::run_main("jacobi2d_fast", [&] { return rt::run_program(argc, argv, p); });
 }

@@ -248,7 +248,7 @@ int main(int argc, char** argv) {
   p.time_loop = time_loop<rt::InCore<Backend>>;
   p.time_step = time_step<rt::ChunkRun<Backend>>;
   p.ooc_trapezoid = kOocTrapezoid;
-  p.io = {{}, "", 0, "ed584af1bf48c4c7", "", {"float", "float"}};
+  p.io = {{}, "", 0, "b26a1dba3f10d051", "", {"float", "float"}};
   using Rank = cuda::MpiRank;
   return rt::run_mpi_main<Backend, Rank>(argc, argv, p, time_loop<rt::RankRun<Backend, Rank>>);
 }

@@ -252,7 +252,7 @@ int main(int argc, char** argv) {
   p.time_loop = time_loop<rt::InCore<Backend>>;
   p.time_step = time_step<rt::ChunkRun<Backend>>;
   p.ooc_trapezoid = kOocTrapezoid;
-  p.io = {{}, "", 0, "7706b417f0e1a0f1", "", {"float", "float"}};
+  p.io = {{}, "", 0, "8c97f8b7fd2e06f4", "", {"float", "float"}};
   using Rank = cuda::MpiRank;
   return rt::run_mpi_main<Backend, Rank>(argc, argv, p, time_loop<rt::RankRun<Backend, Rank>>);
 }

@@ -253,7 +253,7 @@ int main(int argc, char** argv) {
   p.time_loop = time_loop<rt::InCore<Backend>>;
   p.time_step = time_step<rt::ChunkRun<Backend>>;
   p.ooc_trapezoid = kOocTrapezoid;
-  p.io = {{}, "", 0, "e9ef968aebd71f33", "", {"float", "float"}};
+  p.io = {{}, "", 0, "e3e600c6d7536f8f", "", {"float", "float"}};
   using Rank = cuda::MpiRank;
   return rt::run_mpi_main<Backend, Rank>(argc, argv, p, time_loop<rt::RankRun<Backend, Rank>>);
 }

@@ -300,6 +300,6 @@ int main(int argc, char** argv) {
   p.time_step = time_step<rt::ChunkRun<Backend>>;
   p.ooc_trapezoid = kOocTrapezoid;
   p.records = {records, std::size(records)};
-  p.io = {{}, "", 0, "58fe5199968ed131", "", {"float", "float", "float", "float"}};
+  p.io = {{}, "", 0, "11c2c4dacfea271f", "", {"float", "float", "float", "float"}};
   return rt::run_main("seismic", [&] { return rt::run_program(argc, argv, p); });
 }

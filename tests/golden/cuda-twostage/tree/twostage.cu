@@ -279,6 +279,6 @@ int main(int argc, char** argv) {
   p.time_loop = time_loop<rt::InCore<Backend>>;
   p.time_step = time_step<rt::ChunkRun<Backend>>;
   p.ooc_trapezoid = kOocTrapezoid;
-  p.io = {{}, "", 0, "7e817a213533b8e5", "", {"float", "float", "float"}};
+  p.io = {{}, "", 0, "960b6afa99c618da", "", {"float", "float", "float"}};
   return rt::run_main("twostage", [&] { return rt::run_program(argc, argv, p); });
 }

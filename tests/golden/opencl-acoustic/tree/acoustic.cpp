@@ -264,6 +264,6 @@ int main(int argc, char** argv) {
   p.time_loop = time_loop<rt::InCore<Backend>>;
   p.time_step = time_step<rt::ChunkRun<Backend>>;
   p.ooc_trapezoid = kOocTrapezoid;
-  p.io = {{}, "", 0, "a8890fa122222ce9", "", {"float", "float", "float", "float"}};
+  p.io = {{}, "", 0, "5be06a75dfa5550d", "", {"float", "float", "float", "float"}};
   return rt::run_main("acoustic", [&] { return rt::run_program(argc, argv, p); });
 }

@@ -246,6 +246,6 @@ int main(int argc, char** argv) {
   p.time_loop = time_loop<rt::InCore<Backend>>;
   p.time_step = time_step<rt::ChunkRun<Backend>>;
   p.ooc_trapezoid = kOocTrapezoid;
-  p.io = {{}, "", 0, "ed584af1bf48c4c7", "", {"float", "float"}};
+  p.io = {{}, "", 0, "b26a1dba3f10d051", "", {"float", "float"}};
   return rt::run_main("blur9", [&] { return rt::run_program(argc, argv, p); });
 }

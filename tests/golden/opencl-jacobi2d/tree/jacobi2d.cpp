@@ -250,6 +250,6 @@ int main(int argc, char** argv) {
   p.time_loop = time_loop<rt::InCore<Backend>>;
   p.time_step = time_step<rt::ChunkRun<Backend>>;
   p.ooc_trapezoid = kOocTrapezoid;
-  p.io = {{}, "", 0, "7706b417f0e1a0f1", "", {"float", "float"}};
+  p.io = {{}, "", 0, "8c97f8b7fd2e06f4", "", {"float", "float"}};
   return rt::run_main("jacobi2d", [&] { return rt::run_program(argc, argv, p); });
 }

@@ -255,7 +255,7 @@ int main(int argc, char** argv) {
   p.time_loop = time_loop<rt::InCore<Backend>>;
   p.time_step = time_step<rt::ChunkRun<Backend>>;
   p.ooc_trapezoid = kOocTrapezoid;
-  p.io = {{}, "", 0, "76942189548b2074", "", {"float", "float"}};
+  p.io = {{}, "", 0, "e0f10c456e339db1", "", {"float", "float"}};
   using Rank = cl::MpiRank;
   return rt::run_mpi_main<Backend, Rank>(argc, argv, p, time_loop<rt::RankRun<Backend, Rank>>);
 }

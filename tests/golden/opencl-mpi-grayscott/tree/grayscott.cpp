@@ -279,7 +279,7 @@ int main(int argc, char** argv) {
   p.time_loop = time_loop<rt::InCore<Backend>>;
   p.time_step = time_step<rt::ChunkRun<Backend>>;
   p.ooc_trapezoid = kOocTrapezoid;
-  p.io = {{}, "", 0, "a18d5729d4314681", "", {"float", "float", "float", "float"}};
+  p.io = {{}, "", 0, "511f5fc47d08265e", "", {"float", "float", "float", "float"}};
   using Rank = cl::MpiRank;
   return rt::run_mpi_main<Backend, Rank>(argc, argv, p, time_loop<rt::RankRun<Backend, Rank>>);
 }

@@ -257,7 +257,7 @@ int main(int argc, char** argv) {
   p.time_loop = time_loop<rt::InCore<Backend>>;
   p.time_step = time_step<rt::ChunkRun<Backend>>;
   p.ooc_trapezoid = kOocTrapezoid;
-  p.io = {{}, "", 0, "6eff0d6e6a32ef25", "", {"float", "float"}};
+  p.io = {{}, "", 0, "22055c1ad81175aa", "", {"float", "float"}};
   using Rank = cl::MpiRank;
   return rt::run_mpi_main<Backend, Rank>(argc, argv, p, time_loop<rt::RankRun<Backend, Rank>>);
 }

@@ -284,7 +284,7 @@ int main(int argc, char** argv) {
   p.time_loop = time_loop<rt::InCore<Backend>>;
   p.time_step = time_step<rt::ChunkRun<Backend>>;
   p.ooc_trapezoid = kOocTrapezoid;
-  p.io = {{}, "", 0, "0773731b760aeb57", "", {"float", "float"}};
+  p.io = {{}, "", 0, "87496458570307d3", "", {"float", "float"}};
   using Rank = cl::MpiRank;
   return rt::run_mpi_main<Backend, Rank>(argc, argv, p, time_loop<rt::RankRun<Backend, Rank>>);
 }

@@ -282,6 +282,6 @@ int main(int argc, char** argv) {
   p.time_loop = time_loop<rt::InCore<Backend>>;
   p.time_step = time_step<rt::ChunkRun<Backend>>;
   p.ooc_trapezoid = kOocTrapezoid;
-  p.io = {{}, "", 0, "0773731b760aeb57", "", {"float", "float"}};
+  p.io = {{}, "", 0, "87496458570307d3", "", {"float", "float"}};
   return rt::run_main("tables", [&] { return rt::run_program(argc, argv, p); });
 }
