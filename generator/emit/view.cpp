@@ -322,8 +322,10 @@ void trace_tables(const Model& m, const model::ProgramPlan& plan, View& v) {
         const std::string table = "kInjectValues" + std::to_string(a.trace_index);
         t.set("value",
               "rt::table_value(" + table + ", std::size(" + table + "), step, \"" + shown + "\")");
+        t.set("covers", "std::size(" + table + "), \"" + shown + "\"");
       } else {
         t.set("value", "static_cast<double>(" + expr_cpp(m, s.value) + ")");
+        t.set("covers", "-1, \"\"");
       }
       injects.push_back(t);
     } else {

@@ -221,6 +221,14 @@ void Builder::build_kernel(const spec::Kernel& k) {
     if (std::optional<Language> l = kernel_language(k)) {
       kernel.language = *l;
       state.language_ok = true;
+      // (A name the expressions reserve, min or step, has its error from declare already.)
+      if (*l == Language::kOpenCL && is_opencl_builtin(kernel.name) &&
+          !is_reserved_by_expressions(kernel.name))
+        diags_.error(k.name.loc, "kernel name " + quote(kernel.name) +
+                                     " is a built-in function of OpenCL C: an OpenCL kernel of "
+                                     "that name collides with it (the compiler renames or "
+                                     "refuses it); rename the kernel in " +
+                                     quote(kernel.source) + " and in the spec");
     }
   }
   if (k.cuda_source.present) {

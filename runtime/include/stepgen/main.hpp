@@ -50,9 +50,8 @@ struct Program {
   Vec3 ghost_lo, ghost_hi;      ///< the ghost widths the halos need (before the probe's rims)
   ooc::Options ooc;             ///< the spec's <out_of_core> settings: the flags' defaults
   /// The arrays over `box` with the values the whole grid has there (the whole grid, or an MPI
-  /// rank's box), in memory from `alloc`.
-  /// `held[id]` false: array id gets no host copy (HostArray::absent: the engine makes it on
-  /// the devices, devinit); empty: every array gets one.
+  /// rank's box), in memory from `alloc`. `held[id]` false: array id gets no host copy
+  /// (HostArray::absent: the engine makes it on the devices, devinit); empty: every one gets one.
   std::vector<HostArray> (*make_host_arrays)(const Box& box, const HostAllocator& alloc,
                                              const std::vector<bool>& held) = nullptr;
   /// The generated time loop, in core (it runs time_step once per step).
@@ -65,8 +64,8 @@ struct Program {
   std::vector<TunedKernel> tuned;
   std::vector<ProbeLaunch>* tuned_launches = nullptr;
   Records records;  ///< the receivers (<record>: traces.hpp), written after the run
-  /// The spec's reductions, until and <monitor> (monitor.hpp; nullptr: none) and each
-  /// reduction's reduce_box.
+  Injects injects;  ///< the sources (<inject>)
+  /// The reductions, until and <monitor> (monitor.hpp; nullptr: none), each one's reduce_box.
   const MonitorSpec* monitor = nullptr;
   const ReduceBox<B>* reduce_boxes = nullptr;
 
@@ -866,9 +865,10 @@ int run_program(int argc, char** argv, Program<B> p) {
   // io: a checkpoint to restart from is checked before anything runs (spec, grid, arrays).
   ProgramIo io = make_program_io(p, io_opt, opt);
   check_saves(opt.saves, problem.arrays, problem.array_count);
-  check_files(opt, p.info);           // before the devices and the run: a save that cannot be made
-  check_trace_files(p.records);       // and a trace file
-  check_run_targets(p, opt, io_opt);  // no two of them one file, none the user's own
+  check_files(opt, p.info);      // before the devices and the run: a save that cannot be made
+  check_trace_files(p.records);  // and a trace file
+  check_inject_values(p.injects, opt.steps);  // and a value file the steps run past
+  check_run_targets(p, opt, io_opt);          // no two of them one file, none the user's own
   if (opt.weights.empty()) opt.weights = p.weights;
 
   std::vector<typename B::Device> devices = B::discover(opt);

@@ -558,6 +558,7 @@ int run_mpi_program(mpi::Session& session, int argc, char** argv, Program<B> p,
     check_saves(opt.saves, p.problem->arrays, p.problem->array_count);
     mpi::check_files(MPI_COMM_WORLD, opt, p.info);      // rank 0, before the devices and the run
     mpi::check_trace_files(MPI_COMM_WORLD, p.records);  // rank 0 writes them
+    check_inject_values(p.injects, opt.steps);          // every rank: the same verdict
     {  // no two of the run's files one file, none the user's own (rank 0's verdict)
       std::string error;
       if (session.rank() == 0) try {
