@@ -43,8 +43,8 @@ class UntilParser {
 
   bool parse() {
     if (s_.size() > kMaxLength)
-      return fail(kMaxLength, "until too long (more than " + std::to_string(kMaxLength) +
-                                  " characters)");
+      return fail(kMaxLength,
+                  "until too long (more than " + std::to_string(kMaxLength) + " characters)");
     std::string cpp;
     if (!disjunction(cpp)) return false;
     skip();
