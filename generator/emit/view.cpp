@@ -10,10 +10,10 @@
 
 #include "emit/embedded_files.hpp"
 #include "emit/provenance.hpp"
+#include "emit/spec_hash.hpp"
 #include "model/overlap.hpp"
 #include "model/plan.hpp"
 #include "spec/reader.hpp"
-#include "stepgen/io/checksum.hpp"
 
 namespace stepgen::emit {
 
@@ -322,8 +322,10 @@ void trace_tables(const Model& m, const model::ProgramPlan& plan, View& v) {
         const std::string table = "kInjectValues" + std::to_string(a.trace_index);
         t.set("value",
               "rt::table_value(" + table + ", std::size(" + table + "), step, \"" + shown + "\")");
+        t.set("covers", "std::size(" + table + "), \"" + shown + "\"");
       } else {
         t.set("value", "static_cast<double>(" + expr_cpp(m, s.value) + ")");
+        t.set("covers", "-1, \"\"");
       }
       injects.push_back(t);
     } else {
@@ -378,59 +380,9 @@ void io_view(const Model& m, View& v) {
       for (char& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
       hdf5 = hdf5 || ext == ".h5" || ext == ".hdf5";
     }
-  // The spec's identity for checkpoints: what decides the state a step leaves (arrays, their
-  // initial values, kernels and arguments, the body, the exchange interval), in one canonical
-  // text: comments, layout, the XML or YAML form, the name, steps, devices and outputs do not
-  // count.
-  std::ostringstream text;
-  text << "stepgen spec 1\n";
-  for (const model::Array& a : m.arrays)
-    text << "array " << a.name << " " << model::type_info(a.type).name << " " << a.size[0] << " "
-         << a.size[1] << " " << a.size[2] << " init " << static_cast<int>(a.init.kind) << " "
-         << a.init.seed << " " << a.init.value << " " << a.init.source << " " << a.init.path
-         << " save " << a.save << "\n";
-  for (const model::Kernel& k : m.kernels) {
-    text << "kernel " << k.name << " " << k.source << " " << k.cuda_source << "\n";
-    for (const model::KernelArg& a : k.args) {
-      text << "  arg " << static_cast<int>(a.kind) << " " << a.array << " "
-           << static_cast<int>(a.access) << " halo";
-      for (const auto& pt : a.halo.points) text << " " << pt[0] << "," << pt[1] << "," << pt[2];
-      for (int d = 0; d < 3; ++d)
-        text << " " << a.halo.lo[static_cast<std::size_t>(d)] << ":"
-             << a.halo.hi[static_cast<std::size_t>(d)];
-      if (a.kind == model::KernelArg::Kind::kScalar)
-        text << " " << model::type_info(a.scalar_type).name << " " << expr_cpp(m, a.value);
-      text << "\n";
-    }
-    for (const Expr& g : k.global) text << "  global " << expr_cpp(m, g) << "\n";
-    for (std::int64_t l : k.local) text << "  local " << l << "\n";
-  }
-  for (const model::Step& st : m.body) {
-    text << "step " << static_cast<int>(st.kind) << " " << st.kernel;
-    for (int a : st.arrays) text << " " << a;
-    for (const auto& pt : st.points) text << " @" << pt[0] << "," << pt[1] << "," << pt[2];
-    if (st.kind == model::Step::Kind::kInject)
-      text << " value " << (st.value_file.empty() ? expr_cpp(m, st.value) : st.value_file);
-    text << "\n";
-  }
-  text << "exchange_every " << m.exchange_every << "\n";
-  // Tables and boundaries decide a step's results too.
-  for (const model::Table& t : m.tables)
-    text << "table " << t.name << " " << model::type_info(t.type).name << " " << t.size[0] << " "
-         << t.size[1] << " " << t.size[2] << " init " << static_cast<int>(t.init.kind) << " "
-         << t.init.seed << " " << t.init.value << " " << t.init.source << " " << t.init.path
-         << "\n";
-  for (const model::Boundary& b : m.boundaries) {
-    text << "boundary " << static_cast<int>(b.kind) << " " << b.value << " dims " << b.dims[0]
-         << b.dims[1] << b.dims[2] << " arrays";
-    for (int a : b.arrays) text << " " << a;
-    text << "\n";
-  }
-  const std::string canonical = text.str();
   const std::string dir = file_init ? spec_dir_abs(m) : std::string();
-  char hash[32];
-  std::snprintf(hash, sizeof hash, "%016llx",
-                static_cast<unsigned long long>(rt::io::crc64(canonical.data(), canonical.size())));
+  // The spec's identity for checkpoints (emit/spec_hash.hpp).
+  const std::string hash = spec_hash(m);
   v.set("io_spec", "{{" + join(outputs, ", ") + "}, \"" +
                        (m.checkpoint.enabled ? m.checkpoint.file : std::string()) + "\", " +
                        std::to_string(m.checkpoint.enabled ? m.checkpoint.every : 0) + ", \"" +

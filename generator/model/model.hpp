@@ -106,6 +106,9 @@ struct KernelArg {
   int table = -1;  ///< kTable: index into Model::tables (access is kRead)
   Access access = Access::kRead;
   Halo halo;
+  /// kReadWrite with a halo beyond the centre: in-place="wavefront", the user's word that no
+  /// work-item of a launch reads a cell another work-item of that launch writes.
+  bool wavefront = false;
   ScalarType scalar_type = ScalarType::kInt;  ///< kScalar
   Expr value;                                 ///< kScalar
   spec::Loc loc;

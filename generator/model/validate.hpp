@@ -84,6 +84,9 @@ class Builder {
   void source_size(const spec::Text& text, const std::string& full, const char* what);
   KernelArg build_arg(const spec::KernelArg& a, std::size_t position, Kernel& kernel);
   Halo build_halo(const spec::KernelArg& a, int array, bool& given);
+  /// Checks an in-place update (readwrite with a halo) and its in-place="wavefront".
+  void in_place(const spec::KernelArg& a, const Kernel& kernel, KernelArg& arg,
+                const std::string& name);
   /// One halo point's offsets; `owner` names what it belongs to in messages.
   std::optional<std::array<int, 3>> halo_point(const spec::HaloPoint& p, int dims,
                                                const std::string& owner);

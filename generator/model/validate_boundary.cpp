@@ -1,9 +1,12 @@
 // <boundary>: the frames of ghost cells beyond the grid's edge (docs/spec.md, "Boundaries").
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
+#include <limits>
+#include <string>
 
 #include "model/groups.hpp"
 #include "model/overlap.hpp"
@@ -15,6 +18,29 @@ namespace stepgen::model::detail {
 namespace {
 
 const char* const kKinds = "periodic, value(v), mirror or copy";
+
+// What a boundary value `v` (a decimal number) must be to fill an array of type `t` as
+// written: a float or double it does not overflow, an integer in the type's range (no
+// fraction: 1.5 would be cut to 1, -1 wrapped to 255 in a uchar). "" when it fits.
+std::string value_misfit(const std::string& v, ScalarType t) {
+  const TypeInfo& info = type_info(t);
+  if (info.is_float) {
+    errno = 0;
+    const double x = std::strtod(v.c_str(), nullptr);
+    const double limit = t == ScalarType::kFloat ? std::numeric_limits<float>::max()
+                                                 : std::numeric_limits<double>::max();
+    const bool fits = !(errno == ERANGE && std::fabs(x) > 1) && std::fabs(x) <= limit;
+    return fits ? "" : "a number of magnitude at most " + value_string(Value{true, 0, limit});
+  }
+  long double lo = 0, hi = 0;
+  integer_range(t, lo, hi);
+  const std::string range = "an integer from " + range_string(lo) + " to " + range_string(hi);
+  std::size_t i = v[0] == '-' || v[0] == '+' ? 1 : 0;
+  for (std::size_t j = i; j < v.size(); ++j)
+    if (!std::isdigit(static_cast<unsigned char>(v[j]))) return range;
+  const long double x = std::strtold(v.c_str(), nullptr);
+  return x < lo || x > hi ? range : "";
+}
 
 int dim_index(const std::string& name) {
   if (name == "x") return 0;
@@ -144,6 +170,17 @@ void Builder::build_boundaries() {
         }
     }
     std::sort(b.arrays.begin(), b.arrays.end());
+    if (b.kind == Boundary::Kind::kValue && is_decimal_number(b.value))
+      for (int a : b.arrays) {
+        const Array& arr = m_.arrays[static_cast<std::size_t>(a)];
+        const std::string expected = value_misfit(b.value, arr.type);
+        if (expected.empty()) continue;
+        diags_.error(loc_in(sb.kind, sb.kind.value.find(b.value)),
+                     "value(" + b.value + ") is not a valid " + type_info(arr.type).name +
+                         " for array " + quote(arr.name) + ": expected " + expected);
+        ok = false;
+        break;
+      }
 
     if (ok && b.kind != Boundary::Kind::kPeriodic && m_.exchange_every > 1)
       diags_.error(sb.kind.loc, "boundary kind " + quote(sb.kind.value) +

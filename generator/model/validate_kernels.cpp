@@ -221,6 +221,14 @@ void Builder::build_kernel(const spec::Kernel& k) {
     if (std::optional<Language> l = kernel_language(k)) {
       kernel.language = *l;
       state.language_ok = true;
+      // (A name the expressions reserve, min or step, has its error from declare already.)
+      if (*l == Language::kOpenCL && is_opencl_builtin(kernel.name) &&
+          !is_reserved_by_expressions(kernel.name))
+        diags_.error(k.name.loc, "kernel name " + quote(kernel.name) +
+                                     " is a built-in function of OpenCL C: an OpenCL kernel of "
+                                     "that name collides with it (the compiler renames or "
+                                     "refuses it); rename the kernel in " +
+                                     quote(kernel.source) + " and in the spec");
     }
   }
   if (k.cuda_source.present) {
@@ -441,7 +449,9 @@ KernelArg Builder::build_arg(const spec::KernelArg& a, std::size_t position, Ker
                                     "; every array a kernel takes must have the grid's size");
   }
   bool given = false;
+  const int errors = diags_.error_count();
   Halo halo = build_halo(a, arg.array, given);
+  const bool halo_ok = diags_.error_count() == errors;
   if (!access_ok) return arg;
   if (arg.access == Access::kWrite) {
     if (given)
@@ -453,7 +463,50 @@ KernelArg Builder::build_arg(const spec::KernelArg& a, std::size_t position, Ker
   } else if (shadow_) {
     arg.halo = *shadow_;
   }
+  if (halo_ok) in_place(a, kernel, arg, name);  // (a wrong halo has its own error)
   return arg;
+}
+
+// An array read and written in place (readwrite) with a halo beyond the centre: the work-items
+// of one launch run in no set order, so one reading a neighbour that another is writing gets
+// the old or the new value by chance (and differently on every device and split). Refused
+// unless in-place="wavefront" says the launch writes only cells none of its work-items read
+// around (a wavefront, one launch per hyperplane).
+void Builder::in_place(const spec::KernelArg& a, const Kernel& kernel, KernelArg& arg,
+                       const std::string& name) {
+  if (a.in_place.present) {
+    if (a.in_place.value != "wavefront") {
+      diags_.error(a.in_place.loc, "unknown in-place " + quote(a.in_place.value) +
+                                       ": expected wavefront (or no in-place)");
+      return;
+    }
+    if (arg.access != Access::kReadWrite) {
+      diags_.error(a.in_place.loc,
+                   "in-place=\"wavefront\" applies to an array read and "
+                   "written in place (access=\"readwrite\"), not to array " +
+                       name);
+      return;
+    }
+    arg.wavefront = true;
+    return;
+  }
+  if (arg.access != Access::kReadWrite || arg.halo.empty()) return;
+  const spec::Loc at = !a.halo.empty()      ? a.halo.front().loc
+                       : !a.halo_lo.empty() ? a.halo_lo.front().loc
+                       : !a.halo_hi.empty() ? a.halo_hi.front().loc
+                                            : a.loc;
+  diags_.error(at, "array " + name + " of kernel " + quote(kernel.name) +
+                       " is updated in place (access=\"readwrite\") with a halo beyond the "
+                       "centre" +
+                       (a.halo.empty() && a.halo_lo.empty() && a.halo_hi.empty()
+                            ? std::string(" (the shadow's)")
+                            : std::string()) +
+                       ": the work-items of a launch race, each reading neighbours that others "
+                       "are writing, so the result depends on their order; write the new values "
+                       "to a second array and swap the two (access=\"read\" with the halo, "
+                       "access=\"write\", <swap>), or, for a wavefront whose every launch writes "
+                       "only cells none of its work-items reads around, say in-place=\"wavefront\" "
+                       "(YAML: in_place: wavefront)");
 }
 
 Halo Builder::build_halo(const spec::KernelArg& a, int array, bool& given) {

@@ -2,6 +2,10 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
+#include <charconv>
+#include <cmath>
+#include <cstdlib>
 #include <set>
 
 #include "model/validate.hpp"
@@ -16,13 +20,31 @@ const std::vector<std::string> kOps = {"sum", "min", "max", "l2", "linf"};
 // The `until` condition: or := and ('||' and)*; and := cmp ('&&' cmp)*;
 // cmp := '(' or ')' | operand ('<' | '<=' | '>' | '>=') operand;
 // operand := number | step | a reduction's name | a constant's name.
+// Nesting is bounded (kMaxDepth, as the expression parser's, model/expr.cpp) and so is the
+// condition's length: no condition can exhaust the stack or the C++ compiler.
+// `v` as a C++ double literal that reads back as `v` (shortest round trip, ".0" or an
+// exponent always present).
+std::string double_literal(double v) {
+  char buf[64];
+  const auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
+  std::string s(buf, ec == std::errc() ? end : buf);
+  if (s.find_first_of(".eE") == std::string::npos) s += ".0";
+  return s;
+}
+
 class UntilParser {
  public:
   UntilParser(const spec::Text& text, const std::vector<spec::Loc>& locs, const Model& m,
               Diagnostics& diags, Until& out)
       : text_(text), locs_(locs), s_(text.value), m_(m), diags_(diags), out_(out) {}
 
+  static constexpr int kMaxDepth = 200;
+  static constexpr std::size_t kMaxLength = 4000;
+
   bool parse() {
+    if (s_.size() > kMaxLength)
+      return fail(kMaxLength,
+                  "until too long (more than " + std::to_string(kMaxLength) + " characters)");
     std::string cpp;
     if (!disjunction(cpp)) return false;
     skip();
@@ -71,7 +93,11 @@ class UntilParser {
     skip();
     if (take("(")) {
       const std::size_t open = i_ - 1;
+      if (++depth_ > kMaxDepth)
+        return fail(open, "until nested too deeply (more than " + std::to_string(kMaxDepth) +
+                              " levels of parentheses)");
       if (!disjunction(cpp)) return false;
+      --depth_;
       if (!take(")")) return fail(i_ < s_.size() ? i_ : open, "unclosed '(' in until");
       return true;
     }
@@ -106,8 +132,16 @@ class UntilParser {
         ++e;
       const std::string number = s_.substr(b, e - b);
       if (!is_decimal_number(number)) return fail(b, "bad number " + quote(number) + " in until");
+      // Compared as a double: one out of a double's range (1e999, 1e-400) is a mistake; the
+      // literal is written back as the double it reads as, so that no integer literal too
+      // large for C++ (9223372036854775808) reaches the program.
+      errno = 0;
+      const double v = std::strtod(number.c_str(), nullptr);
+      if (errno == ERANGE || !std::isfinite(v))
+        return fail(b, "number " + quote(number) + " in until is out of a double's range (" +
+                           (std::fabs(v) < 1 ? "too small" : "too large") + ")");
       i_ = e;
-      cpp = "static_cast<double>(" + number + ")";
+      cpp = "static_cast<double>(" + double_literal(v) + ")";
       return true;
     }
     if (!std::isalpha(static_cast<unsigned char>(c)) && c != '_')
@@ -146,6 +180,7 @@ class UntilParser {
   Diagnostics& diags_;
   Until& out_;
   std::size_t i_ = 0;
+  int depth_ = 0;
 };
 
 }  // namespace
@@ -221,6 +256,15 @@ void Builder::build_reductions() {
     }
     if (red.array >= 0) {
       const Array& x = m_.arrays[static_cast<std::size_t>(red.array)];
+      // The device reductions (runtime/stepgen/reduce_device.hpp) are exact for these types.
+      const ScalarType t = x.type;
+      if (t != ScalarType::kFloat && t != ScalarType::kDouble && t != ScalarType::kInt &&
+          t != ScalarType::kUint && t != ScalarType::kLong) {
+        diags_.error(r.array.loc, "reduce of " + quote(x.name) + " (" + type_info(t).name +
+                                      "): reductions take arrays of float, double, int, uint "
+                                      "or long");
+        ok = false;
+      }
       if (x.dims != m_.dims || x.size != m_.domain) {
         diags_.error(r.array.loc, "reduce of " + quote(x.name) + " (" + size_string(red.array) +
                                       "): only arrays of the grid's shape can be reduced");

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <set>
 #include <sstream>
 
@@ -32,6 +33,29 @@ std::optional<std::string> file_argument(const std::string& text) {
 bool uses_array_dims(const Expr& e) {
   if (e.kind == Expr::Kind::kArrayDim) return true;
   return std::any_of(e.args.begin(), e.args.end(), uses_array_dims);
+}
+
+// Why an inject value `v` cannot be added to a cell of `array` ("" when it can): T(v) of a
+// float beyond float's range is infinite (and the cell then NaN), of an integer beyond the
+// type's range undefined.
+std::string out_of_range(double v, const Model& m, int array) {
+  if (array < 0) return "";
+  const ScalarType t = m.arrays[static_cast<std::size_t>(array)].type;
+  const TypeInfo& info = type_info(t);
+  const std::string what = "is out of range for " +
+                           quote(m.arrays[static_cast<std::size_t>(array)].name) + " (" +
+                           info.name + ", ";
+  if (info.is_float) {
+    const double limit = t == ScalarType::kFloat ? std::numeric_limits<float>::max()
+                                                 : std::numeric_limits<double>::max();
+    return std::fabs(v) <= limit
+               ? ""
+               : what + "at most " + value_string(Value{true, 0, limit}) + " in magnitude)";
+  }
+  long double lo = 0, hi = 0;
+  integer_range(t, lo, hi);
+  const long double x = std::trunc(static_cast<long double>(v));
+  return x >= lo && x <= hi ? "" : what + range_string(lo) + " to " + range_string(hi) + ")";
 }
 
 }  // namespace
@@ -216,6 +240,11 @@ void Builder::build_trace_step(const spec::Step& s, Step& step) {
         if (!std::isfinite(step.values[i])) {
           diags_.error(s.value.loc, "value file " + quote(*path) + ": value " + std::to_string(i) +
                                         " (step " + std::to_string(i) + ") is not a finite number");
+          return;
+        } else if (const std::string range = out_of_range(step.values[i], m_, array);
+                   !range.empty()) {
+          diags_.error(s.value.loc, "value file " + quote(*path) + ": value " + std::to_string(i) +
+                                        " (step " + std::to_string(i) + ") " + range);
           return;
         }
       return;

@@ -93,6 +93,58 @@ bool is_keyword(const std::string& name) {
   return keywords().count(name) > 0 || is_vector_type(name);
 }
 
+// The built-in functions of OpenCL C (1.2 to 3.0, "Built-in Functions" of the OpenCL C
+// specification): a kernel of one of their names collides with the built-in (PoCL renames it
+// `_cl_NAME`, other compilers refuse it), so the program could not find it by its name.
+bool is_opencl_builtin(const std::string& name) {
+  static const std::set<std::string> kNames = {
+      // Work-item functions.
+      "get_work_dim", "get_global_size", "get_global_id", "get_local_size",
+      "get_enqueued_local_size", "get_local_id", "get_num_groups", "get_group_id",
+      "get_global_offset", "get_global_linear_id", "get_local_linear_id", "get_sub_group_size",
+      "get_max_sub_group_size", "get_num_sub_groups", "get_enqueued_num_sub_groups",
+      "get_sub_group_id", "get_sub_group_local_id",
+      // Math functions.
+      "acos", "acosh", "acospi", "asin", "asinh", "asinpi", "atan", "atan2", "atanh", "atanpi",
+      "atan2pi", "cbrt", "ceil", "copysign", "cos", "cosh", "cospi", "erfc", "erf", "exp", "exp2",
+      "exp10", "expm1", "fabs", "fdim", "floor", "fma", "fmax", "fmin", "fmod", "fract", "frexp",
+      "hypot", "ilogb", "ldexp", "lgamma", "lgamma_r", "log", "log2", "log10", "log1p", "logb",
+      "mad", "maxmag", "minmag", "modf", "nan", "nextafter", "pow", "pown", "powr", "remainder",
+      "remquo", "rint", "rootn", "round", "rsqrt", "sin", "sincos", "sinh", "sinpi", "sqrt", "tan",
+      "tanh", "tanpi", "tgamma", "trunc",
+      // Integer functions.
+      "abs", "abs_diff", "add_sat", "hadd", "rhadd", "clamp", "clz", "ctz", "mad_hi", "mad_sat",
+      "max", "min", "mul_hi", "rotate", "sub_sat", "upsample", "popcount", "mad24", "mul24",
+      // Common functions.
+      "degrees", "mix", "radians", "step", "smoothstep", "sign",
+      // Geometric functions.
+      "cross", "dot", "distance", "length", "normalize", "fast_distance", "fast_length",
+      "fast_normalize",
+      // Relational functions.
+      "isequal", "isnotequal", "isgreater", "isgreaterequal", "isless", "islessequal",
+      "islessgreater", "isfinite", "isinf", "isnan", "isnormal", "isordered", "isunordered",
+      "signbit", "any", "all", "bitselect", "select",
+      // Synchronization, fences, async copies, miscellaneous vector and printf.
+      "barrier", "work_group_barrier", "sub_group_barrier", "mem_fence", "read_mem_fence",
+      "write_mem_fence", "atomic_work_item_fence", "async_work_group_copy",
+      "async_work_group_strided_copy", "wait_group_events", "prefetch", "vec_step", "shuffle",
+      "shuffle2", "printf", "to_global", "to_local", "to_private", "get_fence", "enqueue_kernel",
+      "enqueue_marker", "retain_event", "release_event", "create_user_event", "is_valid_event",
+      "set_user_event_status", "capture_event_profiling_info", "get_default_queue", "ndrange_1D",
+      "ndrange_2D", "ndrange_3D", "read_pipe", "write_pipe", "reserve_read_pipe",
+      "reserve_write_pipe", "commit_read_pipe", "commit_write_pipe", "is_valid_reserve_id",
+      "get_pipe_num_packets", "get_pipe_max_packets"};
+  if (kNames.count(name)) return true;
+  // Families by prefix: vload/vstore (vload4, vload_half, vstorea_half8, ...), atomics,
+  // conversions and reinterpretations, native_ and half_ math, images, work-group and
+  // sub-group collectives.
+  for (const char* prefix :
+       {"vload", "vstore", "atomic_", "atom_", "convert_", "as_", "native_", "half_", "read_image",
+        "write_image", "get_image_", "work_group_", "sub_group_"})
+    if (name.rfind(prefix, 0) == 0) return true;
+  return false;
+}
+
 bool is_reserved_by_expressions(const std::string& name) {
   static const char* const kWords[] = {
       "step", "min", "max", "round_up", "extent", "global_extent", "offset", "pi",    "pow",

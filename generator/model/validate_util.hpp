@@ -29,6 +29,10 @@ bool is_identifier(const std::string& name);
 /// float4, ...): names the generated host code or kernels could not declare.
 bool is_keyword(const std::string& name);
 
+/// True for the built-in functions of OpenCL C (mix, clamp, dot, get_global_id, vload4, ...):
+/// an OpenCL kernel cannot take their names.
+bool is_opencl_builtin(const std::string& name);
+
 /// True for the names the expression language gives a meaning (step, min, extent, ...).
 bool is_reserved_by_expressions(const std::string& name);
 

@@ -64,6 +64,7 @@ struct KernelArg {
   std::vector<HaloPoint> halo;  ///< kArray: dependent points
   std::vector<Text> halo_lo;    ///< kArray: widths below, per dimension (alternative form)
   std::vector<Text> halo_hi;    ///< kArray: widths above, per dimension
+  Text in_place;                ///< kArray: "wavefront" (readwrite with a halo; docs/spec.md)
   Text scalar_type;             ///< kScalar: int, float, ...
   Text value;                   ///< kScalar: expression
   Loc loc;

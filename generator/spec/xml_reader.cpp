@@ -2,8 +2,7 @@
 //
 // Native form: a root <stencil name="..."> holding <constant>, <array>, <kernel> (with <arg>,
 // <global size>, <local size>), <iterate> (with <launch>, <swap>, <rotate>), <devices>,
-// <exchange>, <out_of_core>, <distribution> and any number of <boundary>; docs/spec.md lists
-// every attribute.
+// <exchange>, <out_of_core>, <distribution>, <boundary>s; docs/spec.md lists every attribute.
 //
 // STEPOCL form (Li, Brunet, Namyst, HPCC 2013, Listings 2 and 3). Its elements may stand inside
 // <stencil> beside native ones, inside a root <stepocl> (same content as <stencil>, 'name'
@@ -637,7 +636,7 @@ void XmlReader::kernel(const Element& el) {
 
 void XmlReader::arg(const Element& el, Kernel& k) {
   check_attributes(el, {"array", "scalar", "table", "access", "halo", "halo-lo", "halo-hi",
-                        "halo_lo", "halo_hi", "value"});
+                        "halo_lo", "halo_hi", "value", "in-place", "in_place"});
   for_each_child(el, {}, [](const Element&) {});
   KernelArg a;
   a.loc = el.loc;
@@ -665,7 +664,7 @@ void XmlReader::arg(const Element& el, Kernel& k) {
     a.scalar_type = value(el, scalar);
     a.value = required_attr(el, "value");
     for (const Attr& other : el.attrs)
-      if (other.name == "access" || other.name.compare(0, 4, "halo") == 0)
+      if (other.name != "scalar" && other.name != "value")  // access, halo*, in-place
         error(loc(other.name_offset),
               "attribute '" + other.name + "' does not apply to a scalar <arg>");
   } else {
@@ -677,6 +676,7 @@ void XmlReader::arg(const Element& el, Kernel& k) {
     if (const Attr* halo = find(el, "halo")) a.halo = halo_points(*halo);
     if (halo_lo) a.halo_lo = list(*halo_lo, true);
     if (halo_hi) a.halo_hi = list(*halo_hi, true);
+    if (const Attr* ip = find_either(el, "in-place", "in_place")) a.in_place = value(el, ip);
   }
   k.args.push_back(std::move(a));
 }

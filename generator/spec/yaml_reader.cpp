@@ -593,7 +593,7 @@ void YamlReader::arg(const YAML::Node& node, Kernel& k) {
   for (Text* t : {&a.array, &a.access, &a.scalar_type, &a.value, &a.table}) t->loc = a.loc;
   Fields f = fields(node, "arg",
                     {"array", "scalar", "table", "access", "halo", "halo_lo", "halo_hi", "halo-lo",
-                     "halo-hi", "value"});
+                     "halo-hi", "value", "in_place", "in-place"});
   // {table: T}: a table, read whole; 'access', when given, is checked by the model.
   if (f.count("table")) {
     a.kind = KernelArg::Kind::kTable;
@@ -614,7 +614,7 @@ void YamlReader::arg(const YAML::Node& node, Kernel& k) {
     a.scalar_type = scalar_of(f, "scalar", a.loc);
     a.value = required(f, "value", "arg", a.loc);
     for (const auto& [key, e] : f)
-      if (key == "access" || key.compare(0, 4, "halo") == 0)
+      if (key != "scalar" && key != "value")  // access, halo*, in_place
         error(e.key_loc, "key '" + e.key + "' does not apply to a scalar arg");
   } else {
     a.kind = KernelArg::Kind::kArray;
@@ -624,6 +624,7 @@ void YamlReader::arg(const YAML::Node& node, Kernel& k) {
     if (f.count("halo")) a.halo = halo_points(f["halo"]);
     if (f.count("halo_lo")) a.halo_lo = scalar_list(f["halo_lo"], true);
     if (f.count("halo_hi")) a.halo_hi = scalar_list(f["halo_hi"], true);
+    if (f.count("in_place")) a.in_place = scalar_of(f, "in_place", a.loc);
   }
   k.args.push_back(std::move(a));
 }

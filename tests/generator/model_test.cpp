@@ -201,13 +201,16 @@ TEST_CASE("the read halo is the union of every reading argument's halo") {
   CHECK(h.lo == std::array<int, 3>{2, 1, 0});
   CHECK(h.hi == std::array<int, 3>{1, 1, 0});
   CHECK(h.points.size() == 5);  // {1,0} is in both
-  // Given as widths, a halo reads the whole box: the union is a box too.
+  // Given as widths, a halo reads the whole box: the union is a box too. (In place with a
+  // halo: a wavefront's launch, said so; without in-place it is refused, tests/errors.)
   spec::KernelArg widths = arg("A", "readwrite");
   widths.halo_lo = {t("0"), t("3")};
   widths.halo_hi = {t("0"), t("0")};
+  widths.in_place = t("wavefront");
   tree.kernels[1].args[0] = widths;
   b = build(tree);
   REQUIRE(b.model);
+  CHECK(b.model->kernels[1].args[0].wavefront);
   CHECK(b.model->arrays[0].read_halo.points.empty());
   CHECK(b.model->arrays[0].read_halo.lo == std::array<int, 3>{1, 3, 0});
   CHECK(b.model->arrays[0].written);

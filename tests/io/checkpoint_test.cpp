@@ -260,6 +260,11 @@ TEST_CASE("a truncated, corrupted or foreign file is a clear error, never wrong 
   std::string header = good;
   header[io::kCheckpointPreamble + 30] ^= 0x20;
   CHECK(open_error(header).find("its header is corrupted") != std::string::npos);
+  // A header whose checksum matches but whose step is negative (crafted, or a writer's bug):
+  // the run would start before step 0 and rewrite the series of the steps it repeats.
+  f.write(-3);
+  CHECK(open_error(read_file(f.path)).find("its header is not valid (step)") != std::string::npos);
+  f.write();
   // One flipped bit in the second block of p: the whole read and a box in that block fail,
   // a box in the first block still reads (the check is per block).
   std::string data = good;

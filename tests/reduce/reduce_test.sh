@@ -12,7 +12,8 @@
 # Every run's reductions equal Python's math.fsum / exact min and max over the arrays it saved
 # (check_reductions.py), the same bits on every configuration; the monitor's CSV has the same
 # values everywhere; until stops every configuration after step 23 with the arrays a run of
-# reduce.xml for 24 steps has; --quiet prints nothing of the monitor but still writes its CSV.
+# reduce.xml for 24 steps has; --quiet prints nothing of the monitor but still writes its CSV;
+# (opencl) a spec differing from until.xml only in a reduce op refuses until.xml's checkpoint.
 # Usage: reduce_test.sh STEPGEN SOURCE_DIR WORK_DIR MODE
 set -euo pipefail
 source "$(dirname "$0")/../build_program.sh"
@@ -244,3 +245,26 @@ for label in "${labels[@]}"; do
   done
   echo "ok: until $label: $(grep '^stopped' "$dir/log.txt")"
 done
+
+# --- the checkpoint's spec hash covers the reductions (emit/spec_hash.hpp) ------------------------
+# until.xml with diff's op linf made max: a checkpoint of until.xml (its reductions' values
+# recorded in it) is another spec's to this program, and the restart is refused before any step.
+if [ "$mode" = opencl ]; then
+  variant="$out/variant"
+  mkdir -p "$variant"
+  cp "$here/jacobi2d.cl" "$here/jacobi2d.cu" "$variant/"
+  sed -e 's/<stencil name="until">/<stencil name="until_max">/' \
+      -e 's/name="diff" op="linf"/name="diff" op="max"/' "$here/until.xml" > "$variant/until_max.xml"
+  grep -q 'op="max"' "$variant/until_max.xml" || { echo "FAIL: the variant spec did not change"; exit 1; }
+  build "$variant/until_max.xml" until_max
+  dir="$out/runs/restart-other-op"
+  mkdir -p "$dir"
+  status=0
+  (cd "$dir" && POCL_DEVICES=pthread timeout 300 "$program" --device-type cpu --devices 1 \
+    --restart ../until-ooc-ckpt/c.ckpt > log.txt 2>&1) || status=$?
+  if [ "$status" -eq 0 ] || ! grep -q "cannot restart from '../until-ooc-ckpt/c.ckpt': it was written by another spec" "$dir/log.txt" ||
+    grep -q "^stopped\|^time:" "$dir/log.txt"; then
+    sed 's/^/  | /' "$dir/log.txt"; echo "FAIL: a restart of until.xml's checkpoint with another reduce op (status $status)"; exit 1
+  fi
+  echo "ok: a checkpoint of until.xml is refused to a spec with another reduce op: $(head -1 "$dir/log.txt")"
+fi

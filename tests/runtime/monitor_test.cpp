@@ -75,6 +75,38 @@ TEST_CASE("monitor: partials merged in any order give one value, until stops whe
   CHECK(m.stopped_at() == 7);
 }
 
+TEST_CASE("monitor: a NaN that until reads stops the run with an error naming it and the step") {
+  rt::MonitorSpec spec;
+  spec.reductions = kInfo;
+  spec.count = 2;
+  spec.until = until;
+  spec.until_text = "res < 2.5";
+  spec.until_uses = kUses;
+  spec.until_use_count = 1;
+  rt::Monitor m(spec, 100, false);
+  // res is NaN before step 3 (not computed yet): until is not due, nothing is wrong.
+  for (std::int64_t t = 0; t < 3; ++t) CHECK(m.end_of_step(t));
+  rt::Reduction finite(rt::ReduceOp::kL2);
+  finite.add(3.0);
+  m.add(0, finite);
+  CHECK(m.end_of_step(3));  // res = 3: not converged, goes on
+  for (std::int64_t t = 4; t < 7; ++t) CHECK(m.end_of_step(t));
+  // A cell went NaN: res is NaN at step 7, where until is tested.
+  rt::Reduction bad(rt::ReduceOp::kL2);
+  bad.add(1.0);
+  bad.add(std::nan(""));
+  m.add(0, bad);
+  std::string message;
+  try {
+    m.end_of_step(7);
+  } catch (const rt::RunError& e) {
+    message = e.what();
+  }
+  CHECK(message ==
+        "until: reduction 'res' is NaN after step 7 (the run diverged: a cell is NaN), so "
+        "'res < 2.5' can never be true; the run stops here");
+}
+
 TEST_CASE("monitor: the CSV holds a header and a line every `every` steps, written atomically") {
   rt::MonitorSpec spec;
   spec.reductions = kInfo;

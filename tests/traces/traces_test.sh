@@ -157,5 +157,24 @@ if [ "$mode" = opencl ]; then
   fi
 fi
 
+# --steps past the values of wavelet.raw (40): an error at start-up naming the file, before
+# step 0 (no device set up, no trace or save written), not after the 40 steps it covers.
+dir="$out/runs/short-wavelet"
+mkdir -p "$dir"
+status=0
+case $mode in
+  opencl) (cd "$dir" && POCL_DEVICES=pthread "$program" --device-type cpu --devices 1 --steps 41 --save p3=p3.raw) > "$dir/log.txt" 2>&1 || status=$? ;;
+  mpi) (cd "$dir" && POCL_DEVICES=pthread stepgen_mpirun 2 "$program" --device-type cpu --steps 41 --save p3=p3.raw) > "$dir/log.txt" 2>&1 || status=$? ;;
+  cuda-emu) (cd "$dir" && STEPGEN_CUDA_EMULATE=1 "$program" --steps 41 --save p3=p3.raw) > "$dir/log.txt" 2>&1 || status=$? ;;
+  cuda-emu-mpi) (cd "$dir" && STEPGEN_CUDA_EMULATE=1 stepgen_mpirun 2 "$program" --steps 41 --save p3=p3.raw) > "$dir/log.txt" 2>&1 || status=$? ;;
+esac
+if [ "$status" -eq 0 ] || [ -e "$dir/traces.csv" ] || [ -e "$dir/p3.raw" ] ||
+  ! grep -q "inject into p3: value file 'wavelet.raw' holds 40 values (one per step) but this run takes 41 steps" "$dir/log.txt" ||
+  grep -q "^probe:\|^1 device\|^time:" "$dir/log.txt"; then
+  cat "$dir/log.txt"; ls "$dir"; echo "FAIL: $mode: --steps past the value file exited $status"; failures=$((failures + 1))
+else
+  echo "ok: $mode: --steps past the value file fails at start-up with: $(grep -m1 'inject into' "$dir/log.txt")"
+fi
+
 [ "$failures" -eq 0 ] || { echo "$failures failure(s)"; exit 1; }
 echo "all runs equal the serial reference (fields and traces)"

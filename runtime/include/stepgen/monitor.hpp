@@ -156,6 +156,7 @@ class Monitor {
       for (int j = 0; j < spec_.until_use_count; ++j)
         if (computed_at_[static_cast<std::size_t>(spec_.until_uses[j])] == step) until_due = true;
     }
+    if (spec_.until && until_due) diverged();
     const bool stop = spec_.until && until_due && spec_.until(*this, step);
     if (spec_.every > 0 && ((step + 1) % spec_.every == 0 || stop || step + 1 == steps_))
       line(step);
@@ -198,6 +199,19 @@ class Monitor {
   }
 
  private:
+  /// A reduction `until` names that was computed and is NaN: no comparison with it is ever
+  /// true, so the run would go on to its last step unnoticed. Throws RunError naming it.
+  void diverged() const {
+    for (int j = 0; j < spec_.until_use_count; ++j) {
+      const auto u = static_cast<std::size_t>(spec_.until_uses[j]);
+      if (computed_at_[u] >= 0 && std::isnan(values_[u]))
+        throw RunError(std::string("until: reduction '") + spec_.reductions[u].name +
+                       "' is NaN after step " + std::to_string(computed_at_[u]) +
+                       " (the run diverged: a cell is NaN), so '" + spec_.until_text +
+                       "' can never be true; the run stops here");
+    }
+  }
+
   std::string header() const {
     std::string h = "step";
     for (int i = 0; i < spec_.count; ++i) h += std::string(",") + spec_.reductions[i].name;

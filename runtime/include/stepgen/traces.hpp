@@ -68,7 +68,32 @@ struct Inject {
   void (*add)(unsigned char* cell, double v);  ///< add_to_cell<T> of the array's type
   std::size_t element_bytes;
   const char* name;  ///< the array's
+  /// value="file(PATH)": the values PATH held at generation time (one per step from step 0)
+  /// and PATH; -1 and "" for an expression (a value at every step).
+  std::int64_t values = -1;
+  const char* file = "";
 };
+
+/// The program's sources (the generated kInjects).
+struct Injects {
+  const Inject* first = nullptr;
+  std::size_t count = 0;
+  const Inject* begin() const { return first; }
+  const Inject* end() const { return first + count; }
+};
+
+/// Checks before the run that every inject of a value file has a value for each step the run
+/// may take (steps 0 to steps - 1; a restart or an `until` may run fewer, never more): the
+/// error now, before step 0, not after the steps the file covers. Throws RunError.
+inline void check_inject_values(const Injects& injects, std::int64_t steps) {
+  for (const Inject& in : injects)
+    if (in.values >= 0 && in.values < steps)
+      throw RunError(std::string("inject into ") + in.name + ": value file '" + in.file +
+                     "' holds " + std::to_string(in.values) +
+                     " values (one per step) but this run takes " + std::to_string(steps) +
+                     " steps (--steps): run at most " + std::to_string(in.values) +
+                     " steps, or give a longer file and regenerate");
+}
 
 /// A receiver: cells of one array sampled after every `every` steps ((step + 1) % every == 0)
 /// at its place in the body, into one row per sampled step; `write` makes the CSV file.

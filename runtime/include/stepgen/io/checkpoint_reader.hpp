@@ -190,7 +190,7 @@ class CheckpointReader {
       if (key == "spec_hash") {
         info_.spec_hash = line.size() > 10 ? line.substr(10) : "";
       } else if (key == "step") {
-        if (!(l >> info_.step)) bad("step");
+        if (!(l >> info_.step) || info_.step < 0) bad("step");  // a run starts at step >= 0
       } else if (key == "dims") {
         if (!(l >> info_.grid.dims) || info_.grid.dims < 1 || info_.grid.dims > 3) bad("dims");
       } else if (key == "grid") {
