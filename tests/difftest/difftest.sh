@@ -462,6 +462,7 @@ if [ "${1:-}" = --dir ]; then  # saved programs (tests/difftest/regressions/*), 
       rm -rf "${work:?}/$name"
       mkdir -p "$work/$name"
       cp "$src"/prog.* "$src"/saves.txt "$src"/modes.txt "$src"/summary.txt "$work/$name/"
+      for f in "$src"/*.raw; do [ -f "$f" ] && cp "$f" "$work/$name/"; done  # init="file(...)" inputs
     fi
     rerun="tests/difftest/difftest.sh --dir $src"
     run_program "$work/$name" "$name"
