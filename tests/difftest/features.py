@@ -324,6 +324,14 @@ def stepw_cond(k, dims):
     return " && ".join(parts)
 
 
+def stepw_dims(k, dims):
+    """The dimensions whose global index stepw_cond computes (none for every K-th step: unused
+    variables and arguments are errors under the CUDA builds' -Werror)."""
+    if k.stepw is None or k.stepw[1][0] == "every":
+        return []
+    return list(range(dims))  # a source plane casts the other dimensions' indices to void
+
+
 def mask_cond(k, dims, index_expr):
     name, pt, test, _ = k.mask
     return f"{name}[{index_expr(pt, dims)}] {test}"

@@ -296,7 +296,7 @@ def kernel_code(p, k, cuda):
         const = "const " if a.access == "read" else ""
         params.append(("" if cuda else "__global ") + f"{const}{t}* {a.array}")
     params += [f"const int {e}" for e in ext]
-    if k.glob_lo is not None or k.stepw is not None:
+    if k.glob_lo is not None or features.stepw_dims(k, dims):
         params += [f"const int o{DIMS[d]}" for d in range(dims)] + [f"const int g{e}" for e in ext]
     if k.use_step:
         params.append("const int istep")
@@ -328,7 +328,9 @@ def kernel_code(p, k, cuda):
             g.append(f"{gidx(d, d in periodic)} >= g{ext[d]} - {k.glob_hi[d]}")
         L.append("  if (" + " || ".join(g) + ") return;  // the whole grid's boundary")
     if k.stepw is not None:  # the global index, for the step-dependent test
-        L += [f"  const int g{DIMS[d]} = {gidx(d, True)};" for d in range(dims)]
+        L += [f"  const int g{DIMS[d]} = {gidx(d, True)};" for d in features.stepw_dims(k, dims)]
+        L += [f"  (void)g{DIMS[d]};  // a plane: not tested along {DIMS[d]}" for d in features.stepw_dims(k, dims)
+              if k.stepw[1][0] == "source" and d > 0 and k.stepw[1][3][d] is None]
     readwrite = [out for out in k.writes if next(a for a in k.args if a.array == out).access == "readwrite"]
     if sd is not None:  # the recurrence's running values, then the loop over the whole line
         for out in k.writes:
@@ -446,7 +448,7 @@ def source(p, cuda):
 def scalar_args(p, k):
     first = k.args[0].array
     out = [("int", f"extent({first},{d})") for d in range(p["dims"])]
-    if k.glob_lo is not None or k.stepw is not None:
+    if k.glob_lo is not None or features.stepw_dims(k, p["dims"]):
         out += [("int", f"offset({first},{d})") for d in range(p["dims"])]
         out += [("int", f"global_extent({first},{d})") for d in range(p["dims"])]
     if k.use_step:
