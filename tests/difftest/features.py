@@ -29,7 +29,9 @@ Every read stays within a declared halo in every branch, so the programs stay va
 DIFFTEST_FEATURES (gen.py --features) changes the probabilities: `mask,scan=0.5` draws masks
 always and scans half the time; `all` draws every feature.
 """
+import itertools
 import random
+import struct
 
 PROB = {"scan": 0.06, "stepw": 0.08, "mask": 0.08, "boundary": 0.1}
 
@@ -93,7 +95,6 @@ def plain(k):
 
 def add_scan(p, rng):
     """One kernel becomes a recurrence along a whole line (whole-line halos, global size 1 there)."""
-    from gen import Arg  # noqa: F401  (the class of the arguments changed here)
     dims, size = p["dims"], p["size"]
     cands = [k for k in p["kernels"] if plain(k)]
     if dims < 2 or p["every"] != 1 or not cands:
@@ -176,13 +177,12 @@ def add_stepw(p, rng, pick_type):
 
 def write_mask_file(p, rng, typ):
     """mask.raw: 0 and 1 in blocks, stripes or at random, little-endian elements of typ."""
-    import struct
     dims, size = p["dims"], p["size"]
     fmt = {"int": "<i", "uint": "<I", "short": "<h", "uchar": "<B"}[typ]
     pattern = rng.choice(["random", "blocks", "stripes"])
     b = [rng.randint(2, 5) for _ in range(dims)]
     out = bytearray()
-    for idx in __import__("itertools").product(*[range(s) for s in reversed(size)]):
+    for idx in itertools.product(*[range(s) for s in reversed(size)]):
         idx = tuple(reversed(idx))  # x fastest
         if pattern == "random":
             v = 1 if rng.random() < 0.4 else 0

@@ -20,6 +20,10 @@ Arithmetic is exactly reproducible: + - * and division by constants, no transcen
 functions, FP_CONTRACT OFF (CUDA: --fmad=false, the generated CMake's default), bounded values
 (weights whose magnitudes sum to at most 1, inputs in [0, 1)), integers in unsigned arithmetic
 reduced modulo 1021.
+
+features.py then draws, each from a stream of its own, line recurrences, step-dependent writers,
+masks and <boundary> frames (--features or DIFFTEST_FEATURES: their probabilities); a seed that
+draws none is the program it was before them.
 """
 import argparse
 import itertools
