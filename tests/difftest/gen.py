@@ -29,8 +29,10 @@ import argparse
 import itertools
 import os
 import random
+import sys
 
-import features
+sys.dont_write_bytecode = True  # no __pycache__ of features.py in the source tree
+import features  # noqa: E402
 
 INT_TYPES = ["int", "uint", "long", "short", "uchar"]
 # OpenCL C's names (the spec's) and CUDA's for the same element types
