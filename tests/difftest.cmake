@@ -3,7 +3,8 @@
 # core with forced chunks and k, trapezoid, band and region sharing, overlap, pinned; MPI on 2-3
 # ranks where MPI is installed), every saved array equal to the one-device in-core run bit for
 # bit. The seeds cover 1D-3D, swap and rotate, deep halos, rims wider than halos, global
-# boundaries, accumulators, float/double/int. Then every saved regression program
+# boundaries, accumulators, float/double/int, a step-dependent writer, a line recurrence, <boundary>
+# frames. Then every saved regression program
 # (tests/difftest/regressions/*), each a failure the tester once found.
 find_package(OpenCL QUIET)
 find_package(Python3 QUIET COMPONENTS Interpreter)
@@ -18,7 +19,9 @@ if(OpenCL_FOUND AND Python3_FOUND)
   # CMakeLists and must give the same binaries (both), and the regressions are built direct too
   # (their 6 OpenCL and 4 OpenCL MPI programs configured once for each kind, not each: about
   # 30 s of CI, FindMPI's checks 6 s a configure).
-  foreach(seed 20 27 53 55 60)
+  # Seed 55 has a step-dependent writer (tests/difftest/features.py), 333 a line recurrence
+  # along x (whole-line halos) and periodic frames along y.
+  foreach(seed 20 27 53 55 60 333)
     set(difftest_build direct)
     if(seed EQUAL 27)
       set(difftest_build both)

@@ -20,11 +20,19 @@ Arithmetic is exactly reproducible: + - * and division by constants, no transcen
 functions, FP_CONTRACT OFF (CUDA: --fmad=false, the generated CMake's default), bounded values
 (weights whose magnitudes sum to at most 1, inputs in [0, 1)), integers in unsigned arithmetic
 reduced modulo 1021.
+
+features.py then draws, each from a stream of its own, line recurrences, step-dependent writers,
+masks and <boundary> frames (--features or DIFFTEST_FEATURES: their probabilities); a seed that
+draws none is the program it was before them.
 """
 import argparse
 import itertools
 import os
 import random
+import sys
+
+sys.dont_write_bytecode = True  # no __pycache__ of features.py in the source tree
+import features  # noqa: E402
 
 INT_TYPES = ["int", "uint", "long", "short", "uchar"]
 # OpenCL C's names (the spec's) and CUDA's for the same element types
@@ -59,6 +67,7 @@ class Kernel:
         self.local = None  # work-group sizes or None
         self.auto = None  # <local size="auto"/>: its candidate shapes (or None)
         self.body = {}  # output array -> list of terms
+        self.scan = self.mask = self.stepw = None  # features.py: a line recurrence, a mask, a step-dependent writer
 
 
 def odd(rng, lo, hi):
@@ -100,7 +109,7 @@ def make_halo(rng, dims, radius):
     return lo, hi, sorted(pts), form
 
 
-def generate(seed, wide_rims=False):
+def generate(seed, wide_rims=False, feature_spec=None):
     rng = random.Random(seed)
     p = {"seed": seed}
     dims = rng.choice([1, 2, 2, 3, 3])
@@ -262,6 +271,7 @@ def generate(seed, wide_rims=False):
     p.update(dims=dims, size=size, steps=steps, every=every, arrays=arrays, groups=groups,
              kernels=kernels, temps=temps, ro=ro, acc=acc, grid_lo=grid_lo, grid_hi=grid_hi,
              step_lo=cum_lo, step_hi=cum_hi)
+    features.add_features(p, feature_spec)  # streams of their own: rng's draws stay
     p["modes"] = make_modes(rng, p)
     return p
 
@@ -292,32 +302,57 @@ def kernel_code(p, k, cuda):
         const = "const " if a.access == "read" else ""
         params.append(("" if cuda else "__global ") + f"{const}{t}* {a.array}")
     params += [f"const int {e}" for e in ext]
-    if k.glob_lo is not None:
+    if k.glob_lo is not None or features.stepw_dims(k, dims):
         params += [f"const int o{DIMS[d]}" for d in range(dims)] + [f"const int g{e}" for e in ext]
     if k.use_step:
         params.append("const int istep")
     head = ("__global__ void " if cuda else "__kernel void ") + k.name + "(" + ", ".join(params) + ") {"
     L = [head]
-    for d in range(dims):
+    sd = k.scan[0] if k.scan is not None else None  # a line recurrence loops over dimension sd
+    line = [d for d in range(dims) if d != sd]
+    for d in line:
         gid = f"blockIdx.{DIMS[d]} * blockDim.{DIMS[d]} + threadIdx.{DIMS[d]}" if cuda else f"get_global_id({d})"
         L.append(f"  const int {DIMS[d]} = {gid};")
-    L.append("  if (" + " || ".join(f"{DIMS[d]} >= {ext[d]}" for d in range(dims)) + ") return;")
+    L.append("  if (" + " || ".join(f"{DIMS[d]} >= {ext[d]}" for d in line) + ") return;")
     rim = []
-    for d in range(dims):
+    for d in line:
         rim.append(f"{DIMS[d]} < {k.rim_lo[d]}")
         rim.append(f"{DIMS[d]} >= {ext[d]} - {k.rim_hi[d]}")
     L.append("  if (" + " || ".join(rim) + ") return;  // the rim (halo below/above: "
              + f"{k.shrink[0]}/{k.shrink[1]})")
+    def gidx(d, wrap):
+        """The global index along d; wrapped into the grid where frame cells must be computed
+        as the images of the cells they stand for (a periodic frame: docs/spec.md)."""
+        g = f"o{DIMS[d]} + {DIMS[d]}"
+        return f"((({g}) % g{ext[d]} + g{ext[d]}) % g{ext[d]})" if wrap else g
+
+    periodic = p.get("periodic_dims", set())
     if k.glob_lo is not None:
         g = []
         for d in range(dims):
-            g.append(f"o{DIMS[d]} + {DIMS[d]} < {k.glob_lo[d]}")
-            g.append(f"o{DIMS[d]} + {DIMS[d]} >= g{ext[d]} - {k.glob_hi[d]}")
+            g.append(f"{gidx(d, d in periodic)} < {k.glob_lo[d]}")
+            g.append(f"{gidx(d, d in periodic)} >= g{ext[d]} - {k.glob_hi[d]}")
         L.append("  if (" + " || ".join(g) + ") return;  // the whole grid's boundary")
+    if k.stepw is not None:  # the global index, for the step-dependent test
+        L += [f"  const int g{DIMS[d]} = {gidx(d, True)};" for d in features.stepw_dims(k, dims)]
+        L += [f"  (void)g{DIMS[d]};  // a plane: not tested along {DIMS[d]}" for d in features.stepw_dims(k, dims)
+              if k.stepw[1][0] == "source" and d > 0 and k.stepw[1][3][d] is None]
+    readwrite = [out for out in k.writes if next(a for a in k.args if a.array == out).access == "readwrite"]
+    if sd is not None:  # the recurrence's running values, then the loop over the whole line
+        for out in k.writes:
+            typ = arrays[out]["type"]
+            L.append(f"  uint r_{out} = 0u;" if typ in INT_TYPES else f"  {typ} r_{out} = {fmt_float(0.0, typ)};")
+        v = DIMS[sd]
+        L.append(f"  for (int {v} = 0; {v} < {ext[sd]}; ++{v}) {{" if k.scan[1]
+                 else f"  for (int {v} = {ext[sd]} - 1; {v} >= 0; --{v}) {{")
     lin = "x"
     if dims >= 2:
         lin = "x + nx * y" if dims == 2 else "x + nx * (y + ny * z)"
     L.append(f"  const int c = {lin};")
+    if k.mask is not None:
+        L.append(f"  const int m = {features.mask_cond(k, dims, index_expr)};  // the mask")
+        if len(readwrite) == len(k.writes):
+            L.append("  if (m) return;  // masked cells keep their values")
 
     def fval(arr, pt, typ):
         """arr at pt as a value of float type typ in [-1, 1]."""
@@ -334,14 +369,8 @@ def kernel_code(p, k, cuda):
             return f"(uint)({v})"
         return f"(uint)(int)({v} * 256.0{'f' if at == 'float' else ''})"
 
-    for out in k.writes:
-        typ = arrays[out]["type"]
-        terms = k.body[out]
-        var = f"s_{out}"
-        if typ in INT_TYPES:
-            ct = CUDA_TYPE[typ] if cuda else typ
-            L.append(f"  uint {var} = 0u;")
-            for w, iw, t in terms:
+    def sum_int(var, terms):
+        for w, iw, t in terms:
                 if t[0] == "val":
                     e = ival(t[1], t[2])
                 elif t[0] == "mul":
@@ -351,13 +380,8 @@ def kernel_code(p, k, cuda):
                 else:
                     e = "(uint)istep"
                 L.append(f"  {var} = {var} + {iw}u * {e};")
-            if out == p["acc"]:
-                L.append(f"  {out}[c] = ({ct})(((uint)({out}[c]) + {var}) % 1021u);")
-            else:
-                L.append(f"  {out}[c] = ({ct})({var} % 1021u);")
-        else:
-            zero = fmt_float(0.0, typ)
-            L.append(f"  {typ} {var} = {zero};")
+
+    def sum_float(var, terms, typ):
             for w, iw, t in terms:
                 if t[0] == "val":
                     e = fval(t[1], t[2], typ)
@@ -368,11 +392,44 @@ def kernel_code(p, k, cuda):
                 else:
                     e = f"({typ})(istep % 8) * {fmt_float(0.125, typ)}"
                 L.append(f"  {var} = {var} + {fmt_float(w, typ)} * {e};")
-            if out == p["acc"]:
-                h = fmt_float(0.5, typ)
-                L.append(f"  {out}[c] = {h} * {out}[c] + {h} * {var};")
+
+    for out in k.writes:
+        typ = arrays[out]["type"]
+        var = f"s_{out}"
+        integer = typ in INT_TYPES
+        ct = (CUDA_TYPE[typ] if cuda else typ) if integer else typ
+        L.append(f"  uint {var} = 0u;" if integer else f"  {typ} {var} = {fmt_float(0.0, typ)};")
+        alt = k.mask[3].get(out) if k.mask is not None else None
+        if alt is not None:  # the masked cells' sum reads other neighbours
+            L.append("  if (m) {")
+            sum_int(var, alt) if integer else sum_float(var, alt, typ)
+            L.append("  } else {")
+        sum_int(var, k.body[out]) if integer else sum_float(var, k.body[out], typ)
+        if alt is not None:
+            L.append("  }")
+        guard = []
+        if out in readwrite and k.mask is not None and len(readwrite) < len(k.writes):
+            guard.append("!m")
+        if k.stepw is not None and out == k.stepw[0]:
+            guard.append(f"({features.stepw_cond(k, dims)})")
+        store = f"  if ({' && '.join(guard)}) " if guard else "  "
+        h = fmt_float(0.5, typ)
+        if sd is not None:  # the line's recurrence
+            if integer:
+                L.append(f"  r_{out} = (r_{out} * 3u + {var}) % 1021u;")
+                L.append(f"  {out}[c] = ({ct})r_{out};")
             else:
-                L.append(f"  {out}[c] = {var};")
+                L.append(f"  r_{out} = {h} * r_{out} + {h} * {var};")
+                L.append(f"  {out}[c] = r_{out};")
+        elif out in readwrite:
+            if integer:
+                L.append(f"{store}{out}[c] = ({ct})(((uint)({out}[c]) + {var}) % 1021u);")
+            else:
+                L.append(f"{store}{out}[c] = {h} * {out}[c] + {h} * {var};")
+        else:
+            L.append(f"  {out}[c] = ({ct})({var} % 1021u);" if integer else f"  {out}[c] = {var};")
+    if sd is not None:
+        L.append("  }")
     L.append("}")
     if cuda:
         text = "\n".join(L)
@@ -397,7 +454,7 @@ def source(p, cuda):
 def scalar_args(p, k):
     first = k.args[0].array
     out = [("int", f"extent({first},{d})") for d in range(p["dims"])]
-    if k.glob_lo is not None:
+    if k.glob_lo is not None or features.stepw_dims(k, p["dims"]):
         out += [("int", f"offset({first},{d})") for d in range(p["dims"])]
         out += [("int", f"global_extent({first},{d})") for d in range(p["dims"])]
     if k.use_step:
@@ -407,9 +464,10 @@ def scalar_args(p, k):
 
 def global_size(p, k):
     first = k.args[0].array
+    sd = k.scan[0] if k.scan is not None else None  # a line recurrence: one work-item per line
     if k.local:
-        return [f"round_up(extent({first},{d}), {k.local[d]})" for d in range(p["dims"])]
-    return [f"extent({first},{d})" for d in range(p["dims"])]
+        return ["1" if d == sd else f"round_up(extent({first},{d}), {k.local[d]})" for d in range(p["dims"])]
+    return ["1" if d == sd else f"extent({first},{d})" for d in range(p["dims"])]
 
 
 def body_steps(p):
@@ -428,6 +486,8 @@ def write_xml(p, path):
     for n, a in p["arrays"].items():
         save = "" if a["save"] else ' save="false"'
         L.append(f'  <array name="{n}" type="{a["type"]}" size="{size}" init="{a["init"]}"{save}/>')
+    for n, d, kind in p["boundaries"]:
+        L.append(f'  <boundary arrays="{n}" dims="{DIMS[d]}" kind="{kind}"/>')
     for k in p["kernels"]:
         L.append(f'  <kernel name="{k.name}" source="prog.cl" cuda-source="prog.cu">')
         for a in k.args:
@@ -470,6 +530,9 @@ def write_yaml(p, path):
     for n, a in p["arrays"].items():
         save = "" if a["save"] else ", save: false"
         L.append(f"  - {{name: {n}, type: {a['type']}, size: {size}, init: \"{a['init']}\"{save}}}")
+    if p["boundaries"]:
+        L.append("boundaries:")
+        L += [f'  - {{arrays: {n}, dims: [{DIMS[d]}], kind: "{kind}"}}' for n, d, kind in p["boundaries"]]
     L.append("kernels:")
     for k in p["kernels"]:
         L += [f"  - name: {k.name}", "    source: prog.cl", "    cuda_source: prog.cu", "    args:"]
@@ -511,7 +574,8 @@ def summary(p):
     types = ",".join(sorted({a["type"] for a in p["arrays"].values()}))
     return (f"{p['dims']}D {'x'.join(map(str, p['size']))}, {p['steps']} steps, {len(k)} launch(es), "
             f"{groups}, temps [{','.join(p['temps'])}], read-only [{','.join(p['ro'])}]"
-            f"{', acc' if p['acc'] else ''}, every {p['every']}, types {types}; " + "; ".join(halos))
+            f"{', acc' if p['acc'] else ''}, every {p['every']}, types {types}; " + "; ".join(halos)
+            + (f"; {features.describe(p)}" if features.describe(p) else ""))
 
 
 def saved_arrays(p):
@@ -537,31 +601,31 @@ def make_modes(rng, p):
     strategies = ["", "min-exchange", "slabs", "stepocl"]
     modes = []
 
-    def strat(n):
-        s = rng.choice(strategies) if n > 1 else ""
-        return ([f"--strategy {s}"] if s else []) + weights(n)
+    def strat(n, r=rng):
+        s = r.choice(strategies) if n > 1 else ""
+        return ([f"--strategy {s}"] if s else []) + weights(n, r)
 
-    def weights(n):  # uneven parts now and then
-        if n == 1 or rng.random() < 0.7:
+    def weights(n, r=rng):  # uneven parts now and then
+        if n == 1 or r.random() < 0.7:
             return []
-        return ["--weights " + ",".join(str(rng.randint(1, 4)) for _ in range(n))]
+        return ["--weights " + ",".join(str(r.randint(1, 4)) for _ in range(n))]
 
-    def onoff(flag, prob=0.5):
-        return [f"--{flag} {'on' if rng.random() < prob else 'off'}"] if rng.random() < 0.5 else []
+    def onoff(flag, prob=0.5, r=rng):
+        return [f"--{flag} {'on' if r.random() < prob else 'off'}"] if r.random() < 0.5 else []
 
-    def ooc_args(n):
+    def ooc_args(n, r=rng, kmin=1):
         """Forced chunks and k (a chunk owns at least k halos of planes), random switches."""
-        k = rng.randint(1, min(steps, 4))
+        k = r.randint(min(kmin, steps, 4), min(steps, 4))
         planes = size[slow] // n
         cmax = max(1, min(6, planes // max(1, k * s_slow)))
-        c = rng.randint(1, cmax)
+        c = r.randint(1, cmax)
         a = ["--out-of-core on", f"--ooc-chunks {c}", f"--steps-per-pass {k}"]
         # k > every needs the parts split along the slowest dimension only (plan.cpp)
-        a += (["--strategy slabs"] + weights(n) if k > p["every"] or rng.random() < 0.5 else strat(n)) if n > 1 else []
+        a += (["--strategy slabs"] + weights(n, r) if k > p["every"] or r.random() < 0.5 else strat(n, r)) if n > 1 else []
         for flag in ["trapezoid", "band-sharing", "region-sharing", "overlap", "pinned"]:
-            a += onoff(flag, 0.6)
-        if rng.random() < 0.2:
-            a.append(f"--ooc-buffers {rng.choice([3, 4])}")
+            a += onoff(flag, 0.6, r)
+        if r.random() < 0.2:
+            a.append(f"--ooc-buffers {r.choice([3, 4])}")
         # Kernels with <local size="auto"/>: their shapes timed again on the chunks and changed
         # mid-run, in these short runs too (a stream of its own: the seeds' modes stay).
         if any(k.auto for k in p["kernels"]) and retune_rng.random() < 0.6:
@@ -587,6 +651,13 @@ def make_modes(rng, p):
             nbytes = sum(8 if a["type"] == "double" else 4 for a in p["arrays"].values()) * cells
             budget = max(4096, int(nbytes / n * rng.uniform(2.0, 8.0)))
             modes.append((f"oocmodel{n}", "-", f"--devices {n} --out-of-core on --device-memory {budget}"))
+    # Boundary frames out of core with 2-4 steps per pass (frames composed on the host at each
+    # pass boundary, refilled on the device between the steps of a pass), 1-3 devices.
+    if p["boundaries"]:
+        brng = random.Random(f"{p['seed']}-boundary-modes")
+        for _ in range(2):
+            n = brng.choice([1, 1, 2, 3])
+            modes.append((f"ooc{n}", "-", " ".join([f"--devices {n}"] + ooc_args(n, brng, 2))))
     # `--out-of-core auto` taking out of core whatever the prediction (STEPGEN_AUTO_CHOICE): the
     # calibration on samples of the arrays, then the host copies the in-core start-up did not
     # make (a stream of its own: the seeds' other modes stay).
@@ -617,12 +688,18 @@ def main():
     ap.add_argument("--format", choices=["xml", "yaml"], help="default: xml for even seeds")
     ap.add_argument("--wide-rims", action="store_true",
                     help="rims up to 3 cells wider than the halo anywhere (the kernel probe widens ghosts and windows for them)")
+    ap.add_argument("--features", default=os.environ.get("DIFFTEST_FEATURES"),
+                    help="NAME[=P],...: draw features.py's features with these probabilities (default P 1; all)")
     o = ap.parse_args()
-    p = generate(o.seed, o.wide_rims)
+    p = generate(o.seed, o.wide_rims, o.features)
     fmt = o.format or ("xml" if o.seed % 2 == 0 else "yaml")
     os.makedirs(o.outdir, exist_ok=True)
     write(os.path.join(o.outdir, "prog.cl"), source(p, cuda=False))
     write(os.path.join(o.outdir, "prog.cu"), source(p, cuda=True))
+    for name, data in p["files"].items():  # init="file(NAME)" inputs, beside the spec
+        with open(os.path.join(o.outdir, name + ".tmp"), "wb") as f:
+            f.write(data)
+        os.replace(os.path.join(o.outdir, name + ".tmp"), os.path.join(o.outdir, name))
     (write_xml if fmt == "xml" else write_yaml)(p, os.path.join(o.outdir, f"prog.{fmt}"))
     write(os.path.join(o.outdir, "saves.txt"), "".join(n + "\n" for n in saved_arrays(p)))
     write(os.path.join(o.outdir, "modes.txt"), "".join("\t".join(m) + "\n" for m in p["modes"]))
