@@ -44,3 +44,19 @@ if(OpenCL_FOUND)
   set_tests_properties("probe: a kernel writing past its buffer (a size fixed in it) is refused at check"
                        PROPERTIES LABELS probe)
 endif()
+
+# Kernels ported from the docs alone whose too-small halos the probe used to miss (wrong results,
+# exit 0): a D2Q9 lattice-Boltzmann step with a solid mask != 0 (tests/probe/lbm: every probe
+# cell was solid), PolyBench seidel-2d as a wavefront (tests/probe/seidel: nothing written at step
+# 0 in the probe's box, or one cell taken for a rim), PolyBench adi's line recurrences
+# (tests/probe/adi: a column halo one short of the line). Right halos equal the serial references
+# on 1 and 3 devices and out of core; too-small ones are refused at check and at start-up.
+if(OpenCL_FOUND)
+  foreach(case lbm seidel40 seidel20 adi)
+    add_test(NAME "probe: kernels the probe could not see into (${case}) are checked"
+             COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/probe/real_kernels_test.sh $<TARGET_FILE:stepgen>
+                     ${CMAKE_CURRENT_BINARY_DIR}/probe ${case})
+    set_tests_properties("probe: kernels the probe could not see into (${case}) are checked"
+                         PROPERTIES TIMEOUT 600 LABELS probe ENVIRONMENT "POCL_MAX_PTHREAD_COUNT=2")
+  endforeach()
+endif()

@@ -582,7 +582,7 @@ int run_mpi_program(mpi::Session& session, int argc, char** argv, Program<B> p,
   Probed probed;
   if (opt.probe) {
     try {
-      probed = probe_kernels(problem, p.grid, devices[0], p.kernels, p.kernel_count);
+      probed = probe_kernels(problem, p.grid, devices[0], p.kernels, p.kernel_count, opt.steps);
       probe_report(probed, problem.dims, opt.quiet || session.rank() != 0, stdout);
       PartitionRequest request = p.partition_request(ranks, opt.weights);
       if (!opt.strategy.empty()) request.strategy = parse_strategy(opt.strategy);
@@ -593,6 +593,9 @@ int run_mpi_program(mpi::Session& session, int argc, char** argv, Program<B> p,
           std::printf("probe: ghost widths raised to %s (the kernels' rims)\n",
                       probe_sides(problem.dims, request.ghost_lo, request.ghost_hi).c_str());
       }
+      std::vector<Box> buffers;  // a line recurrence needs every buffer to hold the whole line
+      for (const Part& q : partition.parts) buffers.push_back(q.ghost);
+      probe_check_lines(probed, buffers, p.grid);
     } catch (const std::exception& e) {
       throw mpi::UniformError(e.what());
     }
