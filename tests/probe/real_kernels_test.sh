@@ -12,10 +12,14 @@
 #     --probe` exits 1 with a located error naming the kernel and the cause (EXPECT), and the
 #     program stops before the time loop with that error; with --probe off it runs (the risk
 #     accepted).
-# Usage: real_kernels_test.sh STEPGEN WORK_DIR CASE
+# With cuda-emu, the same with the kernels' CUDA twins (NAME.cu), the program generated for CUDA
+# and run on the CPU emulation (tests/cuda_emu), whose start-up probe runs on the "GPU"; the
+# check-time probe (OpenCL only) is left out there.
+# Usage: real_kernels_test.sh STEPGEN WORK_DIR CASE [cuda-emu]
 set -euo pipefail
 source "$(dirname "$0")/../build_program.sh"
-stepgen=$1 work=$2/real-$3 case=$3
+stepgen=$1 case=$3 backend=${4:-opencl}
+work=$2/real-$3-$backend
 here=$(cd "$(dirname "$0")" && pwd)
 export POCL_MAX_PTHREAD_COUNT=${POCL_MAX_PTHREAD_COUNT:-2}
 runs=("one 1" "three 3" "ooc 1 --out-of-core on --ooc-chunks 3")
@@ -40,10 +44,17 @@ mkdir -p "$work/refout"
 cc -O1 -ffp-contract=off -o "$work/ref" "$here/$dir/ref.c"
 reference "$work/refout"
 
-# program SPEC OUT: generated and built
+# program SPEC OUT: generated and built (OUT/build/NAME)
 program() {
-  "$stepgen" generate "$here/$dir/$1.xml" --target opencl -o "$2" >/dev/null
-  build_program "$2"
+  if [ "$backend" = cuda-emu ]; then
+    "$stepgen" generate "$here/$dir/$1.xml" --target cuda -o "$2" >/dev/null
+    mkdir -p "$2/build"
+    "$here/../cuda_emu/build.sh" "$2" "$2/build/$dir" >"$2/build.txt" 2>&1 ||
+      { tail -30 "$2/build.txt"; echo "FAIL: $case: the CUDA program does not build"; exit 1; }
+  else
+    "$stepgen" generate "$here/$dir/$1.xml" --target opencl -o "$2" >/dev/null
+    build_program "$2"
+  fi
 }
 # run PROGRAM NAME DEVICES ARGS...: the run's saves in $work/NAME
 run() {
@@ -51,12 +62,18 @@ run() {
   shift 3
   mkdir -p "$work/$name"
   for a in $arrays; do saves+=(--save "$a=$work/$name/$a.raw"); done
-  POCL_DEVICES="$(printf 'pthread %.0s' $(seq "$n"))" "$prog" --device-type cpu --devices "$n" \
-    "${saves[@]}" "$@" >"$work/$name/log.txt" 2>&1
+  if [ "$backend" = cuda-emu ]; then
+    STEPGEN_CUDA_EMULATE=$n "$prog" --devices "$n" "${saves[@]}" "$@" >"$work/$name/log.txt" 2>&1
+  else
+    POCL_DEVICES="$(printf 'pthread %.0s' $(seq "$n"))" "$prog" --device-type cpu --devices "$n" \
+      "${saves[@]}" "$@" >"$work/$name/log.txt" 2>&1
+  fi
 }
 
-"$stepgen" check --probe "$here/$dir/$spec.xml" >"$work/check.log" 2>&1 ||
-  { cat "$work/check.log"; echo "FAIL: $case: check --probe refuses the right halo"; exit 1; }
+if [ "$backend" = opencl ]; then
+  "$stepgen" check --probe "$here/$dir/$spec.xml" >"$work/check.log" 2>&1 ||
+    { cat "$work/check.log"; echo "FAIL: $case: check --probe refuses the right halo"; exit 1; }
+fi
 program "$spec" "$work/gen"
 for r in "${runs[@]}"; do
   read -r name n extra <<<"$r"
@@ -67,17 +84,19 @@ for r in "${runs[@]}"; do
     cmp -s "$work/$name/$a.raw" "$work/refout/$a.raw" ||
       { cat "$work/$name/log.txt"; echo "FAIL: $case: $name: $a differs from the serial reference"; exit 1; }
   done
-  echo "ok: $case $name ($n device(s) $extra): $arrays equal the serial reference"
+  echo "ok: $case ($backend) $name ($n device(s) $extra): $arrays equal the serial reference"
 done
 [ -n "$small" ] || exit 0
 
-status=0
-"$stepgen" check --probe "$here/$dir/$small.xml" >"$work/check-small.log" 2>&1 || status=$?
-if [ $status -ne 1 ] || ! grep -qE "$expect" "$work/check-small.log"; then
-  cat "$work/check-small.log"
-  echo "FAIL: $case: check --probe on $small.xml: exit $status, expected 1 and: $expect"; exit 1
+if [ "$backend" = opencl ]; then
+  status=0
+  "$stepgen" check --probe "$here/$dir/$small.xml" >"$work/check-small.log" 2>&1 || status=$?
+  if [ $status -ne 1 ] || ! grep -qE "$expect" "$work/check-small.log"; then
+    cat "$work/check-small.log"
+    echo "FAIL: $case: check --probe on $small.xml: exit $status, expected 1 and: $expect"; exit 1
+  fi
+  echo "ok: $case: check --probe refuses $small.xml"
 fi
-echo "ok: $case: check --probe refuses $small.xml"
 program "$small" "$work/gen-small"
 status=0
 run "$work/gen-small/build/$dir" small 3 || status=$?

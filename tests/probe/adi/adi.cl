@@ -8,7 +8,7 @@ __kernel void colsweep(__global const double* u, __global double* v, __global do
                        __global double* q, const int nx, const int ny, const int n, const int tsteps) {
   const double DX = 1.0 / (double)n, DY = 1.0 / (double)n, DT = 1.0 / (double)tsteps;
   const double mul1 = 2.0 * DT / (DX * DX), mul2 = 1.0 * DT / (DY * DY);
-  const double a = -mul1 / 2.0, b = 1.0 + mul1, c = a, d = -mul2 / 2.0, e = 1.0 + mul2, f = d;
+  const double a = -mul1 / 2.0, b = 1.0 + mul1, c = a, d = -mul2 / 2.0, f = d;
   const int i = get_global_id(0);  // a column
   if (i >= nx) return;
   if (i < 1 || i >= nx - 1) return;
@@ -31,7 +31,7 @@ __kernel void rowsweep(__global const double* v, __global double* u, __global do
                        __global double* q, const int nx, const int ny, const int n, const int tsteps) {
   const double DX = 1.0 / (double)n, DY = 1.0 / (double)n, DT = 1.0 / (double)tsteps;
   const double mul1 = 2.0 * DT / (DX * DX), mul2 = 1.0 * DT / (DY * DY);
-  const double a = -mul1 / 2.0, b = 1.0 + mul1, c = a, d = -mul2 / 2.0, e = 1.0 + mul2, f = d;
+  const double a = -mul1 / 2.0, c = a, d = -mul2 / 2.0, e = 1.0 + mul2, f = d;
   const int i = get_global_id(1);  // a row
   if (i >= ny) return;
   if (i < 1 || i >= ny - 1) return;
