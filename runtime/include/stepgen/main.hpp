@@ -894,32 +894,10 @@ int run_program(int argc, char** argv, Program<B> p) {
   PartitionRequest request = p.partition_request(static_cast<int>(devices.size()), opt.weights);
   if (!opt.strategy.empty()) request.strategy = parse_strategy(opt.strategy);
   // Kernels whose rim is wider than their halos: ghost zones wide enough that every owned
-  // cell is computed. A probe result never changes the device count silently: where the widened
-  // ghosts leave fewer parts than the spec's halos give, the run stops and says why, as the MPI
-  // program does (rank_partition); asked for that many devices, it runs.
-  const PartitionRequest as_declared = request;
-  const bool widened = probed.widen_ghosts(request.ghost_lo, request.ghost_hi,
-                                           problem.exchange_every, p.ghost_lo, p.ghost_hi);
-  if (widened && !opt.quiet)
-    std::printf("probe: ghost widths raised to %s (the kernels' rims)\n",
-                probe_sides(problem.dims, request.ghost_lo, request.ghost_hi).c_str());
-  Partition partition = stepgen::rt::partition(request);
-  if (widened) {
-    const Partition declared = stepgen::rt::partition(as_declared);
-    if (partition.parts.size() < declared.parts.size())
-      throw RunError(
-          "with the ghost widths the kernels' rims need (" +
-          probe_sides(problem.dims, request.ghost_lo, request.ghost_hi) +
-          "), the grid can be split into only " + std::to_string(partition.parts.size()) +
-          " parts (" + partition.rationale + "), not the " + std::to_string(declared.parts.size()) +
-          " the declared halos give: run with --devices " + std::to_string(partition.parts.size()) +
-          ", or give the kernels a guard no wider than their halos");
-  }
-  {  // a line recurrence needs every buffer to hold the whole line
-    std::vector<Box> buffers;
-    for (const Part& q : partition.parts) buffers.push_back(q.ghost);
-    probe_check_lines(probed, buffers, p.grid);
-  }
+  // cell is computed; never fewer parts than the declared halos give (probe_partition).
+  Partition partition =
+      probe_partition(probed, request, problem.exchange_every, p.ghost_lo, p.ghost_hi, opt.quiet);
+  probe_check_lines(probed, partition, p.grid);
   if (!opt.quiet) print_partition(devices, partition);
 
   // The host arrays page-locked unless --pinned off (B::host_allocator). Out of core, the

@@ -593,9 +593,7 @@ int run_mpi_program(mpi::Session& session, int argc, char** argv, Program<B> p,
           std::printf("probe: ghost widths raised to %s (the kernels' rims)\n",
                       probe_sides(problem.dims, request.ghost_lo, request.ghost_hi).c_str());
       }
-      std::vector<Box> buffers;  // a line recurrence needs every buffer to hold the whole line
-      for (const Part& q : partition.parts) buffers.push_back(q.ghost);
-      probe_check_lines(probed, buffers, p.grid);
+      probe_check_lines(probed, partition, p.grid);
     } catch (const std::exception& e) {
       throw mpi::UniformError(e.what());
     }

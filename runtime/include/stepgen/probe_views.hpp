@@ -174,6 +174,13 @@ inline void probe_check_lines(const Probed& probed, const std::vector<Box>& buff
     }
 }
 
+/// probe_check_lines over the buffers of `partition`'s parts.
+inline void probe_check_lines(const Probed& probed, const Partition& partition, const Box& grid) {
+  std::vector<Box> buffers;
+  for (const Part& q : partition.parts) buffers.push_back(q.ghost);
+  probe_check_lines(probed, buffers, grid);
+}
+
 /// "lo/hi lo/hi ..." per dimension.
 inline std::string probe_sides(int dims, const Vec3& lo, const Vec3& hi) {
   std::string s;
@@ -182,6 +189,33 @@ inline std::string probe_sides(int dims, const Vec3& lo, const Vec3& hi) {
     s += (d ? " " : "") + std::to_string(lo[u]) + "/" + std::to_string(hi[u]);
   }
   return s;
+}
+
+/// One process's partition of `request` with the ghost widths raised to the kernels' rims
+/// (Probed::widen_ghosts; the report says so unless `quiet`). A probe result never changes the
+/// device count silently: where the widened ghosts leave fewer parts than the declared halos
+/// give, an error says so and names the device count that runs, as the MPI program refuses
+/// fewer parts than ranks (rank_partition); asked for that many devices, it runs.
+inline Partition probe_partition(const Probed& probed, PartitionRequest request, int every,
+                                 const Vec3& shrink_lo, const Vec3& shrink_hi, bool quiet) {
+  const PartitionRequest declared = request;
+  const int dims = request.dims;
+  if (!probed.widen_ghosts(request.ghost_lo, request.ghost_hi, every, shrink_lo, shrink_hi))
+    return stepgen::rt::partition(request);
+  if (!quiet)
+    std::printf("probe: ghost widths raised to %s (the kernels' rims)\n",
+                probe_sides(dims, request.ghost_lo, request.ghost_hi).c_str());
+  Partition widened = stepgen::rt::partition(request);
+  const std::size_t parts = stepgen::rt::partition(declared).parts.size();
+  if (widened.parts.size() < parts)
+    throw RunError("with the ghost widths the kernels' rims need (" +
+                   probe_sides(dims, request.ghost_lo, request.ghost_hi) +
+                   "), the grid can be split into only " + std::to_string(widened.parts.size()) +
+                   " parts (" + widened.rationale + "), not the " + std::to_string(parts) +
+                   " the declared halos give: run with --devices " +
+                   std::to_string(widened.parts.size()) +
+                   ", or give the kernels a guard no wider than their halos");
+  return widened;
 }
 
 /// The report's lines on the probe, and its verdict: warnings printed (unless `quiet`), errors
