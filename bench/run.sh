@@ -27,6 +27,7 @@
 #   maskprobe-generate  the programs of `maskprobe` and their expected files (PoCL)
 #   boundcoef-generate  the programs of `boundcoef` and their expected files (PoCL)
 #   vecwrap-generate    the programs of `vecwrap` and their expected files (PoCL)
+#   probeblind-generate the programs of `probeblind` and their serial references' arrays
 #   mpiskew-generate    the MPI CUDA programs of `mpiskew`
 #   oocmixed-generate   the programs of `oocmixed` (CUDA and OpenCL trees, OpenCL headers)
 # Phases run ON THE GPU MACHINE (carry bench/generated):
@@ -76,6 +77,8 @@
 #                       halos, out of core, 2 MPI ranks: PoCL's bits (after boundcoef-generate)
 #   vecwrap             float4 kernels (parts cut at multiples of 4, out of core refused along x
 #                       in 1D) and a kernel wrapping its buffer (refused), CUDA (after vecwrap-generate)
+#   probeblind          a masked LBM, a seidel-2d wavefront, PolyBench adi: too-small halos refused
+#                       by the start-up probe, right ones the serial bits, CUDA (after probeblind-generate)
 #   mpiskew             the MPI out-of-core model on small runs (2 ranks, k = 1 and 2): predicted
 #                       against measured and the pass boundaries' cost (after mpiskew-generate)
 #   maskprobe           the start-up probe on a land/sea-mask kernel and an upwind kernel, CUDA: an
@@ -122,14 +125,15 @@ declare -A file=(
   [maskprobe-generate]=maskprobe.sh [maskprobe]=maskprobe.sh
   [boundcoef-generate]=boundcoef.sh [boundcoef]=boundcoef.sh
   [vecwrap-generate]=vecwrap.sh [vecwrap]=vecwrap.sh
+  [probeblind-generate]=probeblind.sh [probeblind]=probeblind.sh
   [mpiskew-generate]=mpiskew.sh [mpiskew]=mpiskew.sh
   [oocmixed-generate]=oocmixed.sh [oocmixed]=oocmixed.sh)
 declare -A lead=([unseen-generate]=generate [difftest-generate]=generate [unseen]=run [difftest]=run
   [fpcontract-generate]=generate [untilstop-generate]=generate [maskprobe-generate]=generate
   [boundcoef-generate]=generate [vecwrap-generate]=generate [mpiskew-generate]=generate
-  [oocmixed-generate]=generate)
+  [probeblind-generate]=generate [oocmixed-generate]=generate)
 is_here() {
-  case $1 in generate | prepare | unseen-generate | difftest-generate | sim-generate | local | trapezoid-cpu | replay | fpcontract-generate | untilstop-generate | maskprobe-generate | boundcoef-generate | vecwrap-generate | mpiskew-generate | oocmixed-generate) return 0 ;; esac
+  case $1 in generate | prepare | unseen-generate | difftest-generate | sim-generate | local | trapezoid-cpu | replay | fpcontract-generate | untilstop-generate | maskprobe-generate | boundcoef-generate | vecwrap-generate | mpiskew-generate | probeblind-generate | oocmixed-generate) return 0 ;; esac
   [ "$1" = tts-generate ] && return 0
   return 1
 }

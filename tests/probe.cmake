@@ -44,3 +44,39 @@ if(OpenCL_FOUND)
   set_tests_properties("probe: a kernel writing past its buffer (a size fixed in it) is refused at check"
                        PROPERTIES LABELS probe)
 endif()
+
+# Kernels ported from the docs alone whose too-small halos the probe used to miss (wrong results,
+# exit 0): a D2Q9 lattice-Boltzmann step with a solid mask != 0 (tests/probe/lbm: every probe
+# cell was solid), PolyBench seidel-2d as a wavefront (tests/probe/seidel: nothing written at step
+# 0 in the probe's box, or one cell taken for a rim), PolyBench adi's line recurrences
+# (tests/probe/adi: a column halo one short of the line). Right halos equal the serial references
+# on 1 and 3 devices and out of core; too-small ones are refused at check and at start-up.
+if(OpenCL_FOUND)
+  foreach(case lbm seidel40 seidel20 adi)
+    add_test(NAME "probe: kernels the probe could not see into (${case}) are checked"
+             COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/probe/real_kernels_test.sh $<TARGET_FILE:stepgen>
+                     ${CMAKE_CURRENT_BINARY_DIR}/probe ${case})
+    set_tests_properties("probe: kernels the probe could not see into (${case}) are checked"
+                         PROPERTIES TIMEOUT 600 LABELS probe ENVIRONMENT "POCL_MAX_PTHREAD_COUNT=2")
+  endforeach()
+endif()
+
+# The same kernels' CUDA twins on the CPU emulation (tests/cuda_emu): the CUDA program's start-up
+# probe refuses the too-small halos, and the right ones equal the serial references.
+foreach(case lbm seidel40 adi)
+  add_test(NAME "cuda-emu: kernels the probe could not see into (${case}) are checked"
+           COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/probe/real_kernels_test.sh $<TARGET_FILE:stepgen>
+                   ${CMAKE_CURRENT_BINARY_DIR}/probe ${case} cuda-emu)
+  set_tests_properties("cuda-emu: kernels the probe could not see into (${case}) are checked"
+                       PROPERTIES TIMEOUT 600 LABELS "probe;cuda-emu")
+endforeach()
+
+# Rims wider than the halos that leave fewer parts than the devices asked for stop the run
+# (tests/probe/guard), as the MPI program refuses fewer parts than ranks; --devices 2 runs.
+if(OpenCL_FOUND)
+  add_test(NAME "probe: widened ghosts that leave fewer parts stop the run, not the device count"
+           COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/probe/guard_test.sh $<TARGET_FILE:stepgen>
+                   ${CMAKE_CURRENT_BINARY_DIR}/probe)
+  set_tests_properties("probe: widened ghosts that leave fewer parts stop the run, not the device count"
+                       PROPERTIES TIMEOUT 300 LABELS probe ENVIRONMENT "POCL_MAX_PTHREAD_COUNT=2")
+endif()

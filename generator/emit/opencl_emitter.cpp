@@ -55,7 +55,8 @@ class OpenClEmitter : public Emitter {
         {"boundary.hpp",      "box.hpp",           "chunk.hpp",         "engine.hpp",
          "engine_opencl.hpp", "exchange.hpp",      "init.hpp",          "init_opencl.hpp",
          "main.hpp",          "monitor.hpp",       "ooc.hpp",           "ooc_opencl.hpp",
-         "opencl.hpp",        "partition.hpp",     "probe.hpp",         "program.hpp",
+         "opencl.hpp",        "partition.hpp",     "probe.hpp",         "probe_reads.hpp",
+         "probe_session.hpp", "probe_values.hpp",  "probe_views.hpp",   "program.hpp",
          "reduce.hpp",        "reduce_device.hpp", "reduce_opencl.hpp", "traces.hpp",
          "tune.hpp"},
         out);

@@ -617,7 +617,13 @@ View common_view(const model::ProgramPlan& plan, const Provenance& provenance,
     // is not 1 (rt::ProbeKernel::shift defaults to 1).
     rt::Vec3 shift{1, 1, 1};
     for (int d = 0; d < 3; ++d) shift[static_cast<std::size_t>(d)] = model::cells_per_item(m, k, d);
-    kv.set("probe_shift", shift == rt::Vec3{1, 1, 1} ? "" : ", " + vec3(shift));
+    // A kernel taking `step` is probed at steps spread over the run (rt::ProbeKernel::uses_step).
+    bool uses_step = false;
+    for (const model::KernelArg& a : k.args)
+      uses_step = uses_step || (a.kind == model::KernelArg::Kind::kScalar && a.value.uses_step());
+    kv.set("probe_shift", uses_step                    ? ", " + vec3(shift) + ", true"
+                          : shift == rt::Vec3{1, 1, 1} ? ""
+                                                       : ", " + vec3(shift));
     kv.set("template_args", k.cuda_template);  // CUDA: "<float>" for a template kernel
     kernels.push_back(kv);
     kernel_enum.push_back(k.name);

@@ -18,6 +18,13 @@ bool Expr::is_runtime() const {
   return false;
 }
 
+bool Expr::uses_step() const {
+  if (kind == Kind::kStep) return true;
+  for (const Expr& a : args)
+    if (a.uses_step()) return true;
+  return false;
+}
+
 namespace {
 
 using detail::loc_in;

@@ -49,6 +49,8 @@ struct Expr {
 
   /// True when the value depends on the device or the step (extent, offset, step, ...).
   bool is_runtime() const;
+  /// True when the value depends on the step (a term `step`).
+  bool uses_step() const;
 };
 
 /// What names an expression may use.

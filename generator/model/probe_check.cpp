@@ -74,6 +74,9 @@ rt::ProbeKernel probe_kernel_of(const Model& m, const Kernel& k) {
   for (int d = 0; d < 3; ++d) p.follows[static_cast<std::size_t>(d)] = follows_extent(m, k, d);
   p.views = view_obstacle(m, k).empty();
   for (int d = 0; d < 3; ++d) p.shift[static_cast<std::size_t>(d)] = cells_per_item(m, k, d);
+  for (const KernelArg& a : k.args)
+    p.uses_step = p.uses_step || (a.kind == KernelArg::Kind::kScalar && a.value.uses_step());
+  p.steps = m.steps;
   return p;
 }
 
@@ -142,7 +145,8 @@ std::vector<std::vector<unsigned char> > table_values(const Model& m) {
 /// `grid`), checked after the run: a kernel writing past its buffer is a KernelFailure naming it.
 void run_once(const Model& m, const Kernel& k, cl_program program, cl_command_queue queue,
               std::vector<rt::HostArray>& values, const rt::Box& box,
-              std::vector<std::vector<unsigned char> >& tables, const rt::Box* guard) {
+              std::vector<std::vector<unsigned char> >& tables, const rt::Box* guard,
+              std::int64_t step) {
   const OpenclDevice& dev = opencl_device();
   cl_int err = CL_SUCCESS;
   ClKernel kernel(clCreateKernel(program, k.name.c_str(), &err));
@@ -187,7 +191,7 @@ void run_once(const Model& m, const Kernel& k, cl_program program, cl_command_qu
   env.extent = [&](int, int d) { return box.extent(d); };
   env.offset = [&](int, int d) { return box.lo[static_cast<std::size_t>(d)]; };
   env.global_extent = [&](int, int d) { return m.domain[static_cast<std::size_t>(d)]; };
-  env.step = 0;
+  env.step = step;
   auto value_of = [&](const Expr& e) {
     std::string why;
     std::optional<Value> v = eval(e, m.constant_values, &env, &why);
@@ -333,9 +337,10 @@ void probe_check(const Model& m, Diagnostics& diags, std::ostream& notes) {
       const rt::ProbeKernel pk = probe_kernel_of(m, k);
       bool guarded = false;  // the kernel's first run has guard zones after its buffers
       const rt::KernelProbe p = rt::probe_kernel(
-          pk, grid, elements, [&](std::vector<rt::HostArray>& values, const rt::Box& box) {
+          pk, grid, elements,
+          [&](std::vector<rt::HostArray>& values, const rt::Box& box, std::int64_t step) {
             run_once(m, k, program->handle, queue.handle, values, box, tables,
-                     guarded ? nullptr : &grid);
+                     guarded ? nullptr : &grid, step);
             guarded = true;
           });
       // At the first <arg> that reads the array (its halo), else at the kernel.
@@ -356,8 +361,14 @@ void probe_check(const Model& m, Diagnostics& diags, std::ostream& notes) {
         continue;
       }
       notes << "probe: kernel '" << k.name << "' on " << p.box.str() << " (" << dev.name
-            << "): rim " << (p.wrote ? rt::probe_sides(m.dims, p.rim_lo, p.rim_hi) : "-")
+            << "): rim "
+            << (p.wrote && p.rim_known ? rt::probe_sides(m.dims, p.rim_lo, p.rim_hi) : "-")
             << (p.why.empty() ? "" : "; no views: " + p.why) << "\n";
+      if (p.steps.size() > 1 || p.ints_zero)
+        notes << "probe: kernel '" << k.name << "' probed"
+              << (p.ints_zero ? " with its integer arrays at 0" : "") << " at " << p.steps.size()
+              << " step" << (p.steps.size() == 1 ? "" : "s") << " (" << rt::probe_step_list(p.steps)
+              << "), " << p.runs << " runs\n";
     } catch (const ClFailure& f) {
       diags.warning(k.loc, "kernel '" + k.name + "' not probed: " + f.what);
     } catch (const KernelFailure& f) {

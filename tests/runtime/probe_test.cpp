@@ -127,7 +127,8 @@ TEST_CASE("probe: reads in a branch taken where an integer mask is 0 are seen") 
   const KernelProbe p = probe_kernel(k, kGrid, elements, masked);
   REQUIRE(p.errors.size() == 1);
   CHECK(p.errors[0] ==
-        "kernel 'lf' reads array 'h' at offsets (0,-1) and (0,1), outside its declared halo: add "
+        "kernel 'lf' reads array 'h' at offsets (0,-1) and (0,1), outside its declared halo (seen "
+        "with its integer arrays at 0: a branch taken where a mask is 0): add "
         "them to the argument's halo");
 }
 
@@ -157,7 +158,8 @@ TEST_CASE("probe: reads in a branch on a sign are seen (upwinding, wet and dry c
   const KernelProbe p = probe_kernel(k, kGrid, elements, upwind);
   REQUIRE(p.errors.size() == 1);
   CHECK(p.errors[0] ==
-        "kernel 'upwind' reads array 'q' at offset (1,0), outside its declared halo: add the point "
+        "kernel 'upwind' reads array 'q' at offset (1,0), outside its declared halo (seen with its "
+        "floating values negated: a branch on a sign): add the point "
         "to the argument's halo");
   // Declared whole, no error and no warning: both sides were seen.
   k.args[1].halo = Halo::from_points(2, {{-1, 0, 0}, {1, 0, 0}});
@@ -184,7 +186,8 @@ TEST_CASE("probe: reads in a branch on a sign are seen (upwinding, wet and dry c
   const KernelProbe q = probe_kernel(d, kGrid, doubles, wetdry);
   REQUIRE(q.errors.size() == 1);
   CHECK(q.errors[0] ==
-        "kernel 'wetdry' reads array 'h' at offsets (0,-1) and (0,1), outside its declared halo: "
+        "kernel 'wetdry' reads array 'h' at offsets (0,-1) and (0,1), outside its declared halo "
+        "(seen with its floating values negated: a branch on a sign): "
         "add them to the argument's halo");
 }
 

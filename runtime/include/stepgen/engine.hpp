@@ -1158,7 +1158,7 @@ struct KernelEntry {
 /// how it runs on views and how wide ghost zones and chunk windows must be.
 template <class B>
 Probed probe_kernels(const Problem<B>& problem, const Box& grid, const typename B::Device& d,
-                     const KernelEntry<B>* entries, std::size_t count) {
+                     const KernelEntry<B>* entries, std::size_t count, std::int64_t steps) {
   const typename B::Kernels k =
       problem.build_kernels ? problem.build_kernels(d) : typename B::Kernels{};
   std::vector<ProbeElement> elements;
@@ -1172,8 +1172,11 @@ Probed probe_kernels(const Problem<B>& problem, const Box& grid, const typename 
     std::vector<bool> writes(static_cast<std::size_t>(problem.array_count), false);
     for (const ProbeArg& a : entry.probe.args)
       if (a.written) writes[static_cast<std::size_t>(a.array)] = true;
+    ProbeKernel kernel = entry.probe;
+    kernel.steps = steps;  // a kernel using `step` is probed at steps spread over the run
     probed.kernels.push_back(probe_kernel(
-        entry.probe, grid, elements, [&](std::vector<HostArray>& values, const Box& box) {
+        kernel, grid, elements,
+        [&](std::vector<HostArray>& values, const Box& box, std::int64_t step) {
           std::vector<typename B::Buffer> buf;
           std::vector<Box> space;         // each buffer's box: the box, then its guard's planes
           std::vector<HostArray> guards;  // by array; empty where there is none
@@ -1199,7 +1202,7 @@ Probed probe_kernels(const Problem<B>& problem, const Box& grid, const typename 
           }
           Part part;
           part.owned = part.ghost = box;
-          entry.launch(B::whole(d, k, buf, part, 0));
+          entry.launch(B::whole(d, k, buf, part, step));
           for (std::size_t u = 0; u < buf.size(); ++u) {
             B::read_box(d, buf[u], space[u], values[u], box);
             if (!guards[u].bytes.empty())
@@ -1219,8 +1222,8 @@ Probed probe_kernels(const Problem<B>& problem, const Box& grid, const typename 
 }
 template <class B, std::size_t N>
 Probed probe_kernels(const Problem<B>& problem, const Box& grid, const typename B::Device& d,
-                     const KernelEntry<B> (&entries)[N]) {
-  return probe_kernels(problem, grid, d, entries, N);
+                     const KernelEntry<B> (&entries)[N], std::int64_t steps) {
+  return probe_kernels(problem, grid, d, entries, N, steps);
 }
 
 }  // namespace stepgen::rt

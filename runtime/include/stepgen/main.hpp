@@ -823,7 +823,7 @@ int run_program(int argc, char** argv, Program<B> p) {
   // The kernel probe, on the first device: halos checked, rims measured.
   Probed probed;
   if (opt.probe) {
-    probed = probe_kernels(problem, p.grid, devices.front(), p.kernels, p.kernel_count);
+    probed = probe_kernels(problem, p.grid, devices.front(), p.kernels, p.kernel_count, opt.steps);
     probe_report(probed, problem.dims, opt.quiet, stdout);
   }
   // <local size="auto"/>: the work-group shapes timed on the first device, the fastest kept;
@@ -839,13 +839,10 @@ int run_program(int argc, char** argv, Program<B> p) {
   PartitionRequest request = p.partition_request(static_cast<int>(devices.size()), opt.weights);
   if (!opt.strategy.empty()) request.strategy = parse_strategy(opt.strategy);
   // Kernels whose rim is wider than their halos: ghost zones wide enough that every owned
-  // cell is computed.
-  if (probed.widen_ghosts(request.ghost_lo, request.ghost_hi, problem.exchange_every, p.ghost_lo,
-                          p.ghost_hi) &&
-      !opt.quiet)
-    std::printf("probe: ghost widths raised to %s (the kernels' rims)\n",
-                probe_sides(problem.dims, request.ghost_lo, request.ghost_hi).c_str());
-  Partition partition = stepgen::rt::partition(request);
+  // cell is computed; never fewer parts than the declared halos give (probe_partition).
+  Partition partition =
+      probe_partition(probed, request, problem.exchange_every, p.ghost_lo, p.ghost_hi, opt.quiet);
+  probe_check_lines(probed, partition, p.grid);
   if (!opt.quiet) print_partition(devices, partition);
 
   // The host arrays page-locked unless --pinned off (B::host_allocator). Out of core, the

@@ -574,7 +574,7 @@ int run_mpi_program(mpi::Session& session, int argc, char** argv, Program<B> p,
   Probed probed;
   if (opt.probe) {
     try {
-      probed = probe_kernels(problem, p.grid, devices[0], p.kernels, p.kernel_count);
+      probed = probe_kernels(problem, p.grid, devices[0], p.kernels, p.kernel_count, opt.steps);
       probe_report(probed, problem.dims, opt.quiet || session.rank() != 0, stdout);
       PartitionRequest request = p.partition_request(ranks, opt.weights);
       if (!opt.strategy.empty()) request.strategy = parse_strategy(opt.strategy);
@@ -585,6 +585,7 @@ int run_mpi_program(mpi::Session& session, int argc, char** argv, Program<B> p,
           std::printf("probe: ghost widths raised to %s (the kernels' rims)\n",
                       probe_sides(problem.dims, request.ghost_lo, request.ghost_hi).c_str());
       }
+      probe_check_lines(probed, partition, p.grid);
     } catch (const std::exception& e) {
       throw mpi::UniformError(e.what());
     }
