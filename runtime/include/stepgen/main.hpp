@@ -63,6 +63,7 @@ struct Program {
   std::vector<TunedKernel> tuned;
   std::vector<ProbeLaunch>* tuned_launches = nullptr;
   Records records;  ///< the receivers (<record>: traces.hpp), written after the run
+  Injects injects;  ///< the sources (<inject>)
   /// The spec's reductions, until and <monitor> (monitor.hpp; nullptr: none) and each
   /// reduction's reduce_box.
   const MonitorSpec* monitor = nullptr;
@@ -812,6 +813,7 @@ int run_program(int argc, char** argv, Program<B> p) {
   check_saves(opt.saves, problem.arrays, problem.array_count);
   check_files(opt, p.info);  // before the devices and the run: a save that cannot be made
   check_trace_files(p.records, io.first_step());  // and a trace file
+  check_inject_values(p.injects, opt.steps);      // and a value file the steps run past
   // No link among them, no two of them one file, none an input or the user's own.
   check_run_files(run_files(p, opt, io_opt, io.first_step()));
   if (opt.weights.empty()) opt.weights = p.weights;

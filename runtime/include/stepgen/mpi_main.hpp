@@ -560,6 +560,7 @@ int run_mpi_program(mpi::Session& session, int argc, char** argv, Program<B> p,
     // Rank 0, before the devices and the run (the trace files and the others once the
     // restart's step is known, below).
     mpi::rank0_check(MPI_COMM_WORLD, [&] { check_files(opt, p.info); });
+    check_inject_values(p.injects, opt.steps);  // every rank: the same verdict
   } catch (const UsageError&) {
     throw;  // a bad command line: rank 0 reports it, every rank exits with status 2
   } catch (const std::exception& e) {
