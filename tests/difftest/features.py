@@ -15,7 +15,8 @@ changes a program that draws it, so a seed that draws none is the program it alw
             global index wrapped into the grid (so that a periodic frame's cells are computed as
             the images of their cells, as docs/spec.md requires of kernels between exchanges).
   mask      an integer mask `m0` (read-only; init random(seed), values 0-99, tested against a
-            threshold, or file(mask.raw), a pattern of 0 and 1) read at the cell or at a
+            threshold of 2-7, which the probe's integer fill 1..7 crosses: a threshold no probe fill
+            crosses is refused at start-up as a kernel the probe cannot check, or file(mask.raw), a pattern of 0 and 1) read at the cell or at a
             neighbour inside the kernel's halo: written outputs take one of two sums of
             different neighbours, `readwrite` outputs are skipped where the mask is set.
   boundary  <boundary> frames along some dimensions (never a scan's), per array group, each of
@@ -205,7 +206,7 @@ def add_mask(p, rng):
     name = "m0"
     typ = rng.choice(["int", "int", "uchar", "short", "uint"])
     if rng.random() < 0.5:
-        init, test = f"random({rng.randint(0, 999)})", f"< {rng.randint(20, 80)}"
+        init, test = f"random({rng.randint(0, 999)})", f"< {rng.randint(2, 7)}"
         src = "random"
     else:
         src = write_mask_file(p, rng, typ)
