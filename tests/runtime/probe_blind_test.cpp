@@ -72,8 +72,8 @@ TEST_CASE("probe: a kernel that writes no cell in any probe run cannot be checke
 TEST_CASE("probe: a wavefront writing one hyperplane a step is probed where it writes") {
   // Gauss-Seidel in place over the hyperplane 2y + x == step % planes (grid indices): at step 0
   // it writes no cell of the probe's box; its halo lacks (1,0) and (0,1).
-  const Index planes = 3 * 100;
-  auto seidel = [planes](std::vector<HostArray>& a, const Box& box, std::int64_t step) {
+  constexpr Index planes = 3 * 100;
+  auto seidel = [](std::vector<HostArray>& a, const Box& box, std::int64_t step) {
     const Index nx = box.extent(0), ny = box.extent(1);
     float* u = a[0].as<float>();
     for (Index y = 1; y < ny - 1; ++y)
