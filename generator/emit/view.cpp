@@ -618,9 +618,7 @@ View common_view(const model::ProgramPlan& plan, const Provenance& provenance,
     rt::Vec3 shift{1, 1, 1};
     for (int d = 0; d < 3; ++d) shift[static_cast<std::size_t>(d)] = model::cells_per_item(m, k, d);
     // A kernel taking `step` is probed at steps spread over the run (rt::ProbeKernel::uses_step).
-    bool uses_step = false;
-    for (const model::KernelArg& a : k.args)
-      uses_step = uses_step || (a.kind == model::KernelArg::Kind::kScalar && a.value.uses_step());
+    const bool uses_step = model::scalars_use_step(k);
     kv.set("probe_shift", uses_step                    ? ", " + vec3(shift) + ", true"
                           : shift == rt::Vec3{1, 1, 1} ? ""
                                                        : ", " + vec3(shift));

@@ -11,17 +11,10 @@
 
 namespace stepgen::model {
 
-bool Expr::is_runtime() const {
-  if (kind == Kind::kStep || kind == Kind::kArrayDim) return true;
-  for (const Expr& a : args)
-    if (a.is_runtime()) return true;
-  return false;
-}
-
-bool Expr::uses_step() const {
-  if (kind == Kind::kStep) return true;
-  for (const Expr& a : args)
-    if (a.uses_step()) return true;
+bool Expr::contains(Kind a, Kind b) const {
+  if (kind == a || kind == b) return true;
+  for (const Expr& e : args)
+    if (e.contains(a, b)) return true;
   return false;
 }
 

@@ -47,10 +47,12 @@ struct Expr {
   spec::Loc loc;          ///< the term's first character; for kBinary, the operator
   bool is_float = false;  ///< the static type: true when a float takes part
 
+  /// True when a term of kind `a` or `b` appears anywhere in the expression.
+  bool contains(Kind a, Kind b) const;
   /// True when the value depends on the device or the step (extent, offset, step, ...).
-  bool is_runtime() const;
+  bool is_runtime() const { return contains(Kind::kStep, Kind::kArrayDim); }
   /// True when the value depends on the step (a term `step`).
-  bool uses_step() const;
+  bool uses_step() const { return contains(Kind::kStep, Kind::kStep); }
 };
 
 /// What names an expression may use.

@@ -104,4 +104,10 @@ bool one_item_per_cell(const Model& m, const Kernel& k) {
                                 !g.args.empty() && is_extent(g.args[0], axis));
 }
 
+bool scalars_use_step(const Kernel& k) {
+  for (const KernelArg& a : k.args)
+    if (a.kind == KernelArg::Kind::kScalar && a.value.uses_step()) return true;
+  return false;
+}
+
 }  // namespace stepgen::model

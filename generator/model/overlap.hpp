@@ -42,4 +42,8 @@ bool one_item_per_cell(const Model& m, const Kernel& k);
 /// plane count may be cut along the slowest dimension (view_obstacle).
 std::int64_t cells_per_item(const Model& m, const Kernel& k, int d);
 
+/// Whether a scalar argument of the kernel is an expression of `step`: the probe then runs it at
+/// steps spread over the run (rt::ProbeKernel::uses_step), since its writes may move.
+bool scalars_use_step(const Kernel& k);
+
 }  // namespace stepgen::model

@@ -74,8 +74,7 @@ rt::ProbeKernel probe_kernel_of(const Model& m, const Kernel& k) {
   for (int d = 0; d < 3; ++d) p.follows[static_cast<std::size_t>(d)] = follows_extent(m, k, d);
   p.views = view_obstacle(m, k).empty();
   for (int d = 0; d < 3; ++d) p.shift[static_cast<std::size_t>(d)] = cells_per_item(m, k, d);
-  for (const KernelArg& a : k.args)
-    p.uses_step = p.uses_step || (a.kind == KernelArg::Kind::kScalar && a.value.uses_step());
+  p.uses_step = scalars_use_step(k);
   p.steps = m.steps;
   return p;
 }
