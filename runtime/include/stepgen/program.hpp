@@ -34,6 +34,7 @@
 #include <vector>
 
 #include "stepgen/box.hpp"
+#include "stepgen/io/links.hpp"
 
 namespace stepgen::rt {
 
@@ -457,23 +458,6 @@ inline std::string folder_of(const std::string& path) {
   const std::size_t slash = path.find_last_of('/');
   if (slash == std::string::npos) return ".";
   return slash == 0 ? "/" : path.substr(0, slash);
-}
-
-/// The target of a symbolic link, as the link holds it ("" when it cannot be read).
-inline std::string link_text(const std::string& path) {
-  std::string to(PATH_MAX, '\0');
-  const ssize_t n = ::readlink(path.c_str(), to.data(), to.size());
-  return n < 0 ? std::string() : to.substr(0, static_cast<std::size_t>(n));
-}
-
-/// The refusal of a symbolic link at a path the program writes: a run never writes through
-/// one (the file it points to, maybe a spec, a kernel or the input data, would be replaced),
-/// as regeneration follows no link in its folder.
-inline std::string link_refusal(const std::string& what, const std::string& path) {
-  const std::string to = link_text(path);
-  return what + ": '" + path + "' is a symbolic link" + (to.empty() ? "" : " (to " + to + ")") +
-         "; a run writes no file through a link: remove the link, or give the path of the file "
-         "itself";
 }
 
 /// The regular file a save to `path` replaces or creates: `path` itself. `exists` tells whether
