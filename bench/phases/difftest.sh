@@ -165,7 +165,7 @@ done
 wait
 echo "built in $((SECONDS - start)) s"
 
-skip='can be split into only|frame [0-9]* cells wide is too narrow for the cells a pass reads|at most 1 can be exact|thinner than|cannot be split|cannot fit|no plan can be made|out of core is not available|owns only|use fewer|fewer chunks|into that many parts|too small for|set exchange_every|only [0-9]+ match|does not fit|one rank per|at most that many ranks'
+skip='can be split into only|frame [0-9]* cells wide is too narrow for the cells a pass reads|at most 1 can be exact|cannot run out of core exactly|thinner than|cannot be split|cannot fit|no plan can be made|out of core is not available|owns only|use fewer|fewer chunks|into that many parts|too small for|set exchange_every|only [0-9]+ match|does not fit|one rank per|at most that many ranks'
 # run_one DIR TREE LABEL ENV FLAGS RANKS: runs and saves into DIR/TREE.LABEL/ (--spec-dir: the
 # programs were generated on another machine; init="file(mask.raw)" inputs lie beside the spec)
 run_one() {

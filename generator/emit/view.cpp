@@ -496,6 +496,10 @@ View common_view(const model::ProgramPlan& plan, const Provenance& provenance,
     v.set("boundaries", rules);
     v.set("has_boundaries", flag(!plan.boundaries.empty()));
     v.set("boundary_count", std::to_string(plan.boundaries.size()));
+    std::string reads;
+    for (std::size_t d = 0; d < 3; ++d)
+      reads += std::string(d ? ", " : "") + "\"" + c_escape(plan.frame_read_after_write[d]) + "\"";
+    v.set("frame_read_after_write", "{" + reads + "}");
     v.set("frame", std::string("{") + (plan.frame[0] ? "true" : "false") + ", " +
                        (plan.frame[1] ? "true" : "false") + ", " +
                        (plan.frame[2] ? "true" : "false") + "}");

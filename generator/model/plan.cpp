@@ -233,6 +233,7 @@ rt::ooc::Request ooc_request(const ProgramPlan& pp, const rt::Partition& p, cons
                                                                       : rt::BoundaryKind::kValue;
     rules.push_back({b.array, b.dim, kind, {}});
   }
+  r.frame_read_after_write = pp.frame_read_after_write;
   rt::ooc::frame_request(rules.data(), static_cast<int>(rules.size()), r);
   r.frame = pp.frame;
   return r;

@@ -54,6 +54,60 @@ std::string overlap_reasons(const ProgramPlan& p, std::string KernelPlan::*obsta
 
 }  // namespace
 
+namespace {
+
+// Per dimension, the first launch that reads, with a halo along it, an array periodic there
+// that a launch before it in the same step wrote (the buffer, followed through swap and
+// rotate): "kernel 'B' reads 'A' past the grid's edge along y after kernel 'K' wrote it in
+// the same step"; "" where none does. Out of core, where the chunks cannot refill that
+// array's periodic frame from the far side (rt::ooc::frame_request), the kernels compute the
+// frame as images from the other arrays' frames, which are not images beside a mirror, copy
+// or value(v) rule: such a read is not exact there (difftest seed 20059).
+std::array<std::string, 3> frame_reads_after_writes(const Model& m,
+                                                    const std::vector<BoundaryPlan>& rules) {
+  static const char* const kDim[3] = {"x", "y", "z"};
+  std::array<std::string, 3> out;
+  for (int d = 0; d < m.dims; ++d) {
+    const auto u = static_cast<std::size_t>(d);
+    auto periodic = [&](int a) {
+      return std::any_of(rules.begin(), rules.end(), [&](const BoundaryPlan& b) {
+        return b.array == a && b.dim == d && b.kind == Boundary::Kind::kPeriodic;
+      });
+    };
+    std::vector<int> slot(m.arrays.size());  // the buffer each name holds
+    for (std::size_t i = 0; i < slot.size(); ++i) slot[i] = static_cast<int>(i);
+    std::vector<std::string> writer(m.arrays.size());  // by buffer: the kernel that wrote it
+    for (const Step& s : m.body) {
+      if (s.kind == Step::Kind::kSwap || s.kind == Step::Kind::kRotate) {
+        if (s.arrays.empty()) continue;
+        const int first = slot[static_cast<std::size_t>(s.arrays.front())];
+        for (std::size_t i = 0; i + 1 < s.arrays.size(); ++i)
+          slot[static_cast<std::size_t>(s.arrays[i])] =
+              slot[static_cast<std::size_t>(s.arrays[i + 1])];
+        slot[static_cast<std::size_t>(s.arrays.back())] = first;
+        continue;
+      }
+      if (s.kind != Step::Kind::kLaunch) continue;
+      const Kernel& k = m.kernels[static_cast<std::size_t>(s.kernel)];
+      for (const KernelArg& arg : k.args) {
+        if (arg.kind != KernelArg::Kind::kArray || arg.access == Access::kWrite) continue;
+        if (arg.halo.lo[u] == 0 && arg.halo.hi[u] == 0) continue;
+        const std::string& w = writer[static_cast<std::size_t>(slot[static_cast<std::size_t>(arg.array)])];
+        if (w.empty() || !periodic(arg.array) || !out[u].empty()) continue;
+        out[u] = "kernel '" + k.name + "' reads '" + m.arrays[static_cast<std::size_t>(arg.array)].name +
+                 "' past the grid's edge along " + kDim[u] + " after kernel '" + w +
+                 "' wrote it in the same step";
+      }
+      for (const KernelArg& arg : k.args)
+        if (arg.kind == KernelArg::Kind::kArray && arg.access != Access::kRead)
+          writer[static_cast<std::size_t>(slot[static_cast<std::size_t>(arg.array)])] = k.name;
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
 ProgramPlan build_program_plan(const Model& m, const ProgramOptions& options) {
   ProgramPlan p;
   p.model = &m;
@@ -187,6 +241,7 @@ ProgramPlan build_program_plan(const Model& m, const ProgramOptions& options) {
             [](const BoundaryPlan& x, const BoundaryPlan& y) {
               return x.array != y.array ? x.array < y.array : x.dim < y.dim;
             });
+  p.frame_read_after_write = frame_reads_after_writes(m, p.boundaries);
   return p;
 }
 

@@ -141,6 +141,9 @@ struct ProgramPlan {
   /// The boundaries, by array then dimension; the dimensions with a frame past the grid's edge.
   std::vector<BoundaryPlan> boundaries;
   std::array<bool, 3> frame{false, false, false};
+  /// Per dimension, a launch reading past the grid's edge an array periodic there that an
+  /// earlier launch of the step wrote ("" where none): rt::ooc::Request's.
+  std::array<std::string, 3> frame_read_after_write;
 
   const Action* deep_exchange() const {
     return !loop.empty() && loop.back().kind == Action::Kind::kExchange ? &loop.back() : nullptr;

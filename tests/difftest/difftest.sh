@@ -66,7 +66,7 @@ cxx_args=()
 mkdir -p "$work"
 
 # Messages of runs refused for a reason the program states: not wrong answers.
-skip_pattern='can be split into only|frame [0-9]* cells wide is too narrow for the cells a pass reads|at most 1 can be exact|thinner than|cannot be split|cannot fit|no plan can be made|out of core is not available|CUDA device\(s\) are present|owns only|use fewer|fewer chunks|into that many parts|too small for|set exchange_every|only [0-9]+ match|does not fit'
+skip_pattern='can be split into only|frame [0-9]* cells wide is too narrow for the cells a pass reads|at most 1 can be exact|cannot run out of core exactly|thinner than|cannot be split|cannot fit|no plan can be made|out of core is not available|CUDA device\(s\) are present|owns only|use fewer|fewer chunks|into that many parts|too small for|set exchange_every|only [0-9]+ match|does not fit'
 
 total_programs=0 total_modes=0 total_skips=0 total_fails=0 failed_seeds=()
 

@@ -250,3 +250,37 @@ TEST_CASE("program plan: the distribution is an option of the plan, the Model st
   o.mpi = false;
   CHECK_FALSE(build_program_plan(m, o).mpi);
 }
+
+TEST_CASE("program plan: the periodic arrays read past the edge after a write in the step") {
+  // step writes B from A; swap(A, B); back reads A (now the buffer step wrote) with halo 1:
+  // with B periodic along y, back reads past the edge a periodic frame step wrote in the step.
+  Model m = jacobi();
+  Kernel back = m.kernels[0];
+  back.name = "back";
+  back.args[0] = array_arg(0, Access::kRead, 1);
+  back.args[1] = array_arg(2, Access::kWrite);
+  m.kernels.push_back(back);
+  Step second;
+  second.kernel = 1;
+  m.body.push_back(second);
+  Boundary b;
+  b.arrays = {0, 1};
+  b.dims = {false, true, false};
+  m.boundaries = {b};
+  ProgramPlan p = build_program_plan(m);
+  CHECK(p.frame_read_after_write[0].empty());  // no rule along x
+  CHECK(p.frame_read_after_write[1] ==
+        "kernel 'back' reads 'A' past the grid's edge along y after kernel 'step' wrote it in "
+        "the same step");
+  CHECK(p.frame_read_after_write[2].empty());
+  // Without the swap, back reads A, which no launch wrote in the step: nothing to name.
+  m.body = {m.body[0], m.body[2]};
+  p = build_program_plan(m);
+  CHECK(p.frame_read_after_write[1].empty());
+  // Read at its own cell only (no halo along y): nothing either.
+  m.body = jacobi().body;
+  m.body.push_back(second);
+  m.kernels[1].args[0] = array_arg(0, Access::kRead, 0);
+  p = build_program_plan(m);
+  CHECK(p.frame_read_after_write[1].empty());
+}

@@ -111,3 +111,33 @@ TEST_CASE("ooc frames: kinds mixed along the chunked dimension or a split one: o
                          PlanError);
   }
 }
+
+TEST_CASE("ooc frames: a periodic frame read past the edge after a write in the step is refused") {
+  // Difftest seed 20059: a launch reads U past the edge along y after an earlier launch wrote
+  // it; U periodic beside V's mirror along y. Within the step that frame is the kernels'
+  // images, computed from V's mirror frame: where the chunks cannot refill it from the far
+  // side (the chunked dimension, a split one), out of core refuses, naming the reads.
+  const std::string reads =
+      "kernel 'b' reads 'U' past the grid's edge along y after kernel 'a' wrote it in the same step";
+  for (int along : {0, 1}) {
+    CAPTURE(along);
+    ooc::Request r = frames_request(2, along);
+    r.frame_read_after_write[1] = reads;
+    std::vector<BoundaryRule> rules = {{0, 1, K::kPeriodic, {}}, {1, 1, K::kMirror, {}}};
+    const std::string why = "cannot run out of core exactly: " + reads +
+                            ", and along y U is periodic beside V's mirror frame (y: ";
+    CHECK_THROWS_WITH_AS(ooc::frame_request(rules.data(), 2, r), doctest::Contains(why.c_str()),
+                         PlanError);
+  }
+  // Along x with the parts split along y, the chunks refill U's frame from the far side their
+  // windows hold: exact, no refusal. All periodic: images of images, no refusal either.
+  ooc::Request r = frames_request(2, 1);
+  r.frame_read_after_write[0] = "kernel 'b' reads 'U' past the grid's edge along x after ...";
+  std::vector<BoundaryRule> rules = {{0, 0, K::kPeriodic, {}}, {1, 0, K::kMirror, {}}};
+  CHECK_NOTHROW(ooc::frame_request(rules.data(), 2, r));
+  CHECK(r.periodic_refilled[0]);
+  r = frames_request(2, 1);
+  r.frame_read_after_write[1] = "kernel 'b' reads 'U' past the grid's edge along y after ...";
+  rules = {{0, 1, K::kPeriodic, {}}, {1, 1, K::kPeriodic, {}}};
+  CHECK_NOTHROW(ooc::frame_request(rules.data(), 2, r));
+}

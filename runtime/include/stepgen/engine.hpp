@@ -142,6 +142,9 @@ struct Problem {
   /// The spec's boundaries (boundary.hpp), one rule per array and dimension.
   const BoundaryRule* boundaries = nullptr;
   int boundary_count = 0;
+  /// Per dimension, a launch reading past the grid's edge a periodic array an earlier launch
+  /// of the step wrote ("" where none; nullptr: none anywhere): ooc::Request's.
+  const char* const* frame_read_after_write = nullptr;
 };
 
 /// Reduction i's B::reduce_box for its array's element type (reduce_box_as): the generated

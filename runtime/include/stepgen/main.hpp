@@ -406,8 +406,11 @@ void ooc_pass_rules(const Program<B>& p, ooc::Request& request) {
 /// (ooc::frame_request, ooc/frames.hpp: images, refilled on the chunks, or one step a pass).
 template <class B>
 void ooc_frames(const Problem<B>& problem, ooc::Request& request) {
-  if (problem.boundary_count > 0)
-    ooc::frame_request(problem.boundaries, problem.boundary_count, request);
+  if (problem.boundary_count == 0) return;
+  if (problem.frame_read_after_write)
+    for (std::size_t d = 0; d < 3; ++d)
+      request.frame_read_after_write[d] = problem.frame_read_after_write[d];
+  ooc::frame_request(problem.boundaries, problem.boundary_count, request);
 }
 
 /// The host link an in-core run's report shows (measure_link): a short copy each way between

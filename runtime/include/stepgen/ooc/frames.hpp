@@ -153,7 +153,10 @@ inline void refresh_snapshot(const HostArray& src, HostArray& out, const Box& gr
 ///    (periodic_refilled), so it is a refilled dimension. Elsewhere (the chunked dimension,
 ///    parts split along it) the far side's cells at a pass's later steps are computed only by
 ///    other chunks or parts, so a pass is one step (max_steps_per_pass, its reason in
-///    max_steps_why), the frames composed on the host at every pass boundary.
+///    max_steps_why), the frames composed on the host at every pass boundary. Within that
+///    step the kernels compute the written periodic frames as images, not exact either: where
+///    a launch reads one past the edge after an earlier launch of the step wrote it
+///    (Request::frame_read_after_write), out of core is refused (PlanError).
 inline void frame_request(const BoundaryRule* rules, int count, Request& r) {
   static const char* const kDim[3] = {"x", "y", "z"};
   const int dims = r.grid.dims;
@@ -180,12 +183,23 @@ inline void frame_request(const BoundaryRule* rules, int count, Request& r) {
       r.frame_refilled[d] = r.periodic_refilled[d] = true;
       continue;
     }
-    if (r.max_steps_per_pass == 1) continue;  // the first such dimension gives the reason
-    r.max_steps_per_pass = 1;
     const auto name = [&](const BoundaryRule* b) {
       const auto a = static_cast<std::size_t>(b->array);
       return a < r.arrays.size() ? r.arrays[a].name : "array " + std::to_string(b->array);
     };
+    // Within one step too, a periodic frame written by a launch is the kernels' images there,
+    // computed from the other arrays' mirror, copy or value(v) frames: a later launch reading
+    // it past the edge would read wrong cells (difftest seed 20059).
+    if (!r.frame_read_after_write[d].empty())
+      throw PlanError("this program cannot run out of core exactly: " +
+                      r.frame_read_after_write[d] + ", and along " + kDim[d] + " " +
+                      name(periodic[d]) + " is periodic beside " + name(physical[d]) + "'s " +
+                      boundary_kind_name(physical[d]->kind) + " frame (" + kDim[d] + ": " + split +
+                      "): that frame is the far side's cells of this step, which other chunks "
+                      "or parts compute; run it in core (--out-of-core off), or give every "
+                      "array along " + kDim[d] + " a periodic boundary");
+    if (r.max_steps_per_pass == 1) continue;  // the first such dimension gives the reason
+    r.max_steps_per_pass = 1;
     r.max_steps_why = name(periodic[d]) + " is periodic along " + kDim[d] + " and " +
                       name(physical[d]) + " " + boundary_kind_name(physical[d]->kind) + " (" +
                       kDim[d] + ": " + split + "): a pass of several steps would need " +

@@ -73,6 +73,10 @@ struct Request {
   /// periodic images the kernels cannot compute (frame_request).
   int max_steps_per_pass = 0;
   std::string max_steps_why;
+  /// Per dimension, a launch that reads past the grid's edge an array periodic there which an
+  /// earlier launch of the step wrote ("" where none: the generator's ProgramPlan). Where the
+  /// chunks cannot refill that frame from the far side, out of core refuses (frame_request).
+  std::array<std::string, 3> frame_read_after_write;
   // --- end of <boundary> frames -------------------------------------------------------------
 };
 
