@@ -52,7 +52,7 @@ endif()
 # (tests/probe/adi: a column halo one short of the line). Right halos equal the serial references
 # on 1 and 3 devices and out of core; too-small ones are refused at check and at start-up.
 if(OpenCL_FOUND)
-  foreach(case lbm seidel40 seidel20 adi)
+  foreach(case lbm seidel40 seidel20 adi data)
     add_test(NAME "probe: kernels the probe could not see into (${case}) are checked"
              COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/probe/real_kernels_test.sh $<TARGET_FILE:stepgen>
                      ${CMAKE_CURRENT_BINARY_DIR}/probe ${case})
@@ -63,7 +63,7 @@ endif()
 
 # The same kernels' CUDA twins on the CPU emulation (tests/cuda_emu): the CUDA program's start-up
 # probe refuses the too-small halos, and the right ones equal the serial references.
-foreach(case lbm seidel40 adi)
+foreach(case lbm seidel40 adi data)
   add_test(NAME "cuda-emu: kernels the probe could not see into (${case}) are checked"
            COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/probe/real_kernels_test.sh $<TARGET_FILE:stepgen>
                    ${CMAKE_CURRENT_BINARY_DIR}/probe ${case} cuda-emu)

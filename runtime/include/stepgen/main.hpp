@@ -27,6 +27,7 @@
 #include "stepgen/ooc.hpp"
 #include "stepgen/partition.hpp"
 #include "stepgen/probe.hpp"
+#include "stepgen/probe_run.hpp"
 #include "stepgen/program.hpp"
 #include "stepgen/traces.hpp"
 #include "stepgen/tune.hpp"
@@ -874,6 +875,12 @@ int run_program(int argc, char** argv, Program<B> p) {
       if (a.name == name) load_raw(a, path);
   copy_loaded(problem.arrays, problem.array_count, host, opt.loads);  // copy(X) of a loaded X
   io.restart(host);  // io: the checkpoint's values, when restarting
+  // The probe's reads again, on the values the run starts from (probe_data.hpp).
+  if (opt.probe)
+    if (const std::string e = probe_initial_data(problem, p.grid, devices.front(), p.kernels,
+                                                 p.kernel_count, host, probed, io.first_step());
+        !e.empty())
+      throw RunError(e);
   // --verify keeps the initial values for its one-device run (the one extra copy it costs).
   std::vector<HostArray> initial;
   if (opt.verify) initial = host;

@@ -107,6 +107,23 @@ std::vector<HostArray> load_rank_arrays(const Program<B>& p, const Box& box, con
 /// rank returns nothing before any host array is made, the report holding only the choice's
 /// line: every rank has the same figures, so every rank returns alike, and the caller runs in
 /// core. A plan that cannot be made then means in core too.
+/// The probe's reads again on the values the run starts from (probe_data.hpp), each rank on
+/// its own cells: an error on any rank stops every rank with the lowest rank's message.
+template <class B>
+void probe_initial_data_on_ranks(const Program<B>& p, const typename B::Device& d,
+                                 const std::vector<HostArray>& host, const Probed& probed,
+                                 const Options& opt, std::int64_t step) {
+  if (!opt.probe) return;
+  std::string mine;
+  try {
+    mine = probe_initial_data(*p.problem, p.grid, d, p.kernels, p.kernel_count, host, probed, step);
+  } catch (const std::exception& e) {
+    mine = e.what();
+  }
+  if (const std::string first = mpi::first_error(MPI_COMM_WORLD, mine); !first.empty())
+    throw mpi::UniformError(first);
+}
+
 template <class B, class M, class Loaded>
 std::optional<RunStats> run_rank_out_of_core(const mpi::Session& session, const Program<B>& p,
                                              std::vector<typename B::Device>& devices,
@@ -271,6 +288,7 @@ std::optional<RunStats> run_rank_out_of_core(const mpi::Session& session, const 
                           opt, alloc);
   io.restart(host);  // io: the checkpoint's values over this rank's reach, when restarting
   loaded(host);
+  probe_initial_data_on_ranks(p, devices[0], host, probed, opt, io.first_step());
   io.start(host);
   const auto pinned = B::ooc_pin(host, ooc, report);  // CUDA: page-locked where they are
   mpi::HaloExchange foreign(MPI_COMM_WORLD, rank, problem.array_count);
@@ -491,6 +509,7 @@ RunStats run_rank(const mpi::Session& session, M& rank, const Program<B>& p,
   if (!opt.quiet) link = in_core_link<B>(problem, devices, {part});
   io.restart(host);  // io: the checkpoint's values over this rank's box, when restarting
   loaded(host);
+  probe_initial_data_on_ranks(p, devices[0], host, probed, opt, io.first_step());
   InCore<B, typename M::State> run(problem, devices, partition, host, probed, {session.rank(), 1},
                                    rank.config(MPI_COMM_WORLD));
   // The step-0 outputs (and the series' files, which replace a previous run's) once the

@@ -26,6 +26,7 @@
 
 #include "stepgen/box.hpp"
 #include "stepgen/engine.hpp"
+#include "stepgen/probe_run.hpp"
 #include "stepgen/ooc/retune.hpp"
 #include "stepgen/probe.hpp"
 #include "stepgen/program.hpp"
