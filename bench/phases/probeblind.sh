@@ -9,7 +9,10 @@
 #  - PolyBench seidel-2d as a wavefront (one hyperplane a step): 6 of 8 halo points removed,
 #    refused; the right halo as above;
 #  - PolyBench adi (line recurrences along whole lines): a column halo of 29 where 30 is needed,
-#    refused; 30 on 1 GPU and 2 MPI ranks.
+#    refused; 30 on 1 GPU and 2 MPI ranks;
+#  - tests/probe/data (far reads only the program's initial data take: a mask at 9 from a file,
+#    h above the probe's values): the halo too small refused by the probe on the initial data,
+#    also on 2 MPI ranks; the right halo on 1 GPU and out of core.
 #
 #   bench/run.sh probeblind-generate   HERE: the CUDA trees and the serial references' arrays
 #   bench/run.sh probeblind            ON THE GPU MACHINE: builds them, runs, prints a table last
@@ -23,19 +26,21 @@ if [ "${1:-}" = generate ]; then
   stepgen=$(find_stepgen)
   rm -rf "$gen"
   mkdir -p "$gen/ref"
-  for s in lbm/lbm lbm/lbm_small seidel/seidel40 seidel/seidel40_small adi/adi adi/adi_small; do
+  for s in lbm/lbm lbm/lbm_small seidel/seidel40 seidel/seidel40_small adi/adi adi/adi_small \
+           data/data data/data_small; do
     "$stepgen" generate "$probe/$s.xml" --target cuda -o "$gen/$(basename "$s")" >/dev/null
   done
-  for s in lbm/lbm seidel/seidel40 adi/adi; do
+  for s in lbm/lbm seidel/seidel40 adi/adi data/data_small; do
     "$stepgen" generate "$probe/$s.xml" --target cuda --distribution mpi \
       -o "$gen/$(basename "$s")-mpi" >/dev/null
   done
-  for d in lbm seidel adi; do cc -O1 -ffp-contract=off -o "$gen/ref/$d" "$probe/$d/ref.c"; done
-  mkdir -p "$gen/ref/lbm-out" "$gen/ref/seidel-out" "$gen/ref/adi-out"
+  for d in lbm seidel adi data; do cc -O1 -ffp-contract=off -o "$gen/ref/$d" "$probe/$d/ref.c"; done
+  mkdir -p "$gen/ref/lbm-out" "$gen/ref/seidel-out" "$gen/ref/adi-out" "$gen/ref/data-out"
   "$gen/ref/lbm" "$probe/lbm/obst.raw" "$gen/ref/lbm-out"
   "$gen/ref/seidel" 40 2 "$probe/seidel/a40.raw" "$gen/ref/seidel-out/A.raw"
   "$gen/ref/adi" 60 4 "$probe/adi/u60.raw" "$gen/ref/adi-out/u.raw" "$gen/ref/adi-out/v.raw"
-  rm -f "$gen/ref/lbm" "$gen/ref/seidel" "$gen/ref/adi"
+  "$gen/ref/data" "$probe/data/u.raw" "$probe/data/m.raw" "$gen/ref/data-out"
+  rm -f "$gen/ref/lbm" "$gen/ref/seidel" "$gen/ref/adi" "$gen/ref/data"
   echo "generated $gen"
   exit 0
 fi
@@ -47,7 +52,8 @@ mkdir -p "$w"
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
 status=0
 rows=()
-for t in lbm lbm_small seidel40 seidel40_small adi adi_small lbm-mpi seidel40-mpi adi-mpi; do build_cuda_tree "$gen/$t" "$w/$t" & done
+for t in lbm lbm_small seidel40 seidel40_small adi adi_small lbm-mpi seidel40-mpi adi-mpi data \
+         data_small data_small-mpi; do build_cuda_tree "$gen/$t" "$w/$t" & done
 wait
 run() {  # run LABEL TREE BINARY RANKS ARGS...: the exit status and log of one run
   local label=$1 tree=$2 binary=$3 ranks=$4; shift 4
@@ -100,6 +106,13 @@ run adi-1 adi adi 0 --save u=u.raw --save v=v.raw; same adi-1 $? "$gen/ref/adi-o
 run adi-mpi2 adi-mpi adi 2 --save u=u.raw --save v=v.raw; same adi-mpi2 $? "$gen/ref/adi-out" u v
 run adi-small adi_small adi 0
 refused adi-small $? "kernel 'colsweep' reads array 'u' along y as far as its buffer goes"
+run data-1 data data 0 --save u=u.raw --save v=v.raw; same data-1 $? "$gen/ref/data-out" u v
+run data-ooc data data 0 --out-of-core on --ooc-chunks 3 --save u=u.raw --save v=v.raw
+same data-ooc $? "$gen/ref/data-out" u v
+run data-small data_small data 0
+refused data-small $? "on the program's initial data:"
+run data-small-mpi2 data_small-mpi data 2
+refused data-small-mpi2 $? "on the program's initial data:"
 grep -h "probed at\|runs$" "$w"/run-*-1/log.txt 2>/dev/null | sort -u
 echo
 echo "| run (CUDA) | result |"

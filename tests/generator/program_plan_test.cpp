@@ -5,6 +5,7 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <string>
 
 #include "model/plan.hpp"
@@ -283,4 +284,24 @@ TEST_CASE("program plan: the periodic arrays read past the edge after a write in
   m.kernels[1].args[0] = array_arg(0, Access::kRead, 0);
   p = build_program_plan(m);
   CHECK(p.frame_read_after_write[1].empty());
+}
+
+TEST_CASE("program plan: an implied periodic rule covers the whole swap group") {
+  // C periodic along x; A, read at its cells, has no rule there: A and its swap partner B (only
+  // written, the buffer A reads after the swap) both get the implied periodic rule (difftest
+  // seed 40000: B's frame composed as zeros out of core).
+  Model m = jacobi();
+  Boundary b;
+  b.arrays = {2};
+  b.dims = {true, false, false};
+  m.boundaries = {b};
+  const ProgramPlan p = build_program_plan(m);
+  auto implied = [&](int array) {
+    return std::any_of(p.boundaries.begin(), p.boundaries.end(), [&](const BoundaryPlan& r) {
+      return r.array == array && r.dim == 0 && r.implied && r.kind == Boundary::Kind::kPeriodic;
+    });
+  };
+  CHECK(implied(0));
+  CHECK(implied(1));
+  CHECK_FALSE(implied(2));  // its own rule
 }
