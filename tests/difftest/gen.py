@@ -230,6 +230,12 @@ def generate(seed, wide_rims=False, feature_spec=None):
         if rng.random() < 0.3:  # boundaries decided globally (offset + index vs global_extent)
             k.glob_lo = [rng.randint(0, 3) for _ in range(dims)]
             k.glob_hi = [rng.randint(0, 3) for _ in range(dims)]
+            # A global guard leaves at least one cell along every dimension (seed 30038: 3 + 2
+            # of 5 cells, a kernel that writes nothing on the whole grid, which the probe
+            # rightly cannot check); clamped without drawing, so other seeds stay as they were.
+            for d in range(dims):
+                k.glob_hi[d] = max(0, min(k.glob_hi[d], size[d] - 1 - k.glob_lo[d]))
+                k.glob_lo[d] = min(k.glob_lo[d], size[d] - 1 - k.glob_hi[d])
         k.use_step = rng.random() < 0.25
         if rng.random() < 0.6:
             choices = {1: [1, 2, 4, 8, 16], 2: [1, 2, 4, 8], 3: [1, 2, 4]}[dims]
