@@ -110,6 +110,19 @@ case $mode in
     if [ "$status" -ne 1 ] || ! grep -q "3 steps per pass .* do not divide 2" "$out/runs/k3.txt"; then
       cat "$out/runs/k3.txt"; echo "FAIL: --steps-per-pass 3 was not refused (status $status)"; exit 1
     fi
+    # A restart writes its own table, run-from-000008.csv (the rows from step 8 on, as the
+    # straight run's), and leaves the table of the run it resumes as it was (issue 50: it was
+    # replaced).
+    run ckpt8 2 --checkpoint c.ckpt --checkpoint-every 8 --steps 8
+    cp "$out/runs/ckpt8/run.csv" "$out/runs/ckpt8/run.csv.before"
+    (cd "$out/runs/ckpt8" && POCL_DEVICES="pthread pthread" timeout 300 "$program" --device-type cpu \
+      --devices 2 --restart c.ckpt --checkpoint-every 0 > restart.txt 2>&1) ||
+      { cat "$out/runs/ckpt8/restart.txt"; echo "FAIL: the restart from step 8 did not run"; exit 1; }
+    cmp -s "$out/runs/ckpt8/run.csv" "$out/runs/ckpt8/run.csv.before" ||
+      { echo "FAIL: the restart replaced the monitor's table of the run it resumes"; exit 1; }
+    [ "$(values "$out/runs/ckpt8/run-from-000008.csv")" = "$(values "$out/runs/d1/run.csv" | awk -F, '$1 >= 8')" ] ||
+      { cat "$out/runs/ckpt8/run-from-000008.csv"; echo "FAIL: run-from-000008.csv is not the straight run's table from step 8"; exit 1; }
+    echo "ok: a restart's monitor table is run-from-000008.csv; run.csv kept"
     # --quiet: no monitor line, the CSV still written.
     run d2-quiet 2 --quiet
     if grep -q "^monitor:" "$out/runs/d2-quiet/log.txt"; then echo "FAIL: --quiet printed the monitor"; exit 1; fi

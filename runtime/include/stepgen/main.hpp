@@ -341,9 +341,12 @@ RunFiles run_files(const Program<B>& p, const Options& opt, const IoOptions& io_
     add_earlier_segments(f.kept, "the XDMF file '" + io::xdmf_path_for(spec) + "'",
                          io::xdmf_path_for(spec), first);
   }
-  if (p.monitor_spec().every > 0 && *p.monitor_spec().file)
-    f.writes.push_back(
-        {"the <monitor> file '" + std::string(p.monitor_spec().file) + "'", p.monitor_spec().file});
+  if (p.monitor_spec().every > 0 && *p.monitor_spec().file) {
+    const std::string file = Monitor::csv_path(p.monitor_spec(), first);
+    f.writes.push_back({"the <monitor> file '" + file + "'", file});
+    add_earlier_segments(f.kept, "the monitor's table '" + std::string(p.monitor_spec().file) + "'",
+                         p.monitor_spec().file, first);
+  }
   for (const Record& r : p.records) {
     f.writes.push_back({"the record file '" + r.path(first) + "'", r.path(first)});
     add_earlier_segments(f.kept, "the trace '" + r.file + "'", r.file, first);
@@ -937,7 +940,7 @@ int run_program(int argc, char** argv, Program<B> p) {
     if (B::kTimingNote) std::printf("%s\n", B::kTimingNote);
   }
   if (!opt.quiet) monitor.print_report(stdout);
-  monitor.write_csv();
+  monitor.write_csv(io.first_step());  // a restart's NAME-from-STEP.csv
 
   int status = 0;
   if (opt.verify) {

@@ -24,6 +24,7 @@
 #include <utility>
 #include <vector>
 
+#include "stepgen/io/paths.hpp"
 #include "stepgen/program.hpp"
 #include "stepgen/reduce.hpp"
 
@@ -189,13 +190,20 @@ class Monitor {
                      value(i), computed_at_[static_cast<std::size_t>(i)]);
   }
 
-  /// Writes the monitor's CSV (atomically: the previous file stays until the whole is written).
-  void write_csv() const {
+  /// The monitor's CSV file of a run that starts at step `first`: the spec's file, or for a run
+  /// restarted at a later step a file of its own, NAME-from-STEP.csv (as the traces and the
+  /// snapshot series: the table of the run it resumes keeps its rows).
+  static std::string csv_path(const MonitorSpec& spec, std::int64_t first) {
+    return first > 0 ? restarted_output_path(spec.file, first) : std::string(spec.file);
+  }
+  /// Writes the monitor's CSV (atomically: the previous file stays until the whole is written)
+  /// to csv_path(first).
+  void write_csv(std::int64_t first = 0) const {
     if (spec_.every <= 0 || !*spec_.file) return;
     // A run of no step (a restart at --steps) has no line: the header alone, not an empty file.
     const std::string text = csv_.empty() ? header() : csv_;
-    write_atomically(spec_.file, reinterpret_cast<const unsigned char*>(text.data()), text.size(),
-                     "the monitor");
+    write_atomically(csv_path(spec_, first), reinterpret_cast<const unsigned char*>(text.data()),
+                     text.size(), "the monitor");
   }
 
  private:

@@ -723,7 +723,7 @@ int run_mpi_program(mpi::Session& session, int argc, char** argv, Program<B> p,
   }
   if (session.rank() == 0) {
     if (!opt.quiet) monitor.print_report(stdout);
-    monitor.write_csv();
+    monitor.write_csv(io.first_step());  // a restart's NAME-from-STEP.csv
   }
 
   int status = 0;
