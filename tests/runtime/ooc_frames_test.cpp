@@ -118,7 +118,8 @@ TEST_CASE("ooc frames: a periodic frame read past the edge after a write in the 
   // images, computed from V's mirror frame: where the chunks cannot refill it from the far
   // side (the chunked dimension, a split one), out of core refuses, naming the reads.
   const std::string reads =
-      "kernel 'b' reads 'U' past the grid's edge along y after kernel 'a' wrote it in the same step";
+      "kernel 'b' reads 'U' past the grid's edge along y after kernel 'a' wrote it in the same "
+      "step";
   for (int along : {0, 1}) {
     CAPTURE(along);
     ooc::Request r = frames_request(2, along);

@@ -26,9 +26,9 @@
 
 #include "stepgen/box.hpp"
 #include "stepgen/engine.hpp"
-#include "stepgen/probe_run.hpp"
 #include "stepgen/ooc/retune.hpp"
 #include "stepgen/probe.hpp"
+#include "stepgen/probe_run.hpp"
 #include "stepgen/program.hpp"
 
 namespace stepgen::rt {

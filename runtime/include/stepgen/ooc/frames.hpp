@@ -197,7 +197,8 @@ inline void frame_request(const BoundaryRule* rules, int count, Request& r) {
                       boundary_kind_name(physical[d]->kind) + " frame (" + kDim[d] + ": " + split +
                       "): that frame is the far side's cells of this step, which other chunks "
                       "or parts compute; run it in core (--out-of-core off), or give every "
-                      "array along " + kDim[d] + " a periodic boundary");
+                      "array along " +
+                      kDim[d] + " a periodic boundary");
     if (r.max_steps_per_pass == 1) continue;  // the first such dimension gives the reason
     r.max_steps_per_pass = 1;
     r.max_steps_why = name(periodic[d]) + " is periodic along " + kDim[d] + " and " +
