@@ -122,15 +122,9 @@ class CudaEmitter : public Emitter {
     out.add(m.name + ".cu", render(in.templates, "templates/cuda/host.cu.mustache", v));
     out.add("CMakeLists.txt", render(in.templates, "templates/cuda/CMakeLists.txt.mustache", v));
     out.add(".clang-format", embedded_file("templates/common/clang-format.mustache"));
+    add_common_runtime_headers(out);
     add_runtime_headers(
-        {"boundary.hpp",      "box.hpp",         "chunk.hpp",         "cuda.hpp",
-         "engine.hpp",        "engine_cuda.hpp", "exchange.hpp",      "init.hpp",
-         "init_cuda.hpp",     "main.hpp",        "monitor.hpp",       "ooc.hpp",
-         "ooc_cuda.hpp",      "partition.hpp",   "probe.hpp",         "probe_reads.hpp",
-         "probe_data.hpp",    "probe_run.hpp",   "probe_session.hpp", "probe_values.hpp",
-         "probe_views.hpp",   "program.hpp",     "reduce.hpp",        "reduce_cuda.hpp",
-         "reduce_device.hpp", "traces.hpp",      "tune.hpp"},
-        out);
+        {"cuda.hpp", "engine_cuda.hpp", "init_cuda.hpp", "ooc_cuda.hpp", "reduce_cuda.hpp"}, out);
     if (in.plan.mpi)
       add_runtime_headers(
           {"engine_mpi_cuda.hpp", "mpi.hpp", "mpi_cuda.hpp", "mpi_main.hpp", "traces_mpi.hpp"},

@@ -51,15 +51,10 @@ class OpenClEmitter : public Emitter {
     out.add(".clang-format", embedded_file("templates/common/clang-format.mustache"));
     out.add("cmake/embed_kernels.cmake",
             render(in.templates, "templates/common/embed_kernels.cmake.mustache", v));
-    add_runtime_headers(
-        {"boundary.hpp",      "box.hpp",       "chunk.hpp",         "engine.hpp",
-         "engine_opencl.hpp", "exchange.hpp",  "init.hpp",          "init_opencl.hpp",
-         "main.hpp",          "monitor.hpp",   "ooc.hpp",           "ooc_opencl.hpp",
-         "opencl.hpp",        "partition.hpp", "probe.hpp",         "probe_reads.hpp",
-         "probe_data.hpp",    "probe_run.hpp", "probe_session.hpp", "probe_values.hpp",
-         "probe_views.hpp",   "program.hpp",   "reduce.hpp",        "reduce_device.hpp",
-         "reduce_opencl.hpp", "traces.hpp",    "tune.hpp"},
-        out);
+    add_common_runtime_headers(out);
+    add_runtime_headers({"engine_opencl.hpp", "init_opencl.hpp", "ooc_opencl.hpp", "opencl.hpp",
+                         "reduce_opencl.hpp"},
+                        out);
     if (in.plan.mpi)
       add_runtime_headers({"engine_mpi_opencl.hpp", "mpi.hpp", "mpi_main.hpp", "traces_mpi.hpp"},
                           out);

@@ -69,5 +69,8 @@ std::vector<std::string> add_kernel_sources(const model::Model& m, OutputSet& ou
 
 /// Copies runtime headers (names under runtime/include/stepgen/) into `out` under runtime/stepgen/.
 void add_runtime_headers(const std::vector<std::string>& names, OutputSet& out);
+/// The runtime headers every program needs, whatever its backend (the engine, the probe, the
+/// main, the reductions' host side); each emitter adds its backend's beside them.
+void add_common_runtime_headers(OutputSet& out);
 
 }  // namespace stepgen::emit
