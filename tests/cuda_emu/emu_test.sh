@@ -9,7 +9,8 @@
 # GROUPS (comma-separated, one build for all; mpi alone) pick the runs:
 #   incore  1, 2, 3, 4 devices (overlap on where the spec allows it); 2 and 4 devices with
 #           STEPGEN_OVERLAP=off; 2 devices through pinned host memory (STEPGEN_CUDA_PEER=off);
-#           3 devices with --strategy min-exchange; --verify once; jacobi2d: 4 devices (2x2)
+#           3 devices with --strategy min-exchange; --parts: 4 parts on 1 device, 5 on 2
+#           (weights, --verify), 3 on 2 through pinned host memory; --verify once; jacobi2d: 4 devices (2x2)
 #           through pinned host memory saving A alone (no host copy of B).
 #   ooc     out of core on 1 and 2 devices: k = 1 and 3, trapezoid on and off, band sharing on
 #           (k = 3, trapezoid on) and off, region sharing off once, pageable host arrays once,
@@ -103,6 +104,13 @@ case $group in
     STEPGEN_CUDA_PEER=off run d2-host-staged 2
     expect d2-host-staged "through pinned host memory"
     run d3-min-exchange 3 --strategy min-exchange
+    # --parts: 4 parts on one GPU (streams of their own, copies within its memory) and 5 on 2
+    # GPUs with uneven weights (peer copies between them), with STEPGEN_CUDA_PEER=off once.
+    run d1-parts4 1 --parts 4
+    expect d1-parts4 "exchange between the parts of device 0"
+    run d2-parts5 2 --parts 5 --weights 1,3 --verify
+    expect d2-parts5 "verify: OK: 5 part(s) on 2 device(s)"
+    STEPGEN_CUDA_PEER=off run d2-parts3-host-staged 2 --parts 3
     # hostmem: exchanged arrays need no host copy: jacobi2d on 4 devices (grid 2x2) through
     # pinned host memory, saving A alone: B (exchanged) is made on the devices, never gathered,
     # and the exchanges stage through a buffer per box (2 arrays x 14336 B: 28 KiB).

@@ -277,6 +277,10 @@ ran_as_asked() {
   if [[ $label == mpi* ]]; then
     grep -q "^mpi: ${label#mpi} rank(s)" "$log" || return 1
   fi
+  # --parts: several parts on a device (or the partitioner's note that the grid took fewer)
+  if [[ $label == parts* ]]; then
+    grep -q -e ' part(s) on [0-9]* device(s), grid' -e "uses [0-9]* of ${label#*x} parts" "$log" || return 1
+  fi
   return 0
 }
 

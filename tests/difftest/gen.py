@@ -671,6 +671,17 @@ def make_modes(rng, p):
     if auto_rng.random() < 0.3:
         n = auto_rng.choice([1, 2])
         modes.append((f"auto{n}", "STEPGEN_AUTO_CHOICE=out-of-core", f"--devices {n} --out-of-core auto"))
+    # --parts: more parts than devices, in core (parts of one device exchange on it), with the
+    # strategies and weights of one weight per device (a stream of its own: the seeds' other
+    # modes stay).
+    parts_rng = random.Random(f"{p['seed']}-parts")
+    if parts_rng.random() < float(os.environ.get("DIFFTEST_PARTS", "0.5")):
+        n = parts_rng.choice([1, 1, 2])
+        k = parts_rng.randint(n + 1, n + 4)
+        env = "STEPGEN_OVERLAP=off" if parts_rng.random() < 0.25 else "-"
+        s = parts_rng.choice(strategies)
+        a = [f"--devices {n} --parts {k}"] + ([f"--strategy {s}"] if s else []) + weights(n, parts_rng)
+        modes.append((f"parts{n}x{k}", env, " ".join(a)))
     mpi_p = float(os.environ.get("DIFFTEST_MPI", "0.2"))
     if rng.random() < mpi_p:
         for _ in range(2):

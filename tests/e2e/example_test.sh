@@ -86,6 +86,31 @@ if [ "$format" = xml ]; then
   echo "ok: $example ($format) on $n device(s), --strategy min-exchange ($(grep -o 'grid [0-9x]*' "$run/log.txt" | head -1)): equal the reference"
 fi
 
+# --parts: more parts than devices, each device a run of neighbouring parts with a buffer and
+# launches of its own; parts of one device exchange on it (clEnqueueCopyBufferRect), parts of
+# two devices through the host. 3 parts on 1 device, and 5 on 2 with uneven weights (3 + 2
+# parts, --verify against one device): every written array equals the reference.
+if [ "$format" = xml ]; then
+  for mode in "1 3" "2 5 --weights 1,3 --verify"; do
+    read -r n parts rest <<< "$mode"
+    run="$work/$example-$format-runs/parts-$n-$parts"
+    mkdir -p "$run"
+    saves=()
+    for a in $arrays; do saves+=(--save "$a=$run/$a.raw"); done
+    # shellcheck disable=SC2086
+    POCL_DEVICES="$(printf 'pthread %.0s' $(seq "$n"))" "$out/build/$example" --device-type cpu \
+      --devices "$n" --parts "$parts" $rest "${saves[@]}" > "$run/log.txt" 2>&1 ||
+      { cat "$run/log.txt"; echo "FAIL: $example --devices $n --parts $parts failed"; exit 1; }
+    grep -q "^$parts part(s) on $n device(s), grid" "$run/log.txt" ||
+      { cat "$run/log.txt"; echo "FAIL: $example: the report does not show $parts parts on $n device(s)"; exit 1; }
+    for a in $arrays; do
+      cmp -s "$run/$a.raw" "$refdir/$a.raw" ||
+        { cat "$run/log.txt"; echo "FAIL: $example --devices $n --parts $parts: $a differs"; exit 1; }
+    done
+    echo "ok: $example ($format), $parts parts on $n device(s): equal the reference"
+  done
+fi
+
 # devinit: arrays nothing on the host needs are made on the device, never uploaded: saving p2
 # alone, p1 (copy(p0), written) and vel (random(5), read only) are made on the device, p2 still
 # equals the reference, and the host copies weigh less than with every array held.
@@ -125,6 +150,14 @@ if [ "$example" = jacobi2d ] && [ "$format" = xml ]; then
   done
   grep -q "grid 2x2x1" "$work/$example-$format-runs/staging-min-exchange/log.txt" ||
     { echo "FAIL: staging: min-exchange did not make a 2x2 grid"; exit 1; }
+  # --parts: 4 parts of one device exchange on it, with no host staging.
+  run="$work/$example-$format-runs/staging-parts"
+  mkdir -p "$run"
+  POCL_DEVICES=pthread "$out/build/$example" --device-type cpu --devices 1 --parts 4 \
+    --save "A=$run/A.raw" > "$run/log.txt" 2>&1 || { cat "$run/log.txt"; echo "FAIL: staging run (parts) failed"; exit 1; }
+  cmp -s "$run/A.raw" "$refdir/A.raw" || { cat "$run/log.txt"; echo "FAIL: staging (parts): A differs"; exit 1; }
+  grep -q "^  host copies:  3.00 MiB + staging 0 B; made on the devices: B; gathered: A$" "$run/log.txt" ||
+    { cat "$run/log.txt"; echo "FAIL: staging (parts): 4 parts of one device staged through the host"; exit 1; }
   echo "ok: jacobi2d on 4 devices (slabs and 2x2) with A alone saved: no host copy of B, staging 48 KiB / 28 KiB, A equals the reference"
 fi
 
@@ -150,6 +183,11 @@ if [ "$example" = jacobi2d ] && [ "$format" = xml ]; then
   expect_error 1 "holds 100 bytes but array A needs 3145728 bytes" --load "A=$work/short.raw"
   expect_error 2 "--steps expects an integer from 0 to 9223372036854775807, got '-3'" --steps -3
   expect_error 1 "no OpenCL device matches (type gpu)" --device-type gpu
+  expect_error 2 "--parts 1 is fewer than the 2 devices found" --devices 2 --parts 1
+  expect_error 1 "--parts 3 on 1 device(s): a device with several parts runs them in core only" \
+    --devices 1 --parts 3 --out-of-core on
+  expect_error 1 "(a device's parts need 6.03 MiB, the budget per device is 4.00 MiB)" \
+    --devices 1 --parts 3 --device-memory 4MiB
 fi
 # A scratch array (save="false": twostage's T) is not kept at the end: --save of it is refused,
 # since what a file would hold depends on the mode (never gathered in core, stored back after

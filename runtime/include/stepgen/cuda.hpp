@@ -15,6 +15,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <deque>
+#include <map>
 #include <memory>
 #include <string>
 #include <type_traits>
@@ -74,6 +75,7 @@ class Device {
   Device(Device&& o) noexcept
       : index(o.index),
         ordinal(o.ordinal),
+        part(o.part),
         name(std::move(o.name)),
         global_mem(o.global_mem),
         stream_(std::exchange(o.stream_, nullptr)),
@@ -83,6 +85,7 @@ class Device {
       reset();
       index = o.index;
       ordinal = o.ordinal;
+      part = o.part;
       name = std::move(o.name);
       global_mem = o.global_mem;
       stream_ = std::exchange(o.stream_, nullptr);
@@ -94,13 +97,15 @@ class Device {
 
   int index = 0;    ///< position in the run's device list
   int ordinal = 0;  ///< the CUDA device number (cudaSetDevice)
+  int part = -1;    ///< with several parts on the GPU (--parts): the part this handle runs
   std::string name;
   std::size_t global_mem = 0;
 
-  /// "device 1 (GPU 1, NVIDIA H100 80GB HBM3)": how messages name it.
+  /// "device 1 (GPU 1, NVIDIA H100 80GB HBM3)", "device 0 (GPU 0, NVIDIA H200), part 3": how
+  /// messages name it.
   std::string label() const {
     return "device " + std::to_string(index) + " (GPU " + std::to_string(ordinal) + ", " + name +
-           ")";
+           ")" + (part >= 0 ? ", part " + std::to_string(part) : "");
   }
   /// Makes this GPU current for the calling thread.
   void use() const;
@@ -190,6 +195,26 @@ inline std::vector<Device> discover(const rt::Options& opt) {
     found[i].open();
   }
   return found;
+}
+
+/// One handle per part of `partition` (Part::device: the GPU of `devices` it runs on), each
+/// with streams of its own on that GPU: the parts of one GPU run side by side, ordered by
+/// events as parts on different GPUs are, and copy between them on the GPU (enable_peers).
+inline std::vector<Device> part_devices(std::vector<Device> devices,
+                                        const rt::Partition& partition) {
+  std::vector<Device> out;
+  for (const rt::Part& part : partition.parts) {
+    const Device& d = devices[static_cast<std::size_t>(part.device)];
+    Device h;
+    h.index = d.index;
+    h.ordinal = d.ordinal;
+    h.name = d.name;
+    h.global_mem = d.global_mem;
+    h.part = part.id;
+    h.open();
+    out.push_back(std::move(h));
+  }
+  return out;
 }
 
 /// Throws when a part's buffers (`bytes` in all) cannot fit the GPU's memory.
@@ -436,6 +461,10 @@ inline PeerMatrix enable_peers(const std::vector<Device>& devices) {
   for (std::size_t a = 0; a < n; ++a)
     for (std::size_t b = 0; b < n; ++b) {
       if (a == b) continue;
+      if (devices[a].ordinal == devices[b].ordinal) {  // parts of one GPU (--parts)
+        can[a][b] = true;
+        continue;
+      }
       int yes = 0;
       check(cudaDeviceCanAccessPeer(&yes, devices[a].ordinal, devices[b].ordinal),
             "cudaDeviceCanAccessPeer(" + devices[b].label() + ")", devices[a]);
@@ -445,6 +474,10 @@ inline PeerMatrix enable_peers(const std::vector<Device>& devices) {
   for (std::size_t a = 0; a < n; ++a)
     for (std::size_t b = 0; b < n; ++b) {
       if (a == b || !can[a][b] || !can[b][a]) continue;
+      if (devices[a].ordinal == devices[b].ordinal) {
+        peer[a][b] = true;  // one GPU: copies within its memory, nothing to enable
+        continue;
+      }
       devices[a].use();
       cudaError_t e = cudaDeviceEnablePeerAccess(devices[b].ordinal, 0);
       if (e == cudaErrorPeerAccessAlreadyEnabled) {
@@ -466,14 +499,27 @@ inline void print_exchange_paths(const std::vector<Device>& devices, const PeerM
   for (const auto* plan : plans)
     for (const rt::Transfer& t : *plan)
       used[static_cast<std::size_t>(t.src)][static_cast<std::size_t>(t.dst)] = true;
+  // Pairs of parts of one GPU (--parts): one line per GPU, after the others.
+  std::map<int, std::pair<std::string, bool>> within;  // device index -> its name, staged
   for (std::size_t s = 0; s < n; ++s)
-    for (std::size_t d = 0; d < n; ++d)
-      if (used[s][d])
-        std::fprintf(out, "  exchange %s -> %s: %s\n", devices[s].label().c_str(),
-                     devices[d].label().c_str(),
-                     peer[s][d]
-                         ? "GPU to GPU (peer access, cudaMemcpy3DPeerAsync)"
-                         : "through pinned host memory (no peer access, or STEPGEN_CUDA_PEER=off)");
+    for (std::size_t d = 0; d < n; ++d) {
+      if (!used[s][d]) continue;
+      if (devices[s].ordinal == devices[d].ordinal) {
+        std::string name = devices[s].label();
+        if (const std::size_t at = name.rfind(", part "); at != std::string::npos) name.resize(at);
+        auto& w = within.emplace(devices[s].index, std::make_pair(name, false)).first->second;
+        w.second = w.second || !peer[s][d];
+        continue;
+      }
+      std::fprintf(
+          out, "  exchange %s -> %s: %s\n", devices[s].label().c_str(), devices[d].label().c_str(),
+          peer[s][d] ? "GPU to GPU (peer access, cudaMemcpy3DPeerAsync)"
+                     : "through pinned host memory (no peer access, or STEPGEN_CUDA_PEER=off)");
+    }
+  for (const auto& [index, w] : within)
+    std::fprintf(out, "  exchange between the parts of %s: %s\n", w.first.c_str(),
+                 w.second ? "through pinned host memory (STEPGEN_CUDA_PEER=off)"
+                          : "on the GPU (cudaMemcpy3DPeerAsync within its memory)");
 }
 
 /// A CUDA event (timing enabled) of one GPU; destroyed when it goes.

@@ -82,6 +82,9 @@ struct Backend {
 
   // The main program's backend parts (main.hpp).
   static std::vector<Device> discover(const rt::Options& opt) { return cuda::discover(opt); }
+  static std::vector<Device> part_devices(std::vector<Device> d, const rt::Partition& partition) {
+    return cuda::part_devices(std::move(d), partition);
+  }
   static void print_usage_note(std::FILE* out) {
     std::fprintf(out,
                  "\nCUDA backend: runs on the CUDA GPUs only. --device-type all and gpu both mean "

@@ -212,6 +212,9 @@ struct Backend {
 
   // The main program's backend parts (main.hpp).
   static std::vector<Device> discover(const rt::Options& opt) { return cl::discover(opt); }
+  static std::vector<Device> part_devices(std::vector<Device> d, const rt::Partition& partition) {
+    return cl::part_devices(std::move(d), partition);
+  }
   static void print_usage_note(std::FILE*) {}
   static rt::Index auto_device_memory(const std::vector<Device>& devices) {
     return cl::auto_device_memory(devices);
@@ -409,8 +412,13 @@ struct Backend {
     static void check_fits(const Device& d, std::size_t bytes) { cl::check_fits(d, bytes); }
     /// hostmem: every exchange between the devices goes through host staging, a page-locked
     /// buffer per box made once here (rt::InCore::stage_exchanges).
+    /// Parts of one device (--parts) copy on it, unstaged.
     void prepare(Engine& e) {
-      if (e.parts() > 1) e.stage_exchanges([](const rt::Transfer&) { return true; });
+      if (e.parts() < 2) return;
+      const std::vector<Device>& d = e.devices();
+      e.stage_exchanges([&d](const rt::Transfer& t) {
+        return !d[static_cast<std::size_t>(t.src)].same_device(d[static_cast<std::size_t>(t.dst)]);
+      });
     }
     void print_exchange_paths(const Engine&) const {}
     void begin(Engine& e) {
@@ -488,6 +496,7 @@ struct Backend {
           for (std::size_t i = 0; i < plan.size(); ++i) {
             const rt::Transfer& t = plan[i];
             if (static_cast<std::size_t>(t.src) != p) continue;
+            if (devices[p].same_device(devices[static_cast<std::size_t>(t.dst)])) continue;
             for (std::size_t k = 0; k < t.boxes.size(); ++k) {
               rt::HostArray& stage = e.staging(id)[i][k];  // hostmem: this box's staging
               cl::read_box(devices[p], e.buffers(p)[static_cast<std::size_t>(id)], part.ghost,
@@ -507,11 +516,22 @@ struct Backend {
         const std::vector<rt::Transfer>& plan = e.plan(id);
         for (std::size_t i = 0; i < plan.size(); ++i) {
           const rt::Transfer& t = plan[i];
-          const auto dst = static_cast<std::size_t>(t.dst);
+          const auto src = static_cast<std::size_t>(t.src), dst = static_cast<std::size_t>(t.dst);
+          const auto u = static_cast<std::size_t>(id);
+          // Parts of one device: copied on its boundary queue, after the barrier that follows
+          // the last of its parts' boundary slabs.
+          const bool local = devices[src].same_device(devices[dst]);
           for (std::size_t k = 0; k < t.boxes.size(); ++k)
-            cl::write_box(devices[dst], e.buffers(dst)[static_cast<std::size_t>(id)],
-                          e.part(dst).ghost, e.staging(id)[i][k], t.boxes[k], &pending_writes_,
-                          On::kBoundary);
+            if (local) {
+              cl::copy_rect(devices[dst], e.buffers(src)[u], e.part(src).ghost, e.buffers(dst)[u],
+                            e.part(dst).ghost, t.boxes[k], e.problem().arrays[id].element_bytes,
+                            e.problem().arrays[id].name, &pending_writes_, On::kBoundary);
+              e.stats().exchange_bytes += static_cast<std::size_t>(t.boxes[k].volume()) *
+                                          e.problem().arrays[id].element_bytes;
+            } else {
+              cl::write_box(devices[dst], e.buffers(dst)[u], e.part(dst).ghost, e.staging(id)[i][k],
+                            t.boxes[k], &pending_writes_, On::kBoundary);
+            }
         }
       }
       for (std::size_t p = 0; p < e.parts(); ++p) cl::finish(devices[p]);

@@ -570,6 +570,10 @@ int run_mpi_program(mpi::Session& session, int argc, char** argv, Program<B> p,
       }
       return 0;
     }
+    if (opt.parts > 0)
+      throw UsageError("--parts " + std::to_string(opt.parts) + ": an MPI rank runs one part on " +
+                       "one device; several parts per device are for one-process programs " +
+                       "(generate without --distribution mpi)");
     if (opt.weights.empty()) opt.weights = p.weights;
     if (!opt.weights.empty() && opt.weights.size() != static_cast<std::size_t>(ranks))
       throw RunError("--weights gives " + std::to_string(opt.weights.size()) + " weights for " +

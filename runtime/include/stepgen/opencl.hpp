@@ -154,11 +154,16 @@ struct Device {
   Context context;
   Queue queue;     ///< kernels
   Queue boundary;  ///< boundary slabs and copies that overlap the kernels of `queue`
+  int part = -1;   ///< with several parts on the device (--parts): the part this handle runs
   cl_command_queue on(On q) const { return q == On::kCompute ? queue.get() : boundary.get(); }
-  /// "device 1 (NVIDIA H100, NVIDIA CUDA)": how messages name it.
+  /// "device 1 (NVIDIA H100, NVIDIA CUDA)", "device 0 (pthread-..., Portable Computing
+  /// Language), part 3": how messages name it.
   std::string label() const {
-    return "device " + std::to_string(index) + " (" + name + ", " + platform_name + ")";
+    return "device " + std::to_string(index) + " (" + name + ", " + platform_name + ")" +
+           (part >= 0 ? ", part " + std::to_string(part) : "");
   }
+  /// Whether `o` is a handle of the same device (another part of it: the same context).
+  bool same_device(const Device& o) const { return context.get() == o.context.get(); }
 };
 
 inline std::string platform_string(cl_platform_id p, cl_platform_info what) {
@@ -282,6 +287,35 @@ inline std::vector<Device> discover(const rt::Options& opt) {
     check(err, "clCreateCommandQueue(boundary)", d.label());
   }
   return found;
+}
+
+/// One handle per part of `partition` (Part::device: the device of `devices` it runs on): the
+/// parts of one device share its context and its two queues (retained), so that their
+/// commands run in order as one device's do, and copies between them stay on the device.
+inline std::vector<Device> part_devices(std::vector<Device> devices,
+                                        const rt::Partition& partition) {
+  std::vector<Device> out;
+  for (const rt::Part& part : partition.parts) {
+    const Device& d = devices[static_cast<std::size_t>(part.device)];
+    Device h;
+    h.index = d.index;
+    h.platform = d.platform;
+    h.id = d.id;
+    h.name = d.name;
+    h.platform_name = d.platform_name;
+    h.type = d.type;
+    h.global_mem = d.global_mem;
+    h.max_alloc = d.max_alloc;
+    h.part = part.id;
+    check(clRetainContext(d.context.get()), "clRetainContext", d.label());
+    h.context = Context(d.context.get());
+    check(clRetainCommandQueue(d.queue.get()), "clRetainCommandQueue", d.label());
+    h.queue = Queue(d.queue.get());
+    check(clRetainCommandQueue(d.boundary.get()), "clRetainCommandQueue", d.label());
+    h.boundary = Queue(d.boundary.get());
+    out.push_back(std::move(h));
+  }
+  return out;
 }
 
 /// Builds `source` for one device; on failure the message carries the build log. A program
@@ -453,6 +487,22 @@ inline void write_box(const Device& d, const Mem& mem, const rt::Box& buffer,
   if (events) events->emplace_back(ev);
 }
 
+/// Enqueues a copy of `sub` between two buffers of one device (holding `src_box` and
+/// `dst_box`): clEnqueueCopyBufferRect on queue `on` of `d`, its event added to `events`.
+inline void copy_rect(const Device& d, const Mem& src, const rt::Box& src_box, const Mem& dst,
+                      const rt::Box& dst_box, const rt::Box& sub, std::size_t element_bytes,
+                      const std::string& name, std::vector<Event>* events, On on) {
+  const rt::RectCopy s = rt::rect_of(sub, src_box, element_bytes);
+  const rt::RectCopy t = rt::rect_of(sub, dst_box, element_bytes);
+  if (t.bytes() == 0) return;
+  cl_event ev = nullptr;
+  check(clEnqueueCopyBufferRect(d.on(on), src.get(), dst.get(), s.origin.data(), t.origin.data(),
+                                t.region.data(), s.row_pitch, s.slice_pitch, t.row_pitch,
+                                t.slice_pitch, 0, nullptr, events ? &ev : nullptr),
+        ("clEnqueueCopyBufferRect(" + name + " between parts)").c_str(), d.label());
+  if (events) events->emplace_back(ev);
+}
+
 inline void finish(const Device& d, On on = On::kCompute) {
   check(clFinish(d.on(on)), "clFinish", d.label());
 }
@@ -567,20 +617,27 @@ inline std::size_t exchange(const std::vector<Device>& devices, const rt::Partit
   for (const ExchangeArray& a : arrays)
     for (std::size_t i = 0; i < a.plan->size(); ++i) {
       const rt::Transfer& t = (*a.plan)[i];
+      const auto src = static_cast<std::size_t>(t.src), dst = static_cast<std::size_t>(t.dst);
       for (std::size_t k = 0; k < t.boxes.size(); ++k) {
         const rt::Box& box = t.boxes[k];
-        const auto src = static_cast<std::size_t>(t.src);
+        bytes += static_cast<std::size_t>(box.volume()) * a.host->element_bytes;
+        if (devices[src].same_device(devices[dst])) {  // parts of one device: copied on it
+          copy_rect(devices[dst], *a.buffers[src], partition.parts[src].ghost, *a.buffers[dst],
+                    partition.parts[dst].ghost, box, a.host->element_bytes, a.host->name, &pending,
+                    On::kCompute);
+          continue;
+        }
         read_box(devices[src], *a.buffers[src], partition.parts[src].ghost, (*a.staging)[i][k], box,
                  &reads);
-        bytes += static_cast<std::size_t>(box.volume()) * a.host->element_bytes;
       }
     }
   wait_all(reads, "exchange");
   for (const ExchangeArray& a : arrays)
     for (std::size_t i = 0; i < a.plan->size(); ++i) {
       const rt::Transfer& t = (*a.plan)[i];
+      const auto dst = static_cast<std::size_t>(t.dst);
+      if (devices[static_cast<std::size_t>(t.src)].same_device(devices[dst])) continue;
       for (std::size_t k = 0; k < t.boxes.size(); ++k) {
-        const auto dst = static_cast<std::size_t>(t.dst);
         write_box(devices[dst], *a.buffers[dst], partition.parts[dst].ghost, (*a.staging)[i][k],
                   t.boxes[k], &pending);
       }

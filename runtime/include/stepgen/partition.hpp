@@ -82,8 +82,9 @@ struct PartitionRequest {
   Halo halo;               ///< union of the halos read (drives priorities and costs)
   Vec3 ghost_lo{0, 0, 0};  ///< ghost widths of the local buffers (k * halo for deep halos)
   Vec3 ghost_hi{0, 0, 0};
-  int devices = 1;              ///< devices available
-  std::vector<double> weights;  ///< relative speeds, one per device; empty = equal
+  int devices = 1;                ///< devices available (the parts asked for, with --parts)
+  bool parts_of_devices = false;  ///< `devices` counts parts that share devices (--parts)
+  std::vector<double> weights;    ///< relative speeds, one per device; empty = equal
   Strategy strategy = Strategy::kMinExchange;
   Index bytes_per_cell = 4;  ///< bytes exchanged per ghost cell (sum over exchanged arrays)
   int every = 1;             ///< steps between exchanges (deep halos when > 1)
@@ -102,6 +103,9 @@ struct Part {
   /// is its part within the grid (the cells neighbours send; the rest is the frame).
   bool framed = false;
   Box inside;
+  /// The process's device that runs this part (placement.hpp: several parts may share one,
+  /// `--parts`); the part's own id unless placed otherwise.
+  int device = 0;
 };
 
 struct Partition {
@@ -275,6 +279,7 @@ inline Partition build(const PartitionRequest& r, const std::array<int, 3>& grid
   for (int id = 0; id < n; ++id) {
     Part& part = p.parts[static_cast<std::size_t>(id)];
     part.id = id;
+    part.device = id;
     part.coord = {id % grid[0], (id / grid[0]) % grid[1], id / (grid[0] * grid[1])};
     part.owned = p.domain;
   }
@@ -524,7 +529,8 @@ inline Partition partition(const PartitionRequest& r) {
     return true;
   };
   auto used = [&](int n) {
-    std::string s = "uses " + std::to_string(n) + " of " + std::to_string(r.devices) + " devices";
+    std::string s = "uses " + std::to_string(n) + " of " + std::to_string(r.devices) + " " +
+                    (r.parts_of_devices ? "parts" : "devices");
     if (top < r.devices)
       s += " (at most " + std::to_string(most) + " fit the work-groups and ghost widths)";
     return s;

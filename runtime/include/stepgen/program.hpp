@@ -65,6 +65,7 @@ struct ProgramInfo {
 
 struct Options {
   int devices = 0;          ///< 0 = all that match
+  int parts = 0;            ///< --parts: parts the grid is cut into; 0 = one per device
   std::string device_type;  ///< all | gpu | cpu
   std::string platform;     ///< substring of the platform name; "" = any
   std::int64_t steps = 0;
@@ -92,6 +93,9 @@ inline void print_usage(const ProgramInfo& info, std::FILE* out) {
       "  --devices N          use the first N matching devices, N >= 1 (default: %s)\n"
       "  --device-type T      all | gpu | cpu (default: %s)\n"
       "  --platform NAME      only devices of platforms whose name contains NAME\n"
+      "  --parts N            cut the grid into N parts, N >= the devices, given to the\n"
+      "                       devices in order, each a run of neighbouring parts, in core\n"
+      "                       only (default: one part per device)\n"
       "  --steps T            time steps, T >= 0 (default: %" PRId64
       ")\n"
       "  --weights W1,W2,...  relative device speeds for the split, each from 1e-6 to 1e6\n"
@@ -189,6 +193,8 @@ inline Options parse_options(int argc, char** argv, const ProgramInfo& info) {
       o.help = true;
     } else if (flag == "--devices") {
       o.devices = detail::parse_integer<int>(flag, value(), 1, std::numeric_limits<int>::max());
+    } else if (flag == "--parts") {
+      o.parts = detail::parse_integer<int>(flag, value(), 1, std::numeric_limits<int>::max());
     } else if (flag == "--device-type") {
       o.device_type = value();
       if (o.device_type != "all" && o.device_type != "gpu" && o.device_type != "cpu")

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
+#include <map>
 #include <string>
 
 #include "stepgen/box.hpp"
@@ -27,18 +28,24 @@ namespace stepgen::rt::ooc {
 inline bool decide(Index budget, const Partition& partition, const ArrayInfo* arrays,
                    int array_count, const Options& ooc, Stats& report) {
   report.budget = budget;
-  Index in_core = 0;
+  // A device's parts together (several with --parts: Part::device, placement.hpp).
+  std::map<int, Index> per_device;
+  bool shared = false;
   for (const rt::Part& part : partition.parts) {
     Index bytes = 0;
     for (int id = 0; id < array_count; ++id)
       bytes += part.ghost.volume() * static_cast<Index>(arrays[id].element_bytes);
-    in_core = std::max(in_core, bytes);
+    shared = shared || per_device.count(part.device) > 0;
+    per_device[part.device] += bytes;
   }
+  Index in_core = 0;
+  for (const auto& [device, bytes] : per_device) in_core = std::max(in_core, bytes);
   const bool fits = in_core <= report.budget;
   if (ooc.mode == Options::Mode::kOff || (ooc.mode == Options::Mode::kAuto && fits)) return false;
   report.on = true;
   report.reason = fits ? "asked for with --out-of-core on"
-                       : "a part needs " + human_bytes(static_cast<double>(in_core)) +
+                       : std::string(shared ? "a device's parts need " : "a part needs ") +
+                             human_bytes(static_cast<double>(in_core)) +
                              ", the budget per device is " +
                              human_bytes(static_cast<double>(report.budget));
   return true;

@@ -1,0 +1,317 @@
+#pragma once
+/// \file
+/// What a generated program's main is given and the host side of its run, for one process and
+/// MPI alike: rt::Program (what the generated file fills), the device budget its tables leave,
+/// the ProgramIo of a run, which arrays get a host copy (devinit) and which are gathered at the
+/// end (hostmem), and the files a run writes and must not replace (run_files).
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <exception>
+#include <memory>
+#include <numeric>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "stepgen/engine.hpp"
+#include "stepgen/init.hpp"
+#include "stepgen/io/program_io.hpp"
+#include "stepgen/io/run_files.hpp"
+#include "stepgen/ooc.hpp"
+#include "stepgen/partition.hpp"
+#include "stepgen/placement.hpp"
+#include "stepgen/probe.hpp"
+#include "stepgen/probe_run.hpp"
+#include "stepgen/program.hpp"
+#include "stepgen/traces.hpp"
+#include "stepgen/tune.hpp"
+
+namespace stepgen::rt {
+
+/// What the main program needs from the generated file.
+template <class B>
+struct Program {
+  using Device = typename B::Device;
+  ProgramInfo info;  ///< name, spec, backend and the spec's defaults (array_bytes: filled here)
+  const Problem<B>* problem = nullptr;
+  Box grid;
+  const KernelEntry<B>* kernels = nullptr;  ///< the kernels as the probe sees them
+  std::size_t kernel_count = 0;
+  /// How the grid is split over `devices` with `weights`.
+  PartitionRequest (*partition_request)(int devices, const std::vector<double>& weights) = nullptr;
+  std::vector<double> weights;  ///< the spec's device weights (empty: equal)
+  Vec3 ghost_lo, ghost_hi;      ///< the ghost widths the halos need (before the probe's rims)
+  ooc::Options ooc;             ///< the spec's <out_of_core> settings: the flags' defaults
+  /// The arrays over `box` with the values the whole grid has there (the whole grid, or an MPI
+  /// rank's box), in memory from `alloc`.
+  /// `held[id]` false: array id gets no host copy (HostArray::absent: the engine makes it on
+  /// the devices, devinit); empty: every array gets one.
+  std::vector<HostArray> (*make_host_arrays)(const Box& box, const HostAllocator& alloc,
+                                             const std::vector<bool>& held) = nullptr;
+  /// The generated time loop, in core (it runs time_step once per step).
+  void (*time_loop)(InCore<B>& run, std::int64_t steps) = nullptr;
+  /// The generated time step on one chunk, out of core.
+  void (*time_step)(ChunkRun<B>& run, std::int64_t step) = nullptr;
+  bool ooc_trapezoid = false;  ///< the kernels can compute only the planes still read
+  /// Kernels whose spec says <local size="auto"/> (tune.hpp), and the launch table whose
+  /// work-group sizes follow their choice (nullptr: none).
+  std::vector<TunedKernel> tuned;
+  std::vector<ProbeLaunch>* tuned_launches = nullptr;
+  Records records;  ///< the receivers (<record>: traces.hpp), written after the run
+  Injects injects;  ///< the sources (<inject>)
+  /// The spec's reductions, until and <monitor> (monitor.hpp; nullptr: none) and each
+  /// reduction's reduce_box.
+  const MonitorSpec* monitor = nullptr;
+  const ReduceBox<B>* reduce_boxes = nullptr;
+
+  MonitorSpec monitor_spec() const { return monitor ? *monitor : MonitorSpec{}; }
+  IoSpec io;  ///< outputs, checkpoint, spec hash and folder (io/program_io.hpp)
+};
+
+/// The device memory budget left to the arrays when every device holds the spec's tables
+/// (tables.hpp) whole: `budget` less their bytes; an error when they take all of it.
+template <class B>
+Index table_budget(Index budget, const Problem<B>& problem) {
+  const auto tables = static_cast<Index>(problem.table_bytes);
+  if (tables > 0 && tables >= budget)
+    throw RunError("the tables need " + human_bytes(static_cast<double>(tables)) +
+                   " on every device but the device memory budget is " +
+                   human_bytes(static_cast<double>(budget)) +
+                   ": nothing is left for the arrays (--device-memory SIZE)");
+  return budget - tables;
+}
+
+/// The ProgramIo of a run (io/program_io.hpp): a checkpoint holds every array but the scratch
+/// arrays (written, not saved: their values are not kept between steps).
+template <class B>
+ProgramIo make_program_io(const Program<B>& p, const IoOptions& io_opt, const Options& opt,
+                          IoWriters writers = {}) {
+  std::vector<std::string> names;
+  std::vector<bool> state;
+  for (int id = 0; id < p.problem->array_count; ++id) {
+    const ArrayInfo& a = p.problem->arrays[id];
+    names.push_back(a.name);
+    state.push_back(!(a.written && !a.compared));
+  }
+  return ProgramIo(p.io, io_opt, names, p.io.types, state, p.grid, opt.steps, opt.quiet,
+                   std::move(writers));
+}
+
+/// `random(seed)` over the box `a.box` of the grid `grid`: the values the whole-grid fill gives
+/// those cells (init.hpp's generator depends only on the seed and the global linear index).
+template <typename T>
+void fill_random(HostArray& a, const Box& grid, std::uint64_t seed) {
+  if (!a.held) return;  // devinit: made on the devices
+  T* out = a.as<T>();
+  const Box& b = a.box;
+  const auto gx = static_cast<std::uint64_t>(grid.extent(0));
+  const auto gy = static_cast<std::uint64_t>(grid.extent(1));
+  for (Index z = b.lo[2]; z < b.hi[2]; ++z)
+    for (Index y = b.lo[1]; y < b.hi[1]; ++y) {
+      const std::uint64_t row = (static_cast<std::uint64_t>(z - grid.lo[2]) * gy +
+                                 static_cast<std::uint64_t>(y - grid.lo[1])) *
+                                gx;
+      for (Index x = b.lo[0]; x < b.hi[0]; ++x)
+        *out++ = random_value<T>(seed, row + static_cast<std::uint64_t>(x - grid.lo[0]));
+    }
+}
+
+// --- devinit: which arrays have a host copy ----------------------------------------------------
+
+/// The arrays of an in-core run that need a host copy (the others are made on the devices,
+/// never uploaded nor gathered): those whose initial values come from the host (file()), the
+/// ones --load reads, --save writes, --verify compares (the arrays kernels write), outputs and
+/// checkpoints write or a restart reads (ProgramIo::host_arrays_used); a copy(X) with a host
+/// copy makes X have one too (the host fill copies X's). The exchanges between the process's
+/// devices need none: they stage through buffers of their own boxes (hostmem:
+/// InCore::stage_exchanges). STEPGEN_HOST_COPIES=all gives every array one (as before devinit:
+/// comparisons). Out of core, the host arrays are the store: call it in core only.
+template <class B>
+std::vector<bool> host_copies(const Program<B>& p, const Options& opt, const ProgramIo& io) {
+  const Problem<B>& problem = *p.problem;
+  const auto n = static_cast<std::size_t>(problem.array_count);
+  std::vector<bool> held = io.host_arrays_used();
+  held.resize(n, false);
+  const char* env = std::getenv("STEPGEN_HOST_COPIES");
+  if (env && std::string(env) == "all") return std::vector<bool>(n, true);
+  auto named = [&](const std::string& name) {
+    for (std::size_t id = 0; id < n; ++id)
+      if (name == problem.arrays[id].name) held[id] = true;
+  };
+  for (const auto& [name, path] : opt.loads) named(name);
+  for (const auto& [name, path] : opt.saves) named(name);
+  for (std::size_t id = 0; id < n; ++id) {
+    const ArrayInfo& a = problem.arrays[id];
+    if (!a.init.on_device()) held[id] = true;
+    if (opt.verify && a.compared) held[id] = true;
+  }
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (std::size_t id = 0; id < n; ++id) {
+      const ArrayInit& init = problem.arrays[id].init;
+      if (!held[id] || init.kind != ArrayInit::kCopy) continue;
+      const auto src = static_cast<std::size_t>(init.source);
+      if (!held[src]) held[src] = changed = true;
+    }
+  }
+  return held;
+}
+
+/// Gives each array of `targets` (by id) whose initial value is copy(X) the values of X's host
+/// copy, sources first (a copy of a copy after its source's); arrays without a host copy are
+/// left alone. `host[X]` is held wherever a target is (host_copies' closure), over the same box.
+inline void copy_initial(const ArrayInfo* arrays, int count, std::vector<HostArray>& host,
+                         std::vector<bool> targets) {
+  const auto n = static_cast<std::size_t>(count);
+  targets.resize(n, false);
+  for (std::size_t id = 0; id < n; ++id)
+    targets[id] = targets[id] && host[id].held && arrays[id].init.kind == ArrayInit::kCopy;
+  for (std::size_t round = 0; round <= n; ++round) {
+    bool left = false;
+    for (std::size_t id = 0; id < n; ++id) {
+      if (!targets[id]) continue;
+      const auto src = static_cast<std::size_t>(arrays[id].init.source);
+      if (targets[src]) {  // its source's values first
+        left = true;
+        continue;
+      }
+      host[src].require("copy()'s initial values");
+      host[id].bytes = host[src].bytes;  // the same size: into the target's own memory
+      targets[id] = false;
+    }
+    if (!left) return;
+  }
+  throw RunError("internal error: copy() initial values form a cycle");
+}
+
+/// --load NAME=PATH gives NAME its initial values: an array whose initial value is copy(NAME),
+/// or a copy of such a copy, copies the loaded values (docs/spec.md), as the devices make it
+/// without a host copy (make_on_devices copies NAME's buffer once uploaded). The host fill
+/// (make_host_arrays) copied the spec's values before the files were read: the held copies
+/// not loaded themselves are copied again, after the loads. Without this, --load A with
+/// B = copy(A) gave B the spec's values or A's loaded ones depending on whether B had a host
+/// copy (--save B, --verify, out of core, MPI), and so different results.
+inline void copy_loaded(const ArrayInfo* arrays, int count, std::vector<HostArray>& host,
+                        const std::vector<std::pair<std::string, std::string>>& loads) {
+  if (loads.empty()) return;
+  std::vector<bool> targets(static_cast<std::size_t>(count), true);
+  for (const auto& [name, path] : loads)
+    for (std::size_t id = 0; id < targets.size(); ++id)
+      if (arrays[id].name == name) targets[id] = false;  // its own file wins
+  copy_initial(arrays, count, host, targets);
+}
+
+/// Array `id` (`a`) over `box` for the generated make_host_arrays: with a host copy from
+/// `alloc` when `held[id]` (or `held` is empty), else HostArray::absent.
+inline HostArray host_array(const ArrayInfo& a, const Box& box, const HostAllocator& alloc,
+                            const std::vector<bool>& held, std::size_t id) {
+  if (held.empty() || held[id]) return HostArray(a.name, a.element_bytes, box, alloc);
+  return HostArray::absent(a.name, a.element_bytes, box);
+}
+
+// --- hostmem: which arrays are gathered at the end of an in-core run ---------------------------
+
+/// The arrays an in-core run gathers at its end (InCore::set_gathered): those read from the
+/// host arrays after it, among the arrays kernels write (an unwritten array's host copy holds
+/// its values): --save's, and with --verify every array it compares. Nothing else reads them
+/// after the run: outputs and checkpoints copy what they write during it (InCore::fetch), and
+/// reductions and traces read the devices. A file() initial value or --load gives an array a
+/// host copy for its upload only: it is not gathered unless saved or verified.
+template <class B>
+std::vector<bool> gathered_arrays(const Program<B>& p, const Options& opt) {
+  const Problem<B>& problem = *p.problem;
+  std::vector<bool> want(static_cast<std::size_t>(problem.array_count), false);
+  for (int id = 0; id < problem.array_count; ++id) {
+    const ArrayInfo& a = problem.arrays[id];
+    if (!a.compared) continue;
+    if (opt.verify) want[static_cast<std::size_t>(id)] = true;
+    for (const auto& [name, path] : opt.saves)
+      if (name == a.name) want[static_cast<std::size_t>(id)] = true;
+  }
+  return want;
+}
+
+/// Throws an internal error when `what` reads the host copy of array `a` (id `id`) after an
+/// in-core run that did not gather it (`gathered`: gathered_arrays): a written array's host
+/// bytes then hold its initial values, not its last ones.
+inline void require_gathered(const std::vector<bool>& gathered, const ArrayInfo& a, std::size_t id,
+                             const std::string& what) {
+  if (a.compared && !gathered[id])
+    throw RunError("internal error: " + what + " reads array " + a.name +
+                   " after the run, which did not gather it (its last values are on the devices)");
+}
+// --- end hostmem -------------------------------------------------------------------------------
+
+/// The report's figures on host copies (RunStats::device_made, host_array_bytes).
+inline void host_copies_report(const std::vector<HostArray>& host, RunStats& stats) {
+  std::size_t bytes = 0;
+  std::string made;
+  for (const HostArray& a : host) {
+    if (a.held) {
+      bytes += a.bytes.size();
+      continue;
+    }
+    if (!made.empty()) made += ", ";
+    made += a.name;
+  }
+  stats.device_made = made;
+  stats.host_array_bytes = static_cast<long long>(bytes);
+}
+// --- end devinit -------------------------------------------------------------------------------
+
+/// Every file this run writes and the files it must not replace (io/run_files.hpp, checked by
+/// check_run_files before the run): each --save, the checkpoint (--checkpoint or the spec's),
+/// the spec's outputs (an HDF5 series and its XDMF file, of a run restarted at `first` its
+/// NAME-from-STEP files; a raw output's STEM_ARRAY_STEP.raw files), the monitor's table and
+/// the traces; kept: the file() initial values and tables (`--spec-dir`), --load's files and,
+/// restarting, the series and traces of the runs this one resumes.
+template <class B>
+RunFiles run_files(const Program<B>& p, const Options& opt, const IoOptions& io_opt,
+                   std::int64_t first) {
+  RunFiles f;
+  for (const auto& [name, path] : opt.saves)
+    f.writes.push_back({"--save " + name + "=" + path, path});
+  const std::string checkpoint =
+      io_opt.checkpoint.empty() ? std::string(p.io.checkpoint_file) : io_opt.checkpoint;
+  const std::int64_t every =
+      io_opt.checkpoint_every >= 0 ? io_opt.checkpoint_every : p.io.checkpoint_every;
+  if (every > 0)
+    f.writes.push_back({io_opt.checkpoint.empty()
+                            ? "the spec's <checkpoint> file '" + checkpoint + "'"
+                            : "--checkpoint " + checkpoint,
+                        checkpoint});
+  for (const OutputSpec& o : p.io.outputs) {
+    const std::string spec = o.file;
+    if (!o.hdf5) {
+      f.raw.push_back({"the <output> '" + spec + "'", spec, {}});
+      for (int id : o.arrays) f.raw.back().arrays.push_back(p.problem->arrays[id].name);
+      continue;
+    }
+    const std::string file = first > 0 ? restarted_output_path(spec, first) : spec;
+    f.writes.push_back({"the <output> file '" + file + "'", file});
+    add_earlier_segments(f.kept, "the series '" + spec + "'", spec, first);
+    if (p.grid.dims < 2) continue;  // no XDMF file for a 1D grid (io/snapshot.hpp)
+    f.writes.push_back({"the XDMF file of <output> '" + file + "'", io::xdmf_path_for(file)});
+    add_earlier_segments(f.kept, "the XDMF file '" + io::xdmf_path_for(spec) + "'",
+                         io::xdmf_path_for(spec), first);
+  }
+  if (p.monitor_spec().every > 0 && *p.monitor_spec().file) {
+    const std::string file = Monitor::csv_path(p.monitor_spec(), first);
+    f.writes.push_back({"the <monitor> file '" + file + "'", file});
+    add_earlier_segments(f.kept, "the monitor's table '" + std::string(p.monitor_spec().file) + "'",
+                         p.monitor_spec().file, first);
+  }
+  for (const Record& r : p.records) {
+    f.writes.push_back({"the record file '" + r.path(first) + "'", r.path(first)});
+    add_earlier_segments(f.kept, "the trace '" + r.file + "'", r.file, first);
+  }
+  for (const std::string& in : p.io.inputs)
+    f.kept.push_back({"the spec's input file() '" + in + "'", spec_file(p.io.spec_dir, in)});
+  for (const auto& [name, path] : opt.loads) f.kept.push_back({"--load " + name + "'s file", path});
+  return f;
+}
+
+}  // namespace stepgen::rt
