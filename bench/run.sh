@@ -30,6 +30,7 @@
 #   probeblind-generate the programs of `probeblind` and their serial references' arrays
 #   mpiskew-generate    the MPI CUDA programs of `mpiskew`
 #   oocmixed-generate   the programs of `oocmixed` (CUDA and OpenCL trees, OpenCL headers)
+#   parts-generate      the programs of `parts` (OLD_STEPGEN=path: also the previous revision's)
 # Phases run ON THE GPU MACHINE (carry bench/generated):
 #   build               builds every carried CUDA tree, the serial references and the hand-
 #                       written CUDA baselines, in parallel (each phase builds what it lacks)
@@ -88,6 +89,10 @@
 #                       NVIDIA OpenCL: k = 2, 3, 4 and the model's against in core on 1 GPU,
 #                       2 GPUs, 2 MPI ranks (after oocmixed-generate; BACKENDS=ocl
 #                       OCL_DEVICE_TYPE=cpu: the OpenCL part on PoCL)
+#   parts               --parts: the price of a part (Jacobi 16384^2 on 1, 2, 4, 8 parts of the
+#                       GPU, acoustic 512^3 on 1 and 8), bits of 3 and 8 parts against 1, Jacobi
+#                       against the hand-written loop, acoustic 1160^3 out of core at 20 GiB,
+#                       each against the previous revision (after parts-generate)
 #   restart             checkpoint/restart of Jacobi 16384^2 (in core, out of core, a corrupted
 #                       file) and grayscott's CUDA MPI program on 2-3 ranks sharing the GPU
 # Anywhere:
@@ -127,13 +132,14 @@ declare -A file=(
   [vecwrap-generate]=vecwrap.sh [vecwrap]=vecwrap.sh
   [probeblind-generate]=probeblind.sh [probeblind]=probeblind.sh
   [mpiskew-generate]=mpiskew.sh [mpiskew]=mpiskew.sh
-  [oocmixed-generate]=oocmixed.sh [oocmixed]=oocmixed.sh)
+  [oocmixed-generate]=oocmixed.sh [oocmixed]=oocmixed.sh
+  [parts-generate]=parts.sh [parts]=parts.sh)
 declare -A lead=([unseen-generate]=generate [difftest-generate]=generate [unseen]=run [difftest]=run
   [fpcontract-generate]=generate [untilstop-generate]=generate [maskprobe-generate]=generate
   [boundcoef-generate]=generate [vecwrap-generate]=generate [mpiskew-generate]=generate
-  [probeblind-generate]=generate [oocmixed-generate]=generate)
+  [probeblind-generate]=generate [oocmixed-generate]=generate [parts-generate]=generate)
 is_here() {
-  case $1 in generate | prepare | unseen-generate | difftest-generate | sim-generate | local | trapezoid-cpu | replay | fpcontract-generate | untilstop-generate | maskprobe-generate | boundcoef-generate | vecwrap-generate | mpiskew-generate | probeblind-generate | oocmixed-generate) return 0 ;; esac
+  case $1 in generate | prepare | unseen-generate | difftest-generate | sim-generate | local | trapezoid-cpu | replay | fpcontract-generate | untilstop-generate | maskprobe-generate | boundcoef-generate | vecwrap-generate | mpiskew-generate | probeblind-generate | oocmixed-generate | parts-generate) return 0 ;; esac
   [ "$1" = tts-generate ] && return 0
   return 1
 }

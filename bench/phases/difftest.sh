@@ -16,7 +16,8 @@
 #
 # Modes per program (gpu_modes.txt, LABEL<TAB>ENV<TAB>FLAGS): the program's own modes.txt lines
 # that fit one device (out of core with chunks, k, trapezoid, band and region sharing, overlap,
-# pinned, the model under a budget), four more drawn here, and for MPI trees 2 and 3 ranks, in
+# pinned, the model under a budget; --parts on one device), four more drawn here, two with
+# 2-8 parts on the GPU (--parts: slabs, the min-exchange grid), and for MPI trees 2 and 3 ranks, in
 # core and out of core: ranks share a GPU (STEPGEN_MPI_SHARE_DEVICES=1: overlap on views between
 # ranks) only where there are fewer GPUs than ranks.
 # A run refused with a stated reason (a budget no chunk fits, a grid too small to split) is
@@ -80,8 +81,13 @@ keep = []
 for line in open(d + "/modes.txt"):
     label, env, flags = line.rstrip("\n").split("\t")
     m = re.search(r"--devices (\d+)", flags)
-    if label.startswith("mpi") or not m or int(m.group(1)) == 1:
+    if label.startswith("parts") and m and int(m.group(1)) == 1:
+        keep.append((label, env, flags))  # several parts on the one GPU: every strategy
+    elif label.startswith("mpi") or not m or int(m.group(1)) == 1:
         keep.append((label, env, flags.replace("--strategy stepocl", "").replace("--strategy min-exchange", "")))
+# --parts on the one GPU: 2-8 parts (slabs with overlap, or the min-exchange grid)
+for j, strategy in enumerate(["", "--strategy min-exchange"]):
+    keep.append(("gpu-parts%d" % j, "-", "--devices 1 --parts %d %s" % (rng.randint(2, 8), strategy)))
 for j in range(4):
     f = ["--devices 1 --out-of-core on", "--ooc-chunks %d" % rng.randint(1, 4),
          "--steps-per-pass %d" % rng.randint(1, 4)]

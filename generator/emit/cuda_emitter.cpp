@@ -123,8 +123,9 @@ class CudaEmitter : public Emitter {
     out.add("CMakeLists.txt", render(in.templates, "templates/cuda/CMakeLists.txt.mustache", v));
     out.add(".clang-format", embedded_file("templates/common/clang-format.mustache"));
     add_common_runtime_headers(out);
-    add_runtime_headers(
-        {"cuda.hpp", "engine_cuda.hpp", "init_cuda.hpp", "ooc_cuda.hpp", "reduce_cuda.hpp"}, out);
+    add_runtime_headers({"cuda.hpp", "cuda_exchange.hpp", "engine_cuda.hpp", "init_cuda.hpp",
+                         "ooc_cuda.hpp", "reduce_cuda.hpp"},
+                        out);
     if (in.plan.mpi)
       add_runtime_headers(
           {"engine_mpi_cuda.hpp", "mpi.hpp", "mpi_cuda.hpp", "mpi_main.hpp", "traces_mpi.hpp"},

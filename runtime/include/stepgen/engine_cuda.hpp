@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "stepgen/cuda.hpp"
+#include "stepgen/cuda_exchange.hpp"
 #include "stepgen/engine.hpp"
 #include "stepgen/init_cuda.hpp"
 #include "stepgen/monitor.hpp"

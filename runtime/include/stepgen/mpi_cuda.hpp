@@ -27,6 +27,7 @@
 
 #include "stepgen/box.hpp"
 #include "stepgen/cuda.hpp"
+#include "stepgen/cuda_exchange.hpp"
 #include "stepgen/exchange.hpp"
 #include "stepgen/mpi.hpp"
 #include "stepgen/program.hpp"

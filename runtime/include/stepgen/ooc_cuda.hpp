@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "stepgen/cuda.hpp"
+#include "stepgen/cuda_exchange.hpp"
 #include "stepgen/ooc.hpp"
 
 namespace stepgen::cuda {
