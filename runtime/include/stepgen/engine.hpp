@@ -48,142 +48,27 @@
 
 #include "stepgen/boundary.hpp"
 #include "stepgen/box.hpp"
+#include "stepgen/chunk_run.hpp"
+#include "stepgen/engine_frames.hpp"
 #include "stepgen/exchange.hpp"
 #include "stepgen/init.hpp"
 #include "stepgen/monitor.hpp"
 #include "stepgen/partition.hpp"
 #include "stepgen/probe.hpp"
+#include "stepgen/problem.hpp"
 #include "stepgen/program.hpp"
 #include "stepgen/traces.hpp"
 
 namespace stepgen::rt {
 
-/// Compares an array after the run with the one-device run's (rt::compare_arrays<T>).
-using CompareArrays = std::string (*)(const HostArray& got, const HostArray& want);
-
-/// One of the spec's arrays, as the engine needs to know it.
-struct ArrayInfo {
-  const char* name;
-  std::size_t element_bytes;
-  bool exchanged;  ///< written by a kernel and read with a halo: its ghost cells are refreshed
-  bool compared;   ///< written by a kernel: saved by --save, compared by --verify
-  bool floating;   ///< a floating-point type (how the kernel probe fills it)
-  bool written = false;  ///< in a written swap/rotate group: stored back after an out-of-core pass
-  CompareArrays compare = nullptr;  ///< how --verify compares it, by its element type
-  /// devinit: how its initial values are made (init.hpp; kHost: on the host, uploaded). An
-  /// array without a host copy (HostArray::held false) is made on the devices from this.
-  ArrayInit init = {};
-};
-
-/// Refuses `--save` of a scratch array (written by a kernel, `save="false"` in the spec): the
-/// program does not keep its values (in core it is never gathered, out of core it is stored
-/// back after every pass), so what a file would hold would depend on the mode.
-inline void check_saves(const std::vector<std::pair<std::string, std::string>>& saves,
-                        const ArrayInfo* arrays, int count) {
-  for (const auto& [name, path] : saves)
-    for (int id = 0; id < count; ++id)
-      if (name == arrays[id].name && arrays[id].written && !arrays[id].compared)
-        throw UsageError("--save " + name + "=" + path + ": '" + name +
-                         "' is a scratch array (save=\"false\" in the spec): its values are "
-                         "not kept at the end of the run");
-}
-
-namespace detail {
-/// True when a State `S` shares boundary frame sources between processes (an MPI rank's).
-template <class S, class = void>
-struct SharesFrameSources : std::false_type {};
-template <class S>
-struct SharesFrameSources<S, std::void_t<decltype(&S::share_frame_sources)>> : std::true_type {};
-/// True when a State `S` orders the frame copies between devices itself (fill_frames: events
-/// between streams); otherwise the engine waits on the host around copies between devices.
-template <class S, class = void>
-struct OrdersFrameCopies : std::false_type {};
-template <class S>
-struct OrdersFrameCopies<S, std::void_t<decltype(&S::fill_frames)>> : std::true_type {};
-}  // namespace detail
-
-/// One frame copy on one device (InCore::fill_frames_on_devices): `from` of the buffer `src`
-/// (holding `src_box`) into `to` (same extents) of `dst` (holding `dst_box`). A backend with
-/// `B::copy_boxes(device, list)` runs a device's list at once (CUDA: one kernel); the others
-/// copy them one by one (B::copy_box).
-template <class Buffer>
-struct DeviceFrameCopy {
-  const Buffer* src;
-  Box src_box, from;
-  const Buffer* dst;
-  Box dst_box, to;
-  std::size_t element_bytes;
-  const char* name;
-};
-
-namespace detail {
-/// True when a backend `B` copies a device's frame copies at once (B::copy_boxes).
-template <class B, class = void>
-struct BatchesFrameCopies : std::false_type {};
-template <class B>
-struct BatchesFrameCopies<B, std::void_t<decltype(&B::copy_boxes)>> : std::true_type {};
-}  // namespace detail
-
-/// What the engine runs: the generated program's tables.
-template <class B>
-struct Problem {
-  int dims = 1;
-  int exchange_every = 1;  ///< ghost cells are refreshed every this many steps
-  const ArrayInfo* arrays = nullptr;
-  int array_count = 0;
-  Halo (*array_halo)(int id) = nullptr;  ///< the points read around an array's elements
-  const char* no_overlap = "";           ///< why the spec rules overlap out ("": it does not)
-  const std::vector<ProbeLaunch>* launches = nullptr;  ///< the step's launches (probe rules)
-  /// Builds what a device needs to launch the kernels (nullptr: nothing to build); where the
-  /// spec has tables, it copies them to the device too (tables.hpp).
-  typename B::Kernels (*build_kernels)(const typename B::Device&) = nullptr;
-  /// Bytes of the spec's tables (tables.hpp): every device holds them whole, besides its parts.
-  std::size_t table_bytes = 0;
-  /// The spec's boundaries (boundary.hpp), one rule per array and dimension.
-  const BoundaryRule* boundaries = nullptr;
-  int boundary_count = 0;
-  /// Per dimension, a launch reading past the grid's edge a periodic array an earlier launch
-  /// of the step wrote ("" where none; nullptr: none anywhere): ooc::Request's.
-  const char* const* frame_read_after_write = nullptr;
-};
-
-/// Reduction i's B::reduce_box for its array's element type (reduce_box_as): the generated
-/// table kReduceBoxes (monitor.hpp's reductions).
-template <class B>
-using ReduceBox = void (*)(const typename B::Device&, const typename B::Kernels&,
-                           const typename B::Buffer& a, const typename B::Buffer* minus,
-                           const Box& buffer, const Box& box, Reduction& into);
-
-/// B::reduce_box for element type T: what the generated reduction table holds.
-template <class B, typename T>
-void reduce_box_as(const typename B::Device& d, const typename B::Kernels& k,
-                   const typename B::Buffer& a, const typename B::Buffer* minus, const Box& buffer,
-                   const Box& box, Reduction& into) {
-  B::template reduce_box<T>(d, k, a, minus, buffer, box, into);
-}
-
-/// Which parts of the partition a process runs: `count` parts from `first`, local part p on
-/// device p (count < 0: all of them). An MPI rank runs one, its own.
-struct Local {
-  int first = 0;
-  int count = -1;
-};
-
-/// What a State is built from: the process's devices, the parts it runs, the number of arrays.
-template <class Device>
-struct StateArgs {
-  const std::vector<Device>& devices;
-  std::size_t parts;
-  int first;
-  int arrays;
-};
-
 /// One run in core: the buffers of every local part, the time-loop actions, the report's
 /// figures. `S`: how the parts exchange ghost cells (B::State between the devices of one
 /// process; an MPI rank's state, engine_mpi_opencl.hpp and engine_mpi_cuda.hpp, with MPI
 /// messages between ranks).
-template <class B, class S = typename B::State>
+template <class B, class S>
 class InCore {
+  friend class EngineFrames<B, S>;
+
  public:
   using Device = typename B::Device;
   using Buffer = typename B::Buffer;
@@ -305,7 +190,7 @@ class InCore {
     total.stop();
     stats_.total_s = total.total();
     state_.times(stats_);
-    stats_.exchange_s += frame_s_;
+    stats_.exchange_s += frames_.seconds();
     // The steps this run made: from the first (a restart's checkpoint step) to the last.
     stats_.steps = (monitor_ ? monitor_->steps_run(steps) : steps) - std::min(first_step_, steps);
     return stats_;
@@ -322,7 +207,7 @@ class InCore {
   /// Refreshes the ghost cells of the arrays `ids` on every part.
   void exchange(Ids ids) {
     state_.exchange(*this, ids);
-    fill_frames(ids);
+    frames_.fill(*this, ids);
   }
 
   /// Launches a kernel (its launch function `fn`, its entry `at` in the step's launch table:
@@ -332,7 +217,7 @@ class InCore {
   /// then exchange when overlap is off.
   void launch_and_exchange(LaunchFn fn, const ProbeLaunch& at, Ids ids, std::int64_t step) {
     state_.launch_and_exchange(*this, fn, at.kernel, at.reach_lo, at.reach_hi, at.group, ids, step);
-    fill_frames(ids);
+    frames_.fill(*this, ids);
   }
 
   /// swap(a, b) or rotate(a, b, c, ...): each name takes the next one's buffer, the last takes
@@ -604,197 +489,13 @@ class InCore {
     setup.start();
     std::vector<int> all;
     for (int id = 0; id < problem_.array_count; ++id) all.push_back(id);
-    fill_frames(all, true);
-    setup_device_frames();
+    frames_.fill(*this, all, true);
+    frames_.setup_on_devices(*this);
     if (problem_.boundary_count > 0)
       for (std::size_t p = 0; p < parts(); ++p) B::finish(devices_[p]);
     stats_.setup_frames_s = setup.stop();
     stats_.setup_known = true;
   }
-
-  /// Fills the boundary frames (boundary.hpp) of the arrays `ids` on every local part: the
-  /// cells they are filled from (the grid's edge slabs, FrameSources) are read from the parts
-  /// that own them (an MPI rank's State shares them with every rank: share_frame_sources), the
-  /// frames composed on the host and written to each part's buffer. With `initial`, the frames
-  /// of arrays without a boundary are zeroed (the upload). Nothing when the spec has no
-  /// <boundary>. After the upload the refreshes run on the devices instead
-  /// (fill_frames_on_devices) wherever setup_device_frames could plan them.
-  template <class List>
-  void fill_frames(const List& ids, bool initial = false) {
-    if (problem_.boundary_count == 0) return;
-    std::vector<int> todo;
-    for (int id : ids)
-      if (initial || has_boundary(problem_.boundaries, problem_.boundary_count, id))
-        todo.push_back(id);
-    if (todo.empty()) return;
-    if (!initial && frames_on_devices_) return fill_frames_on_devices(todo);
-    for (std::size_t p = 0; p < parts(); ++p) B::finish(devices_[p]);
-    Stopwatch t;
-    t.start();
-    const Box& domain = partition_.domain;
-    std::vector<std::size_t> element(todo.size());
-    for (std::size_t k = 0; k < todo.size(); ++k)
-      element[k] = problem_.arrays[todo[k]].element_bytes;
-    FrameSources sources(partition_, problem_.boundaries, problem_.boundary_count, todo, element);
-    // This process's pieces, read from its devices, then (MPI) every rank's.
-    std::deque<HostArray> staging;
-    for (std::size_t k = 0; k < sources.pieces.size(); ++k) {
-      const FrameSources::Piece& piece = sources.pieces[k];
-      const auto q = static_cast<std::size_t>(piece.part);
-      if (q < first_ || q >= first_ + count_) continue;
-      const int id = todo[static_cast<std::size_t>(piece.array)];
-      staging.emplace_back(problem_.arrays[id].name, element[static_cast<std::size_t>(piece.array)],
-                           piece.box);
-      B::read_box(devices_[q - first_], buffers_[q - first_][static_cast<std::size_t>(id)],
-                  part(q - first_).ghost, staging.back(), piece.box);
-    }
-    for (std::size_t p = 0; p < parts(); ++p) B::finish(devices_[p]);
-    {
-      std::size_t next = 0;
-      for (const FrameSources::Piece& piece : sources.pieces) {
-        const auto q = static_cast<std::size_t>(piece.part);
-        if (q < first_ || q >= first_ + count_) continue;
-        const HostArray& a = staging[next++];
-        std::copy(a.bytes.data(), a.bytes.data() + a.bytes.size(),
-                  sources.bytes.begin() + static_cast<std::ptrdiff_t>(piece.offset));
-        stats_.exchange_bytes += a.bytes.size();
-      }
-    }
-    if (count_ < partition_.parts.size()) {
-      if constexpr (detail::SharesFrameSources<S>::value)
-        state_.share_frame_sources(sources.bytes, sources.part_bytes);
-      else
-        throw RunError("boundary frames: parts on other processes, and no way to reach them");
-    }
-    frame_staging_.clear();
-    for (std::size_t k = 0; k < todo.size(); ++k) {
-      const int id = todo[k];
-      for (std::size_t p = 0; p < parts(); ++p)
-        for (const Box& f : frame_boxes(domain, part(p).ghost)) {
-          frame_staging_.emplace_back(problem_.arrays[id].name, element[k], f);
-          HostArray& stage = frame_staging_.back();
-          sources.fill(static_cast<int>(k), f, stage.bytes.data());
-          B::write_box(devices_[p], buffers_[p][static_cast<std::size_t>(id)], part(p).ghost, stage,
-                       f);
-          stats_.exchange_bytes += stage.bytes.size();
-        }
-    }
-    for (std::size_t p = 0; p < parts(); ++p) B::finish(devices_[p]);
-    frame_staging_.clear();
-    frame_s_ += t.stop();
-  }
-
-  // --- Frames filled on the devices (frame_copies, boundary.hpp) ---------------------------
-
-  /// Plans the device-side frame refreshes (after the initial fill, which goes through the
-  /// host once): per array with a boundary, its FrameCopy list; value fills copy from a small
-  /// device buffer per frame region written once here. Off (the host path stays) when a frame
-  /// reads cells of a part on another process (an MPI rank's periodic neighbour on another
-  /// rank: the sources are shared through the host, share_frame_sources), or with
-  /// STEPGEN_FRAMES=host. The choice depends on the partition only: every rank makes the same.
-  void setup_device_frames() {
-    if (problem_.boundary_count == 0) return;
-    const char* env = std::getenv("STEPGEN_FRAMES");
-    if (env && std::string(env) == "host") return;
-    std::vector<std::vector<FrameCopy>> plans(static_cast<std::size_t>(problem_.array_count));
-    const bool all_local = count_ == partition_.parts.size();
-    for (int id = 0; id < problem_.array_count; ++id) {
-      if (!has_boundary(problem_.boundaries, problem_.boundary_count, id)) continue;
-      auto& plan = plans[static_cast<std::size_t>(id)];
-      plan = frame_copies(partition_, problem_.boundaries, problem_.boundary_count, id);
-      for (const FrameCopy& c : plan)
-        if (c.src >= 0 && c.src != c.dst && !all_local) return;
-    }
-    frame_plans_ = std::move(plans);
-    frame_value_.assign(frame_plans_.size(), {});
-    for (std::size_t id = 0; id < frame_plans_.size(); ++id) {
-      const ArrayInfo& a = problem_.arrays[id];
-      for (const FrameCopy& c : frame_plans_[id]) {
-        frame_value_[id].push_back(-1);
-        if (c.src >= 0 || !is_local(c.dst)) continue;
-        const std::size_t p = static_cast<std::size_t>(c.dst) - first_;
-        HostArray fill(a.name, a.element_bytes, c.to);
-        for (std::size_t at = 0; at < fill.bytes.size(); at += a.element_bytes)
-          std::memcpy(fill.bytes.data() + at, c.value.data(), a.element_bytes);
-        frame_values_.push_back(B::create_buffer(devices_[p], c.to, a.element_bytes, a.name));
-        B::write_box(devices_[p], frame_values_.back(), c.to, fill, c.to);
-        B::finish(devices_[p]);
-        frame_value_[id].back() = static_cast<int>(frame_values_.size()) - 1;
-      }
-    }
-    frames_on_devices_ = true;
-  }
-
-  bool is_local(int part_id) const {
-    const auto q = static_cast<std::size_t>(part_id);
-    return q >= first_ && q < first_ + count_;
-  }
-
-  /// Refreshes the frames of `todo` on the devices: every FrameCopy into a local part, on its
-  /// device's compute queue or stream (after the launch and exchange enqueued before it, before
-  /// the next launch). Copies between devices are ordered by the State (CUDA: events, the
-  /// sender's later kernels waiting for the receiver's copy) or by host waits around them.
-  void fill_frames_on_devices(const std::vector<int>& todo) {
-    const std::size_t n = parts();
-    std::vector<std::vector<bool>> pair(n, std::vector<bool>(n, false));
-    bool cross = false;
-    for (int id : todo)
-      for (const FrameCopy& c : frame_plans_[static_cast<std::size_t>(id)])
-        if (c.src >= 0 && c.src != c.dst && is_local(c.dst)) {
-          pair[static_cast<std::size_t>(c.src) - first_][static_cast<std::size_t>(c.dst) - first_] =
-              true;
-          cross = true;
-        }
-    auto into = [&](std::size_t d) {
-      const int dst = static_cast<int>(first_ + d);
-      std::vector<DeviceFrameCopy<Buffer>> batch;  // the copies within device d
-      for (int id : todo) {
-        const auto u = static_cast<std::size_t>(id);
-        const std::size_t eb = problem_.arrays[id].element_bytes;
-        const auto& plan = frame_plans_[u];
-        for (std::size_t k = 0; k < plan.size(); ++k) {
-          const FrameCopy& c = plan[k];
-          if (c.dst != dst) continue;
-          const char* name = problem_.arrays[id].name;
-          if (c.src < 0) {
-            const Buffer& v = frame_values_[static_cast<std::size_t>(frame_value_[u][k])];
-            batch.push_back({&v, c.to, c.from, &buffers_[d][u], part(d).ghost, c.to, eb, name});
-          } else if (static_cast<std::size_t>(c.src) - first_ == d) {
-            batch.push_back({&buffers_[d][u], part(d).ghost, c.from, &buffers_[d][u], part(d).ghost,
-                             c.to, eb, name});
-          } else {
-            const std::size_t s = static_cast<std::size_t>(c.src) - first_;
-            B::copy_box(devices_[s], buffers_[s][u], part(s).ghost, c.from, devices_[d],
-                        buffers_[d][u], part(d).ghost, c.to, eb, name, false);
-          }
-          stats_.exchange_bytes += static_cast<std::size_t>(c.to.volume()) * eb;
-        }
-      }
-      if constexpr (detail::BatchesFrameCopies<B>::value) {
-        if (!batch.empty()) B::copy_boxes(devices_[d], batch);
-      } else {
-        for (const DeviceFrameCopy<Buffer>& c : batch)
-          B::copy_box(devices_[d], *c.src, c.src_box, c.from, devices_[d], *c.dst, c.dst_box, c.to,
-                      c.element_bytes, c.name, true);
-      }
-    };
-    if constexpr (detail::OrdersFrameCopies<S>::value) {
-      (void)cross;  // the State orders copies between devices with events
-      state_.fill_frames(*this, pair, into);
-    } else {
-      Stopwatch t;
-      if (cross) {
-        t.start();
-        for (std::size_t p = 0; p < n; ++p) B::finish(devices_[p]);
-      }
-      for (std::size_t d = 0; d < n; ++d) into(d);
-      if (cross) {
-        for (std::size_t p = 0; p < n; ++p) B::finish(devices_[p]);
-        frame_s_ += t.stop();
-      }
-    }
-  }
-  // --- end frames on the devices -----------------------------------------------------------
 
   // --- devinit: initial values made on the devices -------------------------------------------
 
@@ -903,12 +604,7 @@ class InCore {
   std::vector<typename B::Kernels> kernels_;
   std::vector<std::vector<Buffer>> buffers_;
   std::vector<std::vector<Transfer>> plans_;
-  std::deque<HostArray> frame_staging_;  ///< boundary frames on their way to the devices
-  double frame_s_ = 0;                   ///< time filling boundary frames (exchange time)
-  std::vector<std::vector<FrameCopy>> frame_plans_;  ///< per array: its frames' device copies
-  std::vector<std::vector<int>> frame_value_;  ///< per array and copy: its value buffer, or -1
-  std::deque<Buffer> frame_values_;            ///< value(v) frame regions, filled once
-  bool frames_on_devices_ = false;             ///< frames refreshed by device copies
+  EngineFrames<B, S> frames_;  ///< the <boundary> frames (engine_frames.hpp)
   /// hostmem: per array, per transfer, per box: the exchanges' host staging (stage_exchanges);
   /// before state_, which goes first (its events and streams may still refer to it).
   std::vector<std::vector<std::vector<HostArray>>> staging_;
@@ -969,184 +665,5 @@ LinkSpeed measure_link(std::vector<typename B::Device>& devices, std::size_t cou
   }
   return link;
 }
-
-/// How the chunks of an out-of-core run compute (ooc.hpp): the planes a step costs a chunk's
-/// window (the step's read halos, widened where the probe found kernel rims wider than them),
-/// whether a launch computes only the planes still read (the trapezoid), and the kernels' rims
-/// as the probe measured them (how each kernel runs on views).
-struct ChunkRule {
-  Vec3 shrink_lo{0, 0, 0}, shrink_hi{0, 0, 0};
-  bool trapezoid = false;
-  const Probed* probed = nullptr;
-  int dims = 1;
-  Monitor* monitor = nullptr;  ///< the run's reductions (nullptr: none)
-  /// Reduction i's B::reduce_box for its element type (ReduceBox<B>: kReduceBoxes), as void*.
-  const void* reduce_boxes = nullptr;
-  /// <boundary> rules and the grid (inject's images in the frames; none: no boundaries).
-  const BoundaryRule* boundaries = nullptr;
-  int boundary_count = 0;
-  Box grid{};
-  /// The arrays (names, element sizes: ChunkRun::refill's copies; nullptr: no mirror, copy or
-  /// value(v) frame to refill), and where periodic frames are refilled too (Request's).
-  const ArrayInfo* arrays = nullptr;
-  std::array<bool, 3> periodic_refilled{false, false, false};
-};
-
-/// One time step on one chunk, out of core: the same time-step body as in core (the generated
-/// time_step), its calls carried out on the chunk's buffers as if the chunk were a part whose
-/// ghost box is `chunk.ghost`. A launch computes the planes still read (`remaining` steps of
-/// the pass after this one and the launches after it in the step: its launch table entry's
-/// after_lo/after_hi; the backend's B::chunk_launch makes the slab or view); exchanges are
-/// nothing (the chunk's window holds the cells it reads); swap/rotate rename the buffers.
-template <class B>
-class ChunkRun {
- public:
-  using Device = typename B::Device;
-  using Buffer = typename B::Buffer;
-  using LaunchFn = void (*)(const typename B::Launch&);
-  using Ids = std::initializer_list<int>;
-
-  /// `remaining`: the steps of the pass after this one with the trapezoid; negative: every
-  /// launch computes the chunk's whole buffer.
-  ChunkRun(const ChunkRule& rule, const Device& d, const typename B::Kernels& k,
-           std::vector<Buffer>& buf, const Part& chunk, std::int64_t remaining)
-      : rule_(rule), d_(d), k_(k), buf_(buf), chunk_(chunk), remaining_(remaining) {}
-
-  void launch(LaunchFn fn, const ProbeLaunch& at, std::int64_t step) {
-    B::chunk_launch(fn, at, rule_, d_, k_, buf_, chunk_, step,
-                    rule_.trapezoid ? remaining_ : std::int64_t{-1});
-  }
-  void launch_and_exchange(LaunchFn fn, const ProbeLaunch& at, Ids ids, std::int64_t step) {
-    launch(fn, at, step);
-    refill(ids);
-  }
-  void exchange(Ids ids) { refill(ids); }
-
-  // --- Physical frames refilled on the chunk (oocphys) ---
-  /// Refills the mirror, copy and value(v) frames of the arrays `ids` in the chunk's buffer
-  /// from its own cells (boundary.hpp: refill_copies) where InCore fills its frames, on the
-  /// compute queue or stream in order with the launches, no wait (B::copy_boxes, or B::copy_box
-  /// one by one; value(v) by B::init_box). Only a chunk whose window reaches past the grid's
-  /// edge has such cells; their sources are cells of the grid, which the chunk computes at
-  /// every step (the window treats that edge as fixed: Request::frame_refilled), so a pass runs
-  /// any number of steps. Periodic frames are the kernels' images, except along
-  /// Request::periodic_refilled's dimensions (refilled from the far side the window holds).
-  void refill(Ids ids) {
-    if (rule_.boundary_count == 0) return;
-    std::vector<DeviceFrameCopy<Buffer>> batch;
-    for (int id : ids) {
-      const std::vector<FrameCopy> copies =
-          refill_copies(rule_.grid, chunk_.ghost, rule_.boundaries, rule_.boundary_count, id,
-                        rule_.periodic_refilled);
-      if (copies.empty()) continue;
-      if (!rule_.arrays)
-        throw RunError("internal error: out of core, a frame to refill and no array table");
-      const auto u = static_cast<std::size_t>(id);
-      const ArrayInfo& a = rule_.arrays[id];
-      for (const FrameCopy& c : copies) {
-        if (c.src >= 0) {
-          batch.push_back({&buf_[u], chunk_.ghost, c.from, &buf_[u], chunk_.ghost, c.to,
-                           a.element_bytes, a.name});
-          continue;
-        }
-        ArrayInit fill;
-        fill.kind = ArrayInit::kValue;
-        std::memcpy(&fill.value, c.value.data(), std::min(a.element_bytes, sizeof fill.value));
-        B::init_box(d_, buf_[u], chunk_.ghost, c.to, chunk_.ghost, fill, a.element_bytes);
-      }
-    }
-    if (batch.empty()) return;
-    if constexpr (detail::BatchesFrameCopies<B>::value) {
-      B::copy_boxes(d_, batch);
-    } else {
-      for (const DeviceFrameCopy<Buffer>& c : batch)
-        B::copy_box(d_, *c.src, c.src_box, c.from, d_, *c.dst, c.dst_box, c.to, c.element_bytes,
-                    c.name, true);
-    }
-  }
-  // --- end physical frames refilled ---
-
-  // --- Sources and receivers (traces.hpp) ---
-  /// Adds the source's value to its cell when the chunk's window holds it (every chunk that
-  /// holds it computes the cell redundantly: each copy gets the value).
-  /// With periodic frames, the images of the cell in the window's frame too (they are
-  /// computed from images through the pass: frame_images); mirror and copy images too, as in
-  /// core (refilled after the launch before, the addition gives the bits a refill would).
-  void inject(const Inject& in, std::int64_t step) {
-    const std::vector<Vec3> at =
-        rule_.boundary_count > 0
-            ? frame_images(in.at, rule_.grid, rule_.boundaries, rule_.boundary_count, in.array,
-                           chunk_.ghost)
-            : std::vector<Vec3>(chunk_.ghost.contains_point(in.at) ? 1 : 0, in.at);
-    if (at.empty()) return;
-    const auto id = static_cast<std::size_t>(in.array);
-    const double v = in.value(step);
-    std::vector<HostArray> scratch;
-    for (const Vec3& c : at) {
-      scratch.emplace_back(in.name, in.element_bytes, cell_box(rule_.dims, c));
-      B::read_box(d_, buf_[id], chunk_.ghost, scratch.back(), scratch.back().box);
-    }
-    B::finish(d_);
-    for (HostArray& cell : scratch) {
-      in.add(cell.bytes.data(), v);
-      B::write_box(d_, buf_[id], chunk_.ghost, cell, cell.box);
-    }
-    B::finish(d_);
-  }
-  /// Samples the record's points the chunk owns (its owned planes are valid at every step of
-  /// the pass): all reads enqueued, one wait.
-  void record(Record& r, std::int64_t step) {
-    if (!r.due(step)) return;
-    const auto id = static_cast<std::size_t>(r.array);
-    std::vector<std::size_t> mine;
-    for (std::size_t k = 0; k < r.points.size(); ++k)
-      if (chunk_.owned.contains_point(r.points[k])) mine.push_back(k);
-    if (mine.empty()) return;
-    std::vector<HostArray> scratch;
-    scratch.reserve(mine.size());
-    for (std::size_t k : mine) {
-      const Box cell = cell_box(rule_.dims, r.points[k]);
-      scratch.emplace_back(r.name, r.element_bytes, cell);
-      B::read_box(d_, buf_[id], chunk_.ghost, scratch.back(), cell);
-    }
-    B::finish(d_);
-    for (std::size_t i = 0; i < mine.size(); ++i)
-      r.put(step, mine[i], r.get(scratch[i].bytes.data()));
-  }
-
-  /// Reduction i over the chunk's owned planes at the steps where it is computed (out of core
-  /// these end a pass: the chooser makes the steps per pass divide every `every`, so the
-  /// chunk's owned planes are computed there), added to the monitor's partial sums.
-  void reduce(int i, std::int64_t step) {
-    Monitor* m = rule_.monitor;
-    if (!m || !m->computed(i, step)) return;
-    const ReduceInfo& r = m->info(i);
-    using Fn = ReduceBox<B>;
-    const Fn fn = static_cast<const Fn*>(rule_.reduce_boxes)[i];
-    Reduction into(r.op);
-    const Buffer* minus = r.minus >= 0 ? &buf_[static_cast<std::size_t>(r.minus)] : nullptr;
-    fn(d_, k_, buf_[static_cast<std::size_t>(r.array)], minus, chunk_.ghost, chunk_.owned, into);
-    m->add(i, into);
-  }
-  /// Out of core, the end of a step's work is done at pass boundaries (main.hpp): nothing here.
-  bool end_of_step(std::int64_t) { return true; }
-  /// swap(a, b) or rotate(a, b, c, ...): each name takes the next one's buffer, the last the
-  /// first's.
-  void swap(Ids ids) {
-    const std::vector<int> order(ids);
-    for (std::size_t i = 0; i + 1 < order.size(); ++i) {
-      using std::swap;
-      swap(buf_[static_cast<std::size_t>(order[i])], buf_[static_cast<std::size_t>(order[i + 1])]);
-    }
-  }
-
- private:
-  const ChunkRule& rule_;
-  const Device& d_;
-  const typename B::Kernels& k_;
-  std::vector<Buffer>& buf_;
-  const Part& chunk_;
-  std::int64_t remaining_;
-};
 
 }  // namespace stepgen::rt
