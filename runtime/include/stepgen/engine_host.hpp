@@ -1,0 +1,211 @@
+#pragma once
+/// \file
+/// A host backend of the engine (namespace stepgen::host): "devices" that are plain memory,
+/// every buffer a host array over its box, every copy synchronous. It runs rt::InCore, its
+/// parts, exchanges, boundary frames, initial values made "on the devices", reductions and
+/// gathers without OpenCL or CUDA: the engine's unit tests (tests/engine, ctest label engine)
+/// run on it, with kernels written as C++ functions over a Launch. The exchange is the plain
+/// execution of the engine's exchange plan (rt::exchange_plan): every transfer's boxes copied
+/// from the sender's buffer into the receiver's, in plan order. No overlap, no out of core.
+
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <initializer_list>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "stepgen/box.hpp"
+#include "stepgen/engine.hpp"
+#include "stepgen/exchange.hpp"
+#include "stepgen/init.hpp"
+#include "stepgen/monitor.hpp"
+#include "stepgen/partition.hpp"
+#include "stepgen/program.hpp"
+
+namespace stepgen::host {
+
+namespace rt = stepgen::rt;
+
+/// A host "device": a name for messages; `part` as the other backends' (--parts).
+struct Device {
+  int index = 0;
+  int part = -1;
+  std::string name = "host";
+  std::string label() const {
+    return "device " + std::to_string(index) + " (" + name + ")" +
+           (part >= 0 ? ", part " + std::to_string(part) : "");
+  }
+};
+
+/// A buffer: a host array over the box it holds (shared, so that a Launch's const view of the
+/// buffers still writes them, as a device pointer does).
+using Buffer = std::shared_ptr<rt::HostArray>;
+
+/// What a kernel needs built on a device: nothing here.
+using Kernels = int;
+
+/// What a launch function receives: its part and that part's buffers, by array id.
+struct Launch {
+  const Device& d;
+  const Kernels& k;
+  const std::vector<Buffer>& buf;
+  const rt::Part& part;
+  std::int64_t step;
+  /// Element (x, y, z) of array `id`'s buffer, in global coordinates.
+  template <typename T>
+  T& at(int id, rt::Index x, rt::Index y = 0, rt::Index z = 0) const {
+    const rt::HostArray& a = *buf[static_cast<std::size_t>(id)];
+    const rt::Box& b = a.box;
+    const rt::Index i = ((z - b.lo[2]) * b.extent(1) + (y - b.lo[1])) * b.extent(0) + (x - b.lo[0]);
+    return const_cast<T*>(a.as<T>())[i];
+  }
+};
+
+/// Copies the cells `from` of a host array holding `src_box` into the cells `to` (the same
+/// extents) of one holding `dst_box`.
+inline void copy_cells(const rt::HostArray& src, const rt::Box& from, rt::HostArray& dst,
+                       const rt::Box& to) {
+  if (to.empty()) return;
+  const rt::RectCopy s = rt::rect_of(from, src.box, src.element_bytes);
+  const rt::RectCopy t = rt::rect_of(to, dst.box, dst.element_bytes);
+  for (std::size_t z = 0; z < s.region[2]; ++z)
+    for (std::size_t y = 0; y < s.region[1]; ++y)
+      std::memcpy(dst.bytes.data() + t.offset() + y * t.row_pitch + z * t.slice_pitch,
+                  src.bytes.data() + s.offset() + y * s.row_pitch + z * s.slice_pitch, s.region[0]);
+}
+
+/// The element of `init` at global linear index `index` into `out` (`bytes` wide).
+inline void init_value(const rt::ArrayInit& init, std::size_t bytes, std::uint64_t index,
+                       unsigned char* out) {
+  if (init.kind == rt::ArrayInit::kZero) {
+    std::memset(out, 0, bytes);
+  } else if (init.kind == rt::ArrayInit::kValue) {
+    std::memcpy(out, &init.value, bytes);
+  } else if (init.type == rt::ArrayInit::kFloat) {
+    const float v = rt::random_value<float>(init.seed, index);
+    std::memcpy(out, &v, sizeof v);
+  } else if (init.type == rt::ArrayInit::kDouble) {
+    const double v = rt::random_value<double>(init.seed, index);
+    std::memcpy(out, &v, sizeof v);
+  } else {
+    const std::uint64_t v = rt::random_value<std::uint64_t>(init.seed, index);
+    std::memcpy(out, &v, bytes);  // 0..99: the low bytes, as every integer type holds it
+  }
+}
+
+struct Backend {
+  using Device = host::Device;
+  using Buffer = host::Buffer;
+  using Kernels = host::Kernels;
+  using Launch = host::Launch;
+  static constexpr bool kViewsFromProbe = false;
+
+  static std::vector<Device> part_devices(std::vector<Device> devices,
+                                          const rt::Partition& partition) {
+    std::vector<Device> out;
+    for (const rt::Part& part : partition.parts) {
+      Device d = devices[static_cast<std::size_t>(part.device)];
+      d.part = part.id;
+      out.push_back(d);
+    }
+    return out;
+  }
+  static rt::HostAllocator host_allocator(const std::vector<Device>&, bool, bool) { return {}; }
+  static Buffer create_buffer(const Device&, const rt::Box& box, std::size_t element_bytes,
+                              const char* name) {
+    return std::make_shared<rt::HostArray>(name, element_bytes, box);
+  }
+  static void write_box(const Device&, const Buffer& m, const rt::Box&, const rt::HostArray& host,
+                        const rt::Box& sub) {
+    copy_cells(host, sub, *m, sub);
+  }
+  static void read_box(const Device&, const Buffer& m, const rt::Box&, rt::HostArray& host,
+                       const rt::Box& sub) {
+    copy_cells(*m, sub, host, sub);
+  }
+  static void finish(const Device&) {}
+  static void fence(const Device&) {}
+  static void prepare_init(const Device&) {}
+  static void prepare_frames(const Device&) {}
+  static void copy_box(const Device&, const Buffer& sm, const rt::Box&, const rt::Box& from,
+                       const Device&, const Buffer& dm, const rt::Box&, const rt::Box& to,
+                       std::size_t, const char*, bool) {
+    copy_cells(*sm, from, *dm, to);
+  }
+  /// Initial values over `sub` of a buffer holding `buffer` (and of `also`), the host fill's
+  /// bits: random(seed) of each cell's global linear index in `grid`.
+  static void init_box(const Device&, const Buffer& m, const rt::Box& buffer, const rt::Box& sub,
+                       const rt::Box& grid, const rt::ArrayInit& init, std::size_t element_bytes,
+                       const Buffer* also = nullptr) {
+    const auto gx = static_cast<std::uint64_t>(grid.extent(0));
+    const auto gy = static_cast<std::uint64_t>(grid.extent(1));
+    for (rt::Index z = sub.lo[2]; z < sub.hi[2]; ++z)
+      for (rt::Index y = sub.lo[1]; y < sub.hi[1]; ++y)
+        for (rt::Index x = sub.lo[0]; x < sub.hi[0]; ++x) {
+          const std::uint64_t index = (static_cast<std::uint64_t>(z - grid.lo[2]) * gy +
+                                       static_cast<std::uint64_t>(y - grid.lo[1])) *
+                                          gx +
+                                      static_cast<std::uint64_t>(x - grid.lo[0]);
+          const rt::Index at =
+              ((z - buffer.lo[2]) * buffer.extent(1) + (y - buffer.lo[1])) * buffer.extent(0) +
+              (x - buffer.lo[0]);
+          unsigned char* cell = m->bytes.data() + static_cast<std::size_t>(at) * element_bytes;
+          init_value(init, element_bytes, index, cell);
+          if (also)
+            std::memcpy((*also)->bytes.data() + (cell - m->bytes.data()), cell, element_bytes);
+        }
+  }
+  static void copy_buffer(const Device&, const Buffer& dst, const Buffer& src, std::size_t bytes) {
+    std::memcpy(dst->bytes.data(), src->bytes.data(), bytes);
+  }
+  template <typename T>
+  static void reduce_box(const Device&, const Kernels&, const Buffer& a, const Buffer* minus,
+                         const rt::Box& buffer, const rt::Box& box, rt::Reduction& into) {
+    rt::reduce_host_box<T>(*a, minus ? minus->get() : nullptr, buffer, box, into);
+  }
+  static Launch whole(const Device& d, const Kernels& k, const std::vector<Buffer>& buf,
+                      const rt::Part& part, std::int64_t step) {
+    return {d, k, buf, part, step};
+  }
+
+  /// Exchanges in plan order, synchronously; launches whole, then their exchange.
+  class State {
+   public:
+    using Engine = rt::InCore<Backend, State>;
+    using Ids = std::initializer_list<int>;
+    struct Config {};
+    static constexpr const char* kOne = "one device";
+    static constexpr const char* kOverlapOn = "host backend: launches, then their exchange";
+
+    State(const rt::StateArgs<Device>&, const Config&) {}
+    static void check_fits(const Device&, std::size_t) {}
+    void prepare(Engine&) {}
+    void print_exchange_paths(const Engine&) const {}
+    void begin(Engine&) {}
+    void end(Engine&) {}
+    void times(rt::RunStats&) const {}
+    /// Every transfer of the arrays `ids`: its boxes from the sender's buffer to the receiver's.
+    void exchange(Engine& e, Ids ids) {
+      for (int id : ids) {
+        const auto u = static_cast<std::size_t>(id);
+        for (const rt::Transfer& t : e.plan(id))
+          for (const rt::Box& box : t.boxes) {
+            copy_cells(*e.buffers(static_cast<std::size_t>(t.src))[u], box,
+                       *e.buffers(static_cast<std::size_t>(t.dst))[u], box);
+            e.stats().exchange_bytes +=
+                static_cast<std::size_t>(box.volume()) * e.problem().arrays[id].element_bytes;
+          }
+      }
+    }
+    void launch_and_exchange(Engine& e, void (*launch)(const Launch&), int, rt::Index, rt::Index,
+                             std::size_t, Ids ids, std::int64_t step) {
+      for (std::size_t p = 0; p < e.parts(); ++p) launch(e.whole(p, step));
+      exchange(e, ids);
+    }
+  };
+};
+
+}  // namespace stepgen::host

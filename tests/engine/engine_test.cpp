@@ -1,0 +1,240 @@
+// The in-core engine (rt::InCore) on the host backend (engine_host.hpp): a kernel written for one
+// device (a 2D Jacobi step over its whole buffer, guarded at the buffer's edge) run on 1 part,
+// slabs, a 2x2 grid, several parts per device (--parts), deep halos and with its input made on
+// the "device"; every run's arrays equal a plain loop over the grid bit for bit, and an exact
+// reduction is the same on every partition. No OpenCL, no CUDA.
+#include <doctest/doctest.h>
+
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "stepgen/engine_host.hpp"
+#include "stepgen/placement.hpp"
+
+using namespace stepgen;
+using rt::Box;
+using rt::HostArray;
+using rt::Index;
+
+namespace {
+
+enum : int { kA, kB, kArrays };
+const Box kGrid = Box::from_extent(2, {37, 29, 1});
+constexpr std::int64_t kSteps = 7;
+
+rt::Halo five_point(int = 0) {
+  return rt::Halo::from_points(2, {{-1, 0, 0}, {1, 0, 0}, {0, -1, 0}, {0, 1, 0}});
+}
+
+// The single-device kernel: every cell of the buffer but its edge, as one device computes them.
+void jacobi(const host::Launch& at) {
+  const Box& g = at.part.ghost;
+  for (Index y = g.lo[1] + 1; y < g.hi[1] - 1; ++y)
+    for (Index x = g.lo[0] + 1; x < g.hi[0] - 1; ++x)
+      at.at<float>(kB, x, y) = 0.25f * (at.at<float>(kA, x - 1, y) + at.at<float>(kA, x + 1, y) +
+                                        at.at<float>(kA, x, y - 1) + at.at<float>(kA, x, y + 1));
+}
+
+const std::vector<rt::ProbeLaunch> kLaunches = {{0, {0, 0, 0}, {0, 0, 0}, 1, 1, 1, 1}};
+
+void time_loop(rt::InCore<host::Backend>& run, std::int64_t steps) {
+  for (std::int64_t step = run.first_step(); step < steps; ++step) {
+    run.launch_and_exchange(jacobi, kLaunches[0], {kB}, step);
+    run.reduce(0, step);
+    run.swap({kA, kB});
+    if (!run.end_of_step(step)) break;
+  }
+}
+
+const rt::ArrayInfo kInfo[kArrays] = {
+    {"A", sizeof(float), true, true, true, true, rt::compare_arrays<float>,
+     rt::init_random<float>(7u)},
+    {"B", sizeof(float), true, true, true, true, rt::compare_arrays<float>, rt::init_copy(kA)},
+};
+
+rt::Problem<host::Backend> problem(int every) {
+  rt::Problem<host::Backend> p;
+  p.dims = 2;
+  p.exchange_every = every;
+  p.arrays = kInfo;
+  p.array_count = kArrays;
+  p.array_halo = five_point;
+  p.launches = &kLaunches;
+  return p;
+}
+
+rt::PartitionRequest request(int parts, rt::Strategy strategy, int every,
+                             std::vector<double> weights = {}) {
+  rt::PartitionRequest r;
+  r.dims = 2;
+  r.domain = kGrid.extents();
+  r.halo = five_point();
+  r.ghost_lo = {every, every, 0};
+  r.ghost_hi = {every, every, 0};
+  r.devices = parts;
+  r.weights = std::move(weights);
+  r.every = every;
+  r.strategy = strategy;
+  return r;
+}
+
+// A random, B = copy(A): on the host, or (held false) made on the devices by the engine.
+std::vector<HostArray> initial(bool held = true) {
+  std::vector<HostArray> host;
+  host.emplace_back("A", sizeof(float), kGrid);
+  host.emplace_back("B", sizeof(float), kGrid);
+  if (!held) {
+    for (HostArray& a : host) a = HostArray::absent(a.name, a.element_bytes, kGrid);
+    return host;
+  }
+  float* a = host[kA].as<float>();
+  for (Index i = 0; i < kGrid.volume(); ++i)
+    a[i] = rt::random_value<float>(7u, static_cast<std::uint64_t>(i));
+  host[kB].bytes = host[kA].bytes;
+  return host;
+}
+
+// The plain loop over the whole grid.
+std::vector<HostArray> serial() {
+  std::vector<HostArray> h = initial();
+  for (std::int64_t s = 0; s < kSteps; ++s) {
+    const float* a = h[kA].as<float>();
+    float* b = h[kB].as<float>();
+    const Index nx = kGrid.extent(0);
+    for (Index y = 1; y + 1 < kGrid.extent(1); ++y)
+      for (Index x = 1; x + 1 < nx; ++x)
+        b[y * nx + x] = 0.25f * (a[y * nx + x - 1] + a[y * nx + x + 1] + a[(y - 1) * nx + x] +
+                                 a[(y + 1) * nx + x]);
+    std::swap(h[kA], h[kB]);
+  }
+  return h;
+}
+
+// Periodic along x and y: the plain loop wraps its indices.
+std::vector<HostArray> serial_periodic() {
+  std::vector<HostArray> h = initial();
+  const Index nx = kGrid.extent(0), ny = kGrid.extent(1);
+  for (std::int64_t s = 0; s < kSteps; ++s) {
+    const float* a = h[kA].as<float>();
+    float* b = h[kB].as<float>();
+    for (Index y = 0; y < ny; ++y)
+      for (Index x = 0; x < nx; ++x)
+        b[y * nx + x] = 0.25f * (a[y * nx + (x + nx - 1) % nx] + a[y * nx + (x + 1) % nx] +
+                                 a[((y + ny - 1) % ny) * nx + x] + a[((y + 1) % ny) * nx + x]);
+    std::swap(h[kA], h[kB]);
+  }
+  return h;
+}
+
+const rt::BoundaryRule kPeriodic[4] = {{kA, 0, rt::BoundaryKind::kPeriodic, {}},
+                                       {kA, 1, rt::BoundaryKind::kPeriodic, {}},
+                                       {kB, 0, rt::BoundaryKind::kPeriodic, {}},
+                                       {kB, 1, rt::BoundaryKind::kPeriodic, {}}};
+
+const rt::ReduceInfo kSum[1] = {{"sum_A", rt::ReduceOp::kSum, kB, -1, 1}};
+const rt::ReduceBox<host::Backend> kReduceBoxes[1] = {rt::reduce_box_as<host::Backend, float>};
+
+struct Result {
+  std::vector<HostArray> host;
+  double sum = 0;
+  std::size_t exchanged = 0;
+};
+
+// One run on `devices` host devices of the partition `r` asks for (parts placed as --parts
+// places them); `held`: the initial values on the host, else made on the devices.
+Result run(rt::PartitionRequest r, int devices, bool held = true, bool periodic = false) {
+  if (periodic) r.frame = {true, true, false};
+  rt::Partition partition = rt::partition(r);
+  rt::place_parts(partition, devices);
+  std::vector<host::Device> d(static_cast<std::size_t>(devices));
+  for (int i = 0; i < devices; ++i) d[static_cast<std::size_t>(i)].index = i;
+  if (rt::shares_devices(partition)) d = host::Backend::part_devices(std::move(d), partition);
+  Result out;
+  out.host = initial(held);
+  rt::Problem<host::Backend> p = problem(r.every);
+  if (periodic) {
+    p.boundaries = kPeriodic;
+    p.boundary_count = 4;
+  }
+  rt::Monitor monitor({kSum, 1}, kSteps, false);
+  rt::InCore<host::Backend> engine(p, d, partition, out.host, rt::Probed{});
+  engine.set_monitor(&monitor, kReduceBoxes);
+  if (!held) engine.set_gathered({false, false});  // no host copy to gather into
+  const rt::RunStats stats = engine.run(kSteps, time_loop);
+  out.sum = monitor.value(0);
+  out.exchanged = stats.exchange_bytes;
+  return out;
+}
+
+void check_equal(const Result& got, const std::vector<HostArray>& want, const std::string& what) {
+  for (int id = 0; id < kArrays; ++id) {
+    INFO(what << ", array " << want[static_cast<std::size_t>(id)].name);
+    CHECK(rt::compare_arrays<float>(got.host[static_cast<std::size_t>(id)],
+                                    want[static_cast<std::size_t>(id)]) == "");
+  }
+}
+
+}  // namespace
+
+TEST_CASE("the engine on the host backend: every partition gives the plain loop's bits") {
+  const std::vector<HostArray> want = serial();
+  // Real data: the last step changed B's interior.
+  CHECK(std::memcmp(want[kA].bytes.data(), want[kB].bytes.data(), want[kA].bytes.size()) != 0);
+  const Result one = run(request(1, rt::Strategy::kSlabs, 1), 1);
+  check_equal(one, want, "1 part");
+  CHECK(one.exchanged == 0);
+  const Result slabs = run(request(3, rt::Strategy::kSlabs, 1), 3);
+  check_equal(slabs, want, "3 slabs");
+  CHECK(slabs.exchanged > 0);
+  const Result grid = run(request(4, rt::Strategy::kMinExchange, 1), 4);
+  check_equal(grid, want, "2x2 grid");
+  // The reduction (an exact sum) is the same bits on every partition.
+  CHECK(one.sum == slabs.sum);
+  CHECK(one.sum == grid.sum);
+  CHECK(one.sum > 0);
+}
+
+TEST_CASE("the engine on the host backend: several parts per device, weights shared by parts") {
+  const std::vector<HostArray> want = serial();
+  const Result a = run(request(5, rt::Strategy::kSlabs, 1, rt::part_weights({}, 2, 5)), 2);
+  check_equal(a, want, "5 parts on 2 devices");
+  const Result b =
+      run(request(6, rt::Strategy::kMinExchange, 1, rt::part_weights({1, 3}, 2, 6)), 2);
+  check_equal(b, want, "6 parts on 2 devices, weights 1,3, min-exchange");
+  const Result one = run(request(1, rt::Strategy::kSlabs, 1), 1);
+  CHECK(a.sum == one.sum);
+  CHECK(b.sum == one.sum);
+}
+
+TEST_CASE("the engine on the host backend: deep halos and initial values made on the devices") {
+  const std::vector<HostArray> want = serial();
+  const Result deep = run(request(3, rt::Strategy::kSlabs, 2), 3);
+  check_equal(deep, want, "3 slabs, exchange every 2 steps");
+  // A random(7) and B = copy(A) made on the devices (no host copy, nothing uploaded): the exact
+  // sum of the last step's B is the one of the run from the host's values.
+  const Result one = run(request(1, rt::Strategy::kSlabs, 1), 1);
+  const Result made = run(request(4, rt::Strategy::kMinExchange, 1), 2, false);
+  CHECK(made.sum == one.sum);
+  CHECK(deep.sum == one.sum);
+}
+
+TEST_CASE("the engine on the host backend: periodic frames, on the host and by device copies") {
+  const std::vector<HostArray> want = serial_periodic();
+  const Result one = run(request(1, rt::Strategy::kSlabs, 1), 1, true, true);
+  check_equal(one, want, "periodic, 1 part");
+  check_equal(run(request(3, rt::Strategy::kSlabs, 1), 3, true, true), want, "periodic, 3 slabs");
+  check_equal(run(request(4, rt::Strategy::kMinExchange, 1), 4, true, true), want,
+              "periodic, 2x2 grid");
+  check_equal(run(request(5, rt::Strategy::kSlabs, 1, rt::part_weights({}, 2, 5)), 2, true, true),
+              want, "periodic, 5 parts on 2 devices");
+  check_equal(run(request(3, rt::Strategy::kSlabs, 2), 3, true, true), want,
+              "periodic, 3 slabs, exchange every 2 steps");
+  // Every refresh composed on the host (FrameSources), as an MPI rank's periodic neighbour is.
+  setenv("STEPGEN_FRAMES", "host", 1);
+  check_equal(run(request(4, rt::Strategy::kMinExchange, 1), 4, true, true), want,
+              "periodic, 2x2 grid, frames through the host");
+  unsetenv("STEPGEN_FRAMES");
+}

@@ -1,0 +1,3 @@
+// The engine tests' entry point (doctest's own main).
+#define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
+#include <doctest/doctest.h>
