@@ -38,10 +38,13 @@ mkdir -p "$out"
 w=$work/parts
 mkdir -p "$w"
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee "$out/machine.txt"
-for t in $(ls "$gen"); do build_cuda_tree "$gen/$t" "$w/$t" & done
+trees=$(ls "$gen")
+# PARTS_QUICK=1: only the new revision's Jacobi and acoustic 512^3 (no out of core, no old trees).
+[ -n "${PARTS_QUICK:-}" ] && trees=$(ls "$gen" | grep -v -e 1160 -e '^old-')
+for t in $trees; do build_cuda_tree "$gen/$t" "$w/$t" & done
 JOBS=4 bash "$root/bench/cuda/build.sh" "$w/hand" "${CUDA_ARCH:-native}" >"$out/build-hand.log" 2>&1 &
 wait
-for t in $(ls "$gen"); do [ -x "$w/$t/${t#old-}" ] || { echo "BUILD FAILED: $t"; tail -5 "$w/$t.log"; }; done
+for t in $trees; do [ -x "$w/$t/${t#old-}" ] || { echo "BUILD FAILED: $t"; tail -5 "$w/$t.log"; }; done
 
 loop_ms() {  # kernels + exchange per step (the report's lines, CUDA events)
   awk '/ for [0-9]+ steps/ {steps = $5} /^  kernels:/ {k = $2} /^  exchange:/ {x = $2}
@@ -103,7 +106,7 @@ runs jac-p1 jacobi2d_16384
 j1=$R
 row "Jacobi 16384^2, 1000 steps, 1 part: kernels+exchange ms/step" "$R" "hand-written loop $hand" "$(ratio "$R" "$hand")"
 row "Jacobi 16384^2, 1 part: whole / (kernels + exchange + host<->device)" "$Q" "whole $W ms/step" ""
-if [ -d "$w/old-jacobi2d_16384" ]; then
+if [ -x "$w/old-jacobi2d_16384/jacobi2d_16384" ]; then
   runs jac-old-p1 old-jacobi2d_16384
   row "Jacobi 16384^2, 1 part, previous revision" "$R" "whole $W, ratio $Q" "new/old $(ratio "$j1" "$R")"
 fi
@@ -111,26 +114,34 @@ for k in 2 4 8; do
   runs "jac-p$k" jacobi2d_16384 --parts "$k"
   row "Jacobi 16384^2, $k parts on the GPU" "$R" "whole $W ms/step, ratio $Q" "$(ratio "$R" "$j1") x 1 part"
 done
+# Overlap off: each part one launch, then the copies between parts (against slabs + interior).
+STEPGEN_OVERLAP=off runs jac-p8-nooverlap jacobi2d_16384 --parts 8
+row "Jacobi 16384^2, 8 parts, STEPGEN_OVERLAP=off" "$R" "whole $W ms/step" "$(ratio "$R" "$j1") x 1 part"
 same_bits jacobi2d jacobi2d_16384 A B --
 
 # acoustic 512^3.
 runs ac-p1 acoustic_512
 a1=$R
 row "acoustic 512^3, 500 steps, 1 part" "$R" "whole $W ms/step, ratio $Q" ""
-if [ -d "$w/old-acoustic_512" ]; then
+if [ -x "$w/old-acoustic_512/acoustic_512" ]; then
   runs ac-old-p1 old-acoustic_512
   row "acoustic 512^3, 1 part, previous revision" "$R" "whole $W ms/step" "new/old $(ratio "$a1" "$R")"
 fi
 runs ac-p8 acoustic_512 --parts 8
 row "acoustic 512^3, 8 parts on the GPU" "$R" "whole $W ms/step, ratio $Q" "$(ratio "$R" "$a1") x 1 part"
+STEPGEN_OVERLAP=off runs ac-p8-nooverlap acoustic_512 --parts 8
+row "acoustic 512^3, 8 parts, STEPGEN_OVERLAP=off" "$R" "whole $W ms/step" "$(ratio "$R" "$a1") x 1 part"
+runs ac-p4 acoustic_512 --parts 4
+row "acoustic 512^3, 4 parts on the GPU" "$R" "whole $W ms/step" "$(ratio "$R" "$a1") x 1 part"
 same_bits acoustic acoustic_512 p0 p1 p2 --
 
-# acoustic 1160^3 out of core at 20 GiB (the model's plan), new and old, alternating.
+# acoustic 1160^3 out of core at 20 GiB (the model's plan), new and old, alternating (when built).
 oocs=() olds=()
 for i in 1 2; do
+  [ -x "$w/acoustic_1160/acoustic_1160" ] || break
   "$w/acoustic_1160/acoustic_1160" --steps 24 --device-memory 20GiB >"$out/ooc1160-$i.log" 2>&1 &&
     oocs+=("$(ooc_ms "$out/ooc1160-$i.log")")
-  if [ -d "$w/old-acoustic_1160" ]; then
+  if [ -x "$w/old-acoustic_1160/acoustic_1160" ]; then
     "$w/old-acoustic_1160/acoustic_1160" --steps 24 --device-memory 20GiB >"$out/ooc1160-old-$i.log" 2>&1 &&
       olds+=("$(ooc_ms "$out/ooc1160-old-$i.log")")
   fi
