@@ -127,9 +127,9 @@ class CudaEmitter : public Emitter {
                          "ooc_cuda.hpp", "reduce_cuda.hpp"},
                         out);
     if (in.plan.mpi)
-      add_runtime_headers(
-          {"engine_mpi_cuda.hpp", "mpi.hpp", "mpi_cuda.hpp", "mpi_main.hpp", "traces_mpi.hpp"},
-          out);
+      add_runtime_headers({"engine_mpi_cuda.hpp", "mpi.hpp", "mpi_cuda.hpp", "mpi_halo.hpp",
+                           "mpi_main.hpp", "traces_mpi.hpp"},
+                          out);
     if (!m.tables.empty()) add_runtime_headers({"tables.hpp", "tables_cuda.hpp"}, out);
   }
 };

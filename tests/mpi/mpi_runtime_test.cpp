@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "stepgen/mpi.hpp"
+#include "stepgen/mpi_halo.hpp"
 
 namespace rt = stepgen::rt;
 namespace mpi = stepgen::mpi;

@@ -14,6 +14,7 @@
 #include "stepgen/engine_cuda.hpp"
 #include "stepgen/mpi.hpp"
 #include "stepgen/mpi_cuda.hpp"
+#include "stepgen/mpi_halo.hpp"
 
 namespace stepgen::cuda {
 

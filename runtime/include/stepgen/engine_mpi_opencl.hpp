@@ -10,6 +10,7 @@
 
 #include "stepgen/engine_opencl.hpp"
 #include "stepgen/mpi.hpp"
+#include "stepgen/mpi_halo.hpp"
 
 namespace stepgen::cl {
 

@@ -30,6 +30,7 @@
 #include "stepgen/cuda_exchange.hpp"
 #include "stepgen/exchange.hpp"
 #include "stepgen/mpi.hpp"
+#include "stepgen/mpi_halo.hpp"
 #include "stepgen/program.hpp"
 
 // Open MPI (and MVAPICH2) declare their CUDA-awareness query in <mpi-ext.h>, after <mpi.h>.

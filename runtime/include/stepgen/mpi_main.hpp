@@ -32,6 +32,7 @@
 #include "stepgen/io/checkpoint_mpi.hpp"
 #include "stepgen/main.hpp"
 #include "stepgen/mpi.hpp"
+#include "stepgen/mpi_halo.hpp"
 #include "stepgen/ooc.hpp"
 #include "stepgen/partition.hpp"
 #include "stepgen/probe.hpp"
