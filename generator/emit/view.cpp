@@ -392,40 +392,14 @@ void io_view(const Model& m, View& v) {
   v.set("hdf5", flag(hdf5));
 }
 
-}  // namespace
+// `array::NAME` of array `a`.
+std::string array_id(const Model& m, int a) {
+  return "array::" + m.arrays[static_cast<std::size_t>(a)].name;
+}
 
-View common_view(const model::ProgramPlan& plan, const Provenance& provenance,
-                 const BackendNames& names) {
+// Arrays: names, types, which get exchanged and compared, their halos, initial values.
+void arrays_view(const model::ProgramPlan& plan, View& v) {
   const Model& m = *plan.model;
-  View v;
-  v.set("program", m.name);
-  v.set("spec", spec_file_name(m));
-  v.set("spec_literal", c_escape(spec_file_name(m)));  // inside a C++ string literal
-  v.set("header_comment", header_comment(provenance, "//"));
-  v.set("cmake_header_comment", header_comment(provenance, "#"));
-  std::string upper = m.name;
-  for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  v.set("program_upper", upper);
-
-  View constants{View::type::list};
-  for (const model::Constant& c : m.constants) {
-    View item;
-    item.set("name", c.name);
-    item.set("cpp_type", c.value.is_float ? "double" : "std::int64_t");
-    item.set("value", c.text);
-    constants.push_back(item);
-  }
-  v.set("constants", constants);
-  v.set("has_constants", flag(!m.constants.empty()));
-  v.set("dims", std::to_string(m.dims));
-  v.set("grid_extent", vec3(m.domain));
-  v.set("steps", std::to_string(m.steps));
-  v.set("exchange_every", std::to_string(m.exchange_every));
-  const auto array_id = [&m](int a) {
-    return "array::" + m.arrays[static_cast<std::size_t>(a)].name;
-  };
-
-  // Arrays: names, types, which get exchanged and compared, their halos, initial values.
   std::vector<std::string> enum_items, quoted;
   View arrays{View::type::list};
   std::vector<std::string> inits(m.arrays.size());
@@ -466,10 +440,11 @@ View common_view(const model::ProgramPlan& plan, const Provenance& provenance,
   v.set("inits", init_lines);
   v.set("init_count", flag(init_count));  // `count` is declared only where a fill uses it
   v.set("init_mpi", flag(init_mpi));      // `mpi::` only where a file is read by MPI-IO
+}
 
-  table_view(m, v);
-
-  // The partition request's problem side, as `stepgen plan` uses it.
+// The partition request's problem side, the boundaries, out of core and the devices.
+void partition_view(const model::ProgramPlan& plan, View& v) {
+  const Model& m = *plan.model;
   v.set("granule", vec3(plan.granule));
   v.set("grid_halo", halo_cpp(plan.grid_halo));
   v.set("ghost_lo", vec3(plan.ghost_lo));
@@ -531,9 +506,11 @@ View common_view(const model::ProgramPlan& plan, const Provenance& provenance,
     weights.push_back(s.str());
   }
   v.set("weights", "{" + join(weights, ", ") + "}");
-  io_view(m, v);
+}
 
-  // Kernels and their argument bindings.
+// Kernels and their argument bindings.
+void kernels_view(const model::ProgramPlan& plan, const BackendNames& names, View& v) {
+  const Model& m = *plan.model;
   View kernels{View::type::list};
   std::vector<std::string> tuned_kernels;  // <local size="auto"/>: {kernel id, its shapes}
   std::vector<std::string> kernel_enum;
@@ -636,10 +613,13 @@ View common_view(const model::ProgramPlan& plan, const Provenance& provenance,
   v.set("tuned_kernels", "{" + join(tuned_kernels, ", ") + "}");
   v.set("kernel_enum", join(kernel_enum, ", "));
   v.set("kernel_files", join(std::vector<std::string>(files.begin(), files.end()), ", "));
+}
 
-  // The time-loop body as the program plan orders it: launches (each followed by the exchange
-  // of what it wrote, when exchanging every step, overlapped where the plan says so), swaps
-  // and rotations; deep halos exchange after the body.
+// The time-loop body as the program plan orders it: launches (each followed by the exchange
+// of what it wrote, when exchanging every step, overlapped where the plan says so), swaps
+// and rotations; deep halos exchange after the body.
+void body_view(const model::ProgramPlan& plan, View& v) {
+  const Model& m = *plan.model;
   View body{View::type::list};
   std::vector<std::string> probe_launches;
   // The reductions standing before body step `position` (reduce.cpp: before the action).
@@ -675,7 +655,7 @@ View common_view(const model::ProgramPlan& plan, const Provenance& provenance,
       continue;
     }
     std::vector<std::string> ids;
-    for (int id : a.arrays) ids.push_back(array_id(id));
+    for (int id : a.arrays) ids.push_back(array_id(m, id));
     if (launch) {
       const model::Kernel& k = m.kernels[static_cast<std::size_t>(a.kernel)];
       const model::KernelPlan& kp = plan.kernels[static_cast<std::size_t>(a.kernel)];
@@ -707,6 +687,44 @@ View common_view(const model::ProgramPlan& plan, const Provenance& provenance,
   v.set("probe_launches", "{" + join(probe_launches, ", ") + "}");
   v.set("body", body);
   trace_tables(m, plan, v);
+}
+
+}  // namespace
+
+View common_view(const model::ProgramPlan& plan, const Provenance& provenance,
+                 const BackendNames& names) {
+  const Model& m = *plan.model;
+  View v;
+  v.set("program", m.name);
+  v.set("spec", spec_file_name(m));
+  v.set("spec_literal", c_escape(spec_file_name(m)));  // inside a C++ string literal
+  v.set("header_comment", header_comment(provenance, "//"));
+  v.set("cmake_header_comment", header_comment(provenance, "#"));
+  std::string upper = m.name;
+  for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  v.set("program_upper", upper);
+
+  View constants{View::type::list};
+  for (const model::Constant& c : m.constants) {
+    View item;
+    item.set("name", c.name);
+    item.set("cpp_type", c.value.is_float ? "double" : "std::int64_t");
+    item.set("value", c.text);
+    constants.push_back(item);
+  }
+  v.set("constants", constants);
+  v.set("has_constants", flag(!m.constants.empty()));
+  v.set("dims", std::to_string(m.dims));
+  v.set("grid_extent", vec3(m.domain));
+  v.set("steps", std::to_string(m.steps));
+  v.set("exchange_every", std::to_string(m.exchange_every));
+
+  arrays_view(plan, v);
+  table_view(m, v);
+  partition_view(plan, v);
+  io_view(m, v);
+  kernels_view(plan, names, v);
+  body_view(plan, v);
   // The CUDA programs define launch_and_exchange only when some launch overlaps, and their
   // exchange functions only when some exchange happens (nvcc warns of an unreferenced member
   // function, an error under -Werror).
@@ -716,139 +734,10 @@ View common_view(const model::ProgramPlan& plan, const Provenance& provenance,
   // Why some exchanges cannot overlap computation (empty: all can), for the report.
   v.set("no_overlap", plan.no_overlap);
   std::vector<std::string> exchanged;
-  for (int id : plan.exchanged) exchanged.push_back(array_id(id));
+  for (int id : plan.exchanged) exchanged.push_back(array_id(m, id));
   v.set("exchange_deep", flag(plan.exchange_deep));
   v.set("exchange_arrays", "{" + join(exchanged, ", ") + "}");
   return v;
-}
-
-namespace {
-
-// The file a kernel names, as one identity: two spellings of one file (k.cl, ./k.cl, a link)
-// are one file.
-fs::path identity(const fs::path& written) {
-  std::error_code ec;
-  fs::path canonical = fs::weakly_canonical(written, ec);
-  return ec ? written : canonical;
-}
-
-// The last `n` parts of `p` (fewer when it has fewer), without its root.
-fs::path last_parts(const fs::path& p, std::size_t n) {
-  std::vector<fs::path> parts;
-  for (const fs::path& part : p.relative_path()) parts.push_back(part);
-  fs::path out;
-  for (std::size_t i = parts.size() > n ? parts.size() - n : 0; i < parts.size(); ++i)
-    out /= parts[i];
-  return out;
-}
-
-}  // namespace
-
-std::vector<KernelFile> kernel_files(const Model& m, const KernelFileOf& file_of) {
-  std::vector<KernelFile> files;
-  std::map<fs::path, std::size_t> by_identity;
-  for (const model::Kernel& k : m.kernels) {
-    fs::path source = fs::path(m.spec_dir) / file_of(k);
-    fs::path written = fs::absolute(source).lexically_normal();
-    if (by_identity.emplace(identity(written), files.size()).second)
-      files.push_back({source.generic_string(), written.generic_string(), ""});
-  }
-  // A file keeps its name; files of one name each keep as few of their last folders as set them
-  // apart from the others: a/k.cl and b/k.cl become kernels/a/k.cl and kernels/b/k.cl. (Two
-  // suffixes of different lengths never collide: a shorter one would have been unique already.)
-  std::map<std::string, std::vector<std::size_t>> by_name;
-  for (std::size_t i = 0; i < files.size(); ++i)
-    by_name[fs::path(files[i].path).filename().string()].push_back(i);
-  for (const auto& [name, group] : by_name) {
-    for (std::size_t i : group) {
-      const fs::path path(files[i].path);
-      std::size_t depth = 1;
-      for (;; ++depth) {
-        const fs::path mine = last_parts(path, depth);
-        bool unique = true;
-        for (std::size_t j : group)
-          unique = unique && (j == i || last_parts(fs::path(files[j].path), depth) != mine);
-        if (unique || mine == last_parts(path, depth + 1)) break;  // (whole paths differ)
-      }
-      files[i].target = "kernels/" + last_parts(path, depth).generic_string();
-      if (!model::carried_by_build_files(
-              files[i].target))  // a folder's (the spec checks the file's)
-        throw EmitError("the kernel file " + files[i].path + " would be copied to " +
-                        files[i].target +
-                        ", a name the generated CMakeLists.txt cannot carry (a quote, "
-                        "backslash, $ or ;, or a control character): rename its folder");
-    }
-  }
-  // A folder of one target must not be another target (a file "kernels/a" beside "kernels/a/k.cl").
-  std::set<std::string> targets;
-  for (const KernelFile& f : files) targets.insert(f.target);
-  for (const KernelFile& f : files)
-    for (fs::path up = fs::path(f.target).parent_path(); up != "kernels" && !up.empty();
-         up = up.parent_path())
-      if (targets.count(up.generic_string()))
-        throw EmitError("kernel files '" + up.generic_string() + "' and '" + f.target +
-                        "' cannot both be placed in the output folder: rename one");
-  return files;
-}
-
-std::vector<std::string> add_kernel_files(const Model& m, const KernelFileOf& file_of,
-                                          const std::string& what, OutputSet& out) {
-  std::vector<std::string> paths;
-  for (const KernelFile& f : kernel_files(m, file_of)) {
-    std::string text, problem;
-    if (!spec::read_regular_file(f.source, spec::kMaxSourceBytes, text, problem))
-      throw EmitError(what + " '" + f.source + "' " + problem);
-    out.add(f.target, text);
-    paths.push_back(f.target);
-  }
-  return paths;
-}
-
-std::vector<std::string> add_kernel_sources(const Model& m, OutputSet& out) {
-  return add_kernel_files(
-      m, [](const model::Kernel& k) { return k.source; }, "kernel source", out);
-}
-
-void add_runtime_headers(const std::vector<std::string>& names, OutputSet& out) {
-  const std::string dir = "runtime/include/stepgen/";
-  for (const std::string& n : names) {
-    out.add("runtime/stepgen/" + n, embedded_file(dir + n));
-    // ooc.hpp includes the headers of stepgen/ooc/, one a concept: all of them come with it.
-    if (n == "ooc.hpp")
-      for (const EmbeddedFile& f : embedded_files()) {
-        const std::string path = f.path;
-        if (path.rfind(dir + "ooc/", 0) == 0)
-          out.add("runtime/stepgen/" + path.substr(dir.size()), f.text);
-      }
-    // io: main.hpp includes io/program_io.hpp (outputs, checkpoints); the headers of stepgen/io/
-    // come with it (the HDF5 ones are compiled only with STEPGEN_HDF5: an .h5 output).
-    if (n == "main.hpp")
-      for (const EmbeddedFile& f : embedded_files()) {
-        const std::string path = f.path;
-        if (path.rfind(dir + "io/", 0) == 0)
-          out.add("runtime/stepgen/" + path.substr(dir.size()), f.text);
-      }
-  }
-}
-
-void add_common_runtime_headers(OutputSet& out) {
-  add_runtime_headers({"boundary.hpp",      "box.hpp",
-                       "chunk.hpp",         "chunk_run.hpp",
-                       "engine.hpp",        "engine_frames.hpp",
-                       "exchange.hpp",      "host_array.hpp",
-                       "init.hpp",          "main.hpp",
-                       "main_host.hpp",     "main_ooc.hpp",
-                       "monitor.hpp",       "ooc.hpp",
-                       "partition.hpp",     "placement.hpp",
-                       "probe.hpp",         "probe_data.hpp",
-                       "probe_reads.hpp",   "probe_run.hpp",
-                       "probe_session.hpp", "probe_values.hpp",
-                       "probe_views.hpp",   "problem.hpp",
-                       "program.hpp",       "program_options.hpp",
-                       "raw_files.hpp",     "reduce.hpp",
-                       "reduce_device.hpp", "report.hpp",
-                       "traces.hpp",        "tune.hpp"},
-                      out);
 }
 
 }  // namespace stepgen::emit
