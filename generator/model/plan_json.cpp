@@ -11,21 +11,10 @@ namespace stepgen::model {
 
 using namespace text;
 
-std::string plan_json(const ProgramPlan& pp, const Plan& plan) {
-  const Model& m = *pp.model;
-  const rt::Partition& p = plan.partition;
-  Json root = Json::object();
-  root.set("stencil", Json::string(m.name));
-  root.set("dims", Json::number(m.dims));
-  root.set("domain", Json::numbers(m.domain, static_cast<std::size_t>(m.dims)));
-  root.set("devices", Json::number(p.devices_requested));
-  root.set("parts_used", Json::number(static_cast<Index>(p.parts.size())));
-  root.set("grid", Json::numbers(p.grid, static_cast<std::size_t>(m.dims)));
-  root.set("strategy", Json::string(strategy_name(p)));
-  root.set("rationale", Json::string(p.rationale));
-  root.set("ghost_lo", Json::numbers(p.ghost_lo, static_cast<std::size_t>(m.dims)));
-  root.set("ghost_hi", Json::numbers(p.ghost_hi, static_cast<std::size_t>(m.dims)));
-  root.set("exchange_every", Json::number(plan.every));
+namespace {
+
+// The exchanged arrays: each one's transfers (sender, receiver, boxes).
+Json exchanges_json(const Model& m, const Plan& plan) {
   Json arrays = Json::array();
   for (const ArrayExchange& x : plan.exchanges) {
     Json transfers = Json::array();
@@ -43,8 +32,11 @@ std::string plan_json(const ProgramPlan& pp, const Plan& plan) {
                     .set("exchanges_per_interval", Json::number(x.times))
                     .set("transfers", transfers));
   }
-  root.set("exchanged_arrays", arrays);
-  // The boundaries (<boundary>): one per array and dimension; each part's frame.
+  return arrays;
+}
+
+// The boundaries (<boundary>): one per array and dimension.
+Json boundaries_json(const Model& m, const ProgramPlan& pp) {
   Json boundaries = Json::array();
   for (const BoundaryPlan& b : pp.boundaries)
     boundaries.push(
@@ -56,8 +48,11 @@ std::string plan_json(const ProgramPlan& pp, const Plan& plan) {
                                       : b.kind == Boundary::Kind::kCopy   ? "copy"
                                                                           : "value"))
             .set("value", Json::string(b.value)));
-  if (!pp.boundaries.empty()) root.set("boundaries", boundaries);
-  // The time loop's actions in order, as the program runs them.
+  return boundaries;
+}
+
+// The time loop's actions in order, as the program runs them.
+Json loop_json(const Model& m, const ProgramPlan& pp) {
   Json loop = Json::array();
   auto names = [&m](const std::vector<int>& ids) {
     Json j = Json::array();
@@ -91,9 +86,15 @@ std::string plan_json(const ProgramPlan& pp, const Plan& plan) {
     }
     loop.push(j);
   }
-  root.set("time_loop", loop);
+  return loop;
+}
+
+// Every part: its boxes, neighbours, bytes and, out of core, its chunks; `buffers` the sum of
+// the parts' buffer bytes.
+Json parts_json(const Model& m, const Plan& plan, Index& buffers) {
+  const rt::Partition& p = plan.partition;
   Json parts = Json::array();
-  Index buffers = 0;
+  buffers = 0;
   for (const rt::Part& pt : p.parts) {
     const auto k = static_cast<std::size_t>(pt.id);
     Json j = Json::object();
@@ -132,7 +133,12 @@ std::string plan_json(const ProgramPlan& pp, const Plan& plan) {
     }
     parts.push(j);
   }
-  root.set("parts", parts);
+  return parts;
+}
+
+// The totals: exchange and buffer bytes, out of core the schedule and the figures it was
+// planned with.
+Json totals_json(const Plan& plan, Index buffers) {
   Json totals = Json::object();
   totals.set("exchange_bytes_per_step", Json::number(plan.exchange_bytes_per_step));
   totals.set("buffer_bytes", Json::number(buffers));
@@ -189,7 +195,32 @@ std::string plan_json(const ProgramPlan& pp, const Plan& plan) {
   // oocauto: `--out-of-core auto` compared the in-core run's prediction.
   if (plan.in_core_predicted_s > 0)
     totals.set("in_core_predicted_seconds", Json::real(plan.in_core_predicted_s));
-  root.set("totals", totals);
+  return totals;
+}
+
+}  // namespace
+
+std::string plan_json(const ProgramPlan& pp, const Plan& plan) {
+  const Model& m = *pp.model;
+  const rt::Partition& p = plan.partition;
+  Json root = Json::object();
+  root.set("stencil", Json::string(m.name));
+  root.set("dims", Json::number(m.dims));
+  root.set("domain", Json::numbers(m.domain, static_cast<std::size_t>(m.dims)));
+  root.set("devices", Json::number(p.devices_requested));
+  root.set("parts_used", Json::number(static_cast<Index>(p.parts.size())));
+  root.set("grid", Json::numbers(p.grid, static_cast<std::size_t>(m.dims)));
+  root.set("strategy", Json::string(strategy_name(p)));
+  root.set("rationale", Json::string(p.rationale));
+  root.set("ghost_lo", Json::numbers(p.ghost_lo, static_cast<std::size_t>(m.dims)));
+  root.set("ghost_hi", Json::numbers(p.ghost_hi, static_cast<std::size_t>(m.dims)));
+  root.set("exchange_every", Json::number(plan.every));
+  root.set("exchanged_arrays", exchanges_json(m, plan));
+  if (!pp.boundaries.empty()) root.set("boundaries", boundaries_json(m, pp));
+  root.set("time_loop", loop_json(m, pp));
+  Index buffers = 0;
+  root.set("parts", parts_json(m, plan, buffers));
+  root.set("totals", totals_json(plan, buffers));
   return root.dump() + "\n";
 }
 
