@@ -23,7 +23,9 @@ PartitionRequest slabs_2d(int parts, std::vector<double> weights) {
   return r;
 }
 
-Index rows(const Part& p) { return p.owned.hi[1] - p.owned.lo[1]; }
+Index rows(const Part& p) {
+  return p.owned.hi[1] - p.owned.lo[1];
+}
 
 }  // namespace
 
