@@ -59,6 +59,12 @@ class Builder {
 
   // --- validate_tables.cpp ---
   void build_tables();
+  struct TableState {  ///< what build_tables' later checks may rely on
+    bool type_ok = false;
+    bool size_ok = false;
+  };
+  TableState declare_table(const spec::Table& t);
+  void table_init(const spec::Table& t, Table& table, const TableState& state, std::size_t at);
   /// A table argument <arg table="T"/> of `kernel`.
   KernelArg build_table_arg(const spec::KernelArg& a, const std::string& which,
                             const Kernel& kernel);
