@@ -337,6 +337,52 @@ std::optional<std::int64_t> parse_bytes(const std::string& text) {
   return std::nullopt;
 }
 
+// The `plan` subcommand's options, into `spec` and `r`; `plan_ooc`: its --out-of-core option
+// (whether it was given decides what auto means).
+CLI::App* add_plan_command(CLI::App& app, std::string& spec, PlanRequest& r,
+                           CLI::Option** plan_ooc) {
+  CLI::App* pl = app.add_subcommand("plan", "Show how the grid is split, exchanged and chunked");
+  pl->add_option("spec", spec, "Spec file (.xml, .yaml)")->required();
+  pl->add_option("--target,-t", r.target, "The backend whose program is planned: " + targets_list())
+      ->capture_default_str();
+  pl->add_option("--devices,-n", r.devices, "Number of devices (1 to 1024)")
+      ->check(CLI::Range(1, 1024))
+      ->capture_default_str();
+  pl->add_option("--weights", r.weights,
+                 "Relative device speeds, one per device, each from 1e-6 to 1e6")
+      ->delimiter(',')
+      ->check(CLI::Range(1e-6, 1e6));
+  pl->add_option("--strategy", r.strategy,
+                 "min-exchange, slabs or stepocl (default: slabs where the exchange can overlap "
+                 "computation, "
+                 "else min-exchange)")
+      ->check(CLI::IsMember({"min-exchange", "slabs", "stepocl"}));
+  pl->add_option(
+      "--device-memory", r.device_memory,
+      "Device memory budget (e.g. 8GiB): a part whose arrays exceed it is planned out of core");
+  *plan_ooc =
+      pl->add_option("--out-of-core", r.out_of_core,
+                     "auto (when the arrays do not fit the budget; without one, when the spec has "
+                     "<out_of_core>; given, also when predicted faster than in core), on "
+                     "or off, as the program's flag")
+          ->check(CLI::IsMember({"auto", "on", "off"}))
+          ->capture_default_str();
+  pl->add_option(
+      "--calibration", r.calibration,
+      "Out-of-core figures from this file: a program's saved output (its 'calibration:' line) or "
+      "KEY=VALUE items");
+  pl->add_option("--link", r.link,
+                 "Out-of-core figures, e.g. h2d=25,d2h=25,bidir=40,kernel=0.01,d2d=1500 (GB/s; "
+                 "kernel in ns per "
+                 "cell-step); over the calibration file's; the rest are assumed");
+  pl->add_option("--steps", r.steps, "Time steps the run is planned for (default: the spec's)")
+      ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 62));
+  pl->add_flag("--json", r.json, "Machine-readable output");
+  pl->add_option("--svg", r.svg, "Also draw the plan into this SVG file");
+
+  return pl;
+}
+
 }  // namespace
 
 int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
@@ -399,46 +445,8 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
 
   std::string plan_spec;
   PlanRequest plan_request;
-  CLI::App* pl = app.add_subcommand("plan", "Show how the grid is split, exchanged and chunked");
-  pl->add_option("spec", plan_spec, "Spec file (.xml, .yaml)")->required();
-  pl->add_option("--target,-t", plan_request.target,
-                 "The backend whose program is planned: " + targets_list())
-      ->capture_default_str();
-  pl->add_option("--devices,-n", plan_request.devices, "Number of devices (1 to 1024)")
-      ->check(CLI::Range(1, 1024))
-      ->capture_default_str();
-  pl->add_option("--weights", plan_request.weights,
-                 "Relative device speeds, one per device, each from 1e-6 to 1e6")
-      ->delimiter(',')
-      ->check(CLI::Range(1e-6, 1e6));
-  pl->add_option("--strategy", plan_request.strategy,
-                 "min-exchange, slabs or stepocl (default: slabs where the exchange can overlap "
-                 "computation, "
-                 "else min-exchange)")
-      ->check(CLI::IsMember({"min-exchange", "slabs", "stepocl"}));
-  pl->add_option(
-      "--device-memory", plan_request.device_memory,
-      "Device memory budget (e.g. 8GiB): a part whose arrays exceed it is planned out of core");
-  CLI::Option* plan_ooc =
-      pl->add_option("--out-of-core", plan_request.out_of_core,
-                     "auto (when the arrays do not fit the budget; without one, when the spec has "
-                     "<out_of_core>; given, also when predicted faster than in core), on "
-                     "or off, as the program's flag")
-          ->check(CLI::IsMember({"auto", "on", "off"}))
-          ->capture_default_str();
-  pl->add_option(
-      "--calibration", plan_request.calibration,
-      "Out-of-core figures from this file: a program's saved output (its 'calibration:' line) or "
-      "KEY=VALUE items");
-  pl->add_option("--link", plan_request.link,
-                 "Out-of-core figures, e.g. h2d=25,d2h=25,bidir=40,kernel=0.01,d2d=1500 (GB/s; "
-                 "kernel in ns per "
-                 "cell-step); over the calibration file's; the rest are assumed");
-  pl->add_option("--steps", plan_request.steps,
-                 "Time steps the run is planned for (default: the spec's)")
-      ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 62));
-  pl->add_flag("--json", plan_request.json, "Machine-readable output");
-  pl->add_option("--svg", plan_request.svg, "Also draw the plan into this SVG file");
+  CLI::Option* plan_ooc = nullptr;
+  CLI::App* pl = add_plan_command(app, plan_spec, plan_request, &plan_ooc);
 
   std::string export_dir;
   CLI::App* tpl = app.add_subcommand("templates", "Work with the code templates");
