@@ -130,6 +130,17 @@ class Builder {
 
   // --- validate_boundary.cpp ---
   void build_boundaries();
+  /// A <boundary>'s dimensions, each with the text that named it.
+  using BoundaryDims = std::vector<std::pair<int, const spec::Text*>>;
+  bool boundary_kind(const spec::Boundary& sb, Boundary& b);
+  bool boundary_dims(const spec::Boundary& sb, Boundary& b, BoundaryDims& dims);
+  /// `given`: which <boundary> first gave each (array, dimension).
+  bool boundary_arrays(const spec::Boundary& sb, std::size_t index, const BoundaryDims& dims,
+                       std::map<std::pair<int, int>, std::size_t>& given, Boundary& b);
+  /// Every launch follows its buffer's extent along a boundary dimension.
+  void check_boundary_launches();
+  /// Every array read with a halo along a boundary dimension has a boundary there.
+  void check_boundary_cover();
   // --- validate_io.cpp ---
   void build_io();
   void build_checkpoint();
