@@ -56,6 +56,9 @@ class Builder {
   void build_arrays();
   void build_inits();
   Init parse_init(int index);
+  void init_value(int index, const spec::Text& arg, Init& init);
+  void init_copy(int index, const spec::Text& arg, Init& init);
+  void init_file(int index, const spec::Text& arg, Init& init);
 
   // --- validate_tables.cpp ---
   void build_tables();

@@ -138,7 +138,6 @@ void Builder::build_inits() {
 
 Init Builder::parse_init(int index) {
   const spec::Text& text = array_state_[static_cast<std::size_t>(index)].spec->init;
-  const Array& arr = m_.arrays[static_cast<std::size_t>(index)];
   Init init;
   if (!text.present) return init;
   const std::string& s = text.value;
@@ -209,83 +208,97 @@ Init Builder::parse_init(int index) {
         diags_.error(arg->loc, "random seed must be a non-negative integer, got " + quote(v));
       break;
     }
-    case Init::Kind::kValue: {
-      init.value = arg->value;
-      if (!array_state_[static_cast<std::size_t>(index)].type_ok) break;
-      const TypeInfo& t = type_info(arr.type);
-      if (t.is_float) {
-        bool whole = is_decimal_number(init.value);
-        double v = whole ? std::strtod(init.value.c_str(), nullptr) : 0.0;
-        double limit = arr.type == ScalarType::kFloat ? std::numeric_limits<float>::max()
-                                                      : std::numeric_limits<double>::max();
-        if (!whole || !std::isfinite(v) || std::fabs(v) > limit)
-          diags_.error(arg->loc, "value " + quote(init.value) + " is not a valid " + t.name +
-                                     " for array " + quote(arr.name) +
-                                     ": expected a number such as 1.5 or -2e-3");
-      } else {
-        long double v = 0, lo = 0, hi = 0;
-        integer_range(arr.type, lo, hi);
-        if (!parse_integer(init.value, v) || v < lo || v > hi)
-          diags_.error(arg->loc, "value " + quote(init.value) + " is not a valid " + t.name +
-                                     " for array " + quote(arr.name) +
-                                     ": expected an integer from " + range_string(lo) + " to " +
-                                     range_string(hi));
-      }
+    case Init::Kind::kValue:
+      init_value(index, *arg, init);
       break;
-    }
-    case Init::Kind::kCopy: {
-      const std::string& src = arg->value;
-      auto it = std::find(array_names_.begin(), array_names_.end(), src);
-      if (it == array_names_.end()) {
-        diags_.error(arg->loc,
-                     "array " + quote(src) + " is not declared" + did_you_mean(src, array_names_));
-        break;
-      }
-      int source = static_cast<int>(it - array_names_.begin());
-      const ArrayState& me = array_state_[static_cast<std::size_t>(index)];
-      ArrayState& other = array_state_[static_cast<std::size_t>(source)];
-      const Array& from = m_.arrays[static_cast<std::size_t>(source)];
-      if (source == index) {
-        diags_.error(arg->loc,
-                     "array " + quote(arr.name) + " cannot be initialised as a copy of itself");
-      } else if (me.type_ok && other.type_ok && from.type != arr.type) {
-        diags_.error(arg->loc, "cannot initialise array " + quote(arr.name) + " (" +
-                                   type_info(arr.type).name + ") as a copy of " + quote(src) +
-                                   " (" + type_info(from.type).name + "): their types differ");
-      } else if (me.size_ok && other.size_ok && (from.dims != arr.dims || from.size != arr.size)) {
-        diags_.error(arg->loc, "cannot initialise array " + quote(arr.name) + " (" +
-                                   size_string(index) + ") as a copy of " + quote(src) + " (" +
-                                   size_string(source) + "): their sizes differ");
-      } else {
-        init.source = source;
-        other.copy_source = true;
-      }
+    case Init::Kind::kCopy:
+      init_copy(index, *arg, init);
       break;
-    }
-    case Init::Kind::kFile: {
-      init.path = arg->value;
-      std::string full = resolve(init.path);
-      std::error_code ec;
-      if (std::string problem = spec::file_problem(full); !problem.empty()) {
-        diags_.error(arg->loc,
-                     "file " + quote(init.path) + " " + problem + " (looked for " + full + ")");
-        break;
-      }
-      const ArrayState& me = array_state_[static_cast<std::size_t>(index)];
-      if (!me.type_ok || !me.size_ok) break;
-      std::uintmax_t have = std::filesystem::file_size(full, ec);
-      std::uintmax_t need = static_cast<std::uintmax_t>(type_info(arr.type).bytes);
-      for (int d = 0; d < arr.dims; ++d)
-        need *= static_cast<std::uintmax_t>(arr.size[static_cast<std::size_t>(d)]);
-      if (!ec && have != need)
-        diags_.error(arg->loc, "file " + quote(init.path) + " has " + std::to_string(have) +
-                                   " bytes but array " + quote(arr.name) + " needs " +
-                                   std::to_string(need) + " (" + size_string(index) + " " +
-                                   type_info(arr.type).name + ")");
+    case Init::Kind::kFile:
+      init_file(index, *arg, init);
       break;
-    }
   }
   return init;
+}
+
+// init="value(v)": v must be a valid value of the array's type.
+void Builder::init_value(int index, const spec::Text& arg, Init& init) {
+  const Array& arr = m_.arrays[static_cast<std::size_t>(index)];
+  init.value = arg.value;
+  if (!array_state_[static_cast<std::size_t>(index)].type_ok) return;
+  const TypeInfo& t = type_info(arr.type);
+  if (t.is_float) {
+    bool whole = is_decimal_number(init.value);
+    double v = whole ? std::strtod(init.value.c_str(), nullptr) : 0.0;
+    double limit = arr.type == ScalarType::kFloat ? std::numeric_limits<float>::max()
+                                                  : std::numeric_limits<double>::max();
+    if (!whole || !std::isfinite(v) || std::fabs(v) > limit)
+      diags_.error(arg.loc, "value " + quote(init.value) + " is not a valid " + t.name +
+                                " for array " + quote(arr.name) +
+                                ": expected a number such as 1.5 or -2e-3");
+  } else {
+    long double v = 0, lo = 0, hi = 0;
+    integer_range(arr.type, lo, hi);
+    if (!parse_integer(init.value, v) || v < lo || v > hi)
+      diags_.error(arg.loc, "value " + quote(init.value) + " is not a valid " + t.name +
+                                " for array " + quote(arr.name) + ": expected an integer from " +
+                                range_string(lo) + " to " + range_string(hi));
+  }
+}
+
+// init="copy(X)": X another declared array of the same type and size.
+void Builder::init_copy(int index, const spec::Text& arg, Init& init) {
+  const Array& arr = m_.arrays[static_cast<std::size_t>(index)];
+  const std::string& src = arg.value;
+  auto it = std::find(array_names_.begin(), array_names_.end(), src);
+  if (it == array_names_.end()) {
+    diags_.error(arg.loc,
+                 "array " + quote(src) + " is not declared" + did_you_mean(src, array_names_));
+    return;
+  }
+  int source = static_cast<int>(it - array_names_.begin());
+  const ArrayState& me = array_state_[static_cast<std::size_t>(index)];
+  ArrayState& other = array_state_[static_cast<std::size_t>(source)];
+  const Array& from = m_.arrays[static_cast<std::size_t>(source)];
+  if (source == index) {
+    diags_.error(arg.loc,
+                 "array " + quote(arr.name) + " cannot be initialised as a copy of itself");
+  } else if (me.type_ok && other.type_ok && from.type != arr.type) {
+    diags_.error(arg.loc, "cannot initialise array " + quote(arr.name) + " (" +
+                              type_info(arr.type).name + ") as a copy of " + quote(src) + " (" +
+                              type_info(from.type).name + "): their types differ");
+  } else if (me.size_ok && other.size_ok && (from.dims != arr.dims || from.size != arr.size)) {
+    diags_.error(arg.loc, "cannot initialise array " + quote(arr.name) + " (" + size_string(index) +
+                              ") as a copy of " + quote(src) + " (" + size_string(source) +
+                              "): their sizes differ");
+  } else {
+    init.source = source;
+    other.copy_source = true;
+  }
+}
+
+// init="file(path)": a readable file of exactly the array's bytes.
+void Builder::init_file(int index, const spec::Text& arg, Init& init) {
+  const Array& arr = m_.arrays[static_cast<std::size_t>(index)];
+  init.path = arg.value;
+  std::string full = resolve(init.path);
+  std::error_code ec;
+  if (std::string problem = spec::file_problem(full); !problem.empty()) {
+    diags_.error(arg.loc,
+                 "file " + quote(init.path) + " " + problem + " (looked for " + full + ")");
+    return;
+  }
+  const ArrayState& me = array_state_[static_cast<std::size_t>(index)];
+  if (!me.type_ok || !me.size_ok) return;
+  std::uintmax_t have = std::filesystem::file_size(full, ec);
+  std::uintmax_t need = static_cast<std::uintmax_t>(type_info(arr.type).bytes);
+  for (int d = 0; d < arr.dims; ++d)
+    need *= static_cast<std::uintmax_t>(arr.size[static_cast<std::size_t>(d)]);
+  if (!ec && have != need)
+    diags_.error(arg.loc, "file " + quote(init.path) + " has " + std::to_string(have) +
+                              " bytes but array " + quote(arr.name) + " needs " +
+                              std::to_string(need) + " (" + size_string(index) + " " +
+                              type_info(arr.type).name + ")");
 }
 
 }  // namespace stepgen::model::detail
