@@ -273,32 +273,21 @@ inline double message_seconds(const Schedule& sc, const Link& link) {
   return slowest;
 }
 
-/// The pipeline played out: every command of ops(sc, steps) in issue order on its stream
-/// (loads, kernels and stores each on their own with `overlap`, all on one without), each
-/// starting when its stream's previous command and the commands it waits for are done, as the
-/// runners issue them. A load moves its chunk's host window at the link's host-to-device speed
-/// and a store its own planes back at device-to-host speed; while a load and a store of one
-/// device run at once both slow down in proportion so that together they move at most the
-/// bidirectional figure. A compute command takes its cells' kernel time plus its device
-/// copies (region and band sharing) at the device-copy speed. Several parts stream at once,
-/// each at its share of the link (share), and meet at the pass barriers. Returns the
-/// seconds until the last command is done.
-inline double simulate(const Schedule& sc, const Link& measured, Index steps, bool overlap) {
+/// simulate's work of each command of `ops`: bytes for loads and stores (with the link's
+/// latency as bytes), seconds for compute; `where[part][3 * t + kind]`: the command's index,
+/// for the waits on it (-1: none).
+inline std::vector<double> command_work(const Schedule& sc, const std::vector<Op>& ops,
+                                        const Link& link, Index steps,
+                                        std::vector<std::vector<std::ptrdiff_t>>& where) {
   using K = Op::Kind;
-  const std::vector<Op> ops = ooc::ops(sc, steps);
-  if (ops.empty()) return 0;
-  const Link link = share(measured, sc.parts.size());
   Index elem_sum = 0, written_sum = 0;
   for (const Array& a : sc.arrays) {
     elem_sum += a.element_bytes;
     if (a.written) written_sum += a.element_bytes;
   }
-  const std::size_t parts = sc.parts.size();
   const Index visits = passes(steps, sc.steps_per_pass) * sc.chunks;
-  // A command's work: bytes for loads and stores, seconds for compute; its place for waits.
   std::vector<double> work(ops.size(), 0);
-  std::vector<std::vector<std::ptrdiff_t>> where(parts,
-                                                 std::vector<std::ptrdiff_t>(3 * visits + 3, -1));
+  where.assign(sc.parts.size(), std::vector<std::ptrdiff_t>(3 * visits + 3, -1));
   std::map<std::pair<std::pair<int, int>, Index>, double> compute_s;  // (part, chunk), steps
   for (std::size_t i = 0; i < ops.size(); ++i) {
     const Op& op = ops[i];
@@ -324,6 +313,28 @@ inline double simulate(const Schedule& sc, const Link& measured, Index steps, bo
       if (link.latency > 0) work[i] += link.latency * compute_commands(sc, op);  // oocauto
     }
   }
+  return work;
+}
+
+/// The pipeline played out: every command of ops(sc, steps) in issue order on its stream
+/// (loads, kernels and stores each on their own with `overlap`, all on one without), each
+/// starting when its stream's previous command and the commands it waits for are done, as the
+/// runners issue them. A load moves its chunk's host window at the link's host-to-device speed
+/// and a store its own planes back at device-to-host speed; while a load and a store of one
+/// device run at once both slow down in proportion so that together they move at most the
+/// bidirectional figure. A compute command takes its cells' kernel time plus its device
+/// copies (region and band sharing) at the device-copy speed. Several parts stream at once,
+/// each at its share of the link (share), and meet at the pass barriers. Returns the
+/// seconds until the last command is done.
+inline double simulate(const Schedule& sc, const Link& measured, Index steps, bool overlap) {
+  using K = Op::Kind;
+  const std::vector<Op> ops = ooc::ops(sc, steps);
+  if (ops.empty()) return 0;
+  const Link link = share(measured, sc.parts.size());
+  const std::size_t parts = sc.parts.size();
+  // A command's work: bytes for loads and stores, seconds for compute; its place for waits.
+  std::vector<std::vector<std::ptrdiff_t>> where;
+  const std::vector<double> work = command_work(sc, ops, link, steps, where);
   // oocauto: when the host has issued each op (issue_op + issue_command per copy or launch,
   // one after the other in issue order, per issuing thread: Schedule::host_per_part; after a
   // barrier, from when the barrier is over).
