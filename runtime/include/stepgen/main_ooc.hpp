@@ -320,6 +320,36 @@ bool ooc_auto_choice(const Program<B>& p, std::vector<typename B::Device>& devic
 }
 // --- end oocauto ---
 
+/// The request of an out-of-core run over `partition`: with its <boundary> frames (oocbound),
+/// its launches (the model's latency) and whether the passes may be trapezoids.
+template <class B>
+ooc::Request ooc_run_request(const Program<B>& p, const Partition& partition,
+                             const ooc::Options& ooc, const Probed& probed, bool quiet) {
+  const Problem<B>& problem = *p.problem;
+  ooc::Request request = ooc::request(p.grid, problem.dims, partition, p.ghost_lo, p.ghost_hi,
+                                      problem.arrays, problem.array_count, ooc, probed, quiet);
+  ooc_frames(problem, request);
+  request.launches = problem.launches ? static_cast<int>(problem.launches->size()) : 1;
+  request.trapezoid = p.ooc_trapezoid && ooc.trapezoid &&
+                      B::ooc_trapezoid_ok(probed, *problem.launches, problem.dims, quiet);
+  return request;
+}
+
+/// The chunk rule of an out-of-core run of `request` (its pass rules applied): the shrinks,
+/// the trapezoid, the probe's findings, <inject>'s images in periodic frames, and the
+/// mirror/copy/value frames refilled on the chunks (oocphys).
+template <class B>
+ChunkRule ooc_chunk_rule(const Program<B>& p, const ooc::Request& request, const Probed& probed) {
+  const Problem<B>& problem = *p.problem;
+  ChunkRule rule{request.shrink_lo, request.shrink_hi, request.trapezoid, &probed, problem.dims};
+  rule.boundaries = problem.boundaries;
+  rule.boundary_count = problem.boundary_count;
+  rule.grid = p.grid;
+  rule.arrays = problem.arrays;
+  rule.periodic_refilled = request.periodic_refilled;
+  return rule;
+}
+
 /// Runs out of core: the same time step on chunks of planes streamed through the devices
 /// (ooc.hpp), the schedule chosen by the model with the link and kernel speed measured on a
 /// probe chunk, in segments ending where an output or checkpoint of `io` is due.
@@ -330,24 +360,13 @@ RunStats run_out_of_core(const Program<B>& p, std::vector<typename B::Device>& d
                          ooc::Stats& report, Monitor* monitor, ProgramIo* io) {
   const Problem<B>& problem = *p.problem;
 
-  ooc::Request request = ooc::request(p.grid, problem.dims, partition, p.ghost_lo, p.ghost_hi,
-                                      problem.arrays, problem.array_count, ooc, probed, opt.quiet);
-  ooc_frames(problem, request);  // <boundary> frames (oocbound)
-  request.launches =
-      problem.launches ? static_cast<int>(problem.launches->size()) : 1;  // the model's latency
-  request.trapezoid = p.ooc_trapezoid && ooc.trapezoid &&
-                      B::ooc_trapezoid_ok(probed, *problem.launches, problem.dims, opt.quiet);
+  ooc::Request request = ooc_run_request(p, partition, ooc, probed, opt.quiet);
   const auto pinned = B::ooc_pin(host, ooc, report);
   std::vector<typename B::Kernels> kernels;
   for (const typename B::Device& d : devices)
     kernels.push_back(problem.build_kernels ? problem.build_kernels(d) : typename B::Kernels{});
   ooc_pass_rules(p, request);
-  ChunkRule rule{request.shrink_lo, request.shrink_hi, request.trapezoid, &probed, problem.dims};
-  rule.boundaries = problem.boundaries;  // <inject>'s images in periodic frames
-  rule.boundary_count = problem.boundary_count;
-  rule.grid = p.grid;
-  rule.arrays = problem.arrays;  // mirror/copy/value frames refilled on the chunks (oocphys)
-  rule.periodic_refilled = request.periodic_refilled;
+  ChunkRule rule = ooc_chunk_rule(p, request, probed);
   // io: the runner counts steps from 0; a run restarted, or cut into segments at the steps
   // where an output or checkpoint is due, gives each segment's first step here.
   std::int64_t offset = 0;

@@ -114,6 +114,237 @@ void probe_initial_data_on_ranks(const Program<B>& p, const typename B::Device& 
     throw mpi::UniformError(first);
 }
 
+/// Out of core, one rank's calibration (run_rank_out_of_core's `calibrate`): the link and the
+/// kernels' speed measured on a probe of the rank's part, with the pass boundary's meeting, the
+/// slowest figures over the ranks (the same on every rank).
+template <class B>
+ooc::Link calibrate_rank(const mpi::Session& session, const Program<B>& p,
+                         std::vector<typename B::Device>& devices, const Part& part,
+                         const ooc::Options& ooc, const typename B::OocStep& step, bool compare,
+                         ooc::Request probe, Index bytes) {
+  const Problem<B>& problem = *p.problem;
+  const int rank = session.rank();
+  if (compare) bytes = std::min(bytes, ooc::kAutoProbeBytes);  // oocauto: a smaller probe
+  probe.owned = {part.owned};
+  // A part too thin for the probe's chunk on some rank: the same PlanError on every rank,
+  // before the calibration's collectives (one rank alone would leave the others waiting).
+  ooc::Schedule probe_schedule;
+  std::string failed;
+  try {
+    probe_schedule = ooc::schedule(probe);
+  } catch (const PlanError& e) {
+    failed = e.what();
+  }
+  if (const std::string first = mpi::first_error(MPI_COMM_WORLD, failed); !first.empty())
+    throw PlanError(first);
+  // The sample is held as the run's arrays will be (page-locked unless --pinned off, the
+  // backend's out-of-core allocator and pinning), so that the link is measured at the speed
+  // the chunks will move at: pageable memory measured 7-9 GB/s where the run moved 60.
+  std::vector<HostArray> sample =
+      p.make_host_arrays(B::OocRunner::probe_box(probe_schedule, bytes),
+                         B::host_allocator(devices, ooc.pinned, true), {});
+  ooc::Stats unused;
+  const auto sample_pinned = B::ooc_pin(sample, ooc, unused);
+  (void)sample_pinned;
+  // The pass boundary's meeting (Link::boundary), as the run's: every written array's first
+  // plane of the sample sent to and received from the neighbouring ranks (rank - 1 and
+  // rank + 1) through the exchange the run uses, packed and unpacked by copy_host_box from
+  // and to the sample (held as the run's arrays are); in lockstep rounds, a step of the probe
+  // before each (measure_boundary). The model charges it at each barrier, with the messages.
+  const int ranks = session.size();
+  mpi::HaloExchange meeting(MPI_COMM_WORLD, rank, problem.array_count);
+  std::vector<int> written_ids;
+  double meeting_bytes = 0, meeting_messages = 0;  // this rank's, sent and received
+  const int neighbours = (rank > 0 ? 1 : 0) + (rank + 1 < ranks ? 1 : 0);
+  // One shape on every rank (a message's two ends must agree on its size): the least extents
+  // over the ranks of a plane of the sample (parts cut along x differ there; a 2x2 split with
+  // --weights failed in MPI_Waitall when each rank sent its own plane).
+  long long extent[3] = {1, 1, 1}, least[3] = {1, 1, 1};
+  const Box& probe_plane = sample.front().box;
+  for (int d = 0; d + 1 < problem.dims; ++d) extent[d] = probe_plane.extent(d);
+  mpi::check(MPI_Allreduce(extent, least, 3, MPI_LONG_LONG, MPI_MIN, MPI_COMM_WORLD),
+             "MPI_Allreduce(the meeting's plane)");
+  for (int id = 0; id < problem.array_count; ++id) {
+    if (!problem.arrays[id].written) continue;
+    Box plane = sample[static_cast<std::size_t>(id)].box;
+    for (std::size_t d = 0; d < 3; ++d)
+      plane.hi[d] = std::min(plane.hi[d], plane.lo[d] + static_cast<Index>(least[d]));
+    std::vector<Transfer> plan;
+    for (int r = 0; r + 1 < ranks; ++r) {
+      plan.push_back(Transfer{r, r + 1, {plane}});
+      plan.push_back(Transfer{r + 1, r, {plane}});
+    }
+    meeting.add(id, problem.arrays[id].name, problem.arrays[id].element_bytes, plan);
+    written_ids.push_back(id);
+    meeting_bytes += 2.0 * neighbours * static_cast<double>(plane.volume()) *
+                     static_cast<double>(problem.arrays[id].element_bytes);
+    meeting_messages += 2.0 * neighbours;
+  }
+  auto meet = [&] {
+    meeting.start(written_ids, [&](int id, HostArray& box) {
+      ooc::copy_host_box(sample[static_cast<std::size_t>(id)], box, box.box);
+    });
+    meeting.send(written_ids);
+    meeting.finish(written_ids, [&](int id, const HostArray& box) {
+      ooc::copy_host_box(box, sample[static_cast<std::size_t>(id)], box.box);
+    });
+  };
+  ooc::Link link = B::OocRunner::calibrate(devices, probe_schedule, sample, step, bytes, {},
+                                           written_ids.empty() ? std::function<void()>{} : meet);
+  std::tie(link.message, link.message_latency) = mpi::measure_messages(MPI_COMM_WORLD);
+  // The meeting's messages as the model charges messages (message_seconds) are not its.
+  if (link.message > 0)
+    link.boundary = std::max(0.0, link.boundary - meeting_bytes / link.message -
+                                      meeting_messages * link.message_latency);
+  // The figures the report prints, on every rank alike (`stepgen plan --calibration` given
+  // them makes the run's choice).
+  return ooc::as_printed(mpi::slowest_link(MPI_COMM_WORLD, link));
+}
+
+/// Out of core with <boundary> frames (oocbound): the cells the frames are composed from, the
+/// grid's edge slabs as wide as a pass reads past the edge (k * shrink); nullptr without frames.
+template <class B>
+std::unique_ptr<FrameSources> rank_frame_sources(const Problem<B>& problem,
+                                                 const Partition& partition,
+                                                 const ooc::Schedule& schedule) {
+  if (!schedule.has_frame) return nullptr;
+  Partition widths = partition;
+  for (std::size_t d = 0; d < 3; ++d) {
+    widths.ghost_lo[d] = schedule.shrink_lo[d] * schedule.steps_per_pass;
+    widths.ghost_hi[d] = schedule.shrink_hi[d] * schedule.steps_per_pass;
+  }
+  std::vector<int> ids;
+  std::vector<std::size_t> element;
+  for (int id = 0; id < problem.array_count; ++id) {
+    ids.push_back(id);
+    element.push_back(problem.arrays[id].element_bytes);
+  }
+  return std::make_unique<FrameSources>(widths, problem.boundaries, problem.boundary_count, ids,
+                                        element);
+}
+
+/// Gathers the frames' sources: this rank's pieces copied from `host` into `frames`, every
+/// rank's block to every rank; returns the bytes gathered.
+inline std::size_t gather_frame_sources(FrameSources& frames, const std::vector<HostArray>& host,
+                                        int rank) {
+  for (const FrameSources::Piece& piece : frames.pieces) {
+    if (piece.part != rank) continue;
+    const HostArray& from = host[static_cast<std::size_t>(piece.array)];
+    HostArray cells(from.name, from.element_bytes, piece.box);
+    ooc::copy_host_box(from, cells, piece.box);
+    std::copy(cells.bytes.data(), cells.bytes.data() + cells.bytes.size(),
+              frames.bytes.begin() + static_cast<std::ptrdiff_t>(piece.offset));
+  }
+  std::vector<int> counts, displs;
+  std::size_t at = 0;
+  for (std::size_t n : frames.part_bytes) {
+    if (n > static_cast<std::size_t>(std::numeric_limits<int>::max()))
+      throw RunError("out-of-core: a rank's boundary frame sources exceed 2 GiB");
+    counts.push_back(static_cast<int>(n));
+    displs.push_back(static_cast<int>(at));
+    at += n;
+  }
+  MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, frames.bytes.data(), counts.data(),
+                 displs.data(), MPI_BYTE, MPI_COMM_WORLD);
+  return at;
+}
+
+/// Out of core, a rank's pass boundary: the cells other ranks own in its reach
+/// (ooc::foreign_plan) refreshed by messages, packed from and unpacked into its host arrays.
+class ForeignCells {
+ public:
+  template <class B>
+  ForeignCells(const Problem<B>& problem, const ooc::Schedule& schedule, int rank)
+      : halo_(MPI_COMM_WORLD, rank, problem.array_count) {
+    const std::vector<Transfer> plan = ooc::foreign_plan(schedule);
+    for (int id = 0; id < problem.array_count; ++id)
+      if (problem.arrays[id].written) {
+        halo_.add(id, problem.arrays[id].name, problem.arrays[id].element_bytes, plan);
+        written_.push_back(id);
+      }
+  }
+
+  /// One exchange; returns the bytes this rank sent.
+  std::size_t exchange(std::vector<HostArray>& host) {
+    pack_.start();
+    halo_.start(written_, [&](int id, HostArray& box) {
+      ooc::copy_host_box(host[static_cast<std::size_t>(id)], box, box.box);
+    });
+    pack_.stop();
+    send_.start();
+    const std::size_t bytes = halo_.send(written_);
+    send_.stop();
+    Stopwatch waited, unpacking;
+    waited.start();
+    halo_.finish(written_, [&](int id, const HostArray& box) {
+      unpacking.start();
+      ooc::copy_host_box(box, host[static_cast<std::size_t>(id)], box.box);
+      unpacking.stop();
+    });
+    message_wait_s += waited.stop() - unpacking.total();
+    unpack_s_ += unpacking.total();
+    return bytes;
+  }
+
+  /// bench (STEPGEN_BOUNDARY_DEBUG): where the pass boundaries' time went, `total_s` in all.
+  void print_debug(int rank, double total_s) const {
+    std::fprintf(stderr,
+                 "boundary exchange (rank %d): %.1f us in all, pack %.1f, send %.1f, waits %.1f, "
+                 "unpack %.1f (sums)\n",
+                 rank, total_s * 1e6, pack_.total() * 1e6, send_.total() * 1e6,
+                 message_wait_s * 1e6, unpack_s_ * 1e6);
+  }
+
+  double message_wait_s = 0;  ///< the report's waiting for the messages
+
+ private:
+  mpi::HaloExchange halo_;
+  std::vector<int> written_;
+  Stopwatch pack_, send_;
+  double unpack_s_ = 0;
+};
+
+/// Out of core, a rank's run in segments ending where an output or checkpoint is due (pass
+/// boundaries: the host arrays then hold the rank's owned cells), each written by the ranks
+/// together; `until` (the monitor's ends of passes) stops the run, and the segments, at a
+/// pass's end. `offset`: the step the runner's step 0 is; `exchange` and `gather_frames`: a
+/// pass boundary's messages and frames. `report` sums the segments.
+template <class Runner, class Exchange, class Gather>
+void run_rank_segments(Runner& runner, const Options& opt, ProgramIo& io, Monitor* monitor,
+                       std::vector<HostArray>& host, ooc::Stats& report, std::int64_t& offset,
+                       Exchange&& exchange, Gather&& gather_frames) {
+  double measured = 0;
+  Index passes = 0;
+  std::int64_t ran = 0;
+  for (std::int64_t done = io.first_step(); done < opt.steps;) {
+    const std::int64_t until = io.next_due(done);
+    // A run ends without the pass-boundary exchange: the next segment's foreign cells first.
+    if (done > io.first_step()) exchange();
+    gather_frames();  // <boundary> frames: the edge slabs as they are now (nothing without)
+    offset = done;
+    runner.run(until - done, report);
+    measured += report.measured_s;
+    passes += report.passes;
+    ran += report.steps;
+    // `until` held at a pass's end: before the segment's last (then it ran fewer steps), or at
+    // its last, where an output or checkpoint is due (a user test: that stop was lost, and
+    // the run went on to the next segment).
+    const bool stopped = report.steps < until - done || (monitor && monitor->stopped());
+    done += report.steps;
+    // The outputs and the checkpoint due after the last step run, as in core, stopped or not.
+    if (io.due(done)) io.end_of_step(done, host);
+    if (stopped) break;
+  }
+  // io: an `until` stopped the run at a pass's end (the same step on every rank): the outputs
+  // with last="true" get that state, written by the ranks together.
+  io.write_at_stop(
+      monitor && monitor->stopped(), io.first_step() + ran,
+      [&host](const std::vector<bool>&) -> const std::vector<HostArray>& { return host; });
+  report.measured_s = measured;
+  report.passes = passes;
+  report.steps = ran;
+}
+
 template <class B, class M, class Loaded>
 std::optional<RunStats> run_rank_out_of_core(const mpi::Session& session, const Program<B>& p,
                                              std::vector<typename B::Device>& devices,
@@ -125,23 +356,12 @@ std::optional<RunStats> run_rank_out_of_core(const mpi::Session& session, const 
   const Problem<B>& problem = *p.problem;
   const int rank = session.rank();
   const Part& part = partition.parts[static_cast<std::size_t>(rank)];
-  ooc::Request request = ooc::request(p.grid, problem.dims, partition, p.ghost_lo, p.ghost_hi,
-                                      problem.arrays, problem.array_count, ooc, probed, opt.quiet);
-  ooc_frames(problem, request);  // <boundary> frames (oocbound, main.hpp)
-  request.launches =
-      problem.launches ? static_cast<int>(problem.launches->size()) : 1;  // the model's latency
+  ooc::Request request = ooc_run_request(p, partition, ooc, probed, opt.quiet);
   request.host_per_part = true;  // the model: each rank's thread issues its own part's commands
-  request.trapezoid = p.ooc_trapezoid && ooc.trapezoid &&
-                      B::ooc_trapezoid_ok(probed, *problem.launches, problem.dims, opt.quiet);
   const typename B::Kernels kernels =
       problem.build_kernels ? problem.build_kernels(devices[0]) : typename B::Kernels{};
   ooc_pass_rules(p, request);
-  ChunkRule rule{request.shrink_lo, request.shrink_hi, request.trapezoid, &probed, problem.dims};
-  rule.boundaries = problem.boundaries;  // <inject>'s images in periodic frames
-  rule.boundary_count = problem.boundary_count;
-  rule.grid = p.grid;
-  rule.arrays = problem.arrays;  // mirror/copy/value frames refilled on the chunks (oocphys)
-  rule.periodic_refilled = request.periodic_refilled;
+  ChunkRule rule = ooc_chunk_rule(p, request, probed);
   // io: the runner counts steps from 0; a run restarted, or cut into segments at the steps
   // where an output or checkpoint is due, gives each segment's first step here.
   std::int64_t offset = 0;
@@ -158,81 +378,8 @@ std::optional<RunStats> run_rank_out_of_core(const mpi::Session& session, const 
   // (mpi::slowest_link), so that every rank chooses the same schedule (and the same schedules
   // fail on every rank); mpi::check_same_schedule makes sure of it before any pass runs.
   auto calibrate = [&](ooc::Request probe, Index bytes) {
-    if (compare) bytes = std::min(bytes, ooc::kAutoProbeBytes);  // oocauto: a smaller probe
-    probe.owned = {part.owned};
-    // A part too thin for the probe's chunk on some rank: the same PlanError on every rank,
-    // before the calibration's collectives (one rank alone would leave the others waiting).
-    ooc::Schedule probe_schedule;
-    std::string failed;
-    try {
-      probe_schedule = ooc::schedule(probe);
-    } catch (const PlanError& e) {
-      failed = e.what();
-    }
-    if (const std::string first = mpi::first_error(MPI_COMM_WORLD, failed); !first.empty())
-      throw PlanError(first);
-    // The sample is held as the run's arrays will be (page-locked unless --pinned off, the
-    // backend's out-of-core allocator and pinning), so that the link is measured at the speed
-    // the chunks will move at: pageable memory measured 7-9 GB/s where the run moved 60.
-    std::vector<HostArray> sample =
-        p.make_host_arrays(B::OocRunner::probe_box(probe_schedule, bytes),
-                           B::host_allocator(devices, ooc.pinned, true), {});
-    ooc::Stats unused;
-    const auto sample_pinned = B::ooc_pin(sample, ooc, unused);
-    (void)sample_pinned;
-    // The pass boundary's meeting (Link::boundary), as the run's: every written array's first
-    // plane of the sample sent to and received from the neighbouring ranks (rank - 1 and
-    // rank + 1) through the exchange the run uses, packed and unpacked by copy_host_box from
-    // and to the sample (held as the run's arrays are); in lockstep rounds, a step of the probe
-    // before each (measure_boundary). The model charges it at each barrier, with the messages.
-    const int ranks = session.size();
-    mpi::HaloExchange meeting(MPI_COMM_WORLD, rank, problem.array_count);
-    std::vector<int> written_ids;
-    double meeting_bytes = 0, meeting_messages = 0;  // this rank's, sent and received
-    const int neighbours = (rank > 0 ? 1 : 0) + (rank + 1 < ranks ? 1 : 0);
-    // One shape on every rank (a message's two ends must agree on its size): the least extents
-    // over the ranks of a plane of the sample (parts cut along x differ there; a 2x2 split with
-    // --weights failed in MPI_Waitall when each rank sent its own plane).
-    long long extent[3] = {1, 1, 1}, least[3] = {1, 1, 1};
-    const Box& probe_plane = sample.front().box;
-    for (int d = 0; d + 1 < problem.dims; ++d) extent[d] = probe_plane.extent(d);
-    mpi::check(MPI_Allreduce(extent, least, 3, MPI_LONG_LONG, MPI_MIN, MPI_COMM_WORLD),
-               "MPI_Allreduce(the meeting's plane)");
-    for (int id = 0; id < problem.array_count; ++id) {
-      if (!problem.arrays[id].written) continue;
-      Box plane = sample[static_cast<std::size_t>(id)].box;
-      for (std::size_t d = 0; d < 3; ++d)
-        plane.hi[d] = std::min(plane.hi[d], plane.lo[d] + static_cast<Index>(least[d]));
-      std::vector<Transfer> plan;
-      for (int r = 0; r + 1 < ranks; ++r) {
-        plan.push_back(Transfer{r, r + 1, {plane}});
-        plan.push_back(Transfer{r + 1, r, {plane}});
-      }
-      meeting.add(id, problem.arrays[id].name, problem.arrays[id].element_bytes, plan);
-      written_ids.push_back(id);
-      meeting_bytes += 2.0 * neighbours * static_cast<double>(plane.volume()) *
-                       static_cast<double>(problem.arrays[id].element_bytes);
-      meeting_messages += 2.0 * neighbours;
-    }
-    auto meet = [&] {
-      meeting.start(written_ids, [&](int id, HostArray& box) {
-        ooc::copy_host_box(sample[static_cast<std::size_t>(id)], box, box.box);
-      });
-      meeting.send(written_ids);
-      meeting.finish(written_ids, [&](int id, const HostArray& box) {
-        ooc::copy_host_box(box, sample[static_cast<std::size_t>(id)], box.box);
-      });
-    };
-    ooc::Link link = B::OocRunner::calibrate(devices, probe_schedule, sample, step, bytes, {},
-                                             written_ids.empty() ? std::function<void()>{} : meet);
-    std::tie(link.message, link.message_latency) = mpi::measure_messages(MPI_COMM_WORLD);
-    // The meeting's messages as the model charges messages (message_seconds) are not its.
-    if (link.message > 0)
-      link.boundary = std::max(0.0, link.boundary - meeting_bytes / link.message -
-                                        meeting_messages * link.message_latency);
-    // The figures the report prints, on every rank alike (`stepgen plan --calibration` given
-    // them makes the run's choice).
-    return ooc::as_printed(mpi::slowest_link(MPI_COMM_WORLD, link));
+    return calibrate_rank<B>(session, p, devices, part, ooc, step, compare, std::move(probe),
+                             bytes);
   };
   // oocauto: in core after all: the report holds the budget and the choice's line only.
   auto in_core = [&report](const std::string& line) {
@@ -281,82 +428,21 @@ std::optional<RunStats> run_rank_out_of_core(const mpi::Session& session, const 
   probe_initial_data_on_ranks(p, devices[0], host, probed, opt, io.first_step());
   io.start(host);
   const auto pinned = B::ooc_pin(host, ooc, report);  // CUDA: page-locked where they are
-  mpi::HaloExchange foreign(MPI_COMM_WORLD, rank, problem.array_count);
-  const std::vector<Transfer> plan = ooc::foreign_plan(schedule);
-  std::vector<int> written;
-  for (int id = 0; id < problem.array_count; ++id)
-    if (problem.arrays[id].written) {
-      foreign.add(id, problem.arrays[id].name, problem.arrays[id].element_bytes, plan);
-      written.push_back(id);
-    }
   RunStats stats;
-  Stopwatch exchange_timer;
-  double message_wait_s = 0;         // the report's waiting for the messages (of exchange_timer's)
-  Stopwatch debug_pack, debug_send;  // bench (STEPGEN_BOUNDARY_DEBUG)
-  double debug_unpack_s = 0;
+  Stopwatch exchange_timer;  // the pass boundaries' messages and frames
+  ForeignCells foreign(problem, schedule, rank);
   auto exchange = [&] {
     exchange_timer.start();
-    debug_pack.start();
-    foreign.start(written, [&](int id, HostArray& box) {
-      ooc::copy_host_box(host[static_cast<std::size_t>(id)], box, box.box);
-    });
-    debug_pack.stop();
-    debug_send.start();
-    stats.exchange_bytes += foreign.send(written);
-    debug_send.stop();
-    Stopwatch waited, unpacking;
-    waited.start();
-    foreign.finish(written, [&](int id, const HostArray& box) {
-      unpacking.start();
-      ooc::copy_host_box(box, host[static_cast<std::size_t>(id)], box.box);
-      unpacking.stop();
-    });
-    message_wait_s += waited.stop() - unpacking.total();
-    debug_unpack_s += unpacking.total();
+    stats.exchange_bytes += foreign.exchange(host);
     exchange_timer.stop();
   };
-  // <boundary> frames (oocbound): the cells the frames are composed from, the grid's edge
-  // slabs as wide as a pass reads past the edge (k * shrink), each rank's owned ones gathered
-  // to every rank at every pass boundary (after the exchange) and before the run.
-  std::unique_ptr<FrameSources> frames;
-  if (schedule.has_frame) {
-    Partition widths = partition;
-    for (std::size_t d = 0; d < 3; ++d) {
-      widths.ghost_lo[d] = schedule.shrink_lo[d] * schedule.steps_per_pass;
-      widths.ghost_hi[d] = schedule.shrink_hi[d] * schedule.steps_per_pass;
-    }
-    std::vector<int> ids;
-    std::vector<std::size_t> element;
-    for (int id = 0; id < problem.array_count; ++id) {
-      ids.push_back(id);
-      element.push_back(problem.arrays[id].element_bytes);
-    }
-    frames = std::make_unique<FrameSources>(widths, problem.boundaries, problem.boundary_count, ids,
-                                            element);
-  }
+  // <boundary> frames (oocbound): the grid's edge slabs, each rank's owned ones gathered to
+  // every rank at every pass boundary (after the exchange) and before the run.
+  const std::unique_ptr<FrameSources> frames = rank_frame_sources(problem, partition, schedule);
   auto gather_frames = [&] {
     if (!frames) return;
     exchange_timer.start();
-    for (const FrameSources::Piece& piece : frames->pieces) {
-      if (piece.part != rank) continue;
-      const HostArray& from = host[static_cast<std::size_t>(piece.array)];
-      HostArray cells(from.name, from.element_bytes, piece.box);
-      ooc::copy_host_box(from, cells, piece.box);
-      std::copy(cells.bytes.data(), cells.bytes.data() + cells.bytes.size(),
-                frames->bytes.begin() + static_cast<std::ptrdiff_t>(piece.offset));
-    }
-    std::vector<int> counts, displs;
-    std::size_t at = 0;
-    for (std::size_t n : frames->part_bytes) {
-      if (n > static_cast<std::size_t>(std::numeric_limits<int>::max()))
-        throw RunError("out-of-core: a rank's boundary frame sources exceed 2 GiB");
-      counts.push_back(static_cast<int>(n));
-      displs.push_back(static_cast<int>(at));
-      at += n;
-    }
-    MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, frames->bytes.data(), counts.data(),
-                   displs.data(), MPI_BYTE, MPI_COMM_WORLD);
-    stats.exchange_bytes += at;
+    stats.exchange_bytes += gather_frame_sources(*frames, host, rank);
     exchange_timer.stop();
   };
   // The one runner (ooc/runner.hpp), this rank's part only, `exchange` at every pass boundary.
@@ -382,39 +468,7 @@ std::optional<RunStats> run_rank_out_of_core(const mpi::Session& session, const 
   share.retune = &retune;
   if (monitor) monitor->start();
   typename B::OocRunner runner(devices, schedule, host, step, ooc.overlap, share, alloc);
-  // io: the run in segments ending where an output or checkpoint is due (pass boundaries: the
-  // host arrays then hold the rank's owned cells), each written by the ranks together.
-  // `until` (the monitor's ends of passes) stops the run, and the segments, at a pass's end.
-  double measured = 0;
-  Index passes = 0;
-  std::int64_t ran = 0;
-  for (std::int64_t done = io.first_step(); done < opt.steps;) {
-    const std::int64_t until = io.next_due(done);
-    // A run ends without the pass-boundary exchange: the next segment's foreign cells first.
-    if (done > io.first_step()) exchange();
-    gather_frames();  // <boundary> frames: the edge slabs as they are now (nothing without)
-    offset = done;
-    runner.run(until - done, report);
-    measured += report.measured_s;
-    passes += report.passes;
-    ran += report.steps;
-    // `until` held at a pass's end: before the segment's last (then it ran fewer steps), or at
-    // its last, where an output or checkpoint is due (a user test: that stop was lost, and
-    // the run went on to the next segment).
-    const bool stopped = report.steps < until - done || (monitor && monitor->stopped());
-    done += report.steps;
-    // The outputs and the checkpoint due after the last step run, as in core, stopped or not.
-    if (io.due(done)) io.end_of_step(done, host);
-    if (stopped) break;
-  }
-  // io: an `until` stopped the run at a pass's end (the same step on every rank): the outputs
-  // with last="true" get that state, written by the ranks together.
-  io.write_at_stop(
-      monitor && monitor->stopped(), io.first_step() + ran,
-      [&host](const std::vector<bool>&) -> const std::vector<HostArray>& { return host; });
-  report.measured_s = measured;
-  report.passes = passes;
-  report.steps = ran;
+  run_rank_segments(runner, opt, io, monitor, host, report, offset, exchange, gather_frames);
   retune.finish();
   report.retune = retune.report();
   (void)pinned;
@@ -424,13 +478,8 @@ std::optional<RunStats> run_rank_out_of_core(const mpi::Session& session, const 
   stats = ooc::run_stats(report, report.steps);
   stats.exchange_s = exchange_timer.total();
   stats.exchange_bytes = exchanged;
-  stats.message_wait_s = message_wait_s;
-  if (std::getenv("STEPGEN_BOUNDARY_DEBUG"))
-    std::fprintf(stderr,
-                 "boundary exchange (rank %d): %.1f us in all, pack %.1f, send %.1f, waits %.1f, "
-                 "unpack %.1f (sums)\n",
-                 rank, exchange_timer.total() * 1e6, debug_pack.total() * 1e6,
-                 debug_send.total() * 1e6, message_wait_s * 1e6, debug_unpack_s * 1e6);
+  stats.message_wait_s = foreign.message_wait_s;
+  if (std::getenv("STEPGEN_BOUNDARY_DEBUG")) foreign.print_debug(rank, exchange_timer.total());
   return stats;
 }
 
