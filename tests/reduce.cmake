@@ -36,7 +36,7 @@ endif()
 find_package(OpenCL QUIET)
 if(OpenCL_FOUND)
   add_executable(reduce_opencl_bench ${PROJECT_SOURCE_DIR}/bench/reduce/reduce_opencl.cpp)
-  target_include_directories(reduce_opencl_bench PRIVATE ${PROJECT_SOURCE_DIR}/runtime/include)
+  target_link_libraries(reduce_opencl_bench PRIVATE stepgen_runtime)  # the headers and kernels
   target_link_libraries(reduce_opencl_bench PRIVATE OpenCL::OpenCL)
   target_compile_options(reduce_opencl_bench PRIVATE ${STEPGEN_WARNINGS})
   add_test(NAME "reduce: the OpenCL benchmark on PoCL (small)" COMMAND reduce_opencl_bench 300 200 24 1)

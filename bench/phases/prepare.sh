@@ -40,8 +40,9 @@ for name in jacobi2d_16384 acoustic_1160 acoustic_1750; do
 done
 g++ -O2 -std=c++17 -Wall -Wextra -Werror -I "$root/runtime/include" "$root/bench/opencl/handwritten_jacobi2d.cpp" \
   -lOpenCL -o "$o/bin/handwritten_jacobi2d"
-# The exact device reductions' OpenCL benchmark (`reduce`).
-g++ -O2 -std=c++17 -Wall -Wextra -Werror -I "$root/runtime/include" "$root/bench/reduce/reduce_opencl.cpp" \
+# The exact device reductions' OpenCL benchmark (`reduce`), with the runtime's kernels as headers.
+cmake -DOUT_DIR="$tmp/kernels" -P "$root/cmake/runtime_kernels.cmake"
+g++ -O2 -std=c++17 -Wall -Wextra -Werror -I "$root/runtime/include" -I "$tmp/kernels" "$root/bench/reduce/reduce_opencl.cpp" \
   -lOpenCL -o "$o/bin/reduce_opencl"
 rm -rf "$tmp"
 du -sh "$o"

@@ -52,7 +52,7 @@ prebuilt_build() {
     (cd "$prebuilt_repo" && find . -type f -print0 | sort -z | xargs -0 cat)
     # clang refuses a precompiled header older than a header it read: their times too
     (cd "$prebuilt_repo" && find . -type f -printf '%p %T@\n' | sort)
-    cat "$prebuilt_here/$src.hpp" "$prebuilt_here/$src.cpp"
+    cat "$prebuilt_here/$src.hpp" "$prebuilt_here/$src.cpp" "$prebuilt_here/../../templates/common/embed_kernels.cmake.mustache"
     [ "$kind" = cuda-emu ] && cat "$prebuilt_here/../cuda_emu/include/stepgen_cuda_emu.hpp"
   } | sha256sum | cut -c1-16)
   dir=$STEPGEN_PREBUILT_CACHE/$kind-$key
@@ -75,8 +75,11 @@ prebuilt_build() {
       local pch=(-o "$dir/prebuilt.hpp.gch") use=()
       "$1" --version 2>&1 | grep -qi clang &&
         pch=(-fpch-instantiate-templates -o "$dir/prebuilt.hpp.pch") use=(-include "$dir/prebuilt.hpp")
-      "$@" -iquote "$prebuilt_repo" -x c++-header -c "$dir/prebuilt.hpp" "${pch[@]}" &&
-        "$@" -iquote "$prebuilt_repo" "${use[@]}" -x c++ -c "$dir/prebuilt.cpp" -o "$dir/prebuilt.o" || exit 1
+      # The runtime's OpenCL kernels as headers (cmake/runtime_kernels.cmake), as the program's
+      # build makes them from its copy.
+      cmake -DOUT_DIR="$dir/kernels" -P "$prebuilt_here/../../cmake/runtime_kernels.cmake" || exit 1
+      "$@" -iquote "$prebuilt_repo" -I "$dir/kernels" -x c++-header -c "$dir/prebuilt.hpp" "${pch[@]}" &&
+        "$@" -iquote "$prebuilt_repo" -I "$dir/kernels" "${use[@]}" -x c++ -c "$dir/prebuilt.cpp" -o "$dir/prebuilt.o" || exit 1
     fi
     touch "$dir/done"
   ) 9> "$dir.lock" || { echo "prebuilt: the shared build in $dir failed" >&2; return 1; }

@@ -20,6 +20,7 @@
 
 #include "stepgen/engine.hpp"
 #include "stepgen/init_opencl.hpp"
+#include "stepgen/kernels/frames_cl.hpp"  // built from kernels/frames.cl
 #include "stepgen/monitor.hpp"
 #include "stepgen/ooc_opencl.hpp"
 #include "stepgen/opencl.hpp"
@@ -52,26 +53,7 @@ struct FrameBoxes {
 };
 
 inline const char* frames_program_source() {
-  return R"CLC(
-typedef struct { long src, dst, ex, ey, ez, src_row, src_slice, dst_row, dst_slice; } FrameBox;
-typedef struct { FrameBox b[8]; long count; } FrameBoxes;
-#define STEPGEN_FRAME_KERNEL(NAME, T)                                                       \
-__kernel void NAME(__global const T* src, __global T* dst, FrameBoxes boxes) {              \
-  const long j = (long)get_global_id(1);                                                    \
-  if (j >= boxes.count) return;                                                             \
-  const FrameBox k = boxes.b[j];                                                            \
-  const long plane = k.ex * k.ey;                                                           \
-  for (long i = (long)get_global_id(0); i < plane * k.ez; i += (long)get_global_size(0)) {  \
-    const long z = i / plane, r = i - z * plane, y = r / k.ex, x = r - y * k.ex;            \
-    dst[k.dst + z * k.dst_slice + y * k.dst_row + x] =                                      \
-        src[k.src + z * k.src_slice + y * k.src_row + x];                                   \
-  }                                                                                         \
-}
-STEPGEN_FRAME_KERNEL(stepgen_frame_copies_1, uchar)
-STEPGEN_FRAME_KERNEL(stepgen_frame_copies_2, ushort)
-STEPGEN_FRAME_KERNEL(stepgen_frame_copies_4, uint)
-STEPGEN_FRAME_KERNEL(stepgen_frame_copies_8, ulong)
-)CLC";
+  return stepgen_runtime_kernel_frames;  // kernels/frames.cl, embedded at build time
 }
 
 /// A device's frame kernels (one per element size 1, 2, 4, 8).
