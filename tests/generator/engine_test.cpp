@@ -109,11 +109,9 @@ TEST_CASE("engine: the MPI programs run the same time loop on one rank's engine"
   }
 }
 
-// (250 until issue 25 added the time loop's end_of_step and the program's p.io line; 252 until
-// issue 26 (devinit) added make_host_arrays' `held` and kArrayInfo's initial values on the
-// devices, laid out by stepgen; 256 until the spec's constants got a namespace of their own,
-// so that a constant named k, at or kSteps cannot clash with the program's names.)
-TEST_CASE("engine: the generated jacobi2d is at most 258 lines on each backend, MPI included") {
+// Issue 51: the generated host file stays the problem plus its visible time loop; the runtime's
+// headers it includes are its backend and its main program (they include the rest).
+TEST_CASE("engine: the generated jacobi2d is at most 250 lines on each backend, MPI included") {
   for (const char* target : {"opencl", "cuda"})
     for (bool mpi : {false, true}) {
       CAPTURE(target);
@@ -121,6 +119,6 @@ TEST_CASE("engine: the generated jacobi2d is at most 258 lines on each backend, 
       auto m = load(example("jacobi2d"));
       Tree t = generate(target, *m, mpi);
       const std::string& host = t.at(std::string("jacobi2d.") + (target[0] == 'o' ? "cpp" : "cu"));
-      CHECK(std::count(host.begin(), host.end(), '\n') <= 258);
+      CHECK(std::count(host.begin(), host.end(), '\n') <= 250);
     }
 }

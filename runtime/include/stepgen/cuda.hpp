@@ -103,9 +103,11 @@ class Device {
 
   /// "device 1 (GPU 1, NVIDIA H100 80GB HBM3)", "device 0 (GPU 0, NVIDIA H200), part 3": how
   /// messages name it.
-  std::string label() const {
+  std::string label() const { return device_label() + rt::part_label(part); }
+  /// The GPU alone, without the part: "device 0 (GPU 0, NVIDIA H200)".
+  std::string device_label() const {
     return "device " + std::to_string(index) + " (GPU " + std::to_string(ordinal) + ", " + name +
-           ")" + (part >= 0 ? ", part " + std::to_string(part) : "");
+           ")";
   }
   /// Makes this GPU current for the calling thread.
   void use() const;

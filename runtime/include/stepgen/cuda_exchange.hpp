@@ -84,8 +84,7 @@ inline void print_exchange_paths(const std::vector<Device>& devices, const PeerM
     for (std::size_t d = 0; d < n; ++d) {
       if (!used[s][d]) continue;
       if (devices[s].ordinal == devices[d].ordinal) {
-        std::string name = devices[s].label();
-        if (const std::size_t at = name.rfind(", part "); at != std::string::npos) name.resize(at);
+        const std::string name = devices[s].device_label();
         auto& w = within.emplace(devices[s].index, std::make_pair(name, false)).first->second;
         w.second = w.second || !peer[s][d];
         continue;

@@ -34,10 +34,8 @@ struct Device {
   int index = 0;
   int part = -1;
   std::string name = "host";
-  std::string label() const {
-    return "device " + std::to_string(index) + " (" + name + ")" +
-           (part >= 0 ? ", part " + std::to_string(part) : "");
-  }
+  std::string label() const { return device_label() + rt::part_label(part); }
+  std::string device_label() const { return "device " + std::to_string(index) + " (" + name + ")"; }
 };
 
 /// A buffer: a host array over the box it holds (shared, so that a Launch's const view of the

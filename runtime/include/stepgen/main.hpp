@@ -137,10 +137,8 @@ void print_partition(const std::vector<Device>& devices, const Partition& partit
   std::printf("%s, grid %dx%dx%d (%s)\n", parts_text(partition).c_str(), partition.grid[0],
               partition.grid[1], partition.grid[2], partition.rationale.c_str());
   for (const Part& part : partition.parts) {
-    const Device& d = devices[static_cast<std::size_t>(part.id)];
-    std::string on = d.label();  // without its ", part N": the line names the part
-    if (const std::size_t at = on.rfind(", part "); d.part >= 0 && at != std::string::npos)
-      on.resize(at);
+    // The device without its ", part N": the line names the part.
+    const std::string on = devices[static_cast<std::size_t>(part.id)].device_label();
     std::printf("  part %d on %s: owned %s, buffer %s\n", part.id, on.c_str(),
                 part.owned.str().c_str(), part.ghost.str().c_str());
   }

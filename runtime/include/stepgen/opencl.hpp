@@ -158,9 +158,10 @@ struct Device {
   cl_command_queue on(On q) const { return q == On::kCompute ? queue.get() : boundary.get(); }
   /// "device 1 (NVIDIA H100, NVIDIA CUDA)", "device 0 (pthread-..., Portable Computing
   /// Language), part 3": how messages name it.
-  std::string label() const {
-    return "device " + std::to_string(index) + " (" + name + ", " + platform_name + ")" +
-           (part >= 0 ? ", part " + std::to_string(part) : "");
+  std::string label() const { return device_label() + rt::part_label(part); }
+  /// The device alone, without the part: "device 0 (pthread-..., Portable Computing Language)".
+  std::string device_label() const {
+    return "device " + std::to_string(index) + " (" + name + ", " + platform_name + ")";
   }
   /// Whether `o` is a handle of the same device (another part of it: the same context).
   bool same_device(const Device& o) const { return context.get() == o.context.get(); }

@@ -35,6 +35,12 @@
 #include "stepgen/io/links.hpp"
 
 namespace stepgen::rt {
+
+/// ", part 3" for a device handle that runs part 3 of several on one device (--parts), "" for
+/// a device with one part (part < 0): the end of a device's label in messages.
+inline std::string part_label(int part) {
+  return part >= 0 ? ", part " + std::to_string(part) : "";
+}
 /// Wall-clock stopwatch that accumulates.
 class Stopwatch {
  public:
