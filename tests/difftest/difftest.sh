@@ -154,8 +154,8 @@ build_direct() {
 
 # configure_once SRC CONF: configures a copy of the generated tree SRC (Unix Makefiles, the
 # build's arguments) and writes CONF/commands, one `DIR<TAB>COMMAND` line per step in build
-# order, the tree's paths replaced by @SRC@ and @BUILD@: the kernel embedding command (the custom
-# command of the generated CMakeLists), each compile (compile_commands.json) after a mkdir of its
+# order, the tree's paths replaced by @SRC@ and @BUILD@: the kernel embedding commands (the custom
+# commands of the generated CMakeLists: the user's kernels, the runtime's), each compile (compile_commands.json) after a mkdir of its
 # object's folder, the link (link.txt).
 configure_once() {
   local src=$1 conf=$2 tmp="$2.tmp.$$"
@@ -189,9 +189,10 @@ embeds = [line.strip() for f in glob.glob(build + "/CMakeFiles/*.dir/build.make"
           and " -P " in line]
 links = glob.glob(build + "/CMakeFiles/*.dir/link.txt")
 compiles = json.load(open(build + "/compile_commands.json"))
-if len(embeds) != 1 or len(links) != 1 or not compiles:
-    sys.exit(f"expected one kernel embedding command and one link: {embeds} {links}")
-out(build, embeds[0])  # `cd SRC && cmake -DOUT=... -P .../embed_kernels.cmake`
+if not embeds or len(links) != 1 or not compiles:
+    sys.exit(f"expected kernel embedding commands and one link: {embeds} {links}")
+for e in embeds:  # `cd SRC && cmake -DOUT=... -P .../embed_kernels.cmake`: the user's, the runtime's
+    out(build, e)
 for c in compiles:
     args = shlex.split(c["command"])
     obj = os.path.dirname(args[args.index("-o") + 1])
@@ -392,7 +393,8 @@ run_modes() {
           if [ -z "$mpi_bin" ]; then
             echo "    FAIL $label: MPI generate or build: see $prog_dir/mpi.*.log"; prog_failed=1; continue
           fi
-          cmd="POCL_DEVICES=\"$(pocl_devices "$ranks")\" ${env_args[*]} timeout 120 mpirun ${mpirun_flags[*]} -np $ranks $mpi_bin $args $(save_args "$out")"
+          per_rank=$(echo "$args" | sed -n 's/.*--devices \([0-9]*\).*/\1/p')  # devices of a rank
+          cmd="POCL_DEVICES=\"$(pocl_devices $((ranks * ${per_rank:-1})))\" ${env_args[*]} timeout 120 mpirun ${mpirun_flags[*]} -np $ranks $mpi_bin $args $(save_args "$out")"
         else
           devices=$(echo "$args" | sed -n 's/.*--devices \([0-9]*\).*/\1/p')
           cmd="POCL_DEVICES=\"$(pocl_devices "${devices:-1}")\" ${env_args[*]} timeout 300 $bin $args $(save_args "$out")"
