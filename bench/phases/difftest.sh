@@ -83,7 +83,7 @@ for line in open(d + "/modes.txt"):
     m = re.search(r"--devices (\d+)", flags)
     if label.startswith("parts") and m and int(m.group(1)) == 1:
         keep.append((label, env, flags))  # several parts on the one GPU: every strategy
-    elif label.startswith("mpi") or not m or int(m.group(1)) == 1:
+    elif not m or int(m.group(1)) == 1:  # MPI lines too, but a rank's 2 devices (one GPU here)
         keep.append((label, env, flags.replace("--strategy stepocl", "").replace("--strategy min-exchange", "")))
 # --parts on the one GPU: 2-8 parts (slabs with overlap, or the min-exchange grid)
 for j, strategy in enumerate(["", "--strategy min-exchange"]):

@@ -128,7 +128,7 @@ class CudaEmitter : public Emitter {
                         out);
     if (in.plan.mpi)
       add_runtime_headers({"engine_mpi_cuda.hpp", "mpi.hpp", "mpi_cuda.hpp", "mpi_halo.hpp",
-                           "mpi_main.hpp", "mpi_rank.hpp", "traces_mpi.hpp"},
+                           "mpi_main.hpp", "rank_parts.hpp", "mpi_rank.hpp", "traces_mpi.hpp"},
                           out);
     if (!m.tables.empty()) add_runtime_headers({"tables.hpp", "tables_cuda.hpp"}, out);
   }

@@ -58,7 +58,7 @@ class OpenClEmitter : public Emitter {
         out);
     if (in.plan.mpi)
       add_runtime_headers({"engine_mpi_opencl.hpp", "mpi.hpp", "mpi_halo.hpp", "mpi_main.hpp",
-                           "mpi_rank.hpp", "traces_mpi.hpp"},
+                           "rank_parts.hpp", "mpi_rank.hpp", "traces_mpi.hpp"},
                           out);
     if (!m.tables.empty()) add_runtime_headers({"tables.hpp", "tables_opencl.hpp"}, out);
   }

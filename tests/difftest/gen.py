@@ -8,7 +8,8 @@ OUTDIR gets:
   prog.cl, prog.cu        the same kernels in OpenCL C and CUDA, the same arithmetic and guards
   saves.txt               the arrays every run saves (--save NAME=...), one per line
   modes.txt               the modes to run, one per line: LABEL<TAB>ENV<TAB>ARGS (ENV: NAME=V,...
-                          or -); LABEL starts with `mpiN-` for an MPI run on N ranks
+                          or -); LABEL starts with `mpiN-` for an MPI run on N ranks (of
+                          K devices each with --devices K)
   summary.txt             one line describing the program
 
 Everything is a function of SEED (random.Random(SEED)), so a seed reproduces its program and its
@@ -688,6 +689,13 @@ def make_modes(rng, p):
             n = rng.choice([2, 3])
             a = strat(n) if rng.random() < 0.5 else ooc_args(n)
             modes.append((f"mpi{n}", "-", " ".join(a)))
+    # MPI ranks of 2 devices each (--devices 2, in core: each rank's box cut into one part per
+    # device, copies between them, messages between ranks; a stream of its own: the seeds'
+    # other modes stay).
+    devices_rng = random.Random(f"{p['seed']}-mpi-devices")
+    if devices_rng.random() < float(os.environ.get("DIFFTEST_MPI_DEVICES", "0.2")):
+        n = devices_rng.choice([1, 2, 3])
+        modes.append((f"mpi{n}", "-", " ".join(["--devices 2"] + strat(n, devices_rng))))
     return modes
 
 

@@ -63,6 +63,13 @@ if [ "$status" -ne 2 ] || ! grep -qF -- "--devices expects an integer from 1 to 
 fi
 expect_once "--devices expects an integer"
 echo "ok: mpirun -np 2 --devices 4294967297 exits 2 with: $(head -1 "$work/err.txt")"
+# --devices N gives each rank N devices (issue 51): too few on the node, and out of core (a
+# rank with several devices runs in core only), are clear errors.
+expect_failure "2 ranks of 2 devices each run on node" 2 "pthread pthread pthread" "$prog" \
+  --device-type cpu --devices 2
+expect_failure "--devices 2: a rank with several devices runs in core only, and this run goes out of core (--out-of-core on)" \
+  2 "pthread pthread pthread pthread" "$prog" --device-type cpu --devices 2 --out-of-core on
+expect_once "a rank with several devices runs in core only"
 
 # --load through MPI-IO: a saved state loaded back continues the run exactly (50 + 50 = 100 steps).
 half="$work/half"

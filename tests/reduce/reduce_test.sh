@@ -58,7 +58,8 @@ run() {
       (cd "$dir" && POCL_DEVICES="$(printf 'pthread %.0s' $(seq "$n"))" timeout 300 "$program" \
         --device-type cpu --devices "$n" --save A=A.raw --save B=B.raw "$@" > log.txt 2>&1) || status=$? ;;
     mpi)
-      (cd "$dir" && source "$src/tests/mpi/mpirun.sh" && POCL_DEVICES="$(printf 'pthread %.0s' $(seq "$n"))" stepgen_mpirun "$n" \
+      # RUN_POCL: the node's devices when they are not one per rank (--devices K: n * K)
+      (cd "$dir" && source "$src/tests/mpi/mpirun.sh" && POCL_DEVICES="$(printf 'pthread %.0s' $(seq "${RUN_POCL:-$n}"))" stepgen_mpirun "$n" \
         "$program" --device-type cpu --save A=A.raw --save B=B.raw "$@" > log.txt 2>&1) || status=$? ;;
     cuda-emu-mpi)
       (cd "$dir" && source "$src/tests/mpi/mpirun.sh" &&
@@ -141,6 +142,9 @@ case $mode in
     run r2-verify 2 --verify; labels+=(r2-verify)
     grep -q "verify: OK" "$out/runs/r2-verify/log.txt" || { echo "FAIL: MPI --verify"; exit 1; }
     run ooc-r2-k2 2 --out-of-core on --ooc-chunks 2 --steps-per-pass 2; labels+=(ooc-r2-k2)
+    # 2 ranks of 2 devices each: the partials of 4 parts merged, the same bits.
+    RUN_POCL=4 run r2x2 2 --devices 2 --verify; labels+=(r2x2)
+    grep -q "verify: OK" "$out/runs/r2x2/log.txt" || { echo "FAIL: MPI --devices 2 --verify"; exit 1; }
     ;;
 esac
 first=${labels[0]}

@@ -133,10 +133,10 @@ class MpiRank {
   }
   static void print_usage_note(std::FILE* out) {
     std::fprintf(out,
-                 "\nMPI: one rank per GPU (mpirun -np N); --devices N uses at most the first N "
-                 "GPUs of\neach node; --weights gives one weight per rank; out of core, "
-                 "--device-memory is\nper rank and the smallest over the ranks "
-                 "decides.\nEnvironment: STEPGEN_MPI_CUDA_AWARE=on|off (halo messages from device "
+                 "\nMPI: one rank per GPU (mpirun -np N; --devices counts a rank's GPUs: 1);\n"
+                 "--weights gives one weight per rank; out of core, --device-memory is per rank\n"
+                 "and the smallest over the ranks decides.\nEnvironment: "
+                 "STEPGEN_MPI_CUDA_AWARE=on|off (halo messages from device "
                  "memory or\nthrough pinned host buffers; default: what the MPI library says),\n"
                  "STEPGEN_OVERLAP=off, STEPGEN_MPI_SHARE_DEVICES=1 (ranks of a node share its "
                  "GPUs,\nfor testing).\n\nCUDA backend: runs on the CUDA GPUs only. "

@@ -2,15 +2,20 @@
 /// \file
 /// The in-core engine (engine.hpp) on one MPI rank with OpenCL: the rank runs its own part of
 /// the partition on one device; the halo boxes other ranks read go by MPI messages
-/// (mpi::HaloExchange), packed and unpacked by rectangular copies through host buffers.
+/// (mpi::HaloExchange), packed and unpacked by rectangular copies through host buffers. A rank
+/// with several devices (--devices N) runs one part on each, exchanging through
+/// rt::PartsExchange (rank_parts.hpp): copies between its devices, messages with other ranks.
 
 #include <cstdint>
 #include <initializer_list>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "stepgen/engine_opencl.hpp"
 #include "stepgen/mpi.hpp"
 #include "stepgen/mpi_halo.hpp"
+#include "stepgen/rank_parts.hpp"
 
 namespace stepgen::cl {
 
@@ -32,39 +37,57 @@ class RankState {
       "the interior computes; exchange time = the part not hidden behind the interior";
 
   RankState(const rt::StateArgs<Device>& args, const Config& config)
-      : halo_(config.comm, args.first, args.arrays), comm_(config.comm) {}
+      : halo_(config.comm, args.first, args.arrays),
+        messages_(config.comm),
+        comm_(config.comm),
+        first_(args.first),
+        count_(static_cast<int>(args.parts)) {}
   static void check_fits(const Device& d, std::size_t bytes) { cl::check_fits(d, bytes); }
 
   void prepare(Engine& e) {
     const rt::Problem<Backend>& problem = e.problem();
     for (int id = 0; id < problem.array_count; ++id)
-      if (problem.arrays[id].exchanged)
-        halo_.add(id, problem.arrays[id].name, problem.arrays[id].element_bytes, e.plan(id));
+      if (problem.arrays[id].exchanged) {
+        if (count_ > 1)
+          parts_.add(id, problem.arrays[id].name, problem.arrays[id].element_bytes, e.plan(id),
+                     first_, count_);
+        else
+          halo_.add(id, problem.arrays[id].name, problem.arrays[id].element_bytes, e.plan(id));
+      }
   }
   void print_exchange_paths(const Engine&) const {}
   /// Boundary frames (rt::InCore::fill_frames): every rank's block of the frames' sources, to
   /// every rank.
   void share_frame_sources(std::vector<unsigned char>& blob,
                            const std::vector<std::size_t>& counts) {
-    mpi::allgather_blocks(comm_, blob, counts);
+    mpi::allgather_blocks(comm_, blob, rt::rank_blocks(counts, count_));
   }
   void begin(Engine&) { loop_timer_.start(); }
   void end(Engine& e) {
     kernel_timer_.start();
-    cl::finish(e.devices()[0]);
+    for (std::size_t p = 0; p < e.parts(); ++p) cl::finish(e.devices()[p]);
     kernel_timer_.stop();
     loop_timer_.stop();
   }
   /// As in one process (engine_opencl.hpp): a rank with no neighbour never waits before an
   /// exchange, so the time loop's whole time is its kernels'.
   void times(rt::RunStats& stats) const {
-    stats.kernel_s = halo_.idle() ? loop_timer_.total() : kernel_timer_.total();
+    stats.kernel_s = count_ < 2 && halo_.idle() ? loop_timer_.total() : kernel_timer_.total();
     stats.exchange_s = exchange_timer_.total();
   }
 
   /// Refreshes the ghost cells of `ids`: the boxes this rank owns and others read are read from
   /// the device into host buffers and sent; the boxes it reads are received and written.
   void exchange(Engine& e, Ids ids) {
+    if (count_ > 1) {  // several devices: their kernels first, then the whole exchange
+      kernel_timer_.start();
+      for (std::size_t p = 0; p < e.parts(); ++p) cl::finish(e.devices()[p]);
+      kernel_timer_.stop();
+      exchange_timer_.start();
+      e.stats().exchange_bytes += parts_.exchange(e, ids, messages_);
+      exchange_timer_.stop();
+      return;
+    }
     if (halo_.idle()) return;
     const Device& d = e.devices()[0];
     kernel_timer_.start();
@@ -95,8 +118,8 @@ class RankState {
   void launch_and_exchange(Engine& e, void (*launch)(const Launch&), int /*kernel*/,
                            rt::Index reach_lo, rt::Index reach_hi, std::size_t group, Ids ids,
                            std::int64_t step) {
-    if (!e.overlap() || halo_.idle()) {
-      launch(e.whole(0, step));
+    if (!e.overlap() || halo_.idle() || count_ > 1) {
+      for (std::size_t p = 0; p < e.parts(); ++p) launch(e.whole(p, step));
       exchange(e, ids);
       return;
     }
@@ -137,8 +160,11 @@ class RankState {
   }
 
  private:
-  mpi::HaloExchange halo_;
-  MPI_Comm comm_;  ///< the ranks this one shares boundary frame sources with
+  mpi::HaloExchange halo_;            ///< one device: its messages
+  rt::PartsExchange<Backend> parts_;  ///< several devices: their copies and messages
+  mpi::MpiMessenger messages_;
+  MPI_Comm comm_;              ///< the ranks this one shares boundary frame sources with
+  int first_ = 0, count_ = 1;  ///< this rank's parts
   rt::Stopwatch kernel_timer_, exchange_timer_, loop_timer_;
 };
 
@@ -159,28 +185,43 @@ class MpiRank {
     rt::ooc::take_options(argc, argv, ooc);
   }
   static void print_usage_note(std::FILE* out) {
-    std::fprintf(out,
-                 "\nMPI: one rank per device (mpirun -np N); --devices N uses at most the first N\n"
-                 "matching devices of each node; --weights gives one weight per rank; out of "
-                 "core,\n--device-memory is per rank and the smallest over the ranks decides.\n");
+    std::fprintf(
+        out,
+        "\nMPI: one rank per device (mpirun -np N); --devices N gives each rank N devices\n"
+        "(node rank i takes the node's devices i*N ... i*N+N-1; in core only);\n"
+        "--weights gives one weight per rank; out of core, --device-memory is per rank\n"
+        "and the smallest over the ranks decides.\n");
   }
 
   MpiRank(mpi::Session& session, const rt::Options& opt) : session_(session), opt_(opt) {}
 
-  /// This node's devices, in order; this rank takes the one at its place among the node's
-  /// ranks (the others' contexts are released).
+  /// This node's devices, in order; this rank takes the `--devices N` (one by default) at its
+  /// place among the node's ranks: node rank i the devices i*N ... i*N+N-1 (the others'
+  /// contexts are released).
   std::vector<Device> take_devices() {
-    std::vector<Device> devices = cl::discover(opt_);
-    if (static_cast<std::size_t>(session_.node_size()) > devices.size())
-      throw rt::RunError(std::to_string(session_.node_size()) + " ranks run on node " +
-                         session_.host() + " but only " + std::to_string(devices.size()) +
-                         " OpenCL device(s) match there (type " + opt_.device_type +
-                         (opt_.platform.empty() ? "" : ", platform '" + opt_.platform + "'") +
-                         "): start at most one rank per device");
-    std::swap(devices[0], devices[static_cast<std::size_t>(session_.node_rank())]);
-    devices.resize(1);
-    session_.set_device(devices[0].label());
-    return devices;
+    const int per_rank = rt::devices_per_rank(opt_);
+    rt::Options all = opt_;
+    all.devices = 0;  // --devices counts a rank's devices, not the node's
+    std::vector<Device> devices = cl::discover(all);
+    const auto need =
+        static_cast<std::size_t>(session_.node_size()) * static_cast<std::size_t>(per_rank);
+    if (need > devices.size())
+      throw rt::RunError(
+          std::to_string(session_.node_size()) + " ranks " +
+          (per_rank > 1 ? "of " + std::to_string(per_rank) + " devices each " : std::string()) +
+          "run on node " + session_.host() + " but only " + std::to_string(devices.size()) +
+          " OpenCL device(s) match there (type " + opt_.device_type +
+          (opt_.platform.empty() ? "" : ", platform '" + opt_.platform + "'") +
+          (per_rank > 1 ? "): start fewer ranks, or give each fewer devices (--devices)"
+                        : "): start at most one rank per device"));
+    const auto first = static_cast<std::size_t>(session_.node_rank() * per_rank);
+    std::vector<Device> mine;
+    for (std::size_t i = first; i < first + static_cast<std::size_t>(per_rank); ++i)
+      mine.push_back(std::move(devices[i]));
+    std::string labels;
+    for (const Device& d : mine) labels += (labels.empty() ? "" : ", ") + d.label();
+    session_.set_device(labels);
+    return mine;
   }
   std::string describe(const Device& d) const { return d.label(); }
   typename State::Config config(MPI_Comm comm) const { return {comm}; }

@@ -57,11 +57,16 @@ struct GpuChoice {
 };
 
 /// Picks this rank's GPU: the node's ranks take the node's GPUs in CUDA order, rank i of the
-/// node GPU i (`--devices N`: at most the first N). More ranks on a node than GPUs is an error
-/// unless STEPGEN_MPI_SHARE_DEVICES=1, with which rank i uses GPU i mod count (to check several
-/// ranks on a machine with fewer GPUs; the ranks of one GPU take turns on it). Opens only that
-/// GPU (its two streams) and names it in the session's error messages.
+/// node GPU i (`--devices N` counts a rank's devices: a CUDA rank drives one GPU, so N > 1 is
+/// an error; OpenCL ranks drive several, rank_parts.hpp). More ranks on a node than GPUs is an
+/// error unless STEPGEN_MPI_SHARE_DEVICES=1, with which rank i uses GPU i mod count (to check
+/// several ranks on a machine with fewer GPUs; the ranks of one GPU take turns on it). Opens only
+/// that GPU (its two streams) and names it in the session's error messages.
 inline GpuChoice select_gpu(Session& session, const rt::Options& opt) {
+  if (opt.devices_given && opt.devices > 1)
+    throw UniformError("--devices " + std::to_string(opt.devices) +
+                       ": a CUDA MPI rank drives one GPU (several devices per rank are the OpenCL "
+                       "backend's so far); start one rank per GPU (mpirun -np N) instead");
   if (opt.device_type == "cpu")
     throw UniformError(
         "the CUDA backend runs on GPUs only, and --device-type cpu asks for CPUs (generate with "
@@ -80,15 +85,13 @@ inline GpuChoice select_gpu(Session& session, const rt::Options& opt) {
         (status == cudaSuccess ? "cudaGetDeviceCount returned 0" : cuda::error_text(status)) + ")");
   }
   cuda::check(status, "cudaGetDeviceCount", "host");
-  if (opt.devices > 0 && opt.devices < count) count = opt.devices;
   const std::string share = env("STEPGEN_MPI_SHARE_DEVICES");
   const bool may_share = !share.empty() && share != "0" && share != "off";
   if (session.node_size() > count && !may_share)
     throw rt::RunError(std::to_string(session.node_size()) + " ranks run on node " +
                        session.host() + " but only " + std::to_string(count) +
-                       " CUDA GPU(s) are there" +
-                       (opt.devices > 0 ? " (--devices " + std::to_string(opt.devices) + ")" : "") +
-                       ": start at most one rank per GPU (STEPGEN_MPI_SHARE_DEVICES=1 lets ranks "
+                       " CUDA GPU(s) are there: start at most one rank per GPU "
+                       "(STEPGEN_MPI_SHARE_DEVICES=1 lets ranks "
                        "share GPUs, for testing)");
   GpuChoice c;
   c.node_gpus = count;

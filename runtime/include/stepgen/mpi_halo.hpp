@@ -2,7 +2,8 @@
 /// \file
 /// The MPI halo exchange, written once (BasicHaloExchange: the message plan between ranks,
 /// Irecv/Isend/Waitall, tags, bytes, errors) over a staging where packed boxes live
-/// (HostStaging: host arrays, OpenCL; CudaStaging in mpi_cuda.hpp).
+/// (HostStaging: host arrays, OpenCL; CudaStaging in mpi_cuda.hpp). MpiMessenger: the messages
+/// of a rank with several devices (rank_parts.hpp's PartsExchange).
 
 #include <mpi.h>
 
@@ -222,5 +223,46 @@ class BasicHaloExchange {
 
 /// The halo exchange through host buffers (rt::HostArray over each box).
 using HaloExchange = BasicHaloExchange<HostStaging>;
+
+/// The messages of one exchange of a rank with several devices (rt::PartsExchange's Messenger,
+/// rank_parts.hpp) on a duplicate of `comm`: receives posted, sends made, then wait() for all of
+/// them. The tag is the array's id; both sides list their messages in the plan's order.
+class MpiMessenger {
+ public:
+  explicit MpiMessenger(MPI_Comm comm) { check(MPI_Comm_dup(comm, &comm_), "MPI_Comm_dup"); }
+  MpiMessenger(const MpiMessenger&) = delete;
+  MpiMessenger& operator=(const MpiMessenger&) = delete;
+  ~MpiMessenger() {
+    if (comm_ != MPI_COMM_NULL) MPI_Comm_free(&comm_);
+  }
+  void post_receive(int peer, int tag, void* data, std::size_t bytes, const std::string& what) {
+    MPI_Request request = MPI_REQUEST_NULL;
+    check(MPI_Irecv(data, count(bytes, what), MPI_BYTE, peer, tag, comm_, &request),
+          "MPI_Irecv(" + what + ")");
+    requests_.push_back(request);
+  }
+  void send(int peer, int tag, const void* data, std::size_t bytes, const std::string& what) {
+    MPI_Request request = MPI_REQUEST_NULL;
+    check(MPI_Isend(const_cast<void*>(data), count(bytes, what), MPI_BYTE, peer, tag, comm_,
+                    &request),
+          "MPI_Isend(" + what + ")");
+    requests_.push_back(request);
+  }
+  void wait() {
+    const int rc =
+        MPI_Waitall(static_cast<int>(requests_.size()), requests_.data(), MPI_STATUSES_IGNORE);
+    requests_.clear();
+    check(rc, "MPI_Waitall(halo messages)");
+  }
+
+ private:
+  static int count(std::size_t bytes, const std::string& what) {
+    if (bytes > static_cast<std::size_t>(INT_MAX))
+      throw rt::RunError("a halo box (" + what + ") is larger than one MPI message can be (2 GiB)");
+    return static_cast<int>(bytes);
+  }
+  MPI_Comm comm_ = MPI_COMM_NULL;
+  std::vector<MPI_Request> requests_;
+};
 
 }  // namespace stepgen::mpi

@@ -2,12 +2,14 @@
 /// \file
 /// The main program of a generated MPI program, written once for both backends: every rank
 /// runs it with the same options; rank r drives the device of its node numbered by its place
-/// among the node's ranks and computes part r of the split. Options and the split (errors
-/// reported once, by rank 0), this rank's device, the kernel probe, the partition with the rank,
-/// node and device of every part, this rank's arrays (initial values of its box; --load by
-/// MPI-IO), its run in core (the engine over its own part, halos by MPI messages) or out of core
-/// (the runner with the cells other ranks own refreshed at every pass boundary), the report of
-/// the slowest rank, --verify (rank 0 reruns the whole grid on its device), --save by MPI-IO.
+/// among the node's ranks and computes part r of the split (with `--devices N`, OpenCL: the
+/// node's devices from its place times N, and its box cut into N parts, rank_parts.hpp). Options
+/// and the split (errors reported once, by rank 0), this rank's device, the kernel probe, the
+/// partition with the rank, node and device of every part, this rank's arrays (initial values of
+/// its box; --load by MPI-IO), its run in core (the engine over its own part, halos by MPI
+/// messages) or out of core (the runner with the cells other ranks own refreshed at every pass
+/// boundary), the report of the slowest rank, --verify (rank 0 reruns the whole grid on its
+/// device), --save by MPI-IO.
 ///
 /// The generated file fills the same rt::Program as the one-process program (main.hpp) and
 /// calls rt::run_mpi_main<Backend, Rank> with its time loop over the rank's engine. What
@@ -51,7 +53,8 @@ struct RankContext {
   RankContext(const RankContext&) = delete;  // the monitor and io are referred to by address
   RankContext& operator=(const RankContext&) = delete;
   const Problem<B>& problem() const { return *p.problem; }
-  const Part& part() const { return partition.parts[static_cast<std::size_t>(session.rank())]; }
+  /// The box this rank's parts own (one part per device of the rank).
+  Box box() const { return rank_box(partition, session.rank(), devices_per_rank(opt)); }
 
   mpi::Session& session;
   Program<B> p;
@@ -169,8 +172,11 @@ void phase_probe(RankContext<B, M>& c) {
       throw mpi::UniformError(e.what());
     }
   }
-  if (!c.opt.quiet)
-    print_rank_partition(c.session, c.rank->describe(c.devices[0]), M::kUnit, c.partition);
+  if (!c.opt.quiet) {
+    std::vector<std::string> devices;
+    for (const auto& d : c.devices) devices.push_back(c.rank->describe(d));
+    print_rank_partition(c.session, devices, M::kUnit, c.partition);
+  }
 }
 
 /// Phase io: outputs and checkpoints written by every rank together (its owned box; MPI-IO,
@@ -179,7 +185,7 @@ void phase_probe(RankContext<B, M>& c) {
 template <class B, class M>
 void phase_io(RankContext<B, M>& c) {
   IoWriters writers;
-  writers.owned = c.part().owned;
+  writers.owned = c.box();
   writers.messages = c.session.rank() == 0;
   writers.checkpoint = [](const std::string& path, const std::string& hash, std::int64_t step,
                           const Box& grid, const std::vector<io::CheckpointSource>& arrays,
@@ -223,7 +229,8 @@ template <class B, class M>
 void phase_run(RankContext<B, M>& c, void (*loop)(RankRun<B, M>&, std::int64_t)) {
   const Problem<B>& problem = c.problem();
   ProgramIo& io = *c.io;
-  for (const Part& q : c.partition.parts) c.owned.push_back(q.owned);
+  for (int r = 0; r < c.ranks; ++r)
+    c.owned.push_back(rank_box(c.partition, r, devices_per_rank(c.opt)));
   auto keep_initial = [&c, &problem](const std::vector<HostArray>& mine) {
     if (!c.opt.verify) return;
     for (int id = 0; id < problem.array_count; ++id) {
@@ -325,7 +332,7 @@ void phase_save(RankContext<B, M>& c) {
         if (!c.ooc_stats.on)  // hostmem
           require_gathered(gathered_arrays(c.p, c.opt), c.problem().arrays[id], id,
                            "--save " + name);
-        mpi::write_array(MPI_COMM_WORLD, c.host[id], c.part().owned, c.p.grid, path);
+        mpi::write_array(MPI_COMM_WORLD, c.host[id], c.box(), c.p.grid, path);
       }
 }
 

@@ -26,6 +26,7 @@
 #include "stepgen/partition.hpp"
 #include "stepgen/probe.hpp"
 #include "stepgen/program.hpp"
+#include "stepgen/rank_parts.hpp"
 #include "stepgen/traces_mpi.hpp"
 #include "stepgen/tune.hpp"
 
@@ -35,8 +36,10 @@ namespace stepgen::rt {
 template <class B, class M>
 using RankRun = InCore<B, typename M::State>;
 
-/// The split over `ranks` ranks (one part each) with the options' weights and strategy and
-/// the ghost widths `ghost_lo`, `ghost_hi` when given; an error when the grid gives fewer parts.
+/// The split over `ranks` ranks (one box each) with the options' weights and strategy and
+/// the ghost widths `ghost_lo`, `ghost_hi` when given, each rank's box cut again into one part
+/// per device of the rank (`--devices N`: split_ranks, rank_parts.hpp); an error when the grid
+/// gives fewer parts.
 template <class B>
 Partition rank_partition(const Program<B>& p, int ranks, const Options& opt,
                          const PartitionRequest* widened = nullptr) {
@@ -51,19 +54,27 @@ Partition rank_partition(const Program<B>& p, int ranks, const Options& opt,
                             : "the grid") +
         " can be split into only " + std::to_string(partition.parts.size()) + " parts (" +
         partition.rationale + "), one per rank: run with at most that many ranks");
-  return partition;
+  return split_ranks(partition, request, devices_per_rank(opt));
 }
 
-/// Rank 0 prints the split with the rank, node and device of every part (`device`: this rank's
-/// device as M names it).
-inline void print_rank_partition(const mpi::Session& session, const std::string& device,
-                                 const char* unit, const Partition& partition) {
-  std::vector<std::string> where =
-      mpi::gather_strings(MPI_COMM_WORLD, "rank " + std::to_string(session.rank()) + " on " +
-                                              session.host() + ", " + device);
+/// Rank 0 prints the split with the rank, node and device of every part (`devices`: this
+/// rank's devices as M names them, one per part of the rank).
+inline void print_rank_partition(const mpi::Session& session,
+                                 const std::vector<std::string>& devices, const char* unit,
+                                 const Partition& partition) {
+  std::string mine;  // one line per device of the rank
+  for (const std::string& d : devices)
+    mine += "rank " + std::to_string(session.rank()) + " on " + session.host() + ", " + d + "\n";
+  const std::vector<std::string> ranks = mpi::gather_strings(MPI_COMM_WORLD, mine);
   if (session.rank() != 0) return;
-  std::printf("%zu rank(s) on %d node(s), one %s each, grid %dx%dx%d (%s)\n",
-              partition.parts.size(), session.nodes(), unit, partition.grid[0], partition.grid[1],
+  std::vector<std::string> where;
+  for (const std::string& r : ranks)
+    for (std::size_t at = 0, end; (end = r.find('\n', at)) != std::string::npos; at = end + 1)
+      where.push_back(r.substr(at, end - at));
+  const std::string each = devices.size() == 1 ? std::string("one ") + unit
+                                               : std::to_string(devices.size()) + " " + unit + "s";
+  std::printf("%zu rank(s) on %d node(s), %s each, grid %dx%dx%d (%s)\n", ranks.size(),
+              session.nodes(), each.c_str(), partition.grid[0], partition.grid[1],
               partition.grid[2], partition.rationale.c_str());
   for (const Part& part : partition.parts)
     std::printf("  part %d on %s: owned %s, buffer %s\n", part.id,
@@ -483,11 +494,12 @@ std::optional<RunStats> run_rank_out_of_core(const mpi::Session& session, const 
   return stats;
 }
 
-/// Runs this rank's part in core (the engine over its own part, `loop` its time loop), or out
-/// of core when the options ask for it or the largest part's arrays do not fit the smallest
-/// budget over the ranks (M::kOutOfCore: the backend's rank can). Fills `host` with this
-/// rank's arrays: its part's ghost box in core, its reach out of core; `loaded(host)` sees
-/// their initial values (collective).
+/// Runs this rank's part in core (the engine over its own part, `loop` its time loop; its parts,
+/// one per device, with `--devices N`), or out of core when the options ask for it or the
+/// largest part's arrays do not fit the smallest budget over the ranks (M::kOutOfCore: the
+/// backend's rank can; one device per rank only). Fills `host` with this rank's arrays: its
+/// parts' ghost boxes in core, its reach out of core; `loaded(host)` sees their initial values
+/// (collective).
 template <class B, class M, class Loaded>
 RunStats run_rank(const mpi::Session& session, M& rank, const Program<B>& p,
                   void (*loop)(RankRun<B, M>&, std::int64_t),
@@ -496,7 +508,14 @@ RunStats run_rank(const mpi::Session& session, M& rank, const Program<B>& p,
                   std::vector<HostArray>& host, ooc::Stats& report, Loaded&& loaded,
                   Monitor* monitor, ProgramIo& io) {
   const Problem<B>& problem = *p.problem;
-  const Part& part = partition.parts[static_cast<std::size_t>(session.rank())];
+  // This rank's parts: one per device (--devices N: N, split_ranks), numbered from rank * N.
+  const int per_rank = static_cast<int>(devices.size());
+  std::vector<Part> mine;
+  Box reach;  // the host arrays' box: the parts' ghost boxes, within the grid
+  for (int j = 0; j < per_rank; ++j) {
+    mine.push_back(partition.parts[static_cast<std::size_t>(session.rank() * per_rank + j)]);
+    reach = j == 0 ? mine.back().ghost : bounding(reach, mine.back().ghost);
+  }
   if constexpr (M::kOutOfCore) {
     report.budget = table_budget(
         mpi::min_over_ranks(MPI_COMM_WORLD, ooc.device_memory > 0 ? ooc.device_memory
@@ -510,6 +529,16 @@ RunStats run_rank(const mpi::Session& session, M& rank, const Program<B>& p,
       in_core = std::max(in_core, bytes);
     }
     const bool fits = in_core <= report.budget;
+    if (per_rank > 1 &&
+        !(ooc.mode == ooc::Options::Mode::kOff || (ooc.mode == ooc::Options::Mode::kAuto && fits)))
+      throw mpi::UniformError(
+          "--devices " + std::to_string(per_rank) + ": a rank with several devices runs in core " +
+          "only, and this run goes out of core (" +
+          (fits ? std::string("--out-of-core on")
+                : "the largest part needs " + human_bytes(static_cast<double>(in_core)) +
+                      ", the smallest budget is " +
+                      human_bytes(static_cast<double>(report.budget))) +
+          "); run one device per rank (more ranks), or in core with the parts within the budget");
     if (!(ooc.mode == ooc::Options::Mode::kOff ||
           (ooc.mode == ooc::Options::Mode::kAuto && fits))) {
       report.on = true;
@@ -523,7 +552,9 @@ RunStats run_rank(const mpi::Session& session, M& rank, const Program<B>& p,
     // oocauto: `--out-of-core auto` given, on data that fits: the faster (predicted) of in
     // core and the best out-of-core plan, the same choice on every rank (mpi::slowest_link).
     if (ooc.mode == ooc::Options::Mode::kAuto && ooc.compare && opt.steps > 0) {
-      if (const std::string why = ooc_auto_not_compared(p); !why.empty()) {
+      if (per_rank > 1) {
+        report.choice = ooc::in_core_because("a rank with several devices runs in core").line;
+      } else if (const std::string why = ooc_auto_not_compared(p); !why.empty()) {
         report.choice = ooc::in_core_because(why).line;
       } else {
         report.on = true;
@@ -539,17 +570,18 @@ RunStats run_rank(const mpi::Session& session, M& rank, const Program<B>& p,
   // Page-locked unless --pinned off, as in one process (issue 26): the uploads and downloads
   // run at the link's speed; where the system refuses, pageable, and the report says so.
   HostMemory memory;
-  host = load_rank_arrays(p, intersect(part.ghost, p.grid), opt,
+  host = load_rank_arrays(p, intersect(reach, p.grid), opt,
                           pageable_fallback(B::host_allocator(devices, ooc.pinned, false), memory),
                           host_copies(p, opt, io));
   // The link for the report, as one process measures it (in_core_link: this rank's device
   // and part; not under --quiet); mpi::combine sums the ranks' figures.
   LinkSpeed link;
-  if (!opt.quiet) link = in_core_link<B>(problem, devices, {part});
+  if (!opt.quiet) link = in_core_link<B>(problem, devices, mine);
   io.restart(host);  // io: the checkpoint's values over this rank's box, when restarting
   loaded(host);
   probe_initial_data_on_ranks(p, devices[0], host, probed, opt, io.first_step());
-  InCore<B, typename M::State> run(problem, devices, partition, host, probed, {session.rank(), 1},
+  InCore<B, typename M::State> run(problem, devices, partition, host, probed,
+                                   {session.rank() * per_rank, per_rank},
                                    rank.config(MPI_COMM_WORLD));
   // The step-0 outputs (and the series' files, which replace a previous run's) once the
   // devices hold their buffers: a run refused before is refused before writing anything.

@@ -61,10 +61,11 @@ struct ProgramInfo {
 };
 
 struct Options {
-  int devices = 0;          ///< 0 = all that match
-  int parts = 0;            ///< --parts: parts the grid is cut into; 0 = one per device
-  std::string device_type;  ///< all | gpu | cpu
-  std::string platform;     ///< substring of the platform name; "" = any
+  int devices = 0;             ///< 0 = all that match
+  bool devices_given = false;  ///< --devices on the command line (MPI: devices per rank)
+  int parts = 0;               ///< --parts: parts the grid is cut into; 0 = one per device
+  std::string device_type;     ///< all | gpu | cpu
+  std::string platform;        ///< substring of the platform name; "" = any
   std::int64_t steps = 0;
   std::vector<std::pair<std::string, std::string>> loads;  ///< NAME=PATH
   std::vector<std::pair<std::string, std::string>> saves;  ///< NAME=PATH
@@ -190,6 +191,7 @@ inline Options parse_options(int argc, char** argv, const ProgramInfo& info) {
       o.help = true;
     } else if (flag == "--devices") {
       o.devices = detail::parse_integer<int>(flag, value(), 1, std::numeric_limits<int>::max());
+      o.devices_given = true;
     } else if (flag == "--parts") {
       o.parts = detail::parse_integer<int>(flag, value(), 1, std::numeric_limits<int>::max());
     } else if (flag == "--device-type") {

@@ -1,0 +1,237 @@
+#pragma once
+/// \file
+/// An MPI rank that drives several devices (`mpirun -np R ./prog --devices L`: R x L parts).
+/// Written once for every backend, standard library only (the messages come from a Messenger:
+/// mpi_halo.hpp's MpiMessenger; the tests' loopback):
+/// - `split_ranks`: each rank's box (rank_partition's part) cut again into L parts by the
+///   partitioner, rank r's parts numbered r*L ... r*L+L-1, their ghost boxes, frames and
+///   neighbours against the whole grid: one partition of R x L parts, one exchange plan.
+/// - `RankPlan`: that exchange plan as one rank sees it: the entries between two of its own parts
+///   (local copies) and those with a part of another rank (messages, sent or received).
+/// - `PartsExchange<B>`: the executor of those entries over the backend's copies (B::read_box,
+///   B::write_box, B::copy_box, B::finish): the receives posted, the sent boxes packed into
+///   host buffers and sent, the local copies made meanwhile, then the received boxes unpacked.
+///   Compute then exchange: a rank with several devices does not overlap its exchanges.
+
+#include <cstddef>
+#include <cstdint>
+#include <initializer_list>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "stepgen/box.hpp"
+#include "stepgen/exchange.hpp"
+#include "stepgen/host_array.hpp"
+#include "stepgen/partition.hpp"
+#include "stepgen/program.hpp"
+
+namespace stepgen::rt {
+
+/// The devices each rank of an MPI program drives: `--devices N` (one by default; the spec's
+/// device count is for one-process programs).
+inline int devices_per_rank(const Options& opt) {
+  return opt.devices_given && opt.devices > 0 ? opt.devices : 1;
+}
+
+/// The partition of an MPI run whose ranks drive `per_rank` devices each: every part of `ranks`
+/// (one per rank) split by `request` (its strategy, granule and halo; the domain becomes the
+/// rank's owned box) into `per_rank` parts, placed on the rank's devices in order. `ranks`
+/// itself when per_rank is 1. Throws RunError when a rank's box gives fewer parts.
+inline Partition split_ranks(const Partition& ranks, PartitionRequest request, int per_rank) {
+  if (per_rank <= 1) return ranks;
+  Partition out = ranks;
+  out.parts.clear();
+  request.devices = per_rank;
+  request.weights.clear();
+  request.parts_of_devices = false;
+  request.frame = {false, false, false};
+  request.ghost_lo = ranks.ghost_lo;
+  request.ghost_hi = ranks.ghost_hi;
+  std::array<int, 3> sub_grid{1, 1, 1};
+  for (const Part& rank : ranks.parts) {
+    request.domain = rank.owned.extents();
+    const Partition sub = partition(request);
+    if (sub.parts.size() != static_cast<std::size_t>(per_rank))
+      throw RunError("rank " + std::to_string(rank.id) + "'s box " + rank.owned.str() +
+                     " can be split into only " + std::to_string(sub.parts.size()) + " parts (" +
+                     sub.rationale + "), not the " + std::to_string(per_rank) + " of --devices " +
+                     std::to_string(per_rank) + ": give fewer devices per rank, or fewer ranks");
+    if (rank.id == 0) sub_grid = sub.grid;
+    for (const Part& s : sub.parts) {
+      Part q;
+      q.id = rank.id * per_rank + s.id;
+      q.device = s.id;  // the rank's device, in order
+      for (std::size_t d = 0; d < 3; ++d) q.coord[d] = rank.coord[d] * sub.grid[d] + s.coord[d];
+      q.owned = s.owned.translated(rank.owned.lo);
+      out.parts.push_back(q);
+    }
+  }
+  // Ghost boxes, frames and neighbours against the whole grid, as partition() makes them.
+  Box reach = out.domain;
+  for (std::size_t d = 0; d < 3; ++d)
+    if (ranks.frame[d]) {
+      reach.lo[d] -= ranks.ghost_lo[d];
+      reach.hi[d] += ranks.ghost_hi[d];
+    }
+  for (Part& q : out.parts) {
+    q.ghost = intersect(q.owned.grown(ranks.ghost_lo, ranks.ghost_hi), reach);
+    q.inside = intersect(q.ghost, out.domain);
+    q.framed = q.inside != q.ghost;
+  }
+  for (Part& b : out.parts) {
+    const std::vector<Box> zone =
+        detail::read_zone(out.domain, b.owned, b.ghost, request.halo, request.every);
+    for (const Part& a : out.parts)
+      if (a.id != b.id)
+        for (const Box& z : zone)
+          if (!intersect(a.owned, z).empty()) {
+            b.neighbours.push_back(a.id);
+            break;
+          }
+  }
+  for (std::size_t d = 0; d < 3; ++d) out.grid[d] = ranks.grid[d] * sub_grid[d];
+  out.rationale = ranks.rationale + "; each rank's box cut into " + std::to_string(per_rank) +
+                  " parts, one per device, grid " + std::to_string(sub_grid[0]) + "x" +
+                  std::to_string(sub_grid[1]) + "x" + std::to_string(sub_grid[2]);
+  return out;
+}
+
+/// The box rank `rank`'s parts own together (split_ranks: a box), `per_rank` parts a rank.
+inline Box rank_box(const Partition& partition, int rank, int per_rank) {
+  Box box = partition.parts[static_cast<std::size_t>(rank * per_rank)].owned;
+  for (int j = 1; j < per_rank; ++j)
+    box = bounding(box, partition.parts[static_cast<std::size_t>(rank * per_rank + j)].owned);
+  return box;
+}
+
+/// The bytes of each rank's block of a blob laid out part after part (`part_bytes`, boundary
+/// frames' FrameSources), `per_rank` consecutive parts a rank.
+inline std::vector<std::size_t> rank_blocks(const std::vector<std::size_t>& part_bytes,
+                                            int per_rank) {
+  std::vector<std::size_t> out;
+  for (std::size_t q = 0; q < part_bytes.size(); ++q) {
+    if (q % static_cast<std::size_t>(per_rank) == 0) out.push_back(0);
+    out.back() += part_bytes[q];
+  }
+  return out;
+}
+
+/// One array's exchange plan as rank `rank` sees it, its parts `first` ... `first + count - 1`
+/// (local indices 0 ... count - 1), part q on rank q / count: the boxes copied between two of
+/// its parts, and the boxes sent to and received from other ranks, in plan order (every rank
+/// computes the same plan, so both sides of each pair of ranks list their messages alike).
+struct RankPlan {
+  struct Copy {
+    std::size_t src = 0, dst = 0;  ///< local parts
+    Box box;
+  };
+  struct Message {
+    std::size_t part = 0;  ///< the local part sending or receiving it
+    int peer = 0;          ///< the other rank
+    Box box;
+  };
+  std::vector<Copy> copies;
+  std::vector<Message> sends, receives;
+
+  RankPlan() = default;
+  RankPlan(const std::vector<Transfer>& plan, int first, int count) {
+    auto local = [&](int part) { return part >= first && part < first + count; };
+    for (const Transfer& t : plan)
+      for (const Box& box : t.boxes) {
+        if (local(t.src) && local(t.dst))
+          copies.push_back({static_cast<std::size_t>(t.src - first),
+                            static_cast<std::size_t>(t.dst - first), box});
+        else if (local(t.src))
+          sends.push_back({static_cast<std::size_t>(t.src - first), t.dst / count, box});
+        else if (local(t.dst))
+          receives.push_back({static_cast<std::size_t>(t.dst - first), t.src / count, box});
+      }
+  }
+};
+
+/// The exchange of a rank's parts (several devices), every array's RankPlan executed by the
+/// backend's copies: `Engine` is rt::InCore (its devices(), buffers(p), part(p), plan(id),
+/// problem()). A Messenger has post_receive(peer, tag, data, bytes, what),
+/// send(peer, tag, data, bytes, what) and wait() (every message posted and sent, complete).
+template <class B>
+class PartsExchange {
+ public:
+  /// Array `id`'s plan (the engine's, over every part), this rank's parts first ... first+count-1.
+  void add(int id, const std::string& name, std::size_t element_bytes,
+           const std::vector<Transfer>& plan, int first, int count) {
+    if (static_cast<std::size_t>(id) >= arrays_.size())
+      arrays_.resize(static_cast<std::size_t>(id) + 1);
+    Array& a = arrays_[static_cast<std::size_t>(id)];
+    a.plan = RankPlan(plan, first, count);
+    for (const RankPlan::Message& m : a.plan.sends) a.sent.emplace_back(name, element_bytes, m.box);
+    for (const RankPlan::Message& m : a.plan.receives)
+      a.received.emplace_back(name, element_bytes, m.box);
+  }
+
+  /// Refreshes the ghost cells of `ids` on the rank's parts once the kernels enqueued are done.
+  /// Returns the bytes moved (local copies and messages sent).
+  template <class Engine, class Messenger>
+  std::size_t exchange(Engine& e, std::initializer_list<int> ids, Messenger& messages) {
+    const std::size_t n = e.parts();
+    for (std::size_t p = 0; p < n; ++p) B::finish(e.devices()[p]);
+    std::size_t bytes = 0;
+    for (int id : ids)
+      if (Array* a = array(id))
+        for (std::size_t i = 0; i < a->plan.receives.size(); ++i)
+          messages.post_receive(
+              a->plan.receives[i].peer, id, a->received[i].bytes.data(),
+              a->received[i].bytes.size(),
+              a->received[i].name + " from rank " + std::to_string(a->plan.receives[i].peer));
+    for (int id : ids)
+      if (Array* a = array(id))
+        for (std::size_t i = 0; i < a->plan.sends.size(); ++i) {
+          const RankPlan::Message& m = a->plan.sends[i];
+          B::read_box(e.devices()[m.part], e.buffers(m.part)[static_cast<std::size_t>(id)],
+                      e.part(m.part).ghost, a->sent[i], m.box);
+        }
+    for (std::size_t p = 0; p < n; ++p) B::finish(e.devices()[p]);
+    for (int id : ids)
+      if (Array* a = array(id))
+        for (std::size_t i = 0; i < a->plan.sends.size(); ++i) {
+          messages.send(a->plan.sends[i].peer, id, a->sent[i].bytes.data(), a->sent[i].bytes.size(),
+                        a->sent[i].name + " to rank " + std::to_string(a->plan.sends[i].peer));
+          bytes += a->sent[i].bytes.size();
+        }
+    for (int id : ids)
+      if (Array* a = array(id)) {
+        const std::size_t eb = e.problem().arrays[id].element_bytes;
+        const char* name = e.problem().arrays[id].name;
+        for (const RankPlan::Copy& c : a->plan.copies) {
+          B::copy_box(e.devices()[c.src], e.buffers(c.src)[static_cast<std::size_t>(id)],
+                      e.part(c.src).ghost, c.box, e.devices()[c.dst],
+                      e.buffers(c.dst)[static_cast<std::size_t>(id)], e.part(c.dst).ghost, c.box,
+                      eb, name, false);
+          bytes += static_cast<std::size_t>(c.box.volume()) * eb;
+        }
+      }
+    messages.wait();
+    for (int id : ids)
+      if (Array* a = array(id))
+        for (std::size_t i = 0; i < a->plan.receives.size(); ++i) {
+          const RankPlan::Message& m = a->plan.receives[i];
+          B::write_box(e.devices()[m.part], e.buffers(m.part)[static_cast<std::size_t>(id)],
+                       e.part(m.part).ghost, a->received[i], m.box);
+        }
+    for (std::size_t p = 0; p < n; ++p) B::finish(e.devices()[p]);
+    return bytes;
+  }
+
+ private:
+  struct Array {
+    RankPlan plan;
+    std::vector<HostArray> sent, received;  ///< one host box per message, in plan order
+  };
+  Array* array(int id) {
+    return static_cast<std::size_t>(id) < arrays_.size() ? &arrays_[static_cast<std::size_t>(id)]
+                                                         : nullptr;
+  }
+  std::vector<Array> arrays_;
+};
+
+}  // namespace stepgen::rt

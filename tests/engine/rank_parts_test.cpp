@@ -1,0 +1,308 @@
+// MPI ranks that drive several devices (rank_parts.hpp) on the host backend, without MPI: the
+// partition of R ranks x L devices (split_ranks), each rank's view of the one exchange plan
+// (RankPlan: local copies and messages), and the exchange executor (PartsExchange) run by R
+// engines in R threads whose messages go through an in-process mailbox with MPI's ordering (per
+// sender, receiver and tag, first in first out). Every rank's cells equal the plain loop's.
+#include "stepgen/rank_parts.hpp"
+
+#include <doctest/doctest.h>
+
+#include <condition_variable>
+#include <cstdint>
+#include <cstring>
+#include <deque>
+#include <map>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <tuple>
+#include <vector>
+
+#include "stepgen/engine_host.hpp"
+
+using namespace stepgen;
+using rt::Box;
+using rt::HostArray;
+using rt::Index;
+
+namespace {
+
+enum : int { kA, kB, kArrays };
+const Box kGrid = Box::from_extent(2, {41, 30, 1});
+constexpr std::int64_t kSteps = 6;
+
+rt::Halo five_point(int = 0) {
+  return rt::Halo::from_points(2, {{-1, 0, 0}, {1, 0, 0}, {0, -1, 0}, {0, 1, 0}});
+}
+
+rt::PartitionRequest request(int parts, rt::Strategy strategy) {
+  rt::PartitionRequest r;
+  r.dims = 2;
+  r.domain = kGrid.extents();
+  r.halo = five_point();
+  r.ghost_lo = {1, 1, 0};
+  r.ghost_hi = {1, 1, 0};
+  r.devices = parts;
+  r.strategy = strategy;
+  return r;
+}
+
+// Messages between the threads that stand for ranks, in MPI's order.
+class Mailbox {
+ public:
+  void put(int from, int to, int tag, const void* data, std::size_t bytes) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    const auto* b = static_cast<const unsigned char*>(data);
+    queues_[{from, to, tag}].emplace_back(b, b + bytes);
+    ready_.notify_all();
+  }
+  std::vector<unsigned char> take(int from, int to, int tag) {
+    std::unique_lock<std::mutex> lock(mutex_);
+    auto& q = queues_[{from, to, tag}];
+    ready_.wait(lock, [&q] { return !q.empty(); });
+    std::vector<unsigned char> m = std::move(q.front());
+    q.pop_front();
+    return m;
+  }
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable ready_;
+  std::map<std::tuple<int, int, int>, std::deque<std::vector<unsigned char>>> queues_;
+};
+
+// PartsExchange's Messenger over the mailbox: sends complete at once (buffered), wait() takes
+// the receives in the order they were posted.
+class Loopback {
+ public:
+  Loopback(Mailbox& mail, int rank) : mail_(mail), rank_(rank) {}
+  void post_receive(int peer, int tag, void* data, std::size_t bytes, const std::string&) {
+    posted_.push_back({peer, tag, data, bytes});
+  }
+  void send(int peer, int tag, const void* data, std::size_t bytes, const std::string&) {
+    mail_.put(rank_, peer, tag, data, bytes);
+    ++sent_;
+  }
+  void wait() {
+    for (const Posted& p : posted_) {
+      const std::vector<unsigned char> m = mail_.take(p.peer, rank_, p.tag);
+      REQUIRE(m.size() == p.bytes);
+      std::memcpy(p.data, m.data(), m.size());
+    }
+    posted_.clear();
+  }
+  int sent() const { return sent_; }
+
+ private:
+  struct Posted {
+    int peer, tag;
+    void* data;
+    std::size_t bytes;
+  };
+  Mailbox& mail_;
+  int rank_;
+  std::vector<Posted> posted_;
+  int sent_ = 0;
+};
+
+// A rank's exchange state on the host backend: PartsExchange over the loopback.
+class RankState {
+ public:
+  using Engine = rt::InCore<host::Backend, RankState>;
+  using Ids = std::initializer_list<int>;
+  struct Config {
+    Mailbox* mail = nullptr;
+    int rank = 0;
+  };
+  static constexpr const char* kOne = "one rank";
+  static constexpr const char* kOverlapOn = "";
+
+  RankState(const rt::StateArgs<host::Device>& args, const Config& c)
+      : messages_(*c.mail, c.rank), first_(args.first), count_(static_cast<int>(args.parts)) {}
+  static void check_fits(const host::Device&, std::size_t) {}
+  void prepare(Engine& e) {
+    for (int id = 0; id < e.problem().array_count; ++id)
+      if (e.problem().arrays[id].exchanged)
+        parts_.add(id, e.problem().arrays[id].name, e.problem().arrays[id].element_bytes,
+                   e.plan(id), first_, count_);
+  }
+  void print_exchange_paths(const Engine&) const {}
+  void begin(Engine&) {}
+  void end(Engine&) {}
+  void times(rt::RunStats&) const {}
+  void exchange(Engine& e, Ids ids) {
+    e.stats().exchange_bytes += parts_.exchange(e, ids, messages_);
+  }
+  void launch_and_exchange(Engine& e, void (*launch)(const host::Launch&), int, rt::Index,
+                           rt::Index, std::size_t, Ids ids, std::int64_t step) {
+    for (std::size_t p = 0; p < e.parts(); ++p) launch(e.whole(p, step));
+    exchange(e, ids);
+  }
+
+ private:
+  rt::PartsExchange<host::Backend> parts_;
+  Loopback messages_;
+  int first_, count_;
+};
+
+void jacobi(const host::Launch& at) {
+  const Box& g = at.part.ghost;
+  for (Index y = g.lo[1] + 1; y < g.hi[1] - 1; ++y)
+    for (Index x = g.lo[0] + 1; x < g.hi[0] - 1; ++x)
+      at.at<float>(kB, x, y) = 0.25f * (at.at<float>(kA, x - 1, y) + at.at<float>(kA, x + 1, y) +
+                                        at.at<float>(kA, x, y - 1) + at.at<float>(kA, x, y + 1));
+}
+
+const std::vector<rt::ProbeLaunch> kLaunches = {{0, {0, 0, 0}, {0, 0, 0}, 1, 1, 1, 1}};
+
+void time_loop(RankState::Engine& run, std::int64_t steps) {
+  for (std::int64_t step = run.first_step(); step < steps; ++step) {
+    run.launch_and_exchange(jacobi, kLaunches[0], {kB}, step);
+    run.swap({kA, kB});
+    if (!run.end_of_step(step)) break;
+  }
+}
+
+const rt::ArrayInfo kInfo[kArrays] = {
+    {"A", sizeof(float), true, true, true, true, rt::compare_arrays<float>,
+     rt::init_random<float>(7u)},
+    {"B", sizeof(float), true, true, true, true, rt::compare_arrays<float>, rt::init_copy(kA)},
+};
+
+rt::Problem<host::Backend> problem() {
+  rt::Problem<host::Backend> p;
+  p.dims = 2;
+  p.exchange_every = 1;
+  p.arrays = kInfo;
+  p.array_count = kArrays;
+  p.array_halo = five_point;
+  p.launches = &kLaunches;
+  return p;
+}
+
+// A random(7), B = copy(A), over `box`.
+std::vector<HostArray> initial(const Box& box) {
+  std::vector<HostArray> host;
+  host.emplace_back("A", sizeof(float), box);
+  host.emplace_back("B", sizeof(float), box);
+  for (Index y = box.lo[1]; y < box.hi[1]; ++y)
+    for (Index x = box.lo[0]; x < box.hi[0]; ++x)
+      host[kA].as<float>()[(y - box.lo[1]) * box.extent(0) + (x - box.lo[0])] =
+          rt::random_value<float>(7u, static_cast<std::uint64_t>(y * kGrid.extent(0) + x));
+  host[kB].bytes = host[kA].bytes;
+  return host;
+}
+
+std::vector<HostArray> serial() {
+  std::vector<HostArray> h = initial(kGrid);
+  const Index nx = kGrid.extent(0);
+  for (std::int64_t s = 0; s < kSteps; ++s) {
+    const float* a = h[kA].as<float>();
+    float* b = h[kB].as<float>();
+    for (Index y = 1; y + 1 < kGrid.extent(1); ++y)
+      for (Index x = 1; x + 1 < nx; ++x)
+        b[y * nx + x] = 0.25f * (a[y * nx + x - 1] + a[y * nx + x + 1] + a[(y - 1) * nx + x] +
+                                 a[(y + 1) * nx + x]);
+    std::swap(h[kA], h[kB]);
+  }
+  return h;
+}
+
+// R ranks of L host devices, one thread each; every rank's owned cells of A and B against the
+// plain loop. Returns the parts of the run.
+int run_ranks(int ranks, int per_rank, rt::Strategy strategy) {
+  const rt::PartitionRequest r = request(ranks, strategy);
+  const rt::Partition partition = rt::split_ranks(rt::partition(r), r, per_rank);
+  REQUIRE(partition.parts.size() == static_cast<std::size_t>(ranks * per_rank));
+  const rt::Problem<host::Backend> p = problem();
+  const std::vector<HostArray> want = serial();
+  Mailbox mail;
+  std::vector<std::vector<HostArray>> host(static_cast<std::size_t>(ranks));
+  std::vector<int> finished(static_cast<std::size_t>(ranks), 0);
+  std::vector<std::thread> threads;
+  for (int rank = 0; rank < ranks; ++rank)
+    threads.emplace_back([&, rank] {
+      Box reach = partition.parts[static_cast<std::size_t>(rank * per_rank)].ghost;
+      for (int j = 1; j < per_rank; ++j)
+        reach = rt::bounding(reach,
+                             partition.parts[static_cast<std::size_t>(rank * per_rank + j)].ghost);
+      std::vector<HostArray>& mine = host[static_cast<std::size_t>(rank)];
+      mine = initial(rt::intersect(reach, kGrid));
+      std::vector<host::Device> devices(static_cast<std::size_t>(per_rank));
+      for (int j = 0; j < per_rank; ++j) devices[static_cast<std::size_t>(j)].index = j;
+      RankState::Engine engine(p, devices, partition, mine, rt::Probed{},
+                               {rank * per_rank, per_rank}, RankState::Config{&mail, rank});
+      engine.run(kSteps, time_loop);
+      finished[static_cast<std::size_t>(rank)] = 1;
+    });
+  for (std::thread& t : threads) t.join();
+  for (int rank = 0; rank < ranks; ++rank) {
+    const Box box = rt::rank_box(partition, rank, per_rank);
+    for (int id = 0; id < kArrays; ++id) {
+      HostArray got(want[static_cast<std::size_t>(id)].name, sizeof(float), box);
+      HostArray ref(want[static_cast<std::size_t>(id)].name, sizeof(float), box);
+      host::copy_cells(host[static_cast<std::size_t>(rank)][static_cast<std::size_t>(id)], box, got,
+                       box);
+      host::copy_cells(want[static_cast<std::size_t>(id)], box, ref, box);
+      INFO("rank " << rank << " of " << ranks << " x " << per_rank << ", array " << got.name);
+      CHECK(rt::compare_arrays<float>(got, ref) == "");
+    }
+    CHECK(finished[static_cast<std::size_t>(rank)] == 1);
+  }
+  return static_cast<int>(partition.parts.size());
+}
+
+}  // namespace
+
+TEST_CASE("rank parts: each rank's box cut into one part per device, against the whole grid") {
+  const rt::PartitionRequest r = request(2, rt::Strategy::kSlabs);
+  const rt::Partition ranks = rt::partition(r);
+  const rt::Partition parts = rt::split_ranks(ranks, r, 3);
+  REQUIRE(parts.parts.size() == 6);
+  Index cells = 0;
+  for (int rank = 0; rank < 2; ++rank) {
+    CHECK(rt::rank_box(parts, rank, 3) == ranks.parts[static_cast<std::size_t>(rank)].owned);
+    for (int j = 0; j < 3; ++j) {
+      const rt::Part& q = parts.parts[static_cast<std::size_t>(rank * 3 + j)];
+      CHECK(q.id == rank * 3 + j);
+      CHECK(q.device == j);
+      CHECK(rt::intersect(q.owned, ranks.parts[static_cast<std::size_t>(rank)].owned) == q.owned);
+      CHECK(q.ghost == rt::intersect(q.owned.grown({1, 1, 0}, {1, 1, 0}), kGrid));
+      cells += q.owned.volume();
+    }
+  }
+  CHECK(cells == kGrid.volume());
+  CHECK(rt::split_ranks(ranks, r, 1).parts.size() == 2);
+  // A rank's box too small for the devices asked for: a clear error, not fewer parts.
+  rt::PartitionRequest tiny = r;
+  tiny.domain = {4, 4, 1};
+  CHECK_THROWS_WITH_AS(rt::split_ranks(rt::partition(tiny), tiny, 9),
+                       doctest::Contains("can be split into only"), rt::RunError);
+}
+
+TEST_CASE("rank parts: one plan, seen by each rank as local copies and messages") {
+  const rt::PartitionRequest r = request(2, rt::Strategy::kSlabs);
+  const rt::Partition parts = rt::split_ranks(rt::partition(r), r, 2);
+  const std::vector<rt::Transfer> plan = rt::exchange_plan(parts, five_point());
+  const rt::RankPlan rank0(plan, 0, 2), rank1(plan, 2, 2);
+  // Slabs 0 | 1 || 2 | 3: each rank copies between its two parts, and the seam between parts 1
+  // and 2 is one message each way.
+  CHECK(rank0.copies.size() == 2);
+  CHECK(rank1.copies.size() == 2);
+  REQUIRE(rank0.sends.size() == 1);
+  REQUIRE(rank1.receives.size() == 1);
+  CHECK(rank0.sends[0].peer == 1);
+  CHECK(rank0.sends[0].part == 1);
+  CHECK(rank1.receives[0].part == 0);  // its local part 0: part 2
+  CHECK(rank0.sends[0].box == rank1.receives[0].box);
+  CHECK(rank0.receives.size() == 1);
+  CHECK(rank1.sends.size() == 1);
+}
+
+TEST_CASE("rank parts: R ranks x L devices on the host backend equal the plain loop") {
+  CHECK(run_ranks(1, 3, rt::Strategy::kSlabs) == 3);
+  CHECK(run_ranks(2, 2, rt::Strategy::kSlabs) == 4);
+  CHECK(run_ranks(3, 2, rt::Strategy::kSlabs) == 6);
+  CHECK(run_ranks(2, 2, rt::Strategy::kMinExchange) == 4);  // boxes cut along x and y
+  CHECK(run_ranks(4, 2, rt::Strategy::kMinExchange) == 8);
+}
