@@ -82,6 +82,8 @@
 #                       by the start-up probe, right ones the serial bits, CUDA (after probeblind-generate)
 #   mpiskew             the MPI out-of-core model on small runs (2 ranks, k = 1 and 2): predicted
 #                       against measured and the pass boundaries' cost (after mpiskew-generate)
+#   mpidevices          MPI ranks of several GPUs (--devices 2 per rank): 1x1, 2x1, 1x2, 2x2 of
+#                       every example, bit for bit against 1x1 (after mpiskew-generate)
 #   maskprobe           the start-up probe on a land/sea-mask kernel and an upwind kernel, CUDA: an
 #                       undersized halo refused, the right one PoCL's bits in and out of core (after
 #                       maskprobe-generate)
@@ -131,7 +133,7 @@ declare -A file=(
   [boundcoef-generate]=boundcoef.sh [boundcoef]=boundcoef.sh
   [vecwrap-generate]=vecwrap.sh [vecwrap]=vecwrap.sh
   [probeblind-generate]=probeblind.sh [probeblind]=probeblind.sh
-  [mpiskew-generate]=mpiskew.sh [mpiskew]=mpiskew.sh
+  [mpiskew-generate]=mpiskew.sh [mpiskew]=mpiskew.sh [mpidevices]=mpidevices.sh
   [oocmixed-generate]=oocmixed.sh [oocmixed]=oocmixed.sh
   [parts-generate]=parts.sh [parts]=parts.sh)
 declare -A lead=([unseen-generate]=generate [difftest-generate]=generate [unseen]=run [difftest]=run

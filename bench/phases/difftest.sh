@@ -33,6 +33,9 @@ if [ "${1:-}" = generate ]; then
   rm -rf "$gen"
   mkdir -p "$gen/_runtime" "$gen/_ocl/include" "$gen/_ocl/lib"
   cp -r "$root/runtime/include/stepgen" "$gen/_runtime/"
+  # The runtime's OpenCL kernels as headers (runtime/stepgen/kernels/*.cl), once for every tree.
+  cmake -DOUT_DIR="$gen/_runtime_kernels" -P "$root/cmake/runtime_kernels.cmake"
+  rm -f "$gen/_runtime_kernels/embed_kernels.cmake"
   cp -r /usr/include/CL "$gen/_ocl/include/"
   cp -P /usr/lib/x86_64-linux-gnu/libOpenCL.so* "$gen/_ocl/lib/"
   # EXTRA_SEEDS: programs to test again (earlier failures), before the N new ones.
@@ -157,7 +160,7 @@ build() {
     cuda-mpi) nvcc -std=c++17 -O0 --fmad=false -arch=native -Xcompiler=-Wall,-Wextra -I "$d/$t" \
             -I "$d/$t/runtime" "${mpi_cflags[@]}" "$src" -o "$d/$t.bin" "${mpi_lflags[@]}" ;;
     ocl) g++ -std=c++17 -O1 -Wall -Wextra -Werror -DCL_TARGET_OPENCL_VERSION=120 -I "$gen/_ocl/include" \
-            -I "$d/$t" -I "$d/$t/runtime" "$src" -o "$d/$t.bin" -L "$gen/_ocl/lib" -lOpenCL -pthread ;;
+            -I "$d/$t" -I "$d/$t/runtime" -I "$gen/_runtime_kernels" "$src" -o "$d/$t.bin" -L "$gen/_ocl/lib" -lOpenCL -pthread ;;
   esac >"$d/$t.build.log" 2>&1
 }
 start=$SECONDS

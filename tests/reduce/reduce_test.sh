@@ -58,13 +58,13 @@ run() {
       (cd "$dir" && POCL_DEVICES="$(printf 'pthread %.0s' $(seq "$n"))" timeout 300 "$program" \
         --device-type cpu --devices "$n" --save A=A.raw --save B=B.raw "$@" > log.txt 2>&1) || status=$? ;;
     mpi)
-      # RUN_POCL: the node's devices when they are not one per rank (--devices K: n * K)
-      (cd "$dir" && source "$src/tests/mpi/mpirun.sh" && POCL_DEVICES="$(printf 'pthread %.0s' $(seq "${RUN_POCL:-$n}"))" stepgen_mpirun "$n" \
+      # RUN_DEVICES: the node's devices when they are not one per rank (--devices K: n * K)
+      (cd "$dir" && source "$src/tests/mpi/mpirun.sh" && POCL_DEVICES="$(printf 'pthread %.0s' $(seq "${RUN_DEVICES:-$n}"))" stepgen_mpirun "$n" \
         "$program" --device-type cpu --save A=A.raw --save B=B.raw "$@" > log.txt 2>&1) || status=$? ;;
     cuda-emu-mpi)
       (cd "$dir" && source "$src/tests/mpi/mpirun.sh" &&
         mpirun_flags+=(-x STEPGEN_CUDA_EMULATE -x STEPGEN_CUDA_EMULATE_ORDER) &&
-        STEPGEN_CUDA_EMULATE=$n STEPGEN_CUDA_EMULATE_ORDER=deferred stepgen_mpirun "$n" "$program" \
+        STEPGEN_CUDA_EMULATE=${RUN_DEVICES:-$n} STEPGEN_CUDA_EMULATE_ORDER=deferred stepgen_mpirun "$n" "$program" \
         --save A=A.raw --save B=B.raw "$@" > log.txt 2>&1) || status=$? ;;
     cuda-emu)
       (cd "$dir" && STEPGEN_CUDA_EMULATE_ORDER=deferred STEPGEN_CUDA_EMULATE_SEED=${#labels[@]} STEPGEN_CUDA_EMULATE=$n timeout 300 "$program" --devices "$n" \
@@ -136,6 +136,9 @@ case $mode in
   cuda-emu-mpi)
     run r2 2; labels+=(r2)
     run ooc-r2-k2 2 --out-of-core on --ooc-chunks 2 --steps-per-pass 2; labels+=(ooc-r2-k2)
+    # 2 ranks of 2 GPUs each (peer copies between a rank's GPUs, messages between ranks).
+    RUN_DEVICES=4 run r2x2 2 --devices 2 --verify; labels+=(r2x2)
+    grep -q "verify: OK" "$out/runs/r2x2/log.txt" || { echo "FAIL: CUDA MPI --devices 2 --verify"; exit 1; }
     ;;
   mpi)
     for n in 1 2 3; do run "r$n" "$n"; labels+=("r$n"); done
@@ -143,7 +146,7 @@ case $mode in
     grep -q "verify: OK" "$out/runs/r2-verify/log.txt" || { echo "FAIL: MPI --verify"; exit 1; }
     run ooc-r2-k2 2 --out-of-core on --ooc-chunks 2 --steps-per-pass 2; labels+=(ooc-r2-k2)
     # 2 ranks of 2 devices each: the partials of 4 parts merged, the same bits.
-    RUN_POCL=4 run r2x2 2 --devices 2 --verify; labels+=(r2x2)
+    RUN_DEVICES=4 run r2x2 2 --devices 2 --verify; labels+=(r2x2)
     grep -q "verify: OK" "$out/runs/r2x2/log.txt" || { echo "FAIL: MPI --devices 2 --verify"; exit 1; }
     ;;
 esac

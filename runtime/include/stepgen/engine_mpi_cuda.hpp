@@ -4,7 +4,10 @@
 /// partition on its GPU; the halo boxes other ranks read go by MPI messages
 /// (mpi::CudaHaloExchange: straight from device memory when the MPI library is CUDA-aware,
 /// else through pinned host buffers). Launches are enqueued on the GPU; the host waits only
-/// for the packed boxes of each exchange (to hand them to MPI) and once after the last step.
+/// for the packed boxes of each exchange (to hand them to MPI) and once after the last step. A
+/// rank with several GPUs (--devices N) runs one part on each, exchanging through
+/// rt::PartsExchange (rank_parts.hpp): peer copies between its GPUs, messages with other ranks
+/// through host buffers, after the kernels.
 
 #include <cstdint>
 #include <initializer_list>
@@ -15,6 +18,7 @@
 #include "stepgen/mpi.hpp"
 #include "stepgen/mpi_cuda.hpp"
 #include "stepgen/mpi_halo.hpp"
+#include "stepgen/rank_parts.hpp"
 
 namespace stepgen::cuda {
 
@@ -35,23 +39,31 @@ class RankState {
       "computes; exchange time = the part not hidden behind the interior";
 
   RankState(const rt::StateArgs<Device>& args, const Config& config)
-      : timeline_(args.devices, 1),
+      : timeline_(args.devices, args.parts),
         halo_(config.comm, args.first, args.arrays, args.devices[0], config.device_messages),
-        comm_(config.comm) {}
+        messages_(config.comm),
+        comm_(config.comm),
+        first_(args.first),
+        count_(static_cast<int>(args.parts)) {}
   static void check_fits(const Device& d, std::size_t bytes) { mpi::check_fits_in_core(d, bytes); }
 
   void prepare(Engine& e) {
     const rt::Problem<Backend>& problem = e.problem();
     for (int id = 0; id < problem.array_count; ++id)
-      if (problem.arrays[id].exchanged)
-        halo_.add(id, problem.arrays[id].name, problem.arrays[id].element_bytes, e.plan(id));
+      if (problem.arrays[id].exchanged) {
+        if (count_ > 1)
+          parts_.add(id, problem.arrays[id].name, problem.arrays[id].element_bytes, e.plan(id),
+                     first_, count_);
+        else
+          halo_.add(id, problem.arrays[id].name, problem.arrays[id].element_bytes, e.plan(id));
+      }
   }
   void print_exchange_paths(const Engine&) const {}
   /// Boundary frames (rt::InCore::fill_frames): every rank's block of the frames' sources, to
   /// every rank.
   void share_frame_sources(std::vector<unsigned char>& blob,
                            const std::vector<std::size_t>& counts) {
-    mpi::allgather_blocks(comm_, blob, counts);
+    mpi::allgather_blocks(comm_, blob, rt::rank_blocks(counts, count_));
   }
   void begin(Engine&) { timeline_.begin(); }
   void end(Engine&) { timeline_.finish(); }
@@ -63,6 +75,13 @@ class RankState {
   /// follows them, packs the boxes other ranks read; the host sends them and receives this
   /// rank's, which the boundary stream unpacks; the kernel stream waits for that.
   void exchange(Engine& e, Ids ids) {
+    if (count_ > 1) {  // several GPUs: their kernels first, then the whole exchange
+      timeline_.poll();
+      for (std::size_t p = 0; p < e.parts(); ++p) timeline_.mark(p, Timeline::kKernels);
+      e.stats().exchange_bytes += parts_.exchange(e, ids, messages_);
+      for (std::size_t p = 0; p < e.parts(); ++p) timeline_.mark(p, Timeline::kExchange);
+      return;
+    }
     if (halo_.idle()) return;
     timeline_.poll();  // before any mark: the marks below stay in place until the next exchange
     timeline_.mark(0, Timeline::kKernels);
@@ -85,8 +104,8 @@ class RankState {
                            rt::Index reach_hi, std::size_t /*group*/, Ids ids, std::int64_t step) {
     const int axis = e.problem().dims - 1;
     const rt::ViewRim rim = e.probed().view(kernel, axis, reach_lo, reach_hi);
-    if (!e.overlap() || halo_.idle() || !rim.safe) {
-      launch(e.whole(0, step));
+    if (!e.overlap() || halo_.idle() || !rim.safe || count_ > 1) {
+      for (std::size_t p = 0; p < e.parts(); ++p) launch(e.whole(p, step));
       exchange(e, ids);
       return;
     }
@@ -111,8 +130,11 @@ class RankState {
 
  private:
   Timeline timeline_;
-  mpi::CudaHaloExchange halo_;
-  MPI_Comm comm_;  ///< the ranks this one shares boundary frame sources with
+  mpi::CudaHaloExchange halo_;        ///< one GPU: its messages
+  rt::PartsExchange<Backend> parts_;  ///< several GPUs: their copies and messages
+  mpi::MpiMessenger messages_;
+  MPI_Comm comm_;              ///< the ranks this one shares boundary frame sources with
+  int first_ = 0, count_ = 1;  ///< this rank's parts
 };
 
 }  // namespace stepgen::cuda
@@ -133,9 +155,10 @@ class MpiRank {
   }
   static void print_usage_note(std::FILE* out) {
     std::fprintf(out,
-                 "\nMPI: one rank per GPU (mpirun -np N; --devices counts a rank's GPUs: 1);\n"
-                 "--weights gives one weight per rank; out of core, --device-memory is per rank\n"
-                 "and the smallest over the ranks decides.\nEnvironment: "
+                 "\nMPI: one rank per GPU (mpirun -np N); --devices N gives each rank N GPUs\n"
+                 "(node rank i takes GPUs i*N ... i*N+N-1; in core only); --weights gives one\n"
+                 "weight per rank; out of core, --device-memory is per rank and the smallest\n"
+                 "over the ranks decides.\nEnvironment: "
                  "STEPGEN_MPI_CUDA_AWARE=on|off (halo messages from device "
                  "memory or\nthrough pinned host buffers; default: what the MPI library says),\n"
                  "STEPGEN_OVERLAP=off, STEPGEN_MPI_SHARE_DEVICES=1 (ranks of a node share its "
@@ -145,17 +168,15 @@ class MpiRank {
                  platform_name());
   }
 
-  /// This node's GPUs, in order; this rank takes the one at its place among the node's ranks.
+  /// This node's GPUs, in order; this rank takes the one (or --devices N) at its place among the
+  /// node's ranks.
   MpiRank(mpi::Session& session, const rt::Options& opt)
       : gpu_(mpi::select_gpu(session, opt)),
         shared_(mpi::any_shared(MPI_COMM_WORLD, gpu_.shared)),
+        gpus_per_rank_(static_cast<int>(gpu_.devices.size())),
         messages_(mpi::choose_message_path(MPI_COMM_WORLD)) {}
 
-  std::vector<Device> take_devices() {
-    std::vector<Device> devices;
-    devices.push_back(std::move(gpu_.device));
-    return devices;
-  }
+  std::vector<Device> take_devices() { return std::move(gpu_.devices); }
   std::string describe(const Device& d) const {
     return "GPU " + std::to_string(d.ordinal) + " (" + d.name + ")";
   }
@@ -175,7 +196,9 @@ class MpiRank {
           "the ranks of one GPU take turns, so times say little)\n",
           gpu_.node_gpus);
     else
-      std::printf("gpus: one per rank\n");
+      std::printf("gpus: %s\n", gpus_per_rank_ > 1
+                                    ? (std::to_string(gpus_per_rank_) + " per rank").c_str()
+                                    : "one per rank");
     std::printf(
         "timing: kernels and exchange are GPU time (CUDA events) of the kernel stream, the "
         "largest over the ranks\n");
@@ -184,6 +207,7 @@ class MpiRank {
  private:
   mpi::GpuChoice gpu_;
   bool shared_;
+  int gpus_per_rank_;
   mpi::MessagePath messages_;
 };
 

@@ -48,25 +48,21 @@ inline std::string env(const char* name) {
   return v ? v : "";
 }
 
-/// The GPU this rank drives.
+/// The GPUs this rank drives (one, or `--devices N`).
 struct GpuChoice {
-  cuda::Device device;
-  int node_gpus = 0;  ///< GPUs this rank's node offers (after --devices N)
+  std::vector<cuda::Device> devices;
+  int node_gpus = 0;  ///< GPUs this rank's node offers
   bool shared =
       false;  ///< another rank of the node uses the same GPU (STEPGEN_MPI_SHARE_DEVICES=1)
 };
 
-/// Picks this rank's GPU: the node's ranks take the node's GPUs in CUDA order, rank i of the
-/// node GPU i (`--devices N` counts a rank's devices: a CUDA rank drives one GPU, so N > 1 is
-/// an error; OpenCL ranks drive several, rank_parts.hpp). More ranks on a node than GPUs is an
-/// error unless STEPGEN_MPI_SHARE_DEVICES=1, with which rank i uses GPU i mod count (to check
-/// several ranks on a machine with fewer GPUs; the ranks of one GPU take turns on it). Opens only
-/// that GPU (its two streams) and names it in the session's error messages.
+/// Picks this rank's GPUs: the node's ranks take the node's GPUs in CUDA order, rank i of the
+/// node GPU i, or with `--devices N` (a rank's GPUs, rank_parts.hpp) GPUs i*N ... i*N+N-1. More
+/// GPUs asked for on a node than it has is an error unless STEPGEN_MPI_SHARE_DEVICES=1, with
+/// which the k-th GPU asked for is GPU k mod count (to check several ranks on a machine with
+/// fewer GPUs; the ranks of one GPU take turns on it). Opens only those GPUs (two streams each)
+/// and names them in the session's error messages.
 inline GpuChoice select_gpu(Session& session, const rt::Options& opt) {
-  if (opt.devices_given && opt.devices > 1)
-    throw UniformError("--devices " + std::to_string(opt.devices) +
-                       ": a CUDA MPI rank drives one GPU (several devices per rank are the OpenCL "
-                       "backend's so far); start one rank per GPU (mpirun -np N) instead");
   if (opt.device_type == "cpu")
     throw UniformError(
         "the CUDA backend runs on GPUs only, and --device-type cpu asks for CPUs (generate with "
@@ -87,24 +83,36 @@ inline GpuChoice select_gpu(Session& session, const rt::Options& opt) {
   cuda::check(status, "cudaGetDeviceCount", "host");
   const std::string share = env("STEPGEN_MPI_SHARE_DEVICES");
   const bool may_share = !share.empty() && share != "0" && share != "off";
-  if (session.node_size() > count && !may_share)
-    throw rt::RunError(std::to_string(session.node_size()) + " ranks run on node " +
-                       session.host() + " but only " + std::to_string(count) +
-                       " CUDA GPU(s) are there: start at most one rank per GPU "
-                       "(STEPGEN_MPI_SHARE_DEVICES=1 lets ranks "
-                       "share GPUs, for testing)");
+  const int per_rank = opt.devices_given && opt.devices > 1 ? opt.devices : 1;
+  const long long asked = static_cast<long long>(session.node_size()) * per_rank;
+  if (asked > count && !may_share)
+    throw rt::RunError(std::to_string(session.node_size()) + " ranks " +
+                       (per_rank > 1 ? "of " + std::to_string(per_rank) + " GPUs each " : "") +
+                       "run on node " + session.host() + " but only " + std::to_string(count) +
+                       " CUDA GPU(s) are there: start " +
+                       (per_rank > 1 ? "fewer ranks, or give each fewer GPUs (--devices)"
+                                     : "at most one rank per GPU") +
+                       " (STEPGEN_MPI_SHARE_DEVICES=1 lets ranks share GPUs, for testing)");
   GpuChoice c;
   c.node_gpus = count;
-  c.shared = session.node_size() > count;
-  c.device.index = 0;
-  c.device.ordinal = session.node_rank() % count;
-  cudaDeviceProp prop{};
-  cuda::check(cudaGetDeviceProperties(&prop, c.device.ordinal), "cudaGetDeviceProperties",
-              "GPU " + std::to_string(c.device.ordinal));
-  c.device.name = prop.name;
-  c.device.global_mem = prop.totalGlobalMem;
-  session.set_device("GPU " + std::to_string(c.device.ordinal) + " (" + c.device.name + ")");
-  c.device.open();
+  c.shared = asked > count;
+  std::string labels;
+  for (int j = 0; j < per_rank; ++j) {
+    cuda::Device d;
+    d.index = j;
+    d.ordinal =
+        static_cast<int>((static_cast<long long>(session.node_rank()) * per_rank + j) % count);
+    cudaDeviceProp prop{};
+    cuda::check(cudaGetDeviceProperties(&prop, d.ordinal), "cudaGetDeviceProperties",
+                "GPU " + std::to_string(d.ordinal));
+    d.name = prop.name;
+    d.global_mem = prop.totalGlobalMem;
+    labels +=
+        (labels.empty() ? "GPU " : ", GPU ") + std::to_string(d.ordinal) + " (" + d.name + ")";
+    d.open();
+    c.devices.push_back(std::move(d));
+  }
+  session.set_device(labels);
   return c;
 }
 
