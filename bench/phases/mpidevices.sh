@@ -3,8 +3,9 @@
 # ranks that drive several GPUs (--devices N: each rank's box cut into one part per GPU, peer
 # copies between a rank's GPUs, messages between ranks; runtime/stepgen/rank_parts.hpp) on
 # every example's MPI CUDA program. Per program: 1 rank x 1 GPU (the reference), 2 ranks x 1
-# (the one-GPU-per-rank path), 1 rank x 2 GPUs, 2 ranks x 2 GPUs with --verify; every saved
-# array compared bit for bit with the reference. With one GPU the ranks' GPUs are handles of it
+# (the one-GPU-per-rank path), 1 rank x 2 GPUs, 2 ranks x 2 GPUs with --verify, 2 ranks of 3
+# parts (--parts 3), 1 rank of 2 GPUs and 5 parts; every saved array compared bit for bit with
+# the reference. With one GPU the ranks' GPUs are handles of it
 # (STEPGEN_MPI_SHARE_DEVICES=1): the results are what is checked, the times say little.
 #
 #   bench/run.sh mpiskew-generate   HERE
@@ -40,7 +41,8 @@ same=0 differ=0 rows=()
 for n in "${names[@]}"; do
   bin=$w/$n/$n
   [ -x "$bin" ] || { rows+=("FAIL  $n: not built"); differ=$((differ + 1)); continue; }
-  for m in "r1x1:1:" "r2x1:2:" "r1x2:1:--devices 2" "r2x2:2:--devices 2 --verify"; do
+  for m in "r1x1:1:" "r2x1:2:" "r1x2:1:--devices 2" "r2x2:2:--devices 2 --verify" \
+           "r2p3:2:--parts 3" "r1x2p5:1:--devices 2 --parts 5"; do
     tag=${m%%:*} rest=${m#*:}
     ranks=${rest%%:*} args=${rest#*:}
     saves=()

@@ -689,13 +689,14 @@ def make_modes(rng, p):
             n = rng.choice([2, 3])
             a = strat(n) if rng.random() < 0.5 else ooc_args(n)
             modes.append((f"mpi{n}", "-", " ".join(a)))
-    # MPI ranks of 2 devices each (--devices 2, in core: each rank's box cut into one part per
-    # device, copies between them, messages between ranks; a stream of its own: the seeds'
-    # other modes stay).
+    # MPI ranks of several devices or parts (--devices 2, --parts P, in core: each rank's box
+    # cut into P parts, copies between them, messages between ranks; a stream of its own: the
+    # seeds' other modes stay).
     devices_rng = random.Random(f"{p['seed']}-mpi-devices")
     if devices_rng.random() < float(os.environ.get("DIFFTEST_MPI_DEVICES", "0.2")):
         n = devices_rng.choice([1, 2, 3])
-        modes.append((f"mpi{n}", "-", " ".join(["--devices 2"] + strat(n, devices_rng))))
+        per_rank = devices_rng.choice(["--devices 2", "--devices 2 --parts 3", "--parts 3"])
+        modes.append((f"mpi{n}", "-", " ".join([per_rank] + strat(n, devices_rng))))
     return modes
 
 

@@ -210,9 +210,10 @@ std::vector<HostArray> serial() {
 
 // R ranks of L host devices, one thread each; every rank's owned cells of A and B against the
 // plain loop. Returns the parts of the run.
-int run_ranks(int ranks, int per_rank, rt::Strategy strategy) {
+int run_ranks(int ranks, int per_rank, rt::Strategy strategy, int devices = 0) {
   const rt::PartitionRequest r = request(ranks, strategy);
-  const rt::Partition partition = rt::split_ranks(rt::partition(r), r, per_rank);
+  rt::Partition partition = rt::split_ranks(rt::partition(r), r, per_rank);
+  if (devices > 0) rt::place_rank_parts(partition, per_rank, devices);  // --parts
   REQUIRE(partition.parts.size() == static_cast<std::size_t>(ranks * per_rank));
   const rt::Problem<host::Backend> p = problem();
   const std::vector<HostArray> want = serial();
@@ -228,9 +229,12 @@ int run_ranks(int ranks, int per_rank, rt::Strategy strategy) {
                              partition.parts[static_cast<std::size_t>(rank * per_rank + j)].ghost);
       std::vector<HostArray>& mine = host[static_cast<std::size_t>(rank)];
       mine = initial(rt::intersect(reach, kGrid));
-      std::vector<host::Device> devices(static_cast<std::size_t>(per_rank));
-      for (int j = 0; j < per_rank; ++j) devices[static_cast<std::size_t>(j)].index = j;
-      RankState::Engine engine(p, devices, partition, mine, rt::Probed{},
+      std::vector<host::Device> handles(static_cast<std::size_t>(devices > 0 ? devices : per_rank));
+      for (std::size_t j = 0; j < handles.size(); ++j) handles[j].index = static_cast<int>(j);
+      if (devices > 0)
+        handles = host::Backend::part_devices(std::move(handles),
+                                              rt::rank_parts(partition, rank, per_rank));
+      RankState::Engine engine(p, handles, partition, mine, rt::Probed{},
                                {rank * per_rank, per_rank}, RankState::Config{&mail, rank});
       engine.run(kSteps, time_loop);
       finished[static_cast<std::size_t>(rank)] = 1;
@@ -280,6 +284,25 @@ TEST_CASE("rank parts: each rank's box cut into one part per device, against the
                        doctest::Contains("can be split into only"), rt::RunError);
 }
 
+TEST_CASE("rank parts: --parts per rank, placed on the rank's devices in runs") {
+  rt::Options opt;
+  CHECK(rt::parts_per_rank(opt) == 1);
+  opt.devices = 2;
+  opt.devices_given = true;
+  CHECK(rt::parts_per_rank(opt) == 2);
+  opt.parts = 5;
+  CHECK(rt::parts_per_rank(opt) == 5);
+  opt.parts = 1;
+  CHECK_THROWS_AS(rt::parts_per_rank(opt), rt::UsageError);
+  const rt::PartitionRequest r = request(2, rt::Strategy::kSlabs);
+  rt::Partition parts = rt::split_ranks(rt::partition(r), r, 5);
+  rt::place_rank_parts(parts, 5, 2);
+  std::vector<int> device;
+  for (const rt::Part& q : parts.parts) device.push_back(q.device);
+  CHECK(device == std::vector<int>{0, 0, 0, 1, 1, 0, 0, 0, 1, 1});
+  CHECK(rt::rank_parts(parts, 1, 5).parts.front().id == 5);
+}
+
 TEST_CASE("rank parts: one plan, seen by each rank as local copies and messages") {
   const rt::PartitionRequest r = request(2, rt::Strategy::kSlabs);
   const rt::Partition parts = rt::split_ranks(rt::partition(r), r, 2);
@@ -299,10 +322,12 @@ TEST_CASE("rank parts: one plan, seen by each rank as local copies and messages"
   CHECK(rank1.sends.size() == 1);
 }
 
-TEST_CASE("rank parts: R ranks x L devices on the host backend equal the plain loop") {
+TEST_CASE("rank parts: R ranks x L devices (x P parts) on the host backend equal the plain loop") {
   CHECK(run_ranks(1, 3, rt::Strategy::kSlabs) == 3);
   CHECK(run_ranks(2, 2, rt::Strategy::kSlabs) == 4);
   CHECK(run_ranks(3, 2, rt::Strategy::kSlabs) == 6);
   CHECK(run_ranks(2, 2, rt::Strategy::kMinExchange) == 4);  // boxes cut along x and y
   CHECK(run_ranks(4, 2, rt::Strategy::kMinExchange) == 8);
+  CHECK(run_ranks(2, 5, rt::Strategy::kSlabs, 2) == 10);  // --parts 5 on 2 devices a rank
+  CHECK(run_ranks(3, 3, rt::Strategy::kMinExchange, 1) == 9);
 }

@@ -63,13 +63,22 @@ if [ "$status" -ne 2 ] || ! grep -qF -- "--devices expects an integer from 1 to 
 fi
 expect_once "--devices expects an integer"
 echo "ok: mpirun -np 2 --devices 4294967297 exits 2 with: $(head -1 "$work/err.txt")"
-# --devices N gives each rank N devices (issue 51): too few on the node, and out of core (a
-# rank with several devices runs in core only), are clear errors.
+# --devices N gives each rank N devices (issue 51): too few on the node, out of core (a rank
+# with several parts runs in core only) and --parts fewer than the devices are clear errors.
 expect_failure "2 ranks of 2 devices each run on node" 2 "pthread pthread pthread" "$prog" \
   --device-type cpu --devices 2
-expect_failure "--devices 2: a rank with several devices runs in core only, and this run goes out of core (--out-of-core on)" \
+expect_failure "2 parts a rank (--devices, --parts): a rank with several parts runs in core only, and this run goes out of core (--out-of-core on)" \
   2 "pthread pthread pthread pthread" "$prog" --device-type cpu --devices 2 --out-of-core on
-expect_once "a rank with several devices runs in core only"
+expect_once "a rank with several parts runs in core only"
+set +e
+POCL_DEVICES="pthread pthread pthread pthread" stepgen_mpirun 2 "$prog" --device-type cpu --devices 2 --parts 1 > "$work/err.txt" 2>&1
+status=$?
+set -e
+if [ "$status" -ne 2 ] || ! grep -qF -- "--parts 1 is fewer than the 2 devices of a rank" "$work/err.txt"; then
+  echo "FAIL: --devices 2 --parts 1 on 2 ranks exited $status (expected 2):"; cat "$work/err.txt"; exit 1
+fi
+expect_once "--parts 1 is fewer than"
+echo "ok: mpirun -np 2 --devices 2 --parts 1 exits 2 with: $(head -1 "$work/err.txt")"
 
 # --load through MPI-IO: a saved state loaded back continues the run exactly (50 + 50 = 100 steps).
 half="$work/half"

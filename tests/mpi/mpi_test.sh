@@ -6,8 +6,8 @@
 # for bit, on random data; the last run also passes --verify (rank 0 reruns the whole grid).
 # Every run reports whether its exchange overlaps the interior: on from 2 ranks, split along the
 # slowest dimension (the default split when overlap is possible), unless the spec rules it out.
-# 2 ranks of 2 devices each (--devices 2: copies between a rank's devices, messages between
-# ranks) equal the reference too. The 2- and 3-rank runs are repeated with --strategy min-exchange (overlap off where that
+# 2 ranks of 2 devices and 3 parts each (--devices 2 --parts 3: copies between a rank's parts,
+# messages between ranks) equal the reference too. The 2- and 3-rank runs are repeated with --strategy min-exchange (overlap off where that
 # splits another dimension; bit-exact all the same). Then out of core per rank (mpi_ooc.sh).
 # Usage: mpi_test.sh STEPGEN SOURCE_DIR EXAMPLE WORK_DIR REFERENCE_BIN [RANK_COUNTS]
 set -euo pipefail
@@ -107,29 +107,30 @@ for n in $counts; do
   done
   echo "ok: $example on $n rank(s), $(grep -o 'grid [0-9]*x[0-9]*x[0-9]* (min-exchange' "$run/log.txt"), $(grep -o '^overlap: o[nf]*' "$run/log.txt"): equal the serial reference"
 done
-# Several devices per rank (issue 51): mpirun -np 2 --devices 2 runs 4 parts, each rank's box
-# cut into one part per device; copies between a rank's devices, messages between ranks; the
-# same bits as the reference and --verify's one device.
+# Several devices and parts per rank (issue 51): mpirun -np 2 --devices 2 --parts 3 runs 6
+# parts, each rank's box cut into 3, two on its first device and one on its second; copies
+# between a rank's parts, messages between ranks; the same bits as the reference and --verify's
+# one device.
 run="$work/$example-runs/devices-per-rank"
 mkdir -p "$run"
 saves=()
 for a in $arrays; do saves+=(--save "$a=$run/$a.raw"); done
 POCL_DEVICES="pthread pthread pthread pthread" \
-  stepgen_mpirun 2 "$out/build/$example" --device-type cpu --devices 2 --verify "${saves[@]}" \
-  > "$run/log.txt" 2>&1 || { cat "$run/log.txt"; echo "FAIL: mpirun -np 2 --devices 2 failed"; exit 1; }
-for want in "2 rank(s) on 1 node(s), 2 devices each" "verify: OK: 2 rank(s) equal 1 device" \
-  "  part 3 on rank 1 on "; do
-  grep -qF "$want" "$run/log.txt" || { cat "$run/log.txt"; echo "FAIL: --devices 2 per rank: no '$want'"; exit 1; }
+  stepgen_mpirun 2 "$out/build/$example" --device-type cpu --devices 2 --parts 3 --verify "${saves[@]}" \
+  > "$run/log.txt" 2>&1 || { cat "$run/log.txt"; echo "FAIL: mpirun -np 2 --devices 2 --parts 3 failed"; exit 1; }
+for want in "2 rank(s) on 1 node(s), 2 devices and 3 parts each" "verify: OK: 2 rank(s) equal 1 device" \
+  "  part 5 on rank 1 on "; do
+  grep -qF "$want" "$run/log.txt" || { cat "$run/log.txt"; echo "FAIL: --devices 2 --parts 3 per rank: no '$want'"; exit 1; }
 done
 if [ -z "$no_overlap" ]; then
-  grep -qF "overlap: off (an MPI rank with several devices exchanges after its kernels)" "$run/log.txt" ||
-    { cat "$run/log.txt"; echo "FAIL: --devices 2 per rank: overlap not off with its reason"; exit 1; }
+  grep -qF "overlap: off (an MPI rank with several parts exchanges after its kernels)" "$run/log.txt" ||
+    { cat "$run/log.txt"; echo "FAIL: --devices 2 --parts 3 per rank: overlap not off with its reason"; exit 1; }
 fi
 for a in $arrays; do
   cmp -s "$run/$a.raw" "$refdir/$a.raw" ||
-    { cat "$run/log.txt"; echo "FAIL: $example on 2 ranks x 2 devices: array $a differs from the reference"; exit 1; }
+    { cat "$run/log.txt"; echo "FAIL: $example on 2 ranks x 2 devices x 3 parts: array $a differs from the reference"; exit 1; }
 done
-echo "ok: $example on 2 ranks x 2 devices: $(echo $arrays | tr '\n' ' ')equal the serial reference; --verify OK"
+echo "ok: $example on 2 ranks x 2 devices x 3 parts: $(echo $arrays | tr '\n' ' ')equal the serial reference; --verify OK"
 if [ "$example" = jacobi2d ]; then  # STEPGEN_OVERLAP=off turns it off on every rank
   run="$work/$example-runs/overlap-off"
   mkdir -p "$run"

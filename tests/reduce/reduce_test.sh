@@ -136,8 +136,8 @@ case $mode in
   cuda-emu-mpi)
     run r2 2; labels+=(r2)
     run ooc-r2-k2 2 --out-of-core on --ooc-chunks 2 --steps-per-pass 2; labels+=(ooc-r2-k2)
-    # 2 ranks of 2 GPUs each (peer copies between a rank's GPUs, messages between ranks).
-    RUN_DEVICES=4 run r2x2 2 --devices 2 --verify; labels+=(r2x2)
+    # 2 ranks of 2 GPUs and 3 parts each (peer copies between a rank's parts, messages between ranks).
+    RUN_DEVICES=4 run r2x2 2 --devices 2 --parts 3 --verify; labels+=(r2x2)
     grep -q "verify: OK" "$out/runs/r2x2/log.txt" || { echo "FAIL: CUDA MPI --devices 2 --verify"; exit 1; }
     ;;
   mpi)
@@ -145,8 +145,8 @@ case $mode in
     run r2-verify 2 --verify; labels+=(r2-verify)
     grep -q "verify: OK" "$out/runs/r2-verify/log.txt" || { echo "FAIL: MPI --verify"; exit 1; }
     run ooc-r2-k2 2 --out-of-core on --ooc-chunks 2 --steps-per-pass 2; labels+=(ooc-r2-k2)
-    # 2 ranks of 2 devices each: the partials of 4 parts merged, the same bits.
-    RUN_DEVICES=4 run r2x2 2 --devices 2 --verify; labels+=(r2x2)
+    # 2 ranks of 2 devices and 3 parts each: the partials of 6 parts merged, the same bits.
+    RUN_DEVICES=4 run r2x2 2 --devices 2 --parts 3 --verify; labels+=(r2x2)
     grep -q "verify: OK" "$out/runs/r2x2/log.txt" || { echo "FAIL: MPI --devices 2 --verify"; exit 1; }
     ;;
 esac

@@ -115,7 +115,7 @@ class InCore {
     if (*problem_.no_overlap) return problem_.no_overlap;
     if (partition_.parts.size() < 2) return S::kOne;
     if (count_ > 1 && count_ < partition_.parts.size())  // rank_parts.hpp
-      return "an MPI rank with several devices exchanges after its kernels";
+      return "an MPI rank with several parts exchanges after its kernels";
     const char* env = std::getenv("STEPGEN_OVERLAP");
     if (env && std::string(env) == "off") return "STEPGEN_OVERLAP=off";
     if (B::kViewsFromProbe && problem_.launches) {

@@ -54,7 +54,7 @@ struct RankContext {
   RankContext& operator=(const RankContext&) = delete;
   const Problem<B>& problem() const { return *p.problem; }
   /// The box this rank's parts own (one part per device of the rank).
-  Box box() const { return rank_box(partition, session.rank(), devices_per_rank(opt)); }
+  Box box() const { return rank_box(partition, session.rank(), parts_per_rank(opt)); }
 
   mpi::Session& session;
   Program<B> p;
@@ -104,10 +104,7 @@ bool phase_options(RankContext<B, M>& c, int argc, char** argv) {
       }
       return false;
     }
-    if (c.opt.parts > 0)
-      throw UsageError("--parts " + std::to_string(c.opt.parts) +
-                       ": an MPI rank runs one part on one device; several parts per device are " +
-                       "for one-process programs (generate without --distribution mpi)");
+    parts_per_rank(c.opt);  // --parts fewer than a rank's devices: a usage error
     if (c.opt.weights.empty()) c.opt.weights = c.p.weights;
     if (!c.opt.weights.empty() && c.opt.weights.size() != static_cast<std::size_t>(c.ranks))
       throw RunError("--weights gives " + std::to_string(c.opt.weights.size()) + " weights for " +
@@ -172,10 +169,14 @@ void phase_probe(RankContext<B, M>& c) {
       throw mpi::UniformError(e.what());
     }
   }
-  if (!c.opt.quiet) {
-    std::vector<std::string> devices;
-    for (const auto& d : c.devices) devices.push_back(c.rank->describe(d));
-    print_rank_partition(c.session, devices, M::kUnit, c.partition);
+  if (!c.opt.quiet) {  // where each of this rank's parts runs
+    const int parts = parts_per_rank(c.opt), mine = c.session.rank() * parts;
+    std::vector<std::string> where;
+    for (int j = 0; j < parts; ++j) {
+      const Part& q = c.partition.parts[static_cast<std::size_t>(mine + j)];
+      where.push_back(c.rank->describe(c.devices[static_cast<std::size_t>(q.device)]));
+    }
+    print_rank_partition(c.session, where, M::kUnit, c.partition, devices_per_rank(c.opt));
   }
 }
 
@@ -230,7 +231,7 @@ void phase_run(RankContext<B, M>& c, void (*loop)(RankRun<B, M>&, std::int64_t))
   const Problem<B>& problem = c.problem();
   ProgramIo& io = *c.io;
   for (int r = 0; r < c.ranks; ++r)
-    c.owned.push_back(rank_box(c.partition, r, devices_per_rank(c.opt)));
+    c.owned.push_back(rank_box(c.partition, r, parts_per_rank(c.opt)));
   auto keep_initial = [&c, &problem](const std::vector<HostArray>& mine) {
     if (!c.opt.verify) return;
     for (int id = 0; id < problem.array_count; ++id) {

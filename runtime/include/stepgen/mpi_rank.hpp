@@ -54,14 +54,17 @@ Partition rank_partition(const Program<B>& p, int ranks, const Options& opt,
                             : "the grid") +
         " can be split into only " + std::to_string(partition.parts.size()) + " parts (" +
         partition.rationale + "), one per rank: run with at most that many ranks");
-  return split_ranks(partition, request, devices_per_rank(opt));
+  Partition parts = split_ranks(partition, request, parts_per_rank(opt));
+  place_rank_parts(parts, parts_per_rank(opt), devices_per_rank(opt));
+  return parts;
 }
 
-/// Rank 0 prints the split with the rank, node and device of every part (`devices`: this
-/// rank's devices as M names them, one per part of the rank).
+/// Rank 0 prints the split with the rank, node and device of every part (`devices`: where
+/// this rank's parts run as M names their devices, one per part of the rank; `per_rank`: the
+/// devices of a rank).
 inline void print_rank_partition(const mpi::Session& session,
                                  const std::vector<std::string>& devices, const char* unit,
-                                 const Partition& partition) {
+                                 const Partition& partition, int per_rank) {
   std::string mine;  // one line per device of the rank
   for (const std::string& d : devices)
     mine += "rank " + std::to_string(session.rank()) + " on " + session.host() + ", " + d + "\n";
@@ -71,8 +74,10 @@ inline void print_rank_partition(const mpi::Session& session,
   for (const std::string& r : ranks)
     for (std::size_t at = 0, end; (end = r.find('\n', at)) != std::string::npos; at = end + 1)
       where.push_back(r.substr(at, end - at));
-  const std::string each = devices.size() == 1 ? std::string("one ") + unit
-                                               : std::to_string(devices.size()) + " " + unit + "s";
+  std::string each =
+      per_rank == 1 ? std::string("one ") + unit : std::to_string(per_rank) + " " + unit + "s";
+  if (devices.size() > static_cast<std::size_t>(per_rank))
+    each += " and " + std::to_string(devices.size()) + " parts";
   std::printf("%zu rank(s) on %d node(s), %s each, grid %dx%dx%d (%s)\n", ranks.size(),
               session.nodes(), each.c_str(), partition.grid[0], partition.grid[1],
               partition.grid[2], partition.rationale.c_str());
@@ -509,7 +514,9 @@ RunStats run_rank(const mpi::Session& session, M& rank, const Program<B>& p,
                   Monitor* monitor, ProgramIo& io) {
   const Problem<B>& problem = *p.problem;
   // This rank's parts: one per device (--devices N: N, split_ranks), numbered from rank * N.
-  const int per_rank = static_cast<int>(devices.size());
+  const int per_rank = static_cast<int>(partition.parts.size()) / session.size();
+  if (per_rank > static_cast<int>(devices.size()))  // --parts: a device handle per part
+    devices = B::part_devices(std::move(devices), rank_parts(partition, session.rank(), per_rank));
   std::vector<Part> mine;
   Box reach;  // the host arrays' box: the parts' ghost boxes, within the grid
   for (int j = 0; j < per_rank; ++j) {
@@ -532,8 +539,8 @@ RunStats run_rank(const mpi::Session& session, M& rank, const Program<B>& p,
     if (per_rank > 1 &&
         !(ooc.mode == ooc::Options::Mode::kOff || (ooc.mode == ooc::Options::Mode::kAuto && fits)))
       throw mpi::UniformError(
-          "--devices " + std::to_string(per_rank) + ": a rank with several devices runs in core " +
-          "only, and this run goes out of core (" +
+          std::to_string(per_rank) + " parts a rank (--devices, --parts): a rank with several " +
+          "parts runs in core only, and this run goes out of core (" +
           (fits ? std::string("--out-of-core on")
                 : "the largest part needs " + human_bytes(static_cast<double>(in_core)) +
                       ", the smallest budget is " +
@@ -553,7 +560,7 @@ RunStats run_rank(const mpi::Session& session, M& rank, const Program<B>& p,
     // core and the best out-of-core plan, the same choice on every rank (mpi::slowest_link).
     if (ooc.mode == ooc::Options::Mode::kAuto && ooc.compare && opt.steps > 0) {
       if (per_rank > 1) {
-        report.choice = ooc::in_core_because("a rank with several devices runs in core").line;
+        report.choice = ooc::in_core_because("a rank with several parts runs in core").line;
       } else if (const std::string why = ooc_auto_not_compared(p); !why.empty()) {
         report.choice = ooc::in_core_because(why).line;
       } else {

@@ -1,6 +1,7 @@
 #pragma once
 /// \file
-/// An MPI rank that drives several devices (`mpirun -np R ./prog --devices L`: R x L parts).
+/// An MPI rank that drives several devices (`mpirun -np R ./prog --devices L`: R x L parts), or
+/// several parts (`--parts P`, P >= L: R x P parts, a run of them on each of its devices).
 /// Written once for every backend, standard library only (the messages come from a Messenger:
 /// mpi_halo.hpp's MpiMessenger; the tests' loopback):
 /// - `split_ranks`: each rank's box (rank_partition's part) cut again into L parts by the
@@ -24,6 +25,7 @@
 #include "stepgen/exchange.hpp"
 #include "stepgen/host_array.hpp"
 #include "stepgen/partition.hpp"
+#include "stepgen/placement.hpp"
 #include "stepgen/program.hpp"
 
 namespace stepgen::rt {
@@ -32,6 +34,45 @@ namespace stepgen::rt {
 /// device count is for one-process programs).
 inline int devices_per_rank(const Options& opt) {
   return opt.devices_given && opt.devices > 0 ? opt.devices : 1;
+}
+
+/// The parts each rank of an MPI program cuts its box into: `--parts N` (N >= its devices; by
+/// default one per device), given to its devices in order, each a run of neighbouring parts.
+inline int parts_per_rank(const Options& opt) {
+  const int devices = devices_per_rank(opt);
+  if (opt.parts == 0) return devices;
+  if (opt.parts < devices)
+    throw UsageError("--parts " + std::to_string(opt.parts) + " is fewer than the " +
+                     std::to_string(devices) + " devices of a rank (--devices): give at least " +
+                     "one part per device");
+  return opt.parts;
+}
+
+/// Rank `rank`'s parts of `partition` (per_rank a rank), their ids kept: what its devices run.
+inline Partition rank_parts(const Partition& partition, int rank, int per_rank) {
+  Partition mine = partition;
+  mine.parts.assign(partition.parts.begin() + rank * per_rank,
+                    partition.parts.begin() + (rank + 1) * per_rank);
+  return mine;
+}
+
+/// Places every rank's `per_rank` parts on its `devices` devices as one process places --parts
+/// (place_parts: runs of neighbouring parts, as even as they go): Part::device is the rank's
+/// device index.
+inline void place_rank_parts(Partition& partition, int per_rank, int devices) {
+  const std::vector<int> count = parts_per_device(per_rank, devices);
+  for (std::size_t at = 0; at < partition.parts.size(); at += static_cast<std::size_t>(per_rank)) {
+    std::size_t d = 0;
+    int held = 0;
+    for (int j = 0; j < per_rank; ++j) {
+      while (held == count[d]) {
+        ++d;
+        held = 0;
+      }
+      partition.parts[at + static_cast<std::size_t>(j)].device = static_cast<int>(d);
+      ++held;
+    }
+  }
 }
 
 /// The partition of an MPI run whose ranks drive `per_rank` devices each: every part of `ranks`
@@ -92,7 +133,7 @@ inline Partition split_ranks(const Partition& ranks, PartitionRequest request, i
   }
   for (std::size_t d = 0; d < 3; ++d) out.grid[d] = ranks.grid[d] * sub_grid[d];
   out.rationale = ranks.rationale + "; each rank's box cut into " + std::to_string(per_rank) +
-                  " parts, one per device, grid " + std::to_string(sub_grid[0]) + "x" +
+                  " parts, grid " + std::to_string(sub_grid[0]) + "x" +
                   std::to_string(sub_grid[1]) + "x" + std::to_string(sub_grid[2]);
   return out;
 }
