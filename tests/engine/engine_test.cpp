@@ -11,107 +11,13 @@
 #include <string>
 #include <vector>
 
+#include "jacobi_case.hpp"
 #include "stepgen/engine_host.hpp"
 #include "stepgen/placement.hpp"
 
-using namespace stepgen;
-using rt::Box;
-using rt::HostArray;
-using rt::Index;
+using namespace engine_case;
 
 namespace {
-
-enum : int { kA, kB, kArrays };
-const Box kGrid = Box::from_extent(2, {37, 29, 1});
-constexpr std::int64_t kSteps = 7;
-
-rt::Halo five_point(int = 0) {
-  return rt::Halo::from_points(2, {{-1, 0, 0}, {1, 0, 0}, {0, -1, 0}, {0, 1, 0}});
-}
-
-// The single-device kernel: every cell of the buffer but its edge, as one device computes them.
-void jacobi(const host::Launch& at) {
-  const Box& g = at.part.ghost;
-  for (Index y = g.lo[1] + 1; y < g.hi[1] - 1; ++y)
-    for (Index x = g.lo[0] + 1; x < g.hi[0] - 1; ++x)
-      at.at<float>(kB, x, y) = 0.25f * (at.at<float>(kA, x - 1, y) + at.at<float>(kA, x + 1, y) +
-                                        at.at<float>(kA, x, y - 1) + at.at<float>(kA, x, y + 1));
-}
-
-const std::vector<rt::ProbeLaunch> kLaunches = {{0, {0, 0, 0}, {0, 0, 0}, 1, 1, 1, 1}};
-
-void time_loop(rt::InCore<host::Backend>& run, std::int64_t steps) {
-  for (std::int64_t step = run.first_step(); step < steps; ++step) {
-    run.launch_and_exchange(jacobi, kLaunches[0], {kB}, step);
-    run.reduce(0, step);
-    run.swap({kA, kB});
-    if (!run.end_of_step(step)) break;
-  }
-}
-
-const rt::ArrayInfo kInfo[kArrays] = {
-    {"A", sizeof(float), true, true, true, true, rt::compare_arrays<float>,
-     rt::init_random<float>(7u)},
-    {"B", sizeof(float), true, true, true, true, rt::compare_arrays<float>, rt::init_copy(kA)},
-};
-
-rt::Problem<host::Backend> problem(int every) {
-  rt::Problem<host::Backend> p;
-  p.dims = 2;
-  p.exchange_every = every;
-  p.arrays = kInfo;
-  p.array_count = kArrays;
-  p.array_halo = five_point;
-  p.launches = &kLaunches;
-  return p;
-}
-
-rt::PartitionRequest request(int parts, rt::Strategy strategy, int every,
-                             std::vector<double> weights = {}) {
-  rt::PartitionRequest r;
-  r.dims = 2;
-  r.domain = kGrid.extents();
-  r.halo = five_point();
-  r.ghost_lo = {every, every, 0};
-  r.ghost_hi = {every, every, 0};
-  r.devices = parts;
-  r.weights = std::move(weights);
-  r.every = every;
-  r.strategy = strategy;
-  return r;
-}
-
-// A random, B = copy(A): on the host, or (held false) made on the devices by the engine.
-std::vector<HostArray> initial(bool held = true) {
-  std::vector<HostArray> host;
-  host.emplace_back("A", sizeof(float), kGrid);
-  host.emplace_back("B", sizeof(float), kGrid);
-  if (!held) {
-    for (HostArray& a : host) a = HostArray::absent(a.name, a.element_bytes, kGrid);
-    return host;
-  }
-  float* a = host[kA].as<float>();
-  for (Index i = 0; i < kGrid.volume(); ++i)
-    a[i] = rt::random_value<float>(7u, static_cast<std::uint64_t>(i));
-  host[kB].bytes = host[kA].bytes;
-  return host;
-}
-
-// The plain loop over the whole grid.
-std::vector<HostArray> serial() {
-  std::vector<HostArray> h = initial();
-  for (std::int64_t s = 0; s < kSteps; ++s) {
-    const float* a = h[kA].as<float>();
-    float* b = h[kB].as<float>();
-    const Index nx = kGrid.extent(0);
-    for (Index y = 1; y + 1 < kGrid.extent(1); ++y)
-      for (Index x = 1; x + 1 < nx; ++x)
-        b[y * nx + x] = 0.25f * (a[y * nx + x - 1] + a[y * nx + x + 1] + a[(y - 1) * nx + x] +
-                                 a[(y + 1) * nx + x]);
-    std::swap(h[kA], h[kB]);
-  }
-  return h;
-}
 
 // Periodic along x and y: the plain loop wraps its indices.
 std::vector<HostArray> serial_periodic() {
@@ -163,7 +69,7 @@ Result run(rt::PartitionRequest r, int devices, bool held = true, bool periodic 
   rt::InCore<host::Backend> engine(p, d, partition, out.host, rt::Probed{});
   engine.set_monitor(&monitor, kReduceBoxes);
   if (!held) engine.set_gathered({false, false});  // no host copy to gather into
-  const rt::RunStats stats = engine.run(kSteps, time_loop);
+  const rt::RunStats stats = engine.run(kSteps, time_loop<rt::InCore<host::Backend>>);
   out.sum = monitor.value(0);
   out.exchanged = stats.exchange_bytes;
   return out;

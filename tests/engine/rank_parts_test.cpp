@@ -18,34 +18,12 @@
 #include <tuple>
 #include <vector>
 
+#include "jacobi_case.hpp"
 #include "stepgen/engine_host.hpp"
 
-using namespace stepgen;
-using rt::Box;
-using rt::HostArray;
-using rt::Index;
+using namespace engine_case;
 
 namespace {
-
-enum : int { kA, kB, kArrays };
-const Box kGrid = Box::from_extent(2, {41, 30, 1});
-constexpr std::int64_t kSteps = 6;
-
-rt::Halo five_point(int = 0) {
-  return rt::Halo::from_points(2, {{-1, 0, 0}, {1, 0, 0}, {0, -1, 0}, {0, 1, 0}});
-}
-
-rt::PartitionRequest request(int parts, rt::Strategy strategy) {
-  rt::PartitionRequest r;
-  r.dims = 2;
-  r.domain = kGrid.extents();
-  r.halo = five_point();
-  r.ghost_lo = {1, 1, 0};
-  r.ghost_hi = {1, 1, 0};
-  r.devices = parts;
-  r.strategy = strategy;
-  return r;
-}
 
 // Messages between the threads that stand for ranks, in MPI's order.
 class Mailbox {
@@ -145,77 +123,14 @@ class RankState {
   int first_, count_;
 };
 
-void jacobi(const host::Launch& at) {
-  const Box& g = at.part.ghost;
-  for (Index y = g.lo[1] + 1; y < g.hi[1] - 1; ++y)
-    for (Index x = g.lo[0] + 1; x < g.hi[0] - 1; ++x)
-      at.at<float>(kB, x, y) = 0.25f * (at.at<float>(kA, x - 1, y) + at.at<float>(kA, x + 1, y) +
-                                        at.at<float>(kA, x, y - 1) + at.at<float>(kA, x, y + 1));
-}
-
-const std::vector<rt::ProbeLaunch> kLaunches = {{0, {0, 0, 0}, {0, 0, 0}, 1, 1, 1, 1}};
-
-void time_loop(RankState::Engine& run, std::int64_t steps) {
-  for (std::int64_t step = run.first_step(); step < steps; ++step) {
-    run.launch_and_exchange(jacobi, kLaunches[0], {kB}, step);
-    run.swap({kA, kB});
-    if (!run.end_of_step(step)) break;
-  }
-}
-
-const rt::ArrayInfo kInfo[kArrays] = {
-    {"A", sizeof(float), true, true, true, true, rt::compare_arrays<float>,
-     rt::init_random<float>(7u)},
-    {"B", sizeof(float), true, true, true, true, rt::compare_arrays<float>, rt::init_copy(kA)},
-};
-
-rt::Problem<host::Backend> problem() {
-  rt::Problem<host::Backend> p;
-  p.dims = 2;
-  p.exchange_every = 1;
-  p.arrays = kInfo;
-  p.array_count = kArrays;
-  p.array_halo = five_point;
-  p.launches = &kLaunches;
-  return p;
-}
-
-// A random(7), B = copy(A), over `box`.
-std::vector<HostArray> initial(const Box& box) {
-  std::vector<HostArray> host;
-  host.emplace_back("A", sizeof(float), box);
-  host.emplace_back("B", sizeof(float), box);
-  for (Index y = box.lo[1]; y < box.hi[1]; ++y)
-    for (Index x = box.lo[0]; x < box.hi[0]; ++x)
-      host[kA].as<float>()[(y - box.lo[1]) * box.extent(0) + (x - box.lo[0])] =
-          rt::random_value<float>(7u, static_cast<std::uint64_t>(y * kGrid.extent(0) + x));
-  host[kB].bytes = host[kA].bytes;
-  return host;
-}
-
-std::vector<HostArray> serial() {
-  std::vector<HostArray> h = initial(kGrid);
-  const Index nx = kGrid.extent(0);
-  for (std::int64_t s = 0; s < kSteps; ++s) {
-    const float* a = h[kA].as<float>();
-    float* b = h[kB].as<float>();
-    for (Index y = 1; y + 1 < kGrid.extent(1); ++y)
-      for (Index x = 1; x + 1 < nx; ++x)
-        b[y * nx + x] = 0.25f * (a[y * nx + x - 1] + a[y * nx + x + 1] + a[(y - 1) * nx + x] +
-                                 a[(y + 1) * nx + x]);
-    std::swap(h[kA], h[kB]);
-  }
-  return h;
-}
-
 // R ranks of L host devices, one thread each; every rank's owned cells of A and B against the
 // plain loop. Returns the parts of the run.
 int run_ranks(int ranks, int per_rank, rt::Strategy strategy, int devices = 0) {
-  const rt::PartitionRequest r = request(ranks, strategy);
+  const rt::PartitionRequest r = request(ranks, strategy, 1);
   rt::Partition partition = rt::split_ranks(rt::partition(r), r, per_rank);
   if (devices > 0) rt::place_rank_parts(partition, per_rank, devices);  // --parts
   REQUIRE(partition.parts.size() == static_cast<std::size_t>(ranks * per_rank));
-  const rt::Problem<host::Backend> p = problem();
+  const rt::Problem<host::Backend> p = problem(1);
   const std::vector<HostArray> want = serial();
   Mailbox mail;
   std::vector<std::vector<HostArray>> host(static_cast<std::size_t>(ranks));
@@ -228,7 +143,7 @@ int run_ranks(int ranks, int per_rank, rt::Strategy strategy, int devices = 0) {
         reach = rt::bounding(reach,
                              partition.parts[static_cast<std::size_t>(rank * per_rank + j)].ghost);
       std::vector<HostArray>& mine = host[static_cast<std::size_t>(rank)];
-      mine = initial(rt::intersect(reach, kGrid));
+      mine = initial_over(rt::intersect(reach, kGrid));
       std::vector<host::Device> handles(static_cast<std::size_t>(devices > 0 ? devices : per_rank));
       for (std::size_t j = 0; j < handles.size(); ++j) handles[j].index = static_cast<int>(j);
       if (devices > 0)
@@ -236,7 +151,7 @@ int run_ranks(int ranks, int per_rank, rt::Strategy strategy, int devices = 0) {
                                               rt::rank_parts(partition, rank, per_rank));
       RankState::Engine engine(p, handles, partition, mine, rt::Probed{},
                                {rank * per_rank, per_rank}, RankState::Config{&mail, rank});
-      engine.run(kSteps, time_loop);
+      engine.run(kSteps, time_loop<RankState::Engine>);
       finished[static_cast<std::size_t>(rank)] = 1;
     });
   for (std::thread& t : threads) t.join();
@@ -259,7 +174,7 @@ int run_ranks(int ranks, int per_rank, rt::Strategy strategy, int devices = 0) {
 }  // namespace
 
 TEST_CASE("rank parts: each rank's box cut into one part per device, against the whole grid") {
-  const rt::PartitionRequest r = request(2, rt::Strategy::kSlabs);
+  const rt::PartitionRequest r = request(2, rt::Strategy::kSlabs, 1);
   const rt::Partition ranks = rt::partition(r);
   const rt::Partition parts = rt::split_ranks(ranks, r, 3);
   REQUIRE(parts.parts.size() == 6);
@@ -294,7 +209,7 @@ TEST_CASE("rank parts: --parts per rank, placed on the rank's devices in runs") 
   CHECK(rt::parts_per_rank(opt) == 5);
   opt.parts = 1;
   CHECK_THROWS_AS(rt::parts_per_rank(opt), rt::UsageError);
-  const rt::PartitionRequest r = request(2, rt::Strategy::kSlabs);
+  const rt::PartitionRequest r = request(2, rt::Strategy::kSlabs, 1);
   rt::Partition parts = rt::split_ranks(rt::partition(r), r, 5);
   rt::place_rank_parts(parts, 5, 2);
   std::vector<int> device;
@@ -304,7 +219,7 @@ TEST_CASE("rank parts: --parts per rank, placed on the rank's devices in runs") 
 }
 
 TEST_CASE("rank parts: one plan, seen by each rank as local copies and messages") {
-  const rt::PartitionRequest r = request(2, rt::Strategy::kSlabs);
+  const rt::PartitionRequest r = request(2, rt::Strategy::kSlabs, 1);
   const rt::Partition parts = rt::split_ranks(rt::partition(r), r, 2);
   const std::vector<rt::Transfer> plan = rt::exchange_plan(parts, five_point());
   const rt::RankPlan rank0(plan, 0, 2), rank1(plan, 2, 2);

@@ -47,17 +47,7 @@ class RankState {
         count_(static_cast<int>(args.parts)) {}
   static void check_fits(const Device& d, std::size_t bytes) { mpi::check_fits_in_core(d, bytes); }
 
-  void prepare(Engine& e) {
-    const rt::Problem<Backend>& problem = e.problem();
-    for (int id = 0; id < problem.array_count; ++id)
-      if (problem.arrays[id].exchanged) {
-        if (count_ > 1)
-          parts_.add(id, problem.arrays[id].name, problem.arrays[id].element_bytes, e.plan(id),
-                     first_, count_);
-        else
-          halo_.add(id, problem.arrays[id].name, problem.arrays[id].element_bytes, e.plan(id));
-      }
-  }
+  void prepare(Engine& e) { rt::add_rank_plans(e, halo_, parts_, first_, count_); }
   void print_exchange_paths(const Engine&) const {}
   /// Boundary frames (rt::InCore::fill_frames): every rank's block of the frames' sources, to
   /// every rank.

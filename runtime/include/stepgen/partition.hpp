@@ -262,6 +262,36 @@ inline void check_request(const PartitionRequest& r) {
       throw PlanError("device weights must be positive numbers (got " + std::to_string(w) + ")");
 }
 
+/// The ghost boxes (owned grown by the request's ghost widths, clipped at the domain but in
+/// frame dimensions, where they reach past the grid's edge: boundary.hpp), the part within the
+/// grid and the neighbours of every part of `p`, whose owned boxes are set.
+inline void finish_parts(Partition& p, const PartitionRequest& r) {
+  Box reach = p.domain;
+  for (int d = 0; d < r.dims; ++d) {
+    const auto i = static_cast<std::size_t>(d);
+    if (!r.frame[i]) continue;
+    reach.lo[i] -= r.ghost_lo[i];
+    reach.hi[i] += r.ghost_hi[i];
+  }
+  for (Part& part : p.parts) {
+    part.ghost = intersect(part.owned.grown(r.ghost_lo, r.ghost_hi), reach);
+    part.inside = intersect(part.ghost, p.domain);
+    part.framed = part.inside != part.ghost;
+    part.neighbours.clear();
+  }
+  for (Part& b : p.parts) {
+    const std::vector<Box> zone = read_zone(p.domain, b.owned, b.ghost, r.halo, r.every);
+    for (const Part& a : p.parts) {
+      if (a.id == b.id) continue;
+      for (const Box& z : zone)
+        if (!intersect(a.owned, z).empty()) {
+          b.neighbours.push_back(a.id);
+          break;
+        }
+    }
+  }
+}
+
 /// Builds owned, ghost and neighbours for `grid` with per-part weights; checks nothing.
 inline Partition build(const PartitionRequest& r, const std::array<int, 3>& grid,
                        const std::vector<double>& part_weights) {
@@ -310,30 +340,7 @@ inline Partition build(const PartitionRequest& r, const std::array<int, 3>& grid
       part.owned.hi[i] = it->second[static_cast<std::size_t>(part.coord[i]) + 1];
     }
   }
-  // In frame dimensions the ghost boxes reach past the grid's edge (boundary.hpp).
-  Box reach = p.domain;
-  for (int d = 0; d < r.dims; ++d) {
-    const auto i = static_cast<std::size_t>(d);
-    if (!r.frame[i]) continue;
-    reach.lo[i] -= r.ghost_lo[i];
-    reach.hi[i] += r.ghost_hi[i];
-  }
-  for (Part& part : p.parts) {
-    part.ghost = intersect(part.owned.grown(r.ghost_lo, r.ghost_hi), reach);
-    part.inside = intersect(part.ghost, p.domain);
-    part.framed = part.inside != part.ghost;
-  }
-  for (Part& b : p.parts) {
-    const std::vector<Box> zone = read_zone(p.domain, b.owned, b.ghost, r.halo, r.every);
-    for (const Part& a : p.parts) {
-      if (a.id == b.id) continue;
-      for (const Box& z : zone)
-        if (!intersect(a.owned, z).empty()) {
-          b.neighbours.push_back(a.id);
-          break;
-        }
-    }
-  }
+  finish_parts(p, r);
   return p;
 }
 

@@ -109,28 +109,8 @@ inline Partition split_ranks(const Partition& ranks, PartitionRequest request, i
     }
   }
   // Ghost boxes, frames and neighbours against the whole grid, as partition() makes them.
-  Box reach = out.domain;
-  for (std::size_t d = 0; d < 3; ++d)
-    if (ranks.frame[d]) {
-      reach.lo[d] -= ranks.ghost_lo[d];
-      reach.hi[d] += ranks.ghost_hi[d];
-    }
-  for (Part& q : out.parts) {
-    q.ghost = intersect(q.owned.grown(ranks.ghost_lo, ranks.ghost_hi), reach);
-    q.inside = intersect(q.ghost, out.domain);
-    q.framed = q.inside != q.ghost;
-  }
-  for (Part& b : out.parts) {
-    const std::vector<Box> zone =
-        detail::read_zone(out.domain, b.owned, b.ghost, request.halo, request.every);
-    for (const Part& a : out.parts)
-      if (a.id != b.id)
-        for (const Box& z : zone)
-          if (!intersect(a.owned, z).empty()) {
-            b.neighbours.push_back(a.id);
-            break;
-          }
-  }
+  request.frame = ranks.frame;
+  detail::finish_parts(out, request);
   for (std::size_t d = 0; d < 3; ++d) out.grid[d] = ranks.grid[d] * sub_grid[d];
   out.rationale = ranks.rationale + "; each rank's box cut into " + std::to_string(per_rank) +
                   " parts, grid " + std::to_string(sub_grid[0]) + "x" +
@@ -274,5 +254,20 @@ class PartsExchange {
   }
   std::vector<Array> arrays_;
 };
+
+/// A rank State's prepare: each exchanged array's plan (the engine `e`'s, over every part) to
+/// the rank's one-part halo exchange (`halo`: its messages, part ids = ranks) or, with several
+/// parts (`count` > 1, from `first`), to `parts`.
+template <class Engine, class Halo, class B>
+void add_rank_plans(Engine& e, Halo& halo, PartsExchange<B>& parts, int first, int count) {
+  for (int id = 0; id < e.problem().array_count; ++id) {
+    const auto& a = e.problem().arrays[id];
+    if (!a.exchanged) continue;
+    if (count > 1)
+      parts.add(id, a.name, a.element_bytes, e.plan(id), first, count);
+    else
+      halo.add(id, a.name, a.element_bytes, e.plan(id));
+  }
+}
 
 }  // namespace stepgen::rt
