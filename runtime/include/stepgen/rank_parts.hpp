@@ -60,18 +60,13 @@ inline Partition rank_parts(const Partition& partition, int rank, int per_rank) 
 /// (place_parts: runs of neighbouring parts, as even as they go): Part::device is the rank's
 /// device index.
 inline void place_rank_parts(Partition& partition, int per_rank, int devices) {
-  const std::vector<int> count = parts_per_device(per_rank, devices);
-  for (std::size_t at = 0; at < partition.parts.size(); at += static_cast<std::size_t>(per_rank)) {
-    std::size_t d = 0;
-    int held = 0;
-    for (int j = 0; j < per_rank; ++j) {
-      while (held == count[d]) {
-        ++d;
-        held = 0;
-      }
-      partition.parts[at + static_cast<std::size_t>(j)].device = static_cast<int>(d);
-      ++held;
-    }
+  const int ranks = static_cast<int>(partition.parts.size()) / per_rank;
+  for (int rank = 0; rank < ranks; ++rank) {
+    Partition mine = rank_parts(partition, rank, per_rank);
+    place_parts(mine, devices);
+    for (int j = 0; j < per_rank; ++j)
+      partition.parts[static_cast<std::size_t>(rank * per_rank + j)].device =
+          mine.parts[static_cast<std::size_t>(j)].device;
   }
 }
 
