@@ -7,7 +7,8 @@
 get_filename_component(root ${CMAKE_CURRENT_LIST_DIR} DIRECTORY)
 file(READ ${root}/templates/common/embed_kernels.cmake.mustache script)
 string(REPLACE "{{cmake_header_comment}}" "# Rendered by cmake/runtime_kernels.cmake." script "${script}")
-file(WRITE ${OUT_DIR}/embed_kernels.cmake "${script}")
+file(WRITE ${OUT_DIR}/embed_kernels.cmake.tmp "${script}")  # atomically: a temporary, renamed
+file(RENAME ${OUT_DIR}/embed_kernels.cmake.tmp ${OUT_DIR}/embed_kernels.cmake)
 file(GLOB kernels ${root}/runtime/include/stepgen/kernels/*.cl)
 foreach(path IN LISTS kernels)
   get_filename_component(k ${path} NAME_WE)

@@ -54,15 +54,21 @@ expect_failure "--save A=/dev/full: '/dev/full' is a character device, not a reg
   "$prog" --device-type cpu --steps 1000000000 --save A=/dev/full
 expect_once "is a character device"
 # A bad command line is a usage error: status 2 from every rank, reported once.
-set +e
-POCL_DEVICES="pthread pthread" stepgen_mpirun 2 "$prog" --devices 4294967297 > "$work/err.txt" 2>&1
-status=$?
-set -e
-if [ "$status" -ne 2 ] || ! grep -qF -- "--devices expects an integer from 1 to 2147483647, got '4294967297'" "$work/err.txt"; then
-  echo "FAIL: --devices 4294967297 on 2 ranks exited $status (expected 2):"; cat "$work/err.txt"; exit 1
-fi
-expect_once "--devices expects an integer"
-echo "ok: mpirun -np 2 --devices 4294967297 exits 2 with: $(head -1 "$work/err.txt")"
+expect_usage() {  # expect_usage "MESSAGE PART" DEVICES ARGS...   (on 2 ranks)
+  local want=$1 devices=$2 status
+  shift 2
+  set +e
+  POCL_DEVICES="$devices" stepgen_mpirun 2 "$prog" "$@" > "$work/err.txt" 2>&1
+  status=$?
+  set -e
+  if [ "$status" -ne 2 ] || ! grep -qF -- "$want" "$work/err.txt"; then
+    echo "FAIL: $* on 2 ranks exited $status (expected 2):"; cat "$work/err.txt"; exit 1
+  fi
+  expect_once "$want"
+  echo "ok: mpirun -np 2 $* exits 2 with: $(head -1 "$work/err.txt")"
+}
+expect_usage "--devices expects an integer from 1 to 2147483647, got '4294967297'" "pthread pthread" \
+  --devices 4294967297
 # --devices N gives each rank N devices (issue 51): too few on the node, out of core (a rank
 # with several parts runs in core only) and --parts fewer than the devices are clear errors.
 expect_failure "2 ranks of 2 devices each run on node" 2 "pthread pthread pthread" "$prog" \
@@ -70,15 +76,8 @@ expect_failure "2 ranks of 2 devices each run on node" 2 "pthread pthread pthrea
 expect_failure "2 parts a rank (--devices, --parts): a rank with several parts runs in core only, and this run goes out of core (--out-of-core on)" \
   2 "pthread pthread pthread pthread" "$prog" --device-type cpu --devices 2 --out-of-core on
 expect_once "a rank with several parts runs in core only"
-set +e
-POCL_DEVICES="pthread pthread pthread pthread" stepgen_mpirun 2 "$prog" --device-type cpu --devices 2 --parts 1 > "$work/err.txt" 2>&1
-status=$?
-set -e
-if [ "$status" -ne 2 ] || ! grep -qF -- "--parts 1 is fewer than the 2 devices of a rank" "$work/err.txt"; then
-  echo "FAIL: --devices 2 --parts 1 on 2 ranks exited $status (expected 2):"; cat "$work/err.txt"; exit 1
-fi
-expect_once "--parts 1 is fewer than"
-echo "ok: mpirun -np 2 --devices 2 --parts 1 exits 2 with: $(head -1 "$work/err.txt")"
+expect_usage "--parts 1 is fewer than the 2 devices of a rank" "pthread pthread pthread pthread" \
+  --device-type cpu --devices 2 --parts 1
 
 # --load through MPI-IO: a saved state loaded back continues the run exactly (50 + 50 = 100 steps).
 half="$work/half"
