@@ -18,7 +18,7 @@ endif()
 
 # The MPI + CUDA programs (--target cuda --distribution mpi), compile only: an example's MPI file
 # differs from its one-process file (built above) in four lines (the MPI headers and main's call
-# of rt::run_mpi_main over the time loop), so three examples cover the MPI engine's instantiations
+# and main's distribution, rt::Ranks), so three examples cover the MPI engine's instantiations
 # under nvcc: jacobi2d (2D, and run with mpirun), grayscott (boundaries), seismic (3D, sources,
 # receivers, rotation). (Six before: tables, twostage and heat3d added 87 s of CI and nothing
 # the one-process builds above and the emulated MPI programs, tests/cuda_emu, do not build.)

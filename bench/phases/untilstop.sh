@@ -3,7 +3,7 @@
 # tests/io/program's wave.xml made to stop after step 8 (make_until_spec.sh), with receivers
 # (trace.csv, trace.h5), an .h5 output with last="true" and a .raw output. CI runs it on PoCL
 # (tests/io/program_test.sh, OpenCL one process and MPI); the stop's handling is shared code
-# (runtime main.hpp, mpi_main.hpp) that the CUDA programs reach on the GPU only here.
+# (runtime main.hpp, one_process.hpp, ranks.hpp) that the CUDA programs reach on the GPU only here.
 #
 #   bench/run.sh untilstop-generate   HERE: the spec, the CUDA and CUDA MPI trees, and the
 #                                     OpenCL program's run on PoCL (the expected files) into

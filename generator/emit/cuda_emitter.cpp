@@ -116,8 +116,8 @@ class CudaEmitter : public Emitter {
     v.set("kernel_paths", paths);
     v.set("mpi", flag(in.plan.mpi));
     v.set("backend", "cuda");
-    // The MPI program is the same file with another main (rt::run_mpi_main, one rank per GPU)
-    // and the initial values of one rank's box.
+    // The MPI program is the same file run by the same main program over another distribution
+    // (rt::Ranks: one rank per GPU or --devices N) and the initial values of one rank's box.
     v.set("mpi_rank", "cuda::MpiRank");
     out.add(m.name + ".cu", render(in.templates, "templates/cuda/host.cu.mustache", v));
     out.add("CMakeLists.txt", render(in.templates, "templates/cuda/CMakeLists.txt.mustache", v));
@@ -127,9 +127,10 @@ class CudaEmitter : public Emitter {
                          "ooc_cuda.hpp", "reduce_cuda.hpp"},
                         out);
     if (in.plan.mpi)
-      add_runtime_headers({"engine_mpi_cuda.hpp", "mpi.hpp", "mpi_cuda.hpp", "mpi_halo.hpp",
-                           "mpi_main.hpp", "rank_parts.hpp", "mpi_rank.hpp", "traces_mpi.hpp"},
-                          out);
+      add_runtime_headers(
+          {"engine_mpi_cuda.hpp", "mpi.hpp", "mpi_cuda.hpp", "mpi_halo.hpp", "mpi_comm.hpp",
+           "rank_parts.hpp", "mpi_rank.hpp", "ranks.hpp", "traces_mpi.hpp"},
+          out);
     if (!m.tables.empty()) add_runtime_headers({"tables.hpp", "tables_cuda.hpp"}, out);
   }
 };

@@ -43,8 +43,8 @@ class OpenClEmitter : public Emitter {
     v.set("build_options", "");
     v.set("mpi", flag(in.plan.mpi));
     v.set("backend", "opencl");
-    // The MPI program is the same file with another main (rt::run_mpi_main, one rank per
-    // device) and the initial values of one rank's box.
+    // The MPI program is the same file run by the same main program over another distribution
+    // (rt::Ranks: one rank per device or --devices N) and the initial values of one rank's box.
     v.set("mpi_rank", "cl::MpiRank");
     out.add(m.name + ".cpp", render(in.templates, "templates/opencl/host.cpp.mustache", v));
     out.add("CMakeLists.txt", render(in.templates, "templates/opencl/CMakeLists.txt.mustache", v));
@@ -57,8 +57,8 @@ class OpenClEmitter : public Emitter {
          "reduce_opencl.hpp", "kernels/frames.cl", "kernels/init.cl", "kernels/reduce.cl"},
         out);
     if (in.plan.mpi)
-      add_runtime_headers({"engine_mpi_opencl.hpp", "mpi.hpp", "mpi_halo.hpp", "mpi_main.hpp",
-                           "rank_parts.hpp", "mpi_rank.hpp", "traces_mpi.hpp"},
+      add_runtime_headers({"engine_mpi_opencl.hpp", "mpi.hpp", "mpi_halo.hpp", "mpi_comm.hpp",
+                           "rank_parts.hpp", "mpi_rank.hpp", "ranks.hpp", "traces_mpi.hpp"},
                           out);
     if (!m.tables.empty()) add_runtime_headers({"tables.hpp", "tables_opencl.hpp"}, out);
   }

@@ -36,7 +36,7 @@ one() {  # one EXAMPLE: generate, compare with YAML, format, build, run
     grep -rl "$ex\.yaml" "$out-yaml" | xargs -r sed -i "s/$ex\.yaml/$ex.xml/g"
     grep -rlE "templates hash [0-9a-f]{16}" "$out" "$out-yaml" | xargs -r sed -i -E "s/templates hash [0-9a-f]{16}/templates hash H/"
     diff -r -x manifest "$out" "$out-yaml" || { echo "the XML and YAML specs give different trees"; return 1; }
-    grep -q "rt::run_mpi_main" "$out/$ex.cu" || { echo "$ex.cu is not the MPI program"; return 1; }
+    grep -q "rt::Ranks<Backend" "$out/$ex.cu" || { echo "$ex.cu is not the MPI program"; return 1; }
     if command -v clang-format >/dev/null; then
       (cd "$out" && clang-format --style=file --dry-run --Werror "$ex.cu") || return 1
     fi

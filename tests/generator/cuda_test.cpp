@@ -60,8 +60,10 @@ TEST_CASE("cuda: the tree holds the host program, CMakeLists, the .cu kernels an
   CHECK_FALSE(has(host, "<<<"));  // launches go through STEPGEN_LAUNCH: nvcc or the CPU emulation
   CHECK(has(host, "static_cast<int>(extent(array::T, 0))"));  // scalar int passed as int
   CHECK(has(host, "p.info = {\"twostage\", \"twostage.xml\", \"cuda\","));
-  // The engine runs the time loop (runtime/stepgen/engine.hpp, main.hpp's run_in_or_out_of_core).
-  CHECK(has(host, "p.time_loop = time_loop<rt::InCore<Backend>>;"));
+  // The engine runs the time loop (runtime/stepgen/engine.hpp), main.hpp's pipeline the program
+  // over one process's distribution (one_process.hpp).
+  CHECK(has(host, "using Run = rt::OneProcess<Backend>;"));
+  CHECK(has(host, "return rt::main_program<Run>(argc, argv, p, time_loop<Run::Engine>);"));
   const std::string& cmake = t.at("CMakeLists.txt");
   CHECK(has(cmake, "enable_language(CUDA)"));
   CHECK(has(cmake, "find_package(CUDAToolkit REQUIRED)"));
@@ -200,12 +202,12 @@ TEST_CASE(
   CHECK(one.count("runtime/stepgen/mpi_cuda.hpp") == 0);
   const std::string& host = t.at("jacobi2d.cu");
   CHECK(has(host, "#include \"stepgen/engine_mpi_cuda.hpp\""));
-  CHECK(t.count("runtime/stepgen/mpi_main.hpp") == 1);
-  // The runtime's MPI main (mpi_main.hpp) runs the same time loop on one rank's engine.
-  CHECK(has(host, "using Rank = cuda::MpiRank;"));
-  CHECK(has(host,
-            "return rt::run_mpi_main<Backend, Rank>(argc, argv, p, "
-            "time_loop<rt::RankRun<Backend, Rank>>);"));
+  CHECK(t.count("runtime/stepgen/ranks.hpp") == 1);
+  CHECK(t.count("runtime/stepgen/mpi_main.hpp") == 0);  // one main program (main.hpp) for both
+  // The runtime's main program runs the same time loop over the ranks' distribution (ranks.hpp)
+  // on one rank's engine.
+  CHECK(has(host, "using Run = rt::Ranks<Backend, cuda::MpiRank>;"));
+  CHECK(has(host, "return rt::main_program<Run>(argc, argv, p, time_loop<Run::Engine>);"));
   CHECK(has(host, "launch_and_exchange(launch_jacobi,"));
   CHECK(!has(host, "mpi::Session session"));  // MPI is started by the runtime
   // The same file as the one-process program but for its includes and the end of main.

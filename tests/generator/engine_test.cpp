@@ -1,7 +1,7 @@
 // The generated programs hold the spec's problem and its time step; the machinery is the
-// runtime's (engine.hpp, main.hpp, mpi_main.hpp). Both backends, one process and MPI: the time
-// step is one line per spec action, run by the engine in core and on each chunk out of core, and
-// the MPI program is the one-process file with another main.
+// runtime's (engine.hpp, main.hpp over one_process.hpp or ranks.hpp). Both backends, one process
+// and MPI: the time step is one line per spec action, run by the engine in core and on each chunk
+// out of core, and the MPI program is the one-process file run over another distribution.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -89,9 +89,9 @@ TEST_CASE("engine: the MPI programs run the same time loop on one rank's engine"
     Tree one = generate(target, *m);
     Tree t = generate(target, *m, true);
     const std::string& host = t.at(file);
-    CHECK(
-        has(host, target[0] == 'o' ? "using Rank = cl::MpiRank;" : "using Rank = cuda::MpiRank;"));
-    CHECK(has(host, "time_loop<rt::RankRun<Backend, Rank>>"));  // the engine over one rank's part
+    CHECK(has(host, target[0] == 'o' ? "using Run = rt::Ranks<Backend, cl::MpiRank>;"
+                                     : "using Run = rt::Ranks<Backend, cuda::MpiRank>;"));
+    CHECK(has(host, "time_loop<Run::Engine>"));  // the engine over one rank's parts
     CHECK(t.count(target[0] == 'o' ? "runtime/stepgen/engine_mpi_opencl.hpp"
                                    : "runtime/stepgen/engine_mpi_cuda.hpp") == 1);
     CHECK(!has(host, "class RankRun"));

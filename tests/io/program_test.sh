@@ -192,7 +192,7 @@ source "$src/tests/io/program_files.sh"
 # An `until` that stops the run after step 8 (a reduction and `step`), with receivers and an
 # output with last="true" (a user's test: the traces' rows past the stop were an internal
 # error, and the stopped run lost its --save, traces and monitor; `last` was not written). The
-# stop is decided in main.hpp and mpi_main.hpp, the same for every backend: the OpenCL targets
+# stop is decided in main.hpp (one process and MPI), the same for every backend: the OpenCL targets
 # run it, in core and out of core.
 if [ "$target" = opencl ] || [ "$target" = opencl-mpi ]; then
   "$src/tests/io/program/make_until_spec.sh" "$work/spec" "$work/until_spec"

@@ -9,7 +9,7 @@
 # last rank count with k = 2 also passes --verify. Last, `--out-of-core auto` on 2 ranks
 # (jacobi2d, heat3d): one choice line, the same bits.
 # A spec with a <boundary> (examples/grayscott, periodic) runs out of core like any other: the
-# frames' edge slabs are gathered from every rank at each pass boundary (mpi_main.hpp).
+# frames' edge slabs are gathered from every rank at each pass boundary (mpi_rank.hpp).
 all=$(POCL_DEVICES=pthread stepgen_mpirun 1 "$out/build/$example" --help | sed -n 's/^arrays: //p' | wc -w)
 bytes=0
 for a in $arrays; do bytes=$((bytes + $(stat -c %s "$refdir/$a.raw"))); done

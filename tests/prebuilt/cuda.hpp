@@ -21,17 +21,21 @@
 // clang-format on
 #ifdef STEPGEN_PREBUILT_MPI
 #include "stepgen/engine_mpi_cuda.hpp"
-#include "stepgen/mpi_main.hpp"
+#include "stepgen/ranks.hpp"
 #endif
 extern template class stepgen::rt::InCore<stepgen::cuda::Backend>;
 extern template class stepgen::rt::ChunkRun<stepgen::cuda::Backend>;
 #ifdef STEPGEN_PREBUILT_MPI
 extern template class stepgen::rt::InCore<stepgen::cuda::Backend, stepgen::cuda::MpiRank::State>;
-extern template int stepgen::rt::run_mpi_main<stepgen::cuda::Backend, stepgen::cuda::MpiRank>(
+extern template int stepgen::rt::main_program<
+    stepgen::rt::Ranks<stepgen::cuda::Backend, stepgen::cuda::MpiRank>, stepgen::cuda::Backend>(
     int, char**, const stepgen::rt::Program<stepgen::cuda::Backend>&,
-    void (*)(stepgen::rt::RankRun<stepgen::cuda::Backend, stepgen::cuda::MpiRank>&, std::int64_t));
+    void (*)(stepgen::rt::InCore<stepgen::cuda::Backend, stepgen::cuda::MpiRank::State>&,
+             std::int64_t));
 #else
-extern template int stepgen::rt::run_program<stepgen::cuda::Backend>(
-    int, char**, stepgen::rt::Program<stepgen::cuda::Backend>);
+extern template int
+stepgen::rt::main_program<stepgen::rt::OneProcess<stepgen::cuda::Backend>, stepgen::cuda::Backend>(
+    int, char**, const stepgen::rt::Program<stepgen::cuda::Backend>&,
+    void (*)(stepgen::rt::InCore<stepgen::cuda::Backend>&, std::int64_t));
 #endif
 #endif

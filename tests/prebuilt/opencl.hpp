@@ -20,17 +20,20 @@
 // clang-format on
 #ifdef STEPGEN_PREBUILT_MPI
 #include "stepgen/engine_mpi_opencl.hpp"
-#include "stepgen/mpi_main.hpp"
+#include "stepgen/ranks.hpp"
 #endif
 extern template class stepgen::rt::InCore<stepgen::cl::Backend>;
 extern template class stepgen::rt::ChunkRun<stepgen::cl::Backend>;
 #ifdef STEPGEN_PREBUILT_MPI
 extern template class stepgen::rt::InCore<stepgen::cl::Backend, stepgen::cl::RankState>;
-extern template int stepgen::rt::run_mpi_main<stepgen::cl::Backend, stepgen::cl::MpiRank>(
+extern template int stepgen::rt::main_program<
+    stepgen::rt::Ranks<stepgen::cl::Backend, stepgen::cl::MpiRank>, stepgen::cl::Backend>(
     int, char**, const stepgen::rt::Program<stepgen::cl::Backend>&,
-    void (*)(stepgen::rt::RankRun<stepgen::cl::Backend, stepgen::cl::MpiRank>&, std::int64_t));
+    void (*)(stepgen::rt::InCore<stepgen::cl::Backend, stepgen::cl::RankState>&, std::int64_t));
 #else
-extern template int stepgen::rt::run_program<stepgen::cl::Backend>(
-    int, char**, stepgen::rt::Program<stepgen::cl::Backend>);
+extern template int
+stepgen::rt::main_program<stepgen::rt::OneProcess<stepgen::cl::Backend>, stepgen::cl::Backend>(
+    int, char**, const stepgen::rt::Program<stepgen::cl::Backend>&,
+    void (*)(stepgen::rt::InCore<stepgen::cl::Backend>&, std::int64_t));
 #endif
 #endif

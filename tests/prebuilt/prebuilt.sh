@@ -3,7 +3,7 @@
 # once per backend, compiler and flags and shared by every program of a test run (CI time).
 #
 # A generated program is one file that includes the header-only runtime and instantiates its
-# engine (rt::run_program, rt::InCore, rt::ChunkRun, rt::run_mpi_main) over its backend: 20-30 s of
+# engine (rt::main_program, rt::InCore, rt::ChunkRun) over its backend: 20-30 s of
 # a compiler's time, the same for every program. Here the program is compiled with cuda.hpp or
 # opencl.hpp included first, which declare those instantiations `extern template`, and linked
 # with one object that holds them (cuda.cpp, opencl.cpp); with g++ and clang++ that header is
@@ -32,7 +32,7 @@ prebuilt_same_runtime() {
 
 # prebuilt_variant FILE...: -DSTEPGEN_PREBUILT_MPI when the program is an MPI program.
 prebuilt_variant() {
-  if grep -qs '#include "stepgen/mpi_main.hpp"' "$@"; then echo -DSTEPGEN_PREBUILT_MPI; fi
+  if grep -qs '#include "stepgen/ranks.hpp"' "$@"; then echo -DSTEPGEN_PREBUILT_MPI; fi
 }
 
 # prebuilt_build KIND COMPILE_ARGS...: builds (once, under a lock) the shared build for a

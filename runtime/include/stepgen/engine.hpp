@@ -448,8 +448,8 @@ class InCore {
  private:
   /// Creates every part's buffers and fills them with the part's ghost box of each array:
   /// the buffers first, then every copy of every part and array enqueued at once (B::write_box
-  /// does not wait), then one wait per device. From page-locked host arrays (rt::run_program)
-  /// the copies run at the link's speed, the devices' side by side.
+  /// does not wait), then one wait per device. From page-locked host arrays
+  /// (rt::OneProcess::place) the copies run at the link's speed, the devices' side by side.
   void upload() {
     Stopwatch setup;  // the set-up's parts (the report's set-up line)
     setup.start();
@@ -630,8 +630,8 @@ struct LinkSpeed {
 
 /// Measures the host link as upload and gather use it: `bytes` to and from each of the first
 /// `count` devices at once (B::write_box, B::read_box, one wait per device), between host
-/// memory from `alloc` (page-locked: rt::run_program) and a buffer on each device; the best of
-/// three after a warm-up each way (one timing of a few milliseconds is at the mercy of whatever
+/// memory from `alloc` (page-locked: rt::OneProcess::place) and a buffer on each device; the best
+/// of three after a warm-up each way (one timing of a few milliseconds is at the mercy of whatever
 /// else the host does then).
 template <class B>
 LinkSpeed measure_link(std::vector<typename B::Device>& devices, std::size_t count,

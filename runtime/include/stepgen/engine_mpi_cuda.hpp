@@ -131,18 +131,15 @@ class RankState {
 
 namespace stepgen::cuda {
 
-/// One MPI rank's backend parts for the MPI main program (mpi_main.hpp): the rank State of the
+/// One MPI rank's backend parts for the MPI main program (ranks.hpp): the rank State of the
 /// engine, the rank's GPU (mpi::select_gpu), the path of the halo messages, the help and report
-/// lines (out of core, mpi_main.hpp runs the one runner over this rank's part: kOutOfCore).
+/// lines (out of core, ranks.hpp runs the one runner over this rank's part: kOutOfCore).
 class MpiRank {
  public:
   using State = RankState;
   static constexpr bool kOutOfCore = true;
   static constexpr const char* kUnit = "GPU";
 
-  static void take_ooc_options(int& argc, char** argv, rt::ooc::Options& ooc) {
-    rt::ooc::take_options(argc, argv, ooc);
-  }
   static void print_usage_note(std::FILE* out) {
     std::fprintf(out,
                  "\nMPI: one rank per GPU (mpirun -np N); --devices N gives each rank N GPUs\n"

@@ -162,8 +162,8 @@ class RankState {
 
 namespace stepgen::cl {
 
-/// One MPI rank's backend parts for the MPI main program (mpi_main.hpp): the rank State of the
-/// engine, the rank's device, its help and report lines (out of core, mpi_main.hpp runs the
+/// One MPI rank's backend parts for the MPI main program (ranks.hpp): the rank State of the
+/// engine, the rank's device, its help and report lines (out of core, ranks.hpp runs the
 /// one runner over this rank's part: kOutOfCore).
 class MpiRank {
  public:
@@ -171,9 +171,6 @@ class MpiRank {
   static constexpr bool kOutOfCore = true;
   static constexpr const char* kUnit = "device";
 
-  static void take_ooc_options(int& argc, char** argv, rt::ooc::Options& ooc) {
-    rt::ooc::take_options(argc, argv, ooc);
-  }
   static void print_usage_note(std::FILE* out) {
     std::fprintf(
         out,

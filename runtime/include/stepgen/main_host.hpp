@@ -51,8 +51,6 @@ struct Program {
   /// the devices, devinit); empty: every array gets one.
   std::vector<HostArray> (*make_host_arrays)(const Box& box, const HostAllocator& alloc,
                                              const std::vector<bool>& held) = nullptr;
-  /// The generated time loop, in core (it runs time_step once per step).
-  void (*time_loop)(InCore<B>& run, std::int64_t steps) = nullptr;
   /// The generated time step on one chunk, out of core.
   void (*time_step)(ChunkRun<B>& run, std::int64_t step) = nullptr;
   bool ooc_trapezoid = false;  ///< the kernels can compute only the planes still read
@@ -312,6 +310,37 @@ RunFiles run_files(const Program<B>& p, const Options& opt, const IoOptions& io_
     f.kept.push_back({"the spec's input file() '" + in + "'", spec_file(p.io.spec_dir, in)});
   for (const auto& [name, path] : opt.loads) f.kept.push_back({"--load " + name + "'s file", path});
   return f;
+}
+
+/// The host link an in-core run's report shows (measure_link): a short copy each way between
+/// page-locked memory and each of the devices of `parts` at once, of the bytes the largest of
+/// those parts holds, up to 64 MiB. One process passes all its parts, an MPI rank its own.
+template <class B>
+LinkSpeed in_core_link(const Problem<B>& problem, std::vector<typename B::Device>& devices,
+                       const std::vector<Part>& parts) {
+  std::size_t bytes = 0;
+  for (const Part& part : parts) {
+    std::size_t part_bytes = 0;
+    for (int id = 0; id < problem.array_count; ++id)
+      part_bytes +=
+          static_cast<std::size_t>(part.ghost.volume()) * problem.arrays[id].element_bytes;
+    bytes = std::max(bytes, part_bytes);
+  }
+  HostMemory memory;
+  return measure_link<B>(devices, parts.size(),
+                         pageable_fallback(B::host_allocator(devices, true, false), memory),
+                         std::min<std::size_t>(bytes, std::size_t{64} << 20));
+}
+
+/// Out of core, a receiver samples each point from the chunk that computes it at that step:
+/// the chunk's own planes. Band sharing moves a chunk's lowest own planes to the chunk below
+/// for part of a pass, so a program with <record> runs without it (the same results, the
+/// lower bands computed twice).
+inline void no_band_sharing_with_records(const Records& records, ooc::Options& ooc) {
+  if (records.count > 0 && ooc.band_sharing) {
+    ooc.band_sharing = false;
+    ooc.band_sharing_off = "the spec's <record> samples each point from its own chunk";
+  }
 }
 
 }  // namespace stepgen::rt

@@ -136,7 +136,7 @@ void ooc_frames(const Problem<B>& problem, ooc::Request& request) {
 /// `--out-of-core auto`'s comparison, once `sc` is the best out-of-core plan on the measured
 /// `link`: the in-core run predicted from the same figures, moving the arrays with a host copy
 /// up (`held` by array id, empty: all) and the gathered ones down (`gathered`, empty: all), and
-/// the faster taken (ooc::choose_auto). One process and MPI ranks alike (mpi_main.hpp).
+/// the faster taken (ooc::choose_auto). One process and MPI ranks alike (ranks.hpp).
 template <class B>
 ooc::AutoChoice ooc_auto_compare(const Problem<B>& problem, const Partition& partition,
                                  const std::vector<ooc::Array>& arrays, const ooc::Schedule& sc,

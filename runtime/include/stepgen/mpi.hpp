@@ -396,7 +396,7 @@ inline void allgather_blocks(MPI_Comm comm, std::vector<unsigned char>& blob,
 }
 
 /// Collective: this rank's Link::message and Link::message_latency, the figures of the
-/// messages an out-of-core run sends at every pass boundary (mpi_main.hpp; the model charges
+/// messages an out-of-core run sends at every pass boundary (ranks.hpp; the model charges
 /// them at its barriers, ooc::message_seconds): every rank sends a message to the next rank and
 /// receives one from the one before (a ring), copying it out of and into a larger host buffer as
 /// the exchange packs and unpacks its boxes; 4 KiB and `large` bytes, each the median of 5 runs

@@ -1,6 +1,6 @@
 #pragma once
 /// \file
-/// One MPI rank's pieces for the MPI main (mpi_main.hpp): the split over the ranks, the split
+/// One MPI rank's pieces for the MPI distribution (ranks.hpp): the split over the ranks, the split
 /// printed with every part's rank, node and device, and the rank's run in core (the engine over
 /// its own part with the backend's rank State) or out of core (the runner with the cells other
 /// ranks own refreshed at every pass boundary).
@@ -19,7 +19,7 @@
 
 #include "stepgen/engine.hpp"
 #include "stepgen/io/checkpoint_mpi.hpp"
-#include "stepgen/main.hpp"
+#include "stepgen/main_host.hpp"
 #include "stepgen/mpi.hpp"
 #include "stepgen/mpi_halo.hpp"
 #include "stepgen/ooc.hpp"

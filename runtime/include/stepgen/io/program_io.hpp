@@ -150,8 +150,8 @@ inline void make_folder_of(const std::string& file, const std::string& what) {
                    "': " + (ec ? ec.message() : "it exists and is not a folder"));
 }
 
-/// How a process writes: one process, the defaults; an MPI rank (mpi_main.hpp), its owned box
-/// and collective writers.
+/// How a process writes: one process, the defaults; an MPI rank (ranks.hpp), its owned box
+/// (set once the grid is split: ProgramIo::set_owned) and collective writers.
 struct IoWriters {
   /// The cells this process writes (its host arrays hold at least these); none: the grid.
   std::optional<Box> owned;
@@ -237,6 +237,10 @@ class ProgramIo {
         throw UsageError("--restart " + opt.restart + ": it was written after step " +
                          std::to_string(first_) + ", past --steps " + std::to_string(steps_));
     }
+  }
+  /// The cells this process writes (an MPI rank's owned box, once the grid is split).
+  void set_owned(const Box& owned) {
+    writers_.owned = owned;
   }
 
   /// devinit: the arrays this run reads or writes through their host copies: every output's,

@@ -50,7 +50,7 @@ struct Link {
   /// at start-up on emulated ops (calibrate.hpp, measure_issue), then scaled to a short run of
   /// the runner itself (runner.hpp, time_issue); 0: the host is not modelled.
   double issue_op = 0, issue_command = 0;
-  /// MPI: the messages at each pass boundary (the cells other ranks own, mpi_main.hpp), each
+  /// MPI: the messages at each pass boundary (the cells other ranks own, ranks.hpp), each
   /// rank's sent and received bytes per second, their packing and unpacking included, and the
   /// seconds each message costs beyond its bytes. Measured at start-up by the ranks
   /// (mpi::measure_messages); 0: not charged (one process, or not measured).

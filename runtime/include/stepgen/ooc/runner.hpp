@@ -120,7 +120,7 @@ struct Share {
   FrameRules frames;
   /// An MPI rank's host arrays hold its reach only: `fill_frame(array, box)` composes the cells
   /// of `box` (all past the grid's edge) from the grid's edge slabs gathered from every rank
-  /// (mpi_main.hpp); empty: from the host arrays (fill_framed).
+  /// (ranks.hpp); empty: from the host arrays (fill_framed).
   std::function<void(std::size_t array, HostArray& box)> fill_frame;
   /// The launch shapes retuned on the chunks (ooc/retune.hpp; nullptr or inactive: none). It
   /// outlives the runner: a run in segments (io) goes on tuning where the last one stopped.
@@ -281,7 +281,7 @@ class Runner {
   /// neighbours); given, Link::boundary is measured with it (measure_boundary, after the
   /// kernels: a round is a step of the probe, its first plane stored, and a meeting). The
   /// stores overwrite that plane of the host arrays: with `meet`, `host` must be scratch (an
-  /// MPI rank's calibration passes its sample, mpi_main.hpp).
+  /// MPI rank's calibration passes its sample, ranks.hpp).
   static Link calibrate(std::vector<Device>& devices, const Schedule& sc,
                         std::vector<HostArray>& host, const Step& step, Index probe_bytes,
                         const Sample& sample = {}, const std::function<void()>& meet = {}) {
