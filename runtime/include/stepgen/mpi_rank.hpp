@@ -587,30 +587,9 @@ RunStats run_rank(const mpi::Session& session, M& rank, const Program<B>& p,
   io.restart(host);  // io: the checkpoint's values over this rank's box, when restarting
   loaded(host);
   probe_initial_data_on_ranks(p, devices[0], host, probed, opt, io.first_step());
-  InCore<B, typename M::State> run(problem, devices, partition, host, probed,
-                                   {session.rank() * per_rank, per_rank},
-                                   rank.config(MPI_COMM_WORLD));
-  // The step-0 outputs (and the series' files, which replace a previous run's) once the
-  // devices hold their buffers: a run refused before is refused before writing anything.
-  io.start(host);
-  if (!opt.quiet && session.rank() == 0) run.print_overlap();
-  run.set_monitor(monitor, p.reduce_boxes);
-  run.set_gathered(gathered_arrays(p, opt));  // hostmem: what is read after the run
-  // io: after the steps where an output or checkpoint is due, the rank's owned boxes of the
-  // arrays it needs copied into its host arrays, then written by all ranks together.
-  run.set_steps(io.first_step(), [&io](RankRun<B, M>& r, std::int64_t step) {
-    if (!io.due(step + 1)) return;
-    r.fetch(io.wanted(step + 1));
-    io.end_of_step(step + 1, r.host());
-  });
-  RunStats stats = run.run(opt.steps, loop);
-  // io: an `until` stopped the run (the same step on every rank): the outputs with
-  // last="true" get that state, written by the ranks together.
-  io.write_at_stop(monitor && monitor->stopped(), run.first_step() + stats.steps,
-                   [&run](const std::vector<bool>& want) -> const std::vector<HostArray>& {
-                     run.fetch(want);
-                     return run.host();
-                   });
+  RunStats stats = run_in_core<B, typename M::State>(
+      p, loop, devices, partition, host, opt, probed, monitor, &io,
+      {session.rank() * per_rank, per_rank}, rank.config(MPI_COMM_WORLD), session.rank() == 0);
   stats.host_memory = memory.text();
   stats.link_h2d = link.h2d;
   stats.link_d2h = link.d2h;

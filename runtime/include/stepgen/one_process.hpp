@@ -28,68 +28,6 @@
 
 namespace stepgen::rt {
 
-/// Runs in core: the engine (engine.hpp) over every part, `loop` its time loop, the outputs and
-/// checkpoints of `io` after the steps where they are due, the monitor's reductions (nullptr:
-/// none).
-template <class B>
-RunStats run_in_core(const Program<B>& p, void (*loop)(InCore<B>&, std::int64_t),
-                     std::vector<typename B::Device>& devices, const Partition& partition,
-                     std::vector<HostArray>& host, const Options& opt, const Probed& probed,
-                     Monitor* monitor, ProgramIo* io) {
-  const Problem<B>& problem = *p.problem;
-
-  InCore<B> run(problem, devices, partition, host, probed);
-  run.set_monitor(monitor, p.reduce_boxes);
-  run.set_gathered(gathered_arrays(p, opt));  // hostmem: what is read after the run
-  if (!opt.quiet) {
-    run.print_exchange_paths();
-    run.print_overlap();
-  }
-  // io: the first step, and after the steps where an output or checkpoint is due the arrays
-  // it needs copied from the devices into the host arrays, then written (snapshots by a
-  // writer thread: the run goes on).
-  // In core the snapshots are written from the host copies (no copy in the time loop): the
-  // next fetch, and the gather of an array an output writes, wait for the writer first.
-  // ckptbg: so are the checkpoints (a writer thread, announced once complete), and on an
-  // error the writers stop reading the host copies before they go away.
-  struct ReleaseOnError {
-    ProgramIo* io;
-    ~ReleaseOnError() {
-      if (io && std::uncaught_exceptions() > 0) io->release_host();
-    }
-  } release_on_error{io};
-  if (io) {
-    // The step-0 outputs (and the series' files, which replace a previous run's) once the
-    // devices hold their buffers: a run refused before is refused before writing anything.
-    io->start(host);
-    io->borrow_host(true);
-    run.set_steps(io->first_step(), [io](InCore<B>& r, std::int64_t step) {
-      io->poll_writers();  // ckptbg
-      if (!io->due(step + 1)) return;
-      io->flush_writers();
-      r.fetch(io->wanted(step + 1));
-      io->end_of_step(step + 1, r.host());
-    });
-    const std::vector<bool> gathered = gathered_arrays(p, opt);
-    bool shared = false;
-    for (int id = 0; id < problem.array_count; ++id)
-      shared = shared || (static_cast<std::size_t>(id) < gathered.size() &&
-                          gathered[static_cast<std::size_t>(id)] &&
-                          (io->outputs_array(id) || io->checkpoints_array(id)));  // ckptbg
-    if (shared) run.set_before_gather([io] { io->flush_writers(); });
-  }
-  const RunStats stats = run.run(opt.steps, loop);
-  // io: an `until` stopped the run: the outputs with last="true" get that state.
-  if (io)
-    io->write_at_stop(monitor && monitor->stopped(), run.first_step() + stats.steps,
-                      [&run](const std::vector<bool>& want) -> const std::vector<HostArray>& {
-                        run.fetch(want);
-                        return run.host();
-                      });
-  if (io) io->borrow_host(false);
-  return stats;
-}
-
 /// The partition, one line per part.
 template <class Device>
 void print_partition(const std::vector<Device>& devices, const Partition& partition) {
@@ -249,8 +187,8 @@ struct OneProcess {
                                 c.ooc_stats, &*c.monitor, &*c.io);
       return;
     }
-    c.stats = run_in_core(c.p, c.loop, c.devices, c.partition, c.host, c.opt, c.probed, &*c.monitor,
-                          &*c.io);
+    c.stats = run_in_core<B, State>(c.p, c.loop, c.devices, c.partition, c.host, c.opt, c.probed,
+                                    &*c.monitor, &*c.io);
     c.stats.host_memory = memory.text();
     c.stats.link_h2d = link.h2d;
     c.stats.link_d2h = link.d2h;
