@@ -6,7 +6,9 @@
 /// gathers without OpenCL or CUDA: the engine's unit tests (tests/engine, ctest label engine)
 /// run on it, with kernels written as C++ functions over a Launch. The exchange is the plain
 /// execution of the engine's exchange plan (rt::exchange_plan): every transfer's boxes copied
-/// from the sender's buffer into the receiver's, in plan order. No overlap, no out of core.
+/// from the sender's buffer into the receiver's, in plan order. No overlap. Out of core, the
+/// one runner (rt::ooc::Runner) over synchronous host operations (OocOps): the pipeline of the
+/// main program (main.hpp) runs whole on this backend in the unit tests, without a device.
 
 #include <cstddef>
 #include <cstdint>
@@ -15,6 +17,7 @@
 #include <initializer_list>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "stepgen/box.hpp"
@@ -22,8 +25,10 @@
 #include "stepgen/exchange.hpp"
 #include "stepgen/init.hpp"
 #include "stepgen/monitor.hpp"
+#include "stepgen/ooc.hpp"
 #include "stepgen/partition.hpp"
 #include "stepgen/program.hpp"
+#include "stepgen/program_options.hpp"
 
 namespace stepgen::host {
 
@@ -56,23 +61,29 @@ struct Launch {
   template <typename T>
   T& at(int id, rt::Index x, rt::Index y = 0, rt::Index z = 0) const {
     const rt::HostArray& a = *buf[static_cast<std::size_t>(id)];
-    const rt::Box& b = a.box;
+    const rt::Box& b = part.ghost;  // what the buffer holds (a chunk's: its load window)
     const rt::Index i = ((z - b.lo[2]) * b.extent(1) + (y - b.lo[1])) * b.extent(0) + (x - b.lo[0]);
     return const_cast<T*>(a.as<T>())[i];
   }
 };
 
-/// Copies the cells `from` of a host array holding `src_box` into the cells `to` (the same
-/// extents) of one holding `dst_box`.
-inline void copy_cells(const rt::HostArray& src, const rt::Box& from, rt::HostArray& dst,
-                       const rt::Box& to) {
+/// Copies the cells `from` of memory holding `src_box` into the cells `to` (the same extents)
+/// of memory holding `dst_box` (a buffer holds the box its user says: an out-of-core chunk
+/// buffer is flat memory holding its chunk's load window).
+inline void copy_cells(const rt::HostArray& src, const rt::Box& src_box, const rt::Box& from,
+                       rt::HostArray& dst, const rt::Box& dst_box, const rt::Box& to) {
   if (to.empty()) return;
-  const rt::RectCopy s = rt::rect_of(from, src.box, src.element_bytes);
-  const rt::RectCopy t = rt::rect_of(to, dst.box, dst.element_bytes);
+  const rt::RectCopy s = rt::rect_of(from, src_box, src.element_bytes);
+  const rt::RectCopy t = rt::rect_of(to, dst_box, dst.element_bytes);
   for (std::size_t z = 0; z < s.region[2]; ++z)
     for (std::size_t y = 0; y < s.region[1]; ++y)
       std::memcpy(dst.bytes.data() + t.offset() + y * t.row_pitch + z * t.slice_pitch,
                   src.bytes.data() + s.offset() + y * s.row_pitch + z * s.slice_pitch, s.region[0]);
+}
+/// The same between host arrays holding their own boxes.
+inline void copy_cells(const rt::HostArray& src, const rt::Box& from, rt::HostArray& dst,
+                       const rt::Box& to) {
+  copy_cells(src, src.box, from, dst, dst.box, to);
 }
 
 /// The element of `init` at global linear index `index` into `out` (`bytes` wide).
@@ -94,12 +105,71 @@ inline void init_value(const rt::ArrayInit& init, std::size_t bytes, std::uint64
   }
 }
 
+/// The out-of-core runner's operations (rt::ooc::Runner, ooc_opencl.hpp's OocOps): host
+/// buffers, copies done at once, queues and events that hold nothing.
+struct OocOps {
+  struct Queue {
+    int get() const { return 0; }
+  };
+  struct Event {};
+  struct Pinned {};
+  using Device = host::Device;
+  using Buffer = host::Buffer;
+  using Handle = int;
+
+  static Buffer buffer(const Device&, const rt::Box& box, std::size_t element_bytes,
+                       const std::string& name) {
+    return std::make_shared<rt::HostArray>(name, element_bytes, box);
+  }
+  static Queue queue(const Device&) { return {}; }
+  static Handle compute_queue(const Device&) { return 0; }
+  static void use(const Device&) {}
+  /// The cells `sub` between a buffer and a host array (the host's side written on the way
+  /// back, as a device's copy writes host memory).
+  static void host_copy(Handle, const Device&, const Buffer& buf, const rt::Box& box,
+                        const rt::HostArray& host, const rt::Box& sub, bool to_device,
+                        std::vector<Event>*) {
+    if (to_device)
+      copy_cells(host, host.box, sub, *buf, box, sub);
+    else
+      copy_cells(*buf, box, sub, const_cast<rt::HostArray&>(host), host.box, sub);
+  }
+  /// A rectangular copy of bytes between buffers (or within one).
+  static void device_copy(Handle, const Device&, const Buffer& from, const rt::RectCopy& src,
+                          const Buffer& to, const rt::RectCopy& dst, const std::string&) {
+    for (std::size_t z = 0; z < src.region[2]; ++z)
+      for (std::size_t y = 0; y < src.region[1]; ++y)
+        std::memmove(to->bytes.data() + dst.offset() + y * dst.row_pitch + z * dst.slice_pitch,
+                     from->bytes.data() + src.offset() + y * src.row_pitch + z * src.slice_pitch,
+                     src.region[0]);
+  }
+  static void wait(Handle, const Device&, const std::vector<const Event*>&) {}
+  static void host_wait(const Device&, const std::vector<const Event*>&) {}
+  static Event record(Handle, const Device&) { return {}; }
+  static void flush(Handle, const Device&) {}
+  static void finish(const Device&) {}
+  static void finish(Handle, const Device&) {}
+  static Pinned pin(const Device&, rt::HostArray&) { return {}; }
+};
+
 struct Backend {
   using Device = host::Device;
   using Buffer = host::Buffer;
   using Kernels = host::Kernels;
   using Launch = host::Launch;
   static constexpr bool kViewsFromProbe = false;
+  static constexpr const char* kTimingNote = nullptr;
+
+  /// The "devices" a run finds: --devices N of them (one by default), all alike.
+  static std::vector<Device> discover(const rt::Options& opt) {
+    std::vector<Device> devices(static_cast<std::size_t>(opt.devices > 0 ? opt.devices : 1));
+    for (std::size_t i = 0; i < devices.size(); ++i) devices[i].index = static_cast<int>(i);
+    return devices;
+  }
+  static void print_usage_note(std::FILE*) {}
+  /// What `device_memory="auto"` takes a share of: 1 TiB (give --device-memory to go out of core).
+  static rt::Index auto_device_memory(const std::vector<Device>&) { return rt::Index{1} << 40; }
+  static void check_fits(const Device&, std::size_t) {}
 
   static std::vector<Device> part_devices(std::vector<Device> devices,
                                           const rt::Partition& partition) {
@@ -116,22 +186,22 @@ struct Backend {
                               const char* name) {
     return std::make_shared<rt::HostArray>(name, element_bytes, box);
   }
-  static void write_box(const Device&, const Buffer& m, const rt::Box&, const rt::HostArray& host,
-                        const rt::Box& sub) {
-    copy_cells(host, sub, *m, sub);
+  static void write_box(const Device&, const Buffer& m, const rt::Box& buffer,
+                        const rt::HostArray& host, const rt::Box& sub) {
+    copy_cells(host, host.box, sub, *m, buffer, sub);
   }
-  static void read_box(const Device&, const Buffer& m, const rt::Box&, rt::HostArray& host,
+  static void read_box(const Device&, const Buffer& m, const rt::Box& buffer, rt::HostArray& host,
                        const rt::Box& sub) {
-    copy_cells(*m, sub, host, sub);
+    copy_cells(*m, buffer, sub, host, host.box, sub);
   }
   static void finish(const Device&) {}
   static void fence(const Device&) {}
   static void prepare_init(const Device&) {}
   static void prepare_frames(const Device&) {}
-  static void copy_box(const Device&, const Buffer& sm, const rt::Box&, const rt::Box& from,
-                       const Device&, const Buffer& dm, const rt::Box&, const rt::Box& to,
+  static void copy_box(const Device&, const Buffer& sm, const rt::Box& src_box, const rt::Box& from,
+                       const Device&, const Buffer& dm, const rt::Box& dst_box, const rt::Box& to,
                        std::size_t, const char*, bool) {
-    copy_cells(*sm, from, *dm, to);
+    copy_cells(*sm, src_box, from, *dm, dst_box, to);
   }
   /// Initial values over `sub` of a buffer holding `buffer` (and of `also`), the host fill's
   /// bits: random(seed) of each cell's global linear index in `grid`.
@@ -167,6 +237,29 @@ struct Backend {
   static Launch whole(const Device& d, const Kernels& k, const std::vector<Buffer>& buf,
                       const rt::Part& part, std::int64_t step) {
     return {d, k, buf, part, step};
+  }
+
+  // Out of core: the one runner over OocOps; a launch computes its whole chunk.
+  using OocRunner = rt::ooc::Runner<OocOps>;
+  using OocStep = OocRunner::Step;
+  static bool ooc_trapezoid_ok(const rt::Probed&, const std::vector<rt::ProbeLaunch>&, int, bool) {
+    return true;
+  }
+  struct OocPinned {};
+  static OocPinned ooc_pin(std::vector<rt::HostArray>&, const rt::ooc::Options&, rt::ooc::Stats&) {
+    return {};
+  }
+  static void ooc_run(std::vector<Device>& devices, const rt::ooc::Schedule& schedule,
+                      std::vector<rt::HostArray>& host, const OocStep& step,
+                      const rt::ooc::Options& ooc, std::int64_t steps, rt::ooc::Stats& report,
+                      rt::ooc::Share share = {}) {
+    OocRunner runner(devices, schedule, host, step, ooc.overlap, std::move(share), {});
+    runner.run(steps, report);
+  }
+  static void chunk_launch(void (*fn)(const Launch&), const rt::ProbeLaunch&, const rt::ChunkRule&,
+                           const Device& d, const Kernels& k, const std::vector<Buffer>& buf,
+                           const rt::Part& chunk, std::int64_t step, std::int64_t) {
+    fn({d, k, buf, chunk, step});
   }
 
   /// Exchanges in plan order, synchronously; launches whole, then their exchange.
