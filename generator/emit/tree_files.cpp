@@ -126,17 +126,42 @@ void add_runtime_headers(const std::vector<std::string>& names, OutputSet& out) 
 }
 
 void add_common_runtime_headers(OutputSet& out) {
-  add_runtime_headers(
-      {"boundary.hpp",    "box.hpp",        "comm.hpp",          "one_process.hpp",
-       "chunk.hpp",       "chunk_run.hpp",  "engine.hpp",        "engine_frames.hpp",
-       "exchange.hpp",    "host_array.hpp", "init.hpp",          "main.hpp",
-       "main_host.hpp",   "main_ooc.hpp",   "monitor.hpp",       "ooc.hpp",
-       "partition.hpp",   "placement.hpp",  "probe.hpp",         "probe_data.hpp",
-       "probe_reads.hpp", "probe_run.hpp",  "probe_session.hpp", "probe_values.hpp",
-       "probe_views.hpp", "problem.hpp",    "program.hpp",       "program_options.hpp",
-       "raw_files.hpp",   "reduce.hpp",     "reduce_device.hpp", "report.hpp",
-       "traces.hpp",      "tune.hpp"},
-      out);
+  add_runtime_headers({"boundary.hpp",
+                       "box.hpp",
+                       "comm.hpp",
+                       "one_process.hpp",
+                       "chunk.hpp",
+                       "chunk_run.hpp",
+                       "engine.hpp",
+                       "engine_frames.hpp",
+                       "engine_traces.hpp",
+                       "exchange.hpp",
+                       "host_array.hpp",
+                       "init.hpp",
+                       "main.hpp",
+                       "main_host.hpp",
+                       "main_ooc.hpp",
+                       "monitor.hpp",
+                       "ooc.hpp",
+                       "partition.hpp",
+                       "placement.hpp",
+                       "probe.hpp",
+                       "probe_data.hpp",
+                       "probe_reads.hpp",
+                       "probe_run.hpp",
+                       "probe_session.hpp",
+                       "probe_values.hpp",
+                       "probe_views.hpp",
+                       "problem.hpp",
+                       "program.hpp",
+                       "program_options.hpp",
+                       "raw_files.hpp",
+                       "reduce.hpp",
+                       "reduce_device.hpp",
+                       "report.hpp",
+                       "traces.hpp",
+                       "tune.hpp"},
+                      out);
 }
 
 }  // namespace stepgen::emit

@@ -50,6 +50,7 @@
 #include "stepgen/box.hpp"
 #include "stepgen/chunk_run.hpp"
 #include "stepgen/engine_frames.hpp"
+#include "stepgen/engine_traces.hpp"
 #include "stepgen/exchange.hpp"
 #include "stepgen/init.hpp"
 #include "stepgen/monitor.hpp"
@@ -70,6 +71,7 @@ class InCore {
   friend class EngineFrames<B, S>;
 
  public:
+  using Backend = B;
   using Device = typename B::Device;
   using Buffer = typename B::Buffer;
   using Launch = typename B::Launch;
@@ -240,69 +242,11 @@ class InCore {
 
   // --- Sources and receivers (<inject>, <record>: traces.hpp) -------------------------------
 
-  /// Adds `in.value(step)` to its cell on every local part whose buffer holds a copy of it
-  /// (owned or ghost), after the work enqueued before on every device (B::fence): a one-cell
-  /// read, the addition on the host in the array's type, a one-cell write.
-  /// With <boundary> frames, the frame cells that hold an image of the cell (periodic, mirror,
-  /// copy: boundary.hpp's frame_images) get the value too: they were filled before it.
-  void inject(const Inject& in, std::int64_t step) {
-    std::vector<std::size_t> holders;  // per copy of the cell: its part
-    std::vector<Box> cells;            // and the copy's one-cell box
-    for (std::size_t p = 0; p < parts(); ++p)
-      for (const Vec3& c : frame_images(in.at, partition_.domain, problem_.boundaries,
-                                        problem_.boundary_count, in.array, part(p).ghost)) {
-        holders.push_back(p);
-        cells.push_back(cell_box(problem_.dims, c));
-      }
-    if (holders.empty()) return;  // an MPI rank far from the source
-    const double v = in.value(step);
-    const auto id = static_cast<std::size_t>(in.array);
-    // Every device: an exchange may write a ghost copy from the sender's side.
-    for (std::size_t p = 0; p < parts(); ++p) B::fence(devices_[p]);
-    std::vector<HostArray> scratch;
-    for (std::size_t i = 0; i < holders.size(); ++i) {
-      scratch.emplace_back(in.name, in.element_bytes, cells[i]);
-      B::read_box(devices_[holders[i]], buffers_[holders[i]][id], part(holders[i]).ghost,
-                  scratch.back(), cells[i]);
-    }
-    for (std::size_t p : holders) B::finish(devices_[p]);
-    for (std::size_t i = 0; i < holders.size(); ++i) {
-      in.add(scratch[i].bytes.data(), v);
-      B::write_box(devices_[holders[i]], buffers_[holders[i]][id], part(holders[i]).ghost,
-                   scratch[i], cells[i]);
-    }
-    for (std::size_t p : holders) B::finish(devices_[p]);
-  }
-
-  /// Samples the record's points that local parts own (every `every` steps): all reads
-  /// enqueued, one wait per device.
-  void record(Record& r, std::int64_t step) {
-    if (!r.due(step)) return;
-    const auto id = static_cast<std::size_t>(r.array);
-    std::vector<std::pair<std::size_t, std::size_t>> owned;  // (point, part)
-    for (std::size_t k = 0; k < r.points.size(); ++k)
-      for (std::size_t p = 0; p < parts(); ++p)
-        if (part(p).owned.contains_point(r.points[k])) {
-          owned.emplace_back(k, p);
-          break;
-        }
-    if (owned.empty()) return;
-    std::vector<bool> used(parts(), false);
-    for (const auto& kp : owned) used[kp.second] = true;
-    for (std::size_t p = 0; p < parts(); ++p)
-      if (used[p]) B::fence(devices_[p]);
-    std::vector<HostArray> scratch;
-    scratch.reserve(owned.size());
-    for (const auto& [k, p] : owned) {
-      const Box cell = cell_box(problem_.dims, r.points[k]);
-      scratch.emplace_back(r.name, r.element_bytes, cell);
-      B::read_box(devices_[p], buffers_[p][id], part(p).ghost, scratch.back(), cell);
-    }
-    for (std::size_t p = 0; p < parts(); ++p)
-      if (used[p]) B::finish(devices_[p]);
-    for (std::size_t i = 0; i < owned.size(); ++i)
-      r.put(step, owned[i].first, r.get(scratch[i].bytes.data()));
-  }
+  /// Adds `in.value(step)` to its cell wherever a local part holds a copy of it (inject_source,
+  /// engine_traces.hpp).
+  void inject(const Inject& in, std::int64_t step) { inject_source(*this, in, step); }
+  /// Samples the record's points that local parts own (record_points, engine_traces.hpp).
+  void record(Record& r, std::int64_t step) { record_points(*this, r, step); }
   /// Reduction i of the spec (rt::ReduceInfo) over every local part's owned cells, at the
   /// steps where it is computed; the partial sums go to the monitor (merged at end_of_step).
   void reduce(int i, std::int64_t step) {
