@@ -50,6 +50,7 @@
 #include "stepgen/box.hpp"
 #include "stepgen/chunk_run.hpp"
 #include "stepgen/engine_frames.hpp"
+#include "stepgen/engine_init.hpp"
 #include "stepgen/engine_traces.hpp"
 #include "stepgen/exchange.hpp"
 #include "stepgen/init.hpp"
@@ -151,28 +152,7 @@ class InCore {
   void set_monitor(Monitor* monitor, const ReduceBox<B>* reduce_boxes) {
     monitor_ = monitor;
     reduce_boxes_ = reduce_boxes;
-    prepare_reductions();
-  }
-
-  /// Runs each reduction once on every local device over a one-cell buffer of its own, the
-  /// result dropped: the reduction programs (built at first use: OpenCL compiles them) are made
-  /// before the run is timed, not inside its first reduction step.
-  void prepare_reductions() {
-    if (!monitor_ || !reduce_boxes_) return;
-    for (int i = 0; i < monitor_->count(); ++i) {
-      const ReduceInfo& r = monitor_->info(i);
-      const std::size_t elem = problem_.arrays[r.array].element_bytes;
-      for (std::size_t p = 0; p < parts(); ++p) {
-        Box one = part(p).ghost;
-        for (int d = 0; d < one.dims; ++d) one.hi[d] = one.lo[d] + 1;
-        if (one.empty()) continue;
-        const Buffer a = B::create_buffer(devices_[p], one, elem, "reduction warm-up");
-        const Buffer m = B::create_buffer(devices_[p], one, elem, "reduction warm-up");
-        Reduction dropped(r.op);
-        reduce_boxes_[i](devices_[p], kernels_[p], a, r.minus >= 0 ? &m : nullptr, one, one,
-                         dropped);
-      }
-    }
+    warm_up_reductions(*this, monitor_, reduce_boxes_);
   }
 
   /// hostmem: the arrays gather() copies back at the end of the run, `want[id]` (main.hpp's
@@ -247,20 +227,9 @@ class InCore {
   void inject(const Inject& in, std::int64_t step) { inject_source(*this, in, step); }
   /// Samples the record's points that local parts own (record_points, engine_traces.hpp).
   void record(Record& r, std::int64_t step) { record_points(*this, r, step); }
-  /// Reduction i of the spec (rt::ReduceInfo) over every local part's owned cells, at the
-  /// steps where it is computed; the partial sums go to the monitor (merged at end_of_step).
-  void reduce(int i, std::int64_t step) {
-    if (!monitor_ || !monitor_->computed(i, step)) return;
-    const ReduceInfo& r = monitor_->info(i);
-    Reduction into(r.op);
-    for (std::size_t p = 0; p < parts(); ++p) {
-      const std::vector<Buffer>& buf = buffers_[p];
-      const Buffer* minus = r.minus >= 0 ? &buf[static_cast<std::size_t>(r.minus)] : nullptr;
-      reduce_boxes_[i](devices_[p], kernels_[p], buf[static_cast<std::size_t>(r.array)], minus,
-                       part(p).ghost, part(p).owned, into);
-    }
-    monitor_->add(i, into);
-  }
+  /// Reduction i of the spec over every local part's owned cells, at the steps where it is
+  /// computed (reduce_parts, engine_init.hpp).
+  void reduce(int i, std::int64_t step) { reduce_parts(*this, monitor_, reduce_boxes_, i, step); }
 
   // --- io: the first step and the end of a step (output, checkpoint; docs/io.md) ----------
 
@@ -445,63 +414,8 @@ class InCore {
 
   // --- devinit: initial values made on the devices -------------------------------------------
 
-  /// Makes the arrays without a host copy on every part, over the part's ghost box within the
-  /// grid (the cells the upload writes; a boundary frame is filled next, as after an upload):
-  /// zero, value, random on the device (B::init_box: the host's bits), copy(X) a copy of X's
-  /// buffer once X is made (uploaded, or made here before it), or, the first copy of an X made
-  /// here, written by X's own fill (the same values computed once, written to both: the copy's
-  /// read of X saved; the cells outside the grid are undefined either way until a frame fills
-  /// them). One wait per device.
-  void make_on_devices() {
-    const int n = problem_.array_count;
-    std::vector<bool> made(static_cast<std::size_t>(n), false);
-    int left = 0;
-    for (int id = 0; id < n; ++id) {
-      const auto u = static_cast<std::size_t>(id);
-      made[u] = host_[u].held;
-      if (made[u]) continue;
-      if (!problem_.arrays[id].init.on_device())
-        throw RunError(std::string("internal error: array ") + problem_.arrays[id].name +
-                       " has no host copy and its initial values are made on the host");
-      ++left;
-    }
-    if (left == 0) return;
-    for (int round = 0; left > 0; ++round) {
-      if (round > n) throw RunError("internal error: copy() initial values form a cycle");
-      for (int id = 0; id < n; ++id) {
-        const auto u = static_cast<std::size_t>(id);
-        const ArrayInfo& a = problem_.arrays[id];
-        if (made[u]) continue;
-        const bool copy = a.init.kind == ArrayInit::kCopy;
-        if (copy && !made[static_cast<std::size_t>(a.init.source)]) continue;
-        int twin = -1;  // the first copy of this array left to make, written by its fill
-        for (int c = 0; !copy && c < n && twin < 0; ++c) {
-          const ArrayInfo& o = problem_.arrays[c];
-          if (!made[static_cast<std::size_t>(c)] && o.init.kind == ArrayInit::kCopy &&
-              o.init.source == id && o.element_bytes == a.element_bytes)
-            twin = c;
-        }
-        for (std::size_t p = 0; p < parts(); ++p) {
-          const Box& ghost = part(p).ghost;
-          if (copy)
-            B::copy_buffer(devices_[p], buffers_[p][u],
-                           buffers_[p][static_cast<std::size_t>(a.init.source)],
-                           static_cast<std::size_t>(ghost.volume()) * a.element_bytes);
-          else
-            B::init_box(devices_[p], buffers_[p][u], ghost, intersect(ghost, partition_.domain),
-                        partition_.domain, a.init, a.element_bytes,
-                        twin < 0 ? nullptr : &buffers_[p][static_cast<std::size_t>(twin)]);
-        }
-        made[u] = true;
-        --left;
-        if (twin >= 0) {
-          made[static_cast<std::size_t>(twin)] = true;
-          --left;
-        }
-      }
-    }
-    for (std::size_t p = 0; p < parts(); ++p) B::finish(devices_[p]);
-  }
+  /// Makes the arrays without a host copy on every part (make_on_devices, engine_init.hpp).
+  void make_on_devices() { stepgen::rt::make_on_devices(*this); }
   // --- end devinit ---------------------------------------------------------------------------
 
   /// hostmem: whether gather() copies array `id` back: a written array set_gathered named (it
