@@ -87,6 +87,29 @@ build_cuda_tree() {
   cmake -S "$1" -B "$2" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES="${CUDA_ARCH:-native}" \
     >"$2.log" 2>&1 && cmake --build "$2" -j 8 >>"$2.log" 2>&1
 }
+# build_mpi_trees GEN W LOG NAME...: builds the MPI CUDA trees GEN/mpi-NAME into W/NAME, six at a
+# time (4 jobs each), logs $out/LOG-build-NAME.log; prints the time it took.
+build_mpi_trees() {
+  local gen=$1 w=$2 log=$3 start=$SECONDS n
+  shift 3
+  for n in "$@"; do
+    while [ "$(jobs -rp | wc -l)" -ge 6 ]; do wait -n; done
+    (cmake -S "$gen/mpi-$n" -B "$w/$n" -DCMAKE_BUILD_TYPE=Release \
+       -DCMAKE_CUDA_ARCHITECTURES="${CUDA_ARCH:-native}" >"$out/$log-build-$n.log" 2>&1 &&
+      cmake --build "$w/$n" -j 4 >>"$out/$log-build-$n.log" 2>&1) &
+  done
+  wait
+  echo "built in $((SECONDS - start)) s"
+}
+# saved_arrays BIN NAME: the arrays program NAME (BIN) saves for comparison: its --help's
+# `arrays:` line (twostage: U V, wave2k: u uprev unew, the arrays its time loop writes).
+saved_arrays() {
+  case $2 in
+    wave2k) echo "u uprev unew" ;;
+    twostage) echo "U V" ;;
+    *) "$1" --help | awk '/^arrays:/ {for (i = 2; i <= NF; i++) print $i}' ;;
+  esac
+}
 # The serial references of the examples (plain C++, runtime/include only) into $work/ref.
 build_references() {
   mkdir -p "$out"

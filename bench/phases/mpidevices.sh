@@ -19,24 +19,11 @@ mkdir -p "$out"
 w=$work/mpidevices
 rm -rf "$w"
 mkdir -p "$w"
-arch=${CUDA_ARCH:-native}
-start=$SECONDS
-for n in "${names[@]}"; do
-  while [ "$(jobs -rp | wc -l)" -ge 6 ]; do wait -n; done
-  (cmake -S "$gen/mpi-$n" -B "$w/$n" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES="$arch" \
-     >"$out/mpidevices-build-$n.log" 2>&1 && cmake --build "$w/$n" -j 4 >>"$out/mpidevices-build-$n.log" 2>&1) &
-done
-wait
-echo "built in $((SECONDS - start)) s"
+build_mpi_trees "$gen" "$w" mpidevices "${names[@]}"
 gpus=$(gpu_count)
 export STEPGEN_MPI_SHARE_DEVICES=1  # 4 GPUs asked for: shared where fewer
 flags=(--allow-run-as-root --oversubscribe -x STEPGEN_MPI_SHARE_DEVICES)
-arrays_of() {
-  case $1 in
-    twostage) echo "U V" ;;
-    *) "$w/$1/$1" --help | awk '/^arrays:/ {for (i = 2; i <= NF; i++) print $i}' ;;
-  esac
-}
+arrays_of() { saved_arrays "$w/$1/$1" "$1"; }
 same=0 differ=0 rows=()
 for n in "${names[@]}"; do
   bin=$w/$n/$n

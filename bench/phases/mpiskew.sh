@@ -36,27 +36,13 @@ mkdir -p "$out"
 w=$work/mpiskew
 rm -rf "$w"
 mkdir -p "$w"
-arch=${CUDA_ARCH:-native}
 reps=${MODEL_REPS:-3}
-start=$SECONDS
-for n in "${names[@]}"; do
-  while [ "$(jobs -rp | wc -l)" -ge 6 ]; do wait -n; done
-  (cmake -S "$gen/mpi-$n" -B "$w/$n" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES="$arch" \
-     >"$out/mpiskew-build-$n.log" 2>&1 && cmake --build "$w/$n" -j 4 >>"$out/mpiskew-build-$n.log" 2>&1) &
-done
-wait
-echo "built in $((SECONDS - start)) s"
+build_mpi_trees "$gen" "$w" mpiskew "${names[@]}"
 gpus=$(gpu_count)
 mpi_two_ranks "$gpus"
 export STEPGEN_BOUNDARY_DEBUG=1
 flags=(--allow-run-as-root --oversubscribe -x STEPGEN_MPI_SHARE_DEVICES -x STEPGEN_BOUNDARY_DEBUG)
-arrays_of() {
-  case $1 in
-    wave2k) echo "u uprev unew" ;;
-    twostage) echo "U V" ;;
-    *) "$w/$1/$1" --help | awk '/^arrays:/ {for (i = 2; i <= NF; i++) print $i}' ;;
-  esac
-}
+arrays_of() { saved_arrays "$w/$1/$1" "$1"; }
 same=0 differ=0 rows=()
 for n in "${names[@]}"; do
   bin=$w/$n/$n
