@@ -3,7 +3,8 @@
 // verify, save) over one process (rt::OneProcess, a communicator of size 1), without OpenCL or
 // CUDA. The engine test's Jacobi case (jacobi_case.hpp): its --save equals the plain loop's
 // bits on any number of devices and parts, in core and out of core, --verify agrees, and bad
-// command lines are usage errors before any run.
+// command lines are usage errors before any run; a checkpoint of one split restarts on
+// another, in and out of core.
 #include <doctest/doctest.h>
 #include <stdio.h>
 #include <unistd.h>
@@ -182,6 +183,27 @@ TEST_CASE("pipeline: one process's phases give the plain loop's bits on any devi
     CHECK((out.find("pass(es)") != std::string::npos) == ooc);
     if (name.find("--parts 8") != std::string::npos)
       CHECK(out.find("8 part(s) on 3 device(s)") != std::string::npos);
+  }
+}
+
+TEST_CASE("pipeline: a checkpoint of one split restarts on another, in and out of core") {
+  const std::vector<HostArray> expected = serial();
+  Folder dir;
+  const std::string ckpt = dir.file("run.ckpt"), a = dir.file("A.raw");
+  // Checkpoints after steps 3 and 6 of 7 on 2 devices; the restart from step 6 on 3 parts,
+  // then out of core on 1 device, ends as the straight run.
+  REQUIRE(run({"--quiet", "--devices", "2", "--checkpoint", ckpt, "--checkpoint-every", "3"}) == 0);
+  REQUIRE(std::filesystem::exists(ckpt));
+  for (const std::vector<std::string>& again :
+       {std::vector<std::string>{"--parts", "3"},
+        std::vector<std::string>{"--out-of-core", "on", "--ooc-chunks", "2"}}) {
+    std::vector<std::string> args = {"--restart", ckpt, "--save", "A=" + a};
+    args.insert(args.end(), again.begin(), again.end());
+    std::string out;
+    REQUIRE(run_printing(args, out) == 0);
+    CAPTURE(out);
+    CHECK(out.find("restart: from '" + ckpt + "' at step 6") != std::string::npos);
+    CHECK(holds(a, expected[kA]));
   }
 }
 
