@@ -11,7 +11,8 @@
 #include "model/groups.hpp"
 #include "model/overlap.hpp"
 #include "model/plan_format.hpp"
-#include "stepgen/ooc.hpp"
+#include "stepgen/ooc/choice.hpp"  // the chooser a program runs (not the runner)
+#include "stepgen/ooc/frames.hpp"  // frame_request
 
 namespace stepgen::model {
 

@@ -18,7 +18,7 @@
 #include "stepgen/calibration.hpp"
 #include "stepgen/chunk.hpp"
 #include "stepgen/exchange.hpp"
-#include "stepgen/ooc.hpp"
+#include "stepgen/ooc/choice.hpp"  // the chooser a program runs (not the runner)
 #include "stepgen/partition.hpp"
 
 namespace stepgen::model {

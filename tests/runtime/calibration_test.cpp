@@ -9,6 +9,8 @@
 #include <fstream>
 #include <string>
 
+#include "stepgen/ooc.hpp"  // the report whose last line is a calibration
+
 using namespace stepgen::rt;
 
 namespace {

@@ -22,7 +22,8 @@
 #include <sstream>
 #include <string>
 
-#include "stepgen/ooc.hpp"
+#include "stepgen/ooc/link.hpp"
+#include "stepgen/program_options.hpp"  // UsageError, parse_number
 
 namespace stepgen::rt {
 
