@@ -54,10 +54,7 @@ struct Result {
 Result run(rt::PartitionRequest r, int devices, bool held = true, bool periodic = false) {
   if (periodic) r.frame = {true, true, false};
   rt::Partition partition = rt::partition(r);
-  rt::place_parts(partition, devices);
-  std::vector<host::Device> d(static_cast<std::size_t>(devices));
-  for (int i = 0; i < devices; ++i) d[static_cast<std::size_t>(i)].index = i;
-  if (rt::shares_devices(partition)) d = host::Backend::part_devices(std::move(d), partition);
+  std::vector<host::Device> d = place_on_devices(partition, devices);
   Result out;
   out.host = initial(held);
   rt::Problem<host::Backend> p = problem(r.every);

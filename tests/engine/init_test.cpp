@@ -65,10 +65,7 @@ void no_steps(rt::InCore<host::Backend>&, std::int64_t) {}
 // Every part's buffers against the whole grid's fill, over the part's ghost box within the grid.
 void check_parts(const rt::PartitionRequest& request, int devices) {
   rt::Partition partition = rt::partition(request);
-  rt::place_parts(partition, devices);
-  std::vector<host::Device> d(static_cast<std::size_t>(devices));
-  for (int i = 0; i < devices; ++i) d[static_cast<std::size_t>(i)].index = i;
-  if (rt::shares_devices(partition)) d = host::Backend::part_devices(std::move(d), partition);
+  std::vector<host::Device> d = place_on_devices(partition, devices);
   rt::Problem<host::Backend> p = problem(1);
   p.arrays = kInits;
   p.array_count = kInitArrays;

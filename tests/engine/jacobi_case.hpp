@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "stepgen/engine_host.hpp"
+#include "stepgen/placement.hpp"
 
 namespace engine_case {
 
@@ -122,6 +123,16 @@ inline std::vector<HostArray> initial_over(const Box& box) {
           rt::random_value<float>(7u, static_cast<std::uint64_t>(y * kGrid.extent(0) + x));
   host[kB].bytes = host[kA].bytes;
   return host;
+}
+
+// `devices` host devices for `partition`, its parts placed on them as --parts places them (a
+// device handle per part where parts share a device).
+inline std::vector<host::Device> place_on_devices(rt::Partition& partition, int devices) {
+  rt::place_parts(partition, devices);
+  std::vector<host::Device> d(static_cast<std::size_t>(devices));
+  for (int i = 0; i < devices; ++i) d[static_cast<std::size_t>(i)].index = i;
+  if (rt::shares_devices(partition)) d = host::Backend::part_devices(std::move(d), partition);
+  return d;
 }
 
 }  // namespace engine_case

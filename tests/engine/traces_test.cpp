@@ -69,10 +69,7 @@ struct Run {
 
 Run run(const rt::PartitionRequest& request, int devices) {
   rt::Partition partition = rt::partition(request);
-  rt::place_parts(partition, devices);
-  std::vector<host::Device> d(static_cast<std::size_t>(devices));
-  for (int i = 0; i < devices; ++i) d[static_cast<std::size_t>(i)].index = i;
-  if (rt::shares_devices(partition)) d = host::Backend::part_devices(std::move(d), partition);
+  std::vector<host::Device> d = place_on_devices(partition, devices);
   Run out;
   out.host = initial();
   const rt::Problem<host::Backend> p = problem(1);
