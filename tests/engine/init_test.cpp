@@ -16,7 +16,9 @@
 
 using namespace engine_case;
 
-namespace {
+// A namespace of its own (not an anonymous one): the unity build (scripts/setup.sh) compiles
+// the engine tests as one file.
+namespace init_test {
 
 enum : int { kR, kCopyR, kV, kZ, kCopyV, kD, kU, kCopyU, kInitArrays };
 
@@ -95,8 +97,6 @@ void check_parts(const rt::PartitionRequest& request, int devices) {
   }
 }
 
-}  // namespace
-
 TEST_CASE("engine init: values made on the devices are the host fill's bits on every partition") {
   check_parts(request(1, rt::Strategy::kSlabs, 1), 1);
   check_parts(request(3, rt::Strategy::kSlabs, 1), 3);
@@ -120,3 +120,5 @@ TEST_CASE("engine init: a copy() cycle is an internal error") {
   engine.set_gathered({false, false});
   CHECK_THROWS_WITH(engine.run(0, no_steps), doctest::Contains("form a cycle"));
 }
+
+}  // namespace init_test

@@ -20,7 +20,9 @@
 #include "stepgen/engine_host.hpp"
 #include "stepgen/main.hpp"
 
-namespace {
+// A namespace of its own (not an anonymous one): the unity build (scripts/setup.sh) compiles
+// the engine tests as one file.
+namespace pipeline_test {
 
 using namespace engine_case;
 using Backend = host::Backend;
@@ -149,8 +151,6 @@ struct Folder {
   std::string file(const std::string& name) const { return (path / name).string(); }
 };
 
-}  // namespace
-
 TEST_CASE("pipeline: one process's phases give the plain loop's bits on any devices and parts") {
   const std::vector<HostArray> expected = serial();
   Folder dir;
@@ -215,3 +215,5 @@ TEST_CASE("pipeline: bad command lines are usage errors before any run") {
                        doctest::Contains("runs them in core only"), rt::RunError);
   CHECK(run({"--help"}) == 0);
 }
+
+}  // namespace pipeline_test

@@ -18,7 +18,9 @@
 
 using namespace engine_case;
 
-namespace {
+// A namespace of its own (not an anonymous one): the unity build (scripts/setup.sh) compiles
+// the engine tests as one file.
+namespace traces_test {
 
 const rt::Vec3 kSource = {18, 10, 0};  // on the seam of 3 slabs (y = 10) and of a 2x2 grid
 double source_value(std::int64_t step) {
@@ -86,8 +88,6 @@ Run run(const rt::PartitionRequest& request, int devices) {
   return out;
 }
 
-}  // namespace
-
 TEST_CASE("engine traces: a source on a seam and receivers on seams, on every partition") {
   const auto [want, traces] = serial_with_source();
   struct Case {
@@ -115,3 +115,5 @@ TEST_CASE("engine traces: a source on a seam and receivers on seams, on every pa
     }
   }
 }
+
+}  // namespace traces_test
