@@ -233,6 +233,9 @@ class ProgramIo {
       reader_ = std::make_unique<io::CheckpointReader>(opt.restart);
       reader_->expect(spec.spec_hash, grid, state_arrays());
       first_ = reader_->info().step;
+      // The monitor's values at the checkpoint's step, known before any host array is made
+      // (the main program restores the monitor before its run phase reads the arrays).
+      restored_ = reader_->info().reductions;
       if (first_ > steps_)
         throw UsageError("--restart " + opt.restart + ": it was written after step " +
                          std::to_string(first_) + ", past --steps " + std::to_string(steps_));
