@@ -52,13 +52,13 @@ class OpenClEmitter : public Emitter {
     out.add("cmake/embed_kernels.cmake",
             render(in.templates, "templates/common/embed_kernels.cmake.mustache", v));
     add_common_runtime_headers(out);
-    add_runtime_headers(
-        {"engine_opencl.hpp", "init_opencl.hpp", "ooc_opencl.hpp", "opencl.hpp",
-         "reduce_opencl.hpp", "kernels/frames.cl", "kernels/init.cl", "kernels/reduce.cl"},
-        out);
+    add_runtime_headers({"engine_opencl.hpp", "exchange_opencl.hpp", "init_opencl.hpp",
+                         "ooc_opencl.hpp", "opencl.hpp", "rank_parts.hpp", "reduce_opencl.hpp",
+                         "kernels/frames.cl", "kernels/init.cl", "kernels/reduce.cl"},
+                        out);
     if (in.plan.mpi)
       add_runtime_headers({"engine_mpi_opencl.hpp", "mpi.hpp", "mpi_halo.hpp", "mpi_comm.hpp",
-                           "rank_parts.hpp", "mpi_rank.hpp", "ranks.hpp", "traces_mpi.hpp"},
+                           "mpi_rank.hpp", "ranks.hpp", "traces_mpi.hpp"},
                           out);
     if (!m.tables.empty()) add_runtime_headers({"tables.hpp", "tables_opencl.hpp"}, out);
   }

@@ -34,6 +34,8 @@ class RankState {
     bool device_messages = false;
   };
   static constexpr const char* kOne = "one rank";
+  /// With several GPUs, its kernels first, then the whole exchange (rt::PartsExchange).
+  static constexpr bool kRankPartsAfterKernels = true;
   static constexpr const char* kOverlapOn =
       "boundary slabs first, on a high-priority stream, packed and sent while the interior "
       "computes; exchange time = the part not hidden behind the interior";

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "stepgen/engine.hpp"
+#include "stepgen/exchange_opencl.hpp"
 #include "stepgen/init_opencl.hpp"
 #include "stepgen/kernels/frames_cl.hpp"  // built from kernels/frames.cl
 #include "stepgen/monitor.hpp"
@@ -154,31 +155,6 @@ struct Launch {
     return *static_cast<const K*>(k.get());
   }
 };
-
-/// The three slabs of work-items of a launch that overlaps its exchange, along the slowest
-/// dimension `axis`: the boundary slabs below and above (first, their halos read when they are
-/// done) and the interior between them (rt::overlap_views; work-items along the slowest
-/// dimension are cells, the interior shrunk to whole work-groups of `group`; empty when none
-/// is left, then `below` covers everything).
-struct OverlapSlabs {
-  Slab below, above, interior;
-};
-inline OverlapSlabs overlap_slabs(const rt::Part& part, int axis, rt::Index reach_lo,
-                                  rt::Index reach_hi, std::size_t group,
-                                  const std::vector<const std::vector<rt::Transfer>*>& plans) {
-  const auto a = static_cast<std::size_t>(axis);
-  const rt::OverlapViews v = rt::overlap_views(part, axis, reach_lo, reach_hi, plans);
-  // The interior's cells, in the buffer's coordinates, shrunk to whole work-groups.
-  size_t i0 = 0, i1 = 0;
-  if (v.split) {
-    i0 = static_cast<size_t>(rt::round_up(v.interior.lo[a] + reach_lo - part.ghost.lo[a],
-                                          static_cast<rt::Index>(group)));
-    i1 = static_cast<size_t>(v.interior.hi[a] - reach_hi - part.ghost.lo[a]) / group * group;
-  }
-  if (i0 >= i1) i0 = i1 = 0;
-  return {Slab{axis, 0, i0 < i1 ? i0 : SIZE_MAX}, Slab{axis, i1, i0 < i1 ? SIZE_MAX : 0},
-          Slab{axis, i0, i1}};
-}
 
 /// The engine's OpenCL backend (a device's built kernels held as BuiltKernels).
 struct Backend {
@@ -380,155 +356,8 @@ struct Backend {
   }
 
   /// Exchanges wait on the host: the report splits kernel and exchange time by host timers.
-  class State {
-   public:
-    using Engine = rt::InCore<Backend, State>;
-    using Ids = std::initializer_list<int>;
-    struct Config {};
-    static constexpr const char* kOne = "one device";
-    static constexpr const char* kOverlapOn =
-        "boundary slabs first, their halos copied on a second queue beside the interior; exchange "
-        "time = the part not hidden behind the interior";
-
-    State(const rt::StateArgs<Device>&, const Config&) {}
-    static void check_fits(const Device& d, std::size_t bytes) { cl::check_fits(d, bytes); }
-    /// hostmem: every exchange between the devices goes through host staging, a page-locked
-    /// buffer per box made once here (rt::InCore::stage_exchanges).
-    /// Parts of one device (--parts) copy on it, unstaged.
-    void prepare(Engine& e) {
-      if (e.parts() < 2) return;
-      const std::vector<Device>& d = e.devices();
-      e.stage_exchanges([&d](const rt::Transfer& t) {
-        return !d[static_cast<std::size_t>(t.src)].same_device(d[static_cast<std::size_t>(t.dst)]);
-      });
-    }
-    void print_exchange_paths(const Engine&) const {}
-    void begin(Engine& e) {
-      single_ = e.parts() < 2;
-      loop_timer_.start();
-    }
-    void end(Engine& e) {
-      kernel_timer_.start();
-      for (std::size_t p = 0; p < e.parts(); ++p) cl::finish(e.devices()[p]);
-      kernel_timer_.stop();
-      loop_timer_.stop();
-    }
-    /// The kernels' time is the host's wait for them before each exchange and at the end. On
-    /// one device no exchange waits: the launches queue up and the host meets them only at
-    /// reductions, outputs and the end, so the time loop's whole time is theirs (a user test:
-    /// `kernels: 0.000005 s` for a 0.19 s run).
-    void times(rt::RunStats& stats) const {
-      stats.kernel_s = single_ ? loop_timer_.total() : kernel_timer_.total();
-      stats.exchange_s = exchange_timer_.total();
-    }
-
-    /// Refreshes the ghost cells of `ids` on every part once their kernels are done.
-    void exchange(Engine& e, Ids ids) {
-      if (e.parts() < 2) return;
-      kernel_timer_.start();
-      for (std::size_t p = 0; p < e.parts(); ++p) cl::finish(e.devices()[p]);
-      kernel_timer_.stop();
-      exchange_timer_.start();
-      std::vector<ExchangeArray> arrays;
-      for (int id : ids) {
-        ExchangeArray a;
-        a.host = &e.host()[static_cast<std::size_t>(id)];
-        for (std::size_t p = 0; p < e.parts(); ++p)
-          a.buffers.push_back(&e.buffers(p)[static_cast<std::size_t>(id)]);
-        a.plan = &e.plan(id);
-        a.staging = &e.staging(id);  // hostmem
-        arrays.push_back(std::move(a));
-      }
-      e.stats().exchange_bytes += cl::exchange(e.devices(), e.partition(), arrays, pending_writes_);
-      // Waiting here keeps the report's split between kernels and exchange exact.
-      wait_all(pending_writes_, "exchange");
-      exchange_timer_.stop();
-    }
-
-    /// On each device, the boundary slabs (rt::overlap_views; work-items along the slowest
-    /// dimension are cells, cut at multiples of the work-group size `group`) run first, then
-    /// the boundary queue reads the boxes other parts need into their staging; the interior
-    /// runs meanwhile on the kernel queue; the boxes are then written to their receivers on
-    /// their boundary queues. Compute then exchange when overlap is off.
-    void launch_and_exchange(Engine& e, void (*launch)(const Launch&), int /*kernel*/,
-                             rt::Index reach_lo, rt::Index reach_hi, std::size_t group, Ids ids,
-                             std::int64_t step) {
-      if (!e.overlap()) {
-        for (std::size_t p = 0; p < e.parts(); ++p) launch(e.whole(p, step));
-        exchange(e, ids);
-        return;
-      }
-      const int axis = e.problem().dims - 1;
-      std::vector<Device>& devices = e.devices();
-      kernel_timer_.start();
-      std::vector<const std::vector<rt::Transfer>*> plans;
-      for (int id : ids) plans.push_back(&e.plan(id));
-      std::vector<Event> reads;
-      std::vector<Slab> interior(e.parts());
-      for (std::size_t p = 0; p < e.parts(); ++p) {
-        const rt::Part& part = e.part(p);
-        const OverlapSlabs slabs = overlap_slabs(part, axis, reach_lo, reach_hi, group, plans);
-        // A device's kernels run in order on its compute queue (see cl::On); the halo reads on
-        // the boundary queue start when the boundary slabs are done, beside the interior.
-        launch({devices[p], e.kernels(p), e.buffers(p), part, step, &slabs.below});
-        launch({devices[p], e.kernels(p), e.buffers(p), part, step, &slabs.above});
-        boundary_after_compute(devices[p]);
-        for (int id : ids) {
-          const std::vector<rt::Transfer>& plan = e.plan(id);
-          for (std::size_t i = 0; i < plan.size(); ++i) {
-            const rt::Transfer& t = plan[i];
-            if (static_cast<std::size_t>(t.src) != p) continue;
-            if (devices[p].same_device(devices[static_cast<std::size_t>(t.dst)])) continue;
-            for (std::size_t k = 0; k < t.boxes.size(); ++k) {
-              rt::HostArray& stage = e.staging(id)[i][k];  // hostmem: this box's staging
-              cl::read_box(devices[p], e.buffers(p)[static_cast<std::size_t>(id)], part.ghost,
-                           stage, t.boxes[k], &reads, On::kBoundary);
-              e.stats().exchange_bytes += stage.bytes.size();
-            }
-          }
-        }
-        interior[p] = slabs.interior;
-      }
-      for (std::size_t p = 0; p < e.parts(); ++p) {
-        launch({devices[p], e.kernels(p), e.buffers(p), e.part(p), step, &interior[p]});
-        flush(devices[p]);
-      }
-      wait_all(reads, "exchange");
-      for (int id : ids) {
-        const std::vector<rt::Transfer>& plan = e.plan(id);
-        for (std::size_t i = 0; i < plan.size(); ++i) {
-          const rt::Transfer& t = plan[i];
-          const auto src = static_cast<std::size_t>(t.src), dst = static_cast<std::size_t>(t.dst);
-          const auto u = static_cast<std::size_t>(id);
-          // Parts of one device: copied on its boundary queue, after the barrier that follows
-          // the last of its parts' boundary slabs.
-          const bool local = devices[src].same_device(devices[dst]);
-          for (std::size_t k = 0; k < t.boxes.size(); ++k)
-            if (local) {
-              cl::copy_rect(devices[dst], e.buffers(src)[u], e.part(src).ghost, e.buffers(dst)[u],
-                            e.part(dst).ghost, t.boxes[k], e.problem().arrays[id].element_bytes,
-                            e.problem().arrays[id].name, &pending_writes_, On::kBoundary);
-              e.stats().exchange_bytes += static_cast<std::size_t>(t.boxes[k].volume()) *
-                                          e.problem().arrays[id].element_bytes;
-            } else {
-              cl::write_box(devices[dst], e.buffers(dst)[u], e.part(dst).ghost, e.staging(id)[i][k],
-                            t.boxes[k], &pending_writes_, On::kBoundary);
-            }
-        }
-      }
-      for (std::size_t p = 0; p < e.parts(); ++p) cl::finish(devices[p]);
-      kernel_timer_.stop();
-      // What is left of the exchange once the interior is done: the part not hidden.
-      exchange_timer_.start();
-      wait_all(pending_writes_, "exchange");
-      exchange_timer_.stop();
-    }
-
-   private:
-    std::vector<Event> pending_writes_;
-    rt::Stopwatch kernel_timer_, exchange_timer_, loop_timer_;
-    bool single_ = false;  ///< one device: no exchange
-  };
+  /// The exchanges between this process's parts (exchange_opencl.hpp), no messages.
+  using State = ExchangeState<rt::NoMessages>;
 };
 
 }  // namespace stepgen::cl

@@ -229,7 +229,15 @@ using HaloExchange = BasicHaloExchange<HostStaging>;
 /// them. The tag is the array's id; both sides list their messages in the plan's order.
 class MpiMessenger {
  public:
+  /// The ranks it sends to (MPI_COMM_SELF for --verify's one-part run).
+  struct Config {
+    MPI_Comm comm = MPI_COMM_WORLD;
+  };
+  static constexpr bool kRanks = true;
   explicit MpiMessenger(MPI_Comm comm) { check(MPI_Comm_dup(comm, &comm_), "MPI_Comm_dup"); }
+  explicit MpiMessenger(const Config& config) : MpiMessenger(config.comm) {}
+  /// The ranks' communicator (its duplicate: the halo messages meet no other message).
+  MPI_Comm comm() const { return comm_; }
   MpiMessenger(const MpiMessenger&) = delete;
   MpiMessenger& operator=(const MpiMessenger&) = delete;
   ~MpiMessenger() {

@@ -141,6 +141,7 @@ struct RankPlan {
   struct Copy {
     std::size_t src = 0, dst = 0;  ///< local parts
     Box box;
+    std::size_t transfer = 0, index = 0;  ///< where the box is in the plan: its staging's place
   };
   struct Message {
     std::size_t part = 0;  ///< the local part sending or receiving it
@@ -153,17 +154,36 @@ struct RankPlan {
   RankPlan() = default;
   RankPlan(const std::vector<Transfer>& plan, int first, int count) {
     auto local = [&](int part) { return part >= first && part < first + count; };
-    for (const Transfer& t : plan)
-      for (const Box& box : t.boxes) {
+    for (std::size_t i = 0; i < plan.size(); ++i) {
+      const Transfer& t = plan[i];
+      for (std::size_t k = 0; k < t.boxes.size(); ++k) {
+        const Box& box = t.boxes[k];
         if (local(t.src) && local(t.dst))
           copies.push_back({static_cast<std::size_t>(t.src - first),
-                            static_cast<std::size_t>(t.dst - first), box});
+                            static_cast<std::size_t>(t.dst - first), box, i, k});
         else if (local(t.src))
           sends.push_back({static_cast<std::size_t>(t.src - first), t.dst / count, box});
         else if (local(t.dst))
           receives.push_back({static_cast<std::size_t>(t.dst - first), t.src / count, box});
       }
+    }
   }
+  bool empty() const { return copies.empty() && sends.empty() && receives.empty(); }
+};
+
+/// The messages of a process that runs alone (one process's parts, --verify's one-part run):
+/// none. A Messenger (PartsExchange's, the backends' exchange states') has this interface;
+/// mpi::MpiMessenger sends between MPI ranks.
+struct NoMessages {
+  struct Config {};
+  static constexpr bool kRanks = false;
+  explicit NoMessages(const Config&) {}
+  [[noreturn]] static void none() {
+    throw RunError("internal error: a halo message in a run of one process");
+  }
+  void post_receive(int, int, void*, std::size_t, const std::string&) { none(); }
+  void send(int, int, const void*, std::size_t, const std::string&) { none(); }
+  void wait() {}
 };
 
 /// The exchange of a rank's parts (several devices), every array's RankPlan executed by the
