@@ -64,7 +64,8 @@ run() {
   if [ "$group" = mpi ]; then
     source "$here/../mpi/mpirun.sh"
     mpirun_flags+=(-x STEPGEN_CUDA_EMULATE -x STEPGEN_MPI_CUDA_AWARE -x STEPGEN_CUDA_EMULATE_ORDER -x STEPGEN_CUDA_EMULATE_SEED)
-    STEPGEN_CUDA_EMULATE_SEED=$((runs + 1)) STEPGEN_CUDA_EMULATE=$n stepgen_mpirun "$n" "$program" "$@" "${saves[@]}" > "$dir/log.txt" 2>&1 ||
+    # RANKS=R run ...: R ranks on the N emulated GPUs (several per rank: --devices)
+    STEPGEN_CUDA_EMULATE_SEED=$((runs + 1)) STEPGEN_CUDA_EMULATE=$n stepgen_mpirun "${RANKS:-$n}" "$program" "$@" "${saves[@]}" > "$dir/log.txt" 2>&1 ||
       { sed 's/^/  | /' "$dir/log.txt"; echo "FAIL: $name $label: the run failed"; runs=$((runs + 1)); failures+=("$label"); return 0; }
   else
     STEPGEN_CUDA_EMULATE_SEED=$((runs + 1)) STEPGEN_CUDA_EMULATE=$n timeout 300 "$program" --devices "$n" "$@" "${saves[@]}" > "$dir/log.txt" 2>&1 ||
@@ -247,6 +248,12 @@ case $group in
     run r2-ooc-k2 2 --out-of-core on --ooc-chunks 1 --steps-per-pass 2 --verify
     expect r2-ooc-k2 "out-of-core: on"
     expect r2-ooc-k2 "verify: OK"
+    # Two GPUs and three parts per rank: the one executor's peer copies, copies within a GPU
+    # and messages, overlapping the interior; CUDA-aware and through the host.
+    RANKS=2 run r2-g2-parts3 4 --devices 2 --parts 3 --verify
+    expect r2-g2-parts3 "verify: OK"
+    [ -n "$no_overlap" ] || expect r2-g2-parts3 "overlap: on"
+    RANKS=2 STEPGEN_MPI_CUDA_AWARE=on STEPGEN_CUDA_PEER=off run r2-g2-aware-staged 4 --devices 2
     ;;
   repro)
     run d1-400KiB 1 --device-memory 400KiB

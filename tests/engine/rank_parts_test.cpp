@@ -1,6 +1,6 @@
 // MPI ranks that drive several devices (rank_parts.hpp) on the host backend, without MPI: the
 // partition of R ranks x L devices (split_ranks), each rank's view of the one exchange plan
-// (RankPlan: local copies and messages), and the exchange executor (PartsExchange) run by R
+// (RankPlan: local copies and messages), and the host backend's exchange executor run by R
 // engines in R threads whose messages go through an in-process mailbox with MPI's ordering (per
 // sender, receiver and tag, first in first out). Every rank's cells equal the plain loop's.
 #include "stepgen/rank_parts.hpp"
@@ -49,11 +49,16 @@ class Mailbox {
   std::map<std::tuple<int, int, int>, std::deque<std::vector<unsigned char>>> queues_;
 };
 
-// PartsExchange's Messenger over the mailbox: sends complete at once (buffered), wait() takes
+// The executor's Messenger over the mailbox: sends complete at once (buffered), wait() takes
 // the receives in the order they were posted.
 class Loopback {
  public:
-  Loopback(Mailbox& mail, int rank) : mail_(mail), rank_(rank) {}
+  struct Config {
+    Mailbox* mail = nullptr;
+    int rank = 0;
+  };
+  static constexpr bool kRanks = true;
+  explicit Loopback(const Config& c) : mail_(*c.mail), rank_(c.rank) {}
   void post_receive(int peer, int tag, void* data, std::size_t bytes, const std::string&) {
     posted_.push_back({peer, tag, data, bytes});
   }
@@ -83,45 +88,9 @@ class Loopback {
   int sent_ = 0;
 };
 
-// A rank's exchange state on the host backend: PartsExchange over the loopback.
-class RankState {
- public:
-  using Engine = rt::InCore<host::Backend, RankState>;
-  using Ids = std::initializer_list<int>;
-  struct Config {
-    Mailbox* mail = nullptr;
-    int rank = 0;
-  };
-  static constexpr const char* kOne = "one rank";
-  static constexpr const char* kOverlapOn = "";
-
-  RankState(const rt::StateArgs<host::Device>& args, const Config& c)
-      : messages_(*c.mail, c.rank), first_(args.first), count_(static_cast<int>(args.parts)) {}
-  static void check_fits(const host::Device&, std::size_t) {}
-  void prepare(Engine& e) {
-    for (int id = 0; id < e.problem().array_count; ++id)
-      if (e.problem().arrays[id].exchanged)
-        parts_.add(id, e.problem().arrays[id].name, e.problem().arrays[id].element_bytes,
-                   e.plan(id), first_, count_);
-  }
-  void print_exchange_paths(const Engine&) const {}
-  void begin(Engine&) {}
-  void end(Engine&) {}
-  void times(rt::RunStats&) const {}
-  void exchange(Engine& e, Ids ids) {
-    e.stats().exchange_bytes += parts_.exchange(e, ids, messages_);
-  }
-  void launch_and_exchange(Engine& e, void (*launch)(const host::Launch&), int, rt::Index,
-                           rt::Index, std::size_t, Ids ids, std::int64_t step) {
-    for (std::size_t p = 0; p < e.parts(); ++p) launch(e.whole(p, step));
-    exchange(e, ids);
-  }
-
- private:
-  rt::PartsExchange<host::Backend> parts_;
-  Loopback messages_;
-  int first_, count_;
-};
+// A rank's exchange state on the host backend: the backend's executor over the loopback.
+using RankState = host::ExchangeState<Loopback>;
+using RankEngine = rt::InCore<host::Backend, RankState>;
 
 // R ranks of L host devices, one thread each; every rank's owned cells of A and B against the
 // plain loop. Returns the parts of the run.
@@ -149,9 +118,9 @@ int run_ranks(int ranks, int per_rank, rt::Strategy strategy, int devices = 0) {
       if (devices > 0)
         handles = host::Backend::part_devices(std::move(handles),
                                               rt::rank_parts(partition, rank, per_rank));
-      RankState::Engine engine(p, handles, partition, mine, rt::Probed{},
-                               {rank * per_rank, per_rank}, RankState::Config{&mail, rank});
-      engine.run(kSteps, time_loop<RankState::Engine>);
+      RankEngine engine(p, handles, partition, mine, rt::Probed{}, {rank * per_rank, per_rank},
+                        RankState::Config{&mail, rank});
+      engine.run(kSteps, time_loop<RankEngine>);
       finished[static_cast<std::size_t>(rank)] = 1;
     });
   for (std::thread& t : threads) t.join();

@@ -117,9 +117,6 @@ class InCore {
   std::string why_no_overlap() const {
     if (*problem_.no_overlap) return problem_.no_overlap;
     if (partition_.parts.size() < 2) return S::kOne;
-    if (detail::RankPartsAfterKernels<S>::value && count_ > 1 &&
-        count_ < partition_.parts.size())  // rank_parts.hpp
-      return "an MPI rank with several parts exchanges after its kernels";
     const char* env = std::getenv("STEPGEN_OVERLAP");
     if (env && std::string(env) == "off") return "STEPGEN_OVERLAP=off";
     if (B::kViewsFromProbe && problem_.launches) {

@@ -18,6 +18,7 @@
 #include "stepgen/cuda.hpp"
 #include "stepgen/cuda_exchange.hpp"
 #include "stepgen/engine.hpp"
+#include "stepgen/exchange_cuda.hpp"
 #include "stepgen/init_cuda.hpp"
 #include "stepgen/monitor.hpp"
 #include "stepgen/ooc_cuda.hpp"
@@ -271,30 +272,12 @@ struct Backend {
     fn({d, buf, chunk, view, On::kCompute, step});
   }
 
-  /// Peer access between the GPUs, the staging of pairs without it (page-locked, a buffer per
-  /// box), and the timeline of events that orders and times the work on the GPUs.
-  class State {
+  /// The exchanges between this process's GPUs (exchange_cuda.hpp's executor, no messages),
+  /// the report's exchange paths and the boundary frames ordered between the GPUs.
+  class State : public ExchangeState<rt::NoMessages> {
    public:
+    using ExchangeState<rt::NoMessages>::ExchangeState;
     using Engine = rt::InCore<Backend, State>;
-    using Ids = std::initializer_list<int>;
-    struct Config {};
-    static constexpr const char* kOne = "one device";
-    static constexpr const char* kOverlapOn =
-        "boundary slabs first, on a high-priority stream; exchange time = the part not hidden "
-        "behind the interior";
-
-    State(const rt::StateArgs<Device>& args, const Config&) : timeline_(args.devices, args.parts) {}
-    static void check_fits(const Device& d, std::size_t bytes) { cuda::check_fits(d, bytes); }
-
-    void prepare(Engine& e) {
-      if (e.parts() < 2) return;
-      peer_ = enable_peers(e.devices());
-      // hostmem: pairs without peer access stage through a page-locked buffer per box, made
-      // once here (rt::InCore::stage_exchanges): the copies stay asynchronous on the streams.
-      e.stage_exchanges([this](const rt::Transfer& t) {
-        return !peer_[static_cast<std::size_t>(t.src)][static_cast<std::size_t>(t.dst)];
-      });
-    }
 
     /// One line per pair of devices that exchange ghost cells: GPU to GPU or through the host.
     void print_exchange_paths(const Engine& e) const {
@@ -302,45 +285,7 @@ struct Backend {
       std::vector<const std::vector<rt::Transfer>*> plans;
       for (int id = 0; id < e.problem().array_count; ++id)
         if (e.problem().arrays[id].exchanged) plans.push_back(&e.plan(id));
-      cuda::print_exchange_paths(e.devices(), peer_, plans, stdout);
-    }
-
-    void begin(Engine&) { timeline_.begin(); }
-    void end(Engine&) { timeline_.finish(); }
-    void times(rt::RunStats& stats) const {
-      std::tie(stats.kernel_s, stats.exchange_s) = timeline_.busiest();
-    }
-
-    /// Enqueues the refresh of the ghost cells of `ids` on every part.
-    void exchange(Engine& e, Ids ids) {
-      if (e.parts() < 2) return;
-      e.stats().exchange_bytes +=
-          cuda::exchange(e.devices(), e.partition(), arrays(e, ids), peer_, timeline_);
-    }
-
-    /// The exchange overlapping the interior's computation (cuda::launch_and_exchange); compute
-    /// then exchange when overlap is off or the kernel cannot run on views (the probe). The
-    /// views grow by the rim the probe measured (rt::ViewRim).
-    void launch_and_exchange(Engine& e, void (*launch)(const Launch&), int kernel,
-                             rt::Index reach_lo, rt::Index reach_hi, std::size_t /*group*/, Ids ids,
-                             std::int64_t step) {
-      const int axis = e.problem().dims - 1;
-      const rt::ViewRim rim = e.probed().view(kernel, axis, reach_lo, reach_hi);
-      if (!e.overlap() || !rim.safe) {
-        for (std::size_t p = 0; p < e.parts(); ++p) launch(e.whole(p, step));
-        exchange(e, ids);
-        return;
-      }
-      std::vector<const std::vector<rt::Transfer>*> plans;
-      for (int id : ids) plans.push_back(&e.plan(id));
-      std::vector<rt::OverlapViews> views;
-      for (const rt::Part& part : e.partition().parts)
-        views.push_back(rt::overlap_views(part, axis, reach_lo, reach_hi, plans, rim.lo, rim.hi));
-      e.stats().exchange_bytes += cuda::launch_and_exchange(
-          e.devices(), e.partition(), views, arrays(e, ids), peer_, timeline_,
-          [&](std::size_t p, const rt::Box& view, On on) {
-            launch({e.devices()[p], e.buffers(p), e.part(p), view, on, step});
-          });
+      cuda::print_exchange_paths(e.devices(), peers(), plans, stdout);
     }
 
     /// Boundary frames on the GPUs (engine.hpp: fill_frames_on_devices), after the launch and
@@ -353,44 +298,26 @@ struct Backend {
     void fill_frames(Engine& e, const std::vector<std::vector<bool>>& pair,
                      const std::function<void(std::size_t)>& copies_into) {
       const std::size_t n = e.parts();
-      timeline_.poll();
+      Timeline& t = timeline();
+      t.poll();
       std::vector<cudaEvent_t> computed(n), received(n);
-      for (std::size_t p = 0; p < n; ++p) computed[p] = timeline_.mark(p, Timeline::kKernels);
+      for (std::size_t p = 0; p < n; ++p) computed[p] = t.mark(p, Timeline::kKernels);
       for (std::size_t d = 0; d < n; ++d) {
         for (std::size_t s = 0; s < n; ++s)
-          if (s != d && pair[s][d]) timeline_.wait(d, computed[s]);
+          if (s != d && pair[s][d]) t.wait(d, computed[s]);
         copies_into(d);
       }
-      for (std::size_t p = 0; p < n; ++p) received[p] = timeline_.mark(p, Timeline::kExchange);
+      for (std::size_t p = 0; p < n; ++p) received[p] = t.mark(p, Timeline::kExchange);
       for (std::size_t s = 0; s < n; ++s) {
         bool waited = false;
         for (std::size_t d = 0; d < n; ++d)
           if (d != s && pair[s][d]) {
-            timeline_.wait(s, received[d]);
+            t.wait(s, received[d]);
             waited = true;
           }
-        if (waited) timeline_.mark(s, Timeline::kExchange);
+        if (waited) t.mark(s, Timeline::kExchange);
       }
     }
-
-   private:
-    /// The exchange of the arrays `ids`: their buffers and plans.
-    static std::vector<ExchangeArray> arrays(Engine& e, Ids ids) {
-      std::vector<ExchangeArray> out;
-      for (int id : ids) {
-        ExchangeArray a;
-        a.host = &e.host()[static_cast<std::size_t>(id)];
-        for (std::size_t p = 0; p < e.parts(); ++p)
-          a.buffers.push_back(&e.buffers(p)[static_cast<std::size_t>(id)]);
-        a.plan = &e.plan(id);
-        a.staging = &e.staging(id);  // hostmem
-        out.push_back(std::move(a));
-      }
-      return out;
-    }
-
-    PeerMatrix peer_;  ///< peer_[src][dst]: GPU-to-GPU copies
-    Timeline timeline_;
   };
 };
 

@@ -29,6 +29,7 @@
 #include "stepgen/partition.hpp"
 #include "stepgen/program.hpp"
 #include "stepgen/program_options.hpp"
+#include "stepgen/rank_parts.hpp"
 
 namespace stepgen::host {
 
@@ -152,6 +153,9 @@ struct OocOps {
   static Pinned pin(const Device&, rt::HostArray&) { return {}; }
 };
 
+template <class M>
+class ExchangeState;
+
 struct Backend {
   using Device = host::Device;
   using Buffer = host::Buffer;
@@ -262,41 +266,107 @@ struct Backend {
     fn({d, k, buf, chunk, step});
   }
 
-  /// Exchanges in plan order, synchronously; launches whole, then their exchange.
-  class State {
-   public:
-    using Engine = rt::InCore<Backend, State>;
-    using Ids = std::initializer_list<int>;
-    struct Config {};
-    static constexpr const char* kOne = "one device";
-    static constexpr const char* kOverlapOn = "host backend: launches, then their exchange";
+  /// The exchanges between this process's parts, no messages (ExchangeState below).
+  using State = ExchangeState<rt::NoMessages>;
+};
 
-    State(const rt::StateArgs<Device>&, const Config&) {}
-    static void check_fits(const Device&, std::size_t) {}
-    void prepare(Engine&) {}
-    void print_exchange_paths(const Engine&) const {}
-    void begin(Engine&) {}
-    void end(Engine&) {}
-    void times(rt::RunStats&) const {}
-    /// Every transfer of the arrays `ids`: its boxes from the sender's buffer to the receiver's.
-    void exchange(Engine& e, Ids ids) {
-      for (int id : ids) {
-        const auto u = static_cast<std::size_t>(id);
-        for (const rt::Transfer& t : e.plan(id))
-          for (const rt::Box& box : t.boxes) {
-            copy_cells(*e.buffers(static_cast<std::size_t>(t.src))[u], box,
-                       *e.buffers(static_cast<std::size_t>(t.dst))[u], box);
-            e.stats().exchange_bytes +=
-                static_cast<std::size_t>(box.volume()) * e.problem().arrays[id].element_bytes;
-          }
+/// The host backend's exchange executor (rt::InCore's `S`), over the messages `M` (rt::NoMessages
+/// alone; the unit tests' loopback between ranks in threads): each exchanged array's plan as
+/// this process sees it (rt::RankPlan) done at once, in the order of the other backends'
+/// executors (exchange_opencl.hpp): receives posted, the boxes sent copied into their messages
+/// and sent, the local copies made, the received boxes written. Launches whole, then their
+/// exchange (no overlap on plain memory).
+template <class M>
+class ExchangeState {
+ public:
+  using Ids = std::initializer_list<int>;
+  using Config = typename M::Config;
+  static constexpr const char* kOne = M::kRanks ? "one rank" : "one device";
+  static constexpr const char* kOverlapOn = "host backend: launches, then their exchange";
+
+  ExchangeState(const rt::StateArgs<Device>& args, const Config& config)
+      : messages_(config), first_(args.first), count_(static_cast<int>(args.parts)) {}
+  static void check_fits(const Device&, std::size_t) {}
+  template <class E>
+  void prepare(E& e) {
+    arrays_.assign(static_cast<std::size_t>(e.problem().array_count), {});
+    for (int id = 0; id < e.problem().array_count; ++id) {
+      const auto& info = e.problem().arrays[id];
+      if (!info.exchanged) continue;
+      Array& a = arrays_[static_cast<std::size_t>(id)];
+      a.plan = rt::RankPlan(e.plan(id), first_, count_);
+      for (const rt::RankPlan::Message& m : a.plan.sends)
+        a.sent.emplace_back(info.name, info.element_bytes, m.box);
+      for (const rt::RankPlan::Message& m : a.plan.receives)
+        a.received.emplace_back(info.name, info.element_bytes, m.box);
+    }
+  }
+  template <class E>
+  void print_exchange_paths(const E&) const {}
+  template <class E>
+  void begin(E&) {}
+  template <class E>
+  void end(E&) {}
+  void times(rt::RunStats&) const {}
+
+  /// Refreshes the ghost cells of `ids` on every local part; the bytes are the copies' and the
+  /// messages sent.
+  template <class E>
+  void exchange(E& e, Ids ids) {
+    auto buffer = [&e](std::size_t p, int id) -> rt::HostArray& {
+      return *e.buffers(p)[static_cast<std::size_t>(id)];
+    };
+    for (int id : ids)
+      for (std::size_t i = 0; i < at(id).plan.receives.size(); ++i) {
+        rt::HostArray& h = at(id).received[i];
+        messages_.post_receive(
+            at(id).plan.receives[i].peer, id, h.bytes.data(), h.bytes.size(),
+            h.name + " from rank " + std::to_string(at(id).plan.receives[i].peer));
+      }
+    for (int id : ids) {
+      Array& a = at(id);
+      for (std::size_t i = 0; i < a.plan.sends.size(); ++i) {
+        const rt::RankPlan::Message& m = a.plan.sends[i];
+        copy_cells(buffer(m.part, id), e.part(m.part).ghost, m.box, a.sent[i], m.box, m.box);
+        messages_.send(m.peer, id, a.sent[i].bytes.data(), a.sent[i].bytes.size(),
+                       a.sent[i].name + " to rank " + std::to_string(m.peer));
+        e.stats().exchange_bytes += a.sent[i].bytes.size();
+      }
+      for (const rt::RankPlan::Copy& c : a.plan.copies) {
+        copy_cells(buffer(c.src, id), e.part(c.src).ghost, c.box, buffer(c.dst, id),
+                   e.part(c.dst).ghost, c.box);
+        e.stats().exchange_bytes +=
+            static_cast<std::size_t>(c.box.volume()) * e.problem().arrays[id].element_bytes;
       }
     }
-    void launch_and_exchange(Engine& e, void (*launch)(const Launch&), int, rt::Index, rt::Index,
-                             std::size_t, Ids ids, std::int64_t step) {
-      for (std::size_t p = 0; p < e.parts(); ++p) launch(e.whole(p, step));
-      exchange(e, ids);
-    }
+    messages_.wait();
+    for (int id : ids)
+      for (std::size_t i = 0; i < at(id).plan.receives.size(); ++i) {
+        const rt::RankPlan::Message& m = at(id).plan.receives[i];
+        copy_cells(at(id).received[i], m.box, m.box, buffer(m.part, id), e.part(m.part).ghost,
+                   m.box);
+      }
+  }
+  template <class E, class L>
+  void launch_and_exchange(E& e, void (*launch)(const L&), int, rt::Index, rt::Index, std::size_t,
+                           Ids ids, std::int64_t step) {
+    for (std::size_t p = 0; p < e.parts(); ++p) launch(e.whole(p, step));
+    exchange(e, ids);
+  }
+
+ protected:
+  M& messages() { return messages_; }
+
+ private:
+  struct Array {
+    rt::RankPlan plan;
+    std::vector<rt::HostArray> sent, received;  ///< one host box per message, in plan order
   };
+  Array& at(int id) { return arrays_[static_cast<std::size_t>(id)]; }
+
+  M messages_;
+  int first_ = 0, count_ = 1;
+  std::vector<Array> arrays_;
 };
 
 }  // namespace stepgen::host

@@ -9,12 +9,9 @@
 ///   MPI, asked at run time with MPIX_Query_cuda_support() from <mpi-ext.h>, where the library
 ///   has it) or through pinned host buffers; STEPGEN_MPI_CUDA_AWARE=on|off overrides; every
 ///   rank takes the same path.
-/// - `CudaStaging`: the halo exchange's backend (mpi.hpp's BasicHaloExchange holds the MPI
-///   side): each box is packed by one rectangular copy on a stream (cudaMemcpy3DAsync, or
-///   cudaMemcpyAsync for a contiguous slab) into a contiguous buffer: device memory for a
-///   CUDA-aware MPI, else pinned host memory; received boxes are unpacked by the reverse copy.
-/// - `CudaHaloExchange`: that exchange on a GPU's stream, split in two calls so that the caller
-///   can enqueue the interior's computation between them.
+/// The halo messages themselves are the backend's exchange executor's (exchange_cuda.hpp: each
+/// box packed by one rectangular copy on a stream into device memory for a CUDA-aware MPI, else
+/// pinned host memory) over mpi_halo.hpp's MpiMessenger.
 /// Depends on MPI, the CUDA runtime and the standard library (and cuda.hpp, mpi.hpp).
 
 #include <cuda_runtime.h>
@@ -192,139 +189,5 @@ inline MessagePath choose_message_path(MPI_Comm comm) {
     p.why = want ? "another rank's MPI is not CUDA-aware" : said;
   return p;
 }
-
-/// Page-locked host memory (cudaMallocHost) holding one packed box; freed when it goes.
-class PinnedBuffer {
- public:
-  PinnedBuffer() = default;
-  PinnedBuffer(const cuda::Device& d, std::size_t bytes, const std::string& what) {
-    d.use();
-    cuda::check(cudaMallocHost(&ptr_, bytes),
-                "cudaMallocHost(" + what + ", " + rt::human_bytes(static_cast<double>(bytes)) + ")",
-                d);
-  }
-  PinnedBuffer(const PinnedBuffer&) = delete;
-  PinnedBuffer& operator=(const PinnedBuffer&) = delete;
-  PinnedBuffer(PinnedBuffer&& o) noexcept : ptr_(std::exchange(o.ptr_, nullptr)) {}
-  PinnedBuffer& operator=(PinnedBuffer&& o) noexcept {
-    std::swap(ptr_, o.ptr_);
-    return *this;
-  }
-  ~PinnedBuffer() {
-    if (ptr_) cudaFreeHost(ptr_);
-  }
-  void* get() const { return ptr_; }
-
- private:
-  void* ptr_ = nullptr;
-};
-
-/// The CUDA staging of the halo exchange (mpi.hpp's BasicHaloExchange): each packed box in a
-/// contiguous buffer of exactly its bytes, in device memory when messages go from the GPU
-/// (CUDA-aware MPI), else in page-locked host memory. A buffer knows its box, so that the
-/// exchange's caller packs and unpacks it with one rectangular copy (`pack`, `unpack`).
-struct CudaStaging {
-  struct Buffer {
-    int peer = 0;
-    std::string name;  ///< the array's
-    std::size_t element_bytes = 0;
-    rt::Box box;             ///< in global coordinates
-    cuda::Buffer on_device;  ///< the packed box, for a CUDA-aware MPI
-    PinnedBuffer on_host;    ///< the packed box, otherwise
-  };
-  const cuda::Device* device = nullptr;
-  bool device_messages = false;
-
-  Buffer make(int peer, const std::string& name, std::size_t element_bytes, const rt::Box& box,
-              const char* direction) const {
-    Buffer b;
-    b.peer = peer;
-    b.name = name;
-    b.element_bytes = element_bytes;
-    b.box = box;
-    const std::string what = name + " halo " + direction + " rank " + std::to_string(peer);
-    if (device_messages)
-      b.on_device = cuda::Buffer(*device, box, element_bytes, what);
-    else
-      b.on_host =
-          PinnedBuffer(*device, static_cast<std::size_t>(box.volume()) * element_bytes, what);
-    return b;
-  }
-  static void* data(Buffer& b) { return b.on_device.get() ? b.on_device.get() : b.on_host.get(); }
-
-  /// Enqueues on stream `on` the copy of `b`'s box from a device buffer holding `ghost`.
-  void pack(Buffer& b, const cuda::Buffer& from, const rt::Box& ghost, cuda::On on) const {
-    cuda::detail::rect_copy(*device, data(b), rt::rect_of(b.box, b.box, b.element_bytes),
-                            from.get(), rt::rect_of(b.box, ghost, b.element_bytes),
-                            device_messages ? cudaMemcpyDeviceToDevice : cudaMemcpyDeviceToHost,
-                            "pack " + b.name + " for rank " + std::to_string(b.peer), on);
-  }
-  /// Enqueues on stream `on` the copy of `b` into its box of a device buffer holding `ghost`.
-  void unpack(Buffer& b, const cuda::Buffer& to, const rt::Box& ghost, cuda::On on) const {
-    cuda::detail::rect_copy(*device, to.get(), rt::rect_of(b.box, ghost, b.element_bytes), data(b),
-                            rt::rect_of(b.box, b.box, b.element_bytes),
-                            device_messages ? cudaMemcpyDeviceToDevice : cudaMemcpyHostToDevice,
-                            "unpack " + b.name + " from rank " + std::to_string(b.peer), on);
-  }
-};
-
-/// The halo exchange of one rank on its GPU: mpi.hpp's exchange over the CUDA staging, the
-/// packing and unpacking enqueued on a stream. One exchange is `post_and_pack` then
-/// `send_and_unpack`; work enqueued on the GPU between the two (the interior's launch)
-/// overlaps the messages.
-class CudaHaloExchange {
- public:
-  /// Duplicates `comm` so that halo messages never meet the program's other messages.
-  CudaHaloExchange(MPI_Comm comm, int rank, int arrays, const cuda::Device& d, bool device_messages)
-      : staging_{&d, device_messages}, halo_(comm, rank, arrays, staging_), unpacked_(d, false) {}
-
-  /// Adds array `id`'s transfers (its exchange plan, part ids = ranks) that involve this rank.
-  void add(int id, const std::string& name, std::size_t element_bytes,
-           const std::vector<rt::Transfer>& plan) {
-    halo_.add(id, name, element_bytes, plan);
-  }
-  /// True when this rank neither sends nor receives anything for any array.
-  bool idle() const { return halo_.idle(); }
-
-  /// Posts every receive of the arrays `ids`, then enqueues on stream `on` the packing of every
-  /// box this rank sends from its buffers (`buffer(id)` holds array id over `ghost`). The stream
-  /// must already follow the kernels that wrote those boxes. Returns the bytes it will send.
-  template <typename BufferOf>
-  std::size_t post_and_pack(ArrayIds ids, BufferOf&& buffer, const rt::Box& ghost, cuda::On on) {
-    // The receive buffers are free again once the previous exchange's unpacking has run.
-    const cuda::Device& d = *staging_.device;
-    d.use();
-    cuda::check(cudaEventSynchronize(unpacked_.get()), "cudaEventSynchronize(unpacked halos)", d);
-    std::size_t bytes = 0;
-    halo_.start(ids, [&](int id, CudaStaging::Buffer& b) {
-      staging_.pack(b, buffer(id), ghost, on);
-      bytes += static_cast<std::size_t>(b.box.volume()) * b.element_bytes;
-    });
-    return bytes;
-  }
-
-  /// Waits (host) for the packing on stream `on`, sends, waits for the receives and enqueues
-  /// on `on` the unpacking of every received box into the buffers; waits for the sends. Returns
-  /// an event recorded after the unpacking: a stream that waits for it sees the ghost cells.
-  template <typename BufferOf>
-  cudaEvent_t send_and_unpack(ArrayIds ids, BufferOf&& buffer, const rt::Box& ghost, cuda::On on) {
-    const cuda::Device& d = *staging_.device;
-    d.use();
-    cuda::check(cudaStreamSynchronize(d.stream(on)), "cudaStreamSynchronize(packed halos)", d);
-    halo_.send(ids);
-    halo_.receive(
-        ids, [&](int id, CudaStaging::Buffer& b) { staging_.unpack(b, buffer(id), ghost, on); });
-    d.use();
-    cuda::check(cudaEventRecord(unpacked_.get(), d.stream(on)), "cudaEventRecord(unpacked halos)",
-                d);
-    halo_.complete();
-    return unpacked_.get();
-  }
-
- private:
-  CudaStaging staging_;
-  BasicHaloExchange<CudaStaging> halo_;
-  cuda::Event unpacked_;  ///< recorded after the last unpacking (ordering only)
-};
 
 }  // namespace stepgen::mpi

@@ -2,8 +2,8 @@
 /// \file
 /// The MPI halo exchange, written once (BasicHaloExchange: the message plan between ranks,
 /// Irecv/Isend/Waitall, tags, bytes, errors) over a staging where packed boxes live
-/// (HostStaging: host arrays, OpenCL; CudaStaging in mpi_cuda.hpp). MpiMessenger: the messages
-/// of a rank with several devices (rank_parts.hpp's PartsExchange).
+/// (HostStaging: host arrays, the out-of-core pass boundaries). MpiMessenger: the messages
+/// of the in-core exchange executors (exchange_opencl.hpp, exchange_cuda.hpp) between ranks.
 
 #include <mpi.h>
 
@@ -224,7 +224,7 @@ class BasicHaloExchange {
 /// The halo exchange through host buffers (rt::HostArray over each box).
 using HaloExchange = BasicHaloExchange<HostStaging>;
 
-/// The messages of one exchange of a rank with several devices (rt::PartsExchange's Messenger,
+/// The messages of one exchange of a rank (the backends' ExchangeState's Messenger,
 /// rank_parts.hpp) on a duplicate of `comm`: receives posted, sends made, then wait() for all of
 /// them. The tag is the array's id; both sides list their messages in the plan's order.
 class MpiMessenger {

@@ -72,13 +72,6 @@ template <class S, class = void>
 struct OrdersFrameCopies : std::false_type {};
 template <class S>
 struct OrdersFrameCopies<S, std::void_t<decltype(&S::fill_frames)>> : std::true_type {};
-/// True when a State `S` computes, then exchanges, on an MPI rank with several parts (CUDA's
-/// rank State, for now; the OpenCL and host executors overlap there as anywhere).
-template <class S, class = void>
-struct RankPartsAfterKernels : std::false_type {};
-template <class S>
-struct RankPartsAfterKernels<S, std::void_t<decltype(S::kRankPartsAfterKernels)>> : std::true_type {
-};
 }  // namespace detail
 
 /// One frame copy on one device (InCore::fill_frames_on_devices): `from` of the buffer `src`

@@ -9,10 +9,9 @@
 ///   neighbours against the whole grid: one partition of R x L parts, one exchange plan.
 /// - `RankPlan`: that exchange plan as one rank sees it: the entries between two of its own parts
 ///   (local copies) and those with a part of another rank (messages, sent or received).
-/// - `PartsExchange<B>`: the executor of those entries over the backend's copies (B::read_box,
-///   B::write_box, B::copy_box, B::finish): the receives posted, the sent boxes packed into
-///   host buffers and sent, the local copies made meanwhile, then the received boxes unpacked.
-///   Compute then exchange: a rank with several devices does not overlap its exchanges.
+/// - `NoMessages`: the Messenger of a process alone. Each backend's one exchange executor
+///   (exchange_opencl.hpp, exchange_cuda.hpp, engine_host.hpp's ExchangeState) runs a
+///   RankPlan's copies and messages, in one process and on a rank alike.
 
 #include <cstddef>
 #include <cstdint>
@@ -185,104 +184,5 @@ struct NoMessages {
   void send(int, int, const void*, std::size_t, const std::string&) { none(); }
   void wait() {}
 };
-
-/// The exchange of a rank's parts (several devices), every array's RankPlan executed by the
-/// backend's copies: `Engine` is rt::InCore (its devices(), buffers(p), part(p), plan(id),
-/// problem()). A Messenger has post_receive(peer, tag, data, bytes, what),
-/// send(peer, tag, data, bytes, what) and wait() (every message posted and sent, complete).
-template <class B>
-class PartsExchange {
- public:
-  /// Array `id`'s plan (the engine's, over every part), this rank's parts first ... first+count-1.
-  void add(int id, const std::string& name, std::size_t element_bytes,
-           const std::vector<Transfer>& plan, int first, int count) {
-    if (static_cast<std::size_t>(id) >= arrays_.size())
-      arrays_.resize(static_cast<std::size_t>(id) + 1);
-    Array& a = arrays_[static_cast<std::size_t>(id)];
-    a.plan = RankPlan(plan, first, count);
-    for (const RankPlan::Message& m : a.plan.sends) a.sent.emplace_back(name, element_bytes, m.box);
-    for (const RankPlan::Message& m : a.plan.receives)
-      a.received.emplace_back(name, element_bytes, m.box);
-  }
-
-  /// Refreshes the ghost cells of `ids` on the rank's parts once the kernels enqueued are done.
-  /// Returns the bytes moved (local copies and messages sent).
-  template <class Engine, class Messenger>
-  std::size_t exchange(Engine& e, std::initializer_list<int> ids, Messenger& messages) {
-    const std::size_t n = e.parts();
-    for (std::size_t p = 0; p < n; ++p) B::finish(e.devices()[p]);
-    std::size_t bytes = 0;
-    for (int id : ids)
-      if (Array* a = array(id))
-        for (std::size_t i = 0; i < a->plan.receives.size(); ++i)
-          messages.post_receive(
-              a->plan.receives[i].peer, id, a->received[i].bytes.data(),
-              a->received[i].bytes.size(),
-              a->received[i].name + " from rank " + std::to_string(a->plan.receives[i].peer));
-    for (int id : ids)
-      if (Array* a = array(id))
-        for (std::size_t i = 0; i < a->plan.sends.size(); ++i) {
-          const RankPlan::Message& m = a->plan.sends[i];
-          B::read_box(e.devices()[m.part], e.buffers(m.part)[static_cast<std::size_t>(id)],
-                      e.part(m.part).ghost, a->sent[i], m.box);
-        }
-    for (std::size_t p = 0; p < n; ++p) B::finish(e.devices()[p]);
-    for (int id : ids)
-      if (Array* a = array(id))
-        for (std::size_t i = 0; i < a->plan.sends.size(); ++i) {
-          messages.send(a->plan.sends[i].peer, id, a->sent[i].bytes.data(), a->sent[i].bytes.size(),
-                        a->sent[i].name + " to rank " + std::to_string(a->plan.sends[i].peer));
-          bytes += a->sent[i].bytes.size();
-        }
-    for (int id : ids)
-      if (Array* a = array(id)) {
-        const std::size_t eb = e.problem().arrays[id].element_bytes;
-        const char* name = e.problem().arrays[id].name;
-        for (const RankPlan::Copy& c : a->plan.copies) {
-          B::copy_box(e.devices()[c.src], e.buffers(c.src)[static_cast<std::size_t>(id)],
-                      e.part(c.src).ghost, c.box, e.devices()[c.dst],
-                      e.buffers(c.dst)[static_cast<std::size_t>(id)], e.part(c.dst).ghost, c.box,
-                      eb, name, false);
-          bytes += static_cast<std::size_t>(c.box.volume()) * eb;
-        }
-      }
-    messages.wait();
-    for (int id : ids)
-      if (Array* a = array(id))
-        for (std::size_t i = 0; i < a->plan.receives.size(); ++i) {
-          const RankPlan::Message& m = a->plan.receives[i];
-          B::write_box(e.devices()[m.part], e.buffers(m.part)[static_cast<std::size_t>(id)],
-                       e.part(m.part).ghost, a->received[i], m.box);
-        }
-    for (std::size_t p = 0; p < n; ++p) B::finish(e.devices()[p]);
-    return bytes;
-  }
-
- private:
-  struct Array {
-    RankPlan plan;
-    std::vector<HostArray> sent, received;  ///< one host box per message, in plan order
-  };
-  Array* array(int id) {
-    return static_cast<std::size_t>(id) < arrays_.size() ? &arrays_[static_cast<std::size_t>(id)]
-                                                         : nullptr;
-  }
-  std::vector<Array> arrays_;
-};
-
-/// A rank State's prepare: each exchanged array's plan (the engine `e`'s, over every part) to
-/// the rank's one-part halo exchange (`halo`: its messages, part ids = ranks) or, with several
-/// parts (`count` > 1, from `first`), to `parts`.
-template <class Engine, class Halo, class B>
-void add_rank_plans(Engine& e, Halo& halo, PartsExchange<B>& parts, int first, int count) {
-  for (int id = 0; id < e.problem().array_count; ++id) {
-    const auto& a = e.problem().arrays[id];
-    if (!a.exchanged) continue;
-    if (count > 1)
-      parts.add(id, a.name, a.element_bytes, e.plan(id), first, count);
-    else
-      halo.add(id, a.name, a.element_bytes, e.plan(id));
-  }
-}
 
 }  // namespace stepgen::rt
