@@ -289,17 +289,7 @@ class ExchangeState {
   static void check_fits(const Device&, std::size_t) {}
   template <class E>
   void prepare(E& e) {
-    arrays_.assign(static_cast<std::size_t>(e.problem().array_count), {});
-    for (int id = 0; id < e.problem().array_count; ++id) {
-      const auto& info = e.problem().arrays[id];
-      if (!info.exchanged) continue;
-      Array& a = arrays_[static_cast<std::size_t>(id)];
-      a.plan = rt::RankPlan(e.plan(id), first_, count_);
-      for (const rt::RankPlan::Message& m : a.plan.sends)
-        a.sent.emplace_back(info.name, info.element_bytes, m.box);
-      for (const rt::RankPlan::Message& m : a.plan.receives)
-        a.received.emplace_back(info.name, info.element_bytes, m.box);
-    }
+    arrays_ = rt::plan_buffers<rt::HostArray>(e, first_, count_, rt::HostMessage{});
   }
   template <class E>
   void print_exchange_paths(const E&) const {}
@@ -358,10 +348,7 @@ class ExchangeState {
   M& messages() { return messages_; }
 
  private:
-  struct Array {
-    rt::RankPlan plan;
-    std::vector<rt::HostArray> sent, received;  ///< one host box per message, in plan order
-  };
+  using Array = rt::PlanBuffers<rt::HostArray>;  ///< a host box per message
   Array& at(int id) { return arrays_[static_cast<std::size_t>(id)]; }
 
   M messages_;

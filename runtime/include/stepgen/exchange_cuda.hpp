@@ -90,18 +90,11 @@ class ExchangeState {
              !peer_[static_cast<std::size_t>(t.src - first_)]
                    [static_cast<std::size_t>(t.dst - first_)];
     });
-    arrays_.clear();  // move-only: packed boxes hold device and page-locked memory
-    arrays_.resize(static_cast<std::size_t>(e.problem().array_count));
-    for (int id = 0; id < e.problem().array_count; ++id) {
-      const auto& info = e.problem().arrays[id];
-      if (!info.exchanged) continue;
-      Array& a = arrays_[static_cast<std::size_t>(id)];
-      a.plan = rt::RankPlan(e.plan(id), first_, count_);
-      for (const rt::RankPlan::Message& m : a.plan.sends)
-        a.sent.push_back(message(e, m, info, " to rank "));
-      for (const rt::RankPlan::Message& m : a.plan.receives)
-        a.received.push_back(message(e, m, info, " from rank "));
-    }
+    arrays_ = rt::plan_buffers<MessageBox>(
+        e, first_, count_,
+        [&](const rt::RankPlan::Message& m, const auto& info, const char* direction) {
+          return message(e, m, info, direction);
+        });
   }
 
   template <class E>
@@ -225,10 +218,7 @@ class ExchangeState {
   int count() const { return count_; }
 
  private:
-  struct Array {
-    rt::RankPlan plan;
-    std::vector<MessageBox> sent, received;  ///< one packed box per message, in plan order
-  };
+  using Array = rt::PlanBuffers<MessageBox>;  ///< a packed box per message
   /// Which local parts copy to which (copies[src][dst]), which read boxes off their GPU
   /// (leaves: staged copies or messages), which receive messages.
   struct Pairs {
@@ -249,13 +239,7 @@ class ExchangeState {
     return b;
   }
 
-  bool moves(Ids ids) const {
-    for (int id : ids)
-      if (static_cast<std::size_t>(id) < arrays_.size() &&
-          !arrays_[static_cast<std::size_t>(id)].plan.empty())
-        return true;
-    return false;
-  }
+  bool moves(Ids ids) const { return rt::moves(arrays_, ids); }
   Array& at(int id) { return arrays_[static_cast<std::size_t>(id)]; }
 
   Pairs pairs_of(std::size_t n, Ids ids) {

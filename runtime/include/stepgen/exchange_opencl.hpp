@@ -82,18 +82,8 @@ class ExchangeState {
              !d[static_cast<std::size_t>(t.src - first_)].same_device(
                  d[static_cast<std::size_t>(t.dst - first_)]);
     });
-    arrays_.assign(static_cast<std::size_t>(e.problem().array_count), {});
-    for (int id = 0; id < e.problem().array_count; ++id) {
-      const auto& info = e.problem().arrays[id];
-      if (!info.exchanged) continue;
-      Array& a = arrays_[static_cast<std::size_t>(id)];
-      a.plan = rt::RankPlan(e.plan(id), first_, count_);
-      for (const rt::RankPlan::Message& m : a.plan.sends)
-        a.sent.emplace_back(info.name, info.element_bytes, m.box);
-      for (const rt::RankPlan::Message& m : a.plan.receives)
-        a.received.emplace_back(info.name, info.element_bytes, m.box);
-      moves_ = moves_ || !a.plan.empty();
-    }
+    arrays_ = rt::plan_buffers<rt::HostArray>(e, first_, count_, rt::HostMessage{});
+    for (const Array& a : arrays_) moves_ = moves_ || !a.plan.empty();
   }
   template <class E>
   void print_exchange_paths(const E&) const {}
@@ -182,18 +172,8 @@ class ExchangeState {
   int count() const { return count_; }
 
  private:
-  struct Array {
-    rt::RankPlan plan;
-    std::vector<rt::HostArray> sent, received;  ///< one host box per message, in plan order
-  };
-
-  bool moves(Ids ids) const {
-    for (int id : ids)
-      if (static_cast<std::size_t>(id) < arrays_.size() &&
-          !arrays_[static_cast<std::size_t>(id)].plan.empty())
-        return true;
-    return false;
-  }
+  using Array = rt::PlanBuffers<rt::HostArray>;  ///< a host box per message
+  bool moves(Ids ids) const { return rt::moves(arrays_, ids); }
 
   /// One exchange of `ids` on the queues `on`: receives posted; the boxes leaving a device read
   /// into host buffers; `meanwhile()` (the interior's launches); sends; copies and staged writes;

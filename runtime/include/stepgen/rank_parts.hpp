@@ -170,6 +170,50 @@ struct RankPlan {
   bool empty() const { return copies.empty() && sends.empty() && receives.empty(); }
 };
 
+/// One exchanged array's plan as this process sees it, with a buffer per message in plan order
+/// (`Buf`: the backend's packed box).
+template <class Buf>
+struct PlanBuffers {
+  RankPlan plan;
+  std::vector<Buf> sent, received;
+};
+
+/// Every array's PlanBuffers, by id (empty for an array not exchanged), for the engine `e`'s
+/// parts first ... first + count - 1: `make(message, array info, " to rank " or " from rank ")`
+/// makes each message's buffer. The backends' exchange executors (ExchangeState) start here.
+template <class Buf, class E, class Make>
+std::vector<PlanBuffers<Buf>> plan_buffers(const E& e, int first, int count, Make&& make) {
+  std::vector<PlanBuffers<Buf>> out(static_cast<std::size_t>(e.problem().array_count));
+  for (int id = 0; id < e.problem().array_count; ++id) {
+    const auto& info = e.problem().arrays[id];
+    if (!info.exchanged) continue;
+    PlanBuffers<Buf>& a = out[static_cast<std::size_t>(id)];
+    a.plan = RankPlan(e.plan(id), first, count);
+    for (const RankPlan::Message& m : a.plan.sends) a.sent.push_back(make(m, info, " to rank "));
+    for (const RankPlan::Message& m : a.plan.receives)
+      a.received.push_back(make(m, info, " from rank "));
+  }
+  return out;
+}
+
+/// True when one of the arrays `ids` has something to move.
+template <class Buf>
+bool moves(const std::vector<PlanBuffers<Buf>>& arrays, std::initializer_list<int> ids) {
+  for (int id : ids)
+    if (static_cast<std::size_t>(id) < arrays.size() &&
+        !arrays[static_cast<std::size_t>(id)].plan.empty())
+      return true;
+  return false;
+}
+
+/// A host box per message (the OpenCL and host executors').
+struct HostMessage {
+  template <class Info>
+  HostArray operator()(const RankPlan::Message& m, const Info& info, const char*) const {
+    return HostArray(info.name, info.element_bytes, m.box);
+  }
+};
+
 /// The messages of a process that runs alone (one process's parts, --verify's one-part run):
 /// none. A Messenger (PartsExchange's, the backends' exchange states') has this interface;
 /// mpi::MpiMessenger sends between MPI ranks.
