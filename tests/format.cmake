@@ -12,3 +12,10 @@ if(CLANG_FORMAT)
                        "format: our sources (generator, runtime, tests, examples, bench)"
                        PROPERTIES LABELS format TIMEOUT 300)
 endif()
+
+# The sizes the code is kept to (scripts/check_sizes.py): no file of runtime/ or generator/ over
+# 800 lines, no function over 150; the checker itself refused a made-up tree over each.
+add_test(NAME "sizes: no file over 800 lines, no function over 150 (runtime, generator)"
+         COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/sizes_test.sh ${PROJECT_SOURCE_DIR})
+set_tests_properties("sizes: no file over 800 lines, no function over 150 (runtime, generator)"
+                     PROPERTIES LABELS format TIMEOUT 120)
