@@ -7,6 +7,7 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <condition_variable>
 #include <cstdint>
 #include <cstring>
@@ -204,6 +205,67 @@ TEST_CASE("rank parts: one plan, seen by each rank as local copies and messages"
   CHECK(rank0.sends[0].box == rank1.receives[0].box);
   CHECK(rank0.receives.size() == 1);
   CHECK(rank1.sends.size() == 1);
+}
+
+TEST_CASE("rank parts: the exchange staging holds each staged box once, on its own cache lines") {
+  const rt::PartitionRequest r = request(1, rt::Strategy::kSlabs, 1);
+  const rt::Partition parts = rt::split_ranks(rt::partition(r), r, 3);
+  const std::vector<rt::Transfer> plan = rt::exchange_plan(parts, five_point());
+  struct Info {
+    const char* name;
+    std::size_t element_bytes;
+  };
+  const Info arrays[2] = {{"a", 4}, {"b", 8}};
+  // Every transfer staged: every box of both arrays, each rounded up to a cache line.
+  std::size_t asked = 0;
+  rt::ExchangeStaging staging;
+  staging.make(
+      arrays, 2, [&plan](int) -> const std::vector<rt::Transfer>& { return plan; },
+      [](const rt::Transfer&) { return true; },
+      [&asked](std::size_t n, const std::string& name) {
+        CHECK(name == "exchange staging");
+        asked += n;
+        return rt::HostBytes(n);
+      });
+  std::size_t want = 0;
+  for (const Info& a : arrays)
+    for (const rt::Transfer& t : plan)
+      for (const rt::Box& b : t.boxes)
+        want += (static_cast<std::size_t>(b.volume()) * a.element_bytes + 63) / 64 * 64;
+  REQUIRE(want > 0);
+  CHECK(asked == want);
+  CHECK(staging.bytes() == static_cast<long long>(want));
+  CHECK(staging.memory().empty());
+  std::vector<std::pair<const unsigned char*, std::size_t>> spans;
+  for (int id = 0; id < 2; ++id) {
+    REQUIRE(staging.of(id).size() == plan.size());  // one list per transfer
+    for (std::size_t t = 0; t < plan.size(); ++t) {
+      REQUIRE(staging.of(id)[t].size() == plan[t].boxes.size());
+      for (std::size_t k = 0; k < plan[t].boxes.size(); ++k) {
+        const rt::HostArray& box = staging.of(id)[t][k];
+        CHECK(box.box == plan[t].boxes[k]);
+        CHECK(box.element_bytes == arrays[id].element_bytes);
+        CHECK(reinterpret_cast<std::uintptr_t>(box.bytes.data()) % 64 ==
+              reinterpret_cast<std::uintptr_t>(staging.of(0)[0][0].bytes.data()) % 64);
+        spans.emplace_back(box.bytes.data(), box.bytes.size());
+      }
+    }
+  }
+  // No two boxes share a byte.
+  std::sort(spans.begin(), spans.end());
+  for (std::size_t k = 1; k < spans.size(); ++k)
+    CHECK(spans[k - 1].first + spans[k - 1].second <= spans[k].first);
+  // A transfer not staged has no buffers, and a refused page-locking falls back to pageable
+  // memory, said in memory().
+  rt::ExchangeStaging some;
+  some.make(
+      arrays, 2, [&plan](int) -> const std::vector<rt::Transfer>& { return plan; },
+      [](const rt::Transfer& t) { return t.src == 0; },
+      [](std::size_t, const std::string&) -> rt::HostBytes { throw rt::RunError("no pinning"); });
+  CHECK(some.memory() == "pageable: page-locking failed: no pinning");
+  for (std::size_t t = 0; t < plan.size(); ++t) CHECK(some.of(1)[t].empty() == (plan[t].src != 0));
+  CHECK(some.bytes() > 0);
+  CHECK(some.bytes() < staging.bytes());
 }
 
 TEST_CASE("rank parts: R ranks x L devices (x P parts) on the host backend equal the plain loop") {

@@ -291,66 +291,6 @@ class InCore {
   const std::vector<Transfer>& plan(int id) const { return plans_[static_cast<std::size_t>(id)]; }
   RunStats& stats() { return stats_; }
 
-  // --- hostmem: compact exchange staging ---------------------------------------------------
-
-  /// The host staging of array `id`'s exchanges between this process's devices
-  /// (stage_exchanges): per transfer of plan(id), per box, a host buffer holding exactly that
-  /// box (an rt::HostArray over it; a read into it and a write from it are rectangular copies
-  /// of the box), none (an empty list) for a transfer that does not go through the host.
-  std::vector<std::vector<HostArray>>& staging(int id) {
-    return staging_[static_cast<std::size_t>(id)];
-  }
-
-  /// Makes the staging of the transfers for which `staged(transfer)` is true (OpenCL: every
-  /// one; CUDA: those between GPUs without peer access), for every exchanged array: one
-  /// page-locked block (the backend's host_allocator, so the copies stay asynchronous;
-  /// pageable when the system refuses, which the report says) cut into one buffer per box,
-  /// made once at set-up and reused by every exchange. The backends order the copies as they
-  /// did when the whole-grid host arrays staged (a box's next read waits until its last write
-  /// to the receiver is done), so the results and the overlap are the same; host memory is
-  /// the host copies plus these bytes (RunStats::staging_bytes). Call it once, from the
-  /// State's prepare().
-  template <class Staged>
-  void stage_exchanges(Staged staged) {
-    constexpr std::size_t kAlign = 64;  // each box's buffer starts on a cache line
-    auto rounded = [](std::size_t n) { return (n + kAlign - 1) / kAlign * kAlign; };
-    const auto n = static_cast<std::size_t>(problem_.array_count);
-    staging_.assign(n, {});
-    std::size_t total = 0;
-    for (std::size_t id = 0; id < n; ++id)
-      for (const Transfer& t : plans_[id])
-        if (staged(t))
-          for (const Box& box : t.boxes)
-            total +=
-                rounded(static_cast<std::size_t>(box.volume()) * problem_.arrays[id].element_bytes);
-    stats_.staging_bytes = static_cast<long long>(total);
-    HostBytes block;
-    try {
-      if (total > 0) block = B::host_allocator(devices_, true, false)(total, "exchange staging");
-    } catch (const RunError& e) {
-      block = HostBytes(total);
-      stats_.staging_memory = std::string("pageable: page-locking failed: ") + e.what();
-    }
-    auto keep = std::make_shared<HostBytes>(std::move(block));
-    std::size_t at = 0;
-    for (std::size_t id = 0; id < n; ++id) {
-      const ArrayInfo& a = problem_.arrays[id];
-      for (const Transfer& t : plans_[id]) {
-        staging_[id].emplace_back();
-        if (!staged(t)) continue;
-        for (const Box& box : t.boxes) {
-          const std::size_t bytes = static_cast<std::size_t>(box.volume()) * a.element_bytes;
-          staging_[id].back().emplace_back(a.name, a.element_bytes, box,
-                                           [&keep, at](std::size_t size, const std::string&) {
-                                             return HostBytes(keep->data() + at, size, keep);
-                                           });
-          at += rounded(bytes);
-        }
-      }
-    }
-  }
-  // --- end hostmem ---------------------------------------------------------------------------
-
   /// A launch over part p's whole buffer.
   Launch whole(std::size_t p, std::int64_t step) const {
     return B::whole(devices_[p], kernels_[p], buffers_[p], part(p), step);
@@ -463,11 +403,8 @@ class InCore {
   std::vector<std::vector<Buffer>> buffers_;
   std::vector<std::vector<Transfer>> plans_;
   EngineFrames<B, S> frames_;  ///< the <boundary> frames (engine_frames.hpp)
-  /// hostmem: per array, per transfer, per box: the exchanges' host staging (stage_exchanges);
-  /// before state_, which goes first (its events and streams may still refer to it).
-  std::vector<std::vector<std::vector<HostArray>>> staging_;
-  S state_;               ///< after the buffers: its events, staging and messages go first
-  bool overlap_ = false;  ///< launches followed by an exchange overlap the two
+  S state_;                    ///< after the buffers: its events, staging and messages go first
+  bool overlap_ = false;       ///< launches followed by an exchange overlap the two
   RunStats stats_;
   std::vector<bool> gathered_;  ///< hostmem: what gather() copies back (empty: the default)
   Monitor* monitor_ = nullptr;

@@ -77,7 +77,7 @@ class ExchangeState {
 
   /// Peer access between the GPUs, each exchanged array's plan as this process sees it, the
   /// staging of copies between GPUs without peer access (a page-locked buffer per box:
-  /// rt::InCore::stage_exchanges) and a packed box per message.
+  /// rt::ExchangeStaging) and a packed box per message.
   template <class E>
   void prepare(E& e) {
     if (e.parts() > 1)
@@ -85,7 +85,7 @@ class ExchangeState {
     else
       peer_.assign(1, std::vector<bool>(1, true));
     auto local = [this](int part) { return part >= first_ && part < first_ + count_; };
-    e.stage_exchanges([&](const rt::Transfer& t) {
+    rt::stage_exchanges(e, staging_, [&](const rt::Transfer& t) {
       return local(t.src) && local(t.dst) &&
              !peer_[static_cast<std::size_t>(t.src - first_)]
                    [static_cast<std::size_t>(t.dst - first_)];
@@ -280,7 +280,7 @@ class ExchangeState {
       for (const rt::RankPlan::Copy& c : a.plan.copies) {
         if (!peer_[c.src][c.dst])
           read_box(e.devices()[c.src], e.buffers(c.src)[static_cast<std::size_t>(id)],
-                   e.part(c.src).ghost, e.staging(id)[c.transfer][c.index], c.box, on);
+                   e.part(c.src).ghost, staging_.of(id)[c.transfer][c.index], c.box, on);
         bytes += static_cast<std::size_t>(c.box.volume()) * eb;
       }
       for (std::size_t i = 0; i < a.plan.sends.size(); ++i) {
@@ -314,7 +314,7 @@ class ExchangeState {
                      e.buffers(d)[u], e.part(d).ghost, c.box, info.element_bytes, info.name, on);
           else
             write_box(e.devices()[d], e.buffers(d)[u], e.part(d).ghost,
-                      e.staging(id)[c.transfer][c.index], c.box, on);
+                      staging_.of(id)[c.transfer][c.index], c.box, on);
         }
       }
     }
@@ -368,6 +368,7 @@ class ExchangeState {
       }
   }
 
+  rt::ExchangeStaging staging_;  ///< first: the copies, events and streams below go before it
   Timeline timeline_;
   M messages_;
   bool device_messages_ = false;

@@ -71,13 +71,13 @@ class ExchangeState {
   static void check_fits(const Device& d, std::size_t bytes) { cl::check_fits(d, bytes); }
 
   /// Each exchanged array's plan as this process sees it; the copies between devices stage
-  /// through a page-locked buffer per box made once here (rt::InCore::stage_exchanges), the
+  /// through a page-locked buffer per box made once here (rt::ExchangeStaging), the
   /// messages through a host buffer each.
   template <class E>
   void prepare(E& e) {
     const std::vector<Device>& d = e.devices();
     auto local = [this](int part) { return part >= first_ && part < first_ + count_; };
-    e.stage_exchanges([&](const rt::Transfer& t) {
+    rt::stage_exchanges(e, staging_, [&](const rt::Transfer& t) {
       return local(t.src) && local(t.dst) &&
              !d[static_cast<std::size_t>(t.src - first_)].same_device(
                  d[static_cast<std::size_t>(t.dst - first_)]);
@@ -196,8 +196,8 @@ class ExchangeState {
       Array& a = at(id);
       for (const rt::RankPlan::Copy& c : a.plan.copies)
         if (!d[c.src].same_device(d[c.dst]))
-          read_box(d[c.src], buffer(c.src, id), e.part(c.src).ghost, staged(e, id, c), c.box,
-                   &reads, on);
+          read_box(d[c.src], buffer(c.src, id), e.part(c.src).ghost, staged(id, c), c.box, &reads,
+                   on);
       for (std::size_t i = 0; i < a.plan.sends.size(); ++i) {
         const rt::RankPlan::Message& m = a.plan.sends[i];
         read_box(d[m.part], buffer(m.part, id), e.part(m.part).ghost, a.sent[i], m.box, &reads, on);
@@ -220,7 +220,7 @@ class ExchangeState {
                     e.part(c.dst).ghost, c.box, info.element_bytes, info.name, &pending_writes_,
                     on);
         else
-          write_box(d[c.dst], buffer(c.dst, id), e.part(c.dst).ghost, staged(e, id, c), c.box,
+          write_box(d[c.dst], buffer(c.dst, id), e.part(c.dst).ghost, staged(id, c), c.box,
                     &pending_writes_, on);
         bytes += static_cast<std::size_t>(c.box.volume()) * info.element_bytes;
       }
@@ -238,12 +238,12 @@ class ExchangeState {
     e.stats().exchange_bytes += bytes;
   }
 
-  template <class E>
-  static rt::HostArray& staged(E& e, int id, const rt::RankPlan::Copy& c) {
-    return e.staging(id)[c.transfer][c.index];  // hostmem: this box's staging
+  rt::HostArray& staged(int id, const rt::RankPlan::Copy& c) {
+    return staging_.of(id)[c.transfer][c.index];  // hostmem: this box's staging
   }
   Array& at(int id) { return arrays_[static_cast<std::size_t>(id)]; }
 
+  rt::ExchangeStaging staging_;  ///< first: the copies, events and streams below go before it
   M messages_;
   int first_ = 0, count_ = 1;  ///< this process's parts
   std::vector<Array> arrays_;  ///< by array id

@@ -125,7 +125,7 @@ void fill_random(HostArray& a, const Box& grid, std::uint64_t seed) {
 /// checkpoints write or a restart reads (ProgramIo::host_arrays_used); a copy(X) with a host
 /// copy makes X have one too (the host fill copies X's). The exchanges between the process's
 /// devices need none: they stage through buffers of their own boxes (hostmem:
-/// InCore::stage_exchanges). STEPGEN_HOST_COPIES=all gives every array one (as before devinit:
+/// rt::ExchangeStaging). STEPGEN_HOST_COPIES=all gives every array one (as before devinit:
 /// comparisons). Out of core, the host arrays are the store: call it in core only.
 template <class B>
 std::vector<bool> host_copies(const Program<B>& p, const Options& opt, const ProgramIo& io) {

@@ -350,6 +350,92 @@ ChunkRule ooc_chunk_rule(const Program<B>& p, const ooc::Request& request, const
   return rule;
 }
 
+/// The time step of an out-of-core run on its chunks, one process and an MPI rank alike: the
+/// run's request (ooc_run_request, its pass rules applied), the chunk rule, the kernels built
+/// for each device, and the step the runners call (B::OocStep) with the run's step numbers:
+/// the runner counts from 0, and `offset` is the first step of the segment running (a run
+/// restarted, or cut into segments where an output or checkpoint is due). Not copied: the step
+/// holds its address.
+template <class B>
+struct OocStepper {
+  ooc::Request request;
+  ChunkRule rule;
+  std::vector<typename B::Kernels> kernels;  ///< one per device (one device: every part's)
+  std::int64_t offset = 0;
+  typename B::OocStep step;
+
+  OocStepper(const Program<B>& p, const std::vector<typename B::Device>& devices,
+             const Partition& partition, const ooc::Options& ooc, const Probed& probed, bool quiet)
+      : request(ooc_run_request(p, partition, ooc, probed, quiet)) {
+    ooc_pass_rules(p, request);
+    rule = ooc_chunk_rule(p, request, probed);
+    for (const typename B::Device& d : devices)
+      kernels.push_back(p.problem->build_kernels ? p.problem->build_kernels(d)
+                                                 : typename B::Kernels{});
+    step = [this, time_step = p.time_step](const typename B::Device& d, std::size_t part,
+                                           std::vector<typename B::Buffer>& buf, const Part& chunk,
+                                           std::int64_t s, std::int64_t remaining) {
+      ChunkRun<B> run(rule, d, kernels.size() == 1 ? kernels.front() : kernels[part], buf, chunk,
+                      remaining);
+      time_step(run, s + offset);
+    };
+  }
+  OocStepper(const OocStepper&) = delete;
+  OocStepper& operator=(const OocStepper&) = delete;
+};
+
+/// retune: the <local size="auto"/> kernels timed again on the chunks of `schedule`
+/// (ooc/retune.hpp) over the `steps` the run has left; started, or off as the options say.
+template <class B>
+std::unique_ptr<ooc::Retuner> ooc_retuner(const Program<B>& p, const ooc::Options& ooc,
+                                          const ooc::Schedule& schedule, std::int64_t steps) {
+  auto retune = std::make_unique<ooc::Retuner>(
+      ooc.retune != ooc::Options::Retune::kOff
+          ? chunk_retuner(p.kernels, p.tuned, p.tuned_launches, p.problem->dims)
+          : ooc::Retuner{});
+  retune->start(schedule.chunks, schedule.steps_per_pass, steps,
+                ooc.retune == ooc::Options::Retune::kAlways);
+  return retune;
+}
+
+/// Out of core, the run in segments ending where an output or checkpoint of `io` is due (pass
+/// boundaries: the host arrays then hold the values the outputs write), one process and an MPI
+/// rank alike: `segment(done, steps)` runs one (`offset` set to its first step before), filling
+/// `report`; `until` (the monitor's ends of passes) stops the run, and the segments, at a
+/// pass's end. The outputs with last="true" get the state it stopped at. `report` then sums
+/// the segments.
+template <class Segment>
+void run_ooc_segments(const Options& opt, ProgramIo* io, Monitor* monitor,
+                      const std::vector<HostArray>& host, ooc::Stats& report, std::int64_t& offset,
+                      Segment&& segment) {
+  const std::int64_t first = io ? io->first_step() : 0;
+  double measured = 0;
+  std::int64_t passes = 0, ran = 0;
+  for (std::int64_t done = first; done < opt.steps;) {
+    const std::int64_t until = io ? io->next_due(done) : opt.steps;
+    offset = done;
+    segment(done, until - done);
+    measured += report.measured_s;
+    passes += report.passes;
+    ran += report.steps;
+    // `until` held at a pass's end: before the segment's last (then it ran fewer steps), or at
+    // its last, where an output or checkpoint is due (that stop must not be lost to the next
+    // segment).
+    const bool stopped = report.steps < until - done || (monitor && monitor->stopped());
+    done += report.steps;
+    // The outputs and the checkpoint due after the last step run, as in core, stopped or not.
+    if (io && io->due(done)) io->end_of_step(done, host);
+    if (stopped) break;
+  }
+  if (io)
+    io->write_at_stop(
+        monitor && monitor->stopped(), first + ran,
+        [&host](const std::vector<bool>&) -> const std::vector<HostArray>& { return host; });
+  report.measured_s = measured;
+  report.passes = passes;
+  report.steps = ran;
+}
+
 /// Runs out of core: the same time step on chunks of planes streamed through the devices
 /// (ooc.hpp), the schedule chosen by the model with the link and kernel speed measured on a
 /// probe chunk, in segments ending where an output or checkpoint of `io` is due.
@@ -359,82 +445,31 @@ RunStats run_out_of_core(const Program<B>& p, std::vector<typename B::Device>& d
                          const Options& opt, const ooc::Options& ooc, const Probed& probed,
                          ooc::Stats& report, Monitor* monitor, ProgramIo* io) {
   const Problem<B>& problem = *p.problem;
-
-  ooc::Request request = ooc_run_request(p, partition, ooc, probed, opt.quiet);
+  OocStepper<B> stepper(p, devices, partition, ooc, probed, opt.quiet);
   const auto pinned = B::ooc_pin(host, ooc, report);
-  std::vector<typename B::Kernels> kernels;
-  for (const typename B::Device& d : devices)
-    kernels.push_back(problem.build_kernels ? problem.build_kernels(d) : typename B::Kernels{});
-  ooc_pass_rules(p, request);
-  ChunkRule rule = ooc_chunk_rule(p, request, probed);
-  // io: the runner counts steps from 0; a run restarted, or cut into segments at the steps
-  // where an output or checkpoint is due, gives each segment's first step here.
-  std::int64_t offset = 0;
-  const typename B::OocStep inner = chunk_steps<B>(
-      rule, p.time_step,
-      [&kernels](std::size_t part) -> const typename B::Kernels& { return kernels[part]; });
-  const typename B::OocStep step = [&inner, &offset](const typename B::Device& d, std::size_t part,
-                                                     std::vector<typename B::Buffer>& buf,
-                                                     const Part& chunk, std::int64_t s,
-                                                     std::int64_t remaining) {
-    inner(d, part, buf, chunk, s + offset, remaining);
-  };
-  const ooc::Schedule schedule =
-      ooc::plan(request, ooc, opt.steps, report, [&](const ooc::Request& probe, Index bytes) {
+  const ooc::Schedule schedule = ooc::plan(
+      stepper.request, ooc, opt.steps, report, [&](const ooc::Request& probe, Index bytes) {
         if (report.link.measured) return report.link;  // oocauto: calibrated by auto's choice
-        return B::OocRunner::calibrate(devices, ooc::schedule(probe), host, step, bytes);
+        return B::OocRunner::calibrate(devices, ooc::schedule(probe), host, stepper.step, bytes);
       });
   // The step-0 outputs (and the series' files, which replace a previous run's) once a plan is
-  // found: a plan refused (no chunk fits the memory) is refused before writing anything (a
-  // user test: a refused run had replaced the previous run's snapshot series).
+  // found: a plan refused (no chunk fits the memory) is refused before writing anything.
   if (io) io->start(host);
-  // io: the run in segments ending where an output or checkpoint is due (pass boundaries:
-  // the host arrays then hold every array's values), each written from the host arrays; the
-  // monitor's ends of passes see the steps' numbers from the run's start, and `until` stops
-  // the run (and the segments) at a pass's end.
-  const std::int64_t first = io ? io->first_step() : 0;
-  // retune: the <local size="auto"/> kernels timed again on the chunks (ooc/retune.hpp).
-  ooc::Retuner retune = ooc.retune != ooc::Options::Retune::kOff
-                            ? chunk_retuner(p.kernels, p.tuned, p.tuned_launches, problem.dims)
-                            : ooc::Retuner{};
-  retune.start(schedule.chunks, schedule.steps_per_pass, opt.steps - first,
-               ooc.retune == ooc::Options::Retune::kAlways);
-  double measured = 0;
-  std::int64_t passes = 0, ran = 0;
+  const std::unique_ptr<ooc::Retuner> retune =
+      ooc_retuner(p, ooc, schedule, opt.steps - (io ? io->first_step() : 0));
   if (monitor) monitor->start();
-  for (std::int64_t done = first; done < opt.steps;) {
-    const std::int64_t until = io ? io->next_due(done) : opt.steps;
-    offset = done;
-    ooc::Share share;
-    attach_monitor<B>(rule, share, monitor, p.reduce_boxes, &offset);
-    share.frames = {problem.boundaries, problem.boundary_count};  // <boundary> frames
-    share.retune = &retune;
-    B::ooc_run(devices, schedule, host, step, ooc, until - done, report, std::move(share));
-    measured += report.measured_s;
-    passes += report.passes;
-    ran += report.steps;
-    // `until` held at a pass's end: before the segment's last (then it ran fewer steps), or at
-    // its last, where an output or checkpoint is due (a user test: that stop was lost, and
-    // the run went on to the next segment).
-    const bool stopped = report.steps < until - done || (monitor && monitor->stopped());
-    done += report.steps;
-    // The outputs and the checkpoint due after the last step run, as in core, stopped or not.
-    if (io && io->due(done)) io->end_of_step(done, host);
-    if (stopped) break;
-  }
-  // io: an `until` stopped the run at a pass's end (the host arrays hold that state): the
-  // outputs with last="true" get it.
-  if (io)
-    io->write_at_stop(
-        monitor && monitor->stopped(), first + ran,
-        [&host](const std::vector<bool>&) -> const std::vector<HostArray>& { return host; });
-  report.measured_s = measured;
-  report.passes = passes;
-  report.steps = ran;
-  retune.finish();
-  report.retune = retune.report();
+  run_ooc_segments(
+      opt, io, monitor, host, report, stepper.offset, [&](std::int64_t, std::int64_t steps) {
+        ooc::Share share;
+        attach_monitor<B>(stepper.rule, share, monitor, p.reduce_boxes, &stepper.offset);
+        share.frames = {problem.boundaries, problem.boundary_count};  // <boundary> frames
+        share.retune = retune.get();
+        B::ooc_run(devices, schedule, host, stepper.step, ooc, steps, report, std::move(share));
+      });
+  retune->finish();
+  report.retune = retune->report();
   (void)pinned;
-  return ooc::run_stats(report, ran);
+  return ooc::run_stats(report, report.steps);
 }
 
 }  // namespace stepgen::rt

@@ -103,16 +103,6 @@ std::vector<HostArray> load_rank_arrays(const Program<B>& p, const Box& box, con
   return host;
 }
 
-/// Runs this rank's part out of core: every rank decides alike and chooses the same schedule
-/// (the slowest rank's link goes into the model), so the passes end together, with the cells
-/// each part reads from the others sent by MPI at every pass boundary (rt::ooc::foreign_plan).
-/// Fills `host` with this rank's arrays over its reach; `loaded(host)` sees their initial values
-/// (collective).
-/// oocauto: with `compare` (`--out-of-core auto` given, on data that fits), the in-core run is
-/// predicted from the same figures once the schedule is chosen, and when it is not slower the
-/// rank returns nothing before any host array is made, the report holding only the choice's
-/// line: every rank has the same figures, so every rank returns alike, and the caller runs in
-/// core. A plan that cannot be made then means in core too.
 /// The probe's reads again on the values the run starts from (probe_data.hpp), each rank on
 /// its own cells: an error on any rank stops every rank with the lowest rank's message.
 template <class B>
@@ -320,47 +310,16 @@ class ForeignCells {
   double unpack_s_ = 0;
 };
 
-/// Out of core, a rank's run in segments ending where an output or checkpoint is due (pass
-/// boundaries: the host arrays then hold the rank's owned cells), each written by the ranks
-/// together; `until` (the monitor's ends of passes) stops the run, and the segments, at a
-/// pass's end. `offset`: the step the runner's step 0 is; `exchange` and `gather_frames`: a
-/// pass boundary's messages and frames. `report` sums the segments.
-template <class Runner, class Exchange, class Gather>
-void run_rank_segments(Runner& runner, const Options& opt, ProgramIo& io, Monitor* monitor,
-                       std::vector<HostArray>& host, ooc::Stats& report, std::int64_t& offset,
-                       Exchange&& exchange, Gather&& gather_frames) {
-  double measured = 0;
-  Index passes = 0;
-  std::int64_t ran = 0;
-  for (std::int64_t done = io.first_step(); done < opt.steps;) {
-    const std::int64_t until = io.next_due(done);
-    // A run ends without the pass-boundary exchange: the next segment's foreign cells first.
-    if (done > io.first_step()) exchange();
-    gather_frames();  // <boundary> frames: the edge slabs as they are now (nothing without)
-    offset = done;
-    runner.run(until - done, report);
-    measured += report.measured_s;
-    passes += report.passes;
-    ran += report.steps;
-    // `until` held at a pass's end: before the segment's last (then it ran fewer steps), or at
-    // its last, where an output or checkpoint is due (a user test: that stop was lost, and
-    // the run went on to the next segment).
-    const bool stopped = report.steps < until - done || (monitor && monitor->stopped());
-    done += report.steps;
-    // The outputs and the checkpoint due after the last step run, as in core, stopped or not.
-    if (io.due(done)) io.end_of_step(done, host);
-    if (stopped) break;
-  }
-  // io: an `until` stopped the run at a pass's end (the same step on every rank): the outputs
-  // with last="true" get that state, written by the ranks together.
-  io.write_at_stop(
-      monitor && monitor->stopped(), io.first_step() + ran,
-      [&host](const std::vector<bool>&) -> const std::vector<HostArray>& { return host; });
-  report.measured_s = measured;
-  report.passes = passes;
-  report.steps = ran;
-}
-
+/// Runs this rank's part out of core: every rank decides alike and chooses the same schedule
+/// (the slowest rank's link goes into the model), so the passes end together, with the cells
+/// each part reads from the others sent by MPI at every pass boundary (rt::ooc::foreign_plan).
+/// Fills `host` with this rank's arrays over its reach; `loaded(host)` sees their initial values
+/// (collective).
+/// oocauto: with `compare` (`--out-of-core auto` given, on data that fits), the in-core run is
+/// predicted from the same figures once the schedule is chosen, and when it is not slower the
+/// rank returns nothing before any host array is made, the report holding only the choice's
+/// line: every rank has the same figures, so every rank returns alike, and the caller runs in
+/// core. A plan that cannot be made then means in core too.
 template <class B, class M, class Loaded>
 std::optional<RunStats> run_rank_out_of_core(const mpi::Session& session, const Program<B>& p,
                                              std::vector<typename B::Device>& devices,
@@ -372,30 +331,16 @@ std::optional<RunStats> run_rank_out_of_core(const mpi::Session& session, const 
   const Problem<B>& problem = *p.problem;
   const int rank = session.rank();
   const Part& part = partition.parts[static_cast<std::size_t>(rank)];
-  ooc::Request request = ooc_run_request(p, partition, ooc, probed, opt.quiet);
+  OocStepper<B> stepper(p, devices, partition, ooc, probed, opt.quiet);
+  ooc::Request& request = stepper.request;
   request.host_per_part = true;  // the model: each rank's thread issues its own part's commands
-  const typename B::Kernels kernels =
-      problem.build_kernels ? problem.build_kernels(devices[0]) : typename B::Kernels{};
-  ooc_pass_rules(p, request);
-  ChunkRule rule = ooc_chunk_rule(p, request, probed);
-  // io: the runner counts steps from 0; a run restarted, or cut into segments at the steps
-  // where an output or checkpoint is due, gives each segment's first step here.
-  std::int64_t offset = 0;
-  const typename B::OocStep inner = chunk_steps<B>(
-      rule, p.time_step, [k = &kernels](std::size_t) -> const typename B::Kernels& { return *k; });
-  const typename B::OocStep step = [&inner, &offset](const typename B::Device& d, std::size_t part,
-                                                     std::vector<typename B::Buffer>& buf,
-                                                     const Part& chunk, std::int64_t s,
-                                                     std::int64_t remaining) {
-    inner(d, part, buf, chunk, s + offset, remaining);
-  };
   // The model needs the link and the kernels' speed: each rank measures them on a probe of
   // its part, and the slowest figures go into the model, every figure the same on every rank
   // (mpi::slowest_link), so that every rank chooses the same schedule (and the same schedules
   // fail on every rank); mpi::check_same_schedule makes sure of it before any pass runs.
   auto calibrate = [&](ooc::Request probe, Index bytes) {
-    return calibrate_rank<B>(session, p, devices, part, ooc, step, compare, std::move(probe),
-                             bytes);
+    return calibrate_rank<B>(session, p, devices, part, ooc, stepper.step, compare,
+                             std::move(probe), bytes);
   };
   // oocauto: in core after all: the report holds the budget and the choice's line only.
   auto in_core = [&report](const std::string& line) {
@@ -473,20 +418,24 @@ std::optional<RunStats> run_rank_out_of_core(const mpi::Session& session, const 
       std::memset(cells.bytes.data(), 0, cells.bytes.size());
       frames->fill(static_cast<int>(a), cells.box, cells.bytes.data());
     };
-  attach_monitor<B>(rule, share, monitor, p.reduce_boxes, &offset);  // after the calibration's
-  // retune: the <local size="auto"/> kernels timed again on this rank's chunks (each rank
-  // keeps its fastest: the same bits whatever runs; rank 0's lines in the report).
-  ooc::Retuner retune = ooc.retune != ooc::Options::Retune::kOff
-                            ? chunk_retuner(p.kernels, p.tuned, p.tuned_launches, problem.dims)
-                            : ooc::Retuner{};
-  retune.start(schedule.chunks, schedule.steps_per_pass, opt.steps - io.first_step(),
-               ooc.retune == ooc::Options::Retune::kAlways);
-  share.retune = &retune;
+  attach_monitor<B>(stepper.rule, share, monitor, p.reduce_boxes, &stepper.offset);
+  // after the calibration's steps. retune: each rank keeps its fastest shapes (the same bits
+  // whatever runs; rank 0's lines in the report).
+  const std::unique_ptr<ooc::Retuner> retune =
+      ooc_retuner(p, ooc, schedule, opt.steps - io.first_step());
+  share.retune = retune.get();
   if (monitor) monitor->start();
-  typename B::OocRunner runner(devices, schedule, host, step, ooc.overlap, share, alloc);
-  run_rank_segments(runner, opt, io, monitor, host, report, offset, exchange, gather_frames);
-  retune.finish();
-  report.retune = retune.report();
+  typename B::OocRunner runner(devices, schedule, host, stepper.step, ooc.overlap, share, alloc);
+  // Each segment after the first starts with the pass boundary's messages the previous one's
+  // end left out, then the <boundary> frames' edge slabs as they are now.
+  run_ooc_segments(opt, &io, monitor, host, report, stepper.offset,
+                   [&](std::int64_t done, std::int64_t steps) {
+                     if (done > io.first_step()) exchange();
+                     gather_frames();
+                     runner.run(steps, report);
+                   });
+  retune->finish();
+  report.retune = retune->report();
   (void)pinned;
   // As one process's: the time loop, the link's bytes, the kernels' time from the events
   // around each compute command (the report's `kernels:`), and the messages' time.

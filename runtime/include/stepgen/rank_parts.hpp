@@ -16,6 +16,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <initializer_list>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -204,6 +205,81 @@ bool moves(const std::vector<PlanBuffers<Buf>>& arrays, std::initializer_list<in
         !arrays[static_cast<std::size_t>(id)].plan.empty())
       return true;
   return false;
+}
+
+/// hostmem: the host staging of the copies between two of this process's devices that go
+/// through the host (OpenCL: every one; CUDA: between GPUs without peer access): per exchanged
+/// array, per transfer of its plan, per box, a host buffer holding exactly that box (an
+/// rt::HostArray over it: a read into it and a write from it are rectangular copies of the
+/// box), none (an empty list) for a transfer that is not staged. One block from `alloc`
+/// (page-locked, so the copies stay asynchronous; pageable where the system refuses, which
+/// memory() says) cut into one buffer per box, each on a cache line, made once at set-up and
+/// reused by every exchange; bytes() is what it holds (the report's `staging`).
+class ExchangeStaging {
+ public:
+  static constexpr std::size_t kAlign = 64;  ///< each box's buffer starts on a cache line
+
+  /// `arrays[id]`: name and element_bytes of array id (count of them); `plan(id)`: its
+  /// transfers; `staged(transfer)`: whether that transfer goes through the host.
+  template <class Info, class PlanOf, class Staged>
+  void make(const Info* arrays, int count, PlanOf&& plan, Staged&& staged,
+            const HostAllocator& alloc) {
+    const auto n = static_cast<std::size_t>(count);
+    boxes_.assign(n, {});
+    std::size_t total = 0;
+    for (std::size_t id = 0; id < n; ++id)
+      for (const Transfer& t : plan(static_cast<int>(id)))
+        if (staged(t))
+          for (const Box& box : t.boxes) total += rounded(bytes_of(box, arrays[id].element_bytes));
+    bytes_ = static_cast<long long>(total);
+    HostBytes block;
+    try {
+      block = total > 0 && alloc ? alloc(total, "exchange staging") : HostBytes(total);
+    } catch (const RunError& e) {
+      block = HostBytes(total);
+      memory_ = std::string("pageable: page-locking failed: ") + e.what();
+    }
+    auto keep = std::make_shared<HostBytes>(std::move(block));
+    std::size_t at = 0;
+    for (std::size_t id = 0; id < n; ++id)
+      for (const Transfer& t : plan(static_cast<int>(id))) {
+        boxes_[id].emplace_back();
+        if (!staged(t)) continue;
+        for (const Box& box : t.boxes) {
+          boxes_[id].back().emplace_back(arrays[id].name, arrays[id].element_bytes, box,
+                                         [&keep, at](std::size_t size, const std::string&) {
+                                           return HostBytes(keep->data() + at, size, keep);
+                                         });
+          at += rounded(bytes_of(box, arrays[id].element_bytes));
+        }
+      }
+  }
+  /// Array `id`'s staging: per transfer of its plan, per box, the box's buffer.
+  std::vector<std::vector<HostArray>>& of(int id) { return boxes_[static_cast<std::size_t>(id)]; }
+  long long bytes() const { return bytes_; }
+  const std::string& memory() const { return memory_; }
+
+ private:
+  static std::size_t rounded(std::size_t n) { return (n + kAlign - 1) / kAlign * kAlign; }
+  static std::size_t bytes_of(const Box& box, std::size_t element) {
+    return static_cast<std::size_t>(box.volume()) * element;
+  }
+  std::vector<std::vector<std::vector<HostArray>>> boxes_;
+  long long bytes_ = 0;
+  std::string memory_;
+};
+
+/// Makes `staging` for engine `e`'s exchanged arrays (`staged(transfer)`: which go through the
+/// host) from its backend's page-locked allocator, and puts its size and memory into the
+/// engine's report. Called once, from an exchange executor's prepare().
+template <class E, class Staged>
+void stage_exchanges(E& e, ExchangeStaging& staging, Staged&& staged) {
+  staging.make(
+      e.problem().arrays, e.problem().array_count,
+      [&e](int id) -> const std::vector<Transfer>& { return e.plan(id); }, staged,
+      E::Backend::host_allocator(e.devices(), true, false));
+  e.stats().staging_bytes = staging.bytes();
+  if (!staging.memory().empty()) e.stats().staging_memory = staging.memory();
 }
 
 /// A host box per message (the OpenCL and host executors').
