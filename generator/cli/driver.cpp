@@ -107,8 +107,9 @@ int generate(const std::string& spec_path, GenerateRequest request, std::ostream
     }
   }
   model::SignatureChecker checker;
+  std::string source;
   std::optional<model::Model> model =
-      load(spec_path, err, nullptr, request.signatures ? &checker : nullptr);
+      load(spec_path, err, &source, request.signatures ? &checker : nullptr);
   if (!model) return kSpecErrors;
   std::string& out_dir = request.out_dir;
   const std::string& target = request.target;
@@ -119,6 +120,11 @@ int generate(const std::string& spec_path, GenerateRequest request, std::ostream
   emit::OutputSet files;
   try {
     files = emit::generate_files(*model, *emitter, options);
+  } catch (const emit::LocatedEmitError& e) {  // at the part of the spec that causes it
+    Diagnostics diags(spec_path, source);
+    diags.error(e.loc, e.what());
+    diags.print(err);
+    return kSpecErrors;
   } catch (const std::exception& e) {
     err << spec_path << ": error: " << e.what() << "\n";
     return kSpecErrors;

@@ -50,9 +50,11 @@ std::string cuda_buffer_arg(const std::string& name) {
 std::string cuda_file(const model::Kernel& k) {
   if (k.language == model::Language::kCuda) return k.source;
   if (!k.cuda_source.empty()) return k.cuda_source;
-  throw EmitError("kernel '" + k.name + "' has no CUDA source: add cuda-source=\"" +
-                  fs::path(k.source).stem().string() +
-                  ".cu\" (YAML: cuda_source) to it (the cuda target cannot run OpenCL C)");
+  throw LocatedEmitError(
+      "kernel '" + k.name + "' has no CUDA source: add cuda-source=\"" +
+          fs::path(k.source).stem().string() +
+          ".cu\" (YAML: cuda_source) to it (the cuda target cannot run OpenCL C)",
+      k.loc);
 }
 
 // Copies each kernel's CUDA file into kernels/ and returns their paths there (each once).

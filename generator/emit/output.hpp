@@ -12,12 +12,22 @@
 #include <string>
 #include <vector>
 
+#include "spec/spec_tree.hpp"
+
 namespace stepgen::emit {
 
 /// A failure while emitting (an unreadable kernel file, a template error): no file is written.
 class EmitError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
+};
+
+/// An emitting failure caused by one part of the spec (a kernel without a source for the
+/// target): printed at `loc`, file:line:col with the line, as the spec's own errors are.
+class LocatedEmitError : public EmitError {
+ public:
+  LocatedEmitError(const std::string& message, spec::Loc where) : EmitError(message), loc(where) {}
+  spec::Loc loc;
 };
 
 /// A path stepgen will not write, read or remove (a symbolic link, a FIFO where a file goes...).

@@ -178,3 +178,25 @@ TEST_CASE("an unknown backend is a usage error listing the backends") {
   CHECK(r.status == 2);
   CHECK(r.err.find("opencl") != std::string::npos);
 }
+
+TEST_CASE("generate --target cuda without a cuda-source points at the kernel, file:line:col") {
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("stepgen_cli_cu_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  std::ifstream in(std::string(STEPGEN_SOURCE_DIR) + "/examples/jacobi2d/jacobi2d.xml");
+  std::string spec((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string attr = " cuda-source=\"jacobi2d.cu\"";
+  REQUIRE(spec.find(attr) != std::string::npos);
+  spec.erase(spec.find(attr), attr.size());
+  std::filesystem::copy_file(std::string(STEPGEN_SOURCE_DIR) + "/examples/jacobi2d/jacobi2d.cl",
+                             dir / "jacobi2d.cl");
+  const std::string path = (dir / "nocu.xml").string(), out = (dir / "out").string();
+  std::ofstream(path) << spec;
+  Result r = run({"generate", path.c_str(), "--target", "cuda", "-o", out.c_str()});
+  CHECK(r.status == 1);
+  CHECK(r.err.rfind(path + ":7:17: error: kernel 'jacobi' has no CUDA source: add cuda-source=",
+                    0) == 0);
+  CHECK(r.err.find("<kernel name=\"jacobi\" source=\"jacobi2d.cl\">") != std::string::npos);
+  CHECK(!std::filesystem::exists(out));  // nothing written
+  std::filesystem::remove_all(dir);
+}
