@@ -107,6 +107,33 @@ TEST_CASE("monitor: a NaN that until reads stops the run with an error naming it
         "'res < 2.5' can never be true; the run stops here");
 }
 
+TEST_CASE("monitor: after a restart the first row's ms/step is over the steps run since it") {
+  rt::MonitorSpec spec;
+  spec.every = 5;
+  const std::string path = "monitor_restart_" + std::to_string(::getpid()) + ".csv";
+  spec.file = path.c_str();
+  rt::Monitor m(spec, 20, false);
+  m.start(10);  // restarted at step 10: rows at steps 14 and 19
+  for (std::int64_t t = 10; t < 20; ++t) {
+    ::usleep(4000);
+    CHECK(m.end_of_step(t));
+  }
+  m.write_csv(10);
+  const std::string csv = rt::Monitor::csv_path(spec, 10);
+  std::ifstream in(csv);
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  std::remove(csv.c_str());
+  REQUIRE(lines.size() == 3);
+  double ms = 0, elapsed = 0;
+  long long step = 0;
+  REQUIRE(std::sscanf(lines[1].c_str(), "%lld,%lf,%lf", &step, &ms, &elapsed) == 3);
+  CHECK(step == 14);
+  // 5 steps since the restart, at least 4 ms each (the bug divided by the 15 since step 0).
+  CHECK(ms >= 4.0);
+  CHECK(ms * 5 / 1e3 == doctest::Approx(elapsed).epsilon(0.01));
+}
+
 TEST_CASE("monitor: the CSV holds a header and a line every `every` steps, written atomically") {
   rt::MonitorSpec spec;
   spec.reductions = kInfo;

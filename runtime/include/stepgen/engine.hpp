@@ -164,7 +164,7 @@ class InCore {
     total.start();
     upload();
     state_.begin(*this);
-    if (monitor_) monitor_->start();
+    if (monitor_) monitor_->start(first_step_);
     loop(*this, steps);
     state_.end(*this);
     if (before_gather_) before_gather_();

@@ -457,7 +457,7 @@ RunStats run_out_of_core(const Program<B>& p, std::vector<typename B::Device>& d
   if (io) io->start(host);
   const std::unique_ptr<ooc::Retuner> retune =
       ooc_retuner(p, ooc, schedule, opt.steps - (io ? io->first_step() : 0));
-  if (monitor) monitor->start();
+  if (monitor) monitor->start(io ? io->first_step() : 0);
   run_ooc_segments(
       opt, io, monitor, host, report, stepper.offset, [&](std::int64_t, std::int64_t steps) {
         ooc::Share share;

@@ -77,8 +77,11 @@ class Monitor {
   /// even when it writes to a file (the line would end up in the file).
   void progress_off() { progress_ = false; }
 
-  /// The run's first step begins now (the monitor's times count from here).
-  void start() {
+  /// The run's first step, `first` (a restart's: the checkpoint's step), begins now: the
+  /// monitor's times and rates count from here, its first row's ms/step over the steps since.
+  void start(std::int64_t first = 0) {
+    first_ = first;
+    last_line_ = first - 1;
     clock_ = Stopwatch();
     clock_.start();
     progress_clock_ = Stopwatch();
@@ -268,7 +271,7 @@ class Monitor {
     const double t = clock_.stop();
     clock_.start();
     elapsed_ += t;
-    const double rate = static_cast<double>(step + 1) / std::max(elapsed_, 1e-9);
+    const double rate = static_cast<double>(step + 1 - first_) / std::max(elapsed_, 1e-9);
     const double left = static_cast<double>(steps_ - step - 1) / std::max(rate, 1e-9);
     std::printf("\rstep %" PRId64 "/%" PRId64 "  %.1f steps/s  %.0f s left   ", step + 1, steps_,
                 rate, left);
@@ -288,6 +291,7 @@ class Monitor {
   std::mutex mutex_;
   std::int64_t stopped_at_ = -1;
   std::int64_t last_line_ = -1;
+  std::int64_t first_ = 0;  ///< the run's first step (start)
   Stopwatch clock_, progress_clock_;
   double elapsed_ = 0, since_ = 0;
   std::string csv_;

@@ -424,7 +424,7 @@ std::optional<RunStats> run_rank_out_of_core(const mpi::Session& session, const 
   const std::unique_ptr<ooc::Retuner> retune =
       ooc_retuner(p, ooc, schedule, opt.steps - io.first_step());
   share.retune = retune.get();
-  if (monitor) monitor->start();
+  if (monitor) monitor->start(io.first_step());
   typename B::OocRunner runner(devices, schedule, host, stepper.step, ooc.overlap, share, alloc);
   // Each segment after the first starts with the pass boundary's messages the previous one's
   // end left out, then the <boundary> frames' edge slabs as they are now.
