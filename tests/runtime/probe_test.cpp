@@ -4,6 +4,8 @@
 
 #include <doctest/doctest.h>
 
+#include <cstdio>
+
 #include "stepgen/exchange.hpp"
 
 using namespace stepgen::rt;
@@ -347,6 +349,24 @@ TEST_CASE("probe: a grid too small to tell the kernel's rim from the grid's boun
   CHECK(p.rim_lo == Vec3{3, 3, 0});
   CHECK_FALSE(p.views_safe());
   CHECK(p.why.find("cannot be told from the grid's boundary") != std::string::npos);
+  // The probe's line says what "no views" does to the run, as the report's overlap line will:
+  // CUDA runs the kernel whole and does not overlap; OpenCL's slabs by offsets need no views.
+  Probed all;
+  all.kernels = {p};
+  for (const bool views_overlap : {true, false}) {
+    std::FILE* out = std::tmpfile();
+    REQUIRE(out);
+    probe_report(all, 2, false, out, views_overlap);
+    std::rewind(out);
+    char line[512] = {};
+    REQUIRE(std::fgets(line, sizeof line, out));
+    std::fclose(out);
+    const std::string text = line;
+    CHECK(text.find("; no views: ") != std::string::npos);
+    CHECK(text.find(views_overlap
+                        ? "(it runs whole: no overlap)"
+                        : "(the overlap needs none: slabs by offsets)") != std::string::npos);
+  }
 }
 
 TEST_CASE("probe: a guard too wide to tell on the first box is told on a larger one") {

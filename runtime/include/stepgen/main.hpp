@@ -126,7 +126,7 @@ void phase_probe(RunContext<B, D>& c) {
     if (c.opt.probe) {
       c.probed = probe_kernels(problem, c.p.grid, c.devices.front(), c.p.kernels, c.p.kernel_count,
                                c.opt.steps);
-      probe_report(c.probed, problem.dims, !report, stdout);
+      probe_report(c.probed, problem.dims, !report, stdout, B::kViewsFromProbe);
     }
     const std::vector<LocalOverride> local_given =
         local_overrides(c.opt.local, c.p.kernels, c.p.kernel_count, c.p.tuned, problem.dims);

@@ -220,8 +220,12 @@ inline Partition probe_partition(const Probed& probed, PartitionRequest request,
 
 /// The report's lines on the probe, and its verdict: warnings printed (unless `quiet`), errors
 /// (a declared halo too small, a kernel computing cells differently on a shifted buffer or
-/// reading across it) thrown as one RunError, headed by what they are.
-inline void probe_report(const Probed& probed, int dims, bool quiet, std::FILE* out) {
+/// reading across it) thrown as one RunError, headed by what they are. `views_overlap`: the
+/// backend overlaps exchanges through views (CUDA: a kernel without them runs whole, and the
+/// run's exchanges do not overlap); otherwise (OpenCL: boundary slabs by global offsets on the
+/// whole buffer) a kernel without views still overlaps, and the line says so.
+inline void probe_report(const Probed& probed, int dims, bool quiet, std::FILE* out,
+                         bool views_overlap = true) {
   std::string errors;
   bool halos_only = true;
   for (const KernelProbe& p : probed.kernels) {
@@ -235,9 +239,12 @@ inline void probe_report(const Probed& probed, int dims, bool quiet, std::FILE* 
       continue;
     }
     const std::string rim = probe_sides(dims, p.rim_lo, p.rim_hi);
-    std::fprintf(out, "probe: kernel '%s' on %s: rim %s%s%s\n", p.kernel.c_str(),
+    std::fprintf(out, "probe: kernel '%s' on %s: rim %s%s%s%s\n", p.kernel.c_str(),
                  p.box.str().c_str(), p.wrote && p.rim_known ? rim.c_str() : "-",
-                 p.why.empty() ? "" : "; no views: ", p.why.c_str());
+                 p.why.empty() ? "" : "; no views: ", p.why.c_str(),
+                 p.why.empty()   ? ""
+                 : views_overlap ? " (it runs whole: no overlap)"
+                                 : " (the overlap needs none: slabs by offsets)");
     if (p.steps.size() > 1 || p.ints_zero)
       std::fprintf(out, "probe: kernel '%s' probed%s at %zu step%s (%s), %d runs\n",
                    p.kernel.c_str(), p.ints_zero ? " with its integer arrays at 0" : "",
