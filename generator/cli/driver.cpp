@@ -248,6 +248,7 @@ struct PlanRequest {
   std::string calibration;  ///< a calibration file ("" = none)
   std::string link;         ///< KEY=VALUE figures ("" = none)
   std::int64_t steps = 0;
+  std::int64_t chunks = 0, steps_per_pass = 0;  ///< out of core, as the program's flags
   bool json = false;
   std::string svg;
   bool out_of_core_given = false;  ///< oocauto: --out-of-core given (auto: compare)
@@ -278,6 +279,8 @@ int plan(const std::string& spec_path, const PlanRequest& request, std::ostream&
                         : request.out_of_core == "off" ? model::PlanOptions::OutOfCore::kOff
                                                        : model::PlanOptions::OutOfCore::kAuto;
   options.steps = request.steps;
+  options.chunks = request.chunks;
+  options.steps_per_pass = request.steps_per_pass;
   options.compare = request.out_of_core_given && request.out_of_core == "auto";  // oocauto
   // The out-of-core model's figures: assumed, then a calibration file's, then --link's.
   try {
@@ -383,6 +386,14 @@ CLI::App* add_plan_command(CLI::App& app, std::string& spec, PlanRequest& r,
                  "cell-step); over the calibration file's; the rest are assumed");
   pl->add_option("--steps", r.steps, "Time steps the run is planned for (default: the spec's)")
       ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 62));
+  pl->add_option("--ooc-chunks", r.chunks,
+                 "Out of core, chunks per part, as the program's flag (default: the spec's, else "
+                 "the model's)")
+      ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 30));
+  pl->add_option("--steps-per-pass", r.steps_per_pass,
+                 "Out of core, time steps per pass, as the program's flag (default: the spec's, "
+                 "else the model's)")
+      ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 30));
   pl->add_flag("--json", r.json, "Machine-readable output");
   pl->add_option("--svg", r.svg, "Also draw the plan into this SVG file");
 

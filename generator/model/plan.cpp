@@ -210,8 +210,31 @@ rt::ooc::Request ooc_request(const ProgramPlan& pp, const rt::Partition& p, cons
   for (std::size_t i = 0; i < m.arrays.size(); ++i)
     r.arrays.push_back(
         {m.arrays[i].name, element_bytes(m, static_cast<int>(i)), pp.arrays[i].results});
-  r.chunks = m.out_of_core.chunks;
-  r.steps_per_pass = m.out_of_core.steps_per_pass;
+  r.chunks = o.chunks > 0 ? static_cast<int>(o.chunks) : m.out_of_core.chunks;
+  r.steps_per_pass =
+      o.steps_per_pass > 0 ? static_cast<int>(o.steps_per_pass) : m.out_of_core.steps_per_pass;
+  // As the program (rt::ooc_pass_rules): passes end at the reductions' steps and, with
+  // reductions, at the outputs' and the checkpoint's too; with reductions or a monitor every
+  // pass ends with a barrier.
+  std::string reductions, others;
+  for (const Reduction& red : m.reductions) {
+    r.every = std::gcd(r.every, static_cast<rt::Index>(red.every));
+    reductions += (reductions.empty() ? "" : ", ") + std::to_string(red.every);
+  }
+  if (!m.reductions.empty()) {
+    for (const Output& out : m.outputs) {
+      r.every = std::gcd(r.every, static_cast<rt::Index>(out.every));
+      others += ", an output's " + std::to_string(out.every);
+    }
+    if (m.checkpoint.every > 0) {
+      r.every = std::gcd(r.every, static_cast<rt::Index>(m.checkpoint.every));
+      others += ", the checkpoint's " + std::to_string(m.checkpoint.every);
+    }
+    if (!others.empty())
+      r.every_why = "the greatest common divisor of the steps between reductions (" + reductions +
+                    ")" + others + " (with reductions, passes end at outputs and checkpoints too)";
+  }
+  r.pass_barriers = !m.reductions.empty() || m.monitor.present;
   r.region_sharing = m.out_of_core.region_sharing;
   r.host_per_part = pp.mpi;  // as the MPI program: each rank issues its own part's commands
   r.buffers = 3;
@@ -277,8 +300,8 @@ void plan_out_of_core(const ProgramPlan& pp, const PlanOptions& o, Plan& plan) {
   plan.out_of_core = true;
   plan.figures = o.figures;
   plan.steps = o.steps > 0 ? o.steps : m.steps;
-  plan.auto_chunks = m.out_of_core.chunks == 0;
-  plan.auto_k = m.out_of_core.steps_per_pass == 0;
+  plan.auto_chunks = m.out_of_core.chunks == 0 && o.chunks == 0;
+  plan.auto_k = m.out_of_core.steps_per_pass == 0 && o.steps_per_pass == 0;
   if (const std::string why = ooc_obstacle(pp); !why.empty())
     throw rt::PlanError("this program cannot run out of core: " + why);
   if ((plan.auto_chunks || plan.auto_k) && plan.device_memory <= 0)
@@ -330,8 +353,8 @@ void compare_auto(const ProgramPlan& pp, const PlanOptions& o, Plan& plan) {
   plan.out_of_core = true;
   plan.figures = o.figures;
   plan.steps = steps;
-  plan.auto_chunks = m.out_of_core.chunks == 0;
-  plan.auto_k = m.out_of_core.steps_per_pass == 0;
+  plan.auto_chunks = m.out_of_core.chunks == 0 && o.chunks == 0;
+  plan.auto_k = m.out_of_core.steps_per_pass == 0 && o.steps_per_pass == 0;
   plan.schedule = std::move(sc);
   plan.predicted_s = out_s;
 }

@@ -41,6 +41,9 @@ struct PlanOptions {
   /// assumed (ooc::Link's defaults), a calibration file, --link.
   rt::LinkFigures figures;
   std::int64_t steps = 0;  ///< time steps the run is planned for; 0 = the spec's
+  /// Out of core, the program's --ooc-chunks and --steps-per-pass (0: the spec's, else the
+  /// model's choice).
+  std::int64_t chunks = 0, steps_per_pass = 0;
   /// The program's --trapezoid (where its kernels allow it).
   bool trapezoid = true;
   /// oocauto: `--out-of-core auto` given: on data that fits, the in-core run and the best

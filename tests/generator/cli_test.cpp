@@ -200,3 +200,25 @@ TEST_CASE("generate --target cuda without a cuda-source points at the kernel, fi
   CHECK(!std::filesystem::exists(out));  // nothing written
   std::filesystem::remove_all(dir);
 }
+
+TEST_CASE("plan: out of core, the steps per pass divide the reductions' every, as the program's") {
+  // A user test: `stepgen plan` proposed 3 steps per pass where the program, whose reductions
+  // are computed every 2, 4 and 8 steps, refuses anything but a divisor of 2.
+  const std::string spec = std::string(STEPGEN_SOURCE_DIR) + "/tests/reduce/reduce.xml";
+  Result chosen = run({"plan", spec.c_str(), "--out-of-core", "on", "--device-memory", "64KiB"});
+  CHECK(chosen.status == 0);
+  const auto at = chosen.out.find(" step(s) per pass");
+  REQUIRE(at != std::string::npos);
+  const std::string k =
+      chosen.out.substr(chosen.out.rfind(' ', at - 1) + 1, at - chosen.out.rfind(' ', at - 1) - 1);
+  CHECK((k == "1" || k == "2"));
+  Result three = run({"plan", spec.c_str(), "--out-of-core", "on", "--device-memory", "64KiB",
+                      "--steps-per-pass", "3"});
+  CHECK(three.status == 1);
+  CHECK(three.err.find("3 steps per pass (the spec's steps_per_pass or --steps-per-pass) do not "
+                       "divide 2") != std::string::npos);
+  Result given = run({"plan", spec.c_str(), "--out-of-core", "on", "--device-memory", "64KiB",
+                      "--steps-per-pass", "2", "--ooc-chunks", "3"});
+  CHECK(given.status == 0);
+  CHECK(given.out.find("3 chunk(s), 2 step(s) per pass,") != std::string::npos);
+}
