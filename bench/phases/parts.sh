@@ -14,6 +14,7 @@
 #   bench/run.sh parts-generate         HERE: CUDA trees into bench/generated/parts (OLD_STEPGEN=
 #                                       path: the same specs by another stepgen, as old-NAME)
 #   bench/run.sh parts                  ON THE GPU MACHINE: builds, runs (REPS, default 3), table
+#                                       (PARTS_OOC_ONLY=1 OOC_REPS=N: the out-of-core pair only)
 set -u
 . "$(dirname "$0")/lib.sh"
 gen=$gen/parts
@@ -41,6 +42,8 @@ nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | 
 trees=$(ls "$gen")
 # PARTS_QUICK=1: only the new revision's Jacobi and acoustic 512^3 (no out of core, no old trees).
 [ -n "${PARTS_QUICK:-}" ] && trees=$(ls "$gen" | grep -v -e 1160 -e '^old-')
+# PARTS_OOC_ONLY=1: only acoustic 1160^3 out of core, new against old, OOC_REPS (default 2) each.
+[ -n "${PARTS_OOC_ONLY:-}" ] && trees=$(ls "$gen" | grep 1160)
 for t in $trees; do build_cuda_tree "$gen/$t" "$w/$t" & done
 JOBS=4 bash "$root/bench/cuda/build.sh" "$w/hand" "${CUDA_ARCH:-native}" >"$out/build-hand.log" 2>&1 &
 wait
@@ -99,6 +102,7 @@ same_bits() {  # same_bits LABEL TREE ARRAYS -- ARGS...: 1 part against 8 and 3 
   row "$label: 3 and 8 parts against 1, 100 steps, saved arrays" "${arrays[*]}" "bit for bit: $ok" ""
 }
 
+if [ -z "${PARTS_OOC_ONLY:-}" ]; then
 # Jacobi 16384^2.
 "$w/hand/handwritten_jacobi2d" 16384 16384 1000 5 >"$out/hand-jacobi2d.log" 2>&1
 hand=$(awk '/^RESULT / {for (i = 2; i <= NF; i++) {split($i, kv, "="); if (kv[1] == "ms_per_step") m = kv[2]}} END {print (m == "" ? "?" : m)}' "$out/hand-jacobi2d.log")
@@ -135,9 +139,11 @@ runs ac-p4 acoustic_512 --parts 4
 row "acoustic 512^3, 4 parts on the GPU" "$R" "whole $W ms/step" "$(ratio "$R" "$a1") x 1 part"
 same_bits acoustic acoustic_512 p0 p1 p2 --
 
+fi
+
 # acoustic 1160^3 out of core at 20 GiB (the model's plan), new and old, alternating (when built).
 oocs=() olds=()
-for i in 1 2; do
+for ((i = 1; i <= ${OOC_REPS:-2}; i++)); do
   [ -x "$w/acoustic_1160/acoustic_1160" ] || break
   "$w/acoustic_1160/acoustic_1160" --steps 24 --device-memory 20GiB >"$out/ooc1160-$i.log" 2>&1 &&
     oocs+=("$(ooc_ms "$out/ooc1160-$i.log")")
