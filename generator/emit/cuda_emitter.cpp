@@ -118,6 +118,10 @@ class CudaEmitter : public Emitter {
     v.set("kernel_paths", paths);
     v.set("mpi", flag(in.plan.mpi));
     v.set("backend", "cuda");
+    v.set("opencl", flag(false));  // the backend partials of common/problem
+    v.set("cuda", flag(true));
+    v.set("granule_what", "block size: no device gets part of a block");
+    v.set("has_build_kernels", flag(!m.tables.empty()));  // the tables' copies, on each GPU
     // The MPI program is the same file run by the same main program over another distribution
     // (rt::Ranks: one rank per GPU or --devices N) and the initial values of one rank's box.
     v.set("mpi_rank", "cuda::MpiRank");

@@ -43,6 +43,10 @@ class OpenClEmitter : public Emitter {
     v.set("build_options", "");
     v.set("mpi", flag(in.plan.mpi));
     v.set("backend", "opencl");
+    v.set("opencl", flag(true));  // the backend partials of common/problem
+    v.set("cuda", flag(false));
+    v.set("granule_what", "work-group size: no device gets part of a group");
+    v.set("has_build_kernels", flag(true));  // the program and its kernels, on each device
     // The MPI program is the same file run by the same main program over another distribution
     // (rt::Ranks: one rank per device or --devices N) and the initial values of one rank's box.
     v.set("mpi_rank", "cl::MpiRank");

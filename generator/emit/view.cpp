@@ -14,6 +14,7 @@
 #include "model/overlap.hpp"
 #include "model/plan.hpp"
 #include "spec/reader.hpp"
+#include "stepgen/description.hpp"
 
 namespace stepgen::emit {
 
@@ -190,8 +191,6 @@ void reductions_view(const Model& m, View& v) {
   const bool any = !m.reductions.empty();
   v.set("reductions", reductions);
   v.set("has_reductions", flag(any));
-  v.set("reduction_table", any ? "kReductions" : "nullptr");
-  v.set("reduce_boxes", any ? "kReduceBoxes" : "nullptr");
   v.set("reduction_count", std::to_string(m.reductions.size()));
   v.set("has_until", flag(m.until.present));
   std::vector<std::string> uses;
@@ -199,10 +198,9 @@ void reductions_view(const Model& m, View& v) {
   v.set("until_cpp", m.until.cpp);
   v.set("until_text", c_escape(m.until.text));
   v.set("until_uses", "{" + join(uses, ", ") + "}");
-  v.set("until_fn", m.until.present ? "until" : "nullptr");
-  v.set("until_uses_table", m.until.present ? "kUntilUses" : "nullptr");
   v.set("until_use_count", std::to_string(uses.size()));
-  v.set("monitor_every", std::to_string(m.monitor.present ? m.monitor.every : 0));
+  v.set("has_monitor_table", flag(m.monitor.present));
+  v.set("monitor_every", std::to_string(m.monitor.every));
   v.set("monitor_file", c_escape(m.monitor.file));
   // No <reduce>, until or <monitor>: no tables, rt::Problem's defaults.
   v.set("has_monitor", flag(any || m.until.present || m.monitor.present));
@@ -343,7 +341,8 @@ void trace_tables(const Model& m, const model::ProgramPlan& plan, View& v) {
   v.set("records", records);
 }
 
-// io: the generated rt::IoSpec (outputs, checkpoint, spec hash, spec folder, array types) and
+// io: the generated rt::IoSpec's fields (outputs, checkpoint, spec hash, spec folder, array types,
+// inputs) and
 // whether the program needs HDF5 (an .h5 output). The spec's folder is baked in (absolute) only
 // where a file the spec names needs it (a file() initial value, an inject's values), so that
 // other trees do not depend on where they were generated.
@@ -353,9 +352,11 @@ void io_view(const Model& m, View& v) {
   for (const model::Output& o : m.outputs) {
     std::vector<std::string> ids;
     for (int a : o.arrays) ids.push_back("array::" + m.arrays[static_cast<std::size_t>(a)].name);
-    outputs.push_back("{\"" + o.file + "\", " + std::to_string(o.every) + ", " +
-                      (o.hdf5 ? "true" : "false") + ", " + (o.first ? "true" : "false") + ", " +
-                      (o.last ? "true" : "false") + ", {" + join(ids, ", ") + "}}");
+    std::vector<std::string> when{o.hdf5 ? "rt::kHdf5" : "rt::kRawFiles"};
+    if (o.first) when.push_back("rt::kFirst");
+    if (o.last) when.push_back("rt::kLast");
+    outputs.push_back("{\"" + c_escape(o.file) + "\", " + std::to_string(o.every) + ", " +
+                      join(when, " | ") + ", {" + join(ids, ", ") + "}}");
     hdf5 = hdf5 || o.hdf5;
   }
   // The files the program reads, and those read at generation (inject values), for the run's
@@ -381,14 +382,16 @@ void io_view(const Model& m, View& v) {
       hdf5 = hdf5 || ext == ".h5" || ext == ".hdf5";
     }
   const std::string dir = file_init ? spec_dir_abs(m) : std::string();
-  // The spec's identity for checkpoints (emit/spec_hash.hpp).
-  const std::string hash = spec_hash(m);
-  v.set("io_spec", "{{" + join(outputs, ", ") + "}, \"" +
-                       (m.checkpoint.enabled ? m.checkpoint.file : std::string()) + "\", " +
-                       std::to_string(m.checkpoint.enabled ? m.checkpoint.every : 0) + ", \"" +
-                       hash + "\", \"" + c_escape(dir) + "\", {" + join(types, ", ") + "}, {" +
-                       join(inputs, ", ") + "}}");
+  v.set("has_outputs", flag(!outputs.empty()));
+  v.set("outputs", "{" + join(outputs, ", ") + "}");
+  v.set("has_checkpoint", flag(m.checkpoint.enabled));
+  v.set("checkpoint_file", c_escape(m.checkpoint.file));
+  v.set("checkpoint_every", std::to_string(m.checkpoint.every));
+  v.set("spec_hash", spec_hash(m));  // the spec's identity for checkpoints (emit/spec_hash.hpp)
+  v.set("array_types", "{" + join(types, ", ") + "}");
   v.set("io_spec_dir", flag(!dir.empty()));
+  v.set("spec_dir", c_escape(dir));
+  v.set("inputs", "{" + join(inputs, ", ") + "}");
   v.set("hdf5", flag(hdf5));
 }
 
@@ -412,13 +415,15 @@ void arrays_view(const model::ProgramPlan& plan, View& v) {
     item.set("name", a.name);
     item.set("cpp_type", model::type_info(a.type).cpp_name);
     const model::ArrayPlan& ap = plan.arrays[i];
-    item.set("exchanged", ap.exchanged ? "true" : "false");
-    item.set("compared", ap.compared ? "true" : "false");
+    std::vector<std::string> flags;  // rt::ArrayFlags (runtime/stepgen/description.hpp)
+    if (ap.exchanged) flags.push_back("rt::kExchanged");
+    if (ap.compared) flags.push_back("rt::kResult");
+    if (model::type_info(a.type).is_float) flags.push_back("rt::kFloating");
+    if (ap.results) flags.push_back("rt::kStoredBack");
+    item.set("flags", flags.empty() ? "rt::kNoFlags" : join(flags, " | "));
     item.set("halo", halo_cpp(ap.halo));
     item.set("init", inits[i]);
     item.set("device_init", device_init_cpp(m, a));  // devinit
-    item.set("written", ap.results ? "true" : "false");
-    item.set("floating", model::type_info(a.type).is_float ? "true" : "false");
     arrays.push_back(item);
   }
   enum_items.push_back("kCount");
@@ -489,16 +494,22 @@ void partition_view(const model::ProgramPlan& plan, View& v) {
   v.set("shrink_hi", vec3(plan.shrink_hi));
   const model::OutOfCore& ooc = m.out_of_core;
   v.set("ooc_chunks", std::to_string(ooc.chunks));
+  v.set("ooc_chunks_set", flag(ooc.chunks != 0));
   v.set("ooc_steps_per_pass", std::to_string(ooc.steps_per_pass));
-  v.set("ooc_region_sharing", ooc.region_sharing ? "true" : "false");
+  v.set("ooc_steps_per_pass_set", flag(ooc.steps_per_pass != 0));
+  v.set("ooc_region_sharing_off", flag(!ooc.region_sharing));
   v.set("ooc_device_memory", std::to_string(ooc.device_memory));
+  v.set("ooc_device_memory_set", flag(ooc.device_memory != 0));
 
   // Devices.
   const char* type = m.devices.type == model::Devices::Type::kGpu   ? "gpu"
                      : m.devices.type == model::Devices::Type::kCpu ? "cpu"
                                                                     : "all";
   v.set("device_type", type);
+  v.set("device_type_set", flag(std::string(type) != "all"));
   v.set("device_count", std::to_string(m.devices.count));
+  v.set("device_count_set", flag(m.devices.count != 0));
+  v.set("has_weights", flag(!m.devices.weights.empty()));
   std::vector<std::string> weights;
   for (double w : m.devices.weights) {
     std::ostringstream s;
@@ -696,6 +707,8 @@ View common_view(const model::ProgramPlan& plan, const Provenance& provenance,
   const Model& m = *plan.model;
   View v;
   v.set("program", m.name);
+  // The runtime contract the file is written for (runtime/stepgen/description.hpp).
+  v.set("description_version", std::to_string(rt::kDescriptionVersion));
   v.set("spec", spec_file_name(m));
   v.set("spec_literal", c_escape(spec_file_name(m)));  // inside a C++ string literal
   v.set("header_comment", header_comment(provenance, "//"));
@@ -731,6 +744,8 @@ View common_view(const model::ProgramPlan& plan, const Provenance& provenance,
   v.set("any_overlap", flag(plan.any_overlap));
   v.set("any_exchange", flag(plan.any_exchange));
   v.set("ooc_trapezoid", flag(plan.trapezoid));
+  v.set("ooc_trapezoid_why", plan.trapezoid ? "a chunk step computes only the planes still read"
+                                            : "each chunk step computes its whole chunk");
   // Why some exchanges cannot overlap computation (empty: all can), for the report.
   v.set("no_overlap", plan.no_overlap);
   std::vector<std::string> exchanged;

@@ -23,20 +23,14 @@ namespace init_test {
 enum : int { kR, kCopyR, kV, kZ, kCopyV, kD, kU, kCopyU, kInitArrays };
 
 const rt::ArrayInfo kInits[kInitArrays] = {
-    {"R", sizeof(float), false, false, true, false, rt::compare_arrays<float>,
-     rt::init_random<float>(7u)},
-    {"CopyR", sizeof(float), false, false, true, false, rt::compare_arrays<float>,
-     rt::init_copy(kR)},
-    {"V", sizeof(float), false, false, true, false, rt::compare_arrays<float>,
-     rt::init_value<float>(2.5f)},
-    {"Z", sizeof(double), false, false, true, false, rt::compare_arrays<double>, rt::init_zero()},
-    {"CopyV", sizeof(float), false, false, true, false, rt::compare_arrays<float>,
-     rt::init_copy(kV)},
-    {"D", sizeof(double), false, false, true, false, rt::compare_arrays<double>,
-     rt::init_random<double>(3u)},
-    {"U", sizeof(float), false, false, true, false, rt::compare_arrays<float>, rt::init_host()},
-    {"CopyU", sizeof(float), false, false, true, false, rt::compare_arrays<float>,
-     rt::init_copy(kU)},
+    {"R", sizeof(float), rt::kFloating, rt::compare_arrays<float>, rt::init_random<float>(7u)},
+    {"CopyR", sizeof(float), rt::kFloating, rt::compare_arrays<float>, rt::init_copy(kR)},
+    {"V", sizeof(float), rt::kFloating, rt::compare_arrays<float>, rt::init_value<float>(2.5f)},
+    {"Z", sizeof(double), rt::kFloating, rt::compare_arrays<double>, rt::init_zero()},
+    {"CopyV", sizeof(float), rt::kFloating, rt::compare_arrays<float>, rt::init_copy(kV)},
+    {"D", sizeof(double), rt::kFloating, rt::compare_arrays<double>, rt::init_random<double>(3u)},
+    {"U", sizeof(float), rt::kFloating, rt::compare_arrays<float>, rt::init_host()},
+    {"CopyU", sizeof(float), rt::kFloating, rt::compare_arrays<float>, rt::init_copy(kU)},
 };
 
 // What cell `g` (global linear index) of array `id` holds after the whole grid's host fill.
@@ -106,8 +100,8 @@ TEST_CASE("engine init: values made on the devices are the host fill's bits on e
 
 TEST_CASE("engine init: a copy() cycle is an internal error") {
   const rt::ArrayInfo cycle[2] = {
-      {"P", sizeof(float), false, false, true, false, rt::compare_arrays<float>, rt::init_copy(1)},
-      {"Q", sizeof(float), false, false, true, false, rt::compare_arrays<float>, rt::init_copy(0)},
+      {"P", sizeof(float), rt::kFloating, rt::compare_arrays<float>, rt::init_copy(1)},
+      {"Q", sizeof(float), rt::kFloating, rt::compare_arrays<float>, rt::init_copy(0)},
   };
   rt::Partition partition = rt::partition(request(1, rt::Strategy::kSlabs, 1));
   std::vector<host::Device> d(1);

@@ -49,9 +49,10 @@ void time_loop(Engine& run, std::int64_t steps) {
 }
 
 const rt::ArrayInfo kInfo[kArrays] = {
-    {"A", sizeof(float), true, true, true, true, rt::compare_arrays<float>,
-     rt::init_random<float>(7u)},
-    {"B", sizeof(float), true, true, true, true, rt::compare_arrays<float>, rt::init_copy(kA)},
+    {"A", sizeof(float), rt::kExchanged | rt::kResult | rt::kFloating | rt::kStoredBack,
+     rt::compare_arrays<float>, rt::init_random<float>(7u)},
+    {"B", sizeof(float), rt::kExchanged | rt::kResult | rt::kFloating | rt::kStoredBack,
+     rt::compare_arrays<float>, rt::init_copy(kA)},
 };
 
 inline rt::Problem<host::Backend> problem(int every) {

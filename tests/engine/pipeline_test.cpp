@@ -69,18 +69,20 @@ void time_loop(R& run, std::int64_t steps) {
   }
 }
 
-const rt::Problem<Backend> kProblem = problem(1);
-
 rt::Program<Backend> program() {
   rt::Program<Backend> p;
-  p.info = {"jacobi", "jacobi.xml", "host", "all", 0, kSteps, {"A", "B"}, {}};
-  p.problem = &kProblem;
+  p.info.name = "jacobi";
+  p.info.spec = "jacobi.xml";
+  p.info.backend = "host";
+  p.info.default_steps = kSteps;
+  p.info.arrays = {"A", "B"};
+  p.problem = problem(1);
   p.grid = kGrid;
   p.kernels = kKernels;
   p.kernel_count = 1;
   p.partition_request = partition_request;
-  p.ghost_lo = {1, 1, 0};
-  p.ghost_hi = {1, 1, 0};
+  p.shrink_lo = {1, 1, 0};
+  p.shrink_hi = {1, 1, 0};
   p.make_host_arrays = make_host_arrays;
   p.time_step = time_step<rt::ChunkRun<Backend>>;
   p.ooc_trapezoid = true;

@@ -59,7 +59,7 @@ TEST_CASE("cuda: the tree holds the host program, CMakeLists, the .cu kernels an
   CHECK(has(host, "STEPGEN_LAUNCH(::hyperdiffuse, grid, block, at.d.stream(at.on))("));
   CHECK_FALSE(has(host, "<<<"));  // launches go through STEPGEN_LAUNCH: nvcc or the CPU emulation
   CHECK(has(host, "static_cast<int>(extent(array::T, 0))"));  // scalar int passed as int
-  CHECK(has(host, "p.info = {\"twostage\", \"twostage.xml\", \"cuda\","));
+  CHECK(has(host, "p.info.backend = \"cuda\";"));
   // The engine runs the time loop (runtime/stepgen/engine.hpp), main.hpp's pipeline the program
   // over one process's distribution (one_process.hpp).
   CHECK(has(host, "using Run = rt::OneProcess<Backend>;"));

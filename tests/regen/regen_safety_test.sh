@@ -171,7 +171,7 @@ expect 1 "a line break in the spec's name: refused" "$stepgen" generate "$nl_spe
 has last.txt "holds a control character" && [ ! -e names/nl ] && ok "... and nothing written"
 cp names/jacobi2d.xml 'names/a"b\q.xml'
 expect 0 "a quote and a backslash in the spec's name" "$stepgen" generate 'names/a"b\q.xml' -o names/q
-has names/q/jacobi2d.cpp 'p.info = {"jacobi2d", "a\"b\\q.xml",'
+has names/q/jacobi2d.cpp 'p.info.spec = "a\"b\\q.xml";'
 
 # --- kill -9 during generate: old or new complete files, never a partial one; a rerun completes ---
 rm -rf ref-old ref-new && steps 100 && gen -o ref-old >/dev/null && steps 500 && gen -o ref-new >/dev/null

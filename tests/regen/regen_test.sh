@@ -209,18 +209,18 @@ expect 1 "a syntax error in a custom template" "$stepgen" generate jacobi2d.xml 
 has last.txt "tpl-bad/opencl/host.cpp.mustache:7: Unclosed section \"unclosed\""
 expect 2 "a missing template folder" "$stepgen" generate jacobi2d.xml -o out-bad --templates no-such-dir
 has last.txt "no-such-dir"
-# Partials: {{> cuda/problem}} in the CUDA programs is the folder's cuda/problem.mustache.
+# Partials: {{> cuda/kernels}} in the CUDA programs is the folder's cuda/kernels.mustache.
 expect 0 "templates export (again)" "$stepgen" templates export tpl-cu
 expect 0 "--templates, cuda MPI program (partial from the folder)" "$stepgen" generate jacobi2d.xml --target cuda \
   --distribution mpi -o out-cu-tpl --templates tpl-cu
 rm -rf out-cu && "$stepgen" generate jacobi2d.xml --target cuda --distribution mpi -o out-cu >/dev/null
 diff -r -x .stepgen out-cu out-cu-tpl >/dev/null 2>&1 && ok "same cuda MPI tree" || fail "exported templates give another cuda MPI tree"
-sed -i '1a // From the team'"'"'s shared sections.' tpl-cu/cuda/problem.mustache
+sed -i '1a // From the team'"'"'s shared sections.' tpl-cu/cuda/kernels.mustache
 expect 0 "--templates, edited partial" "$stepgen" generate jacobi2d.xml --target cuda -o out-cu-tpl2 --templates tpl-cu
 has out-cu-tpl2/jacobi2d.cu "From the team's shared sections."
-rm tpl-cu/cuda/problem.mustache
+rm tpl-cu/cuda/kernels.mustache
 expect 1 "a partial whose template is missing" "$stepgen" generate jacobi2d.xml --target cuda -o out-bad --templates tpl-cu
-has last.txt "no partial named 'cuda/problem'"
+has last.txt "no partial named 'cuda/kernels'"
 
 echo "$failures failure(s)"
 [ "$failures" -eq 0 ]

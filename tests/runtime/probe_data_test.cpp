@@ -47,10 +47,10 @@ struct DataCase {
               {3, false, true, Halo::from_points(2, {})}};
     k.follows = {true, true, false};
     k.views = true;
-    arrays = {{"m", 4, false, false, false, false, nullptr, init_host()},
-              {"f", 4, false, false, true, false, nullptr, init_random<float>(5)},
-              {"h", 4, false, false, true, false, nullptr, init_value<float>(h)},
-              {"g", 4, false, true, true, true, nullptr, init_zero()}};
+    arrays = {{"m", 4, kNoFlags, nullptr, init_host()},
+              {"f", 4, kFloating, nullptr, init_random<float>(5)},
+              {"h", 4, kFloating, nullptr, init_value<float>(h)},
+              {"g", 4, kResult | kFloating | kStoredBack, nullptr, init_zero()}};
     host.emplace_back("m", 4, held);
     std::int32_t* mv = host.back().as<std::int32_t>();
     const Vec3 e = held.extents();
@@ -109,9 +109,8 @@ TEST_CASE("probe on data: an MPI rank's host arrays hold its own cells; the box 
 
 TEST_CASE("probe on data: initial values made on the devices, computed for the box") {
   const std::vector<ProbeElement> elements{{"f", 4, true}, {"c", 4, true}};
-  const std::vector<ArrayInfo> arrays = {
-      {"f", 4, false, false, true, false, nullptr, init_random<float>(5)},
-      {"c", 4, false, false, true, false, nullptr, init_copy(0)}};
+  const std::vector<ArrayInfo> arrays = {{"f", 4, kFloating, nullptr, init_random<float>(5)},
+                                         {"c", 4, kFloating, nullptr, init_copy(0)}};
   const std::vector<HostArray> host = {HostArray::absent("f", 4, kDataGrid),
                                        HostArray::absent("c", 4, kDataGrid)};
   Box box = kDataGrid;

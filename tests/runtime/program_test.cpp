@@ -352,8 +352,8 @@ TEST_CASE("print_report: host copies, the exchanges' staging and the arrays gath
 // hostmem: --save and --verify of a written array the run did not gather are internal errors
 // naming the array (its host bytes hold its initial values); unwritten arrays need no gather.
 TEST_CASE("require_gathered: a written array read after the run must have been gathered") {
-  const ArrayInfo written{"A", 4, true, true, true};
-  const ArrayInfo input{"vel", 4, false, false, true};
+  const ArrayInfo written{"A", 4, kExchanged | kResult | kFloating};
+  const ArrayInfo input{"vel", 4, kFloating};
   const std::vector<bool> gathered{false, false};
   CHECK_THROWS_WITH_AS(require_gathered(gathered, written, 0, "--save A"),
                        "internal error: --save A reads array A after the run, which did not "
@@ -474,4 +474,38 @@ TEST_CASE("verify: the first differing element is printed with every digit that 
     std::memset(want.bytes.data(), 0, want.bytes.size());
     CHECK(compare_arrays<double>(got, want).empty());
   }
+}
+
+namespace {
+// Whether `T{A...}` compiles: how the generated program fills the description's tables.
+template <class T, class... A>
+auto braces(int) -> decltype(T{std::declval<A>()...}, std::true_type{});
+template <class T, class... A>
+std::false_type braces(...);
+template <class T, class... A>
+constexpr bool kBraces = decltype(braces<T, A...>(0))::value;
+}  // namespace
+
+// The description's fields have distinct types: the generated initialiser of an array compiles
+// in its order only, and no bool or integer stands for a set of flags (a field reordered, or
+// the old four booleans in a row, is a compile error, not a silently different array).
+TEST_CASE("description: an array's initialiser compiles in its field order only") {
+  static_assert(kBraces<ArrayInfo, const char*, std::size_t, ArrayFlags, CompareArrays, ArrayInit>);
+  static_assert(!kBraces<ArrayInfo, const char*, std::size_t, bool, bool, bool, bool>);
+  static_assert(!kBraces<ArrayInfo, const char*, std::size_t, unsigned>);
+  static_assert(!kBraces<ArrayInfo, const char*, std::size_t, CompareArrays, ArrayFlags>);
+  static_assert(!kBraces<OutputSpec, const char*, std::int64_t, bool, bool, bool>);
+  const ArrayInfo scratch{"s", 4, kExchanged | kFloating | kStoredBack};
+  CHECK(scratch.exchanged());
+  CHECK(scratch.floating());
+  CHECK(scratch.stored_back());
+  CHECK_FALSE(scratch.result());
+  CHECK(scratch.scratch());
+  const ArrayInfo input{"vel", 4, kNoFlags};
+  CHECK_FALSE(input.exchanged());
+  CHECK_FALSE(input.scratch());
+  const OutputSpec o{"u.h5", 10, kHdf5 | kLast, {0}};
+  CHECK(o.hdf5());
+  CHECK(o.last());
+  CHECK_FALSE(o.first());
 }

@@ -106,7 +106,7 @@ class InCore {
       if (problem_.boundary_count > 0) B::prepare_frames(devices_[p]);
     }
     for (int id = 0; id < problem_.array_count; ++id)
-      if (problem_.arrays[id].exchanged)
+      if (problem_.arrays[id].exchanged())
         plans_[static_cast<std::size_t>(id)] =
             exchange_plan(partition_, problem_.array_halo(id), problem_.exchange_every);
     state_.prepare(*this);
@@ -259,7 +259,7 @@ class InCore {
     for (std::size_t p = 0; p < parts(); ++p)
       for (int id = 0; id < problem_.array_count; ++id) {
         const auto u = static_cast<std::size_t>(id);
-        if (!want[u] || !problem_.arrays[id].written)
+        if (!want[u] || !problem_.arrays[id].stored_back())
           continue;  // unwritten: the host's are current
         // devinit: outputs and checkpoints have host copies (host_copies).
         host_[u].require("an output or checkpoint");
@@ -361,7 +361,7 @@ class InCore {
   /// array with a host copy. Unwritten arrays never: their host copies hold their values.
   bool gathers(int id) const {
     const auto u = static_cast<std::size_t>(id);
-    if (!problem_.arrays[id].compared) return false;
+    if (!problem_.arrays[id].result()) return false;
     if (gathered_.empty()) return host_[u].held;  // devinit: nothing reads the others
     if (!gathered_[u]) return false;
     host_[u].require("gathering it at the end of the run");

@@ -284,7 +284,7 @@ struct Backend {
       if (e.parts() < 2) return;
       std::vector<const std::vector<rt::Transfer>*> plans;
       for (int id = 0; id < e.problem().array_count; ++id)
-        if (e.problem().arrays[id].exchanged) plans.push_back(&e.plan(id));
+        if (e.problem().arrays[id].exchanged()) plans.push_back(&e.plan(id));
       cuda::print_exchange_paths(e.devices(), peers(), plans, stdout);
     }
 

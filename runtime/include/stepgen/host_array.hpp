@@ -32,6 +32,7 @@
 #include <vector>
 
 #include "stepgen/box.hpp"
+#include "stepgen/description.hpp"
 #include "stepgen/io/links.hpp"
 #include "stepgen/program_options.hpp"
 
@@ -92,8 +93,7 @@ class HostBytes {
   std::shared_ptr<void> keep_;
 };
 
-/// Allocates the bytes of a host array (`name`, for errors); empty: owned heap memory.
-using HostAllocator = std::function<HostBytes(std::size_t bytes, const std::string& name)>;
+// HostAllocator: description.hpp (the generated make_host_arrays takes one).
 
 /// How the host arrays of a run are held, for the report: how many are page-locked, how many
 /// pageable and why.

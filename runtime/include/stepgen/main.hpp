@@ -46,7 +46,7 @@ struct RunContext {
       : comm(communicator), p(std::move(program)), loop(time_loop) {}
   RunContext(const RunContext&) = delete;  // the monitor and io are referred to by address
   RunContext& operator=(const RunContext&) = delete;
-  const Problem<B>& problem() const { return *p.problem; }
+  const Problem<B>& problem() const { return p.problem; }
 
   Comm& comm;
   Program<B> p;
@@ -83,7 +83,10 @@ bool phase_options(RunContext<B, D>& c, int argc, char** argv) {
     c.p.info.array_bytes.push_back(static_cast<std::size_t>(c.p.grid.volume()) *
                                    problem.arrays[id].element_bytes);
   c.comm.check_same_arguments(argc, argv);
-  c.ooc = c.p.ooc;
+  c.ooc.chunks = c.p.ooc.chunks;  // the spec's <out_of_core>: the flags' defaults
+  c.ooc.steps_per_pass = c.p.ooc.steps_per_pass;
+  c.ooc.region_sharing = c.p.ooc.region_sharing;
+  c.ooc.device_memory = c.p.ooc.device_memory;
   bool run = true;
   c.comm.uniform([&] {
     ooc::take_options(argc, argv, c.ooc);
@@ -157,7 +160,7 @@ template <class B, class D>
 void phase_run(RunContext<B, D>& c) {
   ProgramIo& io = *c.io;
   for (Record& r : c.p.records) r.begin(c.opt.steps, io.first_step());
-  c.monitor.emplace(c.p.monitor_spec(), c.opt.steps, !c.opt.quiet && c.comm.root());
+  c.monitor.emplace(c.p.monitor, c.opt.steps, !c.opt.quiet && c.comm.root());
   Monitor& monitor = *c.monitor;
   monitor.restore(io.restored_reductions());
   io.set_reductions([&monitor] { return monitor.last_values(); });
@@ -197,7 +200,7 @@ int phase_verify(RunContext<B, D>& c) {
   if (!c.opt.verify) return 0;
   const Problem<B>& problem = c.problem();
   for (int id = 0; id < problem.array_count; ++id)
-    if (problem.arrays[id].compared && !c.out_of_core)  // hostmem
+    if (problem.arrays[id].result() && !c.out_of_core)  // hostmem
       require_gathered(c.gathered, problem.arrays[id], static_cast<std::size_t>(id), "--verify");
   const std::vector<HostArray>& result = c.dist.results(c);
   int status = 0;
@@ -205,12 +208,12 @@ int phase_verify(RunContext<B, D>& c) {
     Partition whole = stepgen::rt::partition(c.p.partition_request(1, {}));
     typename D::Engine one(problem, c.devices, whole, c.initial, c.probed, {0, 1},
                            c.dist.verify_config(c));
-    Monitor again(c.p.monitor_spec(), c.opt.steps, false);
+    Monitor again(c.p.monitor, c.opt.steps, false);
     one.set_monitor(&again, c.p.reduce_boxes);
     one.set_steps(c.io->first_step(), nullptr);
     one.run(c.opt.steps, c.loop);
     for (int id = 0; id < problem.array_count; ++id) {
-      if (!problem.arrays[id].compared) continue;
+      if (!problem.arrays[id].result()) continue;
       const auto u = static_cast<std::size_t>(id);
       const std::string diff = problem.arrays[id].compare(result[u], c.initial[u]);
       if (!diff.empty()) {

@@ -16,6 +16,7 @@
 #include <utility>
 #include <vector>
 
+#include "stepgen/description.hpp"
 #include "stepgen/engine.hpp"
 #include "stepgen/init.hpp"
 #include "stepgen/io/program_io.hpp"
@@ -30,44 +31,6 @@
 #include "stepgen/tune.hpp"
 
 namespace stepgen::rt {
-
-/// What the main program needs from the generated file.
-template <class B>
-struct Program {
-  using Device = typename B::Device;
-  ProgramInfo info;  ///< name, spec, backend and the spec's defaults (array_bytes: filled here)
-  const Problem<B>* problem = nullptr;
-  Box grid;
-  const KernelEntry<B>* kernels = nullptr;  ///< the kernels as the probe sees them
-  std::size_t kernel_count = 0;
-  /// How the grid is split over `devices` with `weights`.
-  PartitionRequest (*partition_request)(int devices, const std::vector<double>& weights) = nullptr;
-  std::vector<double> weights;  ///< the spec's device weights (empty: equal)
-  Vec3 ghost_lo, ghost_hi;      ///< the ghost widths the halos need (before the probe's rims)
-  ooc::Options ooc;             ///< the spec's <out_of_core> settings: the flags' defaults
-  /// The arrays over `box` with the values the whole grid has there (the whole grid, or an MPI
-  /// rank's box), in memory from `alloc`.
-  /// `held[id]` false: array id gets no host copy (HostArray::absent: the engine makes it on
-  /// the devices, devinit); empty: every array gets one.
-  std::vector<HostArray> (*make_host_arrays)(const Box& box, const HostAllocator& alloc,
-                                             const std::vector<bool>& held) = nullptr;
-  /// The generated time step on one chunk, out of core.
-  void (*time_step)(ChunkRun<B>& run, std::int64_t step) = nullptr;
-  bool ooc_trapezoid = false;  ///< the kernels can compute only the planes still read
-  /// Kernels whose spec says <local size="auto"/> (tune.hpp), and the launch table whose
-  /// work-group sizes follow their choice (nullptr: none).
-  std::vector<TunedKernel> tuned;
-  std::vector<ProbeLaunch>* tuned_launches = nullptr;
-  Records records;  ///< the receivers (<record>: traces.hpp), written after the run
-  Injects injects;  ///< the sources (<inject>)
-  /// The spec's reductions, until and <monitor> (monitor.hpp; nullptr: none) and each
-  /// reduction's reduce_box.
-  const MonitorSpec* monitor = nullptr;
-  const ReduceBox<B>* reduce_boxes = nullptr;
-
-  MonitorSpec monitor_spec() const { return monitor ? *monitor : MonitorSpec{}; }
-  IoSpec io;  ///< outputs, checkpoint, spec hash and folder (io/program_io.hpp)
-};
 
 /// The device memory budget left to the arrays when every device holds the spec's tables
 /// (tables.hpp) whole: `budget` less their bytes; an error when they take all of it.
@@ -89,10 +52,10 @@ ProgramIo make_program_io(const Program<B>& p, const IoOptions& io_opt, const Op
                           IoWriters writers = {}) {
   std::vector<std::string> names;
   std::vector<bool> state;
-  for (int id = 0; id < p.problem->array_count; ++id) {
-    const ArrayInfo& a = p.problem->arrays[id];
+  for (int id = 0; id < p.problem.array_count; ++id) {
+    const ArrayInfo& a = p.problem.arrays[id];
     names.push_back(a.name);
-    state.push_back(!(a.written && !a.compared));
+    state.push_back(!a.scratch());
   }
   return ProgramIo(p.io, io_opt, names, p.io.types, state, p.grid, opt.steps, opt.quiet,
                    std::move(writers));
@@ -129,7 +92,7 @@ void fill_random(HostArray& a, const Box& grid, std::uint64_t seed) {
 /// comparisons). Out of core, the host arrays are the store: call it in core only.
 template <class B>
 std::vector<bool> host_copies(const Program<B>& p, const Options& opt, const ProgramIo& io) {
-  const Problem<B>& problem = *p.problem;
+  const Problem<B>& problem = p.problem;
   const auto n = static_cast<std::size_t>(problem.array_count);
   std::vector<bool> held = io.host_arrays_used();
   held.resize(n, false);
@@ -144,7 +107,7 @@ std::vector<bool> host_copies(const Program<B>& p, const Options& opt, const Pro
   for (std::size_t id = 0; id < n; ++id) {
     const ArrayInfo& a = problem.arrays[id];
     if (!a.init.on_device()) held[id] = true;
-    if (opt.verify && a.compared) held[id] = true;
+    if (opt.verify && a.result()) held[id] = true;
   }
   for (bool changed = true; changed;) {
     changed = false;
@@ -220,11 +183,11 @@ inline HostArray host_array(const ArrayInfo& a, const Box& box, const HostAlloca
 /// host copy for its upload only: it is not gathered unless saved or verified.
 template <class B>
 std::vector<bool> gathered_arrays(const Program<B>& p, const Options& opt) {
-  const Problem<B>& problem = *p.problem;
+  const Problem<B>& problem = p.problem;
   std::vector<bool> want(static_cast<std::size_t>(problem.array_count), false);
   for (int id = 0; id < problem.array_count; ++id) {
     const ArrayInfo& a = problem.arrays[id];
-    if (!a.compared) continue;
+    if (!a.result()) continue;
     if (opt.verify) want[static_cast<std::size_t>(id)] = true;
     for (const auto& [name, path] : opt.saves)
       if (name == a.name) want[static_cast<std::size_t>(id)] = true;
@@ -237,7 +200,7 @@ std::vector<bool> gathered_arrays(const Program<B>& p, const Options& opt) {
 /// bytes then hold its initial values, not its last ones.
 inline void require_gathered(const std::vector<bool>& gathered, const ArrayInfo& a, std::size_t id,
                              const std::string& what) {
-  if (a.compared && !gathered[id])
+  if (a.result() && !gathered[id])
     throw RunError("internal error: " + what + " reads array " + a.name +
                    " after the run, which did not gather it (its last values are on the devices)");
 }
@@ -283,9 +246,9 @@ RunFiles run_files(const Program<B>& p, const Options& opt, const IoOptions& io_
                         checkpoint});
   for (const OutputSpec& o : p.io.outputs) {
     const std::string spec = o.file;
-    if (!o.hdf5) {
+    if (!o.hdf5()) {
       f.raw.push_back({"the <output> '" + spec + "'", spec, {}});
-      for (int id : o.arrays) f.raw.back().arrays.push_back(p.problem->arrays[id].name);
+      for (int id : o.arrays) f.raw.back().arrays.push_back(p.problem.arrays[id].name);
       continue;
     }
     const std::string file = first > 0 ? restarted_output_path(spec, first) : spec;
@@ -296,11 +259,11 @@ RunFiles run_files(const Program<B>& p, const Options& opt, const IoOptions& io_
     add_earlier_segments(f.kept, "the XDMF file '" + io::xdmf_path_for(spec) + "'",
                          io::xdmf_path_for(spec), first);
   }
-  if (p.monitor_spec().every > 0 && *p.monitor_spec().file) {
-    const std::string file = Monitor::csv_path(p.monitor_spec(), first);
+  if (p.monitor.every > 0 && *p.monitor.file) {
+    const std::string file = Monitor::csv_path(p.monitor, first);
     f.writes.push_back({"the <monitor> file '" + file + "'", file});
-    add_earlier_segments(f.kept, "the monitor's table '" + std::string(p.monitor_spec().file) + "'",
-                         p.monitor_spec().file, first);
+    add_earlier_segments(f.kept, "the monitor's table '" + std::string(p.monitor.file) + "'",
+                         p.monitor.file, first);
   }
   for (const Record& r : p.records) {
     f.writes.push_back({"the record file '" + r.path(first) + "'", r.path(first)});
@@ -354,7 +317,7 @@ RunStats run_in_core(const Program<B>& p, void (*loop)(InCore<B, S>&, std::int64
                      std::vector<HostArray>& host, const Options& opt, const Probed& probed,
                      Monitor* monitor, ProgramIo* io, Local local = {},
                      const typename S::Config& config = {}, bool root = true) {
-  const Problem<B>& problem = *p.problem;
+  const Problem<B>& problem = p.problem;
 
   InCore<B, S> run(problem, devices, partition, host, probed, local, config);
   run.set_monitor(monitor, p.reduce_boxes);

@@ -77,7 +77,7 @@ void attach_monitor(ChunkRule& rule, ooc::Share& share, Monitor* monitor,
 /// chunks of any plane count would cut.
 template <class B>
 std::string ooc_obstacle(const Program<B>& p) {
-  const Problem<B>& problem = *p.problem;
+  const Problem<B>& problem = p.problem;
   if (!problem.launches) return {};
   for (const ProbeLaunch& l : *problem.launches)
     if (l.cells > 1 && static_cast<std::size_t>(l.kernel) < p.kernel_count)
@@ -98,13 +98,13 @@ template <class B>
 void ooc_pass_rules(const Program<B>& p, ooc::Request& request) {
   if (const std::string why = ooc_obstacle(p); !why.empty())
     throw PlanError("this program cannot run out of core: " + why);
-  request.every = ooc_every(p.monitor_spec());
-  if (p.monitor_spec().count > 0) {
+  request.every = ooc_every(p.monitor);
+  if (p.monitor.count > 0) {
     // The message names every interval that takes part (a user test read "do not divide 1,
     // the steps between reductions" where the reductions' gcd was 5 and the outputs' made 1).
     std::string reductions, others;
-    for (int i = 0; i < p.monitor_spec().count; ++i)
-      reductions += (i ? ", " : "") + std::to_string(p.monitor_spec().reductions[i].every);
+    for (int i = 0; i < p.monitor.count; ++i)
+      reductions += (i ? ", " : "") + std::to_string(p.monitor.reductions[i].every);
     for (const OutputSpec& o : p.io.outputs) {
       request.every = std::gcd(request.every, static_cast<Index>(o.every));
       others += ", an output's " + std::to_string(o.every);
@@ -118,7 +118,7 @@ void ooc_pass_rules(const Program<B>& p, ooc::Request& request) {
                           reductions + ")" + others +
                           " (with reductions, passes end at outputs and checkpoints too)";
   }
-  request.pass_barriers = p.monitor_spec().count > 0 || p.monitor_spec().every > 0;
+  request.pass_barriers = p.monitor.count > 0 || p.monitor.every > 0;
 }
 
 /// Out of core with <boundary> frames: how each dimension's frame is kept through a pass
@@ -168,7 +168,7 @@ ooc::AutoChoice ooc_auto_compare(const Problem<B>& problem, const Partition& par
 template <class B>
 std::string ooc_auto_not_compared(const Program<B>& p) {
   if (const std::string why = ooc_obstacle(p); !why.empty()) return why;
-  if (p.problem->boundary_count > 0)
+  if (p.problem.boundary_count > 0)
     return "the spec's <boundary> frames: compared only without them (out of core composes them "
            "on the host at every pass boundary)";
   if (p.records.count > 0)  // the calibration's probe step would sample them before begin()
@@ -183,7 +183,7 @@ std::string ooc_auto_not_compared(const Program<B>& p) {
 template <class B>
 void add_initial_host_arrays(const Program<B>& p, const Box& box, const HostAllocator& alloc,
                              const std::vector<bool>& want, std::vector<HostArray>& arrays) {
-  const Problem<B>& problem = *p.problem;
+  const Problem<B>& problem = p.problem;
   const auto n = static_cast<std::size_t>(problem.array_count);
   std::vector<bool> made(n, false), copies(n, false);
   bool any = false;
@@ -214,7 +214,7 @@ typename B::OocRunner::Sample calibration_sample(const Program<B>& p,
                                                  const ooc::Options& ooc,
                                                  const std::vector<HostArray>& host) {
   return [&p, &devices, &ooc, &host](const Box& box) {
-    const Problem<B>& problem = *p.problem;
+    const Problem<B>& problem = p.problem;
     const auto n = static_cast<std::size_t>(problem.array_count);
     const HostAllocator alloc = B::host_allocator(devices, ooc.pinned, true);
     using Pinned = decltype(B::ooc_pin(std::declval<std::vector<HostArray>&>(), ooc,
@@ -270,7 +270,7 @@ bool ooc_auto_choice(const Program<B>& p, std::vector<typename B::Device>& devic
                      const ooc::Options& ooc, const Probed& probed, ooc::Stats& report,
                      const std::vector<bool>& held = {}, const std::vector<bool>& gathered = {}) {
   if (report.on || ooc.mode != ooc::Options::Mode::kAuto || !ooc.compare) return report.on;
-  const Problem<B>& problem = *p.problem;
+  const Problem<B>& problem = p.problem;
   if (shares_devices(partition)) {
     report.choice =
         ooc::in_core_because("--parts: several parts on one device run in core only").line;
@@ -281,7 +281,7 @@ bool ooc_auto_choice(const Program<B>& p, std::vector<typename B::Device>& devic
     return false;
   }
   if (opt.steps <= 0) return false;
-  ooc::Request request = ooc::request(p.grid, problem.dims, partition, p.ghost_lo, p.ghost_hi,
+  ooc::Request request = ooc::request(p.grid, problem.dims, partition, p.shrink_lo, p.shrink_hi,
                                       problem.arrays, problem.array_count, ooc, probed, true);
   request.launches =
       problem.launches ? static_cast<int>(problem.launches->size()) : 1;  // the model's latency
@@ -325,8 +325,8 @@ bool ooc_auto_choice(const Program<B>& p, std::vector<typename B::Device>& devic
 template <class B>
 ooc::Request ooc_run_request(const Program<B>& p, const Partition& partition,
                              const ooc::Options& ooc, const Probed& probed, bool quiet) {
-  const Problem<B>& problem = *p.problem;
-  ooc::Request request = ooc::request(p.grid, problem.dims, partition, p.ghost_lo, p.ghost_hi,
+  const Problem<B>& problem = p.problem;
+  ooc::Request request = ooc::request(p.grid, problem.dims, partition, p.shrink_lo, p.shrink_hi,
                                       problem.arrays, problem.array_count, ooc, probed, quiet);
   ooc_frames(problem, request);
   request.launches = problem.launches ? static_cast<int>(problem.launches->size()) : 1;
@@ -340,7 +340,7 @@ ooc::Request ooc_run_request(const Program<B>& p, const Partition& partition,
 /// mirror/copy/value frames refilled on the chunks (oocphys).
 template <class B>
 ChunkRule ooc_chunk_rule(const Program<B>& p, const ooc::Request& request, const Probed& probed) {
-  const Problem<B>& problem = *p.problem;
+  const Problem<B>& problem = p.problem;
   ChunkRule rule{request.shrink_lo, request.shrink_hi, request.trapezoid, &probed, problem.dims};
   rule.boundaries = problem.boundaries;
   rule.boundary_count = problem.boundary_count;
@@ -370,8 +370,8 @@ struct OocStepper {
     ooc_pass_rules(p, request);
     rule = ooc_chunk_rule(p, request, probed);
     for (const typename B::Device& d : devices)
-      kernels.push_back(p.problem->build_kernels ? p.problem->build_kernels(d)
-                                                 : typename B::Kernels{});
+      kernels.push_back(p.problem.build_kernels ? p.problem.build_kernels(d)
+                                                : typename B::Kernels{});
     step = [this, time_step = p.time_step](const typename B::Device& d, std::size_t part,
                                            std::vector<typename B::Buffer>& buf, const Part& chunk,
                                            std::int64_t s, std::int64_t remaining) {
@@ -391,7 +391,7 @@ std::unique_ptr<ooc::Retuner> ooc_retuner(const Program<B>& p, const ooc::Option
                                           const ooc::Schedule& schedule, std::int64_t steps) {
   auto retune = std::make_unique<ooc::Retuner>(
       ooc.retune != ooc::Options::Retune::kOff
-          ? chunk_retuner(p.kernels, p.tuned, p.tuned_launches, p.problem->dims)
+          ? chunk_retuner(p.kernels, p.tuned, p.tuned_launches, p.problem.dims)
           : ooc::Retuner{});
   retune->start(schedule.chunks, schedule.steps_per_pass, steps,
                 ooc.retune == ooc::Options::Retune::kAlways);
@@ -444,7 +444,7 @@ RunStats run_out_of_core(const Program<B>& p, std::vector<typename B::Device>& d
                          const Partition& partition, std::vector<HostArray>& host,
                          const Options& opt, const ooc::Options& ooc, const Probed& probed,
                          ooc::Stats& report, Monitor* monitor, ProgramIo* io) {
-  const Problem<B>& problem = *p.problem;
+  const Problem<B>& problem = p.problem;
   OocStepper<B> stepper(p, devices, partition, ooc, probed, opt.quiet);
   const auto pinned = B::ooc_pin(host, ooc, report);
   const ooc::Schedule schedule = ooc::plan(

@@ -24,37 +24,14 @@
 #include <utility>
 #include <vector>
 
+#include "stepgen/description.hpp"
 #include "stepgen/io/paths.hpp"
 #include "stepgen/program.hpp"
 #include "stepgen/reduce.hpp"
 
 namespace stepgen::rt {
 
-/// One `<reduce>` of the spec.
-struct ReduceInfo {
-  const char* name;
-  ReduceOp op;
-  int array;           ///< the array reduced (its id)
-  int minus;           ///< the array subtracted (its id); -1: none
-  std::int64_t every;  ///< computed at the steps t with (t + 1) % every == 0, and the last
-};
-
 class Monitor;
-
-/// The spec's `until`: true when the run should stop after this step.
-using UntilFn = bool (*)(const Monitor& m, std::int64_t step);
-
-/// What the spec says about reductions, until and the monitor (the generated tables).
-struct MonitorSpec {
-  const ReduceInfo* reductions = nullptr;
-  int count = 0;
-  UntilFn until = nullptr;  ///< nullptr: no until
-  const char* until_text = "";
-  const int* until_uses = nullptr;  ///< the reductions `until` names
-  int until_use_count = 0;
-  std::int64_t every = 0;  ///< <monitor every>: 0 without a monitor
-  const char* file = "";   ///< <monitor file>: "" for none
-};
 
 /// The reductions, until and monitor of one run.
 class Monitor {

@@ -49,7 +49,7 @@ Partition rank_partition(const Program<B>& p, int ranks, const Options& opt,
   if (partition.parts.size() != static_cast<std::size_t>(ranks))
     throw RunError(
         std::string(widened ? "with the ghost widths the kernels' rims need (" +
-                                  probe_sides(p.problem->dims, request.ghost_lo, request.ghost_hi) +
+                                  probe_sides(p.problem.dims, request.ghost_lo, request.ghost_hi) +
                                   "), the grid"
                             : "the grid") +
         " can be split into only " + std::to_string(partition.parts.size()) + " parts (" +
@@ -99,7 +99,7 @@ std::vector<HostArray> load_rank_arrays(const Program<B>& p, const Box& box, con
   for (const auto& [name, path] : opt.loads)
     for (HostArray& a : host)
       if (a.name == name) mpi::read_array(MPI_COMM_WORLD, a, p.grid, path);
-  copy_loaded(p.problem->arrays, p.problem->array_count, host, opt.loads);  // copy(X) of a loaded X
+  copy_loaded(p.problem.arrays, p.problem.array_count, host, opt.loads);  // copy(X) of a loaded X
   return host;
 }
 
@@ -112,7 +112,7 @@ void probe_initial_data_on_ranks(const Program<B>& p, const typename B::Device& 
   if (!opt.probe) return;
   std::string mine;
   try {
-    mine = probe_initial_data(*p.problem, p.grid, d, p.kernels, p.kernel_count, host, probed, step);
+    mine = probe_initial_data(p.problem, p.grid, d, p.kernels, p.kernel_count, host, probed, step);
   } catch (const std::exception& e) {
     mine = e.what();
   }
@@ -128,7 +128,7 @@ ooc::Link calibrate_rank(const mpi::Session& session, const Program<B>& p,
                          std::vector<typename B::Device>& devices, const Part& part,
                          const ooc::Options& ooc, const typename B::OocStep& step, bool compare,
                          ooc::Request probe, Index bytes) {
-  const Problem<B>& problem = *p.problem;
+  const Problem<B>& problem = p.problem;
   const int rank = session.rank();
   if (compare) bytes = std::min(bytes, ooc::kAutoProbeBytes);  // oocauto: a smaller probe
   probe.owned = {part.owned};
@@ -171,7 +171,7 @@ ooc::Link calibrate_rank(const mpi::Session& session, const Program<B>& p,
   mpi::check(MPI_Allreduce(extent, least, 3, MPI_LONG_LONG, MPI_MIN, MPI_COMM_WORLD),
              "MPI_Allreduce(the meeting's plane)");
   for (int id = 0; id < problem.array_count; ++id) {
-    if (!problem.arrays[id].written) continue;
+    if (!problem.arrays[id].stored_back()) continue;
     Box plane = sample[static_cast<std::size_t>(id)].box;
     for (std::size_t d = 0; d < 3; ++d)
       plane.hi[d] = std::min(plane.hi[d], plane.lo[d] + static_cast<Index>(least[d]));
@@ -264,7 +264,7 @@ class ForeignCells {
       : halo_(MPI_COMM_WORLD, rank, problem.array_count) {
     const std::vector<Transfer> plan = ooc::foreign_plan(schedule);
     for (int id = 0; id < problem.array_count; ++id)
-      if (problem.arrays[id].written) {
+      if (problem.arrays[id].stored_back()) {
         halo_.add(id, problem.arrays[id].name, problem.arrays[id].element_bytes, plan);
         written_.push_back(id);
       }
@@ -328,7 +328,7 @@ std::optional<RunStats> run_rank_out_of_core(const mpi::Session& session, const 
                                              std::vector<HostArray>& host, ooc::Stats& report,
                                              Loaded&& loaded, Monitor* monitor, ProgramIo& io,
                                              bool compare = false) {
-  const Problem<B>& problem = *p.problem;
+  const Problem<B>& problem = p.problem;
   const int rank = session.rank();
   const Part& part = partition.parts[static_cast<std::size_t>(rank)];
   OocStepper<B> stepper(p, devices, partition, ooc, probed, opt.quiet);
@@ -461,7 +461,7 @@ RunStats run_rank(const mpi::Session& session, M& rank, const Program<B>& p,
                   const Options& opt, const ooc::Options& ooc, const Probed& probed,
                   std::vector<HostArray>& host, ooc::Stats& report, Loaded&& loaded,
                   Monitor* monitor, ProgramIo& io) {
-  const Problem<B>& problem = *p.problem;
+  const Problem<B>& problem = p.problem;
   // This rank's parts: one per device (--devices N: N, split_ranks), numbered from rank * N.
   const int per_rank = static_cast<int>(partition.parts.size()) / session.size();
   if (per_rank > static_cast<int>(devices.size()))  // --parts: a device handle per part

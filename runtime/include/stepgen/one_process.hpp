@@ -114,8 +114,8 @@ struct OneProcess {
         parts, part_weights(c.opt.weights, static_cast<int>(c.devices.size()), parts));
     request.parts_of_devices = parts > static_cast<int>(c.devices.size());
     if (!c.opt.strategy.empty()) request.strategy = parse_strategy(c.opt.strategy);
-    c.partition = probe_partition(c.probed, request, c.problem().exchange_every, c.p.ghost_lo,
-                                  c.p.ghost_hi, c.opt.quiet);
+    c.partition = probe_partition(c.probed, request, c.problem().exchange_every, c.p.shrink_lo,
+                                  c.p.shrink_hi, c.opt.quiet);
     probe_check_lines(c.probed, c.partition, c.p.grid);
     place_parts(c.partition, static_cast<int>(c.devices.size()));
     if (shares_devices(c.partition)) c.devices = B::part_devices(std::move(c.devices), c.partition);

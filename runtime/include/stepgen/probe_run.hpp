@@ -28,7 +28,7 @@ std::vector<ProbeElement> probe_elements(const Problem<B>& problem) {
   std::vector<ProbeElement> elements;
   for (int id = 0; id < problem.array_count; ++id)
     elements.push_back(
-        {problem.arrays[id].name, problem.arrays[id].element_bytes, problem.arrays[id].floating});
+        {problem.arrays[id].name, problem.arrays[id].element_bytes, problem.arrays[id].floating()});
   return elements;
 }
 

@@ -20,6 +20,7 @@
 
 #include "stepgen/boundary.hpp"
 #include "stepgen/box.hpp"
+#include "stepgen/description.hpp"
 #include "stepgen/exchange.hpp"
 #include "stepgen/init.hpp"
 #include "stepgen/monitor.hpp"
@@ -30,23 +31,6 @@
 
 namespace stepgen::rt {
 
-/// Compares an array after the run with the one-device run's (rt::compare_arrays<T>).
-using CompareArrays = std::string (*)(const HostArray& got, const HostArray& want);
-
-/// One of the spec's arrays, as the engine needs to know it.
-struct ArrayInfo {
-  const char* name;
-  std::size_t element_bytes;
-  bool exchanged;  ///< written by a kernel and read with a halo: its ghost cells are refreshed
-  bool compared;   ///< written by a kernel: saved by --save, compared by --verify
-  bool floating;   ///< a floating-point type (how the kernel probe fills it)
-  bool written = false;  ///< in a written swap/rotate group: stored back after an out-of-core pass
-  CompareArrays compare = nullptr;  ///< how --verify compares it, by its element type
-  /// devinit: how its initial values are made (init.hpp; kHost: on the host, uploaded). An
-  /// array without a host copy (HostArray::held false) is made on the devices from this.
-  ArrayInit init = {};
-};
-
 /// Refuses `--save` of a scratch array (written by a kernel, `save="false"` in the spec): the
 /// program does not keep its values (in core it is never gathered, out of core it is stored
 /// back after every pass), so what a file would hold would depend on the mode.
@@ -54,7 +38,7 @@ inline void check_saves(const std::vector<std::pair<std::string, std::string>>& 
                         const ArrayInfo* arrays, int count) {
   for (const auto& [name, path] : saves)
     for (int id = 0; id < count; ++id)
-      if (name == arrays[id].name && arrays[id].written && !arrays[id].compared)
+      if (name == arrays[id].name && arrays[id].scratch())
         throw UsageError("--save " + name + "=" + path + ": '" + name +
                          "' is a scratch array (save=\"false\" in the spec): its values are "
                          "not kept at the end of the run");
@@ -95,36 +79,6 @@ struct BatchesFrameCopies : std::false_type {};
 template <class B>
 struct BatchesFrameCopies<B, std::void_t<decltype(&B::copy_boxes)>> : std::true_type {};
 }  // namespace detail
-
-/// What the engine runs: the generated program's tables.
-template <class B>
-struct Problem {
-  int dims = 1;
-  int exchange_every = 1;  ///< ghost cells are refreshed every this many steps
-  const ArrayInfo* arrays = nullptr;
-  int array_count = 0;
-  Halo (*array_halo)(int id) = nullptr;  ///< the points read around an array's elements
-  const char* no_overlap = "";           ///< why the spec rules overlap out ("": it does not)
-  const std::vector<ProbeLaunch>* launches = nullptr;  ///< the step's launches (probe rules)
-  /// Builds what a device needs to launch the kernels (nullptr: nothing to build); where the
-  /// spec has tables, it copies them to the device too (tables.hpp).
-  typename B::Kernels (*build_kernels)(const typename B::Device&) = nullptr;
-  /// Bytes of the spec's tables (tables.hpp): every device holds them whole, besides its parts.
-  std::size_t table_bytes = 0;
-  /// The spec's boundaries (boundary.hpp), one rule per array and dimension.
-  const BoundaryRule* boundaries = nullptr;
-  int boundary_count = 0;
-  /// Per dimension, a launch reading past the grid's edge a periodic array an earlier launch
-  /// of the step wrote ("" where none; nullptr: none anywhere): ooc::Request's.
-  const char* const* frame_read_after_write = nullptr;
-};
-
-/// Reduction i's B::reduce_box for its array's element type (reduce_box_as): the generated
-/// table kReduceBoxes (monitor.hpp's reductions).
-template <class B>
-using ReduceBox = void (*)(const typename B::Device&, const typename B::Kernels&,
-                           const typename B::Buffer& a, const typename B::Buffer* minus,
-                           const Box& buffer, const Box& box, Reduction& into);
 
 /// B::reduce_box for element type T: what the generated reduction table holds.
 template <class B, typename T>

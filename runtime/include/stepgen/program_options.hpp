@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "stepgen/box.hpp"
+#include "stepgen/description.hpp"
 #include "stepgen/io/links.hpp"
 
 namespace stepgen::rt {
@@ -46,18 +47,6 @@ class RunError : public std::runtime_error {
 class UsageError : public RunError {
  public:
   using RunError::RunError;
-};
-
-/// What the program was built from, for --help and the report.
-struct ProgramInfo {
-  const char* name;
-  const char* spec;
-  const char* backend;              ///< "opencl" or "cuda"
-  const char* default_device_type;  ///< all | gpu | cpu (from the spec)
-  int default_device_count;         ///< 0 = all (from the spec)
-  std::int64_t default_steps;
-  std::vector<std::string> arrays;       ///< names usable with --load / --save
-  std::vector<std::size_t> array_bytes;  ///< array_bytes[i]: arrays[i]'s file size (or empty)
 };
 
 struct Options {

@@ -187,7 +187,7 @@ std::vector<PlanBuffers<Buf>> plan_buffers(const E& e, int first, int count, Mak
   std::vector<PlanBuffers<Buf>> out(static_cast<std::size_t>(e.problem().array_count));
   for (int id = 0; id < e.problem().array_count; ++id) {
     const auto& info = e.problem().arrays[id];
-    if (!info.exchanged) continue;
+    if (!info.exchanged()) continue;
     PlanBuffers<Buf>& a = out[static_cast<std::size_t>(id)];
     a.plan = RankPlan(e.plan(id), first, count);
     for (const RankPlan::Message& m : a.plan.sends) a.sent.push_back(make(m, info, " to rank "));

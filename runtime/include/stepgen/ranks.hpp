@@ -127,9 +127,9 @@ struct Ranks {
     c.comm.uniform([&] {
       PartitionRequest request = c.p.partition_request(c.comm.size(), c.opt.weights);
       if (!c.opt.strategy.empty()) request.strategy = parse_strategy(c.opt.strategy);
-      const bool widened =
-          c.opt.probe && c.probed.widen_ghosts(request.ghost_lo, request.ghost_hi,
-                                               problem.exchange_every, c.p.ghost_lo, c.p.ghost_hi);
+      const bool widened = c.opt.probe && c.probed.widen_ghosts(request.ghost_lo, request.ghost_hi,
+                                                                problem.exchange_every,
+                                                                c.p.shrink_lo, c.p.shrink_hi);
       c.partition = rank_partition(c.p, c.comm.size(), c.opt, widened ? &request : nullptr);
       if (widened && report)
         std::printf("probe: ghost widths raised to %s (the kernels' rims)\n",
@@ -189,7 +189,7 @@ struct Ranks {
       whole.emplace_back(problem.arrays[id].name, problem.arrays[id].element_bytes,
                          c.comm.root() ? c.p.grid : Box());
     for (int id = 0; id < problem.array_count; ++id)
-      if (problem.arrays[id].compared)
+      if (problem.arrays[id].result())
         mpi::gather_owned(MPI_COMM_WORLD, c.host[static_cast<std::size_t>(id)], owned,
                           whole[static_cast<std::size_t>(id)]);
     return whole;

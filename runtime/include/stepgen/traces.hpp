@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "stepgen/box.hpp"
+#include "stepgen/description.hpp"
 #include "stepgen/io/paths.hpp"
 #include "stepgen/program.hpp"
 
@@ -72,14 +73,6 @@ struct Inject {
   /// and PATH; -1 and "" for an expression (a value at every step).
   std::int64_t values = -1;
   const char* file = "";
-};
-
-/// The program's sources (the generated kInjects).
-struct Injects {
-  const Inject* first = nullptr;
-  std::size_t count = 0;
-  const Inject* begin() const { return first; }
-  const Inject* end() const { return first + count; }
 };
 
 /// Checks before the run that every inject of a value file has a value for each step the run
@@ -258,14 +251,6 @@ inline void Record::write() const {
   write_atomically(path(), reinterpret_cast<const unsigned char*>(text.data()), text.size(),
                    "the trace of record " + std::string(name));
 }
-
-/// The program's receivers (the generated table), for the main programs.
-struct Records {
-  Record* first = nullptr;
-  std::size_t count = 0;
-  Record* begin() const { return first; }
-  Record* end() const { return first + count; }
-};
 
 /// Checks before the run that every trace file (of a run restarted at step `first`: path())
 /// can be written (a folder or a missing folder in its place: the error now, not after the

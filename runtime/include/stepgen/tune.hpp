@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "stepgen/box.hpp"
+#include "stepgen/description.hpp"
 #include "stepgen/engine.hpp"
 #include "stepgen/ooc/retune.hpp"
 #include "stepgen/probe.hpp"
@@ -44,12 +45,6 @@ struct LocalShapes {
   std::vector<double> startup{};
   /// The shape the launch function passes to the launch (dims entries).
   const std::size_t* shape() const { return candidates[chosen].data(); }
-};
-
-/// A tuned kernel of the generated program: its id and its shapes.
-struct TunedKernel {
-  int kernel = 0;
-  LocalShapes* shapes = nullptr;
 };
 
 /// "32x1x16".
@@ -206,10 +201,10 @@ std::vector<TuneResult> tune_locals(const Problem<B>& problem, const Box& grid,
       HostArray& ones = host.emplace_back(a.name, a.element_bytes, box);
       unsigned char* p = ones.bytes.data();
       for (std::size_t i = 0; i < ones.bytes.size(); i += a.element_bytes) {
-        if (a.floating && a.element_bytes == 4) {
+        if (a.floating() && a.element_bytes == 4) {
           const float one = 1.0f;
           std::memcpy(p + i, &one, 4);
-        } else if (a.floating && a.element_bytes == 8) {
+        } else if (a.floating() && a.element_bytes == 8) {
           const double one = 1.0;
           std::memcpy(p + i, &one, 8);
         } else {

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "stepgen/box.hpp"
+#include "stepgen/description.hpp"
 #include "stepgen/io/checkpoint.hpp"
 #include "stepgen/io/checkpoint_reader.hpp"
 #include "stepgen/io/checkpoint_writer.hpp"
@@ -33,30 +34,6 @@
 #endif
 
 namespace stepgen::rt {
-
-/// One <output> of the spec (the generated table).
-struct OutputSpec {
-  const char* file;
-  std::int64_t every;
-  bool hdf5;   ///< .h5: HDF5 + XDMF; else one raw file per array and step
-  bool first;  ///< also the initial state
-  bool last;   ///< also the state after the last step
-  std::vector<int> arrays;
-};
-
-/// What the generated program tells the main program about output and checkpoints.
-struct IoSpec {
-  std::vector<OutputSpec> outputs;
-  const char* checkpoint_file = "";  ///< the spec's <checkpoint> ("": none)
-  std::int64_t checkpoint_every = 0;
-  const char* spec_hash = "";      ///< CRC-64 of the spec's text: a checkpoint's identity
-  const char* spec_dir = "";       ///< the spec's folder at generation (absolute): file() inits
-  std::vector<std::string> types;  ///< each array's spec type name (float, double, ...)
-  /// The files the program reads that a run must not replace: the arrays' and tables'
-  /// file() paths as the spec gives them (spec_file(spec_dir, path) is the file read), and
-  /// the files an <inject value="file(...)"> read at generation.
-  std::vector<std::string> inputs;
-};
 
 /// The options of this file's features.
 struct IoOptions {
@@ -135,7 +112,7 @@ inline void print_io_usage(const IoSpec& spec, std::FILE* out) {
                *spec.spec_dir ? spec.spec_dir : ".");
   for (const OutputSpec& o : spec.outputs)
     std::fprintf(out, "  output: %s every %" PRId64 " steps%s%s\n", o.file, o.every,
-                 o.first ? ", and the initial state" : "", o.last ? ", and the last step" : "");
+                 o.first() ? ", and the initial state" : "", o.last() ? ", and the last step" : "");
 }
 
 /// Creates the folder of a file the program writes (an output's, a checkpoint's) when missing,
@@ -206,7 +183,7 @@ class ProgramIo {
     // An HDF5 output in a program built without HDF5 (a build by hand, the CUDA emulation) is
     // refused now, not at its first step (a user test ran 19 steps first).
     for (const OutputSpec& o : spec.outputs)
-      if (o.hdf5)
+      if (o.hdf5())
         throw RunError("output '" + std::string(o.file) +
                        "': this program was built without HDF5 (build it with the generated "
                        "CMakeLists.txt, which finds HDF5 and defines STEPGEN_HDF5)");
@@ -290,12 +267,12 @@ class ProgramIo {
       s.spec = &o;
       // A restart's HDF5 series goes to a file of its own (the interrupted run's is kept); a
       // .raw output's files are one per step, the same in both runs: they keep their names.
-      s.file = first_ > 0 && o.hdf5 ? restarted_output_path(o.file, first_) : std::string(o.file);
+      s.file = first_ > 0 && o.hdf5() ? restarted_output_path(o.file, first_) : std::string(o.file);
       make_folder_of(s.file, "output");
 #ifdef STEPGEN_HDF5
-      if (o.hdf5 && writers_.series)  // MPI: parallel HDF5, written in place (collective)
+      if (o.hdf5() && writers_.series)  // MPI: parallel HDF5, written in place (collective)
         s.series = writers_.series(s.file, grid_);
-      else if (o.hdf5)
+      else if (o.hdf5())
         s.writer = std::make_unique<io::SnapshotWriter>(
             std::make_unique<io::SnapshotSeries>(s.file, grid_));
 #endif
@@ -304,7 +281,7 @@ class ProgramIo {
     if (every_ > 0) make_folder_of(checkpoint_, "checkpoint");
     if (first_ == 0)
       for (Series& s : series_)
-        if (s.spec->first) write_output(s, 0, host);
+        if (s.spec->first()) write_output(s, 0, host);
   }
 
   /// Whether anything is due after `done` steps.
@@ -532,14 +509,14 @@ class ProgramIo {
     return every_ > 0 && done > first_ && done % every_ == 0;
   }
   bool output_due(const OutputSpec& o, std::int64_t done) const {
-    return done > first_ && (done % o.every == 0 || (o.last && done == steps_));
+    return done > first_ && (done % o.every == 0 || (o.last() && done == steps_));
   }
   bool last_at_stop(const OutputSpec& o, std::int64_t done) const {
-    return o.last && done < steps_ && !output_due(o, done) && done > first_;
+    return o.last() && done < steps_ && !output_due(o, done) && done > first_;
   }
 
   void write_output(Series& s, std::int64_t done, const std::vector<HostArray>& host) {
-    if (s.spec->hdf5) {
+    if (s.spec->hdf5()) {
 #ifdef STEPGEN_HDF5
       std::vector<io::SnapshotArray> arrays;
       std::vector<std::vector<unsigned char>> copies;

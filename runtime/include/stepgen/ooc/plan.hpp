@@ -69,7 +69,7 @@ inline Request request(const Box& grid, int dims, const Partition& partition, Ve
                 probe_sides(dims, request.shrink_lo, request.shrink_hi).c_str());
   for (int id = 0; id < array_count; ++id)
     request.arrays.push_back(
-        {arrays[id].name, static_cast<Index>(arrays[id].element_bytes), arrays[id].written});
+        {arrays[id].name, static_cast<Index>(arrays[id].element_bytes), arrays[id].stored_back()});
   request.chunks = ooc.chunks;
   request.steps_per_pass = ooc.steps_per_pass;
   request.region_sharing = ooc.region_sharing;
