@@ -11,7 +11,6 @@
 #include "emit/embedded_files.hpp"
 #include "emit/provenance.hpp"
 #include "emit/spec_hash.hpp"
-#include "model/overlap.hpp"
 #include "model/plan.hpp"
 #include "spec/reader.hpp"
 #include "stepgen/description.hpp"
@@ -594,26 +593,26 @@ void kernels_view(const model::ProgramPlan& plan, const BackendNames& names, Vie
     // What the start-up probe needs (runtime/stepgen/probe.hpp): the array arguments with their
     // declared halos, the dimensions where the launch follows its buffer's extent.
     std::vector<std::string> probe_args, follows;
+    std::size_t arg = 0;
     for (const model::KernelArg& a : k.args) {
       if (a.kind != model::KernelArg::Kind::kArray) continue;
+      const char* access = a.access == model::Access::kRead    ? "rt::ArgAccess::kRead"
+                           : a.access == model::Access::kWrite ? "rt::ArgAccess::kWrite"
+                                                               : "rt::ArgAccess::kReadWrite";
       probe_args.push_back("{array::" + m.arrays[static_cast<std::size_t>(a.array)].name + ", " +
-                           (a.access != model::Access::kWrite ? "true" : "false") + ", " +
-                           (a.access != model::Access::kRead ? "true" : "false") + ", " +
-                           halo_cpp(model::to_rt_halo(a.halo, m.dims)) + "}");
+                           access + ", " + halo_cpp(kp.arg_halos[arg++]) + "}");
     }
-    for (bool f : kp.follows) follows.push_back(f ? "true" : "false");
+    for (std::size_t d = 0; d < 3; ++d)
+      if (kp.follows[d]) follows.push_back(std::string("rt::kFollows") + "XYZ"[d]);
     kv.set("probe_args", "{" + join(probe_args, ", ") + "}");
-    kv.set("follows", "{" + join(follows, ", ") + "}");
-    kv.set("views", kp.no_views.empty() ? "true" : "false");
+    kv.set("follows", follows.empty() ? "rt::kFollowsNone" : join(follows, " | "));
+    kv.set("views", kp.no_views.empty() ? "rt::SlabUse::kOnSlabs" : "rt::SlabUse::kWholeBuffer");
     // The probe's translation step per dimension (cells per work-item), given only where one
-    // is not 1 (rt::ProbeKernel::shift defaults to 1).
-    rt::Vec3 shift{1, 1, 1};
-    for (int d = 0; d < 3; ++d) shift[static_cast<std::size_t>(d)] = model::cells_per_item(m, k, d);
-    // A kernel taking `step` is probed at steps spread over the run (rt::ProbeKernel::uses_step).
-    const bool uses_step = model::scalars_use_step(k);
-    kv.set("probe_shift", uses_step                    ? ", " + vec3(shift) + ", true"
-                          : shift == rt::Vec3{1, 1, 1} ? ""
-                                                       : ", " + vec3(shift));
+    // is not 1 (rt::ProbeKernel::shift defaults to 1); a kernel taking `step` is probed at
+    // steps spread over the run (rt::ProbeKernel::uses_step).
+    kv.set("probe_shift", kp.uses_step ? ", " + vec3(kp.cells) + ", rt::StepUse::kUsesStep"
+                          : kp.cells == rt::Vec3{1, 1, 1} ? ""
+                                                          : ", " + vec3(kp.cells));
     kv.set("template_args", k.cuda_template);  // CUDA: "<float>" for a template kernel
     kernels.push_back(kv);
     kernel_enum.push_back(k.name);
@@ -684,7 +683,7 @@ void body_view(const model::ProgramPlan& plan, View& v) {
       // dimension (the probe's margins: rt::probe_needs; out of core, the planes still read),
       // its reach and work-group size along the slowest dimension.
       sv.set("index", std::to_string(probe_launches.size()));
-      const std::int64_t cells = model::cells_per_item(m, k, m.dims - 1);
+      const std::int64_t cells = kp.cells[static_cast<std::size_t>(m.dims - 1)];
       probe_launches.push_back("{kernel::" + k.name + ", " + vec3(a.later_lo) + ", " +
                                vec3(a.later_hi) + ", " + reach + ", " + group +
                                (cells > 1 ? ", " + std::to_string(cells) : "") + "}");

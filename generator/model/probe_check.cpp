@@ -69,8 +69,11 @@ rt::ProbeKernel probe_kernel_of(const Model& m, const Kernel& k) {
   p.name = k.name.c_str();
   for (const KernelArg& a : k.args)
     if (a.kind == KernelArg::Kind::kArray)
-      p.args.push_back({a.array, a.access != Access::kWrite, a.access != Access::kRead,
-                        to_rt_halo(a.halo, m.dims)});
+      p.args.emplace_back(a.array,
+                          a.access == Access::kRead    ? rt::ArgAccess::kRead
+                          : a.access == Access::kWrite ? rt::ArgAccess::kWrite
+                                                       : rt::ArgAccess::kReadWrite,
+                          to_rt_halo(a.halo, m.dims));
   for (int d = 0; d < 3; ++d) p.follows[static_cast<std::size_t>(d)] = follows_extent(m, k, d);
   p.views = view_obstacle(m, k).empty();
   for (int d = 0; d < 3; ++d) p.shift[static_cast<std::size_t>(d)] = cells_per_item(m, k, d);

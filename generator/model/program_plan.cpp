@@ -33,6 +33,10 @@ KernelPlan kernel_plan(const Model& m, const Kernel& k, const BackendCaps& caps)
       kp.reach_lo = std::max(kp.reach_lo, a.halo.lo[axis]);
       kp.reach_hi = std::max(kp.reach_hi, a.halo.hi[axis]);
     }
+  for (int d = 0; d < 3; ++d) kp.cells[static_cast<std::size_t>(d)] = cells_per_item(m, k, d);
+  kp.uses_step = scalars_use_step(k);
+  for (const KernelArg& a : k.args)
+    if (a.kind == KernelArg::Kind::kArray) kp.arg_halos.push_back(to_rt_halo(a.halo, m.dims));
   return kp;
 }
 

@@ -66,6 +66,12 @@ struct KernelPlan {
   std::array<rt::Index, 3> shrink_lo{0, 0, 0}, shrink_hi{0, 0, 0};
   /// How far it reads below / above along the slowest dimension (every array).
   int reach_lo = 0, reach_hi = 0;
+  /// Per dimension, the cells one work-item computes (overlap.hpp: cells_per_item).
+  rt::Vec3 cells{1, 1, 1};
+  /// A scalar argument's value uses `step` (overlap.hpp: scalars_use_step).
+  bool uses_step = false;
+  /// The declared halo of each array argument, in argument order, as the runtime holds it.
+  std::vector<rt::Halo> arg_halos;
 };
 
 /// One action of the time loop, in order.

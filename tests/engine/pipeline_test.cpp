@@ -33,11 +33,11 @@ void launch_jacobi(const host::Launch& at) {
 }
 
 const rt::KernelEntry<Backend> kKernels[] = {
-    {rt::ProbeKernel{
-         "jacobi",
-         {{kA, true, false, five_point()}, {kB, false, true, rt::Halo::from_points(2, {})}},
-         {true, true, false},
-         true},
+    {rt::ProbeKernel{"jacobi",
+                     {{kA, rt::ArgAccess::kRead, five_point()},
+                      {kB, rt::ArgAccess::kWrite, rt::Halo::from_points(2, {})}},
+                     rt::kFollowsX | rt::kFollowsY,
+                     rt::SlabUse::kOnSlabs},
      launch_jacobi},
 };
 

@@ -14,8 +14,8 @@ const Box kBlindGrid = Box::from_extent(2, {100, 80, 1});
 ProbeKernel blind_two_args(const char* name, const std::vector<Vec3>& declared) {
   ProbeKernel k;
   k.name = name;
-  k.args = {{0, true, false, Halo::from_points(2, declared)},
-            {1, false, true, Halo::from_points(2, {})}};
+  k.args = {{0, ArgAccess::kRead, Halo::from_points(2, declared)},
+            {1, ArgAccess::kWrite, Halo::from_points(2, {})}};
   k.follows = {true, true, false};
   k.views = true;
   return k;
@@ -39,9 +39,9 @@ TEST_CASE("probe: a solid mask marking every probe cell solid is probed with the
   };
   ProbeKernel k;
   k.name = "lbm";
-  k.args = {{0, true, false, Halo::from_widths(2, {1, 1, 0}, {1, 1, 0})},
-            {1, true, false, Halo::from_points(2, {{0, 0, 0}})},  // (-1,-1) missing
-            {2, false, true, Halo::from_points(2, {})}};
+  k.args = {{0, ArgAccess::kRead, Halo::from_widths(2, {1, 1, 0}, {1, 1, 0})},
+            {1, ArgAccess::kRead, Halo::from_points(2, {{0, 0, 0}})},  // (-1,-1) missing
+            {2, ArgAccess::kWrite, Halo::from_points(2, {})}};
   k.follows = {true, true, false};
   k.views = true;
   const std::vector<ProbeElement> elements = {{"obst", 4, false}, {"f", 4, true}, {"g", 4, true}};
@@ -85,7 +85,7 @@ TEST_CASE("probe: a wavefront writing one hyperplane a step is probed where it w
   };
   ProbeKernel k;
   k.name = "seidel";
-  k.args = {{0, true, true, Halo::from_points(2, {{-1, 0, 0}, {0, -1, 0}})}};
+  k.args = {{0, ArgAccess::kReadWrite, Halo::from_points(2, {{-1, 0, 0}, {0, -1, 0}})}};
   k.follows = {true, true, false};
   k.views = true;
   k.uses_step = true;
@@ -126,8 +126,8 @@ TEST_CASE("probe: a line recurrence needs every buffer to hold the whole line") 
   const Box grid = Box::from_extent(2, {40, 60, 1});
   ProbeKernel k;
   k.name = "sweep";
-  k.args = {{0, true, false, Halo::from_widths(2, {0, 29, 0}, {0, 29, 0})},
-            {1, false, true, Halo::from_points(2, {})}};
+  k.args = {{0, ArgAccess::kRead, Halo::from_widths(2, {0, 29, 0}, {0, 29, 0})},
+            {1, ArgAccess::kWrite, Halo::from_points(2, {})}};
   k.follows = {true, false, false};
   k.views = false;
   const std::vector<ProbeElement> elements = {{"u", 8, true}, {"v", 8, true}};

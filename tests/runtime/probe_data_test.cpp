@@ -41,10 +41,10 @@ struct DataCase {
   // devices (no host copy), g written.
   DataCase(bool nines, float h, const Box& held = kDataGrid) {
     k.name = "blend";
-    k.args = {{0, true, false, Halo::from_points(2, {{0, 0, 0}})},
-              {1, true, false, Halo::from_points(2, {{0, 0, 0}})},
-              {2, true, false, Halo::from_points(2, {{0, 0, 0}})},
-              {3, false, true, Halo::from_points(2, {})}};
+    k.args = {{0, ArgAccess::kRead, Halo::from_points(2, {{0, 0, 0}})},
+              {1, ArgAccess::kRead, Halo::from_points(2, {{0, 0, 0}})},
+              {2, ArgAccess::kRead, Halo::from_points(2, {{0, 0, 0}})},
+              {3, ArgAccess::kWrite, Halo::from_points(2, {})}};
     k.follows = {true, true, false};
     k.views = true;
     arrays = {{"m", 4, kNoFlags, nullptr, init_host()},

@@ -36,8 +36,8 @@ const std::vector<Vec3> kFivePoint = {{0, 0, 0}, {-1, 0, 0}, {1, 0, 0}, {0, -1, 
 ProbeKernel kernel_of(const std::vector<Vec3>& declared) {
   ProbeKernel k;
   k.name = "k";
-  k.args = {{0, true, false, Halo::from_points(2, declared)},
-            {1, false, true, Halo::from_points(2, {})}};
+  k.args = {{0, ArgAccess::kRead, Halo::from_points(2, declared)},
+            {1, ArgAccess::kWrite, Halo::from_points(2, {})}};
   k.follows = {true, true, false};
   k.views = true;
   return k;
@@ -120,9 +120,10 @@ TEST_CASE("probe: reads in a branch taken where an integer mask is 0 are seen") 
   };
   ProbeKernel k;
   k.name = "lf";
-  k.args = {{0, true, false, Halo::from_points(2, {})},
-            {1, true, false, Halo::from_points(2, {{-1, 0, 0}, {1, 0, 0}})},  // (0,+-1) missing
-            {2, false, true, Halo::from_points(2, {})}};
+  k.args = {
+      {0, ArgAccess::kRead, Halo::from_points(2, {})},
+      {1, ArgAccess::kRead, Halo::from_points(2, {{-1, 0, 0}, {1, 0, 0}})},  // (0,+-1) missing
+      {2, ArgAccess::kWrite, Halo::from_points(2, {})}};
   k.follows = {true, true, false};
   k.views = true;
   const std::vector<ProbeElement> elements = {{"mask", 1, false}, {"h", 4, true}, {"o", 4, true}};
@@ -151,9 +152,9 @@ TEST_CASE("probe: reads in a branch on a sign are seen (upwinding, wet and dry c
   };
   ProbeKernel k;
   k.name = "upwind";
-  k.args = {{0, true, false, Halo::from_points(2, {})},
-            {1, true, false, Halo::from_points(2, {{-1, 0, 0}})},  // (1,0) missing
-            {2, false, true, Halo::from_points(2, {})}};
+  k.args = {{0, ArgAccess::kRead, Halo::from_points(2, {})},
+            {1, ArgAccess::kRead, Halo::from_points(2, {{-1, 0, 0}})},  // (1,0) missing
+            {2, ArgAccess::kWrite, Halo::from_points(2, {})}};
   k.follows = {true, true, false};
   k.views = true;
   const std::vector<ProbeElement> elements = {{"u", 4, true}, {"q", 4, true}, {"o", 4, true}};
@@ -181,7 +182,8 @@ TEST_CASE("probe: reads in a branch on a sign are seen (upwinding, wet and dry c
   };
   ProbeKernel d;
   d.name = "wetdry";
-  d.args = {{0, true, false, Halo::from_points(2, {})}, {1, false, true, Halo::from_points(2, {})}};
+  d.args = {{0, ArgAccess::kRead, Halo::from_points(2, {})},
+            {1, ArgAccess::kWrite, Halo::from_points(2, {})}};
   d.follows = {true, true, false};
   d.views = true;
   const std::vector<ProbeElement> doubles = {{"h", 8, true}, {"o", 8, true}};
@@ -403,7 +405,8 @@ TEST_CASE("probe: a kernel that takes its local index for the grid's is refused"
   };
   ProbeKernel k;
   k.name = "rb";
-  k.args = {{0, true, true, Halo::from_points(2, {{-1, 0, 0}, {1, 0, 0}, {0, -1, 0}, {0, 1, 0}})}};
+  k.args = {{0, ArgAccess::kReadWrite,
+             Halo::from_points(2, {{-1, 0, 0}, {1, 0, 0}, {0, -1, 0}, {0, 1, 0}})}};
   k.follows = {true, true, false};
   k.views = true;
   const std::vector<ProbeElement> elements = {{"u", 4, true}};

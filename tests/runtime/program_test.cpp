@@ -509,3 +509,34 @@ TEST_CASE("description: an array's initialiser compiles in its field order only"
   CHECK(o.last());
   CHECK_FALSE(o.first());
 }
+
+// A kernel's probe entry likewise: an access is one typed value, never two booleans in a row,
+// and the follow set, slab use and step use each have their own type.
+TEST_CASE("description: a kernel's probe entry compiles in its field order only") {
+  static_assert(kBraces<ProbeArg, int, ArgAccess, Halo>);
+  static_assert(!kBraces<ProbeArg, int, bool, bool, Halo>);
+  static_assert(!kBraces<ProbeArg, int, bool, Halo>);
+  static_assert(kBraces<ProbeKernel, const char*, std::vector<ProbeArg>, FollowDims, SlabUse>);
+  static_assert(
+      !kBraces<ProbeKernel, const char*, std::vector<ProbeArg>, std::array<bool, 3>, bool>);
+  static_assert(!kBraces<ProbeKernel, const char*, std::vector<ProbeArg>, SlabUse, FollowDims>);
+  static_assert(
+      !kBraces<ProbeKernel, const char*, std::vector<ProbeArg>, FollowDims, SlabUse, Vec3, bool>);
+  const ProbeArg in{3, ArgAccess::kRead, Halo::from_points(2, {{-1, 0, 0}})};
+  CHECK(in.array == 3);
+  CHECK(in.read);
+  CHECK_FALSE(in.written);
+  const ProbeArg both{1, ArgAccess::kReadWrite, Halo::from_points(2, {})};
+  CHECK(both.read);
+  CHECK(both.written);
+  const ProbeKernel k{"k",       {in, both},        kFollowsX | kFollowsZ, SlabUse::kWholeBuffer,
+                      {4, 1, 1}, StepUse::kUsesStep};
+  CHECK(k.follows == std::array<bool, 3>{true, false, true});
+  CHECK_FALSE(k.views);
+  CHECK(k.shift == Vec3{4, 1, 1});
+  CHECK(k.uses_step);
+  const ProbeKernel plain{"p", {}, kFollowsNone, SlabUse::kOnSlabs};
+  CHECK(plain.follows == std::array<bool, 3>{false, false, false});
+  CHECK(plain.views);
+  CHECK_FALSE(plain.uses_step);
+}

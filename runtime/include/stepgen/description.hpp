@@ -10,10 +10,12 @@
 /// only. What runs the description (engines, backends, mains, I/O) includes it, never the
 /// reverse; the types it names but does not hold are declared here and defined there.
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "stepgen/boundary.hpp"
@@ -26,7 +28,7 @@ namespace stepgen::rt {
 
 /// The version of this contract: it changes whenever a field here is added, removed, renamed
 /// or changes meaning. A generated program static_asserts the one it was written for.
-inline constexpr int kDescriptionVersion = 1;
+inline constexpr int kDescriptionVersion = 2;
 
 // Defined where they run (host_array.hpp, monitor.hpp, traces.hpp, tune.hpp, probe_run.hpp,
 // probe_views.hpp, chunk_run.hpp).
@@ -64,6 +66,75 @@ inline constexpr ArrayFlags kResult{2u};
 inline constexpr ArrayFlags kFloating{4u};
 /// In a written swap/rotate group: stored back to the host after an out-of-core pass.
 inline constexpr ArrayFlags kStoredBack{8u};
+
+/// How a kernel uses one array argument (the spec's access).
+enum class ArgAccess { kRead, kWrite, kReadWrite };
+
+/// One array argument of a kernel, as the spec binds it (for the kernel probe).
+struct ProbeArg {
+  int array = 0;
+  bool read = false;
+  bool written = false;
+  Halo halo;  ///< the declared points it reads (widths: every point of the box)
+  ProbeArg() = default;
+  /// Typed: an access is never a pair of booleans in a row.
+  ProbeArg(int array_id, ArgAccess access, Halo declared)
+      : array(array_id),
+        read(access != ArgAccess::kWrite),
+        written(access != ArgAccess::kRead),
+        halo(std::move(declared)) {}
+};
+
+/// The dimensions where a launch's global size follows extent(X, d): a set of kFollowsX, Y, Z.
+struct FollowDims {
+  unsigned bits = 0;
+  constexpr explicit FollowDims(unsigned b = 0) : bits(b) {}
+  constexpr FollowDims operator|(FollowDims o) const { return FollowDims{bits | o.bits}; }
+  constexpr bool operator[](std::size_t d) const { return (bits >> d & 1u) != 0; }
+};
+inline constexpr FollowDims kFollowsNone{0u};
+inline constexpr FollowDims kFollowsX{1u};
+inline constexpr FollowDims kFollowsY{2u};
+inline constexpr FollowDims kFollowsZ{4u};
+
+/// Whether a kernel can run on a slab of its buffer along the slowest dimension (stepgen's
+/// view_obstacle is empty); only then can views be safe for it.
+enum class SlabUse { kWholeBuffer, kOnSlabs };
+/// Whether a scalar argument's value uses `step` (the probe then runs it at several steps).
+enum class StepUse { kIgnoresStep, kUsesStep };
+
+/// What the probe needs of one kernel.
+struct ProbeKernel {
+  const char* name = "";
+  std::vector<ProbeArg> args;
+  /// Per dimension: the launch's global size follows extent(X, d) and the kernel is given that
+  /// extent, so it runs on a smaller buffer there. A dimension where it does not is probed over
+  /// the whole grid's extent.
+  std::array<bool, 3> follows{false, false, false};
+  /// The kernel can run on a slab along the slowest dimension (SlabUse::kOnSlabs).
+  bool views = false;
+  /// Per dimension, the cells one work-item computes (a global size extent(X, d) / c: float4
+  /// or interleaved views): the translation check moves the box by that many cells, as the
+  /// partition cuts there only at multiples of it.
+  Vec3 shift{1, 1, 1};
+  /// A scalar argument's value uses `step`: the kernel may write other cells at other steps (a
+  /// wavefront, a source that moves, a kernel computing every k-th step), and the probe runs it
+  /// at several steps of the run.
+  bool uses_step = false;
+  /// The run's time steps (the program's --steps; set when the probe runs).
+  std::int64_t steps = 1;
+  ProbeKernel() = default;
+  /// What the generated kernel table writes: each argument of its own type, so a reordered
+  /// initialiser does not compile.
+  ProbeKernel(const char* kernel, std::vector<ProbeArg> arrays, FollowDims follow, SlabUse slabs,
+              Vec3 cells = {1, 1, 1}, StepUse step = StepUse::kIgnoresStep)
+      : name(kernel),
+        args(std::move(arrays)),
+        follows{follow[0], follow[1], follow[2]},
+        views(slabs == SlabUse::kOnSlabs),
+        shift(cells),
+        uses_step(step == StepUse::kUsesStep) {}
+};
 
 /// Compares an array after the run with the one-device run's (rt::compare_arrays<T>).
 using CompareArrays = std::string (*)(const HostArray& got, const HostArray& want);

@@ -20,41 +20,13 @@
 #include <vector>
 
 #include "stepgen/box.hpp"
+#include "stepgen/description.hpp"
 #include "stepgen/partition.hpp"
 #include "stepgen/program.hpp"
 
 namespace stepgen::rt {
 
-/// One array argument of a kernel, as the spec binds it.
-struct ProbeArg {
-  int array = 0;
-  bool read = false;
-  bool written = false;
-  Halo halo;  ///< the declared points it reads (widths: every point of the box)
-};
-
-/// What the probe needs of one kernel.
-struct ProbeKernel {
-  const char* name = "";
-  std::vector<ProbeArg> args;
-  /// Per dimension: the launch's global size follows extent(X, d) and the kernel is given that
-  /// extent, so it runs on a smaller buffer there. A dimension where it does not is probed over
-  /// the whole grid's extent.
-  std::array<bool, 3> follows{false, false, false};
-  /// The kernel can run on a slab along the slowest dimension (stepgen's view_obstacle is
-  /// empty); only then can views be safe for it.
-  bool views = false;
-  /// Per dimension, the cells one work-item computes (a global size extent(X, d) / c: float4
-  /// or interleaved views): the translation check moves the box by that many cells, as the
-  /// partition cuts there only at multiples of it.
-  Vec3 shift{1, 1, 1};
-  /// A scalar argument's value uses `step`: the kernel may write other cells at other steps (a
-  /// wavefront, a source that moves, a kernel computing every k-th step), and the probe runs it
-  /// at several steps of the run.
-  bool uses_step = false;
-  /// The run's time steps (the program's --steps; set when the probe runs).
-  std::int64_t steps = 1;
-};
+// ProbeArg and ProbeKernel (what the generated file says of each kernel): description.hpp.
 
 /// The element type of an array, as the probe fills it.
 struct ProbeElement {

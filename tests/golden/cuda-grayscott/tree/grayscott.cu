@@ -35,7 +35,7 @@ namespace cuda = stepgen::cuda;
 // 1. The problem, as grayscott.xml describes it
 // -------------------------------------------------------------------------------------------------
 // The fields this file fills are named in runtime/stepgen/description.hpp, of this version.
-static_assert(rt::kDescriptionVersion == 1, "generated for another runtime: regenerate this file");
+static_assert(rt::kDescriptionVersion == 2, "generated for another runtime: regenerate this file");
 
 constexpr int kDims = 2;
 const rt::Box kGrid = rt::Box::from_extent(kDims, {128, 64, 1});
@@ -190,7 +190,7 @@ void launch_grayscott(const PartLaunch& at) {
 /// arguments (array, read, written, declared halo), the dimensions where the launch follows its
 /// buffer's extent, whether it can run on a slab, and its launch.
 const rt::KernelEntry<Backend> kKernels[kernel::kCount] = {
-    {rt::ProbeKernel{"grayscott", {{array::U, true, false, rt::Halo::from_points(2, {{-1, 0, 0}, {0, -1, 0}, {0, 1, 0}, {1, 0, 0}})}, {array::V, true, false, rt::Halo::from_points(2, {{-1, 0, 0}, {0, -1, 0}, {0, 1, 0}, {1, 0, 0}})}, {array::U2, false, true, rt::Halo::from_points(2, {})}, {array::V2, false, true, rt::Halo::from_points(2, {})}}, {true, true, false}, true}, launch_grayscott},
+    {rt::ProbeKernel{"grayscott", {{array::U, rt::ArgAccess::kRead, rt::Halo::from_points(2, {{-1, 0, 0}, {0, -1, 0}, {0, 1, 0}, {1, 0, 0}})}, {array::V, rt::ArgAccess::kRead, rt::Halo::from_points(2, {{-1, 0, 0}, {0, -1, 0}, {0, 1, 0}, {1, 0, 0}})}, {array::U2, rt::ArgAccess::kWrite, rt::Halo::from_points(2, {})}, {array::V2, rt::ArgAccess::kWrite, rt::Halo::from_points(2, {})}}, rt::kFollowsX | rt::kFollowsY, rt::SlabUse::kOnSlabs}, launch_grayscott},
 };
 
 /// The launches of one step in order, each with what the launches after it read.

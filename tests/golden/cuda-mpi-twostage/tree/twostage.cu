@@ -37,7 +37,7 @@ namespace cuda = stepgen::cuda;
 // 1. The problem, as twostage.xml describes it
 // -------------------------------------------------------------------------------------------------
 // The fields this file fills are named in runtime/stepgen/description.hpp, of this version.
-static_assert(rt::kDescriptionVersion == 1, "generated for another runtime: regenerate this file");
+static_assert(rt::kDescriptionVersion == 2, "generated for another runtime: regenerate this file");
 
 constexpr int kDims = 2;
 const rt::Box kGrid = rt::Box::from_extent(kDims, {384, 256, 1});
@@ -206,8 +206,8 @@ void launch_hyperdiffuse(const PartLaunch& at) {
 /// arguments (array, read, written, declared halo), the dimensions where the launch follows its
 /// buffer's extent, whether it can run on a slab, and its launch.
 const rt::KernelEntry<Backend> kKernels[kernel::kCount] = {
-    {rt::ProbeKernel{"laplacian", {{array::U, true, false, rt::Halo::from_points(2, {{-1, 0, 0}, {0, -1, 0}, {0, 1, 0}, {1, 0, 0}})}, {array::T, false, true, rt::Halo::from_points(2, {})}}, {true, true, false}, true}, launch_laplacian},
-    {rt::ProbeKernel{"hyperdiffuse", {{array::T, true, false, rt::Halo::from_points(2, {{-1, 0, 0}, {0, -1, 0}, {0, 1, 0}, {1, 0, 0}})}, {array::U, true, false, rt::Halo::from_points(2, {})}, {array::V, false, true, rt::Halo::from_points(2, {})}}, {true, true, false}, true}, launch_hyperdiffuse},
+    {rt::ProbeKernel{"laplacian", {{array::U, rt::ArgAccess::kRead, rt::Halo::from_points(2, {{-1, 0, 0}, {0, -1, 0}, {0, 1, 0}, {1, 0, 0}})}, {array::T, rt::ArgAccess::kWrite, rt::Halo::from_points(2, {})}}, rt::kFollowsX | rt::kFollowsY, rt::SlabUse::kOnSlabs}, launch_laplacian},
+    {rt::ProbeKernel{"hyperdiffuse", {{array::T, rt::ArgAccess::kRead, rt::Halo::from_points(2, {{-1, 0, 0}, {0, -1, 0}, {0, 1, 0}, {1, 0, 0}})}, {array::U, rt::ArgAccess::kRead, rt::Halo::from_points(2, {})}, {array::V, rt::ArgAccess::kWrite, rt::Halo::from_points(2, {})}}, rt::kFollowsX | rt::kFollowsY, rt::SlabUse::kOnSlabs}, launch_hyperdiffuse},
 };
 
 /// The launches of one step in order, each with what the launches after it read.

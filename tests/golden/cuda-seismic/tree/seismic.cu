@@ -35,7 +35,7 @@ namespace cuda = stepgen::cuda;
 // 1. The problem, as seismic.xml describes it
 // -------------------------------------------------------------------------------------------------
 // The fields this file fills are named in runtime/stepgen/description.hpp, of this version.
-static_assert(rt::kDescriptionVersion == 1, "generated for another runtime: regenerate this file");
+static_assert(rt::kDescriptionVersion == 2, "generated for another runtime: regenerate this file");
 
 constexpr int kDims = 3;
 const rt::Box kGrid = rt::Box::from_extent(kDims, {64, 64, 48});
@@ -191,7 +191,7 @@ void launch_wave(const PartLaunch& at) {
 /// arguments (array, read, written, declared halo), the dimensions where the launch follows its
 /// buffer's extent, whether it can run on a slab, and its launch.
 const rt::KernelEntry<Backend> kKernels[kernel::kCount] = {
-    {rt::ProbeKernel{"wave", {{array::p1, true, false, rt::Halo::from_points(3, {})}, {array::p2, true, false, rt::Halo::from_points(3, {{-2, 0, 0}, {-1, 0, 0}, {0, -2, 0}, {0, -1, 0}, {0, 0, -2}, {0, 0, -1}, {0, 0, 1}, {0, 0, 2}, {0, 1, 0}, {0, 2, 0}, {1, 0, 0}, {2, 0, 0}})}, {array::vel, true, false, rt::Halo::from_points(3, {})}, {array::p3, false, true, rt::Halo::from_points(3, {})}}, {true, true, true}, true}, launch_wave},
+    {rt::ProbeKernel{"wave", {{array::p1, rt::ArgAccess::kRead, rt::Halo::from_points(3, {})}, {array::p2, rt::ArgAccess::kRead, rt::Halo::from_points(3, {{-2, 0, 0}, {-1, 0, 0}, {0, -2, 0}, {0, -1, 0}, {0, 0, -2}, {0, 0, -1}, {0, 0, 1}, {0, 0, 2}, {0, 1, 0}, {0, 2, 0}, {1, 0, 0}, {2, 0, 0}})}, {array::vel, rt::ArgAccess::kRead, rt::Halo::from_points(3, {})}, {array::p3, rt::ArgAccess::kWrite, rt::Halo::from_points(3, {})}}, rt::kFollowsX | rt::kFollowsY | rt::kFollowsZ, rt::SlabUse::kOnSlabs}, launch_wave},
 };
 
 /// The launches of one step in order, each with what the launches after it read.

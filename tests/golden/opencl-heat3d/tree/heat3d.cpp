@@ -32,7 +32,7 @@ namespace cl = stepgen::cl;
 // 1. The problem, as heat3d.xml describes it
 // -------------------------------------------------------------------------------------------------
 // The fields this file fills are named in runtime/stepgen/description.hpp, of this version.
-static_assert(rt::kDescriptionVersion == 1, "generated for another runtime: regenerate this file");
+static_assert(rt::kDescriptionVersion == 2, "generated for another runtime: regenerate this file");
 
 constexpr int kDims = 3;
 const rt::Box kGrid = rt::Box::from_extent(kDims, {96, 64, 48});
@@ -176,7 +176,7 @@ void launch_heat(const PartLaunch& at) {
 /// arguments (array, read, written, declared halo), the dimensions where the launch follows its
 /// buffer's extent, whether it can run on a slab, and its launch.
 const rt::KernelEntry<Backend> kKernels[kernel::kCount] = {
-    {rt::ProbeKernel{"heat", {{array::U, true, false, rt::Halo::from_points(3, {{-1, 0, 0}, {0, -1, 0}, {0, 0, -1}, {0, 0, 1}, {0, 1, 0}, {1, 0, 0}})}, {array::V, false, true, rt::Halo::from_points(3, {})}}, {true, true, true}, true}, launch_heat},
+    {rt::ProbeKernel{"heat", {{array::U, rt::ArgAccess::kRead, rt::Halo::from_points(3, {{-1, 0, 0}, {0, -1, 0}, {0, 0, -1}, {0, 0, 1}, {0, 1, 0}, {1, 0, 0}})}, {array::V, rt::ArgAccess::kWrite, rt::Halo::from_points(3, {})}}, rt::kFollowsX | rt::kFollowsY | rt::kFollowsZ, rt::SlabUse::kOnSlabs}, launch_heat},
 };
 
 /// The launches of one step in order, each with what the launches after it read.

@@ -33,7 +33,7 @@ namespace cl = stepgen::cl;
 // 1. The problem, as stepocl_jacobi.xml describes it
 // -------------------------------------------------------------------------------------------------
 // The fields this file fills are named in runtime/stepgen/description.hpp, of this version.
-static_assert(rt::kDescriptionVersion == 1, "generated for another runtime: regenerate this file");
+static_assert(rt::kDescriptionVersion == 2, "generated for another runtime: regenerate this file");
 
 constexpr int kDims = 2;
 const rt::Box kGrid = rt::Box::from_extent(kDims, {4098, 1026, 1});
@@ -173,7 +173,7 @@ void launch_stepocl_jacobi(const PartLaunch& at) {
 /// arguments (array, read, written, declared halo), the dimensions where the launch follows its
 /// buffer's extent, whether it can run on a slab, and its launch.
 const rt::KernelEntry<Backend> kKernels[kernel::kCount] = {
-    {rt::ProbeKernel{"stepocl_jacobi", {{array::B, true, false, rt::Halo::from_points(2, {{-10, 0, 0}, {0, -1, 0}, {0, 1, 0}, {10, 0, 0}})}, {array::A, false, true, rt::Halo::from_points(2, {})}}, {true, true, false}, true}, launch_stepocl_jacobi},
+    {rt::ProbeKernel{"stepocl_jacobi", {{array::B, rt::ArgAccess::kRead, rt::Halo::from_points(2, {{-10, 0, 0}, {0, -1, 0}, {0, 1, 0}, {10, 0, 0}})}, {array::A, rt::ArgAccess::kWrite, rt::Halo::from_points(2, {})}}, rt::kFollowsX | rt::kFollowsY, rt::SlabUse::kOnSlabs}, launch_stepocl_jacobi},
 };
 
 /// The launches of one step in order, each with what the launches after it read.

@@ -32,7 +32,7 @@ namespace cl = stepgen::cl;
 // 1. The problem, as tables.xml describes it
 // -------------------------------------------------------------------------------------------------
 // The fields this file fills are named in runtime/stepgen/description.hpp, of this version.
-static_assert(rt::kDescriptionVersion == 1, "generated for another runtime: regenerate this file");
+static_assert(rt::kDescriptionVersion == 2, "generated for another runtime: regenerate this file");
 
 constexpr int kDims = 2;
 const rt::Box kGrid = rt::Box::from_extent(kDims, {256, 192, 1});
@@ -202,7 +202,7 @@ void launch_weighted(const PartLaunch& at) {
 /// arguments (array, read, written, declared halo), the dimensions where the launch follows its
 /// buffer's extent, whether it can run on a slab, and its launch.
 const rt::KernelEntry<Backend> kKernels[kernel::kCount] = {
-    {rt::ProbeKernel{"weighted", {{array::A, true, false, rt::Halo::from_points(2, {{-1, -1, 0}, {-1, 0, 0}, {-1, 1, 0}, {0, -1, 0}, {0, 1, 0}, {1, -1, 0}, {1, 0, 0}, {1, 1, 0}})}, {array::B, false, true, rt::Halo::from_points(2, {})}}, {true, true, false}, true}, launch_weighted},
+    {rt::ProbeKernel{"weighted", {{array::A, rt::ArgAccess::kRead, rt::Halo::from_points(2, {{-1, -1, 0}, {-1, 0, 0}, {-1, 1, 0}, {0, -1, 0}, {0, 1, 0}, {1, -1, 0}, {1, 0, 0}, {1, 1, 0}})}, {array::B, rt::ArgAccess::kWrite, rt::Halo::from_points(2, {})}}, rt::kFollowsX | rt::kFollowsY, rt::SlabUse::kOnSlabs}, launch_weighted},
 };
 
 /// The launches of one step in order, each with what the launches after it read.
