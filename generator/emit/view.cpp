@@ -1,24 +1,17 @@
 #include "emit/view.hpp"
 
-#include <algorithm>
 #include <cctype>
 #include <filesystem>
-#include <fstream>
-#include <map>
-#include <set>
 #include <sstream>
 
-#include "emit/embedded_files.hpp"
+#include "emit/cpp_text.hpp"
 #include "emit/provenance.hpp"
-#include "emit/spec_hash.hpp"
-#include "model/plan.hpp"
-#include "spec/reader.hpp"
+#include "emit/view_parts.hpp"
 #include "stepgen/description.hpp"
 
 namespace stepgen::emit {
 
 namespace fs = std::filesystem;
-using model::Expr;
 using model::Model;
 
 std::string spec_file_name(const Model& m) {
@@ -35,424 +28,13 @@ std::string header_comment(const Provenance& p, const std::string& prefix) {
 
 namespace {
 
-std::string join(const std::vector<std::string>& items, const std::string& sep) {
-  std::string s;
-  for (std::size_t i = 0; i < items.size(); ++i) s += (i ? sep : "") + items[i];
-  return s;
-}
-
-std::string vec3(const rt::Vec3& v) {
-  return "{" + std::to_string(v[0]) + ", " + std::to_string(v[1]) + ", " + std::to_string(v[2]) +
-         "}";
-}
-
-std::string halo_cpp(const rt::Halo& h) {
-  if (h.points.empty() && !h.empty())
-    return "rt::Halo::from_widths(" + std::to_string(h.dims) + ", " + vec3(h.lo) + ", " +
-           vec3(h.hi) + ")";
-  std::vector<std::string> points;
-  for (const rt::Vec3& p : h.points) points.push_back(vec3(p));
-  return "rt::Halo::from_points(" + std::to_string(h.dims) + ", {" + join(points, ", ") + "})";
-}
-
-// Renders an expression of the spec as C++ in the generated program, where `extent`,
-// `offset` and `global_extent` are functions of (array, dim) and `step` is in scope.
-std::string expr_cpp(const Model& m, const Expr& e) {
-  return model::to_cpp(e, [&m](const Expr& leaf) -> std::string {
-    switch (leaf.kind) {
-      case Expr::Kind::kConstant:
-        return "constant::" + leaf.text;  // its own namespace: no local or macro-free clash
-      case Expr::Kind::kStep:
-        return "step";
-      case Expr::Kind::kArrayDim:
-        return leaf.text + "(array::" + m.arrays[static_cast<std::size_t>(leaf.array)].name + ", " +
-               std::to_string(leaf.dim) + ")";
-      case Expr::Kind::kCall: {
-        std::vector<std::string> args;
-        for (const Expr& a : leaf.args) args.push_back(expr_cpp(m, a));
-        std::string fn = leaf.text == "min"   ? "rt::min_of"
-                         : leaf.text == "max" ? "rt::max_of"
-                                              : "rt::round_up";
-        return fn + "(" + join(args, ", ") + ")";
-      }
-      default:
-        throw EmitError("internal error: unexpected expression leaf '" + leaf.text + "'");
-    }
-  });
-}
-
-// The spec's folder, absolute: where the generated program reads file() initial values.
-std::string spec_dir_abs(const Model& m) {
-  std::error_code ec;
-  std::string dir = std::filesystem::absolute(m.spec_dir.empty() ? "." : m.spec_dir, ec)
-                        .lexically_normal()
-                        .generic_string();
-  if (dir.size() > 1 && dir.back() == '/') dir.pop_back();
-  return dir;
-}
-
-// Initialisation statement for one array, in the generated make_host_arrays().
-std::string init_cpp(const Model& m, const model::Array& a) {
-  const std::string cpp = model::type_info(a.type).cpp_name;
-  const std::string target = "host[array::" + a.name + "]";
-  switch (a.init.kind) {
-    case model::Init::Kind::kZero:
-      return "// " + a.name + ": zero (host arrays start zeroed)";
-    case model::Init::Kind::kNone:
-      return "// " + a.name + ": no initial values (starts zeroed)";
-    case model::Init::Kind::kRandom:
-      return "rt::fill_random<" + cpp + ">(" + target + ", kGrid, " + std::to_string(a.init.seed) +
-             "u);";
-    case model::Init::Kind::kValue:  // without a host copy: made on the devices (devinit)
-      return "if (" + target + ".held) std::fill_n(" + target + ".as<" + cpp +
-             ">(), count, static_cast<" + cpp + ">(" + a.init.value + "));";
-    case model::Init::Kind::kCopy:
-      return "if (" + target + ".held) " + target +
-             ".bytes = host[array::" + m.arrays[static_cast<std::size_t>(a.init.source)].name +
-             "].bytes;";
-    case model::Init::Kind::kFile:  // held unless a caller has the values already (oocauto)
-      return "if (" + target + ".held) rt::load_raw(" + target + ", rt::spec_file(\"" +
-             spec_dir_abs(m) + "\", \"" + a.init.path +
-             "\"));  // relative to the spec's folder (--spec-dir)";
-  }
-  return {};
-}
-
-// devinit: how the engines make one array's initial values on the devices (rt::ArrayInit, the
-// last field of the generated kArrayInfo): file() on the host (uploaded), the others on the
-// devices with the host's bits when the array has no host copy.
-std::string device_init_cpp(const Model& m, const model::Array& a) {
-  const std::string cpp = model::type_info(a.type).cpp_name;
-  switch (a.init.kind) {
-    case model::Init::Kind::kZero:
-    case model::Init::Kind::kNone:
-      return "rt::init_zero()";
-    case model::Init::Kind::kRandom:
-      return "rt::init_random<" + cpp + ">(" + std::to_string(a.init.seed) + "u)";
-    case model::Init::Kind::kValue:
-      return "rt::init_value<" + cpp + ">(static_cast<" + cpp + ">(" + a.init.value + "))";
-    case model::Init::Kind::kCopy:
-      return "rt::init_copy(array::" + m.arrays[static_cast<std::size_t>(a.init.source)].name + ")";
-    case model::Init::Kind::kFile:
-      return "rt::init_host()";
-  }
-  return "rt::init_host()";
-}
-
-// The same statement in an MPI program's make_rank_arrays(box), where `host` holds one rank's box:
-// per-cell values come from the global cell index, files are read by MPI-IO (collective).
-std::string init_mpi_cpp(const Model& m, const model::Array& a) {
-  const std::string cpp = model::type_info(a.type).cpp_name;
-  const std::string target = "host[array::" + a.name + "]";
-  switch (a.init.kind) {
-    case model::Init::Kind::kFile:
-      return "mpi::read_array(MPI_COMM_WORLD, " + target + ", kGrid, rt::spec_file(\"" +
-             spec_dir_abs(m) + "\", \"" + a.init.path +
-             "\"));  // relative to the spec's folder (--spec-dir)";
-    default:
-      return init_cpp(m, a);  // zero, random, a value, copy(): the same for any box
-  }
-}
-
-// `s` as the inside of a C++ string literal.
-std::string c_escape(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    if (c == '"' || c == '\\') out += '\\';
-    if (c == '\n') {
-      out += "\\n";
-      continue;
-    }
-    out += c;
-  }
-  return out;
-}
-
-// The reductions, until and monitor (runtime/stepgen/monitor.hpp) as the generated tables.
-void reductions_view(const Model& m, View& v) {
-  View reductions{View::type::list};
-  for (const model::Reduction& r : m.reductions) {
-    View item;
-    item.set("name", r.name);
-    item.set("op", r.op == "sum"   ? "kSum"
-                   : r.op == "min" ? "kMin"
-                   : r.op == "max" ? "kMax"
-                   : r.op == "l2"  ? "kL2"
-                                   : "kLinf");
-    item.set("array", "array::" + m.arrays[static_cast<std::size_t>(r.array)].name);
-    item.set("minus",
-             r.minus < 0 ? "-1" : "array::" + m.arrays[static_cast<std::size_t>(r.minus)].name);
-    item.set("every", std::to_string(r.every));
-    item.set("cpp_type",
-             model::type_info(m.arrays[static_cast<std::size_t>(r.array)].type).cpp_name);
-    reductions.push_back(item);
-  }
-  const bool any = !m.reductions.empty();
-  v.set("reductions", reductions);
-  v.set("has_reductions", flag(any));
-  v.set("reduction_count", std::to_string(m.reductions.size()));
-  v.set("has_until", flag(m.until.present));
-  std::vector<std::string> uses;
-  for (int u : m.until.uses) uses.push_back(std::to_string(u));
-  v.set("until_cpp", m.until.cpp);
-  v.set("until_text", c_escape(m.until.text));
-  v.set("until_uses", "{" + join(uses, ", ") + "}");
-  v.set("until_use_count", std::to_string(uses.size()));
-  v.set("has_monitor_table", flag(m.monitor.present));
-  v.set("monitor_every", std::to_string(m.monitor.every));
-  v.set("monitor_file", c_escape(m.monitor.file));
-  // No <reduce>, until or <monitor>: no tables, rt::Problem's defaults.
-  v.set("has_monitor", flag(any || m.until.present || m.monitor.present));
-}
-
-// The arrays in the order their initialisation must run: copies after their sources.
-std::vector<std::size_t> init_order(const Model& m) {
-  std::vector<std::size_t> order;
-  std::vector<bool> done(m.arrays.size(), false);
-  for (std::size_t pass = 0; pass <= m.arrays.size(); ++pass)
-    for (std::size_t i = 0; i < m.arrays.size(); ++i) {
-      const model::Array& a = m.arrays[i];
-      bool ready =
-          a.init.kind != model::Init::Kind::kCopy || done[static_cast<std::size_t>(a.init.source)];
-      if (!done[i] && ready) {
-        done[i] = true;
-        order.push_back(i);
-      }
-    }
-  if (order.size() != m.arrays.size()) throw EmitError("copy() initialisations form a cycle");
-  return order;
-}
-
-// Initialisation statement for one table, in the generated host_tables() (`t`: the tables).
-std::string table_init_cpp(const Model& m, const model::Table& tb) {
-  const std::string cpp = model::type_info(tb.type).cpp_name;
-  const std::string target = "t[table::" + tb.name + "]";
-  switch (tb.init.kind) {
-    case model::Init::Kind::kZero:
-    case model::Init::Kind::kNone:
-      return "// " + tb.name + ": zero (host tables start zeroed)";
-    case model::Init::Kind::kRandom:
-      return "rt::fill_random<" + cpp + ">(" + target + ", " + target + ".box, " +
-             std::to_string(tb.init.seed) + "u);";
-    case model::Init::Kind::kValue:
-      return "std::fill_n(" + target + ".as<" + cpp + ">(), " + target +
-             ".box.volume(), static_cast<" + cpp + ">(" + tb.init.value + "));";
-    case model::Init::Kind::kCopy:
-      return target +
-             ".bytes = t[table::" + m.tables[static_cast<std::size_t>(tb.init.source)].name +
-             "].bytes;";
-    case model::Init::Kind::kFile:
-      // Relative to the spec's folder, baked in (absolute) as for arrays; the line's length
-      // depends on where the spec lies, hence clang-format off (generated code is formatted).
-      return "// " + tb.name +
-             ": relative to the spec's folder (--spec-dir)\n    // clang-format off\n    "
-             "rt::load_raw(" +
-             target + ", rt::spec_file(\"" + spec_dir_abs(m) + "\", \"" + tb.init.path +
-             "\"));\n    // clang-format on";
-  }
-  return {};
-}
-
-// The spec's tables (<table>): has_tables, table_enum, tables (name, cpp_type, dims, size,
-// init), table_bytes (runtime/stepgen/tables.hpp).
-void table_view(const Model& m, View& v) {
-  v.set("has_tables", flag(!m.tables.empty()));
-  std::vector<std::string> enum_items;
-  View tables{View::type::list};
-  for (const model::Table& tb : m.tables) {
-    enum_items.push_back(tb.name);
-    View item;
-    item.set("name", tb.name);
-    item.set("cpp_type", model::type_info(tb.type).cpp_name);
-    item.set("dims", std::to_string(tb.dims));
-    item.set("size", vec3(tb.size));
-    item.set("init", table_init_cpp(m, tb));
-    tables.push_back(item);
-  }
-  enum_items.push_back("kCount");
-  v.set("table_enum", join(enum_items, ", "));
-  v.set("tables", tables);
-  v.set("table_bytes", std::to_string(m.table_bytes()));
-}
-
-// --- Sources and receivers (<inject>, <record>): runtime/stepgen/traces.hpp ----------------
-
-// A point as C++ ({x, y, z}).
-std::string point_cpp(const std::array<std::int64_t, 3>& p) {
-  return "{" + std::to_string(p[0]) + ", " + std::to_string(p[1]) + ", " + std::to_string(p[2]) +
-         "}";
-}
-
-// The body line of an inject or record action: its index among its kind.
-void trace_body_line(const model::Action& a, View& sv) {
-  const bool inject = a.kind == model::Action::Kind::kInject;
-  sv.set("is_inject", flag(inject));
-  sv.set("is_record", flag(!inject));
-  sv.set("trace_index", std::to_string(a.trace_index));
-}
-
-// The tables of the sources (kInjects, with one value function each) and receivers (records).
-void trace_tables(const Model& m, const model::ProgramPlan& plan, View& v) {
-  View injects{View::type::list}, records{View::type::list};
-  for (const model::Action& a : plan.loop) {
-    if (a.kind != model::Action::Kind::kInject && a.kind != model::Action::Kind::kRecord) continue;
-    const model::Step& s = m.body[static_cast<std::size_t>(a.step)];
-    const model::Array& arr = m.arrays[static_cast<std::size_t>(s.arrays.front())];
-    View t;
-    t.set("index", std::to_string(a.trace_index));
-    t.set("array", arr.name);
-    t.set("cpp_type", model::type_info(arr.type).cpp_name);
-    if (a.kind == model::Action::Kind::kInject) {
-      t.set("at", point_cpp(s.points.front()));
-      t.set("table", flag(!s.value_file.empty()));
-      if (!s.value_file.empty()) {
-        std::string values;
-        char buf[40];
-        for (std::size_t i = 0; i < s.values.size(); ++i) {
-          std::snprintf(buf, sizeof buf, "%.17g", s.values[i]);
-          values += std::string(i ? (i % 4 == 0 ? ",\n    " : ", ") : "") + buf;
-        }
-        t.set("values", values);
-        std::string shown;  // the path as a C++ string literal's content
-        for (char c : s.value_file)
-          shown += (c == '"' || c == '\\') ? std::string("\\") + c : std::string(1, c);
-        const std::string table = "kInjectValues" + std::to_string(a.trace_index);
-        t.set("value",
-              "rt::table_value(" + table + ", std::size(" + table + "), step, \"" + shown + "\")");
-        t.set("covers", "std::size(" + table + "), \"" + shown + "\"");
-      } else {
-        t.set("value", "static_cast<double>(" + expr_cpp(m, s.value) + ")");
-        t.set("covers", "-1, \"\"");
-      }
-      injects.push_back(t);
-    } else {
-      std::vector<std::string> points;
-      for (const auto& p : s.points) points.push_back(point_cpp(p));
-      t.set("points", "{" + join(points, ", ") + "}");
-      t.set("every", std::to_string(s.every));
-      t.set("file", s.file);
-      records.push_back(t);
-    }
-  }
-  v.set("has_injects", flag(plan.injects > 0));
-  v.set("has_records", flag(plan.records > 0));
-  v.set("injects", injects);
-  v.set("records", records);
-}
-
-// io: the generated rt::IoSpec's fields (outputs, checkpoint, spec hash, spec folder, array types,
-// inputs) and
-// whether the program needs HDF5 (an .h5 output). The spec's folder is baked in (absolute) only
-// where a file the spec names needs it (a file() initial value, an inject's values), so that
-// other trees do not depend on where they were generated.
-void io_view(const Model& m, View& v) {
-  std::vector<std::string> outputs, types;
-  bool hdf5 = false, file_init = false;
-  for (const model::Output& o : m.outputs) {
-    std::vector<std::string> ids;
-    for (int a : o.arrays) ids.push_back("array::" + m.arrays[static_cast<std::size_t>(a)].name);
-    std::vector<std::string> when{o.hdf5 ? "rt::kHdf5" : "rt::kRawFiles"};
-    if (o.first) when.push_back("rt::kFirst");
-    if (o.last) when.push_back("rt::kLast");
-    outputs.push_back("{\"" + c_escape(o.file) + "\", " + std::to_string(o.every) + ", " +
-                      join(when, " | ") + ", {" + join(ids, ", ") + "}}");
-    hdf5 = hdf5 || o.hdf5;
-  }
-  // The files the program reads, and those read at generation (inject values), for the run's
-  // check that it writes none of them (rt::IoSpec::inputs).
-  std::vector<std::string> inputs;
-  for (const model::Array& a : m.arrays) {
-    types.push_back("\"" + std::string(model::type_info(a.type).name) + "\"");
-    if (a.init.kind == model::Init::Kind::kFile) inputs.push_back(a.init.path);
-  }
-  for (const model::Table& t : m.tables)
-    if (t.init.kind == model::Init::Kind::kFile) inputs.push_back(t.init.path);
-  for (const model::Step& s : m.body)
-    if (s.kind == model::Step::Kind::kInject && !s.value_file.empty())
-      inputs.push_back(s.value_file);
-  file_init = !inputs.empty();
-  for (std::string& in : inputs) in = "\"" + c_escape(in) + "\"";
-  // io2: a record to an .h5 file is written with HDF5 (traces.hpp, io/trace_h5.hpp). (A table
-  // read from a file() names the spec's folder in its own statement, table_init_cpp.)
-  for (const model::Step& s : m.body)
-    if (s.kind == model::Step::Kind::kRecord) {
-      std::string ext = std::filesystem::path(s.file).extension().string();
-      for (char& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-      hdf5 = hdf5 || ext == ".h5" || ext == ".hdf5";
-    }
-  const std::string dir = file_init ? spec_dir_abs(m) : std::string();
-  v.set("has_outputs", flag(!outputs.empty()));
-  v.set("outputs", "{" + join(outputs, ", ") + "}");
-  v.set("has_checkpoint", flag(m.checkpoint.enabled));
-  v.set("checkpoint_file", c_escape(m.checkpoint.file));
-  v.set("checkpoint_every", std::to_string(m.checkpoint.every));
-  v.set("spec_hash", spec_hash(m));  // the spec's identity for checkpoints (emit/spec_hash.hpp)
-  v.set("array_types", "{" + join(types, ", ") + "}");
-  v.set("io_spec_dir", flag(!dir.empty()));
-  v.set("spec_dir", c_escape(dir));
-  v.set("inputs", "{" + join(inputs, ", ") + "}");
-  v.set("hdf5", flag(hdf5));
-}
-
-// `array::NAME` of array `a`.
-std::string array_id(const Model& m, int a) {
-  return "array::" + m.arrays[static_cast<std::size_t>(a)].name;
-}
-
-// Arrays: names, types, which get exchanged and compared, their halos, initial values.
-void arrays_view(const model::ProgramPlan& plan, View& v) {
-  const Model& m = *plan.model;
-  std::vector<std::string> enum_items, quoted;
-  View arrays{View::type::list};
-  std::vector<std::string> inits(m.arrays.size());
-  for (std::size_t i : init_order(m)) inits[i] = init_cpp(m, m.arrays[i]);
-  for (std::size_t i = 0; i < m.arrays.size(); ++i) {
-    const model::Array& a = m.arrays[i];
-    enum_items.push_back(a.name);
-    quoted.push_back("\"" + a.name + "\"");
-    View item;
-    item.set("name", a.name);
-    item.set("cpp_type", model::type_info(a.type).cpp_name);
-    const model::ArrayPlan& ap = plan.arrays[i];
-    std::vector<std::string> flags;  // rt::ArrayFlags (runtime/stepgen/description.hpp)
-    if (ap.exchanged) flags.push_back("rt::kExchanged");
-    if (ap.compared) flags.push_back("rt::kResult");
-    if (model::type_info(a.type).is_float) flags.push_back("rt::kFloating");
-    if (ap.results) flags.push_back("rt::kStoredBack");
-    item.set("flags", flags.empty() ? "rt::kNoFlags" : join(flags, " | "));
-    item.set("halo", halo_cpp(ap.halo));
-    item.set("init", inits[i]);
-    item.set("device_init", device_init_cpp(m, a));  // devinit
-    arrays.push_back(item);
-  }
-  enum_items.push_back("kCount");
-  v.set("array_enum", join(enum_items, ", "));
-  v.set("array_names", "{" + join(quoted, ", ") + "}");
-  v.set("arrays", arrays);
-  // Initialisation in dependency order (copies after their sources).
-  // make_host_arrays(box) fills any box of the grid; the MPI program reads files by MPI-IO.
-  View init_lines{View::type::list};
-  bool init_count = false, init_mpi = false;
-  for (std::size_t i : init_order(m)) {
-    const model::Init::Kind kind = m.arrays[i].init.kind;
-    View line;
-    line.set("init", plan.mpi ? init_mpi_cpp(m, m.arrays[i]) : inits[i]);
-    init_lines.push_back(line);
-    init_count = init_count || kind == model::Init::Kind::kValue;
-    init_mpi = init_mpi || (plan.mpi && kind == model::Init::Kind::kFile);
-  }
-  v.set("inits", init_lines);
-  v.set("init_count", flag(init_count));  // `count` is declared only where a fill uses it
-  v.set("init_mpi", flag(init_mpi));      // `mpi::` only where a file is read by MPI-IO
-}
-
 // The partition request's problem side, the boundaries, out of core and the devices.
 void partition_view(const model::ProgramPlan& plan, View& v) {
   const Model& m = *plan.model;
-  v.set("granule", vec3(plan.granule));
-  v.set("grid_halo", halo_cpp(plan.grid_halo));
-  v.set("ghost_lo", vec3(plan.ghost_lo));
-  v.set("ghost_hi", vec3(plan.ghost_hi));
+  v.set("granule", cpp::vec3(plan.granule));
+  v.set("grid_halo", cpp::halo(plan.grid_halo));
+  v.set("ghost_lo", cpp::vec3(plan.ghost_lo));
+  v.set("ghost_hi", cpp::vec3(plan.ghost_hi));
   v.set("bytes_per_cell", std::to_string(plan.bytes_per_cell));
   // Boundaries (<boundary>): the frame dimensions and one rule per array and dimension.
   {
@@ -466,22 +48,23 @@ void partition_view(const model::ProgramPlan& plan, View& v) {
                        : b.kind == model::Boundary::Kind::kValue  ? "kValue"
                        : b.kind == model::Boundary::Kind::kMirror ? "kMirror"
                                                                   : "kCopy");
-      rule.set("value", b.kind == model::Boundary::Kind::kValue
-                            ? std::string("rt::boundary_value<") +
-                                  model::type_info(a.type).cpp_name + ">(" + b.value + ")"
-                            : std::string("{}"));
+      rule.set("value",
+               b.kind == model::Boundary::Kind::kValue
+                   ? cpp::fill("rt::boundary_value<{type}>({value})",
+                               {{"type", model::type_info(a.type).cpp_name}, {"value", b.value}})
+                   : std::string("{}"));
       rules.push_back(rule);
     }
     v.set("boundaries", rules);
     v.set("has_boundaries", flag(!plan.boundaries.empty()));
     v.set("boundary_count", std::to_string(plan.boundaries.size()));
-    std::string reads;
-    for (std::size_t d = 0; d < 3; ++d)
-      reads += std::string(d ? ", " : "") + "\"" + c_escape(plan.frame_read_after_write[d]) + "\"";
-    v.set("frame_read_after_write", "{" + reads + "}");
-    v.set("frame", std::string("{") + (plan.frame[0] ? "true" : "false") + ", " +
-                       (plan.frame[1] ? "true" : "false") + ", " +
-                       (plan.frame[2] ? "true" : "false") + "}");
+    std::vector<std::string> reads, frame;
+    for (std::size_t d = 0; d < 3; ++d) {
+      reads.push_back("\"" + cpp::escape(plan.frame_read_after_write[d]) + "\"");
+      frame.push_back(plan.frame[d] ? "true" : "false");
+    }
+    v.set("frame_read_after_write", cpp::braced(reads));
+    v.set("frame", cpp::braced(frame));
   }
   v.set("strategy", plan.strategy == rt::Strategy::kStepocl ? "kStepocl"
                     : plan.strategy == rt::Strategy::kSlabs ? "kSlabs"
@@ -489,8 +72,8 @@ void partition_view(const model::ProgramPlan& plan, View& v) {
 
   // Out of core: one step's validity shrink (the chunk halo per step) and the spec's settings,
   // the defaults of the program's out-of-core flags.
-  v.set("shrink_lo", vec3(plan.shrink_lo));
-  v.set("shrink_hi", vec3(plan.shrink_hi));
+  v.set("shrink_lo", cpp::vec3(plan.shrink_lo));
+  v.set("shrink_hi", cpp::vec3(plan.shrink_hi));
   const model::OutOfCore& ooc = m.out_of_core;
   v.set("ooc_chunks", std::to_string(ooc.chunks));
   v.set("ooc_chunks_set", flag(ooc.chunks != 0));
@@ -515,188 +98,7 @@ void partition_view(const model::ProgramPlan& plan, View& v) {
     s << w;
     weights.push_back(s.str());
   }
-  v.set("weights", "{" + join(weights, ", ") + "}");
-}
-
-// Kernels and their argument bindings.
-void kernels_view(const model::ProgramPlan& plan, const BackendNames& names, View& v) {
-  const Model& m = *plan.model;
-  View kernels{View::type::list};
-  std::vector<std::string> tuned_kernels;  // <local size="auto"/>: {kernel id, its shapes}
-  std::vector<std::string> kernel_enum;
-  std::set<std::string> files;  // as placed under kernels/
-  for (const KernelFile& f : kernel_files(m, [](const model::Kernel& k) { return k.source; }))
-    files.insert(f.target.substr(std::string("kernels/").size()));
-  for (std::size_t ki = 0; ki < m.kernels.size(); ++ki) {
-    const model::Kernel& k = m.kernels[ki];
-    const model::KernelPlan& kp = plan.kernels[ki];
-    View kv;
-    kv.set("name", k.name);
-    View args{View::type::list};
-    for (std::size_t i = 0; i < k.args.size(); ++i) {
-      const model::KernelArg& a = k.args[i];
-      View av;
-      av.set("kernel", k.name);
-      av.set("index", std::to_string(i));
-      if (a.kind == model::KernelArg::Kind::kArray) {
-        const std::string& name = m.arrays[static_cast<std::size_t>(a.array)].name;
-        av.set("value", names.buffer_arg(name));
-        av.set("what", name);
-      } else if (a.kind == model::KernelArg::Kind::kTable) {
-        const model::Table& t = m.tables[static_cast<std::size_t>(a.table)];
-        if (!names.table_arg) throw EmitError("internal error: this target has no tables");
-        av.set("value", names.table_arg(t.name, model::type_info(t.type).cpp_name));
-        av.set("what", "table " + t.name);
-      } else {
-        av.set("value", "static_cast<" + names.scalar_type(a.scalar_type) + ">(" +
-                            expr_cpp(m, a.value) + ")");
-        av.set("what", "argument " + std::to_string(i));
-      }
-      args.push_back(av);
-    }
-    kv.set("args", args);
-    std::vector<std::string> global, local;
-    for (const Expr& g : k.global) {
-      // A tuned shape (<local size="auto"/>): each global size rounded up to a whole number
-      // of work-groups of the shape chosen at start-up (the kernel guards its index).
-      const std::string d = std::to_string(global.size());
-      global.push_back(k.local_auto
-                           ? "static_cast<size_t>(stepgen::rt::round_up(" + expr_cpp(m, g) +
-                                 ", static_cast<stepgen::rt::Index>(local[" + d + "])))"
-                           : "static_cast<size_t>(" + expr_cpp(m, g) + ")");
-    }
-    for (std::int64_t l : k.local) local.push_back(std::to_string(l));
-    kv.set("local_auto", flag(k.local_auto));
-    if (k.local_auto) {
-      std::vector<std::string> shapes;
-      for (const std::vector<std::int64_t>& c : k.local_candidates) {
-        std::vector<std::string> sizes;
-        for (std::size_t d = 0; d < 3; ++d)
-          sizes.push_back(d < c.size() ? std::to_string(c[d]) : "1");
-        shapes.push_back("{" + join(sizes, ", ") + "}");
-      }
-      kv.set("tune_init", "{" + std::to_string(m.dims) + ", {" + join(shapes, ", ") + "}, 0}");
-      tuned_kernels.push_back("{kernel::" + k.name + ", &local_shapes_" + k.name + "}");
-    }
-    kv.set("work_dims", std::to_string(k.global.size()));
-    kv.set("global", "{" + join(global, ", ") + "}");
-    // One size per line (a trailing comma keeps clang-format from joining or re-wrapping them).
-    View global_items{View::type::list};
-    for (const std::string& g : global) {
-      View item;
-      item.set("value", g);
-      global_items.push_back(item);
-    }
-    kv.set("global_items", global_items);
-    kv.set("has_local", flag(!local.empty()));
-    kv.set("local", "{" + join(local, ", ") + "}");
-    // What the start-up probe needs (runtime/stepgen/probe.hpp): the array arguments with their
-    // declared halos, the dimensions where the launch follows its buffer's extent.
-    std::vector<std::string> probe_args, follows;
-    std::size_t arg = 0;
-    for (const model::KernelArg& a : k.args) {
-      if (a.kind != model::KernelArg::Kind::kArray) continue;
-      const char* access = a.access == model::Access::kRead    ? "rt::ArgAccess::kRead"
-                           : a.access == model::Access::kWrite ? "rt::ArgAccess::kWrite"
-                                                               : "rt::ArgAccess::kReadWrite";
-      probe_args.push_back("{array::" + m.arrays[static_cast<std::size_t>(a.array)].name + ", " +
-                           access + ", " + halo_cpp(kp.arg_halos[arg++]) + "}");
-    }
-    for (std::size_t d = 0; d < 3; ++d)
-      if (kp.follows[d]) follows.push_back(std::string("rt::kFollows") + "XYZ"[d]);
-    kv.set("probe_args", "{" + join(probe_args, ", ") + "}");
-    kv.set("follows", follows.empty() ? "rt::kFollowsNone" : join(follows, " | "));
-    kv.set("views", kp.no_views.empty() ? "rt::SlabUse::kOnSlabs" : "rt::SlabUse::kWholeBuffer");
-    // The probe's translation step per dimension (cells per work-item), given only where one
-    // is not 1 (rt::ProbeKernel::shift defaults to 1); a kernel taking `step` is probed at
-    // steps spread over the run (rt::ProbeKernel::uses_step).
-    kv.set("probe_shift", kp.uses_step ? ", " + vec3(kp.cells) + ", rt::StepUse::kUsesStep"
-                          : kp.cells == rt::Vec3{1, 1, 1} ? ""
-                                                          : ", " + vec3(kp.cells));
-    kv.set("template_args", k.cuda_template);  // CUDA: "<float>" for a template kernel
-    kernels.push_back(kv);
-    kernel_enum.push_back(k.name);
-  }
-  kernel_enum.push_back("kCount");
-  v.set("kernels", kernels);
-  v.set("tuned", flag(!tuned_kernels.empty()));
-  v.set("tuned_kernels", "{" + join(tuned_kernels, ", ") + "}");
-  v.set("kernel_enum", join(kernel_enum, ", "));
-  v.set("kernel_files", join(std::vector<std::string>(files.begin(), files.end()), ", "));
-}
-
-// The time-loop body as the program plan orders it: launches (each followed by the exchange
-// of what it wrote, when exchanging every step, overlapped where the plan says so), swaps
-// and rotations; deep halos exchange after the body.
-void body_view(const model::ProgramPlan& plan, View& v) {
-  const Model& m = *plan.model;
-  View body{View::type::list};
-  std::vector<std::string> probe_launches;
-  // The reductions standing before body step `position` (reduce.cpp: before the action).
-  const auto reduce_items = [&](std::size_t position) {
-    for (std::size_t r = 0; r < m.reductions.size(); ++r) {
-      if (m.reductions[r].position != position) continue;
-      View rv;
-      rv.set("is_launch", flag(false));
-      rv.set("is_swap", flag(false));
-      rv.set("is_inject", flag(false));
-      rv.set("is_record", flag(false));
-      rv.set("is_reduce", flag(true));
-      rv.set("reduce_index", std::to_string(r));
-      rv.set("reduce_name", m.reductions[r].name);
-      body.push_back(rv);
-    }
-  };
-  for (const model::Action& a : plan.loop) {
-    if (a.kind == model::Action::Kind::kExchange) continue;  // exchange_deep below
-    reduce_items(static_cast<std::size_t>(a.step));
-    View sv;
-    sv.set("is_reduce", flag(false));
-    const bool launch = a.kind == model::Action::Kind::kLaunch;
-    const bool trace =
-        a.kind == model::Action::Kind::kInject || a.kind == model::Action::Kind::kRecord;
-    sv.set("is_launch", flag(launch));
-    sv.set("is_swap", flag(!launch && !trace));
-    sv.set("is_inject", flag(false));
-    sv.set("is_record", flag(false));
-    if (trace) {
-      trace_body_line(a, sv);
-      body.push_back(sv);
-      continue;
-    }
-    std::vector<std::string> ids;
-    for (int id : a.arrays) ids.push_back(array_id(m, id));
-    if (launch) {
-      const model::Kernel& k = m.kernels[static_cast<std::size_t>(a.kernel)];
-      const model::KernelPlan& kp = plan.kernels[static_cast<std::size_t>(a.kernel)];
-      const std::string reach = std::to_string(kp.reach_lo) + ", " + std::to_string(kp.reach_hi);
-      sv.set("kernel", k.name);
-      sv.set("exchange_each_step", flag(a.exchange_after));
-      sv.set("overlap", flag(a.overlap));
-      // A tuned kernel starts with its first candidate's; the tuner sets the chosen one's.
-      const std::string group = std::to_string(
-          k.local_auto      ? k.local_candidates.front()[static_cast<std::size_t>(m.dims - 1)]
-          : k.local.empty() ? 1
-                            : k.local[static_cast<std::size_t>(m.dims - 1)]);
-      sv.set("exchange_arrays", "{" + join(ids, ", ") + "}");
-      // Its entry in the launch table kLaunches: what the launches after it read, every
-      // dimension (the probe's margins: rt::probe_needs; out of core, the planes still read),
-      // its reach and work-group size along the slowest dimension.
-      sv.set("index", std::to_string(probe_launches.size()));
-      const std::int64_t cells = kp.cells[static_cast<std::size_t>(m.dims - 1)];
-      probe_launches.push_back("{kernel::" + k.name + ", " + vec3(a.later_lo) + ", " +
-                               vec3(a.later_hi) + ", " + reach + ", " + group +
-                               (cells > 1 ? ", " + std::to_string(cells) : "") + "}");
-    } else {
-      sv.set("arrays", "{" + join(ids, ", ") + "}");
-    }
-    body.push_back(sv);
-  }
-  reduce_items(m.body.size());
-  reductions_view(m, v);
-  v.set("probe_launches", "{" + join(probe_launches, ", ") + "}");
-  v.set("body", body);
-  trace_tables(m, plan, v);
+  v.set("weights", cpp::braced(weights));
 }
 
 }  // namespace
@@ -709,7 +111,7 @@ View common_view(const model::ProgramPlan& plan, const Provenance& provenance,
   // The runtime contract the file is written for (runtime/stepgen/description.hpp).
   v.set("description_version", std::to_string(rt::kDescriptionVersion));
   v.set("spec", spec_file_name(m));
-  v.set("spec_literal", c_escape(spec_file_name(m)));  // inside a C++ string literal
+  v.set("spec_literal", cpp::escape(spec_file_name(m)));  // inside a C++ string literal
   v.set("header_comment", header_comment(provenance, "//"));
   v.set("cmake_header_comment", header_comment(provenance, "#"));
   std::string upper = m.name;
@@ -727,16 +129,16 @@ View common_view(const model::ProgramPlan& plan, const Provenance& provenance,
   v.set("constants", constants);
   v.set("has_constants", flag(!m.constants.empty()));
   v.set("dims", std::to_string(m.dims));
-  v.set("grid_extent", vec3(m.domain));
+  v.set("grid_extent", cpp::vec3(m.domain));
   v.set("steps", std::to_string(m.steps));
   v.set("exchange_every", std::to_string(m.exchange_every));
 
-  arrays_view(plan, v);
-  table_view(m, v);
+  view_parts::arrays(plan, v);
+  view_parts::tables(m, v);
   partition_view(plan, v);
-  io_view(m, v);
-  kernels_view(plan, names, v);
-  body_view(plan, v);
+  view_parts::io(m, v);
+  view_parts::kernels(plan, names, v);
+  view_parts::loop(plan, v);
   // The CUDA programs define launch_and_exchange only when some launch overlaps, and their
   // exchange functions only when some exchange happens (nvcc warns of an unreferenced member
   // function, an error under -Werror).
@@ -748,9 +150,9 @@ View common_view(const model::ProgramPlan& plan, const Provenance& provenance,
   // Why some exchanges cannot overlap computation (empty: all can), for the report.
   v.set("no_overlap", plan.no_overlap);
   std::vector<std::string> exchanged;
-  for (int id : plan.exchanged) exchanged.push_back(array_id(m, id));
+  for (int id : plan.exchanged) exchanged.push_back(cpp::array_id(m, id));
   v.set("exchange_deep", flag(plan.exchange_deep));
-  v.set("exchange_arrays", "{" + join(exchanged, ", ") + "}");
+  v.set("exchange_arrays", cpp::braced(exchanged));
   return v;
 }
 
