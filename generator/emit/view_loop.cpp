@@ -170,14 +170,15 @@ void loop(const model::ProgramPlan& plan, View& v) {
       sv.set("index", std::to_string(probe_launches.size()));
       const std::int64_t cells = kp.cells[static_cast<std::size_t>(m.dims - 1)];
       probe_launches.push_back(
-          fill("{{kernel::{name}, {after_lo}, {after_hi}, {reach_lo}, {reach_hi}, {group}{cells}}}",
+          fill("{{kernel::{name}, {after_lo}, {after_hi}, rt::Reach{{{reach_lo}, {reach_hi}}}, "
+               "rt::Group{{{group}}}{cells}}}",
                {{"name", k.name},
                 {"after_lo", cpp::vec3(a.later_lo)},
                 {"after_hi", cpp::vec3(a.later_hi)},
                 {"reach_lo", std::to_string(kp.reach_lo)},
                 {"reach_hi", std::to_string(kp.reach_hi)},
                 {"group", group},
-                {"cells", cells > 1 ? ", " + std::to_string(cells) : ""}}));
+                {"cells", cells > 1 ? ", rt::CellsPerItem{" + std::to_string(cells) + "}" : ""}}));
     } else {
       sv.set("arrays", cpp::braced(ids));
     }

@@ -36,7 +36,8 @@ inline void jacobi(const host::Launch& at) {
                                         at.at<float>(kA, x, y - 1) + at.at<float>(kA, x, y + 1));
 }
 
-const std::vector<rt::ProbeLaunch> kLaunches = {{0, {0, 0, 0}, {0, 0, 0}, 1, 1, 1, 1}};
+const std::vector<rt::ProbeLaunch> kLaunches = {
+    {0, {0, 0, 0}, {0, 0, 0}, rt::Reach{1, 1}, rt::Group{1}, rt::CellsPerItem{1}}};
 
 template <class Engine>
 void time_loop(Engine& run, std::int64_t steps) {

@@ -137,13 +137,17 @@ TEST_CASE(
   CHECK(has(host, "run.launch_and_exchange(launch_jacobi, kLaunches[0], {array::B}, step);"));
   // Its launch table entry: the kernel, what later launches read, its reach below and above
   // along the slowest dimension, its work-group size there.
-  CHECK(has(host, "kLaunches = {{kernel::jacobi, {0, 0, 0}, {0, 0, 0}, 1, 1, 8}};"));
+  CHECK(
+      has(host,
+          "kLaunches = {{kernel::jacobi, {0, 0, 0}, {0, 0, 0}, rt::Reach{1, 1}, rt::Group{8}}};"));
   CHECK(has(host, "const char* const kNoOverlap = \"\";"));
   // advect reads 1 below and nothing above along y.
   Tree a = generate_cuda(*load(example("advect")));
   CHECK(has(a.at("advect.cu"),
             "run.launch_and_exchange(launch_advect, kLaunches[0], {array::V}, step);"));
-  CHECK(has(a.at("advect.cu"), "kLaunches = {{kernel::advect, {0, 0, 0}, {0, 0, 0}, 1, 0, 4}};"));
+  CHECK(
+      has(a.at("advect.cu"),
+          "kLaunches = {{kernel::advect, {0, 0, 0}, {0, 0, 0}, rt::Reach{1, 0}, rt::Group{4}}};"));
   // twostage: both launches are followed by an exchange (T, then V).
   Tree two = generate_cuda(*load(example("twostage")));
   CHECK(has(two.at("twostage.cu"),

@@ -540,3 +540,22 @@ TEST_CASE("description: a kernel's probe entry compiles in its field order only"
   CHECK(plain.views);
   CHECK_FALSE(plain.uses_step);
 }
+
+// And a launch's entry: its reach, work-group size and cells per work-item are each their own
+// type, so four integers in a row (the old entry) do not compile.
+TEST_CASE("description: a launch's entry compiles in its field order only") {
+  static_assert(kBraces<ProbeLaunch, int, Vec3, Vec3, Reach, Group>);
+  static_assert(kBraces<ProbeLaunch, int, Vec3, Vec3, Reach, Group, CellsPerItem>);
+  static_assert(!kBraces<ProbeLaunch, int, Vec3, Vec3, Index, Index, std::size_t>);
+  static_assert(!kBraces<ProbeLaunch, int, Vec3, Vec3, Index, Index, std::size_t, Index>);
+  static_assert(!kBraces<ProbeLaunch, int, Vec3, Vec3, Group, Reach>);
+  const ProbeLaunch l{2, {0, 1, 0}, {0, 2, 0}, Reach{3, 1}, Group{16}, CellsPerItem{4}};
+  CHECK(l.kernel == 2);
+  CHECK(l.after_lo == Vec3{0, 1, 0});
+  CHECK(l.after_hi == Vec3{0, 2, 0});
+  CHECK(l.reach_lo == 3);
+  CHECK(l.reach_hi == 1);
+  CHECK(l.group == 16);
+  CHECK(l.cells == 4);
+  CHECK(ProbeLaunch{0, {}, {}, Reach{}, Group{8}}.cells == 1);
+}

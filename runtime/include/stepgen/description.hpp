@@ -28,7 +28,7 @@ namespace stepgen::rt {
 
 /// The version of this contract: it changes whenever a field here is added, removed, renamed
 /// or changes meaning. A generated program static_asserts the one it was written for.
-inline constexpr int kDescriptionVersion = 2;
+inline constexpr int kDescriptionVersion = 3;
 
 // Defined where they run (host_array.hpp, monitor.hpp, traces.hpp, tune.hpp, probe_run.hpp,
 // probe_views.hpp, chunk_run.hpp).
@@ -38,7 +38,6 @@ class Monitor;
 class Record;
 struct Inject;
 struct LocalShapes;
-struct ProbeLaunch;
 template <class B>
 struct KernelEntry;
 template <class B>
@@ -134,6 +133,45 @@ struct ProbeKernel {
         views(slabs == SlabUse::kOnSlabs),
         shift(cells),
         uses_step(step == StepUse::kUsesStep) {}
+};
+
+/// How far a launch reads below and above a cell along the slowest dimension.
+struct Reach {
+  Index below = 0;
+  Index above = 0;
+};
+/// A launch's work-group size along the slowest dimension (slabs are cut at its multiples).
+struct Group {
+  std::size_t size = 1;
+};
+/// The cells one work-item computes along the slowest dimension.
+struct CellsPerItem {
+  Index cells = 1;
+};
+
+/// One launch of the time-loop body: its kernel and the sum of the read halos of the launches
+/// after it in the step, per dimension and side (what is still read of its output).
+struct ProbeLaunch {
+  int kernel = 0;
+  Vec3 after_lo{0, 0, 0}, after_hi{0, 0, 0};
+  Index reach_lo = 0,
+        reach_hi = 0;     ///< how far it reads below and above along the slowest dimension
+  std::size_t group = 1;  ///< its work-group size along the slowest dimension (slabs are cut there)
+  /// Cells one work-item computes along the slowest dimension (a global size extent(X, d) / c:
+  /// float4 views of a 1D grid): chunks cut at any plane would lose some (no out of core).
+  Index cells = 1;
+  ProbeLaunch() = default;
+  /// What the generated launch table writes: the numbers each of their own type, so that no
+  /// two of them trade places unnoticed.
+  ProbeLaunch(int kernel_id, Vec3 later_lo, Vec3 later_hi, Reach reach = {}, Group g = {},
+              CellsPerItem per_item = {})
+      : kernel(kernel_id),
+        after_lo(later_lo),
+        after_hi(later_hi),
+        reach_lo(reach.below),
+        reach_hi(reach.above),
+        group(g.size),
+        cells(per_item.cells) {}
 };
 
 /// Compares an array after the run with the one-device run's (rt::compare_arrays<T>).

@@ -52,18 +52,7 @@ inline ViewRim probe_view_rim(const KernelProbe* p, int axis, Index reach_lo, In
   return v;
 }
 
-/// One launch of the time-loop body: its kernel and the sum of the read halos of the launches
-/// after it in the step, per dimension and side (what is still read of its output).
-struct ProbeLaunch {
-  int kernel = 0;
-  Vec3 after_lo{0, 0, 0}, after_hi{0, 0, 0};
-  Index reach_lo = 0,
-        reach_hi = 0;     ///< how far it reads below and above along the slowest dimension
-  std::size_t group = 1;  ///< its work-group size along the slowest dimension (slabs are cut there)
-  /// Cells one work-item computes along the slowest dimension (a global size extent(X, d) / c:
-  /// float4 views of a 1D grid): chunks cut at any plane would lose some (no out of core).
-  Index cells = 1;
-};
+// ProbeLaunch (the generated launch table's entries): description.hpp.
 
 /// The probe's findings over the program: one KernelProbe per kernel (by kernel id; empty when
 /// the probe is off) and the cells the kernels' rims need beyond what the spec's halos give.

@@ -35,7 +35,7 @@ namespace cuda = stepgen::cuda;
 // 1. The problem, as heat3d.xml describes it
 // -------------------------------------------------------------------------------------------------
 // The fields this file fills are named in runtime/stepgen/description.hpp, of this version.
-static_assert(rt::kDescriptionVersion == 2, "generated for another runtime: regenerate this file");
+static_assert(rt::kDescriptionVersion == 3, "generated for another runtime: regenerate this file");
 
 constexpr int kDims = 3;
 const rt::Box kGrid = rt::Box::from_extent(kDims, {96, 64, 48});
@@ -184,7 +184,7 @@ const rt::KernelEntry<Backend> kKernels[kernel::kCount] = {
 };
 
 /// The launches of one step in order, each with what the launches after it read.
-const std::vector<rt::ProbeLaunch> kLaunches = {{kernel::heat, {0, 0, 0}, {0, 0, 0}, 1, 1, 2}};
+const std::vector<rt::ProbeLaunch> kLaunches = {{kernel::heat, {0, 0, 0}, {0, 0, 0}, rt::Reach{1, 1}, rt::Group{2}}};
 // clang-format on
 
 // -------------------------------------------------------------------------------------------------

@@ -35,7 +35,7 @@ namespace cuda = stepgen::cuda;
 // 1. The problem, as jacobi2d.xml describes it
 // -------------------------------------------------------------------------------------------------
 // The fields this file fills are named in runtime/stepgen/description.hpp, of this version.
-static_assert(rt::kDescriptionVersion == 2, "generated for another runtime: regenerate this file");
+static_assert(rt::kDescriptionVersion == 3, "generated for another runtime: regenerate this file");
 
 constexpr int kDims = 2;
 const rt::Box kGrid = rt::Box::from_extent(kDims, {1024, 768, 1});
@@ -180,7 +180,7 @@ const rt::KernelEntry<Backend> kKernels[kernel::kCount] = {
 };
 
 /// The launches of one step in order, each with what the launches after it read.
-const std::vector<rt::ProbeLaunch> kLaunches = {{kernel::jacobi, {0, 0, 0}, {0, 0, 0}, 1, 1, 8}};
+const std::vector<rt::ProbeLaunch> kLaunches = {{kernel::jacobi, {0, 0, 0}, {0, 0, 0}, rt::Reach{1, 1}, rt::Group{8}}};
 // clang-format on
 
 // -------------------------------------------------------------------------------------------------

@@ -37,7 +37,7 @@ namespace cuda = stepgen::cuda;
 // 1. The problem, as grayscott.xml describes it
 // -------------------------------------------------------------------------------------------------
 // The fields this file fills are named in runtime/stepgen/description.hpp, of this version.
-static_assert(rt::kDescriptionVersion == 2, "generated for another runtime: regenerate this file");
+static_assert(rt::kDescriptionVersion == 3, "generated for another runtime: regenerate this file");
 
 constexpr int kDims = 2;
 const rt::Box kGrid = rt::Box::from_extent(kDims, {128, 64, 1});
@@ -196,7 +196,7 @@ const rt::KernelEntry<Backend> kKernels[kernel::kCount] = {
 };
 
 /// The launches of one step in order, each with what the launches after it read.
-const std::vector<rt::ProbeLaunch> kLaunches = {{kernel::grayscott, {0, 0, 0}, {0, 0, 0}, 1, 1, 8}};
+const std::vector<rt::ProbeLaunch> kLaunches = {{kernel::grayscott, {0, 0, 0}, {0, 0, 0}, rt::Reach{1, 1}, rt::Group{8}}};
 // clang-format on
 
 /// The spec's boundaries (runtime/stepgen/boundary.hpp): array, dimension, kind, value(v).

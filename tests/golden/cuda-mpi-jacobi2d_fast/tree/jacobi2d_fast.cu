@@ -37,7 +37,7 @@ namespace cuda = stepgen::cuda;
 // 1. The problem, as jacobi2d_fast.xml describes it
 // -------------------------------------------------------------------------------------------------
 // The fields this file fills are named in runtime/stepgen/description.hpp, of this version.
-static_assert(rt::kDescriptionVersion == 2, "generated for another runtime: regenerate this file");
+static_assert(rt::kDescriptionVersion == 3, "generated for another runtime: regenerate this file");
 
 constexpr int kDims = 2;
 const rt::Box kGrid = rt::Box::from_extent(kDims, {1000, 777, 1});
@@ -182,7 +182,7 @@ const rt::KernelEntry<Backend> kKernels[kernel::kCount] = {
 };
 
 /// The launches of one step in order, each with what the launches after it read.
-const std::vector<rt::ProbeLaunch> kLaunches = {{kernel::jacobi_fast, {0, 0, 0}, {0, 0, 0}, 1, 1, 1}};
+const std::vector<rt::ProbeLaunch> kLaunches = {{kernel::jacobi_fast, {0, 0, 0}, {0, 0, 0}, rt::Reach{1, 1}, rt::Group{1}}};
 // clang-format on
 
 // -------------------------------------------------------------------------------------------------

@@ -37,7 +37,7 @@ namespace cuda = stepgen::cuda;
 // 1. The problem, as seismic.xml describes it
 // -------------------------------------------------------------------------------------------------
 // The fields this file fills are named in runtime/stepgen/description.hpp, of this version.
-static_assert(rt::kDescriptionVersion == 2, "generated for another runtime: regenerate this file");
+static_assert(rt::kDescriptionVersion == 3, "generated for another runtime: regenerate this file");
 
 constexpr int kDims = 3;
 const rt::Box kGrid = rt::Box::from_extent(kDims, {64, 64, 48});
@@ -197,7 +197,7 @@ const rt::KernelEntry<Backend> kKernels[kernel::kCount] = {
 };
 
 /// The launches of one step in order, each with what the launches after it read.
-const std::vector<rt::ProbeLaunch> kLaunches = {{kernel::wave, {0, 0, 0}, {0, 0, 0}, 2, 2, 1}};
+const std::vector<rt::ProbeLaunch> kLaunches = {{kernel::wave, {0, 0, 0}, {0, 0, 0}, rt::Reach{2, 2}, rt::Group{1}}};
 // clang-format on
 
 // -------------------------------------------------------------------------------------------------

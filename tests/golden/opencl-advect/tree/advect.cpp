@@ -32,7 +32,7 @@ namespace cl = stepgen::cl;
 // 1. The problem, as advect.xml describes it
 // -------------------------------------------------------------------------------------------------
 // The fields this file fills are named in runtime/stepgen/description.hpp, of this version.
-static_assert(rt::kDescriptionVersion == 2, "generated for another runtime: regenerate this file");
+static_assert(rt::kDescriptionVersion == 3, "generated for another runtime: regenerate this file");
 
 constexpr int kDims = 2;
 const rt::Box kGrid = rt::Box::from_extent(kDims, {640, 480, 1});
@@ -178,7 +178,7 @@ const rt::KernelEntry<Backend> kKernels[kernel::kCount] = {
 };
 
 /// The launches of one step in order, each with what the launches after it read.
-const std::vector<rt::ProbeLaunch> kLaunches = {{kernel::advect, {0, 0, 0}, {0, 0, 0}, 1, 0, 4}};
+const std::vector<rt::ProbeLaunch> kLaunches = {{kernel::advect, {0, 0, 0}, {0, 0, 0}, rt::Reach{1, 0}, rt::Group{4}}};
 // clang-format on
 
 // -------------------------------------------------------------------------------------------------
