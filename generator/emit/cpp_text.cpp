@@ -107,6 +107,10 @@ std::string escape(const std::string& s) {
   return out;
 }
 
+std::string literal(const std::string& s) {
+  return "\"" + escape(s) + "\"";
+}
+
 std::string array_id(const model::Model& m, int a) {
   return "array::" + m.arrays[static_cast<std::size_t>(a)].name;
 }

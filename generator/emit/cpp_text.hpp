@@ -41,6 +41,8 @@ std::string halo(const rt::Halo& h);
 std::string expr(const model::Model& m, const model::Expr& e);
 /// `s` as the inside of a C++ string literal.
 std::string escape(const std::string& s);
+/// `s` as a C++ string literal, quotes included.
+std::string literal(const std::string& s);
 /// `array::NAME` of array `a`.
 std::string array_id(const model::Model& m, int a);
 /// The spec's folder, absolute: where the generated program reads file() initial values.

@@ -60,7 +60,7 @@ void partition_view(const model::ProgramPlan& plan, View& v) {
     v.set("boundary_count", std::to_string(plan.boundaries.size()));
     std::vector<std::string> reads, frame;
     for (std::size_t d = 0; d < 3; ++d) {
-      reads.push_back("\"" + cpp::escape(plan.frame_read_after_write[d]) + "\"");
+      reads.push_back(cpp::literal(plan.frame_read_after_write[d]));
       frame.push_back(plan.frame[d] ? "true" : "false");
     }
     v.set("frame_read_after_write", cpp::braced(reads));

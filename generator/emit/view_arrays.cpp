@@ -150,7 +150,7 @@ void arrays(const model::ProgramPlan& plan, View& v) {
   for (std::size_t i = 0; i < m.arrays.size(); ++i) {
     const model::Array& a = m.arrays[i];
     enum_items.push_back(a.name);
-    quoted.push_back("\"" + a.name + "\"");
+    quoted.push_back(cpp::literal(a.name));
     View item;
     item.set("name", a.name);
     item.set("cpp_type", model::type_info(a.type).cpp_name);

@@ -36,7 +36,7 @@ void io(const Model& m, View& v) {
   // check that it writes none of them (rt::IoSpec::inputs).
   std::vector<std::string> inputs;
   for (const model::Array& a : m.arrays) {
-    types.push_back("\"" + std::string(model::type_info(a.type).name) + "\"");
+    types.push_back(cpp::literal(model::type_info(a.type).name));
     if (a.init.kind == model::Init::Kind::kFile) inputs.push_back(a.init.path);
   }
   for (const model::Table& t : m.tables)
@@ -45,7 +45,7 @@ void io(const Model& m, View& v) {
     if (s.kind == model::Step::Kind::kInject && !s.value_file.empty())
       inputs.push_back(s.value_file);
   file_init = !inputs.empty();
-  for (std::string& in : inputs) in = "\"" + cpp::escape(in) + "\"";
+  for (std::string& in : inputs) in = cpp::literal(in);
   // A record to an .h5 file is written with HDF5 (traces.hpp, io/trace_h5.hpp). (A table
   // read from a file() names the spec's folder in its own statement, table_init_cpp.)
   for (const model::Step& s : m.body)

@@ -81,14 +81,11 @@ void trace_tables(const Model& m, const model::ProgramPlan& plan, View& v) {
           values += std::string(i ? (i % 4 == 0 ? ",\n    " : ", ") : "") + buf;
         }
         t.set("values", values);
-        std::string shown;  // the path as a C++ string literal's content
-        for (char c : s.value_file)
-          shown += (c == '"' || c == '\\') ? std::string("\\") + c : std::string(1, c);
         const std::string table = "kInjectValues" + std::to_string(a.trace_index);
-        t.set("value", fill("rt::table_value({table}, std::size({table}), step, \"{file}\")",
-                            {{"table", table}, {"file", shown}}));
-        t.set("covers",
-              fill("std::size({table}), \"{file}\"", {{"table", table}, {"file", shown}}));
+        const std::string file = cpp::literal(s.value_file);
+        t.set("value", fill("rt::table_value({table}, std::size({table}), step, {file})",
+                            {{"table", table}, {"file", file}}));
+        t.set("covers", fill("std::size({table}), {file}", {{"table", table}, {"file", file}}));
       } else {
         t.set("value", "static_cast<double>(" + cpp::expr(m, s.value) + ")");
         t.set("covers", "-1, \"\"");

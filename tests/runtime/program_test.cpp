@@ -495,6 +495,7 @@ TEST_CASE("description: an array's initialiser compiles in its field order only"
   static_assert(!kBraces<ArrayInfo, const char*, std::size_t, unsigned>);
   static_assert(!kBraces<ArrayInfo, const char*, std::size_t, CompareArrays, ArrayFlags>);
   static_assert(!kBraces<OutputSpec, const char*, std::int64_t, bool, bool, bool>);
+  static_assert(!kBraces<OutputSpec, const char*, std::int64_t, ArrayFlags>);  // another kind
   const ArrayInfo scratch{"s", 4, kExchanged | kFloating | kStoredBack};
   CHECK(scratch.exchanged());
   CHECK(scratch.floating());

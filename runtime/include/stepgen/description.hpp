@@ -46,14 +46,20 @@ class ChunkRun;
 /// Allocates the bytes of a host array (`name`, for errors); empty: owned heap memory.
 using HostAllocator = std::function<HostBytes(std::size_t bytes, const std::string& name)>;
 
-/// What the runtime does with an array: a set of the flags below, joined with |.
-struct ArrayFlags {
+/// A set of flags of one kind, joined with |. Each kind is its own type (`Tag`), so a set of
+/// one kind never stands where another is meant, and the constructor is explicit: no integer
+/// or bool becomes a set of flags (a positional initialiser would).
+template <class Tag>
+struct FlagSet {
   unsigned bits = 0;
-  /// Explicit: no integer or bool becomes a set of flags (a positional initialiser would).
-  constexpr explicit ArrayFlags(unsigned b = 0) : bits(b) {}
-  constexpr ArrayFlags operator|(ArrayFlags o) const { return ArrayFlags{bits | o.bits}; }
-  constexpr bool has(ArrayFlags f) const { return f.bits != 0 && (bits & f.bits) == f.bits; }
+  constexpr explicit FlagSet(unsigned b = 0) : bits(b) {}
+  constexpr FlagSet operator|(FlagSet o) const { return FlagSet{bits | o.bits}; }
+  /// Every flag of `f` is set (an empty `f`: false).
+  constexpr bool has(FlagSet f) const { return f.bits != 0 && (bits & f.bits) == f.bits; }
 };
+
+/// What the runtime does with an array: a set of the flags below.
+using ArrayFlags = FlagSet<struct ArrayFlagsTag>;
 /// No flag: an input the kernels only read.
 inline constexpr ArrayFlags kNoFlags{0u};
 /// Written by a kernel and read with a halo: its ghost cells are refreshed.
@@ -85,12 +91,7 @@ struct ProbeArg {
 };
 
 /// The dimensions where a launch's global size follows extent(X, d): a set of kFollowsX, Y, Z.
-struct FollowDims {
-  unsigned bits = 0;
-  constexpr explicit FollowDims(unsigned b = 0) : bits(b) {}
-  constexpr FollowDims operator|(FollowDims o) const { return FollowDims{bits | o.bits}; }
-  constexpr bool operator[](std::size_t d) const { return (bits >> d & 1u) != 0; }
-};
+using FollowDims = FlagSet<struct FollowDimsTag>;
 inline constexpr FollowDims kFollowsNone{0u};
 inline constexpr FollowDims kFollowsX{1u};
 inline constexpr FollowDims kFollowsY{2u};
@@ -129,7 +130,7 @@ struct ProbeKernel {
               Vec3 cells = {1, 1, 1}, StepUse step = StepUse::kIgnoresStep)
       : name(kernel),
         args(std::move(arrays)),
-        follows{follow[0], follow[1], follow[2]},
+        follows{follow.has(kFollowsX), follow.has(kFollowsY), follow.has(kFollowsZ)},
         views(slabs == SlabUse::kOnSlabs),
         shift(cells),
         uses_step(step == StepUse::kUsesStep) {}
@@ -263,13 +264,7 @@ struct MonitorSpec {
 };
 
 /// When an <output> writes besides every `every` steps, and how: a set of the flags below.
-struct OutputFlags {
-  unsigned bits = 0;
-  /// Explicit: no integer or bool becomes a set of flags (a positional initialiser would).
-  constexpr explicit OutputFlags(unsigned b = 0) : bits(b) {}
-  constexpr OutputFlags operator|(OutputFlags o) const { return OutputFlags{bits | o.bits}; }
-  constexpr bool has(OutputFlags f) const { return f.bits != 0 && (bits & f.bits) == f.bits; }
-};
+using OutputFlags = FlagSet<struct OutputFlagsTag>;
 inline constexpr OutputFlags kRawFiles{0u};  ///< one raw file per array and step
 inline constexpr OutputFlags kHdf5{1u};      ///< .h5: HDF5 + XDMF
 inline constexpr OutputFlags kFirst{2u};     ///< also the initial state
