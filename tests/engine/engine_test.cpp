@@ -136,8 +136,9 @@ TEST_CASE("the engine on the host backend: periodic frames, on the host and by d
   check_equal(run(request(3, rt::Strategy::kSlabs, 2), 3, true, true), want,
               "periodic, 3 slabs, exchange every 2 steps");
   // Every refresh composed on the host (FrameSources), as an MPI rank's periodic neighbour is.
-  setenv("STEPGEN_FRAMES", "host", 1);
+  rt::EnvSettings frames_host;
+  frames_host.frames_on_host = true;  // STEPGEN_FRAMES=host
+  rt::ScopedEnvSettings env(frames_host);
   check_equal(run(request(4, rt::Strategy::kMinExchange, 1), 4, true, true), want,
               "periodic, 2x2 grid, frames through the host");
-  unsetenv("STEPGEN_FRAMES");
 }

@@ -4,7 +4,6 @@
 #include "stepgen/tune.hpp"
 
 #include <doctest/doctest.h>
-#include <stdlib.h>
 
 #include <string>
 #include <vector>
@@ -45,15 +44,26 @@ std::string usage_error(Kernels& k, const std::vector<std::string>& flags) {
   return "";
 }
 
+// The settings of an environment whose STEPGEN_LOCAL is `local` (nullptr: unset).
+EnvSettings local_env(const char* local) {
+  return EnvSettings::parse([local](const char* name) -> const char* {
+    return std::string(name) == "STEPGEN_LOCAL" ? local : nullptr;
+  });
+}
+
 }  // namespace
 
 TEST_CASE("local overrides: --local and STEPGEN_LOCAL, the flag last, per tuned kernel") {
   Kernels k;
-  unsetenv("STEPGEN_LOCAL");
-  CHECK(k.parse({}).empty());
-  setenv("STEPGEN_LOCAL", "lap=32x1x16,src=64x4x1", 1);
-  std::vector<LocalOverride> o = k.parse({"src=16x16x1"});
-  unsetenv("STEPGEN_LOCAL");
+  std::vector<LocalOverride> o;
+  {
+    ScopedEnvSettings unset(local_env(nullptr));
+    CHECK(k.parse({}).empty());
+  }
+  {
+    ScopedEnvSettings env(local_env("lap=32x1x16,src=64x4x1"));
+    o = k.parse({"src=16x16x1"});
+  }
   REQUIRE(o.size() == 2);
   CHECK(o[0].tuned == 0);
   CHECK(o[0].shape == std::array<std::size_t, 3>{32, 1, 16});
@@ -65,7 +75,7 @@ TEST_CASE("local overrides: --local and STEPGEN_LOCAL, the flag last, per tuned 
 
 TEST_CASE("local overrides: a fixed-shape kernel, an unknown one, a bad shape: UsageError") {
   Kernels k;
-  unsetenv("STEPGEN_LOCAL");
+  ScopedEnvSettings unset(local_env(nullptr));
   std::string e = usage_error(k, {"upd=64x4x1"});
   CHECK(e.find("--local: 'upd=64x4x1'") != std::string::npos);
   CHECK(e.find("fixed local size") != std::string::npos);
@@ -76,8 +86,9 @@ TEST_CASE("local overrides: a fixed-shape kernel, an unknown one, a bad shape: U
     CAPTURE(bad);
     CHECK(usage_error(k, {bad}).find(std::string("'") + bad + "'") != std::string::npos);
   }
-  setenv("STEPGEN_LOCAL", "lap=32x4", 1);
-  e = usage_error(k, {});
-  unsetenv("STEPGEN_LOCAL");
+  {
+    ScopedEnvSettings env(local_env("lap=32x4"));
+    e = usage_error(k, {});
+  }
   CHECK(e.find("STEPGEN_LOCAL: 'lap=32x4': the shape needs 3 sizes") != std::string::npos);
 }

@@ -20,6 +20,7 @@
 
 #include "stepgen/box.hpp"
 #include "stepgen/cuda.hpp"
+#include "stepgen/env_settings.hpp"
 #include "stepgen/exchange.hpp"
 #include "stepgen/program.hpp"
 
@@ -34,8 +35,7 @@ using PeerMatrix = std::vector<std::vector<bool>>;
 /// host memory (to test or compare that path on GPUs that have peer access).
 inline PeerMatrix enable_peers(const std::vector<Device>& devices) {
   const std::size_t n = devices.size();
-  const char* knob = std::getenv("STEPGEN_CUDA_PEER");
-  if (knob && std::string(knob) == "off") return PeerMatrix(n, std::vector<bool>(n, false));
+  if (rt::env_settings().cuda_peer_off) return PeerMatrix(n, std::vector<bool>(n, false));
   PeerMatrix can(n, std::vector<bool>(n, false));
   for (std::size_t a = 0; a < n; ++a)
     for (std::size_t b = 0; b < n; ++b) {

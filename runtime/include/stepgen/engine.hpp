@@ -52,6 +52,7 @@
 #include "stepgen/engine_frames.hpp"
 #include "stepgen/engine_init.hpp"
 #include "stepgen/engine_traces.hpp"
+#include "stepgen/env_settings.hpp"
 #include "stepgen/exchange.hpp"
 #include "stepgen/init.hpp"
 #include "stepgen/monitor.hpp"
@@ -117,8 +118,7 @@ class InCore {
   std::string why_no_overlap() const {
     if (*problem_.no_overlap) return problem_.no_overlap;
     if (partition_.parts.size() < 2) return S::kOne;
-    const char* env = std::getenv("STEPGEN_OVERLAP");
-    if (env && std::string(env) == "off") return "STEPGEN_OVERLAP=off";
+    if (env_settings().overlap_off) return "STEPGEN_OVERLAP=off";
     if (B::kViewsFromProbe && problem_.launches) {
       // A kernel the probe found unsafe on views runs whole; the exchanges of the other
       // launches then do not overlap either (one ordering of copies and launches for the run).

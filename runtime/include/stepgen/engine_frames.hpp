@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "stepgen/boundary.hpp"
+#include "stepgen/env_settings.hpp"
 #include "stepgen/problem.hpp"
 #include "stepgen/program.hpp"
 
@@ -116,8 +117,7 @@ class EngineFrames {
   /// STEPGEN_FRAMES=host. The choice depends on the partition only: every rank makes the same.
   void setup_on_devices(Engine& e) {
     if (e.problem_.boundary_count == 0) return;
-    const char* env = std::getenv("STEPGEN_FRAMES");
-    if (env && std::string(env) == "host") return;
+    if (env_settings().frames_on_host) return;
     std::vector<std::vector<FrameCopy>> plans(static_cast<std::size_t>(e.problem_.array_count));
     const bool all_local = e.count_ == e.partition_.parts.size();
     for (int id = 0; id < e.problem_.array_count; ++id) {

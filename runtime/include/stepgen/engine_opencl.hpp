@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "stepgen/engine.hpp"
+#include "stepgen/env_settings.hpp"
 #include "stepgen/exchange_opencl.hpp"
 #include "stepgen/init_opencl.hpp"
 #include "stepgen/kernels/frames_cl.hpp"  // built from kernels/frames.cl
@@ -80,11 +81,7 @@ struct FrameKernels {
 
 /// Whether STEPGEN_FRAMES=rect asks for the rectangular copies.
 inline bool frames_by_rect() {
-  static const bool rect = [] {
-    const char* v = std::getenv("STEPGEN_FRAMES");
-    return v != nullptr && std::strcmp(v, "rect") == 0;
-  }();
-  return rect;
+  return rt::env_settings().frames_by_rect;
 }
 
 /// The frame kernels of `d`, built on first use and kept for the process (never destroyed:

@@ -20,6 +20,7 @@
 
 #include "stepgen/comm.hpp"
 #include "stepgen/engine.hpp"
+#include "stepgen/env_settings.hpp"
 #include "stepgen/io/program_io.hpp"
 #include "stepgen/io/run_files.hpp"
 #include "stepgen/main_host.hpp"
@@ -173,7 +174,8 @@ void phase_run(RunContext<B, D>& c) {
 
 /// Phase report, on the root: the run's figures (the slowest rank's times, every rank's
 /// volumes), the checkpoints' cost, out of core its report or auto's choice, the distribution's
-/// lines, the monitor's report, and its table (a restart's NAME-from-STEP.csv).
+/// lines, the monitor's report (--verbose: the environment's settings), and its table (a restart's
+/// NAME-from-STEP.csv).
 template <class B, class D>
 void phase_report(RunContext<B, D>& c) {
   if (c.ooc_stats.on) c.ooc_stats = c.comm.combine(c.ooc_stats);
@@ -187,6 +189,7 @@ void phase_report(RunContext<B, D>& c) {
       std::printf("%s\n", c.ooc_stats.choice.c_str());
     c.dist.print_report(c);
     c.monitor->print_report(stdout);
+    if (c.opt.verbose) env_settings().print(stdout);
   }
   c.monitor->write_csv(c.io->first_step());
 }

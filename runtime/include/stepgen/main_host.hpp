@@ -18,6 +18,7 @@
 
 #include "stepgen/description.hpp"
 #include "stepgen/engine.hpp"
+#include "stepgen/env_settings.hpp"
 #include "stepgen/init.hpp"
 #include "stepgen/io/program_io.hpp"
 #include "stepgen/io/run_files.hpp"
@@ -96,8 +97,7 @@ std::vector<bool> host_copies(const Program<B>& p, const Options& opt, const Pro
   const auto n = static_cast<std::size_t>(problem.array_count);
   std::vector<bool> held = io.host_arrays_used();
   held.resize(n, false);
-  const char* env = std::getenv("STEPGEN_HOST_COPIES");
-  if (env && std::string(env) == "all") return std::vector<bool>(n, true);
+  if (env_settings().host_copies_all) return std::vector<bool>(n, true);
   auto named = [&](const std::string& name) {
     for (std::size_t id = 0; id < n; ++id)
       if (name == problem.arrays[id].name) held[id] = true;

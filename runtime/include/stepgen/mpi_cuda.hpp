@@ -25,6 +25,7 @@
 #include "stepgen/box.hpp"
 #include "stepgen/cuda.hpp"
 #include "stepgen/cuda_exchange.hpp"
+#include "stepgen/env_settings.hpp"
 #include "stepgen/exchange.hpp"
 #include "stepgen/mpi.hpp"
 #include "stepgen/mpi_halo.hpp"
@@ -38,12 +39,6 @@
 #endif
 
 namespace stepgen::mpi {
-
-/// The value of the environment variable `name`, "" when unset.
-inline std::string env(const char* name) {
-  const char* v = std::getenv(name);
-  return v ? v : "";
-}
 
 /// The GPUs this rank drives (one, or `--devices N`).
 struct GpuChoice {
@@ -78,8 +73,7 @@ inline GpuChoice select_gpu(Session& session, const rt::Options& opt) {
         (status == cudaSuccess ? "cudaGetDeviceCount returned 0" : cuda::error_text(status)) + ")");
   }
   cuda::check(status, "cudaGetDeviceCount", "host");
-  const std::string share = env("STEPGEN_MPI_SHARE_DEVICES");
-  const bool may_share = !share.empty() && share != "0" && share != "off";
+  const bool may_share = rt::env_settings().mpi_share_devices;
   const int per_rank = opt.devices_given && opt.devices > 1 ? opt.devices : 1;
   const long long asked = static_cast<long long>(session.node_size()) * per_rank;
   if (asked > count && !may_share)
@@ -168,7 +162,7 @@ inline int library_cuda_aware(std::string& query) {
 inline MessagePath choose_message_path(MPI_Comm comm) {
   std::string query;
   const int library = library_cuda_aware(query);
-  const std::string knob = env("STEPGEN_MPI_CUDA_AWARE");
+  const std::string& knob = rt::env_settings().mpi_cuda_aware;
   const bool bad = !knob.empty() && knob != "on" && knob != "off" && knob != "auto";
   const bool want = knob == "on" || ((knob.empty() || knob == "auto") && library == 1);
   // Reduced with MAX: any rank that cannot, any bad setting, any forced "on", any "off".

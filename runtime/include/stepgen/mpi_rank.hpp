@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "stepgen/engine.hpp"
+#include "stepgen/env_settings.hpp"
 #include "stepgen/io/checkpoint_mpi.hpp"
 #include "stepgen/main_host.hpp"
 #include "stepgen/mpi.hpp"
@@ -444,7 +445,7 @@ std::optional<RunStats> run_rank_out_of_core(const mpi::Session& session, const 
   stats.exchange_s = exchange_timer.total();
   stats.exchange_bytes = exchanged;
   stats.message_wait_s = foreign.message_wait_s;
-  if (std::getenv("STEPGEN_BOUNDARY_DEBUG")) foreign.print_debug(rank, exchange_timer.total());
+  if (env_settings().boundary_debug) foreign.print_debug(rank, exchange_timer.total());
   return stats;
 }
 

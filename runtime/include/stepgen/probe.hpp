@@ -28,6 +28,7 @@
 #include <string>
 #include <vector>
 
+#include "stepgen/env_settings.hpp"
 #include "stepgen/probe_reads.hpp"
 #include "stepgen/probe_session.hpp"
 #include "stepgen/probe_values.hpp"
@@ -229,7 +230,7 @@ inline std::vector<std::int64_t> probe_written(ProbeSession& s) {
   KernelProbe& r = s.r;
   const std::vector<std::int64_t> samples = probe_sample_steps(s.k);
   for (bool zero : {false, true}) {
-    if (zero && !(s.reads_int && probe_pass_on("STEPGEN_PROBE_INT_ZERO"))) break;
+    if (zero && !(s.reads_int && env_settings().probe_int_zero)) break;
     s.ints_zero = r.ints_zero = zero;
     std::vector<StepWrites> seen;
     bool same = true, any = false;
@@ -463,13 +464,13 @@ inline KernelProbe probe_kernel_on(const ProbeKernel& k, const Box& grid,
     const std::vector<detail::ProbeBase> bases = detail::probe_bases(s);
     for (detail::ProbeArrayReads& a : reads) {
       detail::probe_middle(s, bases, a);
-      if (detail::probe_pass_on("STEPGEN_PROBE_EDGES")) detail::probe_edges(s, bases, a);
+      if (env_settings().probe_edges) detail::probe_edges(s, bases, a);
     }
   }
   for (detail::ProbeArrayReads& a : reads) detail::probe_read_verdict(s, a);
   s.step = r.steps.empty() ? 0 : r.steps.front();
-  if (r.rim_known && detail::probe_pass_on("STEPGEN_PROBE_SHIFT")) detail::probe_translation(s);
-  if (r.errors.empty() && detail::probe_pass_on("STEPGEN_PROBE_LINES")) detail::probe_lines(s);
+  if (r.rim_known && env_settings().probe_shift) detail::probe_translation(s);
+  if (r.errors.empty() && env_settings().probe_lines) detail::probe_lines(s);
   return r;
 }
 

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "stepgen/env_settings.hpp"
 #include "stepgen/probe_session.hpp"
 
 namespace stepgen::rt::detail {
@@ -31,10 +32,10 @@ inline std::vector<ProbeBase> probe_bases(ProbeSession& s) {
   };
   const std::vector<HostArray> first = s.values(s.box, 1);
   add(first, s.ints_zero, s.ints_zero ? " with its integer arrays at 0" : "");
-  if (s.reads_int && probe_pass_on("STEPGEN_PROBE_INT_ZERO"))
+  if (s.reads_int && env_settings().probe_int_zero)
     add(probe_values(s.elements, s.box, 1, !s.ints_zero), !s.ints_zero,
         s.ints_zero ? "" : " with its integer arrays at 0");
-  if (s.reads_float && probe_pass_on("STEPGEN_PROBE_NEGATIVE")) {
+  if (s.reads_float && env_settings().probe_negative) {
     std::vector<HostArray> in = first;
     for (std::size_t a = 0; a < in.size(); ++a)
       if (s.elements[a].floating) probe_negate(in[a], s.elements[a]);

@@ -299,13 +299,6 @@ inline std::size_t probe_at(const Box& box, const Vec3& g) {
                                   (g[0] - box.lo[0]));
 }
 
-/// Whether a pass of the read probe runs: the integer-zero pass (STEPGEN_PROBE_INT_ZERO) and
-/// the negated-floats pass (STEPGEN_PROBE_NEGATIVE); set to 0, it does not.
-inline bool probe_pass_on(const char* variable) {
-  const char* e = std::getenv(variable);
-  return !(e && std::string(e) == "0");
-}
-
 /// Changes the element at `p` for the read probe: a floating value by +0.5, or to NaN when
 /// `nan`; an integer's low byte by 1, or by 64 when `nan` (a far value).
 inline void probe_bump(unsigned char* p, const ProbeElement& e, bool nan) {

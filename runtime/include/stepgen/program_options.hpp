@@ -62,6 +62,7 @@ struct Options {
   std::string strategy;         ///< --strategy: min-exchange | slabs | stepocl; "" = the program's
   bool verify = false;
   bool quiet = false;
+  bool verbose = false;  ///< --verbose: the report also names the STEPGEN_* variables set
   bool help = false;
   bool probe =
       true;  ///< --probe on|off: run each kernel once at start-up (runtime/stepgen/probe.hpp)
@@ -97,6 +98,8 @@ inline void print_usage(const ProgramInfo& info, std::FILE* out) {
       "  --verify             rerun on one device over the whole grid and compare every\n"
       "                       written array bit for bit\n"
       "  --quiet              print only errors and the verification verdict\n"
+      "  --verbose            the report also prints the STEPGEN_* environment variables\n"
+      "                       the run reads that are set\n"
       "  --probe on|off       run each kernel once at start-up on a small box to check its\n"
       "                       halos and measure the rim it leaves unwritten (default: on)\n"
       "  --tune on|off        time the candidate work-group shapes of kernels whose spec says\n"
@@ -231,6 +234,8 @@ inline Options parse_options(int argc, char** argv, const ProgramInfo& info) {
       o.verify = true;
     } else if (flag == "--quiet") {
       o.quiet = true;
+    } else if (flag == "--verbose") {
+      o.verbose = true;
     } else {
       throw UsageError("unknown option '" + flag + "' (see --help)");
     }

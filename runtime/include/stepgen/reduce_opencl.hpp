@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "stepgen/env_settings.hpp"
 #include "stepgen/kernels/reduce_cl.hpp"  // built from kernels/reduce.cl
 #include "stepgen/opencl.hpp"
 #include "stepgen/reduce.hpp"
@@ -162,17 +163,13 @@ class Reducer {
   /// or for benchmarks STEPGEN_REDUCE_FLOAT=0 (the compare for every value, as before the hot
   /// class) or 1 (the hot class, the misses through the compare, for both); all give the same
   /// bits.
-  static int float_mode() {
-    const char* env = std::getenv("STEPGEN_REDUCE_FLOAT");
-    if (env && (env[0] == '0' || env[0] == '1') && env[1] == '\0') return env[0] - '0';
-    return 3;
-  }
+  static int float_mode() { return rt::env_settings().reduce_float_mode; }
 
   /// STEPGEN_REDUCE_CL_OPTIONS: more build options for the reduction programs (benchmarks:
   /// e.g. NVIDIA's -cl-nv-maxrregcount=N).
   static std::string extra_options() {
-    const char* env = std::getenv("STEPGEN_REDUCE_CL_OPTIONS");
-    return env && *env ? std::string(" ") + env : std::string();
+    const std::string& env = rt::env_settings().reduce_cl_options;
+    return env.empty() ? std::string() : " " + env;
   }
 
   Kernels& kernels(rt::device_reduce::Kind kind) {

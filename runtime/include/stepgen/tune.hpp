@@ -27,6 +27,7 @@
 #include "stepgen/box.hpp"
 #include "stepgen/description.hpp"
 #include "stepgen/engine.hpp"
+#include "stepgen/env_settings.hpp"
 #include "stepgen/ooc/retune.hpp"
 #include "stepgen/probe.hpp"
 #include "stepgen/probe_run.hpp"
@@ -133,7 +134,7 @@ std::vector<LocalOverride> local_overrides(const std::vector<std::string>& flags
       result.push_back(o);
     }
   };
-  if (const char* env = std::getenv("STEPGEN_LOCAL")) add_list(env, "STEPGEN_LOCAL");
+  if (const auto& env = env_settings().local) add_list(*env, "STEPGEN_LOCAL");
   for (const std::string& f : flags) add_list(f, "--local");
   return result;
 }

@@ -24,6 +24,7 @@
 
 #include "stepgen/box.hpp"
 #include "stepgen/description.hpp"
+#include "stepgen/env_settings.hpp"
 #include "stepgen/io/checkpoint.hpp"
 #include "stepgen/io/checkpoint_reader.hpp"
 #include "stepgen/io/checkpoint_writer.hpp"
@@ -54,8 +55,7 @@ inline std::string& spec_dir_override() {
 inline std::string spec_file(const char* spec_dir, const std::string& path) {
   if (!path.empty() && path.front() == '/') return path;
   std::string dir = spec_dir_override();
-  if (dir.empty())
-    if (const char* env = std::getenv("STEPGEN_SPEC_DIR"); env && *env) dir = env;
+  if (dir.empty()) dir = env_settings().spec_dir;
   if (dir.empty()) dir = spec_dir;
   if (dir.empty()) return path;
   return dir.back() == '/' ? dir + path : dir + "/" + path;

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "stepgen/box.hpp"
+#include "stepgen/env_settings.hpp"
 #include "stepgen/ooc/model.hpp"
 #include "stepgen/ooc/schedule.hpp"
 #include "stepgen/partition.hpp"
@@ -111,13 +112,12 @@ struct AutoChoice {
 /// whatever the prediction, so that what follows each choice is tested on any machine; the
 /// report's line says so. Unset or empty: the prediction decides. Another value is an error.
 inline const char* forced_auto_choice() {
-  const char* v = std::getenv("STEPGEN_AUTO_CHOICE");
-  if (v == nullptr || *v == '\0') return nullptr;
-  const std::string s(v);
+  const std::string& s = env_settings().auto_choice;
+  if (s.empty()) return nullptr;
   if (s != "in-core" && s != "out-of-core")
     throw std::invalid_argument("STEPGEN_AUTO_CHOICE is '" + s +
                                 "': it takes in-core or out-of-core (or is unset)");
-  return v;
+  return s.c_str();
 }
 
 /// The faster of the in-core run (`in_core_s`) and the best out-of-core plan (`sc`, predicted
