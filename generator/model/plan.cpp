@@ -311,7 +311,7 @@ void plan_out_of_core(const ProgramPlan& pp, const PlanOptions& o, Plan& plan) {
   plan.predicted_s = rt::ooc::predict(plan.schedule, plan.figures.link, plan.steps, true);
 }
 
-// --- oocauto: `--out-of-core auto` on data that fits ---
+// --- `--out-of-core auto` on data that fits (docs/decisions/0001-out-of-core-auto-compares.md) ---
 // The in-core run against the best out-of-core plan with the plan's figures, as a program
 // given `--out-of-core auto` compares them (rt::ooc::choose_auto). Out of core when faster:
 // the plan becomes that out-of-core plan; else the reason says why in core. No budget known:
@@ -358,7 +358,7 @@ void compare_auto(const ProgramPlan& pp, const PlanOptions& o, Plan& plan) {
   plan.schedule = std::move(sc);
   plan.predicted_s = out_s;
 }
-// --- end oocauto ---
+// --- end: `--out-of-core auto` on data that fits ---
 
 }  // namespace
 
@@ -433,7 +433,7 @@ Plan make_plan(const ProgramPlan& pp, const PlanOptions& o) {
     plan.reason = "a part needs " + std::to_string(plan.in_core_bytes) + " bytes (" +
                   human(plan.in_core_bytes) + "), more than the device memory of " +
                   std::to_string(plan.device_memory) + " bytes (" + human(plan.device_memory) + ")";
-  } else if (o.compare) {  // oocauto: the data fits (or no budget): the faster
+  } else if (o.compare) {  // the data fits (or no budget): the faster
     compare_auto(pp, o, plan);
     return plan;
   } else if (known) {

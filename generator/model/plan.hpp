@@ -46,7 +46,7 @@ struct PlanOptions {
   std::int64_t chunks = 0, steps_per_pass = 0;
   /// The program's --trapezoid (where its kernels allow it).
   bool trapezoid = true;
-  /// oocauto: `--out-of-core auto` given: on data that fits, the in-core run and the best
+  /// `--out-of-core auto` given: on data that fits, the in-core run and the best
   /// out-of-core plan are predicted and the faster planned (rt::ooc::choose_auto).
   bool compare = false;
 };
@@ -145,7 +145,7 @@ struct Plan {
   rt::LinkFigures figures;                   ///< the figures the model assumed
   rt::Index steps = 0;                       ///< time steps the choice was made for
   double predicted_s = 0;                    ///< rt::ooc::predict for those steps
-  /// oocauto: with PlanOptions::compare on data that fits, the in-core run's prediction
+  /// With PlanOptions::compare on data that fits, the in-core run's prediction
   /// (rt::ooc::predict_in_core; 0: not compared).
   double in_core_predicted_s = 0;
 };

@@ -176,10 +176,10 @@ Json totals_json(const Plan& plan, Index buffers) {
           .set("d2h_all_gbps", Json::real(l.d2h_all / 1e9))
           .set("bidir_all_gbps", Json::real(l.bidir_all / 1e9))
           .set("all_from", Json::string(f.all));
-    if (l.latency > 0)  // oocauto
+    if (l.latency > 0)  // the per-command latency, where stated or measured
       figures.set("latency_us", Json::real(l.latency * 1e6))
           .set("latency_from", Json::string(f.latency));
-    if (l.issue_op > 0 || l.issue_command > 0)  // oocauto
+    if (l.issue_op > 0 || l.issue_command > 0)  // the host's issue times
       figures.set("issue_op_us", Json::real(l.issue_op * 1e6))
           .set("issue_command_us", Json::real(l.issue_command * 1e6))
           .set("issue_from", Json::string(f.issue));
@@ -192,7 +192,7 @@ Json totals_json(const Plan& plan, Index buffers) {
     totals.set("figures", figures);
   }
   if (!plan.reason.empty()) totals.set("out_of_core_reason", Json::string(plan.reason));
-  // oocauto: `--out-of-core auto` compared the in-core run's prediction.
+  // `--out-of-core auto` compared the in-core run's prediction.
   if (plan.in_core_predicted_s > 0)
     totals.set("in_core_predicted_seconds", Json::real(plan.in_core_predicted_s));
   return totals;

@@ -182,12 +182,12 @@ std::string plan_text(const ProgramPlan& pp, const Plan& plan) {
                   f.link.bidir_all / 1e9, f.all.c_str());
     s += line;
   }
-  if (f.link.latency > 0) {  // oocauto: the per-command latency, where stated or measured
+  if (f.link.latency > 0) {  // the per-command latency, where stated or measured
     std::snprintf(line, sizeof line, "  figures: per-command latency %.1f us (%s)\n",
                   f.link.latency * 1e6, f.latency.c_str());
     s += line;
   }
-  if (f.link.issue_op > 0 || f.link.issue_command > 0) {  // oocauto: the host's issue
+  if (f.link.issue_op > 0 || f.link.issue_command > 0) {  // the host's issue
     std::snprintf(line, sizeof line,
                   "  figures: the host issues an op in %.1f us + %.1f us per copy or launch (%s)\n",
                   f.link.issue_op * 1e6, f.link.issue_command * 1e6, f.issue.c_str());

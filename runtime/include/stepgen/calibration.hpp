@@ -32,8 +32,8 @@ struct LinkFigures {
   ooc::Link link;
   std::string h2d = "assumed", d2h = "assumed", bidir = "assumed", kernel = "assumed",
               d2d = "assumed", all = "";  ///< all: the *_all figures' source ("" = none)
-  std::string latency = "none";           ///< oocauto: the per-command latency's source
-  std::string issue = "none";             ///< oocauto: the host issue figures' source
+  std::string latency = "none";           ///< the per-command latency's source
+  std::string issue = "none";             ///< the host issue figures' source
   std::string message = "none";           ///< MPI: the pass boundary's messages' source
 };
 
@@ -81,10 +81,10 @@ inline void apply_link_figures(const std::string& text, const std::string& sourc
     } else if (key == "d2d") {
       f.link.d2d = v * 1e9;
       f.d2d = source;
-    } else if (key == "latency") {  // oocauto: microseconds per command
+    } else if (key == "latency") {  // microseconds per command
       f.link.latency = v * 1e-6;
       f.latency = source;
-    } else if (key == "issue_op" || key == "issue_command") {  // oocauto: the host, us
+    } else if (key == "issue_op" || key == "issue_command") {  // the host, us
       (key == "issue_op" ? f.link.issue_op : f.link.issue_command) = v * 1e-6;
       f.issue = source;
     } else if (key == "message") {  // MPI: the pass boundary's messages, GB/s both ways

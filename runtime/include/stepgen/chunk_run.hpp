@@ -82,7 +82,7 @@ class ChunkRun {
   }
   void exchange(Ids ids) { refill(ids); }
 
-  // --- Physical frames refilled on the chunk (oocphys) ---
+  // --- Physical frames refilled on the chunk -------------
   /// Refills the mirror, copy and value(v) frames of the arrays `ids` in the chunk's buffer
   /// from its own cells (boundary.hpp: refill_copies) where InCore fills its frames, on the
   /// compute queue or stream in order with the launches, no wait (B::copy_boxes, or B::copy_box

@@ -340,7 +340,7 @@ struct Program {
   /// The arrays over `box` with the values the whole grid has there (the whole grid, or an MPI
   /// rank's box), in memory from `alloc`.
   /// `held[id]` false: array id gets no host copy (HostArray::absent: the engine makes it on
-  /// the devices, devinit); empty: every array gets one.
+  /// the devices); empty: every array gets one.
   std::vector<HostArray> (*make_host_arrays)(const Box& box, const HostAllocator& alloc,
                                              const std::vector<bool>& held) = nullptr;
   /// The generated time step on one chunk, out of core.

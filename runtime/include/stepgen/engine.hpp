@@ -153,7 +153,7 @@ class InCore {
     warm_up_reductions(*this, monitor_, reduce_boxes_);
   }
 
-  /// hostmem: the arrays gather() copies back at the end of the run, `want[id]` (main.hpp's
+  /// The arrays gather() copies back at the end of the run, `want[id]` (main.hpp's
   /// gathered_arrays: those --save and --verify read after it); empty (the default): every
   /// written array with a host copy.
   void set_gathered(std::vector<bool> want) { gathered_ = std::move(want); }
@@ -213,7 +213,7 @@ class InCore {
         using std::swap;
         swap(buffers_[p][a], buffers_[p][b]);
       }
-      // devinit: arrays without a host copy have no bytes to follow their names.
+      // Arrays without a host copy have no bytes to follow their names.
       if (host_[a].held && host_[b].held) std::swap(host_[a].bytes, host_[b].bytes);
     }
   }
@@ -261,7 +261,7 @@ class InCore {
         const auto u = static_cast<std::size_t>(id);
         if (!want[u] || !problem_.arrays[id].stored_back())
           continue;  // unwritten: the host's are current
-        // devinit: outputs and checkpoints have host copies (host_copies).
+        // Outputs and checkpoints have host copies (host_copies).
         host_[u].require("an output or checkpoint");
         const Part& mine = part(p);
         B::read_box(devices_[p], buffers_[p][u], mine.ghost, host_[u], mine.owned);
@@ -326,7 +326,7 @@ class InCore {
       const Box inside = intersect(ghost, partition_.domain);
       for (int id = 0; id < problem_.array_count; ++id) {
         const auto u = static_cast<std::size_t>(id);
-        if (!host_[u].held) continue;  // devinit: made on the device (make_on_devices)
+        if (!host_[u].held) continue;  // made on the device (make_on_devices)
         B::write_box(devices_[p], buffers_[p][u], ghost, host_[u], inside);
         stats_.host_device_bytes +=
             static_cast<std::size_t>(inside.volume()) * problem_.arrays[id].element_bytes;
@@ -335,7 +335,7 @@ class InCore {
     for (std::size_t p = 0; p < parts(); ++p) B::finish(devices_[p]);
     stats_.host_device_s += t.stop();
     setup.start();
-    make_on_devices();  // devinit (it waits for the devices)
+    make_on_devices();  // the other arrays' initial values (it waits for the devices)
     stats_.setup_init_s = setup.stop();
     // Every array's frame once: boundary arrays by their rules (read-only inputs included),
     // the others zero (no kernel result depends on them: validation, validate_boundary.cpp).
@@ -350,19 +350,19 @@ class InCore {
     stats_.setup_known = true;
   }
 
-  // --- devinit: initial values made on the devices -------------------------------------------
+  // --- initial values made on the devices ----------------------------------------------------
 
   /// Makes the arrays without a host copy on every part (make_on_devices, engine_init.hpp).
   void make_on_devices() { stepgen::rt::make_on_devices(*this); }
-  // --- end devinit ---------------------------------------------------------------------------
+  // --- end: initial values made on the devices -----------------------------------------------
 
-  /// hostmem: whether gather() copies array `id` back: a written array set_gathered named (it
+  /// Whether gather() copies array `id` back: a written array set_gathered named (it
   /// must have a host copy: an internal error otherwise), or, when none was set, a written
   /// array with a host copy. Unwritten arrays never: their host copies hold their values.
   bool gathers(int id) const {
     const auto u = static_cast<std::size_t>(id);
     if (!problem_.arrays[id].result()) return false;
-    if (gathered_.empty()) return host_[u].held;  // devinit: nothing reads the others
+    if (gathered_.empty()) return host_[u].held;  // nothing reads the others
     if (!gathered_[u]) return false;
     host_[u].require("gathering it at the end of the run");
     return true;
@@ -374,7 +374,7 @@ class InCore {
   void gather() {
     Stopwatch t;
     t.start();
-    // hostmem: the arrays gathered, for the report.
+    // The arrays gathered, for the report.
     stats_.gathered.clear();
     for (int id = 0; id < problem_.array_count; ++id)
       if (gathers(id))
@@ -406,7 +406,7 @@ class InCore {
   S state_;                    ///< after the buffers: its events, staging and messages go first
   bool overlap_ = false;       ///< launches followed by an exchange overlap the two
   RunStats stats_;
-  std::vector<bool> gathered_;  ///< hostmem: what gather() copies back (empty: the default)
+  std::vector<bool> gathered_;  ///< what gather() copies back (empty: the default)
   Monitor* monitor_ = nullptr;
   const ReduceBox<B>* reduce_boxes_ = nullptr;
   std::int64_t first_step_ = 0;                             ///< io

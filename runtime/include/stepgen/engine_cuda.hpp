@@ -109,12 +109,12 @@ struct Backend {
   }
   static void write_box(const Device& d, const Buffer& b, const rt::Box& buffer,
                         const rt::HostArray& host, const rt::Box& sub) {
-    host.require("a copy to the device");  // devinit
+    host.require("a copy to the device");  // only arrays with a host copy upload
     cuda::write_box(d, b, buffer, host, sub);
   }
   static void read_box(const Device& d, const Buffer& b, const rt::Box& buffer, rt::HostArray& host,
                        const rt::Box& sub) {
-    host.require("a copy from the device");  // devinit
+    host.require("a copy from the device");  // and download
     cuda::read_box(d, b, buffer, host, sub);
   }
   static void finish(const Device& d) { cuda::finish(d); }
@@ -184,13 +184,13 @@ struct Backend {
         copy_box(d, *c.src, c.src_box, c.from, d, *c.dst, c.dst_box, c.to, c.element_bytes, c.name,
                  true);
   }
-  /// devinit: nothing to make before the run: the fill kernels (init_cuda.hpp) are compiled
+  /// Nothing to make before the run: the fill kernels (init_cuda.hpp) are compiled
   /// into the program (loaded at their first launch, about 0.1 ms on the H100 with
   /// CUDA_MODULE_LOADING=LAZY, bench/phases/setupcost.sh's EAGER column).
   static void prepare_init(const Device&) {}
   /// Nothing to make: the frame copies are compiled into the program.
   static void prepare_frames(const Device&) {}
-  /// devinit: initial values made on the GPU (init_cuda.hpp), on its compute stream.
+  /// Initial values made on the GPU (init_cuda.hpp), on its compute stream.
   static void init_box(const Device& d, const Buffer& b, const rt::Box& buffer, const rt::Box& sub,
                        const rt::Box& grid, const rt::ArrayInit& init, std::size_t element_bytes,
                        const Buffer* also = nullptr) {

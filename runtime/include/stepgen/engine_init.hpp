@@ -2,7 +2,7 @@
 /// \file
 /// Two components of rt::InCore written over its public interface (parts, part boxes,
 /// devices, buffers, built kernels, host arrays): the initial values made on the devices
-/// (devinit: zero, value, random with the host's bits, copy(X)), and the reductions' hooks
+/// (zero, value, random with the host's bits, copy(X)), and the reductions' hooks
 /// (the programs warmed up before the run is timed, each reduction over the local parts'
 /// owned cells into the monitor).
 

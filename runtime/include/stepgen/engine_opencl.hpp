@@ -188,12 +188,12 @@ struct Backend {
   }
   static void write_box(const Device& d, const Mem& m, const rt::Box& buffer,
                         const rt::HostArray& host, const rt::Box& sub) {
-    host.require("a copy to the device");  // devinit
+    host.require("a copy to the device");  // only arrays with a host copy upload
     cl::write_box(d, m, buffer, host, sub, nullptr);
   }
   static void read_box(const Device& d, const Mem& m, const rt::Box& buffer, rt::HostArray& host,
                        const rt::Box& sub) {
-    host.require("a copy from the device");  // devinit
+    host.require("a copy from the device");  // and download
     cl::read_box(d, m, buffer, host, sub, nullptr);
   }
   static void finish(const Device& d) { cl::finish(d); }
@@ -221,12 +221,12 @@ struct Backend {
     cl::write_box(dd, dm, dst_box, stage, to, nullptr);
     cl::finish(dd);
   }
-  /// devinit: builds the fill program of `d` (init_opencl.hpp) before the run is timed.
+  /// Builds the fill program of `d` (init_opencl.hpp) before the run is timed.
   static void prepare_init(const Device& d) { cl::prepare_init(d); }
   /// Builds the frame-copy program of `d` (frame_kernels_for) before the run is timed: the
   /// first refill of a boundary frame on the devices would build it inside a step.
   static void prepare_frames(const Device& d) { frame_kernels_for(d); }
-  /// devinit: initial values made on the device (init_opencl.hpp), on its compute queue.
+  /// Initial values made on the device (init_opencl.hpp), on its compute queue.
   static void init_box(const Device& d, const Mem& m, const rt::Box& buffer, const rt::Box& sub,
                        const rt::Box& grid, const rt::ArrayInit& init, std::size_t element_bytes,
                        const Mem* also = nullptr) {

@@ -239,7 +239,7 @@ class ExchangeState {
   }
 
   rt::HostArray& staged(int id, const rt::RankPlan::Copy& c) {
-    return staging_.of(id)[c.transfer][c.index];  // hostmem: this box's staging
+    return staging_.of(id)[c.transfer][c.index];  // this box's staging
   }
   Array& at(int id) { return arrays_[static_cast<std::size_t>(id)]; }
 

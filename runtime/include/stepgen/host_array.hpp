@@ -143,7 +143,7 @@ struct HostArray {
   std::size_t element_bytes = 0;
   Box box;  ///< the whole grid
   HostBytes bytes;
-  /// devinit: false when the array has no host copy (its values live on the devices only:
+  /// False when the array has no host copy (its values live on the devices only:
   /// made there, never uploaded nor gathered); name, element size and box stay, `bytes` is
   /// empty. Every consumer of the bytes checks it (require): a missing copy is an internal
   /// error, never a read of empty memory.
@@ -155,7 +155,7 @@ struct HostArray {
     const std::size_t size = static_cast<std::size_t>(grid.volume()) * elem;
     bytes = alloc ? alloc(size, name) : HostBytes(size);
   }
-  /// devinit: an array without a host copy (held false, no bytes).
+  /// An array without a host copy (held false, no bytes).
   static HostArray absent(std::string n, std::size_t elem, const Box& grid) {
     HostArray a;
     a.name = std::move(n);
@@ -164,7 +164,7 @@ struct HostArray {
     a.held = false;
     return a;
   }
-  /// devinit: throws (an internal error naming `what`) when the array has no host copy.
+  /// Throws (an internal error naming `what`) when the array has no host copy.
   void require(const char* what) const {
     if (!held)
       throw RunError(std::string("internal error: ") + what + " needs the host copy of array " +

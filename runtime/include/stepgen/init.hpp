@@ -44,7 +44,7 @@ void fill_random(T* data, std::size_t count, std::uint64_t seed, std::uint64_t f
   for (std::size_t i = 0; i < count; ++i) data[i] = random_value<T>(seed, first + i);
 }
 
-// --- devinit: initial values made on the devices ------------------------------------------------
+// --- initial values made on the devices ---------------------------------------------------------
 
 /// How an array's initial values are made, for the engines (the generated kArrayInfo's last
 /// field): kHost, on the host (file(), or a spec made before this existed) then uploaded; the
@@ -189,6 +189,6 @@ inline FillGroups fill_groups(const FillGeometry& b, std::int64_t bx, std::int64
   return g;
 }
 
-// --- end devinit ---------------------------------------------------------------------------------
+// --- end: initial values made on the devices -----------------------------------------------------
 
 }  // namespace stepgen::rt

@@ -1,6 +1,6 @@
 #pragma once
 /// \file
-/// Initial values made on a CUDA GPU (devinit): zero, value(v) and random(seed) over a box of a
+/// Initial values made on a CUDA GPU: zero, value(v) and random(seed) over a box of a
 /// part's buffer with the bits the host fill gives (init.hpp: rt::ArrayInit, rt::random_bits),
 /// and copy(X) as a device-to-device copy of X's buffer, each enqueued on the GPU's compute
 /// stream (the engine's upload then waits for that stream once, before the first step). No

@@ -1,6 +1,6 @@
 #pragma once
 /// \file
-/// Initial values made on an OpenCL device (devinit): zero, value(v) and random(seed) over a
+/// Initial values made on an OpenCL device: zero, value(v) and random(seed) over a
 /// box of a part's buffer with the bits the host fill gives (init.hpp: rt::ArrayInit,
 /// rt::random_bits, written again below in OpenCL C: the hash in 64-bit integers, floats by an
 /// exact conversion, doubles built in integers, so no cl_khr_fp64 is needed for double arrays),

@@ -58,7 +58,7 @@ struct RunContext {
   ooc::Options ooc;
   IoOptions io_opt;
   std::optional<ProgramIo> io;     ///< options: outputs, checkpoints, the restart
-  std::vector<bool> gathered;      ///< options: the arrays gathered at the end (hostmem)
+  std::vector<bool> gathered;      ///< options: the arrays gathered at the end
   std::vector<Device> devices;     ///< devices: this process's; partition: one per local part
   Probed probed;                   ///< probe
   Partition partition;             ///< partition: every part, with its rank and device
@@ -203,7 +203,7 @@ int phase_verify(RunContext<B, D>& c) {
   if (!c.opt.verify) return 0;
   const Problem<B>& problem = c.problem();
   for (int id = 0; id < problem.array_count; ++id)
-    if (problem.arrays[id].result() && !c.out_of_core)  // hostmem
+    if (problem.arrays[id].result() && !c.out_of_core)  // in core: gathered only if read after
       require_gathered(c.gathered, problem.arrays[id], static_cast<std::size_t>(id), "--verify");
   const std::vector<HostArray>& result = c.dist.results(c);
   int status = 0;
@@ -236,7 +236,7 @@ void phase_save(RunContext<B, D>& c) {
   for (const auto& [name, path] : c.opt.saves)
     for (std::size_t id = 0; id < c.host.size(); ++id)
       if (c.host[id].name == name) {
-        if (!c.out_of_core)  // hostmem
+        if (!c.out_of_core)  // in core, only the arrays read after the run are gathered
           require_gathered(c.gathered, c.problem().arrays[id], id, "--save " + name);
         c.comm.write_array(c.host[id], c.dist.owned_box(c), c.p.grid, path);
       }

@@ -2,8 +2,8 @@
 /// \file
 /// What a generated program's main is given and the host side of its run, for one process and
 /// MPI alike: rt::Program (what the generated file fills), the device budget its tables leave,
-/// the ProgramIo of a run, which arrays get a host copy (devinit) and which are gathered at the
-/// end (hostmem), and the files a run writes and must not replace (run_files).
+/// the ProgramIo of a run, which arrays get a host copy and which are gathered at the
+/// end, and the files a run writes and must not replace (run_files).
 
 #include <algorithm>
 #include <cstdint>
@@ -66,7 +66,7 @@ ProgramIo make_program_io(const Program<B>& p, const IoOptions& io_opt, const Op
 /// those cells (init.hpp's generator depends only on the seed and the global linear index).
 template <typename T>
 void fill_random(HostArray& a, const Box& grid, std::uint64_t seed) {
-  if (!a.held) return;  // devinit: made on the devices
+  if (!a.held) return;  // made on the devices
   T* out = a.as<T>();
   const Box& b = a.box;
   const auto gx = static_cast<std::uint64_t>(grid.extent(0));
@@ -81,16 +81,17 @@ void fill_random(HostArray& a, const Box& grid, std::uint64_t seed) {
     }
 }
 
-// --- devinit: which arrays have a host copy ----------------------------------------------------
+// --- which arrays have a host copy (docs/decisions/0003-initial-values-made-on-the-devices.md) ---
 
 /// The arrays of an in-core run that need a host copy (the others are made on the devices,
 /// never uploaded nor gathered): those whose initial values come from the host (file()), the
 /// ones --load reads, --save writes, --verify compares (the arrays kernels write), outputs and
 /// checkpoints write or a restart reads (ProgramIo::host_arrays_used); a copy(X) with a host
 /// copy makes X have one too (the host fill copies X's). The exchanges between the process's
-/// devices need none: they stage through buffers of their own boxes (hostmem:
-/// rt::ExchangeStaging). STEPGEN_HOST_COPIES=all gives every array one (as before devinit:
-/// comparisons). Out of core, the host arrays are the store: call it in core only.
+/// devices need none: they stage through buffers of their own boxes (rt::ExchangeStaging;
+/// docs/decisions/0004-in-core-host-memory.md). STEPGEN_HOST_COPIES=all gives every array one
+/// (to compare memory or bits with a run where every array has one). Out of core, the host
+/// arrays are the store: call it in core only.
 template <class B>
 std::vector<bool> host_copies(const Program<B>& p, const Options& opt, const ProgramIo& io) {
   const Problem<B>& problem = p.problem;
@@ -173,7 +174,7 @@ inline HostArray host_array(const ArrayInfo& a, const Box& box, const HostAlloca
   return HostArray::absent(a.name, a.element_bytes, box);
 }
 
-// --- hostmem: which arrays are gathered at the end of an in-core run ---------------------------
+// --- which arrays are gathered at the end of an in-core run ------------------------------------
 
 /// The arrays an in-core run gathers at its end (InCore::set_gathered): those read from the
 /// host arrays after it, among the arrays kernels write (an unwritten array's host copy holds
@@ -204,7 +205,7 @@ inline void require_gathered(const std::vector<bool>& gathered, const ArrayInfo&
     throw RunError("internal error: " + what + " reads array " + a.name +
                    " after the run, which did not gather it (its last values are on the devices)");
 }
-// --- end hostmem -------------------------------------------------------------------------------
+// --- end: which arrays are gathered at the end of an in-core run -------------------------------
 
 /// The report's figures on host copies (RunStats::device_made, host_array_bytes).
 inline void host_copies_report(const std::vector<HostArray>& host, RunStats& stats) {
@@ -221,7 +222,7 @@ inline void host_copies_report(const std::vector<HostArray>& host, RunStats& sta
   stats.device_made = made;
   stats.host_array_bytes = static_cast<long long>(bytes);
 }
-// --- end devinit -------------------------------------------------------------------------------
+// --- end: which arrays have a host copy --------------------------------------------------------
 
 /// Every file this run writes and the files it must not replace (io/run_files.hpp, checked by
 /// check_run_files before the run): each --save, the checkpoint (--checkpoint or the spec's),
@@ -321,7 +322,7 @@ RunStats run_in_core(const Program<B>& p, void (*loop)(InCore<B, S>&, std::int64
 
   InCore<B, S> run(problem, devices, partition, host, probed, local, config);
   run.set_monitor(monitor, p.reduce_boxes);
-  run.set_gathered(gathered_arrays(p, opt));  // hostmem: what is read after the run
+  run.set_gathered(gathered_arrays(p, opt));  // what is read after the run
   if (!opt.quiet && root) {
     run.print_exchange_paths();
     run.print_overlap();
@@ -331,7 +332,7 @@ RunStats run_in_core(const Program<B>& p, void (*loop)(InCore<B, S>&, std::int64
   // writer thread: the run goes on).
   // In core the snapshots are written from the host copies (no copy in the time loop): the
   // next fetch, and the gather of an array an output writes, wait for the writer first.
-  // ckptbg: so are the checkpoints (a writer thread, announced once complete), and on an
+  // So are the checkpoints (a writer thread, announced once complete), and on an
   // error the writers stop reading the host copies before they go away. (An MPI rank's
   // outputs and checkpoints are collective writes, with no writer thread: these are no-ops.)
   struct ReleaseOnError {
@@ -346,7 +347,7 @@ RunStats run_in_core(const Program<B>& p, void (*loop)(InCore<B, S>&, std::int64
     io->start(host);
     io->borrow_host(true);
     run.set_steps(io->first_step(), [io](InCore<B, S>& r, std::int64_t step) {
-      io->poll_writers();  // ckptbg
+      io->poll_writers();  // background checkpoints completed: announced
       if (!io->due(step + 1)) return;
       io->flush_writers();
       r.fetch(io->wanted(step + 1));
@@ -357,7 +358,7 @@ RunStats run_in_core(const Program<B>& p, void (*loop)(InCore<B, S>&, std::int64
     for (int id = 0; id < problem.array_count; ++id)
       shared = shared || (static_cast<std::size_t>(id) < gathered.size() &&
                           gathered[static_cast<std::size_t>(id)] &&
-                          (io->outputs_array(id) || io->checkpoints_array(id)));  // ckptbg
+                          (io->outputs_array(id) || io->checkpoints_array(id)));
     if (shared) run.set_before_gather([io] { io->flush_writers(); });
   }
   const RunStats stats = run.run(opt.steps, loop);

@@ -2,7 +2,7 @@
 /// \file
 /// The out-of-core phase of a generated program's main, one process and MPI alike: the time
 /// step on one chunk (chunk_steps), the request's pass rules and frames, `--out-of-core auto`'s
-/// comparison on data that fits (oocauto: ooc_auto_choice), and the out-of-core run of one
+/// comparison on data that fits (ooc_auto_choice), and the out-of-core run of one
 /// process (run_out_of_core: the chunk pipeline in segments cut where outputs are due).
 
 #include <algorithm>
@@ -132,7 +132,7 @@ void ooc_frames(const Problem<B>& problem, ooc::Request& request) {
   ooc::frame_request(problem.boundaries, problem.boundary_count, request);
 }
 
-// --- oocauto: `--out-of-core auto` on data that fits (ooc/choice.hpp) ---
+// --- `--out-of-core auto` on data that fits (ooc/choice.hpp) ------------
 /// `--out-of-core auto`'s comparison, once `sc` is the best out-of-core plan on the measured
 /// `link`: the in-core run predicted from the same figures, moving the arrays with a host copy
 /// up (`held` by array id, empty: all) and the gathered ones down (`gathered`, empty: all), and
@@ -176,7 +176,7 @@ std::string ooc_auto_not_compared(const Program<B>& p) {
   return "";
 }
 
-/// oocauto: gives the arrays `want` selects host copies over `box` in `arrays` (from `alloc`)
+/// Gives the arrays `want` selects host copies over `box` in `arrays` (from `alloc`)
 /// with their initial values: zero, value and random made on the host with the devices' bits,
 /// copy(X) copied from X's copy in `arrays` (made here, or there before: --load's values
 /// included). The other arrays are left as they are.
@@ -201,7 +201,7 @@ void add_initial_host_arrays(const Program<B>& p, const Box& box, const HostAllo
   copy_initial(problem.arrays, problem.array_count, arrays, copies);
 }
 
-/// oocauto: the host arrays of one calibration probe over `box` (ooc::Runner::Sample), held as an
+/// The host arrays of one calibration probe over `box` (ooc::Runner::Sample), held as an
 /// out-of-core run's (the backend's out-of-core allocator, then B::ooc_pin), with the values the
 /// arrays have there: copied from their host copies (after --load and --restart), made as the
 /// devices make them for the arrays without one. `--out-of-core auto` so measures the link and
@@ -241,7 +241,7 @@ typename B::OocRunner::Sample calibration_sample(const Program<B>& p,
   };
 }
 
-/// oocauto: `--out-of-core auto` took out of core after the in-core start-up made the host
+/// `--out-of-core auto` took out of core after the in-core start-up made the host
 /// copies an in-core run needs (host_copies): the other arrays get one now over the grid, out of
 /// core the host arrays being the store (add_initial_host_arrays). `alloc`: the backend's
 /// out-of-core allocator.
@@ -318,9 +318,9 @@ bool ooc_auto_choice(const Program<B>& p, std::vector<typename B::Device>& devic
   report.link = link;
   return true;
 }
-// --- end oocauto ---
+// --- end: `--out-of-core auto` on data that fits (ooc/choice.hpp) ---
 
-/// The request of an out-of-core run over `partition`: with its <boundary> frames (oocbound),
+/// The request of an out-of-core run over `partition`: with its <boundary> frames,
 /// its launches (the model's latency) and whether the passes may be trapezoids.
 template <class B>
 ooc::Request ooc_run_request(const Program<B>& p, const Partition& partition,
@@ -337,7 +337,7 @@ ooc::Request ooc_run_request(const Program<B>& p, const Partition& partition,
 
 /// The chunk rule of an out-of-core run of `request` (its pass rules applied): the shrinks,
 /// the trapezoid, the probe's findings, <inject>'s images in periodic frames, and the
-/// mirror/copy/value frames refilled on the chunks (oocphys).
+/// mirror/copy/value frames refilled on the chunks.
 template <class B>
 ChunkRule ooc_chunk_rule(const Program<B>& p, const ooc::Request& request, const Probed& probed) {
   const Problem<B>& problem = p.problem;
@@ -384,7 +384,7 @@ struct OocStepper {
   OocStepper& operator=(const OocStepper&) = delete;
 };
 
-/// retune: the <local size="auto"/> kernels timed again on the chunks of `schedule`
+/// The <local size="auto"/> kernels timed again on the chunks of `schedule`
 /// (ooc/retune.hpp) over the `steps` the run has left; started, or off as the options say.
 template <class B>
 std::unique_ptr<ooc::Retuner> ooc_retuner(const Program<B>& p, const ooc::Options& ooc,
@@ -449,7 +449,7 @@ RunStats run_out_of_core(const Program<B>& p, std::vector<typename B::Device>& d
   const auto pinned = B::ooc_pin(host, ooc, report);
   const ooc::Schedule schedule = ooc::plan(
       stepper.request, ooc, opt.steps, report, [&](const ooc::Request& probe, Index bytes) {
-        if (report.link.measured) return report.link;  // oocauto: calibrated by auto's choice
+        if (report.link.measured) return report.link;  // calibrated by auto's choice
         return B::OocRunner::calibrate(devices, ooc::schedule(probe), host, stepper.step, bytes);
       });
   // The step-0 outputs (and the series' files, which replace a previous run's) once a plan is

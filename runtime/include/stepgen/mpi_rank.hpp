@@ -91,7 +91,7 @@ inline void print_rank_partition(const mpi::Session& session,
 /// This rank's arrays over `box` (its part's ghost box, or more out of core): the initial
 /// values, then --load's files read by MPI-IO (collective), copied to the arrays initialised
 /// as their copy() (copy_loaded). `alloc` gives their memory.
-/// `held`: which arrays get a host copy (devinit: host_copies; empty: all).
+/// `held`: which arrays get a host copy (host_copies; empty: all).
 template <class B>
 std::vector<HostArray> load_rank_arrays(const Program<B>& p, const Box& box, const Options& opt,
                                         const HostAllocator& alloc = {},
@@ -131,7 +131,7 @@ ooc::Link calibrate_rank(const mpi::Session& session, const Program<B>& p,
                          ooc::Request probe, Index bytes) {
   const Problem<B>& problem = p.problem;
   const int rank = session.rank();
-  if (compare) bytes = std::min(bytes, ooc::kAutoProbeBytes);  // oocauto: a smaller probe
+  if (compare) bytes = std::min(bytes, ooc::kAutoProbeBytes);  // a smaller probe
   probe.owned = {part.owned};
   // A part too thin for the probe's chunk on some rank: the same PlanError on every rank,
   // before the calibration's collectives (one rank alone would leave the others waiting).
@@ -208,7 +208,7 @@ ooc::Link calibrate_rank(const mpi::Session& session, const Program<B>& p,
   return ooc::as_printed(mpi::slowest_link(MPI_COMM_WORLD, link));
 }
 
-/// Out of core with <boundary> frames (oocbound): the cells the frames are composed from, the
+/// Out of core with <boundary> frames: the cells the frames are composed from, the
 /// grid's edge slabs as wide as a pass reads past the edge (k * shrink); nullptr without frames.
 template <class B>
 std::unique_ptr<FrameSources> rank_frame_sources(const Problem<B>& problem,
@@ -316,7 +316,7 @@ class ForeignCells {
 /// each part reads from the others sent by MPI at every pass boundary (rt::ooc::foreign_plan).
 /// Fills `host` with this rank's arrays over its reach; `loaded(host)` sees their initial values
 /// (collective).
-/// oocauto: with `compare` (`--out-of-core auto` given, on data that fits), the in-core run is
+/// With `compare` (`--out-of-core auto` given, on data that fits), the in-core run is
 /// predicted from the same figures once the schedule is chosen, and when it is not slower the
 /// rank returns nothing before any host array is made, the report holding only the choice's
 /// line: every rank has the same figures, so every rank returns alike, and the caller runs in
@@ -343,7 +343,7 @@ std::optional<RunStats> run_rank_out_of_core(const mpi::Session& session, const 
     return calibrate_rank<B>(session, p, devices, part, ooc, stepper.step, compare,
                              std::move(probe), bytes);
   };
-  // oocauto: in core after all: the report holds the budget and the choice's line only.
+  // In core after all: the report holds the budget and the choice's line only.
   auto in_core = [&report](const std::string& line) {
     ooc::Stats stays;
     stays.budget = report.budget;
@@ -355,7 +355,7 @@ std::optional<RunStats> run_rank_out_of_core(const mpi::Session& session, const 
   if (!compare) {
     schedule = ooc::plan<mpi::UniformError>(request, ooc, opt.steps, report, calibrate);
   } else {
-    // oocauto: the same plan; no plan (a uniform PlanError: the same figures on every rank)
+    // The same plan; no plan (a uniform PlanError: the same figures on every rank)
     // means in core.
     try {
       schedule = ooc::plan<PlanError>(request, ooc, opt.steps, report, calibrate);
@@ -398,7 +398,7 @@ std::optional<RunStats> run_rank_out_of_core(const mpi::Session& session, const 
     stats.exchange_bytes += foreign.exchange(host);
     exchange_timer.stop();
   };
-  // <boundary> frames (oocbound): the grid's edge slabs, each rank's owned ones gathered to
+  // <boundary> frames: the grid's edge slabs, each rank's owned ones gathered to
   // every rank at every pass boundary (after the exchange) and before the run.
   const std::unique_ptr<FrameSources> frames = rank_frame_sources(problem, partition, schedule);
   auto gather_frames = [&] {
@@ -420,8 +420,9 @@ std::optional<RunStats> run_rank_out_of_core(const mpi::Session& session, const 
       frames->fill(static_cast<int>(a), cells.box, cells.bytes.data());
     };
   attach_monitor<B>(stepper.rule, share, monitor, p.reduce_boxes, &stepper.offset);
-  // after the calibration's steps. retune: each rank keeps its fastest shapes (the same bits
-  // whatever runs; rank 0's lines in the report).
+  // Tuned shapes timed again on this rank's chunks (docs/decisions/0002-shapes-retuned-on-the-
+  // chunks.md): each rank keeps its fastest shapes (the same bits whatever runs; rank 0's lines
+  // in the report).
   const std::unique_ptr<ooc::Retuner> retune =
       ooc_retuner(p, ooc, schedule, opt.steps - io.first_step());
   share.retune = retune.get();
@@ -506,7 +507,7 @@ RunStats run_rank(const mpi::Session& session, M& rank, const Program<B>& p,
       return *run_rank_out_of_core<B, M>(session, p, devices, partition, opt, ooc, probed, host,
                                          report, loaded, monitor, io);
     }
-    // oocauto: `--out-of-core auto` given, on data that fits: the faster (predicted) of in
+    // `--out-of-core auto` given, on data that fits: the faster (predicted) of in
     // core and the best out-of-core plan, the same choice on every rank (mpi::slowest_link).
     if (ooc.mode == ooc::Options::Mode::kAuto && ooc.compare && opt.steps > 0) {
       if (per_rank > 1) {
@@ -523,7 +524,7 @@ RunStats run_rank(const mpi::Session& session, M& rank, const Program<B>& p,
     }
   }
   // The host arrays stop at the grid's edge: a boundary frame is filled on the device.
-  // devinit: only the arrays that need one get a host copy (one part per rank: no staging).
+  // Only the arrays that need one get a host copy (one part per rank: no staging).
   // Page-locked unless --pinned off, as in one process (issue 26): the uploads and downloads
   // run at the link's speed; where the system refuses, pageable, and the report says so.
   HostMemory memory;

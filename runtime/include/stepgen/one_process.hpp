@@ -66,7 +66,7 @@ struct OneProcess {
 
   std::size_t physical = 0;  ///< the devices found (before the parts' handles)
   HostMemory memory;         ///< how the host arrays were allocated
-  std::vector<bool> held;    ///< the arrays with a host copy (devinit)
+  std::vector<bool> held;    ///< the arrays with a host copy
   LinkSpeed link;            ///< the link in core, for the report
   std::vector<Box> owned;    ///< every rank's owned box: none (the records are this process's)
 
@@ -125,9 +125,9 @@ struct OneProcess {
   /// In or out of core (ooc::decide on the device budget), the host arrays (page-locked unless
   /// --pinned off: out of core the chunks are copied straight from them and a refusal is an
   /// error; in core a refusal leaves them pageable, which the report says; in core only the
-  /// arrays that need one get a host copy, devinit), --load, the restart's values, the probe's
+  /// arrays that need one get a host copy), --load, the restart's values, the probe's
   /// reads again on them (probe_data.hpp), --verify's copy of them, `--out-of-core auto`'s
-  /// choice on data that fits (oocauto), and the link in core for the report.
+  /// choice on data that fits, and the link in core for the report.
   template <class C>
   void place(C& c) {
     const Problem<B>& problem = c.problem();
@@ -192,8 +192,8 @@ struct OneProcess {
     c.stats.host_memory = memory.text();
     c.stats.link_h2d = link.h2d;
     c.stats.link_d2h = link.d2h;
-    host_copies_report(c.host, c.stats);                       // devinit
-    if (c.stats.staging_bytes < 0) c.stats.staging_bytes = 0;  // hostmem: none on one device
+    host_copies_report(c.host, c.stats);                       // the report's host copies line
+    if (c.stats.staging_bytes < 0) c.stats.staging_bytes = 0;  // none on one device
   }
 
   /// The report's lines of this distribution: the backend's timing note.

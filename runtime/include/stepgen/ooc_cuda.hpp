@@ -57,7 +57,7 @@ class OwnedStream {
 class OwnedEvent {
  public:
   OwnedEvent() = default;
-  /// `flags`: cudaEventDefault for an event with timing (oocauto: rt::ooc::HasTimer).
+  /// `flags`: cudaEventDefault for an event with timing (rt::ooc::HasTimer).
   OwnedEvent(const Device& d, cudaStream_t s, unsigned flags = cudaEventDisableTiming)
       : ordinal_(d.ordinal) {
     d.use();
@@ -183,7 +183,7 @@ struct OocOps {
   }
   static Pinned pin(const Device&, rt::HostArray& a) { return PinnedHost(a); }
 
-  // --- oocauto: the kernel/copy split (rt::ooc::HasTimer) ---
+  // --- the kernel/copy split (rt::ooc::HasTimer) ------------
   /// An event with timing, recorded on the stream.
   static Event timer(Handle s, const Device& d) {
     return detail::OwnedEvent(d, s, cudaEventDefault);
@@ -203,7 +203,7 @@ struct OocOps {
     check(cudaEventElapsedTime(&ms, a.get(), b.get()), "cudaEventElapsedTime", d);
     return ms > 0 ? static_cast<double>(ms) * 1e-3 : 0.0;
   }
-  // --- end oocauto ---
+  // --- end: the kernel/copy split (rt::ooc::HasTimer) ---
 };
 
 /// What one MPI rank runs of a schedule (rt::ooc::Share): its part, on its one GPU, and the

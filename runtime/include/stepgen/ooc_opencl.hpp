@@ -65,7 +65,7 @@ inline Event marker(cl_command_queue q, const Device& d) {
 }
 inline Queue make_queue(const Device& d) {
   cl_int err = CL_SUCCESS;
-  // Profiling on: the runner times each command by markers around it (oocauto).
+  // Profiling on: the runner times each command by markers around it.
   Queue q(clCreateCommandQueue(d.context.get(), d.id, CL_QUEUE_PROFILING_ENABLE, &err));
   check(err, "clCreateCommandQueue", d.label());
   return q;
@@ -144,7 +144,7 @@ struct OocOps {
   static void finish(Handle q, const Device& d) { check(clFinish(q), "clFinish", d.label()); }
   static Pinned pin(const Device&, rt::HostArray&) { return {}; }
 
-  // --- oocauto: the kernel/copy split (rt::ooc::HasTimer) ---
+  // --- the kernel/copy split (rt::ooc::HasTimer) ------------
   /// The device's own queue (where the generated launches go) made a profiling one, once its
   /// work is done; the copy queues are made with profiling (make_queue).
   static void timing(Device& d) {
@@ -176,7 +176,7 @@ struct OocOps {
       return 0;
     return tb > ta ? static_cast<double>(tb - ta) * 1e-9 : 0.0;
   }
-  // --- end oocauto ---
+  // --- end: the kernel/copy split (rt::ooc::HasTimer) ---
 };
 
 /// What one MPI rank runs of a schedule (rt::ooc::Share): its part, and the exchange at every

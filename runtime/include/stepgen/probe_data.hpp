@@ -26,7 +26,7 @@
 namespace stepgen::rt {
 
 /// What the data probe knows of an array's initial value where the run keeps no host copy
-/// (devinit: made on the devices): zero, value(v), random(seed) or copy(X), as ArrayInfo::init.
+/// (made on the devices): zero, value(v), random(seed) or copy(X), as ArrayInfo::init.
 namespace detail {
 
 /// The element at global cell `c` of the grid from `a` (holding it), as raw bytes.

@@ -207,7 +207,7 @@ bool moves(const std::vector<PlanBuffers<Buf>>& arrays, std::initializer_list<in
   return false;
 }
 
-/// hostmem: the host staging of the copies between two of this process's devices that go
+/// The host staging of the copies between two of this process's devices that go
 /// through the host (OpenCL: every one; CUDA: between GPUs without peer access): per exchanged
 /// array, per transfer of its plan, per box, a host buffer holding exactly that box (an
 /// rt::HostArray over it: a read into it and a write from it are rectangular copies of the

@@ -158,7 +158,7 @@ struct Ranks {
       if (!c.opt.verify) return;
       for (int id = 0; id < problem.array_count; ++id) {
         const auto u = static_cast<std::size_t>(id);
-        if (!mine[u].held) {  // devinit: made on the devices (the same arrays on every rank)
+        if (!mine[u].held) {  // made on the devices (the same arrays on every rank)
           c.initial.push_back(HostArray::absent(problem.arrays[id].name,
                                                 problem.arrays[id].element_bytes, c.p.grid));
           continue;
@@ -172,7 +172,7 @@ struct Ranks {
                                             c.partition, c.opt, c.ooc, c.probed, c.host,
                                             c.ooc_stats, keep_initial, &*c.monitor, *c.io));
     c.out_of_core = c.ooc_stats.on;
-    if (!c.out_of_core) host_copies_report(c.host, c.stats);  // devinit: rank 0's host copies
+    if (!c.out_of_core) host_copies_report(c.host, c.stats);  // rank 0's host copies
   }
 
   /// The report's lines of the ranks (M): how the halos travel, the devices of a rank.

@@ -79,11 +79,11 @@ struct RunStats {
   /// The host link measured at start-up (rt::measure_link), bytes per second summed over the
   /// devices, to them and back (0: not measured).
   double link_h2d = 0, link_d2h = 0;
-  /// devinit: the arrays whose initial values were made on the devices, without a host copy
+  /// The arrays whose initial values were made on the devices, without a host copy
   /// ("A, B"; empty: none), and the bytes of the host copies the run keeps (-1: not said).
   std::string device_made;
   long long host_array_bytes = -1;
-  /// hostmem: the host staging of the exchanges between the process's devices (bytes; -1: not
+  /// The host staging of the exchanges between the process's devices (bytes; -1: not
   /// said, as for an MPI rank, whose messages have their own buffers), how it is held when not
   /// page-locked (empty: page-locked), and the arrays gathered at the end ("A, B"; empty: none).
   long long staging_bytes = -1;
@@ -157,8 +157,8 @@ inline void print_report(const RunStats& s, std::FILE* out) {
                  s.setup_buffers_s + s.setup_init_s + s.setup_frames_s, s.setup_buffers_s,
                  s.setup_init_s, s.setup_frames_s);
   if (!s.host_memory.empty()) std::fprintf(out, "  host arrays:  %s\n", s.host_memory.c_str());
-  // devinit: which arrays have no host copy, and what the host copies weigh.
-  // hostmem: plus the exchanges' staging, and which arrays came back at the end.
+  // Which arrays have no host copy, and what the host copies weigh.
+  // Plus the exchanges' staging, and which arrays came back at the end.
   if (s.host_array_bytes >= 0) {
     std::string staging;
     if (s.staging_bytes >= 0)

@@ -167,7 +167,7 @@ class ProgramIo {
         steps_(steps),
         quiet_(quiet || !writers_.messages) {
     if (!writers_.owned) writers_.owned = grid;
-    own_checkpoint_writer_ = !writers_.checkpoint;  // ckptbg: may write in the background
+    own_checkpoint_writer_ = !writers_.checkpoint;  // may write in the background
     if (!writers_.checkpoint)
       writers_.checkpoint = [](const std::string& path, const std::string& hash, std::int64_t step,
                                const Box& grid, const std::vector<io::CheckpointSource>& arrays,
@@ -223,7 +223,7 @@ class ProgramIo {
     writers_.owned = owned;
   }
 
-  /// devinit: the arrays this run reads or writes through their host copies: every output's,
+  /// The arrays this run reads or writes through their host copies: every output's,
   /// and a checkpoint's arrays when checkpoints are written or read (--restart).
   std::vector<bool> host_arrays_used() const {
     std::vector<bool> use(names_.size(), false);
@@ -352,7 +352,7 @@ class ProgramIo {
       std::vector<std::vector<unsigned char>> copies;
       for (std::size_t id = 0; id < host.size(); ++id)
         if (state_[id]) arrays.push_back({names_[id], types_[id], {piece(host[id], copies)}});
-      // ckptbg: in core, one process: written by a thread from the host copies (borrowed
+      // In core, one process: written by a thread from the host copies (borrowed
       // until the next flush_writers()), announced once complete (poll/flush/finish).
       if (borrow_ && copies.empty() && own_checkpoint_writer_) {
         if (!checkpoint_writer_) checkpoint_writer_ = std::make_unique<io::CheckpointWriter>();
@@ -376,7 +376,7 @@ class ProgramIo {
     }
   }
 
-  // --- ckptbg: checkpoints in the background, what they cost ------------------------------
+  // --- checkpoints in the background, what they cost --------------------------------------
   /// Announces the background checkpoints completed since the last call, without waiting;
   /// rethrows a failure (called after each step in core).
   void poll_writers() {
@@ -418,7 +418,7 @@ class ProgramIo {
                    "checkpoints: %" PRId64 " x %s written in %.2f s (%.2f GB/s; the run waited)\n",
                    costs_.count, human_bytes(each).c_str(), costs_.written_s, gbps);
   }
-  // --- end ckptbg ---------------------------------------------------------------------------
+  // --- end: checkpoints in the background, what they cost -----------------------------------
 
   /// In core, the snapshots are written from the host copies themselves (SnapshotWriter's
   /// borrow): call flush_writers() before anything changes them (the next fetch, the gather).
@@ -431,7 +431,7 @@ class ProgramIo {
     for (Series& s : series_)
       if (s.writer) s.writer->flush();
 #endif
-    if (checkpoint_writer_) {  // ckptbg
+    if (checkpoint_writer_) {  // the background checkpoint in flight, if any
       announce(checkpoint_writer_->wait());
     }
   }
@@ -445,14 +445,14 @@ class ProgramIo {
 
   /// Waits for the writer threads; rethrows their failures.
   void finish() {
-    // ckptbg: the run's end waits for the last checkpoint first: nothing reads the host copies
+    // The run's end waits for the last checkpoint first: nothing reads the host copies
     // past here, whatever throws below.
     if (checkpoint_writer_) checkpoint_writer_->wait_quietly();
 #ifdef STEPGEN_HDF5
     for (Series& s : series_)
       if (s.writer) s.writer->close();
 #endif
-    if (checkpoint_writer_) {  // ckptbg: announced, or its failure thrown
+    if (checkpoint_writer_) {  // announced, or its failure thrown
       announce(checkpoint_writer_->wait());
       checkpoint_writer_->close();
     }
@@ -486,7 +486,7 @@ class ProgramIo {
     return {owned, copies.back().data()};
   }
 
-  /// ckptbg: prints "checkpoint: 'F' after step N" for each checkpoint complete, and counts it.
+  /// Prints "checkpoint: 'F' after step N" for each checkpoint complete, and counts it.
   void announce(const std::vector<io::CheckpointWriter::Done>& done) {
     for (const io::CheckpointWriter::Done& d : done) {
       ++costs_.count;
@@ -555,7 +555,7 @@ class ProgramIo {
   std::function<io::CheckpointReductions()> reductions_;
   io::CheckpointReductions restored_;  ///< the reductions of the checkpoint restarted from
   std::vector<Series> series_;
-  // ckptbg: the background writer (in core, one process), what the checkpoints cost
+  // The background writer (in core, one process), what the checkpoints cost
   bool own_checkpoint_writer_ = false;  ///< io::write_checkpoint (not an MPI rank's)
   struct Costs {
     std::int64_t count = 0;

@@ -28,7 +28,7 @@ inline Box probe_planes(const Box& box, int dims, Index cell_bytes, Index bytes)
   return probe;
 }
 
-// --- oocauto: the latency charged once ---
+// --- the latency charged once (docs/decisions/0001-out-of-core-auto-compares.md) ---
 /// What is left of `seconds`, a timed group of `commands` commands in a row on one queue, once
 /// the model's per-command latency (Link::latency) is taken off: the model charges every
 /// command that latency on top of its bytes or cells, so a figure measured with the latency
@@ -40,7 +40,7 @@ inline Box probe_planes(const Box& box, int dims, Index cell_bytes, Index bytes)
 inline double without_latency(double seconds, double commands, const Link& link) {
   return std::max(seconds - commands * std::max(link.latency, 0.0), 0.1 * seconds);
 }
-// --- end oocauto ---
+// --- end: the latency charged once ---
 
 /// The link measurements of a start-up calibration, shared by the backends. `make(p, box)`
 /// makes a probe (with a member `box`): the box's cells of every array on part p's device,
@@ -58,7 +58,7 @@ Probe measure_link(const Schedule& sc, std::size_t devices, Index probe_bytes, M
   for (const Array& a : sc.arrays) cell_bytes += a.element_bytes;
   std::vector<Probe> one;
   one.push_back(make(0, probe_planes(sc.parts[0].reach, sc.dims, cell_bytes, probe_bytes)));
-  link.latency = latency(one.front());  // oocauto
+  link.latency = latency(one.front());  // the per-command latency, charged by the model
   // Copies every probe at once; the bytes per second of one way. Each way is one queue per
   // probe, a command per array on each, the queues side by side.
   const auto commands = static_cast<double>(sc.arrays.size());
@@ -167,7 +167,7 @@ void measure_device(const Schedule& sc, const Box& probe, Step step, Copy copy, 
       sc.arrays, link);
 }
 
-// --- oocauto: per-command latency ---
+// --- per-command latency (docs/decisions/0001-out-of-core-auto-compares.md) ---
 /// The median of `runs` runs of `f` (which waits for its own work), in seconds.
 template <typename F>
 double median_seconds(int runs, F f) {
@@ -267,6 +267,6 @@ double measure_latency(Tiny tiny) {
   tiny();  // warm-up
   return median_seconds(7, tiny);
 }
-// --- end oocauto ---
+// --- end: per-command latency ---
 
 }  // namespace stepgen::rt::ooc

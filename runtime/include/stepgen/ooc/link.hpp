@@ -28,7 +28,7 @@ struct Link {
   /// their links (2 x H200: 78 GB/s against 83 GB/s for one GPU alone).
   double h2d_all = 0, d2h_all = 0, bidir_all = 0;
   int devices_all = 0;  ///< how many devices streamed at once for the *_all figures
-  // --- oocauto: per-command latency ---
+  // --- per-command latency (docs/decisions/0001-out-of-core-auto-compares.md) ---
   /// Seconds one command costs beyond its bytes or cells (issue, launch, completion): the
   /// median of a few one-cell copies, each waited for, measured at start-up (calibrate.hpp).
   /// The model charges it to every load and store (one per array), to every step of a compute
@@ -51,7 +51,7 @@ struct Link {
   /// for changes from boundary to boundary), and the meeting's own calls. Measured at start-up
   /// in rounds the ranks run in lockstep (measure_boundary); 0: not charged.
   double boundary = 0;
-  // --- end oocauto ---
+  // --- end: per-command latency ---
 };
 
 /// The link as KEY=VALUE figures (GB/s; kernel in ns per cell-step), the line print_report
@@ -67,7 +67,7 @@ inline std::string link_figures_text(const Link& link) {
                   link.devices_all, link.h2d_all / 1e9, link.d2h_all / 1e9, link.bidir_all / 1e9);
     s += buf;
   }
-  // oocauto: the per-command latency in microseconds, where measured or stated.
+  // The per-command latency in microseconds, where measured or stated.
   if (link.latency > 0) {
     std::snprintf(buf, sizeof buf, ",latency=%.9g", link.latency * 1e6);
     s += buf;

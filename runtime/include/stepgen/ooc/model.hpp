@@ -84,7 +84,7 @@ inline double compute_seconds(const Schedule& sc, const Chunk& c, Index steps, c
   return pass_cells(sc, c, steps) * link.cell_step + d2d / link.d2d;
 }
 
-// --- oocauto: per-command latency in the model ---
+// --- per-command latency in the model (docs/decisions/0001-out-of-core-auto-compares.md) ---
 /// A load's (to_device) or a store's latency as bytes at the link's speed that way: one
 /// command per array it moves (Link::latency each), so that simulate can add it to the
 /// command's bytes.
@@ -130,7 +130,7 @@ inline double issue_seconds(const Schedule& sc, const Op& op, const Link& link) 
   if (op.kind == Op::Kind::kBarrier) return 0;
   return link.issue_op + link.issue_command * op_commands(sc, op);
 }
-// --- end oocauto ---
+// --- end: per-command latency in the model ---
 
 /// MPI (Schedule::host_per_part, Link::message): the seconds of one pass boundary's messages,
 /// the slowest rank's. Every rank sends the cells of the written arrays that other parts read
@@ -185,10 +185,10 @@ inline std::vector<double> command_work(const Schedule& sc, const std::vector<Op
              static_cast<std::ptrdiff_t>(i);
     if (op.kind == K::kLoad) {
       work[i] = static_cast<double>(c.h2d.volume() * elem_sum);
-      work[i] += latency_bytes(sc, link, true);  // oocauto
+      work[i] += latency_bytes(sc, link, true);  // each command's latency, as bytes
     } else if (op.kind == K::kStore) {
       work[i] = static_cast<double>(c.own.volume() * written_sum);
-      work[i] += latency_bytes(sc, link, false);  // oocauto
+      work[i] += latency_bytes(sc, link, false);
     } else {
       auto key = std::make_pair(std::make_pair(op.part, op.chunk), op.steps);
       auto it = compute_s.find(key);
@@ -196,7 +196,7 @@ inline std::vector<double> command_work(const Schedule& sc, const std::vector<Op
         it = compute_s.emplace(key, compute_seconds(sc, c, op.steps, link)).first;
       }
       work[i] = it->second;
-      if (link.latency > 0) work[i] += link.latency * compute_commands(sc, op);  // oocauto
+      if (link.latency > 0) work[i] += link.latency * compute_commands(sc, op);  // per command
     }
   }
   return work;
@@ -221,7 +221,7 @@ inline double simulate(const Schedule& sc, const Link& measured, Index steps, bo
   // A command's work: bytes for loads and stores, seconds for compute; its place for waits.
   std::vector<std::vector<std::ptrdiff_t>> where;
   const std::vector<double> work = command_work(sc, ops, link, steps, where);
-  // oocauto: when the host has issued each op (issue_op + issue_command per copy or launch,
+  // When the host has issued each op (issue_op + issue_command per copy or launch,
   // one after the other in issue order, per issuing thread: Schedule::host_per_part; after a
   // barrier, from when the barrier is over).
   std::vector<double> issued(ops.size(), 0);
@@ -288,7 +288,7 @@ inline double simulate(const Schedule& sc, const Link& measured, Index steps, bo
         const std::size_t i = queue[q][head[q]];
         if (running[i]) run.push_back({i, 0.0});
       }
-      // oocauto: the first head the host has not issued yet.
+      // The first head the host has not issued yet.
       double next_issue = -1;
       for (std::size_t q = 0; q < queue.size(); ++q) {
         if (head[q] >= queue[q].size()) continue;
@@ -317,7 +317,7 @@ inline double simulate(const Schedule& sc, const Link& measured, Index steps, bo
       for (const auto& [i, rate] : run)
         if (dt < 0 || left[i] / rate < dt) dt = left[i] / rate;
       double then = now + dt;
-      if (next_issue >= 0 && next_issue < then) {  // oocauto: a head is issued first
+      if (next_issue >= 0 && next_issue < then) {  // a head is issued first
         dt = next_issue - now;
         then = next_issue;
       }
@@ -335,7 +335,7 @@ inline double simulate(const Schedule& sc, const Link& measured, Index steps, bo
       }
     }
     begin = end + 1;  // past the barrier: every stream drained
-    // oocauto: the barrier's wait; MPI: its messages and the ranks' meeting (Link::boundary)
+    // The barrier's wait; MPI: its messages and the ranks' meeting (Link::boundary)
     if (end < ops.size()) now += link.latency + boundary + (sc.host_per_part ? link.boundary : 0);
   }
   return now;

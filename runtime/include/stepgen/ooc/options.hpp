@@ -33,7 +33,7 @@ struct Options {
   /// on (when the run pays for the trials), off, always (whenever it has interior chunks).
   enum class Retune { kOff, kOn, kAlways };
   Retune retune = Retune::kOn;
-  /// oocauto: `--out-of-core auto` given: on data that fits, the in-core run and the best
+  /// `--out-of-core auto` given: on data that fits, the in-core run and the best
   /// out-of-core plan are predicted and the faster taken (ooc/choice.hpp). Without the flag
   /// auto keeps its rule: out of core only when the arrays do not fit.
   bool compare = false;
@@ -102,7 +102,7 @@ inline void take_options(int& argc, char** argv, Options& o) {
       o.mode = v == "on"    ? Options::Mode::kOn
                : v == "off" ? Options::Mode::kOff
                             : Options::Mode::kAuto;
-      o.compare = v == "auto";  // oocauto
+      o.compare = v == "auto";  // given: compares on data that fits (docs/decisions/0001)
     } else if (flag == "--ooc-chunks") {
       const std::string v = value();
       o.chunks =

@@ -129,7 +129,7 @@ inline RunStats run_stats(const Stats& report, std::int64_t steps) {
   stats.host_device_s = report.measured_s;
   stats.host_device_bytes = report.h2d_bytes + report.d2h_bytes;
   stats.steps = steps;
-  // oocauto: the kernels' time from the events around each compute command (0: untimed).
+  // The kernels' time from the events around each compute command (0: untimed).
   stats.kernel_s = report.kernel_s;
   return stats;
 }

@@ -33,7 +33,7 @@ struct Stats {
   double measured_s = 0;  ///< the time loop, loads to last store
   Index steps = 0;
   std::size_t parts = 1;  ///< devices streaming their parts at once (ranks, with MPI)
-  // --- oocauto ---
+  // --- the kernel/copy split and `--out-of-core auto`'s choice (docs/decisions/0001) ---
   /// The commands' times from events around each (summed over commands and devices):
   /// compute commands (kernels and their region/band-sharing device copies), loads, stores.
   double kernel_s = 0, load_s = 0, store_s = 0;
@@ -41,12 +41,12 @@ struct Stats {
   double issue_s = 0;
   bool timed = false;  ///< the backend timed its commands
   std::string choice;  ///< `--out-of-core auto`'s line: which it took and why ("": none)
-  // --- end oocauto ---
+  // --- end: the kernel/copy split and the choice ---
   std::vector<std::string> retune;  ///< the shapes retuned on the chunks (ooc/retune.hpp)
 };
 
 inline void print_report(const Stats& s, std::FILE* out) {
-  if (!s.choice.empty()) std::fprintf(out, "%s\n", s.choice.c_str());  // oocauto
+  if (!s.choice.empty()) std::fprintf(out, "%s\n", s.choice.c_str());  // auto's choice
   if (!s.on) {
     std::fprintf(out, "out-of-core: off (%s)\n", s.reason.c_str());
     return;
@@ -90,7 +90,7 @@ inline void print_report(const Stats& s, std::FILE* out) {
                s.steps ? 1e3 * s.measured_s / static_cast<double>(s.steps) : 0.0,
                s.passes ? s.measured_s / static_cast<double>(s.passes) : 0.0, bound,
                s.measured_s > 0 ? 100 * bound / s.measured_s : 0.0);
-  // oocauto: the split, each command timed by events around it.
+  // The split, each command timed by events around it.
   if (s.timed)
     std::fprintf(out,
                  "  split (events around each command, summed over commands and devices): "

@@ -84,7 +84,7 @@ void execute(const Schedule& sc, const Op& op, std::vector<Buf>& bufs, std::vect
   }
 }
 
-// --- oocauto: the kernel/copy split (events around each command) ---
+// --- the kernel/copy split (events around each command) ------------
 /// Whether a backend's operations time their commands: `Ops::timer(q, d)` enqueues a timing
 /// event (an Event: an OpenCL marker on a profiling queue, a CUDA event with timing) and
 /// `Ops::elapsed(d, a, b)` gives the seconds between two, once `b` is complete (without
@@ -103,7 +103,7 @@ struct HasTimingSetup : std::false_type {};
 template <class O>
 struct HasTimingSetup<O, std::void_t<decltype(O::timing(std::declval<typename O::Device&>()))>>
     : std::true_type {};
-// --- end oocauto ---
+// --- end: the kernel/copy split (events around each command) ---
 
 /// What one MPI rank runs of a schedule: its one part, on its one device. The other parts run
 /// on other ranks; at every pass boundary, once this part's stores are done and before the next
@@ -161,7 +161,7 @@ class Runner {
   using Step =
       std::function<void(const Device& d, std::size_t part, std::vector<Buffer>& buffers,
                          const rt::Part& chunk, std::int64_t step, std::int64_t remaining)>;
-  /// oocauto: host arrays over a box for calibrate's probes (Sample in main.hpp).
+  /// Host arrays over a box for calibrate's probes (Sample in main.hpp).
   using Sample = std::function<std::shared_ptr<std::vector<HostArray>>(const Box& box)>;
 
   /// `snapshot_alloc` gives the memory of the snapshots of other parts' cells (page-locked
@@ -177,7 +177,7 @@ class Runner {
     for (std::size_t p = 0; p < sc_.parts.size(); ++p) {
       if (!runs_here(p)) continue;
       const Device& d = device(p);
-      if constexpr (HasTimingSetup<Ops>::value) Ops::timing(devices_[local(p)]);  // oocauto
+      if constexpr (HasTimingSetup<Ops>::value) Ops::timing(devices_[local(p)]);  // timed commands
       PartState st;
       if (overlap_) {
         st.in = Ops::queue(d);
@@ -239,7 +239,7 @@ class Runner {
       if (op.kind == Op::Kind::kBarrier) {
         execute(op, stats);
       } else if (runs_here(static_cast<std::size_t>(op.part))) {
-        Stopwatch issue;  // oocauto: the host's time issuing the op (the report's split)
+        Stopwatch issue;  // the host's time issuing the op (the report's split)
         issue.start();
         execute(op, stats);
         stats.issue_s += issue.stop();
@@ -249,7 +249,7 @@ class Runner {
     if (done == steps && share_.pass_end && steps > 0)
       share_.pass_end((passes(steps, sc_.steps_per_pass) - 1) * k, steps - 1);
     stats.measured_s = clock.stop();
-    // oocauto: the commands' times, summed (over segments too: += ).
+    // The commands' times, summed (over segments too: += ).
     stats.load_s += timed_[0];  // by Op::Kind: loads, computes, stores
     stats.kernel_s += timed_[1];
     stats.store_s += timed_[2];
@@ -274,7 +274,7 @@ class Runner {
   /// part at once (the *_all figures): devices often share the host's memory and PCIe root.
   /// The host arrays are left as they were (only their own bytes are written back, before any
   /// kernel ran; the parts' probes do not overlap).
-  /// `sample` (oocauto: `--out-of-core auto` deciding, before the run's host arrays exist):
+  /// `sample` (`--out-of-core auto` deciding, before the run's host arrays exist):
   /// each probe's own host arrays over its box, held as the run's would be; `host` is then
   /// not read.
   /// `meet` (MPI): the ranks' meeting at a pass boundary (messages to and from the
@@ -318,7 +318,7 @@ class Runner {
       Ops::finish(pr.out.get(), *pr.d);
     };
     const Device& d = devices[0];
-    // oocauto: the per-command latency, one cell of the first array sent and waited for.
+    // The per-command latency, one cell of the first array sent and waited for.
     auto one_cell = [](const Probe& pr) {
       Box cell = pr.box;
       for (std::size_t i = 0; i < 3; ++i) cell.hi[i] = std::min(cell.hi[i], cell.lo[i] + 1);
@@ -334,7 +334,7 @@ class Runner {
     Link link;
     Probe pr =
         measure_link<Probe>(sc, devices.size(), probe_bytes, make, copy, wait, latency, link);
-    // oocauto: the host's time to issue an op and each of its copies, as execute() issues them:
+    // The host's time to issue an op and each of its copies, as execute() issues them:
     // the waits, the timing events, the copies, the completion event, and the events of ops
     // three back released (execute() keeps a window of them; its timers go in batches).
     {
@@ -401,7 +401,7 @@ class Runner {
   }
 
  private:
-  /// oocauto: the runner's own issue path timed. measure_issue emulates an op's calls; the
+  /// The runner's own issue path timed. measure_issue emulates an op's calls; the
   /// runner does more for each (its chunk's boxes, rectangular copies, the generated step's
   /// launches with their arguments): wave2k 37x29x41's host took 100 us a chunk visit where
   /// the emulated figures gave 63 (H100, CUDA). So this runner runs 4 steps (k = 1, 2-4
@@ -490,7 +490,7 @@ class Runner {
     std::vector<typename Ops::Pinned> pinned;       ///< of the snapshots (released first)
     std::map<std::pair<Index, int>, Event> events;  ///< (t, kind) -> its completion
     std::map<Index, std::vector<Event>> reads;      ///< t -> its store's reads (Ops::host_copy)
-    /// oocauto: the timing events around each command since the last finish_all: (kind,
+    /// The timing events around each command since the last finish_all: (kind,
     /// before, after, retune's trial id or -1); read and dropped there (every command is done
     /// then) or, as they complete, by drain().
     std::vector<std::tuple<int, Event, Event, int>> timers;
@@ -538,11 +538,11 @@ class Runner {
     // pageable host memory, loads saw old values now and then on the H100.
     if (!reads.empty()) Ops::host_wait(d, reads);
     Ops::wait(q, d, waits);
-    // oocauto: a timing event once the waits are over, another after the command's work.
+    // A timing event once the waits are over, another after the command's work.
     [[maybe_unused]] Event before;
     [[maybe_unused]] int trial = -1;
     if constexpr (HasTimer<Ops>::value) {
-      // retune: the trials done so far reach the tuner, which sets the shapes this compute
+      // Retuning: the trials done so far reach the tuner, which sets the shapes this compute
       // command launches with (a trial of a candidate, or the fastest known).
       if (op.kind == K::kCompute && share_.retune && share_.retune->active()) {
         drain(st, d);
@@ -563,7 +563,7 @@ class Runner {
         [&](const rt::Part& chunk, std::int64_t step, std::int64_t remaining) {
           step_(d, p, bufs, chunk, step, remaining);
         });
-    if constexpr (HasTimer<Ops>::value) {  // oocauto
+    if constexpr (HasTimer<Ops>::value) {  // the kernel/copy split: events around each command
       st.timers.emplace_back(static_cast<int>(op.kind), std::move(before), Ops::timer(q, d), trial);
       // A run of one part has no pass barriers: the commands already done are read as it goes
       // (Ops::elapsed is negative for one not done yet; nothing waits).
@@ -588,7 +588,7 @@ class Runner {
         Ops::finish(parts_[i].out.get(), devices_[i]);
       }
     }
-    // oocauto: every command is done: its time read from its events (no wait on the way).
+    // Every command is done: its time read from its events (no wait on the way).
     if constexpr (HasTimer<Ops>::value)
       for (std::size_t i = 0; i < parts_.size(); ++i) {
         for (const auto& [kind, before, after, trial] : parts_[i].timers) {
@@ -600,7 +600,7 @@ class Runner {
       }
   }
 
-  /// oocauto: the times of the commands done so far (a prefix of `st.timers`: Ops::elapsed is
+  /// The times of the commands done so far (a prefix of `st.timers`: Ops::elapsed is
   /// negative for one not done yet; nothing waits), summed and, for retune's trials, passed on.
   void drain(PartState& st, const Device& d) {
     std::size_t n = 0;
@@ -645,7 +645,7 @@ class Runner {
   Share share_;
   std::vector<PartState> parts_;  ///< of the parts run here, in part order
   bool snapped_ = false;          ///< the snapshots were taken once (<boundary> frames)
-  double timed_[3] = {0, 0, 0};   ///< oocauto: seconds of loads, computes, stores since run()
+  double timed_[3] = {0, 0, 0};   ///< seconds of loads, computes, stores since run()
 };
 
 }  // namespace stepgen::rt::ooc

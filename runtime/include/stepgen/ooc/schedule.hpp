@@ -53,13 +53,13 @@ struct Request {
   /// Each part's commands are issued by a thread of its own (MPI: a rank per part), not all
   /// parts' by one thread (one process, several devices). For the model's host (model.hpp).
   bool host_per_part = false;
-  // --- <boundary> frames out of core (oocbound) -------------------------------------------
+  // --- <boundary> frames out of core (docs/decisions/0006-boundary-frames-out-of-core.md) ---
   /// The dimensions with a boundary frame (some array has a <boundary> there): the parts'
   /// reach and the chunks' loads go on past the grid's edge there, `k * shrink` cells, and the
   /// cells past it come from frame snapshots composed on the host at each pass boundary
   /// (ooc/frames.hpp), every pass ending with a barrier.
   std::array<bool, 3> frame{false, false, false};
-  /// The frame dimensions where every rule is mirror, copy or value(v) (oocphys): the chunks
+  /// The frame dimensions where every rule is mirror, copy or value(v): the chunks
   /// refill those frames on the device after every launch that writes them (rt::ChunkRun::
   /// refill), so a pass reads no further past the edge there than one step does: the grid's
   /// edge is a fixed edge for the window and the trapezoid, the frame `shrink` cells wide.
@@ -118,7 +118,7 @@ struct Schedule {
   Index h2d_bytes = 0, d2h_bytes = 0, d2d_bytes = 0;  ///< per pass, all parts
   Index h2d_bytes_without_sharing = 0;
   Index device_bytes = 0;  ///< the largest part's
-  // <boundary> frames (oocbound): the grid, and the grid with its frames (the cells a part's
+  // <boundary> frames: the grid, and the grid with its frames (the cells a part's
   // reach may hold: `grid` grown by k * shrink in Request::frame's dimensions).
   Box grid, framed;
   bool has_frame = false;
@@ -220,7 +220,7 @@ inline Schedule schedule(const Request& r) {
   out.shrink_lo = r.shrink_lo;
   out.shrink_hi = r.shrink_hi;
   out.arrays = r.arrays;
-  // <boundary> frames (oocbound): past the grid's edge in the frame dimensions, as far as a
+  // <boundary> frames: past the grid's edge in the frame dimensions, as far as a
   // pass reads (k steps' shrink; one step's where the chunks refill them: frame_refilled);
   // every pass ends with a barrier (the frames' snapshots).
   out.grid = out.framed = r.grid;
