@@ -42,7 +42,8 @@ if [ -n "${OLD:-}" ]; then
   mkdir -p "$work/old"
   git -C "$root" archive "$OLD" runtime/include | tar -x -C "$work/old"
   cp "$root/bench/cpu/ooc_model_replay.cpp" "$work/old/replay.cpp"
-  # Before the out-of-core runtime moved into namespace rt::ooc (scripts/ooc-renames.sed): the old names.
+  # A commit from before the out-of-core runtime moved into namespace rt::ooc (no ooc/ folder)
+  # has the old names (OocRequest, ooc_schedule, ...): the replay is written back to them.
   [ -d "$work/old/runtime/include/stepgen/ooc" ] ||
     sed -E -i 's/\booc::(Request|Schedule|Link)\b/Ooc\1/g; s/\booc::(schedule|probe_planes|computed_planes|predict)\b/ooc_\1/g' "$work/old/replay.cpp"
   g++ -std=c++17 -O1 -I "$work/old/runtime/include" "$work/old/replay.cpp" -o "$work/old.x"
