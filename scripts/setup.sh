@@ -8,7 +8,8 @@ build=${1:-$root/build}
 packages=(cmake g++ make clang libpugixml-dev libyaml-cpp-dev libkainjow-mustache-dev libcli11-dev
           doctest-dev ocl-icd-opencl-dev opencl-headers opencl-clhpp-headers pocl-opencl-icd
           libopenmpi-dev openmpi-bin libgit2-dev libclang-dev python3
-          libhdf5-dev libhdf5-openmpi-dev python3-h5py libxml2-utils python3-matplotlib)
+          libhdf5-dev libhdf5-openmpi-dev python3-h5py libxml2-utils python3-matplotlib
+          python3-jsonschema python3-yaml)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

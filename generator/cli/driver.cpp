@@ -19,6 +19,7 @@
 #include "model/program_plan.hpp"
 #include "model/signature.hpp"
 #include "spec/reader.hpp"
+#include "spec/schema.hpp"
 
 namespace stepgen::cli {
 
@@ -326,6 +327,26 @@ int plan(const std::string& spec_path, const PlanRequest& request, std::ostream&
   return kOk;
 }
 
+// `stepgen schema`: the spec schema as JSON Schema (YAML) or XSD (XML), to `file` or `out`.
+int write_schema(const std::string& format, const std::string& file, std::ostream& out,
+                 std::ostream& err) {
+  const std::string text = format == "xsd" ? spec::schema::xsd() : spec::schema::json_schema();
+  if (file.empty()) {
+    out << text;
+    return kOk;
+  }
+  try {
+    emit::write_file_if_changed(file, text);
+  } catch (const emit::PathError& e) {
+    err << e.what() << "\n";
+    return kSpecErrors;
+  } catch (const emit::EmitError& e) {
+    err << "stepgen: error: " << e.what() << "\n";
+    return kSpecErrors;
+  }
+  return kOk;
+}
+
 // Parses "8GiB", "512MiB", "1000000" into bytes; nullopt when malformed.
 std::optional<std::int64_t> parse_bytes(const std::string& text) {
   std::size_t used = 0;
@@ -405,7 +426,7 @@ CLI::App* add_plan_command(CLI::App& app, std::string& spec, PlanRequest& r,
 int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
   // `stepgen SPEC ...` means `stepgen generate SPEC ...`.
   std::vector<std::string> args(argv + 1, argv + argc);
-  const std::vector<std::string> commands = {"check", "generate", "plan", "templates"};
+  const std::vector<std::string> commands = {"check", "generate", "plan", "schema", "templates"};
   if (!args.empty() && args[0][0] != '-' &&
       std::find(commands.begin(), commands.end(), args[0]) == commands.end())
     args.insert(args.begin(), "generate");
@@ -473,6 +494,14 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
   tpl_export->add_option("dir", export_dir, "Folder to write them into (new files only)")
       ->required();
 
+  std::string schema_format = "json", schema_file;
+  CLI::App* sch = app.add_subcommand(
+      "schema", "Write the spec schema: JSON Schema for YAML specs, XSD for XML (editors)");
+  sch->add_option("--format,-f", schema_format, "json (YAML specs) or xsd (XML specs)")
+      ->check(CLI::IsMember({"json", "xsd"}))
+      ->capture_default_str();
+  sch->add_option("-o,--output", schema_file, "Write it to this file (default: standard output)");
+
   std::vector<const char*> cargs{"stepgen"};
   for (const std::string& a : args) cargs.push_back(a.c_str());
   try {
@@ -504,6 +533,7 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
     return generate(gen_spec, request, out, err);
   }
   if (tpl_export->parsed()) return export_templates(export_dir, out, err);
+  if (sch->parsed()) return write_schema(schema_format, schema_file, out, err);
   if (pl->parsed()) {
     plan_request.out_of_core_given = plan_ooc->count() > 0;  // oocauto
     const PlanRequest& r = plan_request;

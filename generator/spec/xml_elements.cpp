@@ -6,13 +6,13 @@ namespace stepgen::spec::xml_detail {
 void XmlReader::stencil(const Element& root, pugi::xml_node container, bool name_required) {
   tree_.loc = root.loc;
   if (container == root.node) {
-    check_attributes(root, {"name"});
-    tree_.name = name_required ? required_attr(root, "name") : optional_attr(root, "name");
+    check_attributes(root);
+    tree_.name = name_required ? required_attr(root, "name") : attr(root, "name");
   }
   Element parent = root;
   parent.node = container;
   std::set<std::string> seen;
-  for_each_child(parent, kStencilChildren, [&](const Element& el) {
+  for_each_child(parent, [&](const Element& el) {
     if (el.name == "constant") {
       constant(el);
     } else if (el.name == "array") {
@@ -34,32 +34,30 @@ void XmlReader::stencil(const Element& root, pugi::xml_node container, bool name
       } else if (el.name == "shadow") {
         shadow(el);
       } else if (el.name == "devices") {
-        check_attributes(el, {"type", "count", "weights"});
-        tree_.devices = {optional_attr(el, "type"), optional_attr(el, "count"),
-                         optional_attr(el, "weights"), el.loc, true};
+        check_attributes(el);
+        tree_.devices = {attr(el, "type"), attr(el, "count"), attr(el, "weights"), el.loc, true};
       } else if (el.name == "exchange") {
-        check_attributes(el, {"every"});
-        tree_.exchange = {optional_attr(el, "every"), el.loc, true};
+        check_attributes(el);
+        tree_.exchange = {attr(el, "every"), el.loc, true};
       } else if (el.name == "out_of_core") {
-        check_attributes(el, {"chunks", "steps_per_pass", "region_sharing", "device_memory"});
-        tree_.out_of_core = {optional_attr(el, "chunks"),
-                             optional_attr(el, "steps_per_pass"),
-                             optional_attr(el, "region_sharing"),
-                             optional_attr(el, "device_memory"),
+        check_attributes(el);
+        tree_.out_of_core = {attr(el, "chunks"),
+                             attr(el, "steps_per_pass"),
+                             attr(el, "region_sharing"),
+                             attr(el, "device_memory"),
                              el.loc,
                              true};
       } else if (el.name == "distribution") {
-        check_attributes(el, {"engine"});
-        tree_.distribution = {optional_attr(el, "engine"), el.loc, true};
+        check_attributes(el);
+        tree_.distribution = {attr(el, "engine"), el.loc, true};
       } else if (el.name == "monitor") {
-        check_attributes(el, {"every", "file"});
-        tree_.monitor = {optional_attr(el, "every"), optional_attr(el, "file"), el.loc, true};
+        check_attributes(el);
+        tree_.monitor = {attr(el, "every"), attr(el, "file"), el.loc, true};
       } else if (el.name == "checkpoint") {  // io
-        check_attributes(el, {"every", "file"});
-        tree_.checkpoint = {required_attr(el, "every"), required_attr(el, "file"), el.loc, true};
+        check_attributes(el);
+        tree_.checkpoint = {attr(el, "every"), attr(el, "file"), el.loc, true};
       }
-      if (el.name != "iterate" && el.name != "shadow")
-        for_each_child(el, {}, [](const Element&) {});
+      if (el.name != "iterate" && el.name != "shadow") for_each_child(el, [](const Element&) {});
     }
   });
 
@@ -82,63 +80,60 @@ void XmlReader::stencil(const Element& root, pugi::xml_node container, bool name
 }
 
 void XmlReader::constant(const Element& el) {
-  check_attributes(el, {"name", "value"});
-  for_each_child(el, {}, [](const Element&) {});
-  tree_.constants.push_back({required_attr(el, "name"), required_attr(el, "value"), el.loc});
+  check_attributes(el);
+  for_each_child(el, [](const Element&) {});
+  tree_.constants.push_back({attr(el, "name"), attr(el, "value"), el.loc});
 }
 
 // <boundary arrays="U V" dims="x y" kind="periodic"/>: several may be given.
 void XmlReader::boundary(const Element& el) {
-  check_attributes(el, {"arrays", "dims", "kind"});
-  for_each_child(el, {}, [](const Element&) {});
+  check_attributes(el);
+  for_each_child(el, [](const Element&) {});
   Boundary b;
   b.loc = el.loc;
-  required_attr(el, "arrays");
+  attr(el, "arrays");
   if (const Attr* arrays = find(el, "arrays")) b.arrays = list(*arrays, false);
-  required_attr(el, "dims");
+  attr(el, "dims");
   if (const Attr* dims = find(el, "dims")) b.dims = list(*dims, true);
-  b.kind = required_attr(el, "kind");
+  b.kind = attr(el, "kind");
   tree_.boundaries.push_back(std::move(b));
 }
 
 void XmlReader::array(const Element& el) {
-  check_attributes(el, {"name", "type", "size", "init", "save"});
-  for_each_child(el, {}, [](const Element&) {});
+  check_attributes(el);
+  for_each_child(el, [](const Element&) {});
   Array a;
   a.loc = el.loc;
-  a.name = required_attr(el, "name");
-  a.type = required_attr(el, "type");
-  required_attr(el, "size");
+  a.name = attr(el, "name");
+  a.type = attr(el, "type");
+  attr(el, "size");
   if (const Attr* size = find(el, "size")) a.size = list(*size, true);
-  a.init = optional_attr(el, "init");
-  a.save = optional_attr(el, "save");
+  a.init = attr(el, "init");
+  a.save = attr(el, "save");
   tree_.arrays.push_back(std::move(a));
 }
 
 // <table name type size init>: like <array>, without 'save'.
 void XmlReader::table(const Element& el) {
-  check_attributes(el, {"name", "type", "size", "init"});
-  for_each_child(el, {}, [](const Element&) {});
+  check_attributes(el);
+  for_each_child(el, [](const Element&) {});
   Table t;
   t.loc = el.loc;
-  t.name = required_attr(el, "name");
-  t.type = required_attr(el, "type");
-  required_attr(el, "size");
+  t.name = attr(el, "name");
+  t.type = attr(el, "type");
+  attr(el, "size");
   if (const Attr* size = find(el, "size")) t.size = list(*size, true);
-  t.init = optional_attr(el, "init");
+  t.init = attr(el, "init");
   tree_.tables.push_back(std::move(t));
 }
 
 // <global>/<local>: a 'size' list attribute, or STEPOCL's <g_size>/<l_size> children.
 void XmlReader::kernel_size(const Element& el, const char* item, std::vector<Text>& out) {
-  if (el.name == "local")
-    check_attributes(el, {"size", "candidates"});
-  else
-    check_attributes(el, {"size"});
+  check_attributes(el);
   const Attr* size = find(el, "size");
   if (size) out = list(*size, true);
   bool items = false;
-  for_each_child(el, {item}, [&](const Element& child) {
+  for_each_child(el, [&](const Element& child) {
     if (size && !items)
       error(child.loc, "<" + el.name + "> gives its size twice ('size' and <" + item + ">)");
     items = true;
@@ -155,12 +150,12 @@ void XmlReader::kernel_size(const Element& el, const char* item, std::vector<Tex
 }
 
 void XmlReader::kernel(const Element& el) {
-  check_attributes(el, {"name", "source", "language", "cuda-source", "cuda_source"});
+  check_attributes(el);
   Kernel k;
   k.loc = el.loc;
   Text paper_name;  // STEPOCL: <name>file.cl</name>
   std::set<std::string> seen;
-  for_each_child(el, {"arg", "global", "local", "name"}, [&](const Element& child) {
+  for_each_child(el, [&](const Element& child) {
     if (child.name == "arg") {
       arg(child, k);
       return;
@@ -169,13 +164,13 @@ void XmlReader::kernel(const Element& el) {
     if (child.name == "global") kernel_size(child, "g_size", k.global);
     if (child.name == "local") {
       kernel_size(child, "l_size", k.local);
-      k.local_candidates = optional_attr(child, "candidates");
+      k.local_candidates = attr(child, "candidates");
     }
     if (child.name == "name") paper_name = element_text(child);
   });
   const Attr* name = find(el, "name");
   const Attr* source = find(el, "source");
-  k.language = optional_attr(el, "language");
+  k.language = attr(el, "language");
   k.cuda_source = value(el, find_either(el, "cuda-source", "cuda_source"));
   if (paper_name.present) {
     if (source)
@@ -196,9 +191,8 @@ void XmlReader::kernel(const Element& el) {
 }
 
 void XmlReader::arg(const Element& el, Kernel& k) {
-  check_attributes(el, {"array", "scalar", "table", "access", "halo", "halo-lo", "halo-hi",
-                        "halo_lo", "halo_hi", "value", "in-place", "in_place"});
-  for_each_child(el, {}, [](const Element&) {});
+  check_attributes(el);
+  for_each_child(el, [](const Element&) {});
   KernelArg a;
   a.loc = el.loc;
   for (Text* t : {&a.array, &a.access, &a.scalar_type, &a.value, &a.table}) t->loc = el.loc;
@@ -206,7 +200,7 @@ void XmlReader::arg(const Element& el, Kernel& k) {
   if (const Attr* table = find(el, "table")) {
     a.kind = KernelArg::Kind::kTable;
     a.table = value(el, table);
-    a.access = optional_attr(el, "access");
+    a.access = attr(el, "access");
     for (const Attr& other : el.attrs)
       if (other.name != "table" && other.name != "access")
         error(loc(other.name_offset),
@@ -243,54 +237,52 @@ void XmlReader::arg(const Element& el, Kernel& k) {
 }
 
 void XmlReader::iterate(const Element& el) {
-  check_attributes(el, {"steps", "until"});
+  check_attributes(el);
   Iterate& it = tree_.iterate;
   it.present = true;
   it.loc = el.loc;
-  it.steps = required_attr(el, "steps");
-  it.until = optional_attr(el, "until");
+  it.steps = attr(el, "steps");
+  it.until = attr(el, "until");
   if (const Attr* until = find(el, "until")) {
     auto [b, e] = trimmed(until->value.value, 0, until->value.value.size());
     for (std::size_t i = b; i < e; ++i) it.until_locs.push_back(loc(until->value.pos(i)));
   }
-  for_each_child(el, {"launch", "swap", "rotate", "inject", "record", "reduce"},
-                 [&](const Element& child) {
-                   for_each_child(child, {}, [](const Element&) {});
-                   if (child.name == "reduce") {
-                     check_attributes(child, {"name", "op", "array", "minus", "every"});
-                     Reduce r;
-                     r.loc = child.loc;
-                     r.name = required_attr(child, "name");
-                     r.op = required_attr(child, "op");
-                     r.array = required_attr(child, "array");
-                     r.minus = optional_attr(child, "minus");
-                     r.every = optional_attr(child, "every");
-                     r.position = it.body.size();
-                     it.reductions.push_back(std::move(r));
-                     return;
-                   }
-                   Step s;
-                   s.loc = child.loc;
-                   s.kernel.loc = child.loc;
-                   if (child.name == "inject" || child.name == "record") {
-                     trace_step(child, s);
-                   } else if (child.name == "launch") {
-                     check_attributes(child, {"kernel"});
-                     s.kind = Step::Kind::kLaunch;
-                     s.kernel = required_attr(child, "kernel");
-                   } else if (child.name == "swap") {
-                     check_attributes(child, {"a", "b"});
-                     s.kind = Step::Kind::kSwap;
-                     s.arrays = {required_attr(child, "a"), required_attr(child, "b")};
-                   } else {
-                     check_attributes(child, {"arrays"});
-                     s.kind = Step::Kind::kRotate;
-                     required_attr(child, "arrays");
-                     if (const Attr* arrays = find(child, "arrays"))
-                       s.arrays = list(*arrays, false);
-                   }
-                   it.body.push_back(std::move(s));
-                 });
+  for_each_child(el, [&](const Element& child) {
+    for_each_child(child, [](const Element&) {});
+    if (child.name == "reduce") {
+      check_attributes(child);
+      Reduce r;
+      r.loc = child.loc;
+      r.name = attr(child, "name");
+      r.op = attr(child, "op");
+      r.array = attr(child, "array");
+      r.minus = attr(child, "minus");
+      r.every = attr(child, "every");
+      r.position = it.body.size();
+      it.reductions.push_back(std::move(r));
+      return;
+    }
+    Step s;
+    s.loc = child.loc;
+    s.kernel.loc = child.loc;
+    if (child.name == "inject" || child.name == "record") {
+      trace_step(child, s);
+    } else if (child.name == "launch") {
+      check_attributes(child);
+      s.kind = Step::Kind::kLaunch;
+      s.kernel = attr(child, "kernel");
+    } else if (child.name == "swap") {
+      check_attributes(child);
+      s.kind = Step::Kind::kSwap;
+      s.arrays = {attr(child, "a"), attr(child, "b")};
+    } else {
+      check_attributes(child);
+      s.kind = Step::Kind::kRotate;
+      attr(child, "arrays");
+      if (const Attr* arrays = find(child, "arrays")) s.arrays = list(*arrays, false);
+    }
+    it.body.push_back(std::move(s));
+  });
 }
 
 // --- <inject> and <record> (sources and receivers) ------------------------------------------
@@ -300,18 +292,15 @@ void XmlReader::iterate(const Element& el) {
 // file(points.txt).
 void XmlReader::trace_step(const Element& el, Step& s) {
   const bool inject = el.name == "inject";
-  if (inject)
-    check_attributes(el, {"array", "at", "value"});
-  else
-    check_attributes(el, {"array", "at", "every", "file"});
+  check_attributes(el);
   s.kind = inject ? Step::Kind::kInject : Step::Kind::kRecord;
-  s.arrays = {required_attr(el, "array")};
-  s.at = required_attr(el, "at");
+  s.arrays = {attr(el, "array")};
+  s.at = attr(el, "at");
   if (inject) {
-    s.value = required_attr(el, "value");
+    s.value = attr(el, "value");
   } else {
-    s.every = optional_attr(el, "every");
-    s.file = required_attr(el, "file");
+    s.every = attr(el, "every");
+    s.file = attr(el, "file");
   }
   const Attr* at = find(el, "at");
   if (!at) return;
@@ -344,32 +333,31 @@ void XmlReader::trace_step(const Element& el, Step& s) {
 }
 
 void XmlReader::argument(const Element& el) {
-  check_attributes(el, {});
+  check_attributes(el);
   if (pending_.empty()) first_argument_ = el.loc;
   Array a;
   a.loc = el.loc;
   for (Text* t : {&a.name, &a.type, &a.init, &a.save}) t->loc = el.loc;
   Text property;
   std::set<std::string> seen;
-  for_each_child(el, {"name", "property", "dataType", "cl_mem", "arg_size"},
-                 [&](const Element& child) {
-                   once(child, el, seen);
-                   if (child.name == "name") a.name = element_text(child);
-                   if (child.name == "property") property = element_text(child);
-                   if (child.name == "dataType") a.type = element_text(child);
-                   if (child.name == "cl_mem") element_text(child);  // not defined by the paper
-                   if (child.name != "arg_size") return;
-                   check_attributes(child, {});
-                   for_each_child(child, {"dim_size"}, [&](const Element& dim) {
-                     if (a.size.size() == kMaxDims) {
-                       error(dim.loc, "<arg_size> has more than " + std::to_string(kMaxDims) +
-                                          " <dim_size> items; at most " + std::to_string(kMaxDims) +
-                                          " dimensions are supported");
-                       return;
-                     }
-                     a.size.push_back(element_text(dim));
-                   });
-                 });
+  for_each_child(el, [&](const Element& child) {
+    once(child, el, seen);
+    if (child.name == "name") a.name = element_text(child);
+    if (child.name == "property") property = element_text(child);
+    if (child.name == "dataType") a.type = element_text(child);
+    if (child.name == "cl_mem") element_text(child);  // not defined by the paper
+    if (child.name != "arg_size") return;
+    check_attributes(child);
+    for_each_child(child, [&](const Element& dim) {
+      if (a.size.size() == kMaxDims) {
+        error(dim.loc, "<arg_size> has more than " + std::to_string(kMaxDims) +
+                           " <dim_size> items; at most " + std::to_string(kMaxDims) +
+                           " dimensions are supported");
+        return;
+      }
+      a.size.push_back(element_text(dim));
+    });
+  });
   for (const char* required : {"name", "property", "dataType", "arg_size"}) {
     if (!seen.count(required))
       error(el.loc, std::string("<argument> needs element <") + required + ">");
@@ -403,15 +391,15 @@ void XmlReader::argument(const Element& el) {
 }
 
 void XmlReader::shadow(const Element& el) {
-  check_attributes(el, {});
+  check_attributes(el);
   int too_many = 0;
-  for_each_child(el, {"point"}, [&](const Element& child) {
+  for_each_child(el, [&](const Element& child) {
     if (tree_.shadow.size() == kMaxHaloPoints) {
       if (!too_many++)
         error(child.loc, "too many halo points (at most " + std::to_string(kMaxHaloPoints) + ")");
       return;
     }
-    check_attributes(child, {});
+    check_attributes(child);
     Span s;
     for (pugi::xml_node n : child.node.children()) {
       if (n.type() == pugi::node_pcdata || n.type() == pugi::node_cdata) append(s, node_span(n));
@@ -429,15 +417,15 @@ void XmlReader::shadow(const Element& el) {
 
 // io: <output arrays=".." every=".." file=".." first=".." last=".."/> (any number).
 void XmlReader::output(const Element& el) {
-  check_attributes(el, {"arrays", "every", "file", "first", "last"});
-  for_each_child(el, {}, [](const Element&) {});
+  check_attributes(el);
+  for_each_child(el, [](const Element&) {});
   Output o;
   o.loc = el.loc;
-  o.arrays = required_attr(el, "arrays");
-  o.every = required_attr(el, "every");
-  o.file = required_attr(el, "file");
-  o.first = optional_attr(el, "first");
-  o.last = optional_attr(el, "last");
+  o.arrays = attr(el, "arrays");
+  o.every = attr(el, "every");
+  o.file = attr(el, "file");
+  o.first = attr(el, "first");
+  o.last = attr(el, "last");
   tree_.outputs.push_back(std::move(o));
 }
 

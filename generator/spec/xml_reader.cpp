@@ -105,8 +105,19 @@ XmlReader::Element XmlReader::open(pugi::xml_node node) const {
   return el;
 }
 
+const schema::Element& XmlReader::schema_of(const Element& el) const {
+  // The root is <stencil> whatever its name (a wrong one is reported): STEPOCL's <stepocl>, or
+  // the document itself in STEPOCL's listings without a root.
+  bool root =
+      el.node.type() == pugi::node_document || el.node.parent().type() == pugi::node_document;
+  if (root && (el.name == "stepocl" || !schema::find_element(el.name)))
+    return schema::element("stencil");
+  return schema::element(el.name);
+}
+
 // Reports unknown attributes and attributes given twice ('halo-lo' and 'halo_lo' are one).
-void XmlReader::check_attributes(const Element& el, const std::vector<std::string>& allowed) {
+void XmlReader::check_attributes(const Element& el) {
+  const std::vector<std::string> allowed = schema::xml_attributes(schema_of(el));
   auto canonical = [](std::string name) {
     std::replace(name.begin(), name.end(), '_', '-');
     return name;
@@ -114,6 +125,10 @@ void XmlReader::check_attributes(const Element& el, const std::vector<std::strin
   std::map<std::string, std::string> first;  // canonical name -> as first written
   for (const Attr& a : el.attrs) {
     Loc where = loc(a.name_offset);
+    // Namespace declarations and the schema instance's attributes (xsi:noNamespaceSchemaLocation,
+    // which points an editor at `stepgen schema --format xsd`) are the XML processor's.
+    if (a.name == "xmlns" || a.name.rfind("xmlns:", 0) == 0 || a.name.rfind("xsi:", 0) == 0)
+      continue;
     if (std::find(allowed.begin(), allowed.end(), a.name) == allowed.end()) {
       std::string hint = suggest(a.name, allowed);
       error(where, "unknown attribute '" + shown(a.name) + "' on <" + el.name + ">" + hint);
@@ -150,6 +165,13 @@ Text XmlReader::value(const Element& el, const Attr* a) const {
   auto [b, e] = trimmed(a->value.value, 0, a->value.value.size());
   if (b == e) return Text{{}, loc(a->value.pos(0)), true};
   return text_of(a->value, b, e);
+}
+
+Text XmlReader::attr(const Element& el, const std::string& name) {
+  const schema::Attribute* known = schema::find_attribute(schema_of(el), name);
+  if (!known) throw std::logic_error("spec schema: <" + el.name + "> has no attribute " + name);
+  if (known->need == schema::Need::kRequired) return required_attr(el, name);
+  return value(el, find(el, name));
 }
 
 Text XmlReader::required_attr(const Element& el, const std::string& name) {
@@ -192,8 +214,9 @@ Span XmlReader::node_span(pugi::xml_node node) const {
 }
 
 // Visits the element children of `parent`, reporting unknown ones and stray text.
-void XmlReader::for_each_child(const Element& parent, const std::vector<std::string>& allowed,
+void XmlReader::for_each_child(const Element& parent,
                                const std::function<void(const Element&)>& visit) {
+  const std::vector<std::string> allowed = schema::xml_children(schema_of(parent).name);
   for (pugi::xml_node child : parent.node.children()) {
     if (child.type() == pugi::node_pcdata || child.type() == pugi::node_cdata) {
       Span s = node_span(child);
@@ -221,7 +244,7 @@ void XmlReader::once(const Element& el, const Element& parent, std::set<std::str
 
 // The text of an element that holds only text, such as STEPOCL's <name>A</name>.
 Text XmlReader::element_text(const Element& el) {
-  check_attributes(el, {});
+  check_attributes(el);
   Span s;
   bool any = false;
   for (pugi::xml_node child : el.node.children()) {
@@ -309,8 +332,8 @@ std::optional<SpecTree> XmlReader::read() {
   }
   Element first = open(roots.front());
   bool is_root = first.name == "stencil" || first.name == "stepocl";
-  bool bare = !is_root && std::find(kStencilChildren.begin(), kStencilChildren.end(), first.name) !=
-                              kStencilChildren.end();
+  const std::vector<std::string> top = schema::xml_children("stencil");
+  bool bare = !is_root && std::find(top.begin(), top.end(), first.name) != top.end();
   if (bare) {
     // The STEPOCL listings with no root: the document itself holds the elements.
     Element doc_el;

@@ -13,6 +13,7 @@
 #include <set>
 
 #include "spec/reader.hpp"
+#include "spec/schema.hpp"
 #include "spec/xml_text.hpp"
 
 namespace stepgen::spec::xml_detail {
@@ -43,11 +44,6 @@ inline std::string file_stem(const std::string& path) {
   return dot == std::string::npos || dot == 0 ? base : base.substr(0, dot);
 }
 
-inline const std::vector<std::string> kStencilChildren = {
-    "constant", "array",       "kernel",       "iterate",  "devices",
-    "exchange", "out_of_core", "distribution", "argument", "shadow",
-    "table",    "monitor",     "boundary",     "output",   "checkpoint"};
-
 class XmlReader {
  public:
   XmlReader(const std::string& path, const std::string& text, Diagnostics& diags)
@@ -74,18 +70,21 @@ class XmlReader {
 
   Element open(pugi::xml_node node) const;
   bool scan_start_tag(std::size_t name_offset, Element& el) const;
-  void check_attributes(const Element& el, const std::vector<std::string>& allowed);
+  // The schema's element for `el` (STEPOCL's root <stepocl> is <stencil>).
+  const schema::Element& schema_of(const Element& el) const;
+  // Reports unknown attributes (those the schema does not give `el`) and repeated ones.
+  void check_attributes(const Element& el);
   const Attr* find(const Element& el, const std::string& name) const;
   const Attr* find_either(const Element& el, const std::string& a, const std::string& b) const;
   Text text_of(const Span& s, std::size_t b, std::size_t e) const;
   Text value(const Element& el, const Attr* a) const;
-  Text optional_attr(const Element& el, const std::string& name) {
-    return value(el, find(el, name));
-  }
+  // An attribute's value; when the schema says it is required, its absence is reported.
+  Text attr(const Element& el, const std::string& name);
+  // An attribute the schema says some forms need (Need::kDepends), in one that does.
   Text required_attr(const Element& el, const std::string& name);
   std::vector<Text> list(const Attr& a, bool dims);
-  void for_each_child(const Element& parent, const std::vector<std::string>& allowed,
-                      const std::function<void(const Element&)>& visit);
+  // Visits `parent`'s element children, reporting those the schema does not give it.
+  void for_each_child(const Element& parent, const std::function<void(const Element&)>& visit);
   void once(const Element& el, const Element& parent, std::set<std::string>& seen);
   Span node_span(pugi::xml_node node) const;
   Text element_text(const Element& el);

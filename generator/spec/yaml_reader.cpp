@@ -24,6 +24,7 @@
 #include <sstream>
 
 #include "spec/reader.hpp"
+#include "spec/schema.hpp"
 
 namespace stepgen::spec {
 
@@ -154,11 +155,17 @@ class YamlReader {
 
   Fields fields(const YAML::Node& map, const std::string& context,
                 const std::vector<std::string>& allowed);
+  // The keys of `e`'s mapping: those the schema gives it.
+  Fields fields(const YAML::Node& map, const schema::Element& e) {
+    return fields(map, e.shape == schema::Shape::kRoot ? "spec" : e.name, schema::yaml_keys(e));
+  }
   bool kind_ok(const Entry& e, bool ok, const char* kind);
   Text scalar(const Entry& e);
   Text scalar_of(const Fields& f, const std::string& key, Loc owner);
   bool need(const Fields& f, const std::string& key, const std::string& context, Loc owner);
   Text required(const Fields& f, const std::string& key, const std::string& context, Loc owner);
+  // Key `key` of `e`'s mapping; when the schema says it is required, its absence is reported.
+  Text key(const Fields& f, const schema::Element& e, const std::string& name, Loc owner);
   std::vector<Text> scalar_list(const Entry& e, bool dims);
   std::optional<HaloPoint> halo_point(const YAML::Node& node);
   std::vector<HaloPoint> halo_points(const Entry& e);
@@ -293,6 +300,15 @@ Text YamlReader::required(const Fields& f, const std::string& key, const std::st
   return scalar_of(f, key, owner);
 }
 
+Text YamlReader::key(const Fields& f, const schema::Element& e, const std::string& name,
+                     Loc owner) {
+  const schema::Attribute* known = schema::find_attribute(e, name);
+  if (!known) throw std::logic_error("spec schema: " + e.name + " has no key " + name);
+  if (known->need == schema::Need::kRequired)
+    return required(f, name, e.shape == schema::Shape::kRoot ? "spec" : e.name, owner);
+  return scalar_of(f, name, owner);
+}
+
 // A list of single values; `dims` caps it at kMaxDims items.
 std::vector<Text> YamlReader::scalar_list(const Entry& e, bool dims) {
   std::vector<Text> out;
@@ -415,11 +431,9 @@ std::optional<SpecTree> YamlReader::read() {
 }
 
 void YamlReader::walk(const YAML::Node& root) {
-  Fields f = fields(
-      root, "spec",
-      {"stencil", "constants", "arrays", "kernels", "iterate", "devices", "exchange", "out_of_core",
-       "distribution", "shadow", "tables", "monitor", "boundaries", "outputs", "checkpoint"});
-  tree_.name = required(f, "stencil", "spec", tree_.loc);
+  const schema::Element& spec = schema::element("stencil");
+  Fields f = fields(root, spec);
+  tree_.name = required(f, "stencil", "spec", tree_.loc);  // YAML needs the name
   auto has = [&](const char* key) { return f.count(key) > 0; };
   if (has("constants")) constants(f["constants"]);
   if (has("arrays"))
@@ -435,14 +449,14 @@ void YamlReader::walk(const YAML::Node& root) {
   if (has("outputs"))  // io
     for_each_map(f["outputs"], "arrays, every, file, ...", [&](const YAML::Node& n) { output(n); });
 
-  auto section = [&](const char* key, const std::vector<std::string>& allowed, auto&& fill) {
+  auto section = [&](const char* key, auto&& fill) {
     if (!has(key)) return;
     const Entry& e = f[key];
     if (!kind_ok(e, e.value.IsMap(), "a mapping")) return;
-    Fields s = fields(e.value, key, allowed);
+    Fields s = fields(e.value, schema::element(key));
     fill(s, loc(e.value));
   };
-  section("devices", {"type", "count", "weights"}, [&](Fields& s, Loc at) {
+  section("devices", [&](Fields& s, Loc at) {
     Devices& d = tree_.devices;
     d = {scalar_of(s, "type", at), scalar_of(s, "count", at), Text{{}, at, false}, at, true};
     auto w = s.find("weights");
@@ -455,27 +469,26 @@ void YamlReader::walk(const YAML::Node& root) {
       d.weights = scalar(w->second);
     }
   });
-  section("exchange", {"every"}, [&](Fields& s, Loc at) {
+  section("exchange", [&](Fields& s, Loc at) {
     tree_.exchange = {scalar_of(s, "every", at), at, true};
   });
-  section("out_of_core", {"chunks", "steps_per_pass", "region_sharing", "device_memory"},
-          [&](Fields& s, Loc at) {
-            tree_.out_of_core = {scalar_of(s, "chunks", at),
-                                 scalar_of(s, "steps_per_pass", at),
-                                 scalar_of(s, "region_sharing", at),
-                                 scalar_of(s, "device_memory", at),
-                                 at,
-                                 true};
-          });
-  section("distribution", {"engine"}, [&](Fields& s, Loc at) {
+  section("out_of_core", [&](Fields& s, Loc at) {
+    tree_.out_of_core = {scalar_of(s, "chunks", at),
+                         scalar_of(s, "steps_per_pass", at),
+                         scalar_of(s, "region_sharing", at),
+                         scalar_of(s, "device_memory", at),
+                         at,
+                         true};
+  });
+  section("distribution", [&](Fields& s, Loc at) {
     tree_.distribution = {scalar_of(s, "engine", at), at, true};
   });
-  section("monitor", {"every", "file"}, [&](Fields& s, Loc at) {
+  section("monitor", [&](Fields& s, Loc at) {
     tree_.monitor = {scalar_of(s, "every", at), scalar_of(s, "file", at), at, true};
   });
-  section("checkpoint", {"every", "file"}, [&](Fields& s, Loc at) {  // io
-    tree_.checkpoint = {required(s, "every", "checkpoint", at),
-                        required(s, "file", "checkpoint", at), at, true};
+  section("checkpoint", [&](Fields& s, Loc at) {  // io
+    const schema::Element& c = schema::element("checkpoint");
+    tree_.checkpoint = {key(s, c, "every", at), key(s, c, "file", at), at, true};
   });
 }
 
@@ -484,7 +497,8 @@ void YamlReader::walk(const YAML::Node& root) {
 void YamlReader::output(const YAML::Node& node) {
   Output o;
   o.loc = loc(node);
-  Fields f = fields(node, "output", {"arrays", "every", "file", "first", "last"});
+  const schema::Element& se = schema::element("output");
+  Fields f = fields(node, se);
   if (need(f, "arrays", "output", o.loc)) {
     const Entry& e = f["arrays"];
     if (e.value.IsSequence()) {
@@ -496,10 +510,10 @@ void YamlReader::output(const YAML::Node& node) {
       o.arrays = scalar(e);
     }
   }
-  o.every = required(f, "every", "output", o.loc);
-  o.file = required(f, "file", "output", o.loc);
-  o.first = scalar_of(f, "first", o.loc);
-  o.last = scalar_of(f, "last", o.loc);
+  o.every = key(f, se, "every", o.loc);
+  o.file = key(f, se, "file", o.loc);
+  o.first = key(f, se, "first", o.loc);
+  o.last = key(f, se, "last", o.loc);
   tree_.outputs.push_back(std::move(o));
 }
 
@@ -527,7 +541,8 @@ void YamlReader::constants(const Entry& e) {
 void YamlReader::boundary(const YAML::Node& node) {
   Boundary b;
   b.loc = loc(node);
-  Fields f = fields(node, "boundary", {"arrays", "dims", "kind"});
+  const schema::Element& se = schema::element("boundary");
+  Fields f = fields(node, se);
   auto names = [&](const char* key, bool dims) {
     const Entry& e = f[key];
     if (e.value.IsScalar()) return std::vector<Text>{scalar(e)};
@@ -535,19 +550,20 @@ void YamlReader::boundary(const YAML::Node& node) {
   };
   if (need(f, "arrays", "boundary", b.loc)) b.arrays = names("arrays", false);
   if (need(f, "dims", "boundary", b.loc)) b.dims = names("dims", true);
-  b.kind = required(f, "kind", "boundary", b.loc);
+  b.kind = key(f, se, "kind", b.loc);
   tree_.boundaries.push_back(std::move(b));
 }
 
 void YamlReader::array(const YAML::Node& node) {
   Array a;
   a.loc = loc(node);
-  Fields f = fields(node, "array", {"name", "type", "size", "init", "save"});
-  a.name = required(f, "name", "array", a.loc);
-  a.type = required(f, "type", "array", a.loc);
+  const schema::Element& se = schema::element("array");
+  Fields f = fields(node, se);
+  a.name = key(f, se, "name", a.loc);
+  a.type = key(f, se, "type", a.loc);
   if (need(f, "size", "array", a.loc)) a.size = scalar_list(f["size"], true);
-  a.init = scalar_of(f, "init", a.loc);
-  a.save = scalar_of(f, "save", a.loc);
+  a.init = key(f, se, "init", a.loc);
+  a.save = key(f, se, "save", a.loc);
   tree_.arrays.push_back(std::move(a));
 }
 
@@ -555,24 +571,24 @@ void YamlReader::array(const YAML::Node& node) {
 void YamlReader::table(const YAML::Node& node) {
   Table t;
   t.loc = loc(node);
-  Fields f = fields(node, "table", {"name", "type", "size", "init"});
-  t.name = required(f, "name", "table", t.loc);
-  t.type = required(f, "type", "table", t.loc);
+  const schema::Element& se = schema::element("table");
+  Fields f = fields(node, se);
+  t.name = key(f, se, "name", t.loc);
+  t.type = key(f, se, "type", t.loc);
   if (need(f, "size", "table", t.loc)) t.size = scalar_list(f["size"], true);
-  t.init = scalar_of(f, "init", t.loc);
+  t.init = key(f, se, "init", t.loc);
   tree_.tables.push_back(std::move(t));
 }
 
 void YamlReader::kernel(const YAML::Node& node) {
   Kernel k;
   k.loc = loc(node);
-  Fields f = fields(
-      node, "kernel",
-      {"name", "source", "language", "cuda_source", "args", "global", "local", "local_candidates"});
+  const schema::Element& se = schema::element("kernel");
+  Fields f = fields(node, se);
   k.name = required(f, "name", "kernel", k.loc);
   k.source = required(f, "source", "kernel", k.loc);
-  k.language = scalar_of(f, "language", k.loc);
-  k.cuda_source = scalar_of(f, "cuda_source", k.loc);
+  k.language = key(f, se, "language", k.loc);
+  k.cuda_source = key(f, se, "cuda_source", k.loc);
   if (f.count("args"))
     for_each_map(f["args"], "array or scalar, ...", [&](const YAML::Node& n) { arg(n, k); });
   if (f.count("global")) k.global = scalar_list(f["global"], true);
@@ -583,7 +599,7 @@ void YamlReader::kernel(const YAML::Node& node) {
     else
       k.local = scalar_list(f["local"], true);
   }
-  k.local_candidates = scalar_of(f, "local_candidates", k.loc);
+  k.local_candidates = key(f, se, "local_candidates", k.loc);
   tree_.kernels.push_back(std::move(k));
 }
 
@@ -591,9 +607,7 @@ void YamlReader::arg(const YAML::Node& node, Kernel& k) {
   KernelArg a;
   a.loc = loc(node);
   for (Text* t : {&a.array, &a.access, &a.scalar_type, &a.value, &a.table}) t->loc = a.loc;
-  Fields f = fields(node, "arg",
-                    {"array", "scalar", "table", "access", "halo", "halo_lo", "halo_hi", "halo-lo",
-                     "halo-hi", "value", "in_place", "in-place"});
+  Fields f = fields(node, schema::element("arg"));
   // {table: T}: a table, read whole; 'access', when given, is checked by the model.
   if (f.count("table")) {
     a.kind = KernelArg::Kind::kTable;
@@ -634,9 +648,10 @@ void YamlReader::iterate(const Entry& e) {
   Iterate& it = tree_.iterate;
   it.present = true;
   it.loc = loc(e.value);
-  Fields f = fields(e.value, "iterate", {"steps", "until", "body"});
-  it.steps = required(f, "steps", "iterate", it.loc);
-  it.until = scalar_of(f, "until", it.loc);
+  const schema::Element& schema_it = schema::element("iterate");
+  Fields f = fields(e.value, schema_it);
+  it.steps = key(f, schema_it, "steps", it.loc);
+  it.until = key(f, schema_it, "until", it.loc);
   if (!f.count("body")) return;
   const Entry& body = f["body"];
   if (!kind_ok(body, body.value.IsSequence(), "a list")) return;
@@ -657,19 +672,24 @@ void YamlReader::step(const YAML::Node& node) {
   }
   if (node["reduce"]) {
     // {reduce: NAME, op: .., array: .., minus: .., every: ..}: one mapping, several keys.
-    Fields r = fields(node, "reduce", {"reduce", "op", "array", "minus", "every"});
+    const schema::Element& se = schema::element("reduce");
+    Fields r = fields(node, se);
     Reduce red;
     red.loc = s.loc;
     red.name = scalar_of(r, "reduce", s.loc);
-    red.op = required(r, "op", "reduce", s.loc);
-    red.array = required(r, "array", "reduce", s.loc);
-    red.minus = scalar_of(r, "minus", s.loc);
-    red.every = scalar_of(r, "every", s.loc);
+    red.op = key(r, se, "op", s.loc);
+    red.array = key(r, se, "array", s.loc);
+    red.minus = key(r, se, "minus", s.loc);
+    red.every = key(r, se, "every", s.loc);
     red.position = tree_.iterate.body.size();
     tree_.iterate.reductions.push_back(std::move(red));
     return;
   }
-  Fields f = fields(node, "step", {"launch", "swap", "rotate"});
+  // The steps whose mapping has one key, their own: launch, swap, rotate.
+  std::vector<std::string> one_key;
+  for (const schema::Element* c : schema::children("iterate"))
+    if (schema::yaml_keys(*c).size() == 1) one_key.push_back(c->yaml);
+  Fields f = fields(node, "step", one_key);
   if (f.empty()) return;  // its only key was unknown: reported
   if (f.size() > 1) {
     error(s.loc, "a step has one key: launch, swap or rotate");
@@ -698,17 +718,17 @@ void YamlReader::step(const YAML::Node& node) {
 void YamlReader::trace_step(const YAML::Node& node, Step& s) {
   const bool inject = static_cast<bool>(node["inject"]);
   const std::string what = inject ? "inject" : "record";
-  Fields f = inject ? fields(node, "inject", {"inject", "at", "value"})
-                    : fields(node, "record", {"record", "at", "every", "file"});
+  const schema::Element& se = schema::element(what);
+  Fields f = fields(node, se);
   if (inject && f.count("record"))
     error(f["record"].key_loc, "a step is inject or record, not both");
   s.kind = inject ? Step::Kind::kInject : Step::Kind::kRecord;
   s.arrays = {required(f, what, what, s.loc)};
   if (inject) {
-    s.value = required(f, "value", what, s.loc);
+    s.value = key(f, se, "value", s.loc);
   } else {
-    s.every = scalar_of(f, "every", s.loc);
-    s.file = required(f, "file", what, s.loc);
+    s.every = key(f, se, "every", s.loc);
+    s.file = key(f, se, "file", s.loc);
   }
   s.at = Text{{}, s.loc, false};
   if (!need(f, "at", what, s.loc)) {

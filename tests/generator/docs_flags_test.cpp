@@ -103,6 +103,7 @@ Helps real_helps() {
   h.stepgen["check"] = stepgen_help({"check"});
   h.stepgen["generate"] = stepgen_help({"generate"});
   h.stepgen["plan"] = stepgen_help({"plan"});
+  h.stepgen["schema"] = stepgen_help({"schema"});
   h.stepgen["templates"] = stepgen_help({"templates"}) + stepgen_help({"templates", "export"});
   h.stepgen[""] = stepgen_help({});
   h.program = program_help();
@@ -118,11 +119,11 @@ const std::map<std::string, std::string> kForeign = {
     {"--nodes", "Slurm"},          {"--ntasks-per-node", "Slurm"},
     {"--gpus-per-node", "Slurm"},  {"--gpus-per-task", "Slurm"},
     {"--gpu-bind", "Slurm"},       {"--fmad", "nvcc"},
-    {"--noout", "xmllint"}};
+    {"--noout", "xmllint"},        {"--schema", "xmllint"}};
 const std::set<std::string> kForeignTools = {"cmake", "ctest",       "mpirun",  "mpiexec",
                                              "srun",  "sbatch",      "#SBATCH", "nvcc",
                                              "git",   "clang-format"};
-const std::set<std::string> kSubcommands = {"check", "generate", "plan", "templates"};
+const std::set<std::string> kSubcommands = {"check", "generate", "plan", "schema", "templates"};
 
 std::vector<std::string> words(const std::string& s) {
   std::vector<std::string> out;

@@ -1,0 +1,1 @@
+__kernel void k(__global const float* a, __global float* b) {}
