@@ -132,8 +132,9 @@ rt::Vec3 granule(const Model& m, std::array<std::string, 3>* why) {
       if (cells <= 1) continue;
       // A work-item computes `cells` cells along d (extent(X, d) / cells): the kernel assumes
       // its buffer's extent there is a multiple of it, as the grid's (a float4 view of a float
-      // row: a user test gave wrong rows once a split cut x at 50 cells). Parts cut at
-      // multiples of it keep that only while the ghost widths are multiples of it too.
+      // row computes wrong rows where a split cuts x at 50 cells). Parts cut at multiples of
+      // it keep that only while the ghost widths are multiples of it too (guarded by
+      // tests/e2e/vector_items_test.sh).
       const std::string per = "kernel '" + k.name + "' computes " + std::to_string(cells) +
                               " cells per work-item along " + kAxis[d] +
                               " (its global size "

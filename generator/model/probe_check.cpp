@@ -276,9 +276,9 @@ void probe_check(const Model& m, Diagnostics& diags, std::ostream& notes) {
         {a.name, static_cast<std::size_t>(type_info(a.type).bytes), type_info(a.type).is_float});
   const rt::Box grid = rt::Box::from_extent(m.dims, {m.domain[0], m.domain[1], m.domain[2]});
   // One program of every OpenCL kernel file, joined in the spec's order, each under a #line of
-  // its name, as the generated program builds them (a user test: two files defining the same
-  // helper passed here, built alone, and the program failed at start-up naming PoCL's
-  // temporary file).
+  // its name, as the generated program builds them: two files defining the same helper fail
+  // here, at their own lines, not at the program's start-up naming PoCL's temporary file
+  // (guarded by tests/e2e/joined_test.sh).
   std::shared_ptr<ClProgram> program;
   {
     std::string text = "#pragma OPENCL FP_CONTRACT OFF\n";

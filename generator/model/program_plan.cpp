@@ -222,11 +222,11 @@ ProgramPlan build_program_plan(const Model& m, const ProgramOptions& options) {
   // staggered velocity periodic along another dimension only) has no boundary of its own
   // there; but the launches compute the cells of the periodic frame as images of the far side
   // (between exchanges with deep halos, and within an out-of-core pass of several steps),
-  // reading its frame cells: they must be its images, as for a periodic array (user tests: a
-  // Yee kernel's coefficient read as 0 in the frame, 85% of the cells wrong after passes of 2
-  // steps; a wave's vx, periodic in x only, read in p's y-frame, 3496 cells wrong). Read
-  // without a halo there, its frame is read only where frame cells are computed: no cell of
-  // the grid changes. (One read with a halo there needs a boundary of its own: validation.)
+  // reading its frame cells: they must be its images, as for a periodic array, not zeros
+  // (guarded by tests/boundary/periodic_coef.xml and periodic_stagger.xml, which
+  // tests/boundary/kinds_test.sh runs out of core). Read without a halo there, its frame is
+  // read only where frame cells are computed: no cell of the grid changes. (One read with a
+  // halo there needs a boundary of its own: validation.)
   for (int d = 0; d < m.dims; ++d) {
     const bool periodic =
         std::any_of(m.boundaries.begin(), m.boundaries.end(), [&](const Boundary& b) {

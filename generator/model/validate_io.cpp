@@ -136,8 +136,9 @@ void Builder::build_checkpoint() {
 // Every file the program writes is its own: an output's (and an HDF5 output's XDMF file beside
 // it), the checkpoint, the monitor's table and each record's trace, compared as paths (w.h5 and
 // ./w.h5 are one file; v.h5 and v.hdf5 have one v.xdmf). The one check of it, at the later
-// file's attribute. A user test: two outputs in one HDF5 file failed at the last step, a record
-// and the monitor in one run.csv kept the monitor's table alone, exit 0.
+// file's attribute. Two writers of one file would fail late (two outputs in one HDF5 file, at
+// the last step) or lose one silently (a record and the monitor in one run.csv keep the
+// monitor's table alone, exit 0). Guarded by tests/errors/io_files_collide.xml.
 void Builder::check_written_files() {
   struct Written {
     std::string path;  ///< lexically normal
@@ -155,7 +156,8 @@ void Builder::check_written_files() {
     add(o.file, "the <output> file " + quote(o.file), at);
     if (!o.hdf5) {
       // One raw file per array and step, STEM_ARRAY_STEP.raw: two outputs' files may meet
-      // there (r/p_G.raw of A and r/p.raw of G_A: a user test kept one, exit 0).
+      // there (r/p_G.raw of A and r/p.raw of G_A), and one would overwrite the other
+      // (guarded by tests/errors/io_files_collide.xml).
       const std::string stem = o.file.substr(0, o.file.rfind('.'));
       for (int id : o.arrays) {
         const std::string each =

@@ -260,8 +260,9 @@ void Builder::build_kernel(const spec::Kernel& k) {
   }
   // One array bound to two arguments, one of them writing it: the program gives each
   // argument its own view of the buffer (the exchange, the probe, the views), and a kernel
-  // reading neighbours where it writes races even on one device (a user test: accepted, then
-  // the probe named offsets that were not the cause).
+  // reading neighbours where it writes races even on one device; accepted, it would reach
+  // the probe, whose offsets would not name the cause (guarded by
+  // tests/errors/kernel_array_twice.xml).
   for (std::size_t j = 0; j < kernel.args.size(); ++j)
     for (std::size_t i = 0; i < j; ++i) {
       const KernelArg& a = kernel.args[i];
@@ -288,9 +289,10 @@ void Builder::build_kernel(const spec::Kernel& k) {
 
 // A kernel given the grid's size as a constant (value="NX") along a dimension where its launch
 // follows its buffer's extent, and given no extent(X, d) there: it indexes its buffer with the
-// grid's size, which only one device in core has (a user test: a Yee kernel given NX, NY, NZ
-// crashed on 2 devices and was half wrong out of core, with no diagnostic). The whole grid's
-// extent is global_extent(X, d), which says so.
+// grid's size, which only one device in core has (on 2 devices it reads past its buffer, out
+// of core it computes wrong cells), so it is refused (guarded by
+// tests/errors/kernel_grid_size_constants.xml). The whole grid's extent is global_extent(X, d),
+// which says so.
 void Builder::check_grid_size_arguments(const spec::Kernel& k, const Kernel& kernel) {
   if (!grid_ok_ || kernel.global.size() != static_cast<std::size_t>(m_.dims)) return;
   for (std::size_t i = 0; i < kernel.args.size() && i < k.args.size(); ++i) {

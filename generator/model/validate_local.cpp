@@ -94,10 +94,10 @@ std::pair<std::string, int> first_use(const std::string& source,
 // size. get_global_id() counts the offset; get_group_id() and get_num_groups() do not, and
 // get_global_size() is the slab's: a kernel indexing with them (x = get_group_id(0) *
 // get_local_size(0) + get_local_id(0), a row stride of get_global_size(0)) computes other cells
-// there (user tests: 2825 of 3072 cells wrong on 2 devices, exit 0); get_global_offset() is the
-// slab's offset, which a kernel written for one device takes to be 0 (x = get_global_id(0) -
-// get_global_offset(0): 2417 of 3072 cells wrong on 2 devices). Such a kernel runs whole.
-// Its whole file is read, as for <local size="auto"/>.
+// there; get_global_offset() is the slab's offset, which a kernel written for one device takes
+// to be 0 (x = get_global_id(0) - get_global_offset(0)). Either computes wrong cells on 2
+// devices without an error, so such a kernel runs whole (guarded by
+// tests/e2e/offset_blind_test.sh). Its whole file is read, as for <local size="auto"/>.
 void Builder::note_offset_blind_queries(Kernel& kernel) {
   if (kernel.language != Language::kOpenCL || kernel.source.empty()) return;
   std::string text;
@@ -112,9 +112,10 @@ void Builder::note_offset_blind_queries(Kernel& kernel) {
 // A CUDA kernel written as a template (`template <typename T> __global__ void k(const T* a,
 // T* b, int n)`, often with `template __global__ void k<float>(...)` after it): the launch by
 // name deduces nothing from the arrays' pointers (they convert to the kernel's types), so the
-// generated code failed to compile (a user test). A template of one type parameter is launched
-// as k<E>, E the element type of its first array argument; any other template is an error at
-// the source naming the declaration.
+// generated code would not compile. A template of one type parameter is launched as k<E>, E the
+// element type of its first array argument; any other template is an error at the source
+// naming the declaration (guarded by tests/cuda_emu/forms_test.sh and
+// tests/errors/kernel_template.xml).
 void Builder::note_cuda_template(const spec::Kernel& k, Kernel& kernel) {
   const std::string& path = kernel.language == Language::kCuda ? kernel.source : kernel.cuda_source;
   if (path.empty()) return;
@@ -171,9 +172,10 @@ void Builder::note_cuda_template(const spec::Kernel& k, Kernel& kernel) {
 
 // A kernel file that #includes a file of its own folder ("common.h"): the generated program
 // copies and compiles the kernel files alone. OpenCL compiles the text at run time, where a
-// quoted #include finds the working directory's file of that name (a user test: another
-// common.h there changed the results silently, --verify agreeing); nvcc, building the CUDA
-// copy, finds none. Until stepgen carries such files, they are an error at the source.
+// quoted #include finds the working directory's file of that name (another common.h there
+// changes the results silently, --verify agreeing); nvcc, building the CUDA copy, finds none.
+// Until stepgen carries such files, they are an error at the source (guarded by
+// tests/errors/kernel_local_include.xml).
 void Builder::check_local_includes(const spec::Kernel& k, const Kernel& kernel) {
   const std::pair<const spec::Text*, const std::string*> sources[] = {
       {&k.source, &kernel.source}, {&k.cuda_source, &kernel.cuda_source}};
@@ -242,8 +244,9 @@ void Builder::build_local_auto(const spec::Kernel& k, Kernel& kernel) {
   for (const Source& src : sources) {
     std::string text;
     if (!read_source(resolve(src.path), text)) continue;
-    // reqd_work_group_size allows one shape only: the others fail to launch (a user test got a
-    // bare CL_INVALID_WORK_GROUP_SIZE, -54, from the tuner's first candidate).
+    // reqd_work_group_size allows one shape only: the tuner's other candidates would fail to
+    // launch with a bare CL_INVALID_WORK_GROUP_SIZE, -54 (guarded by
+    // tests/errors/model_local_auto.xml).
     if (const auto [req, req_line] = first_use(without_comments(text), {"reqd_work_group_size"});
         !req.empty()) {
       diags_.error(at.loc, "kernel " + quote(kernel.name) +

@@ -248,7 +248,8 @@ void Builder::build_settings() {
   const spec::Exchange& ex = tree_.exchange;
   if (ex.present &&
       require(ex.every, "missing every: expected the number of steps between exchanges")) {
-    // A constant expression, as an output's every (a user test: every="EX" refused).
+    // A constant expression, as an output's every (guarded by the doctest "exchange every,
+    // chunks and steps per pass take constant expressions").
     std::optional<std::int64_t> v = constant_int(ex.every, "exchange every", 1);
     if (v) m_.exchange_every = static_cast<int>(std::min<std::int64_t>(*v, 1 << 30));
   }

@@ -88,8 +88,8 @@ Builder::TableState Builder::declare_table(const spec::Table& t) {
   }
   // A table of the grid's shape is most likely a per-cell coefficient: a table is neither
   // split nor framed, every device holds it whole from index 0, while a kernel indexes its
-  // arrays' buffers from their own first cell (a user test: a material table of the grid's
-  // shape gave wrong values even on one device, under a <boundary> frame).
+  // arrays' buffers from their own first cell, so such a table reads wrong values even on
+  // one device under a <boundary> frame (guarded by tests/errors/model_table.xml).
   if (state.size_ok && grid_ok_ && table.dims == m_.dims && table.size == m_.domain)
     diags_.warning(t.name.loc,
                    "table " + quote(table.name) +

@@ -100,8 +100,8 @@ void ooc_pass_rules(const Program<B>& p, ooc::Request& request) {
     throw PlanError("this program cannot run out of core: " + why);
   request.every = ooc_every(p.monitor);
   if (p.monitor.count > 0) {
-    // The message names every interval that takes part (a user test read "do not divide 1,
-    // the steps between reductions" where the reductions' gcd was 5 and the outputs' made 1).
+    // The message names every interval that takes part: with reductions every 5 and an output
+    // every 1, "do not divide 1, the steps between reductions" would blame the reductions.
     std::string reductions, others;
     for (int i = 0; i < p.monitor.count; ++i)
       reductions += (i ? ", " : "") + std::to_string(p.monitor.reductions[i].every);

@@ -547,8 +547,8 @@ inline void launch(const Device& d, const Kernel& k, const char* name, cl_uint d
   const cl_int status = clEnqueueNDRangeKernel(
       d.queue.get(), k.get(), dims, slab ? offset : nullptr, size, local, 0, nullptr, nullptr);
   if (status == CL_SUCCESS) return;
-  // The call names the sizes: a global size that is no multiple of the local size (a
-  // round_up of a product of extents over a part's buffer, a user test) read as a bare -54.
+  // The error names the call's sizes, so that a global size that is no multiple of the local
+  // size (a round_up of a product of extents over a part's buffer) reads as such, not as -54.
   std::string call = std::string("clEnqueueNDRangeKernel(") + name + ", global ";
   for (cl_uint i = 0; i < dims && i < 3; ++i) call += (i ? "x" : "") + std::to_string(size[i]);
   if (local != nullptr) {

@@ -465,7 +465,8 @@ inline int max_parts(const PartitionRequest& r, int d) {
   const Index last = r.domain[i] - (groups - 1) * r.granule[i];  // cells in the last group
   // Even splits give the spare groups to the first parts, so the last part is the thinnest:
   // groups/g groups, its last one possibly partial. At most 2^20 parts a dimension: the counts
-  // are ints, and a dimension of 2^31 work-groups overflowed them (a user test: a crash).
+  // are ints, which a dimension of 2^31 work-groups would overflow (guarded by the doctest
+  // "a dimension of 2^31 work-groups or more: the part counts stay ints").
   for (Index g = std::min<Index>(groups, Index{1} << 20); g > 1; --g)
     if ((groups / g - 1) * r.granule[i] + last >= need) return static_cast<int>(g);
   return 1;

@@ -90,8 +90,9 @@ inline std::string probe_shape(const Box& box) {
 /// Guard zones: the buffers a kernel writes are followed by planes of known bytes, checked after a
 /// kernel's first run. A kernel written for one device with the grid's sizes fixed in it (`#define
 /// NX 64`) indexes the probe's small buffer with the grid's strides and writes far past its end
-/// (a user test: a crash on PoCL, memory of other buffers overwritten on a GPU); with the guard,
-/// its writes land there and the probe stops with an error naming the kernel and the array.
+/// (unguarded, a crash on PoCL or other buffers overwritten on a GPU); with the guard, its
+/// writes land there and the probe stops with an error naming the kernel and the array
+/// (guarded by tests/probe/fixed).
 /// The guard holds what such a kernel reaches: the grid's strides over the box's extents, up to
 /// 64 MiB, at least one plane (a missing `if (x >= nx) return;` under a rounded-up launch).
 /// Planes along the slowest dimension: a buffer over the box grown there keeps the box's layout

@@ -84,15 +84,16 @@ inline std::string save_target(const std::string& what, const std::string& path,
 }
 
 /// The temporary files of the last writes, removed when SIGINT, SIGTERM or SIGHUP ends the
-/// process (a user test: a SIGTERM during a checkpoint left its `.NAME.stepgen-XXXXXX`; the
-/// checkpoint itself stays whole, the rename never happened). A ring of slots, each published
-/// by an atomic flag after its path is written, so that the handler reads only whole paths; a
-/// path is published before its file is created (O_EXCL: a name already taken is withdrawn at
-/// once, the only moment a signal could remove a file not ours: another program's temporary of
-/// the same random name); a temporary renamed or removed since is simply not there (unlink
-/// fails). The handler is
-/// installed only where the signal's disposition is the default (an MPI launcher's or the
-/// user's own handler stays), then restores the default and raises the signal again.
+/// process: a signal during a write leaves no `.NAME.stepgen-XXXXXX` behind, and the file
+/// written stays whole, since the rename never happened (guarded by tests/io/checkpoint_kill.sh,
+/// ctest "io: kill -9 during a checkpoint leaves the previous one intact"). A ring of slots,
+/// each published by an atomic flag after its path is written, so that the handler reads only
+/// whole paths; a path is published before its file is created (O_EXCL: a name already taken
+/// is withdrawn at once, the only moment a signal could remove a file not ours: another
+/// program's temporary of the same random name); a temporary renamed or removed since is
+/// simply not there (unlink fails). The handler is installed only where the signal's
+/// disposition is the default (an MPI launcher's or the user's own handler stays), then
+/// restores the default and raises the signal again.
 struct TemporaryFiles {
   static constexpr int kSlots = 32;
   char path[kSlots][PATH_MAX] = {};

@@ -58,8 +58,9 @@ struct CheckpointArray {
 
 /// The reductions' last values at a checkpoint's step, by name: a restart gives them back to
 /// the monitor, so that an `until` over a reduction computed before the step (every 250, the
-/// run restarted at 300) reads what the straight run reads (a user test: nan after a restart,
-/// the run stopped at step 499 instead of 329, exit 0). Header lines `reduction NAME BITS
+/// run restarted at 300) reads what the straight run reads, not nan, and stops at the same
+/// step (guarded by the doctest "a checkpoint keeps the reductions' last values bit for bit,
+/// NaN included"). Header lines `reduction NAME BITS
 /// VALUE`, BITS the double's 16 hex digits (exact), VALUE for people.
 using CheckpointReductions = std::vector<std::pair<std::string, double>>;
 

@@ -181,7 +181,8 @@ class ProgramIo {
       };
 #ifndef STEPGEN_HDF5
     // An HDF5 output in a program built without HDF5 (a build by hand, the CUDA emulation) is
-    // refused now, not at its first step (a user test ran 19 steps first).
+    // refused before the first step, so that no steps are run for an output that cannot be
+    // written.
     for (const OutputSpec& o : spec.outputs)
       if (o.hdf5())
         throw RunError("output '" + std::string(o.file) +
@@ -198,8 +199,9 @@ class ProgramIo {
                        " needs --checkpoint-every N (the spec has no <checkpoint>): nothing "
                        "would be written");
     // A checkpoint that cannot be written (a device such as /dev/null, a read-only file, a
-    // folder without write access) is refused now, not after the steps before the first
-    // checkpoint (a user test). A folder not there yet is made when the run starts.
+    // folder without write access) is refused before the first step, not after the steps
+    // before the first checkpoint (guarded by ckpt_device in tests/io/program_test.sh). A
+    // folder not there yet is made when the run starts.
     if (every_ > 0) {
       const std::filesystem::path folder = std::filesystem::path(checkpoint_).parent_path();
       std::error_code ec;

@@ -277,7 +277,8 @@ class SnapshotSeries {
     H5Pset_file_locking(fapl_, false, true);
 #endif
     // No modification times in the file's objects: a run writes the same bytes again, in any
-    // mode and on any number of devices (a user test: the HDF5 times made the files differ).
+    // mode and on any number of devices, as docs/io.md says (guarded by the byte comparison in
+    // tests/io/program_test.sh).
     h5::Handle fcpl(H5Pcreate(H5P_FILE_CREATE), H5Pclose);
     H5Pset_obj_track_times(fcpl, false);
     // HDF5 writes the file in place: a previous file of that name is removed first and a new

@@ -494,8 +494,8 @@ inline Schedule choose(Request r, Index budget, const Link& link, Index steps, b
     }
   }
   // Over the budget, or no plan at all for another reason (more chunks asked than planes, a
-  // pass's halos wider than a chunk): the message says which (a user test: --ooc-chunks 40 on
-  // 32 planes was told a chunk could not fit).
+  // pass's halos wider than a chunk): the message says which, so that --ooc-chunks 40 on 32
+  // planes is not told that a chunk cannot fit.
   if (!have)
     throw PlanError(budget_why.empty()
                         ? "out-of-core: no plan can be made: " + why

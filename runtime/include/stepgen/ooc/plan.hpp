@@ -107,7 +107,8 @@ Schedule plan(const Request& request, const Options& ooc, std::int64_t steps, St
   report.trapezoid = schedule.trapezoid;
   report.band_sharing = schedule.band_sharing;
   report.steps_limit = schedule.max_steps_why;  // <boundary> frames: at most one step a pass
-  // Why not (a user test: --band-sharing on was dropped without a word).
+  // Why not: band sharing asked for and not done is never dropped without a word (guarded by
+  // tests/traces/traces_test.sh, "band sharing off (the spec's <record> ...)").
   if (!schedule.band_sharing)
     report.band_sharing_off = !ooc.band_sharing_off.empty() ? ooc.band_sharing_off
                               : !ooc.band_sharing           ? "--band-sharing off"
