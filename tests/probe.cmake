@@ -26,8 +26,8 @@ endif()
 
 # A kernel reading a whole line (tests/probe/zscan: a z-scan launched over x and y, looping
 # over z) declared with a halo as wide as half the line: refused at check by the probe's edge
-# cells (a user test ran it wrong on 2 devices, exit 0); with the whole line as its halo it
-# passes (every buffer then holds the line).
+# cells, since it would run wrong on 2 devices with exit 0; with the whole line as its halo
+# it passes (every buffer then holds the line).
 if(OpenCL_FOUND)
   add_test(NAME "probe: a whole-line kernel with a halo of half its line is refused at check"
            COMMAND sh -c "! $<TARGET_FILE:stepgen> check --probe ${CMAKE_CURRENT_SOURCE_DIR}/probe/zscan/zscan_half.xml 2>&1 | tee /dev/stderr | grep -q \"zscan_half.xml:9:5: error: kernel 'zscan' reads array 'U' along z as far as its buffer goes: on a 16x12x30 buffer, cell (8,6,15) of 'V' changes when cell (8,6,0) of 'U' does\" && exit 1; $<TARGET_FILE:stepgen> check --probe ${CMAKE_CURRENT_SOURCE_DIR}/probe/zscan/zscan_full.xml")

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # CUDA kernels in forms written for one device (tests/cuda_emu/forms): a template kernel and a
-# float4 view of a float grid. Both failed to compile in the generated program (user tests);
-# now the template is launched as jacobi<float> and the float4 parameter takes the array's
-# pointer. On the CPU emulation: 1 device, 3 devices, 4 with min-exchange and out of core must
+# float4 view of a float grid. The generated program must compile both: the template is
+# launched as jacobi<float> and the float4 parameter takes the array's pointer (a launch by
+# name deduces no template argument). On the CPU emulation: 1 device, 3 devices, 4 with
+# min-exchange and out of core must
 # save the same bits.
 # Usage: forms_test.sh STEPGEN WORK_DIR
 set -euo pipefail

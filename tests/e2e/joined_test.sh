@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Two OpenCL kernel files that each define the same helper (joined/j.xml): the generated program
-# builds its kernel files as one program, so the second definition is an error. A user test:
-# `stepgen check --probe` built each file alone and passed, and the program failed at start-up
-# naming PoCL's temporary file. Now check --probe builds them as the program does and names
-# b.cl and its line; the program's own build error names kernels/b.cl (a #line per file).
+# builds its kernel files as one program, so the second definition is an error. `stepgen
+# check --probe` must build them as the program does (built alone, each file passes, and the
+# error would come at the program's start-up naming PoCL's temporary file) and name b.cl and
+# its line; the program's own build error names kernels/b.cl (a #line per file).
 # Usage: joined_test.sh STEPGEN WORK_DIR
 set -euo pipefail
 source "$(dirname "$0")/../build_program.sh"

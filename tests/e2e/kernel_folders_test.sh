@@ -3,8 +3,8 @@
 # own kernel: generate -> build -> run on 2 PoCL CPU devices; both kernels must run (before,
 # only one file was copied and the program failed with CL_INVALID_KERNEL_NAME).
 # A starts at 1; each step runs ka (B = A + 1) then kb (A = 2 * B): after 3 steps A is 22.
-# The second folder's name holds a space (a user test: the generated CMakeLists.txt listed the
-# kernel files unquoted, and the program did not build).
+# The second folder's name holds a space: the generated CMakeLists.txt must quote the kernel
+# files it lists, or the program does not build.
 # Usage: kernel_folders_test.sh STEPGEN WORK_DIR
 set -euo pipefail
 source "$(dirname "$0")/../build_program.sh"

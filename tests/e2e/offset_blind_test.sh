@@ -3,7 +3,7 @@
 # subtract get_global_offset() from their index
 # (offset_blind/o.xml) run whole: a launch over part of the work-items (a slab through a global
 # offset, the overlap of exchanges in core and on MPI ranks, the trapezoid out of core) changes
-# what those return, and two user tests got 2825 and 2524 of 3072 cells wrong on 2 devices, exit
+# what those return, so such a kernel run in slabs computes most cells wrong on 2 devices, exit
 # 0. The plan says why there is no overlap; runs on 2 and 3 devices and out of core with 3 steps
 # per pass must save the bits of the run on 1 device.
 # Usage: offset_blind_test.sh STEPGEN WORK_DIR

@@ -59,8 +59,8 @@ expect 2 "unknown option '--bogus'" --bogus
 expect 2 "--steps needs a value" --steps
 expect 2 "--save: no array named 'Q'" --save Q=x.raw
 expect 2 "another --save writes the same file" "${long[@]}" --save "A=$work/same.raw" --save "B=$work/./same.raw"
-# --- files the user wrote and files the run writes twice: refused before the run (a user test
-# lost its spec, kernel, checkpoint and monitor table to a --save or --checkpoint, exit 0) -------
+# --- files the user wrote and files the run writes twice: refused before the run, so that a
+# --save or --checkpoint never overwrites a spec, a kernel, a checkpoint or a monitor table -----
 cp "$work/spec/jacobi2d.xml" "$work/mine.xml"
 cp "$work/mine.xml" "$work/mine.keep"
 expect 2 "--save A=$work/mine.xml: '$work/mine.xml' exists and looks like a file you wrote (.xml)" \

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Kernels whose work-items compute several cells (a global size of extent(X, d) / 4: a float
-# grid read through float4 pointers, as kernels for one device are written). A user test got
-# 11395 cells wrong with --strategy min-exchange on 4 devices, exit 0: x was cut at 18 cells,
-# and the kernel computes 4-cell groups of a row it takes to be a multiple of 4 long. Now the
-# plan cuts x at multiples of 4 (vector_items/rows.xml), does not cut it when the ghost widths
+# grid read through float4 pointers, as kernels for one device are written). The kernel
+# computes 4-cell groups of a row it takes to be a multiple of 4 long, so a cut of x at 18
+# cells (--strategy min-exchange on 4 devices) computes wrong cells, exit 0. The plan must
+# cut x at multiples of 4 (vector_items/rows.xml), not cut it when the ghost widths
 # there are no multiples of 4 (halo.xml), and refuses out of core where the slowest dimension
 # is the one (line.xml: chunks cut it at any plane). Every run that goes must save the bits of
 # the run on 1 device.

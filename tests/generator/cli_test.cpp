@@ -202,8 +202,8 @@ TEST_CASE("generate --target cuda without a cuda-source points at the kernel, fi
 }
 
 TEST_CASE("plan: out of core, the steps per pass divide the reductions' every, as the program's") {
-  // A user test: `stepgen plan` proposed 3 steps per pass where the program, whose reductions
-  // are computed every 2, 4 and 8 steps, refuses anything but a divisor of 2.
+  // `stepgen plan` proposes only what the program accepts: with reductions computed every 2, 4
+  // and 8 steps, a divisor of 2 (the program refuses 3).
   const std::string spec = std::string(STEPGEN_SOURCE_DIR) + "/tests/reduce/reduce.xml";
   Result chosen = run({"plan", spec.c_str(), "--out-of-core", "on", "--device-memory", "64KiB"});
   CHECK(chosen.status == 0);

@@ -240,7 +240,7 @@ TEST_CASE("the shadow applies to read arguments without a halo of their own") {
 }
 
 TEST_CASE("exchange every, chunks and steps per pass take constant expressions") {
-  // A user test: <exchange every="EX"/> was refused, while an output's every took it.
+  // <exchange every="EX"/> takes a constant expression, as an output's every does.
   spec::SpecTree tree = base();
   tree.constants.push_back({t("EX"), t("2"), {1, 1}});
   tree.exchange = {t("EX"), {1, 1}, true};

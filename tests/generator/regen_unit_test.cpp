@@ -272,9 +272,9 @@ TEST_CASE("temporary files: unique names, recognised and removed by the next loc
   CHECK(names_in(dir / ".stepgen") == std::vector<std::string>{"a.txt", "manifest"});
   CHECK(plan_update(out, dir.string(), {}).up_to_date());
 
-  // A user test: a save that landed while a run swapped the file, then a kill -9, left the
-  // save only in the temporary file, which the next run removed with exit 0. Bytes found
-  // nowhere else are kept under a new name and reported.
+  // A save that landed while a run swapped the file, then a kill -9, leaves the save only in
+  // the temporary file: the next run must not remove it. Bytes found nowhere else are kept
+  // under a new name and reported.
   put(dir / ".a.txt.stepgen-tmp-99-0000f00d", "a\nb\nmy save\n");
   UpdatePlan plan = plan_update(out, dir.string(), locked);
   CHECK(plan.leftovers.empty());
@@ -284,7 +284,7 @@ TEST_CASE("temporary files: unique names, recognised and removed by the next loc
   apply_update(plan);
   CHECK(text_of(dir / "a.txt.stepgen-saved") == "a\nb\nmy save\n");
   // A file of the user's whose name only looks like a temporary one, of no file stepgen
-  // writes: not stepgen's, left alone (a user test: removed silently).
+  // writes: not stepgen's, left alone, never removed.
   put(dir / "draft.stepgen-tmp", "draft\n");
   put(dir / ".stepgen/keep.stepgen-tmp", "keep\n");
   apply_update(plan_update(out, dir.string(), locked));
@@ -295,8 +295,8 @@ TEST_CASE("temporary files: unique names, recognised and removed by the next loc
 
 TEST_CASE(
     "manifest: a file found with stepgen's bytes is the user's: kept when no longer generated") {
-  // A user test: generating into the project folder, the kernel copy kernels/v1.cl is the spec's
-  // own kernel source; when the spec moved to v2.cl, regeneration removed v1.cl, the only copy.
+  // Generating into the project folder, the kernel copy kernels/v1.cl is the spec's own kernel
+  // source; when the spec moves to v2.cl, regeneration must keep v1.cl, the only copy.
   const fs::path dir = scratch("adopted");
   put(dir / "kernels/v1.cl", "kernel v1\n");
   OutputSet first;
@@ -328,7 +328,8 @@ TEST_CASE(
 }
 
 TEST_CASE("manifest: adopted, then edited, then no longer generated: kept as an edited file") {
-  // A user test: it was untracked with exit 0, so generating it again could not merge.
+  // Kept, reported, and still listed in the manifest, so that generating it again merges the
+  // edits.
   const fs::path dir = scratch("adopted-edited");
   put(dir / "k.cl", "kernel\n");
   OutputSet with;
@@ -354,8 +355,8 @@ TEST_CASE("manifest: adopted, then edited, then no longer generated: kept as an 
 }
 
 TEST_CASE("manifest: a pristine copy changed behind stepgen's back is no base: the file is left") {
-  // A user test: `find out -name '*.cpp' -exec sed -i ...` edits the file and its pristine copy
-  // alike; regeneration saw no edit and replaced the file, losing it.
+  // `find out -name '*.cpp' -exec sed -i ...` edits the file and its pristine copy alike; a
+  // regeneration that saw no edit would replace the file and lose it.
   const fs::path dir = scratch("damaged");
   OutputSet first;
   first.add("prog.cpp", "int main() {\n  return 0;\n}\n");
@@ -398,7 +399,7 @@ TEST_CASE("manifest: files in .stepgen/ it does not list are not stepgen's; olde
   OutputSet out;
   out.add("prog.cpp", "main\n");
   apply_update(plan_update(out, dir.string(), {}));
-  put(dir / ".stepgen/README", "my notes\n");  // a user test: removed silently before
+  put(dir / ".stepgen/README", "my notes\n");  // not listed: the user's, never removed
   put(dir / "README", "my notes\n");
   apply_update(plan_update(out, dir.string(), {}));
   CHECK(text_of(dir / ".stepgen/README") == "my notes\n");
@@ -436,7 +437,7 @@ TEST_CASE("manifest: a path leading out of the folder stops regeneration, nothin
                          doctest::Contains("not a path inside the folder"), PathError);
   }
   CHECK(text_of(outside) == "victim\n");
-  // Emptied (a user test: every file then counted as adopted, and edits were not merged).
+  // Emptied: an error, since every file would count as adopted and edits would not merge.
   put(dir / ".stepgen/manifest", "");
   CHECK_THROWS_WITH_AS(plan_update(out, dir.string(), {}), doctest::Contains("it lists no file"),
                        PathError);
@@ -445,8 +446,8 @@ TEST_CASE("manifest: a path leading out of the folder stops regeneration, nothin
 }
 
 TEST_CASE("manifest: an edited file no longer generated is reported once, then merges back") {
-  // A user test: switching --target and back lost the base of an edited file; and edits in a
-  // file no longer generated dropped out of the build with exit status 0.
+  // Switching --target and back keeps the base of an edited file; edits in a file no longer
+  // generated are reported, not dropped from the build with exit status 0.
   const fs::path dir = scratch("stale");
   OutputSet opencl;
   opencl.add("prog.cpp", "1\n2\n3\n4\n5\n6\n");
@@ -473,8 +474,8 @@ TEST_CASE("manifest: an edited file no longer generated is reported once, then m
 }
 
 TEST_CASE("manifest: edits of a file whose output moved are carried to its new path") {
-  // A user test: a second kernel file of the same name moved the copies to kernels/<folder>/;
-  // the edited kernels/twostage.cl dropped out of the build with exit status 0.
+  // A second kernel file of the same name moves the copies to kernels/<folder>/; the edits of
+  // kernels/twostage.cl must follow it, not drop out of the build with exit status 0.
   const fs::path dir = scratch("moved");
   OutputSet first;
   first.add("kernels/k.cl", "kernel\n");
@@ -514,8 +515,8 @@ TEST_CASE("OutputLock: one run at a time per folder") {
 }
 
 TEST_CASE("apply_update: a file saved after planning read it is left, and merged next time") {
-  // A user test: a save landing while stepgen ran (an editor's auto-save beside a build-driven
-  // regeneration) was overwritten: stepgen renamed the merge of the bytes it had read over it.
+  // A save landing while stepgen runs (an editor's auto-save beside a build-driven
+  // regeneration) is never overwritten by the merge of the bytes stepgen had read.
   const fs::path dir = scratch("race");
   OutputSet first;
   first.add("prog.cpp", "1\n2\n3\n4\n5\n6\n");

@@ -176,8 +176,8 @@ TEST_CASE("signature: element types, pointer against scalar, extra arguments") {
   CHECK(r.all[3].loc.line == 8);
 }
 
-// A user's test: coefficient 'k' and field 'u' given in each other's place (both float*) ran
-// to a wrong answer without a word. Parameters named after each other's arrays: a warning.
+// Coefficient 'k' and field 'u' given in each other's place (both float*) run to a wrong answer
+// without a word. Parameters named after each other's arrays: a warning.
 TEST_CASE("signature: array arguments whose parameters are named after each other's arrays") {
   Model m = two_arrays();
   m.arrays[1].type = ScalarType::kFloat;
@@ -329,8 +329,8 @@ TEST_CASE("signature: CUDA kernels as libclang sees them") {
   CHECK(p[3].element == ScalarType::kLong);
   CHECK(p[4].element == ScalarType::kLong);
   CHECK(p[5].element == ScalarType::kUchar);
-  // float4: declared by the prelude as vector_types.h does; a pointer of no scalar element (a
-  // user test: it was read as an invalid 'int *' and refused as "not a pointer").
+  // float4: declared by the prelude as vector_types.h does; a pointer of no scalar element,
+  // not an invalid 'int *' refused as "not a pointer".
   CHECK(p[6].kind == KernelParam::Kind::kPointer);
   CHECK_FALSE(p[6].element);
   CHECK(p[6].element_type == "float4");

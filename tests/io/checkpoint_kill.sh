@@ -56,7 +56,7 @@ for m in write write-background; do
   fi
 done
 # SIGTERM (and SIGINT, SIGHUP) during a write: the program removes its temporary file before
-# it ends (rt::file::TemporaryFiles; a user test found one left), the checkpoint as above.
+# it ends (rt::file::TemporaryFiles: none may be left), the checkpoint as above.
 for attempt in $(seq 1 10); do
   interrupt "$attempt" TERM
   if ls -A "$work" | grep -q '^\.run\.ckpt\.stepgen-'; then

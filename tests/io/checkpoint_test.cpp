@@ -400,8 +400,8 @@ TEST_CASE("a background checkpoint's failure names file and cause at the next ca
 
 TEST_CASE("a checkpoint keeps the reductions' last values bit for bit, NaN included") {
   // A restart gives them back to the monitor: an `until` over a reduction computed before the
-  // checkpoint's step reads what the straight run reads (a user test stopped at step 499
-  // instead of 329 after a restart, exit 0).
+  // checkpoint's step reads what the straight run reads, so the restarted run stops at the
+  // same step.
   TempDir dir;
   const rt::Box grid = rt::Box::from_extent(1, {8, 1, 1});
   std::vector<float> v(8, 1.5f);

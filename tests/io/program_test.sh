@@ -126,13 +126,13 @@ done
 for a in p1 p2; do $check same "$work/straight/snap/wave.h5" 14 "$a" "$work/straight/$a.raw"; done
 cmp "$work/straight/raw/p_p1_000012.raw" "$work/at12/p1.raw"
 # A checkpoint that cannot be written (a device) is refused before the run, not after the steps
-# before the first checkpoint (a user test).
+# before the first checkpoint.
 expect_error ckpt_device "cannot write checkpoint '/dev/null': '/dev/null' is a character device, not a regular file" \
   --checkpoint /dev/null --checkpoint-every 5
 if grep -q "^time:" "$work/ckpt_device/log.txt"; then cat "$work/ckpt_device/log.txt"; echo "FAIL: the run went on"; exit 1; fi
 # A run refused once the devices are known (out of core, no chunk fits a 4 KiB budget) writes
-# nothing: the previous run's snapshot series in its folder stays as it was (a user test: it was
-# replaced by one holding step 0 alone).
+# nothing: the previous run's snapshot series in its folder stays as it was, not replaced by
+# one holding step 0 alone.
 mkdir -p "$work/refused"
 cp -r "$work/straight/snap" "$work/refused/"
 expect_error refused "cannot fit" --out-of-core on --device-memory 4KiB
@@ -180,7 +180,7 @@ same_saves straight restart_ooc
 run restart_verify 2 --restart ../ten.ckpt --checkpoint-every 0 --verify
 grep -q "^verify: OK" "$work/restart_verify/log.txt"
 # A restart's .raw outputs keep their names (docs/io.md): the files of steps 6 and 12, the
-# straight run's bits (a user's test found them renamed p-from-000005_p1_000006.raw).
+# straight run's bits (not renamed p-from-000005_p1_000006.raw).
 [ "$(ls "$work/restart3/raw" | tr '\n' ' ')" = "p_age_000006.raw p_age_000012.raw p_p1_000006.raw p_p1_000012.raw " ] ||
   { ls "$work/restart3/raw"; echo "FAIL: a restart's raw outputs"; exit 1; }
 for f in p_age_000006 p_p1_000006 p_age_000012 p_p1_000012; do cmp "$work/straight/raw/$f.raw" "$work/restart3/raw/$f.raw"; done
@@ -190,8 +190,8 @@ echo "ok: restarted from step 5 on 3 devices and from step 10 out of core, equal
 source "$src/tests/io/program_files.sh"
 
 # An `until` that stops the run after step 8 (a reduction and `step`), with receivers and an
-# output with last="true" (a user's test: the traces' rows past the stop were an internal
-# error, and the stopped run lost its --save, traces and monitor; `last` was not written). The
+# output with last="true": the traces hold no rows past the stop, and the stopped run writes
+# its --save, traces, monitor and `last` output as a run that ends there would. The
 # stop is decided in main.hpp (one process and MPI), the same for every backend: the OpenCL targets
 # run it, in core and out of core.
 if [ "$target" = opencl ] || [ "$target" = opencl-mpi ]; then
@@ -203,7 +203,7 @@ if [ "$target" = opencl ] || [ "$target" = opencl-mpi ]; then
   run until 2 --checkpoint-every 0
   run until_ooc 1 --out-of-core on --ooc-chunks 2 --steps-per-pass 1 --checkpoint-every 0
   # Steps per pass that the reduction (computed every step) refuses: refused before anything
-  # is written (a user's test: the step-0 snapshot was written, then the plan refused).
+  # is written, not even the step-0 snapshot.
   mkdir -p "$work/until_k2"
   status=0
   (cd "$work/until_k2" && launch 1 --out-of-core on --ooc-chunks 2 --steps-per-pass 2 > ../until_k2.txt 2>&1) ||
@@ -226,8 +226,8 @@ if [ "$target" = opencl ] || [ "$target" = opencl-mpi ]; then
   done
   same_saves until until_ooc
   $check series "$work/until/snap/wave.h5" "$work/until_ooc/snap/wave.h5" 0,4,8,9
-  # The same bytes, not only the same values (a user test: HDF5's modification times made two
-  # runs' files differ, against docs/io.md's word).
+  # The same bytes, not only the same values, as docs/io.md says (no HDF5 modification times
+  # in the files).
   cmp "$work/until/snap/wave.h5" "$work/until_ooc/snap/wave.h5" ||
     { echo "FAIL: the snapshot files of 2 devices in core and 1 out of core differ in bytes"; exit 1; }
   echo "ok: stopped by until after step 8: traces up to step 7, last=\"true\" at 9 equal to --save, in core and out of core"

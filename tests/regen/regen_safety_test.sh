@@ -162,8 +162,9 @@ echo "// one more line" >>conc/jacobi2d.cl && sed -i -E 's/steps="[0-9]+"/steps=
 rm -rf conc/ref && (cd conc && "$stepgen" generate jacobi2d.xml -o ref >/dev/null)
 concurrent "into an existing folder"
 
-# --- spec names that would break the generated files (a user test: a line break in the spec's
-# name put a CMake command into CMakeLists.txt, which configure ran; a quote broke the C++) ---
+# --- spec names that would break the generated files: a line break in the spec's name must
+# not put a CMake command into CMakeLists.txt (configure would run it), nor a quote break the
+# C++ ---
 mkdir -p names && cp "$src"/examples/jacobi2d/jacobi2d.{xml,cl,cu} names/
 nl_spec=$'names/x\nmessage(WARNING "INJECTED")\n#.xml'
 cp names/jacobi2d.xml "$nl_spec"

@@ -255,8 +255,8 @@ TEST_CASE("slabs: every part along the slowest dimension, else the min-exchange 
 }
 
 TEST_CASE("a dimension of 2^31 work-groups or more: the part counts stay ints") {
-  // A user test: a 2^31-cell row (local 1) made max_parts overflow an int, and the plan
-  // aborted (std::length_error) or found no partition.
+  // A 2^31-cell row (local 1): max_parts must not overflow an int, or the plan aborts
+  // (std::length_error) or finds no partition.
   const Halo h = Halo::from_widths(2, {1, 0, 0}, {1, 0, 0});
   PartitionRequest r = request_2d(Index{1} << 31, 1, 1, 1, h, 2);
   CHECK(max_parts(r, 0) == (1 << 20));

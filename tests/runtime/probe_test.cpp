@@ -46,7 +46,7 @@ ProbeKernel kernel_of(const std::vector<Vec3>& declared) {
 const std::vector<ProbeElement> kFloats = {{"A", 4, true}, {"B", 4, true}};
 const Box kGrid = Box::from_extent(2, {100, 80, 1});
 
-// A scan along y, B[y] = 0.5 B[y-1] + A[y] (user tests: a recurrence right on one device).
+// A scan along y, B[y] = 0.5 B[y-1] + A[y]: a recurrence, right on one device only.
 void scan_y(std::vector<HostArray>& a, const Box& box) {
   const Index nx = box.extent(0), ny = box.extent(1);
   const float* u = a[0].as<float>();
@@ -89,8 +89,8 @@ TEST_CASE("probe: a halo declared too small is an error naming kernel, array and
         "kernel 'k' reads array 'A' at offset (0,1), outside its declared halo: add the point to "
         "the argument's halo");
   CHECK(p.error_arrays == std::vector<int>{0});
-  // Every point outside the halo in one message, not the first only (a user's test: one missing
-  // point reported, the next found after the next fix).
+  // Every point outside the halo in one message, not the first only, so that one fix mends
+  // them all.
   const KernelProbe two =
       probe_kernel(kernel_of({{-1, 0, 0}, {1, 0, 0}}), kGrid, kFloats, run);  // y: both missing
   REQUIRE(two.errors.size() == 1);
@@ -104,9 +104,9 @@ TEST_CASE("probe: a halo declared too small is an error naming kernel, array and
 }
 
 TEST_CASE("probe: reads in a branch taken where an integer mask is 0 are seen") {
-  // A user test: a shallow-water kernel copied land cells (mask != 0) and averaged the
-  // neighbours of sea cells (mask == 0); the probe's integer values were never 0, so a halo
-  // declared without (0,-1) and (0,1) passed, and 3 devices gave NaNs silently.
+  // A shallow-water kernel copies land cells (mask != 0) and averages the neighbours of sea
+  // cells (mask == 0): the probe's integer values must include 0, or a halo declared without
+  // (0,-1) and (0,1) passes and 3 devices give NaNs silently.
   auto masked = [](std::vector<HostArray>& a, const Box& box) {
     const Index nx = box.extent(0), ny = box.extent(1);
     const unsigned char* mask = a[0].as<unsigned char>();
@@ -388,8 +388,8 @@ TEST_CASE("probe: a guard too wide to tell on the first box is told on a larger 
 }
 
 TEST_CASE("probe: a kernel that takes its local index for the grid's is refused") {
-  // A user test: a red-black Gauss-Seidel half-step picking its colour from the local
-  // (x + y) & 1 was wrong in every mode but one device (buffers start anywhere).
+  // A red-black Gauss-Seidel half-step picking its colour from the local (x + y) & 1 is wrong
+  // in every mode but one device (buffers start anywhere).
   auto redblack = [](bool global) {
     return [global](std::vector<HostArray>& a, const Box& box) {
       const Index nx = box.extent(0), ny = box.extent(1);
@@ -420,8 +420,8 @@ TEST_CASE("probe: a kernel that takes its local index for the grid's is refused"
 }
 
 TEST_CASE("probe: a kernel that wraps its buffer periodically, or reads a fixed cell, is refused") {
-  // A user test: a Jacobi kernel written for one device with (x + nx - 1) % nx wraps was wrong
-  // in every mode but one device, exit 0 (a buffer is one part of the grid). Its reads near
+  // A Jacobi kernel written for one device with (x + nx - 1) % nx wraps is wrong in every mode
+  // but one device, exit 0 (a buffer is one part of the grid). Its reads near
   // the middle are the declared five points; only its edge cells read across the buffer.
   enum class Kind { kWrap, kFixed, kClamp };
   auto kernel = [](Kind kind) {
@@ -482,9 +482,9 @@ TEST_CASE("probe: the guard after a buffer holds what a kernel with the grid's s
 }
 
 TEST_CASE("probe: a kernel computing cell pairs is checked by a shift of its pair") {
-  // A user test: u and v interleaved in one array (W[2*c], W[2*c+1]), one work-item per pair
-  // (global size extent(W, 0) / 2): a shift by one cell pairs other cells, and the check
-  // refused a kernel that is right on every partition the plan makes (cut at even cells).
+  // u and v interleaved in one array (W[2*c], W[2*c+1]), one work-item per pair (global size
+  // extent(W, 0) / 2): a shift by one cell pairs other cells, so the check shifts by a pair,
+  // and accepts a kernel that is right on every partition the plan makes (cut at even cells).
   auto pairs = [](std::vector<HostArray>& a, const Box& box) {
     const Index nx = box.extent(0), ny = box.extent(1);
     const float* in = a[0].as<float>();
@@ -506,10 +506,10 @@ TEST_CASE("probe: a kernel computing cell pairs is checked by a shift of its pai
 }
 
 TEST_CASE("probe: a kernel that reads a whole line (a recurrence) is refused, not given a halo") {
-  // A user test: a scan along y, V[y] = 0.5 V[y-1] + U[y]; the probe said "add them to the
-  // argument's halo", the halo so declared passed, and the run was wrong on 2 devices (each
-  // buffer's recurrence starts at its own edge), exit 0. Undeclared, it is now an error that
-  // no halo describes (declared as a halo that wide: the next test).
+  // A scan along y, V[y] = 0.5 V[y-1] + U[y]: no halo makes it right on 2 devices (each
+  // buffer's recurrence starts at its own edge), so the probe must not suggest adding its
+  // reads to the argument's halo. Undeclared, it is an error that no halo describes (declared
+  // as a halo that wide: the next test).
   const KernelProbe p = probe_kernel(kernel_of({{0, 0, 0}}), kGrid, kFloats, scan_y);
   REQUIRE(p.errors.size() == 1);
   CHECK(p.errors[0].find("kernel 'k' reads array 'A' along y as far as its buffer goes: on a "
@@ -518,11 +518,11 @@ TEST_CASE("probe: a kernel that reads a whole line (a recurrence) is refused, no
 }
 
 TEST_CASE("probe: a whole-line kernel declared with a halo as wide as half its line is refused") {
-  // A user test: a z-scan launched over x and y only (global size 1 along z, a loop over z),
-  // its read declared with halo_lo 14 on a grid of 30 planes, passed the probe (the middle
-  // cell's reads reach the edge within that halo) and ran wrong on 2 devices, exit 0: part 1's
-  // buffer started at plane 1, so its recurrence missed plane 0. The cells at the buffer's
-  // edges are now changed along every dimension, looped over or launched, and a change reaching
+  // A z-scan launched over x and y only (global size 1 along z, a loop over z), its read
+  // declared with halo_lo 14 on a grid of 30 planes: the middle cell's reads reach the edge
+  // within that halo, yet it runs wrong on 2 devices, exit 0 (part 1's buffer starts at plane
+  // 1, so its recurrence misses plane 0). So the cells at the buffer's edges are changed
+  // along every dimension, looped over or launched, and a change reaching
   // the far side through the whole line is refused as such.
   // Looped over: y is not the launch's, so the probe's box is the grid's 30 rows there.
   const Box grid = Box::from_extent(2, {100, 30, 1});

@@ -417,8 +417,8 @@ TEST_CASE("fill_groups: a row's groups along x, then rows and planes, at most 40
   CHECK(groups(1 << 20, 1 << 20, 3, 256, 1) == V{4096, 1, 1});
 }
 
-// --verify's message tells the two values apart: a double printed with 9 digits showed
-// "0.577385165 vs 0.577385165" for values that differ in the 11th (found by a user's test).
+// --verify's message tells the two values apart: a double printed with 9 digits would show
+// "0.577385165 vs 0.577385165" for values that differ in the 11th.
 TEST_CASE("verify: the first differing element is printed with every digit that differs") {
   const Box box = Box::from_extent(1, {4, 1, 1});
   auto pair_of = [&](std::size_t elem) {

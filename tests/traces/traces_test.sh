@@ -127,7 +127,7 @@ case $mode in
     run d1-ooc-k1 1 --out-of-core on --ooc-chunks 3 --steps-per-pass 1
     run d1-ooc-k4 1 --out-of-core on --ooc-chunks 3 --steps-per-pass 4
     expect d1-ooc-k4 "4 step(s) per pass"
-    # Band sharing is off with <record>, and the report says why (a user test: silently).
+    # Band sharing is off with <record>, and the report says why (never silently).
     expect d1-ooc-k4 "band sharing off (the spec's <record> samples each point from its own chunk)"
     run d2-ooc-k4 2 --out-of-core on --ooc-chunks 2 --steps-per-pass 4
     [ "$mode" = opencl ] && run d1-ooc-k4-whole-window 1 --out-of-core on --ooc-chunks 2 --steps-per-pass 4 --trapezoid off
