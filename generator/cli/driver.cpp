@@ -8,6 +8,7 @@
 #include <optional>
 #include <sstream>
 
+#include "cli/dump.hpp"
 #include "diag/diagnostics.hpp"
 #include "emit/emitter.hpp"
 #include "emit/provenance.hpp"
@@ -426,7 +427,8 @@ CLI::App* add_plan_command(CLI::App& app, std::string& spec, PlanRequest& r,
 int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
   // `stepgen SPEC ...` means `stepgen generate SPEC ...`.
   std::vector<std::string> args(argv + 1, argv + argc);
-  const std::vector<std::string> commands = {"check", "generate", "plan", "schema", "templates"};
+  const std::vector<std::string> commands = {"check", "dump",   "generate",
+                                             "plan",  "schema", "templates"};
   if (!args.empty() && args[0][0] != '-' &&
       std::find(commands.begin(), commands.end(), args[0]) == commands.end())
     args.insert(args.begin(), "generate");
@@ -502,6 +504,22 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
       ->capture_default_str();
   sch->add_option("-o,--output", schema_file, "Write it to this file (default: standard output)");
 
+  std::string dump_spec;
+  DumpRequest dump_request;
+  CLI::App* dmp = app.add_subcommand(
+      "dump", "Print what each stage makes of a spec: the read tree, the model, the plan");
+  dmp->add_option("spec", dump_spec, "Spec file (.xml, .yaml)")->required();
+  dmp->add_option("--stage,-s", dump_request.stage,
+                  "spec (as read, with line:col), model (validated), plan (what the program "
+                  "does), or all three in order")
+      ->check(CLI::IsMember({"spec", "model", "plan", "all"}))
+      ->capture_default_str();
+  dmp->add_option("--target,-t", dump_request.target, "The backend planned for: " + targets_list())
+      ->capture_default_str();
+  dmp->add_option("--distribution", dump_request.distribution,
+                  "none or mpi (one rank per device); default: the spec's")
+      ->check(CLI::IsMember({"none", "mpi"}));
+
   std::vector<const char*> cargs{"stepgen"};
   for (const std::string& a : args) cargs.push_back(a.c_str());
   try {
@@ -533,6 +551,7 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
     return generate(gen_spec, request, out, err);
   }
   if (tpl_export->parsed()) return export_templates(export_dir, out, err);
+  if (dmp->parsed()) return dump(dump_spec, dump_request, out, err);
   if (sch->parsed()) return write_schema(schema_format, schema_file, out, err);
   if (pl->parsed()) {
     plan_request.out_of_core_given = plan_ooc->count() > 0;  // oocauto

@@ -104,6 +104,7 @@ Helps real_helps() {
   h.stepgen["generate"] = stepgen_help({"generate"});
   h.stepgen["plan"] = stepgen_help({"plan"});
   h.stepgen["schema"] = stepgen_help({"schema"});
+  h.stepgen["dump"] = stepgen_help({"dump"});
   h.stepgen["templates"] = stepgen_help({"templates"}) + stepgen_help({"templates", "export"});
   h.stepgen[""] = stepgen_help({});
   h.program = program_help();
@@ -123,7 +124,8 @@ const std::map<std::string, std::string> kForeign = {
 const std::set<std::string> kForeignTools = {"cmake", "ctest",       "mpirun",  "mpiexec",
                                              "srun",  "sbatch",      "#SBATCH", "nvcc",
                                              "git",   "clang-format"};
-const std::set<std::string> kSubcommands = {"check", "generate", "plan", "schema", "templates"};
+const std::set<std::string> kSubcommands = {"check", "dump",   "generate",
+                                            "plan",  "schema", "templates"};
 
 std::vector<std::string> words(const std::string& s) {
   std::vector<std::string> out;
