@@ -22,8 +22,8 @@
 #include <sstream>
 #include <string>
 
+#include "stepgen/errors.hpp"  // UsageError, parse_number
 #include "stepgen/ooc/link.hpp"
-#include "stepgen/program_options.hpp"  // UsageError, parse_number
 
 namespace stepgen::rt {
 

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "stepgen/engine.hpp"
+#include "stepgen/env_settings.hpp"
 #include "stepgen/init.hpp"
 #include "stepgen/io/program_io.hpp"
 #include "stepgen/io/run_files.hpp"
@@ -133,6 +134,18 @@ void ooc_frames(const Problem<B>& problem, ooc::Request& request) {
 }
 
 // --- `--out-of-core auto` on data that fits (ooc/choice.hpp) ------------
+/// STEPGEN_AUTO_CHOICE=in-core or out-of-core (for tests): the run `--out-of-core auto` takes
+/// whatever the prediction, so that what follows each choice is tested on any machine; the
+/// report's line says so. Unset or empty: the prediction decides. Another value is an error.
+inline const char* forced_auto_choice() {
+  const std::string& s = env_settings().auto_choice;
+  if (s.empty()) return nullptr;
+  if (s != "in-core" && s != "out-of-core")
+    throw std::invalid_argument("STEPGEN_AUTO_CHOICE is '" + s +
+                                "': it takes in-core or out-of-core (or is unset)");
+  return s.c_str();
+}
+
 /// `--out-of-core auto`'s comparison, once `sc` is the best out-of-core plan on the measured
 /// `link`: the in-core run predicted from the same figures, moving the arrays with a host copy
 /// up (`held` by array id, empty: all) and the gathered ones down (`gathered`, empty: all), and
@@ -160,7 +173,7 @@ ooc::AutoChoice ooc_auto_compare(const Problem<B>& problem, const Partition& par
                                                           down.end();
                                              })),
       link, steps);
-  return ooc::choose_auto(in_s, out_s, sc, steps);
+  return ooc::choose_auto(in_s, out_s, sc, steps, forced_auto_choice());
 }
 
 /// Why `--out-of-core auto` given does not compare for this program (in core then), or "":

@@ -32,22 +32,10 @@
 
 #include "stepgen/box.hpp"
 #include "stepgen/description.hpp"
+#include "stepgen/errors.hpp"
 #include "stepgen/io/links.hpp"
 
 namespace stepgen::rt {
-
-/// A run-time failure the program reports and exits on (status 1), never a crash.
-class RunError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
-
-/// A bad command line (an unknown flag, a value of the wrong form or out of range): the
-/// program exits with status 2, the usual status of a usage error.
-class UsageError : public RunError {
- public:
-  using RunError::RunError;
-};
 
 struct Options {
   int devices = 0;             ///< 0 = all that match
@@ -147,20 +135,6 @@ T parse_integer(const std::string& flag, const std::string& text, T min, T max) 
   return v;
 }
 
-/// Parses a decimal number (digits, '.', an exponent; no hex, inf or nan) in [min, max].
-/// Returns false when the text is not such a number or is out of range.
-inline bool parse_number(const std::string& text, double min, double max, double& v) {
-  if (text.empty() || !(std::isdigit(static_cast<unsigned char>(text[0])) || text[0] == '.'))
-    return false;
-  for (char c : text)
-    if (!std::isdigit(static_cast<unsigned char>(c)) && c != '.' && c != 'e' && c != 'E' &&
-        c != '+' && c != '-')
-      return false;
-  char* end = nullptr;
-  errno = 0;
-  v = std::strtod(text.c_str(), &end);
-  return *end == '\0' && errno == 0 && std::isfinite(v) && v >= min && v <= max;
-}
 }  // namespace detail
 
 /// The range of --weights: each weight a relative speed, its ratio to the others at most 10^12.

@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "stepgen/box.hpp"
+#include "stepgen/errors.hpp"
 #include "stepgen/host_array.hpp"
 #include "stepgen/io/links.hpp"
 
@@ -102,18 +103,6 @@ struct RunStats {
   double message_wait_s = -1, message_wait_least_s = -1;
   int message_wait_rank = -1, message_wait_least_rank = -1;
 };
-
-inline std::string human_bytes(double b) {
-  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-  int u = 0;
-  while (b >= 1024 && u < 4) {
-    b /= 1024;
-    ++u;
-  }
-  char s[32];
-  std::snprintf(s, sizeof s, u == 0 ? "%.0f %s" : "%.2f %s", b, units[u]);
-  return s;
-}
 
 /// Whether a progress line (Monitor::progress: "\rstep N/M ...", no newline yet) is on the
 /// terminal. A message printed during the run calls clear_progress_line() first, so that it

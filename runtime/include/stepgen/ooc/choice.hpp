@@ -15,7 +15,6 @@
 #include <vector>
 
 #include "stepgen/box.hpp"
-#include "stepgen/env_settings.hpp"
 #include "stepgen/ooc/model.hpp"
 #include "stepgen/ooc/schedule.hpp"
 #include "stepgen/partition.hpp"
@@ -108,29 +107,17 @@ struct AutoChoice {
   std::string reason;
 };
 
-/// STEPGEN_AUTO_CHOICE=in-core or out-of-core (for tests): the run `--out-of-core auto` takes
-/// whatever the prediction, so that what follows each choice is tested on any machine; the
-/// report's line says so. Unset or empty: the prediction decides. Another value is an error.
-inline const char* forced_auto_choice() {
-  const std::string& s = env_settings().auto_choice;
-  if (s.empty()) return nullptr;
-  if (s != "in-core" && s != "out-of-core")
-    throw std::invalid_argument("STEPGEN_AUTO_CHOICE is '" + s +
-                                "': it takes in-core or out-of-core (or is unset)");
-  return s.c_str();
-}
-
 /// The faster of the in-core run (`in_core_s`) and the best out-of-core plan (`sc`, predicted
 /// `out_of_core_s`), with why: out of core wins by overlapping its copies with the kernels
 /// (and region sharing), in core by moving each array once where out of core moves it once a
-/// pass.
+/// pass. `forced` ("in-core", "out-of-core"; null: none): the choice taken whatever the
+/// prediction (a program's STEPGEN_AUTO_CHOICE, main_ooc.hpp), the report's line says so.
 inline AutoChoice choose_auto(double in_core_s, double out_of_core_s, const Schedule& sc,
-                              Index steps) {
+                              Index steps, const char* forced = nullptr) {
   AutoChoice c;
   c.in_core_s = in_core_s;
   c.out_of_core_s = out_of_core_s;
   c.out_of_core = out_of_core_s < in_core_s * (1 - kAutoMargin);
-  const char* forced = forced_auto_choice();
   if (forced) c.out_of_core = std::string(forced) == "out-of-core";
   const char* note = forced ? "; taken by STEPGEN_AUTO_CHOICE" : "";
   c.reason = forced ? "--out-of-core auto: taken by STEPGEN_AUTO_CHOICE"

@@ -14,11 +14,11 @@
 #include <vector>
 
 #include "stepgen/box.hpp"
-#include "stepgen/ooc/foreign.hpp"
+#include "stepgen/errors.hpp"
 #include "stepgen/ooc/link.hpp"
 #include "stepgen/ooc/pipeline.hpp"
 #include "stepgen/ooc/schedule.hpp"
-#include "stepgen/program.hpp"
+#include "stepgen/ooc/transfers.hpp"
 
 namespace stepgen::rt::ooc {
 

@@ -11,7 +11,6 @@
 
 #include "stepgen/box.hpp"
 #include "stepgen/chunk.hpp"
-#include "stepgen/program.hpp"
 
 namespace stepgen::rt::ooc {
 
