@@ -1,6 +1,6 @@
 # Writes OUT: a C++ source holding every template and runtime header as a string, keyed by its
-# path relative to ROOT ("templates/opencl/host.cpp.mustache", "runtime/include/stepgen/box.hpp",
-# the runtime's OpenCL kernels "runtime/include/stepgen/kernels/reduce.cl").
+# path relative to ROOT ("templates/opencl/host.cpp.mustache", "runtime/include/stepgen/plan/box.hpp",
+# the runtime's OpenCL kernels "runtime/include/stepgen/exec/kernels/reduce.cl").
 file(GLOB_RECURSE files RELATIVE ${ROOT}
      ${ROOT}/templates/*.mustache ${ROOT}/runtime/include/stepgen/*.hpp
      ${ROOT}/runtime/include/stepgen/*.cl)

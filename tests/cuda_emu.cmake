@@ -25,7 +25,7 @@ foreach(order issue deferred)
   set_tests_properties("cuda-emu: the emulation's own checks, ${order} order" PROPERTIES LABELS cuda-emu
                        ENVIRONMENT "STEPGEN_CUDA_EMULATE=3;STEPGEN_CUDA_EMULATE_MEMORY=1048576;STEPGEN_CUDA_EMULATE_ORDER=${order}")
 endforeach()
-# devinit: initial values made on a GPU (stepgen/init_cuda.hpp) equal the host's, on the emulation.
+# devinit: initial values made on a GPU (stepgen/exec/init_cuda.hpp) equal the host's, on the emulation.
 add_executable(cuda_emu_init_test ${CMAKE_CURRENT_SOURCE_DIR}/cuda_emu/init_cuda_test.cpp
                                   ${CMAKE_CURRENT_SOURCE_DIR}/runtime/main.cpp)
 target_include_directories(cuda_emu_init_test PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/cuda_emu/include)

@@ -1,4 +1,4 @@
-# The I/O runtime (runtime/include/stepgen/io/): checkpoints (standard library only: always),
+# The I/O runtime (runtime/include/stepgen/exec/io/): checkpoints (standard library only: always),
 # snapshots (HDF5 + XDMF: only when HDF5 is found; serial and parallel HDF5 are never linked
 # into one executable).
 add_executable(io_checkpoint_tests ${CMAKE_CURRENT_SOURCE_DIR}/io/checkpoint_test.cpp

@@ -6,7 +6,7 @@
 find_package(OpenCL QUIET)
 find_program(STEPGEN_MPIRUN mpirun)
 find_package(MPI QUIET COMPONENTS CXX)
-# The MPI runtime's unit test (runtime/include/stepgen/mpi.hpp), on 3 ranks (a rank with two
+# The MPI runtime's unit test (runtime/include/stepgen/exec/mpi.hpp), on 3 ranks (a rank with two
 # neighbours), 1 (none: the exchange does nothing, its guards still hold) and 4 (two such ranks).
 if(MPI_CXX_FOUND AND STEPGEN_MPIRUN)
   add_executable(mpi_runtime_test ${CMAKE_CURRENT_SOURCE_DIR}/mpi/mpi_runtime_test.cpp)

@@ -1,4 +1,4 @@
-# Exact reductions on the devices (stepgen/reduce_opencl.hpp, stepgen/reduce_cuda.hpp). The
+# Exact reductions on the devices (stepgen/exec/reduce_opencl.hpp, stepgen/exec/reduce_cuda.hpp). The
 # OpenCL test is part of opencl_runtime_tests (tests/opencl_runtime/reduce_opencl_test.cpp, on
 # PoCL). Here: the CUDA reducer on the CPU emulation (2 devices, both stream orders; the cases
 # of tests/reduce/device_cases.hpp), and the CUDA kernels compiled by nvcc for sm_90 with

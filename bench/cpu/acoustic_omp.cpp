@@ -20,7 +20,7 @@
 #include <utility>
 #include <vector>
 
-#include "stepgen/init.hpp"
+#include "stepgen/description/init.hpp"
 
 namespace {
 

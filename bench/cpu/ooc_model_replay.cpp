@@ -9,7 +9,7 @@
 #include <sstream>
 #include <string>
 
-#include "stepgen/ooc.hpp"
+#include "stepgen/exec/ooc.hpp"
 using namespace stepgen::rt;
 int main() {
   std::string line;

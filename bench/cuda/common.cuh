@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "stepgen/init.hpp"
+#include "stepgen/description/init.hpp"
 
 #define BENCH_CHECK(call)                                                       \
   do {                                                                          \
@@ -74,7 +74,7 @@ inline float* upload(const std::vector<float>& host) {
   return d;
 }
 
-/// The spec's `random(seed)` values (stepgen/init.hpp), on the host.
+/// The spec's `random(seed)` values (stepgen/description/init.hpp), on the host.
 inline std::vector<float> random_floats(std::size_t count, unsigned seed) {
   std::vector<float> v(count);
   stepgen::rt::fill_random<float>(v.data(), count, seed, 0);

@@ -12,7 +12,7 @@
 #include <utility>
 #include <vector>
 
-#include "stepgen/init.hpp"
+#include "stepgen/description/init.hpp"
 
 namespace {
 struct Index3 {

@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "common.cuh"
-#include "stepgen/init_cuda.hpp"
+#include "stepgen/exec/init_cuda.hpp"
 
 namespace {
 

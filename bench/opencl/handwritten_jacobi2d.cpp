@@ -15,7 +15,7 @@
 #include <utility>
 #include <vector>
 
-#include "stepgen/init.hpp"
+#include "stepgen/description/init.hpp"
 
 #define CHECK(call)                                                           \
   do {                                                                        \

@@ -33,7 +33,7 @@ if [ "${1:-}" = generate ]; then
   rm -rf "$gen"
   mkdir -p "$gen/_runtime" "$gen/_ocl/include" "$gen/_ocl/lib"
   cp -r "$root/runtime/include/stepgen" "$gen/_runtime/"
-  # The runtime's OpenCL kernels as headers (runtime/stepgen/kernels/*.cl), once for every tree.
+  # The runtime's OpenCL kernels as headers (runtime/stepgen/exec/kernels/*.cl), once for every tree.
   cmake -DOUT_DIR="$gen/_runtime_kernels" -P "$root/cmake/runtime_kernels.cmake"
   rm -f "$gen/_runtime_kernels/embed_kernels.cmake"
   cp -r /usr/include/CL "$gen/_ocl/include/"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Phase `mpidevices` (after `mpiskew-generate`, whose MPI CUDA trees it builds): issue 51's MPI
 # ranks that drive several GPUs (--devices N: each rank's box cut into one part per GPU, peer
-# copies between a rank's GPUs, messages between ranks; runtime/stepgen/rank_parts.hpp) on
+# copies between a rank's GPUs, messages between ranks; runtime/stepgen/exec/rank_parts.hpp) on
 # every example's MPI CUDA program. Per program: 1 rank x 1 GPU (the reference), 2 ranks x 1
 # (the one-GPU-per-rank path), 1 rank x 2 GPUs, 2 ranks x 2 GPUs with --verify, 2 ranks of 3
 # parts (--parts 3), 1 rank of 2 GPUs and 5 parts; every saved array compared bit for bit with

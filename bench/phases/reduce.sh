@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Phase `reduce` (GPU machine; for the OpenCL half, after `prepare` here, carry bench/generated):
-# the cost of one exact device reduction (stepgen/reduce_cuda.hpp, stepgen/reduce_opencl.hpp),
+# the cost of one exact device reduction (stepgen/exec/reduce_cuda.hpp, stepgen/exec/reduce_opencl.hpp),
 # every op over 16384^2 floats, alone and as B - A (Jacobi's residual), and over 1160^3 doubles,
 # against a plain (non-exact) sum reading the same bytes and the time to read them at the card's
 # peak bandwidth; then the share of a Jacobi 16384^2 run (about 1.1 ms/step) that l2 of B - A

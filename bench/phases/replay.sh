@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Phase `replay` (HERE, no GPU): replays the out-of-core model (rt::ooc::predict,
-# runtime/include/stepgen/ooc/model.hpp as it is in this checkout) on the inputs the GPU runs logged:
+# runtime/include/stepgen/plan/ooc/model.hpp as it is in this checkout) on the inputs the GPU runs logged:
 # for every acoustic log under the folders given (1160^3 or 1750^3: the file name starts with the
 # size), the plan it ran (chunks, k, trapezoid, band sharing) and the link and kernel figures it
 # measured at start-up; prints the predicted time next to the measured one. OLD=REV also builds

@@ -1,13 +1,13 @@
-// The cost of an exact device reduction (cuda::Reducer, runtime/include/stepgen/reduce_cuda.hpp)
-// on one GPU: each op (sum, l2, min, max, linf) over NX x NY floats, alone and as `a - minus`
-// (Jacobi's residual: l2 of B - A), and over N^3 doubles, against a plain (non-exact) sum kernel
-// reading the same bytes and against the time to read them at the card's peak bandwidth. Each
-// time is the median of REPS calls, host wall clock around the whole call (kernels, read-back,
-// the host's merge), as the time loop pays it. CHECK=1 (default) also compares a few results
-// with rt::Reduction on the host, bit for bit.
-// Usage: reduce_cuda [NX NY N3 REPS]   (default 16384 16384 1160 20)
-// Built by bench/phases/reduce.sh (bench/run.sh reduce) with -O3 --fmad=false; compiled for
-// sm_90 by the ctest "reduce: the CUDA reduction kernels compile (nvcc, sm_90)".
+// The cost of an exact device reduction (cuda::Reducer,
+// runtime/include/stepgen/exec/reduce_cuda.hpp) on one GPU: each op (sum, l2, min, max, linf) over
+// NX x NY floats, alone and as `a - minus` (Jacobi's residual: l2 of B - A), and over N^3 doubles,
+// against a plain (non-exact) sum kernel reading the same bytes and against the time to read them
+// at the card's peak bandwidth. Each time is the median of REPS calls, host wall clock around the
+// whole call (kernels, read-back, the host's merge), as the time loop pays it. CHECK=1 (default)
+// also compares a few results with rt::Reduction on the host, bit for bit. Usage: reduce_cuda [NX
+// NY N3 REPS]   (default 16384 16384 1160 20) Built by bench/phases/reduce.sh (bench/run.sh reduce)
+// with -O3 --fmad=false; compiled for sm_90 by the ctest "reduce: the CUDA reduction kernels
+// compile (nvcc, sm_90)".
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -21,8 +21,8 @@
 #include <utility>
 #include <vector>
 
-#include "stepgen/cuda.hpp"
-#include "stepgen/reduce_cuda.hpp"
+#include "stepgen/exec/cuda.hpp"
+#include "stepgen/exec/reduce_cuda.hpp"
 
 using namespace stepgen;
 

@@ -1,5 +1,5 @@
 // The cost of an exact device reduction through OpenCL (cl::Reducer,
-// runtime/include/stepgen/reduce_opencl.hpp) on one device: each op (sum, l2, min, max, linf)
+// runtime/include/stepgen/exec/reduce_opencl.hpp) on one device: each op (sum, l2, min, max, linf)
 // over NX x NY floats, alone and as `a - minus` (Jacobi's residual: l2 of B - A), and over N^3
 // doubles, against a plain (non-exact) sum kernel reading the same bytes and, when PEAK_GBS is
 // given (the card's bandwidth in GB/s), the time to read them at that speed. Each time is the
@@ -9,7 +9,7 @@
 // DEVICE_TYPE=gpu (default) | cpu | all picks the device (the first that matches).
 // Built by `bench/run.sh prepare` (the GPU machine has no OpenCL headers) and run by
 // `bench/run.sh reduce`; the ctest "reduce: the OpenCL benchmark on PoCL" runs it small.
-#include "stepgen/reduce_opencl.hpp"
+#include "stepgen/exec/reduce_opencl.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -22,7 +22,7 @@
 #include <type_traits>
 #include <vector>
 
-#include "stepgen/opencl.hpp"
+#include "stepgen/exec/opencl.hpp"
 
 using namespace stepgen;
 

@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "reference_io.hpp"
-#include "stepgen/init.hpp"
+#include "stepgen/description/init.hpp"
 
 namespace {
 constexpr int kNx = 512;

@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "reference_io.hpp"
-#include "stepgen/init.hpp"
-#include "stepgen/traces.hpp"
+#include "stepgen/description/init.hpp"
+#include "stepgen/exec/traces.hpp"
 
 namespace {
 // The grid: examples/seismic/seismic.xml's 64x64x48, or with --size 128 the 128^3 of

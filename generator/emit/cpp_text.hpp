@@ -12,8 +12,8 @@
 
 #include "model/expr.hpp"
 #include "model/model.hpp"
-#include "stepgen/box.hpp"
-#include "stepgen/partition.hpp"
+#include "stepgen/plan/box.hpp"
+#include "stepgen/plan/partition.hpp"
 
 namespace stepgen::emit::cpp {
 

@@ -128,15 +128,7 @@ class CudaEmitter : public Emitter {
     out.add(m.name + ".cu", render(in.templates, "templates/cuda/host.cu.mustache", v));
     out.add("CMakeLists.txt", render(in.templates, "templates/cuda/CMakeLists.txt.mustache", v));
     out.add(".clang-format", embedded_file("templates/common/clang-format.mustache"));
-    add_common_runtime_headers(out);
-    add_runtime_headers({"cuda.hpp", "cuda_exchange.hpp", "engine_cuda.hpp", "exchange_cuda.hpp",
-                         "init_cuda.hpp", "ooc_cuda.hpp", "rank_parts.hpp", "reduce_cuda.hpp"},
-                        out);
-    if (in.plan.mpi)
-      add_runtime_headers({"engine_mpi_cuda.hpp", "mpi.hpp", "mpi_cuda.hpp", "mpi_halo.hpp",
-                           "mpi_comm.hpp", "mpi_rank.hpp", "ranks.hpp", "traces_mpi.hpp"},
-                          out);
-    if (!m.tables.empty()) add_runtime_headers({"tables.hpp", "tables_cuda.hpp"}, out);
+    add_included_runtime_headers(out);
   }
 };
 

@@ -55,16 +55,9 @@ class OpenClEmitter : public Emitter {
     out.add(".clang-format", embedded_file("templates/common/clang-format.mustache"));
     out.add("cmake/embed_kernels.cmake",
             render(in.templates, "templates/common/embed_kernels.cmake.mustache", v));
-    add_common_runtime_headers(out);
-    add_runtime_headers({"engine_opencl.hpp", "exchange_opencl.hpp", "init_opencl.hpp",
-                         "ooc_opencl.hpp", "opencl.hpp", "rank_parts.hpp", "reduce_opencl.hpp",
-                         "kernels/frames.cl", "kernels/init.cl", "kernels/reduce.cl"},
-                        out);
-    if (in.plan.mpi)
-      add_runtime_headers({"engine_mpi_opencl.hpp", "mpi.hpp", "mpi_halo.hpp", "mpi_comm.hpp",
-                           "mpi_rank.hpp", "ranks.hpp", "traces_mpi.hpp"},
-                          out);
-    if (!m.tables.empty()) add_runtime_headers({"tables.hpp", "tables_opencl.hpp"}, out);
+    add_runtime_headers(
+        {"exec/kernels/frames.cl", "exec/kernels/init.cl", "exec/kernels/reduce.cl"}, out);
+    add_included_runtime_headers(out);
   }
 };
 

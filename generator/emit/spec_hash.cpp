@@ -4,7 +4,7 @@
 #include <sstream>
 
 #include "emit/output.hpp"
-#include "stepgen/io/checksum.hpp"
+#include "stepgen/plan/checksum.hpp"
 
 namespace stepgen::emit {
 

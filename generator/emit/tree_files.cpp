@@ -3,6 +3,7 @@
 // the program includes (embedded in stepgen at build time).
 #include <filesystem>
 #include <map>
+#include <regex>
 #include <set>
 #include <string>
 #include <vector>
@@ -105,39 +106,33 @@ std::vector<std::string> add_kernel_sources(const Model& m, OutputSet& out) {
 
 void add_runtime_headers(const std::vector<std::string>& names, OutputSet& out) {
   const std::string dir = "runtime/include/stepgen/";
-  for (const std::string& n : names) {
-    out.add("runtime/stepgen/" + n, embedded_file(dir + n));
-    // ooc.hpp includes the headers of stepgen/ooc/, one a concept: all of them come with it.
-    if (n == "ooc.hpp")
-      for (const EmbeddedFile& f : embedded_files()) {
-        const std::string path = f.path;
-        if (path.rfind(dir + "ooc/", 0) == 0)
-          out.add("runtime/stepgen/" + path.substr(dir.size()), f.text);
-      }
-    // io: main.hpp includes io/program_io.hpp (outputs, checkpoints); the headers of stepgen/io/
-    // come with it (the HDF5 ones are compiled only with STEPGEN_HDF5: an .h5 output).
-    if (n == "main.hpp")
-      for (const EmbeddedFile& f : embedded_files()) {
-        const std::string path = f.path;
-        if (path.rfind(dir + "io/", 0) == 0)
-          out.add("runtime/stepgen/" + path.substr(dir.size()), f.text);
-      }
-  }
+  for (const std::string& n : names)
+    if (!out.files().count("runtime/stepgen/" + n))
+      out.add("runtime/stepgen/" + n, embedded_file(dir + n));
 }
 
-void add_common_runtime_headers(OutputSet& out) {
-  add_runtime_headers(
-      {"boundary.hpp",    "box.hpp",           "chunk.hpp",         "chunk_run.hpp",
-       "comm.hpp",        "description.hpp",   "engine.hpp",        "engine_frames.hpp",
-       "engine_init.hpp", "engine_traces.hpp", "env_settings.hpp",  "exchange.hpp",
-       "host_array.hpp",  "init.hpp",          "main.hpp",          "main_host.hpp",
-       "main_ooc.hpp",    "monitor.hpp",       "one_process.hpp",   "ooc.hpp",
-       "partition.hpp",   "placement.hpp",     "probe.hpp",         "probe_data.hpp",
-       "probe_reads.hpp", "probe_run.hpp",     "probe_session.hpp", "probe_values.hpp",
-       "probe_views.hpp", "problem.hpp",       "program.hpp",       "program_options.hpp",
-       "raw_files.hpp",   "reduce.hpp",        "reduce_device.hpp", "report.hpp",
-       "traces.hpp",      "tune.hpp"},
-      out);
+void add_included_runtime_headers(OutputSet& out) {
+  // Every `#include "stepgen/..."` of the tree's files, and of the headers they bring, whatever
+  // #if surrounds it (an HDF5 or MPI header a build may skip comes too): the tree holds what
+  // any of its builds includes, and nothing listed by hand can fall behind the headers.
+  static const std::regex include(R"re(#\s*include\s*"stepgen/([A-Za-z0-9_./]+\.hpp)")re");
+  std::vector<std::string> todo;
+  auto scan = [&](const std::string& text) {
+    for (std::sregex_iterator it(text.begin(), text.end(), include), end; it != end; ++it)
+      todo.push_back((*it)[1]);
+  };
+  for (const auto& [path, text] : out.files()) scan(text);
+  std::set<std::string> seen;
+  while (!todo.empty()) {
+    const std::string name = todo.back();
+    todo.pop_back();
+    if (!seen.insert(name).second) continue;
+    // exec/kernels/NAME_cl.hpp: made by the tree's build from the copied NAME.cl.
+    if (name.rfind("exec/kernels/", 0) == 0) continue;
+    const std::string& text = embedded_file("runtime/include/stepgen/" + name);
+    add_runtime_headers({name}, out);
+    scan(text);
+  }
 }
 
 }  // namespace stepgen::emit

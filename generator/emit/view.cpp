@@ -7,7 +7,7 @@
 #include "emit/cpp_text.hpp"
 #include "emit/provenance.hpp"
 #include "emit/view_parts.hpp"
-#include "stepgen/description.hpp"
+#include "stepgen/description/description.hpp"
 
 namespace stepgen::emit {
 
@@ -108,7 +108,7 @@ View common_view(const model::ProgramPlan& plan, const Provenance& provenance,
   const Model& m = *plan.model;
   View v;
   v.set("program", m.name);
-  // The runtime contract the file is written for (runtime/stepgen/description.hpp).
+  // The runtime contract the file is written for (runtime/stepgen/description/description.hpp).
   v.set("description_version", std::to_string(rt::kDescriptionVersion));
   v.set("spec", spec_file_name(m));
   v.set("spec_literal", cpp::escape(spec_file_name(m)));  // inside a C++ string literal

@@ -67,10 +67,10 @@ std::vector<std::string> add_kernel_files(const model::Model& m, const KernelFil
 /// add_kernel_files of the kernels' sources.
 std::vector<std::string> add_kernel_sources(const model::Model& m, OutputSet& out);
 
-/// Copies runtime headers (names under runtime/include/stepgen/) into `out` under runtime/stepgen/.
+/// Copies runtime files (names under runtime/include/stepgen/, such as the OpenCL kernels
+/// exec/kernels/init.cl) into `out` under runtime/stepgen/, each once.
 void add_runtime_headers(const std::vector<std::string>& names, OutputSet& out);
-/// The runtime headers every program needs, whatever its backend (the engine, the probe, the
-/// main, the reductions' host side); each emitter adds its backend's beside them.
-void add_common_runtime_headers(OutputSet& out);
+/// Copies the runtime headers the files of `out` include, and those they include in turn.
+void add_included_runtime_headers(OutputSet& out);
 
 }  // namespace stepgen::emit

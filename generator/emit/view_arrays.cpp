@@ -155,7 +155,7 @@ void arrays(const model::ProgramPlan& plan, View& v) {
     item.set("name", a.name);
     item.set("cpp_type", model::type_info(a.type).cpp_name);
     const model::ArrayPlan& ap = plan.arrays[i];
-    std::vector<std::string> flags;  // rt::ArrayFlags (runtime/stepgen/description.hpp)
+    std::vector<std::string> flags;  // rt::ArrayFlags (runtime/stepgen/description/description.hpp)
     if (ap.exchanged) flags.push_back("rt::kExchanged");
     if (ap.compared) flags.push_back("rt::kResult");
     if (model::type_info(a.type).is_float) flags.push_back("rt::kFloating");
@@ -188,7 +188,7 @@ void arrays(const model::ProgramPlan& plan, View& v) {
 }
 
 // The spec's tables (<table>): has_tables, table_enum, tables (name, cpp_type, dims, size,
-// init), table_bytes (runtime/stepgen/tables.hpp).
+// init), table_bytes (runtime/stepgen/exec/tables.hpp).
 void tables(const Model& m, View& v) {
   v.set("has_tables", flag(!m.tables.empty()));
   std::vector<std::string> enum_items;

@@ -85,8 +85,8 @@ void kernels(const model::ProgramPlan& plan, const BackendNames& names, View& v)
     kv.set("global_items", global_items);
     kv.set("has_local", flag(!local.empty()));
     kv.set("local", cpp::braced(local));
-    // What the start-up probe needs (runtime/stepgen/probe.hpp): the array arguments with their
-    // declared halos, the dimensions where the launch follows its buffer's extent.
+    // What the start-up probe needs (runtime/stepgen/exec/probe.hpp): the array arguments with
+    // their declared halos, the dimensions where the launch follows its buffer's extent.
     std::vector<std::string> probe_args, follows;
     std::size_t arg = 0;
     for (const model::KernelArg& a : k.args) {

@@ -12,7 +12,7 @@ using model::Model;
 
 namespace {
 
-// The reductions, until and monitor (runtime/stepgen/monitor.hpp) as the generated tables.
+// The reductions, until and monitor (runtime/stepgen/exec/monitor.hpp) as the generated tables.
 void reduction_tables(const Model& m, View& v) {
   View reductions{View::type::list};
   for (const model::Reduction& r : m.reductions) {
@@ -49,7 +49,7 @@ void reduction_tables(const Model& m, View& v) {
   v.set("has_monitor", flag(any || m.until.present || m.monitor.present));
 }
 
-// --- Sources and receivers (<inject>, <record>): runtime/stepgen/traces.hpp ----------------
+// --- Sources and receivers (<inject>, <record>): runtime/stepgen/exec/traces.hpp ----------------
 
 // The body line of an inject or record action: its index among its kind.
 void trace_body_line(const model::Action& a, View& sv) {

@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-#include "stepgen/box.hpp"
+#include "stepgen/plan/box.hpp"
 
 namespace stepgen::model {
 

@@ -136,7 +136,7 @@ struct Kernel {
       global;  ///< one per grid dimension (default filled in: extents of the first written array)
   std::vector<std::int64_t> local;  ///< empty = let the runtime choose (or tuned: local_auto)
   /// <local size="auto"/>: the program times these shapes at start-up and keeps the fastest
-  /// (runtime/stepgen/tune.hpp); each has one size per grid dimension.
+  /// (runtime/stepgen/exec/tune.hpp); each has one size per grid dimension.
   bool local_auto = false;
   std::vector<std::vector<std::int64_t>> local_candidates;
   /// OpenCL: where its file asks for a work-item query that a launch over part of its

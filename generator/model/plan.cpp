@@ -11,8 +11,8 @@
 #include "model/groups.hpp"
 #include "model/overlap.hpp"
 #include "model/plan_format.hpp"
-#include "stepgen/ooc/choice.hpp"  // the chooser a program runs (not the runner)
-#include "stepgen/ooc/frames.hpp"  // frame_request
+#include "stepgen/plan/ooc/choice.hpp"       // the chooser a program runs (not the runner)
+#include "stepgen/plan/ooc/frame_rules.hpp"  // frame_request
 
 namespace stepgen::model {
 
@@ -395,7 +395,7 @@ Plan make_plan(const ProgramPlan& pp, const PlanOptions& o) {
   Index total = std::accumulate(recv.begin(), recv.end(), Index{0});
   plan.exchange_bytes_per_step = total / plan.every;
 
-  // Every device also holds the spec's tables whole (runtime/stepgen/tables.hpp).
+  // Every device also holds the spec's tables whole (runtime/stepgen/exec/tables.hpp).
   const Index resident = resident_bytes(m) + m.table_bytes();
   for (const rt::Part& pt : p.parts) {
     Index bytes = resident;
@@ -414,7 +414,7 @@ Plan make_plan(const ProgramPlan& pp, const PlanOptions& o) {
   }
   plan.device_memory = o.device_memory > 0 ? o.device_memory : m.out_of_core.device_memory;
   // The arrays get the budget less the tables every device holds, as in the program
-  // (rt::table_budget of runtime/stepgen/main.hpp).
+  // (rt::table_budget of runtime/stepgen/exec/main.hpp).
   if (plan.device_memory > 0 && m.table_bytes() > 0) {
     if (m.table_bytes() >= plan.device_memory)
       throw LocatedPlanError("the tables need " + std::to_string(m.table_bytes()) +

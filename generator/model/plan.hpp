@@ -15,11 +15,11 @@
 
 #include "model/model.hpp"
 #include "model/program_plan.hpp"
-#include "stepgen/calibration.hpp"
-#include "stepgen/chunk.hpp"
-#include "stepgen/exchange.hpp"
-#include "stepgen/ooc/choice.hpp"  // the chooser a program runs (not the runner)
-#include "stepgen/partition.hpp"
+#include "stepgen/plan/calibration.hpp"
+#include "stepgen/plan/chunk.hpp"
+#include "stepgen/plan/exchange.hpp"
+#include "stepgen/plan/ooc/choice.hpp"  // the chooser a program runs (not the runner)
+#include "stepgen/plan/partition.hpp"
 
 namespace stepgen::model {
 

@@ -10,8 +10,8 @@
 #include <utility>
 #include <vector>
 
-#include "stepgen/box.hpp"
-#include "stepgen/partition.hpp"
+#include "stepgen/plan/box.hpp"
+#include "stepgen/plan/partition.hpp"
 
 namespace stepgen::model::text {
 

@@ -13,8 +13,8 @@
 
 #include "model/overlap.hpp"
 #include "model/plan.hpp"
-#include "stepgen/init.hpp"
-#include "stepgen/probe.hpp"
+#include "stepgen/description/init.hpp"
+#include "stepgen/exec/probe.hpp"
 
 #ifdef STEPGEN_HAVE_OPENCL
 #include "model/opencl_device.hpp"

@@ -17,8 +17,8 @@
 #include <vector>
 
 #include "model/model.hpp"
-#include "stepgen/box.hpp"
-#include "stepgen/partition.hpp"
+#include "stepgen/plan/box.hpp"
+#include "stepgen/plan/partition.hpp"
 
 namespace stepgen::model {
 

@@ -1,5 +1,5 @@
 // <local size="auto"/>: the candidate work-group shapes the program times at start-up
-// (runtime/stepgen/tune.hpp), and the kernels that may not say it.
+// (runtime/stepgen/exec/tune.hpp), and the kernels that may not say it.
 
 #include <algorithm>
 #include <cctype>

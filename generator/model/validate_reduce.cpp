@@ -256,7 +256,7 @@ void Builder::build_reductions() {
     }
     if (red.array >= 0) {
       const Array& x = m_.arrays[static_cast<std::size_t>(red.array)];
-      // The device reductions (runtime/stepgen/reduce_device.hpp) are exact for these types.
+      // The device reductions (runtime/stepgen/exec/reduce_device.hpp) are exact for these types.
       const ScalarType t = x.type;
       if (t != ScalarType::kFloat && t != ScalarType::kDouble && t != ScalarType::kInt &&
           t != ScalarType::kUint && t != ScalarType::kLong) {

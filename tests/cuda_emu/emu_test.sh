@@ -203,7 +203,7 @@ case $group in
         done
       done
     done
-    # (A spec with <record> runs without band sharing: runtime/stepgen/main.hpp says why.)
+    # (A spec with <record> runs without band sharing: runtime/stepgen/exec/main.hpp says why.)
     if [ -d "$out/runs/d1-k3-c3-trapezoid-on" ] && grep -q "trapezoid on" "$out/runs/d1-k3-c3-trapezoid-on/log.txt" &&
       ! grep -q "<record" "$spec"; then
       expect d1-k3-c3-trapezoid-on "band sharing on"

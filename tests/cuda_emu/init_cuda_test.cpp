@@ -1,17 +1,17 @@
-// devinit: initial values made on a CUDA GPU (stepgen/init_cuda.hpp), run on the CPU emulation
+// devinit: initial values made on a CUDA GPU (stepgen/exec/init_cuda.hpp), run on the CPU emulation
 // of the CUDA runtime (stepgen_cuda_emu.hpp, included first by the build) on the second of two
 // emulated devices: random(seed) equals rt::random_value<T> for float, double, int (and the
 // other integer widths) over a sub-box with a non-zero origin, the cells outside it untouched;
 // value(v), zero and copy(X) likewise (tests/runtime/init_device_cases.hpp). On a GPU the same
 // test checks the real kernel (the lead's H100 runs).
-#include "stepgen/init_cuda.hpp"
+#include "stepgen/exec/init_cuda.hpp"
 
 #include <doctest/doctest.h>
 
 #include <vector>
 
 #include "../runtime/init_device_cases.hpp"
-#include "stepgen/cuda.hpp"
+#include "stepgen/exec/cuda.hpp"
 
 using namespace stepgen;
 

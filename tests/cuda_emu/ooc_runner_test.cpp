@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "stepgen/ooc.hpp"
-#include "stepgen/ooc_cuda.hpp"
+#include "stepgen/exec/ooc.hpp"
+#include "stepgen/exec/ooc_cuda.hpp"
 
 using namespace stepgen;
 

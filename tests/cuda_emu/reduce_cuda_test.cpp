@@ -1,9 +1,9 @@
-// Exact reductions on a CUDA GPU (cuda::Reducer, stepgen/reduce_cuda.hpp), run on the CPU
+// Exact reductions on a CUDA GPU (cuda::Reducer, stepgen/exec/reduce_cuda.hpp), run on the CPU
 // emulation of the CUDA runtime (stepgen_cuda_emu.hpp, included first by the build): every type
 // and op equals rt::Reduction on the host bit for bit (tests/reduce/device_cases.hpp), with the
 // emulated GPU's own work split and with many threads (two column levels), on the second of
 // two emulated devices.
-#include "stepgen/reduce_cuda.hpp"
+#include "stepgen/exec/reduce_cuda.hpp"
 
 #include <doctest/doctest.h>
 
@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "../reduce/device_cases.hpp"
-#include "stepgen/cuda.hpp"
+#include "stepgen/exec/cuda.hpp"
 
 using namespace stepgen;
 

@@ -12,7 +12,7 @@
 #include <type_traits>
 #include <vector>
 
-#include "stepgen/cuda.hpp"
+#include "stepgen/exec/cuda.hpp"
 
 namespace {
 

@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "jacobi_case.hpp"
-#include "stepgen/engine_host.hpp"
-#include "stepgen/placement.hpp"
+#include "stepgen/exec/engine_host.hpp"
+#include "stepgen/plan/placement.hpp"
 
 using namespace engine_case;
 

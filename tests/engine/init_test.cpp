@@ -1,4 +1,4 @@
-// The engine's initial values made on the devices (runtime/stepgen/engine_init.hpp: devinit)
+// The engine's initial values made on the devices (runtime/stepgen/exec/engine_init.hpp: devinit)
 // on the host backend: zero, value, random (float and double) with the host fill's bits,
 // copy(X) of a made X and of an uploaded X, a copy made by its source's own fill; every part's
 // buffer holds over its ghost box within the grid the cells the whole grid has there, on
@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "jacobi_case.hpp"
-#include "stepgen/engine_host.hpp"
-#include "stepgen/placement.hpp"
+#include "stepgen/exec/engine_host.hpp"
+#include "stepgen/plan/placement.hpp"
 
 using namespace engine_case;
 

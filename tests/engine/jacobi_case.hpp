@@ -9,8 +9,8 @@
 #include <utility>
 #include <vector>
 
-#include "stepgen/engine_host.hpp"
-#include "stepgen/placement.hpp"
+#include "stepgen/exec/engine_host.hpp"
+#include "stepgen/plan/placement.hpp"
 
 namespace engine_case {
 

@@ -1,4 +1,4 @@
-// The main program's pipeline (runtime/stepgen/main.hpp) on the host backend: the phases a
+// The main program's pipeline (runtime/stepgen/exec/main.hpp) on the host backend: the phases a
 // generated program runs (options, devices, probe, partition, run in or out of core, report,
 // verify, save) over one process (rt::OneProcess, a communicator of size 1), without OpenCL or
 // CUDA. The engine test's Jacobi case (jacobi_case.hpp): its --save equals the plain loop's
@@ -17,8 +17,8 @@
 #include <vector>
 
 #include "jacobi_case.hpp"
-#include "stepgen/engine_host.hpp"
-#include "stepgen/main.hpp"
+#include "stepgen/exec/engine_host.hpp"
+#include "stepgen/exec/main.hpp"
 
 // A namespace of its own (not an anonymous one): the unity build (scripts/setup.sh) compiles
 // the engine tests as one file.

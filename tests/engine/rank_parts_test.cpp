@@ -3,7 +3,7 @@
 // (RankPlan: local copies and messages), and the host backend's exchange executor run by R
 // engines in R threads whose messages go through an in-process mailbox with MPI's ordering (per
 // sender, receiver and tag, first in first out). Every rank's cells equal the plain loop's.
-#include "stepgen/rank_parts.hpp"
+#include "stepgen/exec/rank_parts.hpp"
 
 #include <doctest/doctest.h>
 
@@ -20,7 +20,7 @@
 #include <vector>
 
 #include "jacobi_case.hpp"
-#include "stepgen/engine_host.hpp"
+#include "stepgen/exec/engine_host.hpp"
 
 using namespace engine_case;
 

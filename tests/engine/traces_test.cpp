@@ -1,9 +1,9 @@
-// The engine's sources and receivers (runtime/stepgen/engine_traces.hpp) on the host backend: a
-// source on a seam between parts adds its value to every copy of its cell (owned and ghost), so
+// The engine's sources and receivers (runtime/stepgen/exec/engine_traces.hpp) on the host backend:
+// a source on a seam between parts adds its value to every copy of its cell (owned and ghost), so
 // that no exchange is needed after it, and receivers on seams and corners sample each point
 // once, from the part that owns it; on any partition the arrays and the traces equal a plain
 // loop with the same source bit for bit.
-#include "stepgen/traces.hpp"
+#include "stepgen/exec/traces.hpp"
 
 #include <doctest/doctest.h>
 
@@ -13,8 +13,8 @@
 #include <vector>
 
 #include "jacobi_case.hpp"
-#include "stepgen/engine_host.hpp"
-#include "stepgen/placement.hpp"
+#include "stepgen/exec/engine_host.hpp"
+#include "stepgen/plan/placement.hpp"
 
 using namespace engine_case;
 

@@ -43,10 +43,10 @@ bool has(const std::string& text, const std::string& part) {
 TEST_CASE("cuda: the tree holds the host program, CMakeLists, the .cu kernels and the runtime") {
   auto m = load(example("twostage"));
   Tree t = generate_cuda(*m);
-  for (const char* f :
-       {"twostage.cu", "CMakeLists.txt", ".clang-format", "kernels/twostage.cu",
-        "runtime/stepgen/cuda.hpp", "runtime/stepgen/program.hpp", "runtime/stepgen/partition.hpp",
-        "runtime/stepgen/exchange.hpp", "runtime/stepgen/box.hpp", "runtime/stepgen/init.hpp"}) {
+  for (const char* f : {"twostage.cu", "CMakeLists.txt", ".clang-format", "kernels/twostage.cu",
+                        "runtime/stepgen/exec/cuda.hpp", "runtime/stepgen/exec/program.hpp",
+                        "runtime/stepgen/plan/partition.hpp", "runtime/stepgen/plan/exchange.hpp",
+                        "runtime/stepgen/plan/box.hpp", "runtime/stepgen/description/init.hpp"}) {
     CAPTURE(f);
     CHECK(t.count(f) == 1);
   }
@@ -60,8 +60,8 @@ TEST_CASE("cuda: the tree holds the host program, CMakeLists, the .cu kernels an
   CHECK_FALSE(has(host, "<<<"));  // launches go through STEPGEN_LAUNCH: nvcc or the CPU emulation
   CHECK(has(host, "static_cast<int>(extent(array::T, 0))"));  // scalar int passed as int
   CHECK(has(host, "p.info.backend = \"cuda\";"));
-  // The engine runs the time loop (runtime/stepgen/engine.hpp), main.hpp's pipeline the program
-  // over one process's distribution (one_process.hpp).
+  // The engine runs the time loop (runtime/stepgen/exec/engine.hpp), main.hpp's pipeline the
+  // program over one process's distribution (one_process.hpp).
   CHECK(has(host, "using Run = rt::OneProcess<Backend>;"));
   CHECK(has(host, "return rt::main_program<Run>(argc, argv, p, time_loop<Run::Engine>);"));
   const std::string& cmake = t.at("CMakeLists.txt");
@@ -70,8 +70,8 @@ TEST_CASE("cuda: the tree holds the host program, CMakeLists, the .cu kernels an
   CHECK(has(cmake, "set(CMAKE_CUDA_ARCHITECTURES native CACHE STRING"));
   CHECK(has(cmake, "option(TWOSTAGE_FMAD"));
   CHECK(has(cmake, "--fmad=false"));
-  CHECK(t.at("runtime/stepgen/cuda.hpp") ==
-        read_text(std::string(STEPGEN_SOURCE_DIR) + "/runtime/include/stepgen/cuda.hpp"));
+  CHECK(t.at("runtime/stepgen/exec/cuda.hpp") ==
+        read_text(std::string(STEPGEN_SOURCE_DIR) + "/runtime/include/stepgen/exec/cuda.hpp"));
 }
 
 TEST_CASE("cuda: float scalars are passed as float, and the spec's block or the default is used") {
@@ -198,15 +198,15 @@ TEST_CASE(
   m->mpi = true;
   Tree t = generate_cuda(*m);
   for (const char* f :
-       {"jacobi2d.cu", "CMakeLists.txt", "kernels/jacobi2d.cu", "runtime/stepgen/mpi.hpp",
-        "runtime/stepgen/mpi_cuda.hpp", "runtime/stepgen/cuda.hpp"}) {
+       {"jacobi2d.cu", "CMakeLists.txt", "kernels/jacobi2d.cu", "runtime/stepgen/exec/mpi.hpp",
+        "runtime/stepgen/exec/mpi_cuda.hpp", "runtime/stepgen/exec/cuda.hpp"}) {
     CAPTURE(f);
     CHECK(t.count(f) == 1);
   }
-  CHECK(one.count("runtime/stepgen/mpi_cuda.hpp") == 0);
+  CHECK(one.count("runtime/stepgen/exec/mpi_cuda.hpp") == 0);
   const std::string& host = t.at("jacobi2d.cu");
-  CHECK(has(host, "#include \"stepgen/engine_mpi_cuda.hpp\""));
-  CHECK(t.count("runtime/stepgen/ranks.hpp") == 1);
+  CHECK(has(host, "#include \"stepgen/exec/engine_mpi_cuda.hpp\""));
+  CHECK(t.count("runtime/stepgen/exec/ranks.hpp") == 1);
   CHECK(t.count("runtime/stepgen/mpi_main.hpp") == 0);  // one main program (main.hpp) for both
   // The runtime's main program runs the same time loop over the ranks' distribution (ranks.hpp)
   // on one rank's engine.

@@ -20,9 +20,9 @@
 #include <vector>
 
 #include "cli/driver.hpp"
-#include "stepgen/io/program_io.hpp"
-#include "stepgen/ooc.hpp"
-#include "stepgen/program.hpp"
+#include "stepgen/exec/io/program_io.hpp"
+#include "stepgen/exec/ooc.hpp"
+#include "stepgen/exec/program.hpp"
 
 namespace fs = std::filesystem;
 

@@ -74,7 +74,7 @@ TEST_CASE("engine: the time loop is one line per spec action, the same on both b
     CHECK(!has(host, "chunk_step"));
     CHECK(!has(host, "run_in_or_out_of_core"));
     CHECK(has(host, "p.time_step = time_step<rt::ChunkRun<Backend>>;"));
-    CHECK(t.count("runtime/stepgen/engine.hpp") == 1);
+    CHECK(t.count("runtime/stepgen/exec/engine.hpp") == 1);
     // No exchange or overlap code is left in the generated file.
     CHECK(!has(host, "class Run {"));
     CHECK(!has(host, "overlap_views"));
@@ -92,8 +92,8 @@ TEST_CASE("engine: the MPI programs run the same time loop on one rank's engine"
     CHECK(has(host, target[0] == 'o' ? "using Run = rt::Ranks<Backend, cl::MpiRank>;"
                                      : "using Run = rt::Ranks<Backend, cuda::MpiRank>;"));
     CHECK(has(host, "time_loop<Run::Engine>"));  // the engine over one rank's parts
-    CHECK(t.count(target[0] == 'o' ? "runtime/stepgen/engine_mpi_opencl.hpp"
-                                   : "runtime/stepgen/engine_mpi_cuda.hpp") == 1);
+    CHECK(t.count(target[0] == 'o' ? "runtime/stepgen/exec/engine_mpi_opencl.hpp"
+                                   : "runtime/stepgen/exec/engine_mpi_cuda.hpp") == 1);
     CHECK(!has(host, "class RankRun"));
     // Sections 1-3 and the time step and loop are the same text as in the one-process program.
     CHECK(between(host, "// 1. The problem", "// 2. Initial values") ==

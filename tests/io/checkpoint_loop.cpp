@@ -14,8 +14,8 @@
 #include <string>
 #include <vector>
 
-#include "stepgen/io/checkpoint_reader.hpp"
-#include "stepgen/io/checkpoint_writer.hpp"
+#include "stepgen/exec/io/checkpoint_reader.hpp"
+#include "stepgen/exec/io/checkpoint_writer.hpp"
 
 namespace io = stepgen::rt::io;
 

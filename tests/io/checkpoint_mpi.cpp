@@ -1,9 +1,9 @@
-// A checkpoint written by 2 or 3 MPI ranks (runtime/include/stepgen/io/checkpoint_mpi.hpp):
+// A checkpoint written by 2 or 3 MPI ranks (runtime/include/stepgen/exec/io/checkpoint_mpi.hpp):
 // the ranks own z slabs (rank 0 two of them; with 3 ranks the last owns none), write one file,
 // which equals byte for byte the file one process writes from the whole arrays; every rank then
 // reads back another partition's box (y slabs) bit for bit. A folder that does not exist and
 // pieces that leave cells out are errors on every rank alike (no rank left waiting).
-#include "stepgen/io/checkpoint_mpi.hpp"
+#include "stepgen/exec/io/checkpoint_mpi.hpp"
 
 #include <cstdio>
 #include <exception>
@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "snapshot_values.hpp"
-#include "stepgen/io/checkpoint_reader.hpp"
+#include "stepgen/exec/io/checkpoint_reader.hpp"
 
 namespace io = stepgen::rt::io;
 using stepgen::rt::Box;

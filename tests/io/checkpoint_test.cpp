@@ -1,4 +1,4 @@
-// Checkpoint files (runtime/include/stepgen/io/checkpoint.hpp): round trips bit for bit over
+// Checkpoint files (runtime/include/stepgen/exec/io/checkpoint.hpp): round trips bit for bit over
 // any partition, and a clear error for each way a file can be wrong.
 #include <doctest/doctest.h>
 #include <sys/stat.h>
@@ -13,8 +13,8 @@
 #include <string>
 #include <vector>
 
-#include "stepgen/io/checkpoint_reader.hpp"
-#include "stepgen/io/checkpoint_writer.hpp"
+#include "stepgen/exec/io/checkpoint_reader.hpp"
+#include "stepgen/exec/io/checkpoint_writer.hpp"
 
 namespace rt = stepgen::rt;
 namespace io = stepgen::rt::io;

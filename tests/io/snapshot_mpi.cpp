@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "snapshot_values.hpp"
-#include "stepgen/io/snapshot.hpp"  // mpi.h too, without its C++ bindings
+#include "stepgen/exec/io/snapshot.hpp"  // mpi.h too, without its C++ bindings
 
 namespace io = stepgen::rt::io;
 using stepgen::rt::Box;

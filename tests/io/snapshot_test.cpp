@@ -1,4 +1,4 @@
-// Snapshot series (runtime/include/stepgen/io/snapshot.hpp, snapshot_writer.hpp): the errors,
+// Snapshot series (runtime/include/stepgen/exec/io/snapshot.hpp, snapshot_writer.hpp): the errors,
 // each naming the file, the step and the HDF5 call; the writer thread reports a failure at the
 // next call. (Values and XDMF: tests/io/snapshot_write.cpp and check_snapshots.py.)
 #include <doctest/doctest.h>
@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "stepgen/io/snapshot_writer.hpp"
+#include "stepgen/exec/io/snapshot_writer.hpp"
 
 namespace rt = stepgen::rt;
 namespace io = stepgen::rt::io;

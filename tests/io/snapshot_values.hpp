@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "stepgen/box.hpp"
+#include "stepgen/plan/box.hpp"
 
 namespace io_test {
 

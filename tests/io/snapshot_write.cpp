@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "snapshot_values.hpp"
-#include "stepgen/io/snapshot_writer.hpp"
+#include "stepgen/exec/io/snapshot_writer.hpp"
 
 namespace io = stepgen::rt::io;
 using stepgen::rt::Box;

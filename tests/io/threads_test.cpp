@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
-#include "stepgen/io/checkpoint.hpp"
-#include "stepgen/io/checkpoint_writer.hpp"
-#include "stepgen/io/snapshot_writer.hpp"
+#include "stepgen/exec/io/checkpoint.hpp"
+#include "stepgen/exec/io/checkpoint_writer.hpp"
+#include "stepgen/exec/io/snapshot_writer.hpp"
 
 namespace io = stepgen::rt::io;
 

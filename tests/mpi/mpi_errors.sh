@@ -100,9 +100,9 @@ echo "ok: 50 steps on 3 ranks, saved, loaded on 2 ranks, 50 more: equal to the r
 # The generator: the CUDA target writes MPI programs too (tests/cuda/mpi_compile_test.sh builds them).
 "$stepgen" generate "$src/examples/jacobi2d/jacobi2d.xml" --target cuda --distribution mpi -o "$work/cuda-mpi" \
   > "$work/gen.txt" 2>&1 || { echo "FAIL: --target cuda --distribution mpi:"; cat "$work/gen.txt"; exit 1; }
-if ! grep -q '#include "stepgen/engine_mpi_cuda.hpp"' "$work/cuda-mpi/jacobi2d.cu" || ! grep -q 'rt::Ranks<Backend, cuda::MpiRank>' "$work/cuda-mpi/jacobi2d.cu" ||
+if ! grep -q '#include "stepgen/exec/engine_mpi_cuda.hpp"' "$work/cuda-mpi/jacobi2d.cu" || ! grep -q 'rt::Ranks<Backend, cuda::MpiRank>' "$work/cuda-mpi/jacobi2d.cu" ||
    ! grep -q 'find_package(MPI REQUIRED COMPONENTS CXX)' "$work/cuda-mpi/CMakeLists.txt" ||
-   [ ! -f "$work/cuda-mpi/runtime/stepgen/mpi_cuda.hpp" ]; then
+   [ ! -f "$work/cuda-mpi/runtime/stepgen/exec/mpi_cuda.hpp" ]; then
   echo "FAIL: --target cuda --distribution mpi did not write the CUDA MPI program"; exit 1
 fi
 echo "ok: --target cuda --distribution mpi writes the CUDA MPI program"

@@ -1,4 +1,4 @@
-// Unit test of runtime/include/stepgen/mpi.hpp, run with `mpirun -np N` (N = 1 to 4): the halo
+// Unit test of runtime/include/stepgen/exec/mpi.hpp, run with `mpirun -np N` (N = 1 to 4): the halo
 // exchange in one call and in three steps (start, send, finish: what overlap runs computation
 // between), two arrays at once (tags keep them apart), the guard against starting an exchange
 // before the last one finished; the exchange written once over a staging (its backend), checked
@@ -14,8 +14,8 @@
 #include <string>
 #include <vector>
 
-#include "stepgen/mpi.hpp"
-#include "stepgen/mpi_halo.hpp"
+#include "stepgen/exec/mpi.hpp"
+#include "stepgen/exec/mpi_halo.hpp"
 
 namespace rt = stepgen::rt;
 namespace mpi = stepgen::mpi;

@@ -132,7 +132,7 @@ grep -q "trapezoid off" "$out/runs/d1-k2-whole-window/log.txt" || { echo "FAIL: 
 # with the trapezoid, region sharing and k > 1, so most runs above used it), here with k = 3
 # (a short last pass where the steps are not a multiple of 3), and once turned off.
 check "d1-k3-bands-short-pass" 1 --out-of-core on --ooc-chunks 2 --steps-per-pass 3
-# (A spec with <record> runs without band sharing: runtime/stepgen/main.hpp says why.)
+# (A spec with <record> runs without band sharing: runtime/stepgen/exec/main.hpp says why.)
 if grep -q "trapezoid on" "$out/runs/d1-k3-bands-short-pass/log.txt" &&
   ! grep -q "<record" "$src/examples/$example/$example.xml"; then
   grep -q "band sharing on" "$out/runs/d1-k3-bands-short-pass/log.txt" || { echo "FAIL: band sharing not on"; exit 1; }

@@ -1,15 +1,16 @@
-// devinit: initial values made on an OpenCL device (stepgen/init_opencl.hpp) on the first OpenCL
-// CPU device (PoCL in CI): random(seed) equals rt::random_value<T> for float, double, int (and
-// the other integer widths) over a sub-box with a non-zero origin of a part's buffer, the cells
-// outside it untouched; value(v), zero and copy(X) likewise (tests/runtime/init_device_cases.hpp).
-#include "stepgen/init_opencl.hpp"
+// devinit: initial values made on an OpenCL device (stepgen/exec/init_opencl.hpp) on the first
+// OpenCL CPU device (PoCL in CI): random(seed) equals rt::random_value<T> for float, double, int
+// (and the other integer widths) over a sub-box with a non-zero origin of a part's buffer, the
+// cells outside it untouched; value(v), zero and copy(X) likewise
+// (tests/runtime/init_device_cases.hpp).
+#include "stepgen/exec/init_opencl.hpp"
 
 #include <doctest/doctest.h>
 
 #include <vector>
 
 #include "../runtime/init_device_cases.hpp"
-#include "stepgen/opencl.hpp"
+#include "stepgen/exec/opencl.hpp"
 
 using namespace stepgen;
 

@@ -15,8 +15,8 @@
 #include <thread>
 #include <vector>
 
-#include "stepgen/ooc.hpp"
-#include "stepgen/ooc_opencl.hpp"
+#include "stepgen/exec/ooc.hpp"
+#include "stepgen/exec/ooc_opencl.hpp"
 
 using namespace stepgen;
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "stepgen/opencl.hpp"
+#include "stepgen/exec/opencl.hpp"
 
 using namespace stepgen;
 

@@ -1,8 +1,8 @@
-// Exact reductions on an OpenCL device (cl::Reducer, stepgen/reduce_opencl.hpp) on the first
+// Exact reductions on an OpenCL device (cl::Reducer, stepgen/exec/reduce_opencl.hpp) on the first
 // OpenCL CPU device (PoCL in CI): every type and op equals rt::Reduction on the host bit for
 // bit (tests/reduce/device_cases.hpp), with the device's own work split and with many
 // work-items (two column levels), and a reduction split over parts merges to the whole's.
-#include "stepgen/reduce_opencl.hpp"
+#include "stepgen/exec/reduce_opencl.hpp"
 
 #include <doctest/doctest.h>
 
@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "../reduce/device_cases.hpp"
-#include "stepgen/opencl.hpp"
+#include "stepgen/exec/opencl.hpp"
 
 using namespace stepgen;
 

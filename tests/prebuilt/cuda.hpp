@@ -7,21 +7,21 @@
 #ifndef STEPGEN_PREBUILT_CUDA_HPP
 #define STEPGEN_PREBUILT_CUDA_HPP
 // clang-format off
-#include "stepgen/cuda.hpp"
-#include "stepgen/engine_cuda.hpp"
-#include "stepgen/exchange.hpp"
-#include "stepgen/init.hpp"
-#include "stepgen/main.hpp"
-#include "stepgen/ooc.hpp"
-#include "stepgen/ooc_cuda.hpp"
-#include "stepgen/partition.hpp"
-#include "stepgen/probe.hpp"
-#include "stepgen/program.hpp"
-#include "stepgen/tables_cuda.hpp"
+#include "stepgen/exec/cuda.hpp"
+#include "stepgen/exec/engine_cuda.hpp"
+#include "stepgen/plan/exchange.hpp"
+#include "stepgen/description/init.hpp"
+#include "stepgen/exec/main.hpp"
+#include "stepgen/exec/ooc.hpp"
+#include "stepgen/exec/ooc_cuda.hpp"
+#include "stepgen/plan/partition.hpp"
+#include "stepgen/exec/probe.hpp"
+#include "stepgen/exec/program.hpp"
+#include "stepgen/exec/tables_cuda.hpp"
 // clang-format on
 #ifdef STEPGEN_PREBUILT_MPI
-#include "stepgen/engine_mpi_cuda.hpp"
-#include "stepgen/ranks.hpp"
+#include "stepgen/exec/engine_mpi_cuda.hpp"
+#include "stepgen/exec/ranks.hpp"
 #endif
 extern template class stepgen::rt::InCore<stepgen::cuda::Backend>;
 extern template class stepgen::rt::ChunkRun<stepgen::cuda::Backend>;

@@ -6,21 +6,21 @@
 #ifndef STEPGEN_PREBUILT_OPENCL_HPP
 #define STEPGEN_PREBUILT_OPENCL_HPP
 // clang-format off
-#include "stepgen/engine_opencl.hpp"
-#include "stepgen/exchange.hpp"
-#include "stepgen/init.hpp"
-#include "stepgen/main.hpp"
-#include "stepgen/ooc.hpp"
-#include "stepgen/ooc_opencl.hpp"
-#include "stepgen/opencl.hpp"
-#include "stepgen/partition.hpp"
-#include "stepgen/probe.hpp"
-#include "stepgen/program.hpp"
-#include "stepgen/tables_opencl.hpp"
+#include "stepgen/exec/engine_opencl.hpp"
+#include "stepgen/plan/exchange.hpp"
+#include "stepgen/description/init.hpp"
+#include "stepgen/exec/main.hpp"
+#include "stepgen/exec/ooc.hpp"
+#include "stepgen/exec/ooc_opencl.hpp"
+#include "stepgen/exec/opencl.hpp"
+#include "stepgen/plan/partition.hpp"
+#include "stepgen/exec/probe.hpp"
+#include "stepgen/exec/program.hpp"
+#include "stepgen/exec/tables_opencl.hpp"
 // clang-format on
 #ifdef STEPGEN_PREBUILT_MPI
-#include "stepgen/engine_mpi_opencl.hpp"
-#include "stepgen/ranks.hpp"
+#include "stepgen/exec/engine_mpi_opencl.hpp"
+#include "stepgen/exec/ranks.hpp"
 #endif
 extern template class stepgen::rt::InCore<stepgen::cl::Backend>;
 extern template class stepgen::rt::ChunkRun<stepgen::cl::Backend>;

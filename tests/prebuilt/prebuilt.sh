@@ -32,7 +32,7 @@ prebuilt_same_runtime() {
 
 # prebuilt_variant FILE...: -DSTEPGEN_PREBUILT_MPI when the program is an MPI program.
 prebuilt_variant() {
-  if grep -qs '#include "stepgen/ranks.hpp"' "$@"; then echo -DSTEPGEN_PREBUILT_MPI; fi
+  if grep -qs '#include "stepgen/exec/ranks.hpp"' "$@"; then echo -DSTEPGEN_PREBUILT_MPI; fi
 }
 
 # prebuilt_build KIND COMPILE_ARGS...: builds (once, under a lock) the shared build for a

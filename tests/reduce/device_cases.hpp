@@ -21,8 +21,8 @@
 #include <type_traits>
 #include <vector>
 
-#include "stepgen/box.hpp"
-#include "stepgen/reduce.hpp"
+#include "stepgen/description/reduce.hpp"
+#include "stepgen/plan/box.hpp"
 
 namespace reduce_cases {
 

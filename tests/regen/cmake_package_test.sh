@@ -15,7 +15,7 @@ run() { "$@" >"$work/last.log" 2>&1 || { fail "$* (exit $?)"; tail -30 "$work/la
 
 step "install"
 run cmake --install "$build" --prefix "$work/prefix" || exit 1
-for f in bin/stepgen include/stepgen/box.hpp share/stepgen/templates/opencl/host.cpp.mustache \
+for f in bin/stepgen include/stepgen/plan/box.hpp share/stepgen/templates/opencl/host.cpp.mustache \
   lib/cmake/stepgen/stepgenConfig.cmake lib/cmake/stepgen/stepgenConfigVersion.cmake; do
   [ -f "prefix/$f" ] && ok "installed $f" || fail "not installed: $f"
 done

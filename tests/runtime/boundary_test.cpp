@@ -1,6 +1,6 @@
 // Boundaries (boundary.hpp): the frame in the partition's ghost boxes, and each kind's mapping
 // of frame cells (corners included) composed from the grid's edge slabs.
-#include "stepgen/boundary.hpp"
+#include "stepgen/plan/boundary.hpp"
 
 #include <doctest/doctest.h>
 
@@ -8,8 +8,8 @@
 #include <cstring>
 #include <vector>
 
-#include "stepgen/exchange.hpp"
-#include "stepgen/partition.hpp"
+#include "stepgen/plan/exchange.hpp"
+#include "stepgen/plan/partition.hpp"
 
 using namespace stepgen::rt;
 

@@ -1,5 +1,5 @@
 // Region algebra: boxes, subtraction, coalescing, rect copies.
-#include "stepgen/box.hpp"
+#include "stepgen/plan/box.hpp"
 
 #include <doctest/doctest.h>
 

@@ -1,6 +1,6 @@
-// stepgen/calibration.hpp: the out-of-core model's figures as text. A program's report ends its
-// link lines with them (ooc::print_report), and `stepgen plan --calibration` reads them back.
-#include "stepgen/calibration.hpp"
+// stepgen/plan/calibration.hpp: the out-of-core model's figures as text. A program's report ends
+// its link lines with them (ooc::print_report), and `stepgen plan --calibration` reads them back.
+#include "stepgen/plan/calibration.hpp"
 
 #include <doctest/doctest.h>
 
@@ -9,7 +9,7 @@
 #include <fstream>
 #include <string>
 
-#include "stepgen/ooc.hpp"  // the report whose last line is a calibration
+#include "stepgen/exec/ooc.hpp"  // the report whose last line is a calibration
 
 using namespace stepgen::rt;
 

@@ -1,5 +1,5 @@
 // Out-of-core chunk plans: extended PACC's worked example and edge cases.
-#include "stepgen/chunk.hpp"
+#include "stepgen/plan/chunk.hpp"
 
 #include <doctest/doctest.h>
 

@@ -1,7 +1,7 @@
 // The environment's settings (env_settings.hpp): each STEPGEN_* variable parsed as its reader
 // in the engines did, from a given environment; the defaults with none set; what --verbose
 // prints.
-#include "stepgen/env_settings.hpp"
+#include "stepgen/exec/env_settings.hpp"
 
 #include <doctest/doctest.h>
 

@@ -16,8 +16,8 @@
 #include <cstring>
 #include <vector>
 
-#include "stepgen/box.hpp"
-#include "stepgen/init.hpp"
+#include "stepgen/description/init.hpp"
+#include "stepgen/plan/box.hpp"
 
 namespace init_cases {
 

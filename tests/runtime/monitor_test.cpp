@@ -1,7 +1,7 @@
-// Reductions, until and the monitor of a run (runtime/stepgen/monitor.hpp): the steps where a
+// Reductions, until and the monitor of a run (runtime/stepgen/exec/monitor.hpp): the steps where a
 // reduction is computed, partial reductions merged in any order, until tested where its
 // reductions are computed, the monitor's CSV; the out-of-core chooser keeps passes on them.
-#include "stepgen/monitor.hpp"
+#include "stepgen/exec/monitor.hpp"
 
 #include <doctest/doctest.h>
 #include <unistd.h>
@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "stepgen/ooc/model.hpp"
+#include "stepgen/plan/ooc/model.hpp"
 
 namespace rt = stepgen::rt;
 

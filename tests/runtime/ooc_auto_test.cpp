@@ -7,8 +7,8 @@
 #include <string>
 #include <thread>
 
-#include "stepgen/calibration.hpp"
-#include "stepgen/ooc.hpp"
+#include "stepgen/exec/ooc.hpp"
+#include "stepgen/plan/calibration.hpp"
 
 using namespace stepgen::rt;
 

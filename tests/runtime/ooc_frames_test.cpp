@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "stepgen/ooc/frames.hpp"
-#include "stepgen/ooc/model.hpp"
+#include "stepgen/exec/ooc/frames.hpp"
+#include "stepgen/plan/ooc/model.hpp"
 
 using namespace stepgen::rt;
 

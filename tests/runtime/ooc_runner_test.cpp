@@ -1,4 +1,4 @@
-// The out-of-core runner (rt::ooc::Runner, stepgen/ooc/runner.hpp) on a backend that runs on
+// The out-of-core runner (rt::ooc::Runner, stepgen/exec/ooc/runner.hpp) on a backend that runs on
 // the CPU: buffers in host memory, every copy done when it is issued. The OpenCL and CUDA
 // runners are this runner over their own operations, so what holds here (the results equal a
 // run over the whole grid, the pass-boundary exchange of a rank's share comes after its stores
@@ -17,7 +17,7 @@
 #include <utility>
 #include <vector>
 
-#include "stepgen/ooc.hpp"
+#include "stepgen/exec/ooc.hpp"
 
 using namespace stepgen::rt;
 

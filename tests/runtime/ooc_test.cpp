@@ -1,6 +1,6 @@
 // Out-of-core schedules: chunk boxes, errors, the pipeline's ordering (every hazard ruled out
 // by events), the model's choice and the option parser.
-#include "stepgen/ooc.hpp"
+#include "stepgen/exec/ooc.hpp"
 
 #include <doctest/doctest.h>
 

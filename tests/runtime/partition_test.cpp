@@ -1,9 +1,9 @@
 // Partitioners: STEPOCL's worked example, the min-exchange grid, weights and error messages.
-#include "stepgen/partition.hpp"
+#include "stepgen/plan/partition.hpp"
 
 #include <doctest/doctest.h>
 
-#include "stepgen/exchange.hpp"
+#include "stepgen/plan/exchange.hpp"
 
 using namespace stepgen::rt;
 

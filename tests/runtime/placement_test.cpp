@@ -1,6 +1,6 @@
 // Parts on devices (--parts, placement.hpp): how many parts each device holds, the part weights
 // the partitioner gets, and which device each part of a real partition is placed on.
-#include "stepgen/placement.hpp"
+#include "stepgen/plan/placement.hpp"
 
 #include <doctest/doctest.h>
 

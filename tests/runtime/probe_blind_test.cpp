@@ -1,9 +1,9 @@
-// The kernel probe (runtime/stepgen/probe.hpp) on kernels it could not see into with its first
+// The kernel probe (runtime/stepgen/exec/probe.hpp) on kernels it could not see into with its first
 // values alone, written as host C++: a solid mask marking every probe cell solid, a wavefront
 // writing one hyperplane a step, a line recurrence, a kernel that writes no cell.
 #include <doctest/doctest.h>
 
-#include "stepgen/probe.hpp"
+#include "stepgen/exec/probe.hpp"
 
 using namespace stepgen::rt;
 

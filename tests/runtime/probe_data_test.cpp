@@ -1,7 +1,7 @@
-// The kernel probe on the program's initial data (runtime/stepgen/probe_data.hpp), with kernels
-// written as host C++: a read taken only where a mask from a file is 9 (the probe's integers are
-// 0 and 1..7), one taken only where a floating array exceeds the probe's values.
-#include "stepgen/probe_data.hpp"
+// The kernel probe on the program's initial data (runtime/stepgen/exec/probe_data.hpp), with
+// kernels written as host C++: a read taken only where a mask from a file is 9 (the probe's
+// integers are 0 and 1..7), one taken only where a floating array exceeds the probe's values.
+#include "stepgen/exec/probe_data.hpp"
 
 #include <doctest/doctest.h>
 

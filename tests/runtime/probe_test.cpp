@@ -1,12 +1,12 @@
-// The kernel probe (runtime/stepgen/probe.hpp) on kernels written as host C++: the rim a kernel
-// leaves, the offsets it reads against its declared halo, view rules and widened margins.
-#include "stepgen/probe.hpp"
+// The kernel probe (runtime/stepgen/exec/probe.hpp) on kernels written as host C++: the rim a
+// kernel leaves, the offsets it reads against its declared halo, view rules and widened margins.
+#include "stepgen/exec/probe.hpp"
 
 #include <doctest/doctest.h>
 
 #include <cstdio>
 
-#include "stepgen/exchange.hpp"
+#include "stepgen/plan/exchange.hpp"
 
 using namespace stepgen::rt;
 

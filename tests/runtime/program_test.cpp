@@ -1,7 +1,7 @@
 // The generated programs' command line and raw files (program.hpp, ooc.hpp's flags): numeric
 // flags in range or a UsageError naming the flag and the range; --load and --save targets
 // checked before the run; saves written atomically, every write checked.
-#include "stepgen/program.hpp"
+#include "stepgen/exec/program.hpp"
 
 #include <doctest/doctest.h>
 #include <fcntl.h>
@@ -17,9 +17,9 @@
 #include <string>
 #include <vector>
 
-#include "stepgen/init.hpp"
-#include "stepgen/main.hpp"
-#include "stepgen/ooc.hpp"
+#include "stepgen/description/init.hpp"
+#include "stepgen/exec/main.hpp"
+#include "stepgen/exec/ooc.hpp"
 
 using namespace stepgen::rt;
 

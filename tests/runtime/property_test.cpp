@@ -6,9 +6,9 @@
 #include <random>
 #include <set>
 
-#include "stepgen/chunk.hpp"
-#include "stepgen/exchange.hpp"
-#include "stepgen/partition.hpp"
+#include "stepgen/plan/chunk.hpp"
+#include "stepgen/plan/exchange.hpp"
+#include "stepgen/plan/partition.hpp"
 
 using namespace stepgen::rt;
 

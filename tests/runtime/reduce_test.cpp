@@ -1,6 +1,6 @@
-// Exact, split-independent reductions (runtime/stepgen/reduce.hpp): the sum is Python's
+// Exact, split-independent reductions (runtime/stepgen/description/reduce.hpp): the sum is Python's
 // math.fsum of the same values, bit for bit, whatever the order and the split.
-#include "stepgen/reduce.hpp"
+#include "stepgen/description/reduce.hpp"
 
 #include <doctest/doctest.h>
 

@@ -1,7 +1,7 @@
-// Receivers' tables and trace files (runtime/include/stepgen/traces.hpp): which steps are
+// Receivers' tables and trace files (runtime/include/stepgen/exec/traces.hpp): which steps are
 // sampled, the CSV text (header, step index, digits that read back the same bits), a hole is
 // an error, the atomic write; sources' addition in the array's type.
-#include "stepgen/traces.hpp"
+#include "stepgen/exec/traces.hpp"
 
 #include <doctest/doctest.h>
 #include <unistd.h>

@@ -1,7 +1,7 @@
 // Launch shapes given at run time (tune.hpp: --local, STEPGEN_LOCAL): parsed per kernel, only
 // for kernels whose spec says <local size="auto"/>, every bad entry a UsageError naming the
 // source, the entry and the cause.
-#include "stepgen/tune.hpp"
+#include "stepgen/exec/tune.hpp"
 
 #include <doctest/doctest.h>
 

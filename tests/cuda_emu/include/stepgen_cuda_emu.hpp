@@ -1,7 +1,7 @@
 #pragma once
 /// \file
 /// A CPU emulation of the part of the CUDA runtime API that stepgen's generated CUDA programs
-/// use (runtime/include/stepgen/cuda.hpp, ooc_cuda.hpp, mpi_cuda.hpp and the templates under
+/// use (runtime/include/stepgen/exec/cuda.hpp, ooc_cuda.hpp, mpi_cuda.hpp and the templates under
 /// templates/cuda/), so that CI, which has no GPU and need not have the CUDA toolkit, builds and
 /// runs those programs and compares them bit for bit with the serial references. A test
 /// harness, not a backend: tests/cuda_emu/build.sh compiles a generated NAME.cu as C++ with
@@ -767,7 +767,7 @@ Launch<P...> launch(void (*kernel)(P...), const char* name, dim3 grid, dim3 bloc
 }  // namespace stepgen_cuda_emu
 
 /// kernel<<<grid, block, 0, stream>>>(args...) is STEPGEN_LAUNCH(kernel, grid, block,
-/// stream)(args...) (runtime/include/stepgen/cuda.hpp defines it with <<<>>> under nvcc).
+/// stream)(args...) (runtime/include/stepgen/exec/cuda.hpp defines it with <<<>>> under nvcc).
 #define STEPGEN_LAUNCH(kernel, grid, block, stream) \
   ::stepgen_cuda_emu::launch(kernel, #kernel, grid, block, 0, stream)
 
