@@ -8,17 +8,17 @@
 #include <optional>
 #include <sstream>
 
+#include "checks/probe_check.hpp"
+#include "checks/signature.hpp"
 #include "cli/dump.hpp"
 #include "diag/diagnostics.hpp"
 #include "emit/emitter.hpp"
 #include "emit/provenance.hpp"
 #include "emit/regenerate.hpp"
 #include "model/model.hpp"
-#include "model/plan.hpp"
-#include "model/plan_print.hpp"
-#include "model/probe_check.hpp"
-#include "model/program_plan.hpp"
-#include "model/signature.hpp"
+#include "plan/plan.hpp"
+#include "plan/plan_print.hpp"
+#include "plan/program_plan.hpp"
 #include "spec/reader.hpp"
 #include "spec/schema.hpp"
 
@@ -47,7 +47,7 @@ std::optional<model::Model> load(const std::string& path, std::ostream& err,
   if (std::optional<spec::SpecTree> tree = spec::read_spec(path, diags.source(), diags))
     model = model::build_model(*tree, diags);
   if (model && signatures && !diags.has_errors()) signatures->check(*model, diags);
-  // --probe: the kernels run once on PoCL (model/probe_check.hpp), notes on `probe_notes`.
+  // --probe: the kernels run once on PoCL (checks/probe_check.hpp), notes on `probe_notes`.
   if (model && probe_notes && !diags.has_errors()) model::probe_check(*model, diags, *probe_notes);
   diags.print(err);
   if (diags.has_errors()) return std::nullopt;

@@ -5,8 +5,8 @@
 
 #include "cli/driver.hpp"
 #include "emit/emitter.hpp"
-#include "model/dump.hpp"
-#include "model/plan.hpp"
+#include "plan/dump.hpp"
+#include "plan/plan.hpp"
 #include "spec/reader.hpp"
 #include "spec/spec_dump.hpp"
 

@@ -9,7 +9,7 @@
 #include "emit/output.hpp"
 #include "emit/render.hpp"
 #include "model/model.hpp"
-#include "model/program_plan.hpp"
+#include "plan/program_plan.hpp"
 
 namespace stepgen::emit {
 

@@ -3,7 +3,7 @@
 /// The view model every backend's templates share: the problem (constants, grid, arrays and
 /// their halos, initial values, the partition request), the kernels' argument bindings and the
 /// time-loop body, each as ready-to-print C++ strings. Backends add their own keys on top.
-/// Facts about the program come from the program plan (model/program_plan.hpp), never from
+/// Facts about the program come from the program plan (plan/program_plan.hpp), never from
 /// the Model again.
 
 #include <functional>
@@ -14,7 +14,7 @@
 #include "emit/output.hpp"
 #include "emit/render.hpp"
 #include "model/model.hpp"
-#include "model/program_plan.hpp"
+#include "plan/program_plan.hpp"
 
 namespace stepgen::emit {
 

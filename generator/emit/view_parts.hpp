@@ -6,7 +6,7 @@
 #include "emit/render.hpp"
 #include "emit/view.hpp"
 #include "model/model.hpp"
-#include "model/program_plan.hpp"
+#include "plan/program_plan.hpp"
 
 namespace stepgen::emit::view_parts {
 

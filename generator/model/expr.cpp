@@ -7,7 +7,7 @@
 #include <cstdlib>
 #include <limits>
 
-#include "model/validate_util.hpp"
+#include "checks/validate_util.hpp"
 
 namespace stepgen::model {
 

@@ -7,8 +7,8 @@
 #include <cstdlib>
 #include <limits>
 
+#include "checks/validate_util.hpp"
 #include "model/expr.hpp"
-#include "model/validate_util.hpp"
 namespace stepgen::model {
 
 namespace {

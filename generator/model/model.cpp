@@ -7,8 +7,8 @@
 #include <filesystem>
 #include <limits>
 
-#include "model/validate.hpp"
-#include "model/validate_util.hpp"
+#include "checks/validate.hpp"
+#include "checks/validate_util.hpp"
 
 namespace stepgen::model {
 

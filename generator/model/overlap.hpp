@@ -7,7 +7,7 @@
 /// part of its work-items (OpenCL: global_work_offset), so both need the kernel to learn its
 /// buffer's extent from its arguments, and the second one work-item per cell. These are facts
 /// of one kernel; whether a launch overlaps its exchange is decided once, from them, by the
-/// program plan (model/program_plan.hpp).
+/// program plan (plan/program_plan.hpp).
 
 #include <cstdint>
 #include <string>
@@ -38,7 +38,7 @@ bool one_item_per_cell(const Model& m, const Kernel& k);
 /// its array through float4 pointers, one work-item per 4 cells), else 1. A rounded-up
 /// division, (extent(X, d) + c - 1) / c, is not one: such a kernel guards its partial group.
 /// Such a kernel assumes its buffer's extent there is a multiple of c, as the grid's is: the
-/// parts must be cut at multiples of c (model/plan.hpp: granule), and no slab of any other
+/// parts must be cut at multiples of c (plan/plan.hpp: granule), and no slab of any other
 /// plane count may be cut along the slowest dimension (view_obstacle).
 std::int64_t cells_per_item(const Model& m, const Kernel& k, int d);
 

@@ -195,7 +195,7 @@ def generate(seed, wide_rims=False, feature_spec=None):
             k.args.append(Arg(n, "readwrite" if n == acc else "write", [0] * dims, [0] * dims))
         rng.shuffle(k.args)
 
-    # Halo bookkeeping, as the planner does it (generator/model/plan.cpp).
+    # Halo bookkeeping, as the planner does it (generator/plan/plan.cpp).
     def launch_shrink(k):
         lo = [max([a.lo[d] for a in k.args if a.access != "write"] + [0]) for d in range(dims)]
         hi = [max([a.hi[d] for a in k.args if a.access != "write"] + [0]) for d in range(dims)]

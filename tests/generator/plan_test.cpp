@@ -1,13 +1,13 @@
 // model/plan: the rules that turn a Model into a partition, exchanges and chunk plans, and the
 // three reports. Models are built by hand so these tests do not depend on the spec readers.
-#include "model/plan.hpp"
+#include "plan/plan.hpp"
 
 #include <doctest/doctest.h>
 
 #include <string>
 
-#include "model/plan_print.hpp"
-#include "model/program_plan.hpp"
+#include "plan/plan_print.hpp"
+#include "plan/program_plan.hpp"
 
 using namespace stepgen;
 using namespace stepgen::model;

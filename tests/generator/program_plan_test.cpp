@@ -1,14 +1,14 @@
 // model/program_plan: the facts computed once from the Model and the backend's capabilities
 // (groups, results, exchanges, halos, views, the overlap rule, the time-loop actions). Models are
 // built by hand so these tests do not depend on the spec readers.
-#include "model/program_plan.hpp"
+#include "plan/program_plan.hpp"
 
 #include <doctest/doctest.h>
 
 #include <algorithm>
 #include <string>
 
-#include "model/plan.hpp"
+#include "plan/plan.hpp"
 
 using namespace stepgen;
 using namespace stepgen::model;

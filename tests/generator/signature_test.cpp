@@ -1,7 +1,7 @@
 // Kernel signatures: the comparison with the spec's arguments on signatures built by hand, and the
 // two readers (PoCL's clGetKernelArgInfo, libclang) on small sources. tests/errors/sig_* covers
 // the whole check through `stepgen check`.
-#include "model/signature.hpp"
+#include "checks/signature.hpp"
 
 #include <doctest/doctest.h>
 #include <unistd.h>

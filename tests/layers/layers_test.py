@@ -7,7 +7,7 @@
 
 and the generator (generator/) includes plan/ and description/ only: it plans a program with the
 code the program plans with, and never compiles the machinery that runs it. One file is the
-exception, by design: generator/model/probe_check.cpp, `stepgen check --probe`, runs the
+exception, by design: generator/checks/probe_check.cpp, `stepgen check --probe`, runs the
 programs' own kernel probe (exec/probe.hpp) on PoCL.
 Usage: layers_test.py SOURCE_DIR
 """
@@ -18,7 +18,7 @@ import sys
 root = pathlib.Path(sys.argv[1])
 runtime = root / "runtime/include/stepgen"
 include = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]', re.M)
-exceptions = {"generator/model/probe_check.cpp": {"stepgen/exec/probe.hpp"}}
+exceptions = {"generator/checks/probe_check.cpp": {"stepgen/exec/probe.hpp"}}
 failures = []
 
 

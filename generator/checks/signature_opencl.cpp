@@ -6,7 +6,7 @@
 #include <sstream>
 #include <string_view>
 
-#include "model/signature.hpp"
+#include "checks/signature.hpp"
 
 #ifdef STEPGEN_HAVE_OPENCL
 #ifndef CL_TARGET_OPENCL_VERSION
@@ -18,7 +18,7 @@
 
 #include <cstdio>
 
-#include "model/opencl_device.hpp"
+#include "checks/opencl_device.hpp"
 #endif
 
 namespace stepgen::model {

@@ -1,4 +1,4 @@
-#include "model/plan.hpp"
+#include "plan/plan.hpp"
 
 #include <algorithm>
 #include <cstdio>
@@ -10,7 +10,7 @@
 
 #include "model/groups.hpp"
 #include "model/overlap.hpp"
-#include "model/plan_format.hpp"
+#include "plan/plan_format.hpp"
 #include "stepgen/plan/ooc/choice.hpp"       // the chooser a program runs (not the runner)
 #include "stepgen/plan/ooc/frame_rules.hpp"  // frame_request
 
@@ -40,7 +40,7 @@ std::vector<double> resolved_weights(const Model& m, const PlanOptions& o) {
 }  // namespace
 
 // ---------------------------------------------------------------------------------------------
-// Rules: Model -> numbers (the program plan, model/program_plan.hpp, computes each once).
+// Rules: Model -> numbers (the program plan, plan/program_plan.hpp, computes each once).
 
 rt::Halo to_rt_halo(const Halo& h, int dims) {
   if (!h.points.empty()) {

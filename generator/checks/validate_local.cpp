@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "model/signature.hpp"
-#include "model/validate.hpp"
-#include "model/validate_util.hpp"
+#include "checks/signature.hpp"
+#include "checks/validate.hpp"
+#include "checks/validate_util.hpp"
 #include "spec/reader.hpp"
 
 namespace stepgen::model::detail {

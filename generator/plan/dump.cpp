@@ -1,5 +1,5 @@
-// `stepgen dump --stage model|plan` (model/dump.hpp).
-#include "model/dump.hpp"
+// `stepgen dump --stage model|plan` (plan/dump.hpp).
+#include "plan/dump.hpp"
 
 #include <sstream>
 

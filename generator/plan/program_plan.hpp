@@ -119,7 +119,7 @@ struct ProgramPlan {
   std::vector<Action> loop;         ///< the body's actions, then the deep-halo exchange if any
   int every = 1;                    ///< steps between exchanges
 
-  // The partition request's problem side (model/plan.hpp: partition_request adds the devices).
+  // The partition request's problem side (plan/plan.hpp: partition_request adds the devices).
   rt::Vec3 granule{1, 1, 1};
   /// Per dimension, where a kernel computes several cells per work-item: how that cuts it.
   std::array<std::string, 3> granule_why;

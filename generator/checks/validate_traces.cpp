@@ -13,9 +13,9 @@
 #include <set>
 #include <sstream>
 
+#include "checks/validate.hpp"
+#include "checks/validate_util.hpp"
 #include "model/groups.hpp"
-#include "model/validate.hpp"
-#include "model/validate_util.hpp"
 #include "spec/reader.hpp"
 
 namespace stepgen::model::detail {

@@ -8,8 +8,8 @@
 #include <cstdlib>
 #include <set>
 
-#include "model/validate.hpp"
-#include "model/validate_util.hpp"
+#include "checks/validate.hpp"
+#include "checks/validate_util.hpp"
 
 namespace stepgen::model::detail {
 

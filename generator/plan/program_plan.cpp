@@ -1,11 +1,11 @@
-#include "model/program_plan.hpp"
+#include "plan/program_plan.hpp"
 
 #include <algorithm>
 #include <set>
 
 #include "model/groups.hpp"
 #include "model/overlap.hpp"
-#include "model/plan.hpp"
+#include "plan/plan.hpp"
 
 namespace stepgen::model {
 

@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "model/model.hpp"
-#include "model/program_plan.hpp"
+#include "plan/program_plan.hpp"
 #include "stepgen/plan/calibration.hpp"
 #include "stepgen/plan/chunk.hpp"
 #include "stepgen/plan/exchange.hpp"

@@ -8,8 +8,8 @@
 #include <filesystem>
 #include <limits>
 
-#include "model/validate.hpp"
-#include "model/validate_util.hpp"
+#include "checks/validate.hpp"
+#include "checks/validate_util.hpp"
 #include "spec/reader.hpp"
 
 namespace stepgen::model::detail {

@@ -1,7 +1,7 @@
 // Kernel signatures against the spec's <arg>s: the comparison, and the checker that reads each
 // kernel source once and reports into the spec's diagnostics.
 
-#include "model/signature.hpp"
+#include "checks/signature.hpp"
 
 #include <algorithm>
 #include <filesystem>

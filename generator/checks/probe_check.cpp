@@ -1,6 +1,6 @@
-// `stepgen check --probe` (model/probe_check.hpp): each OpenCL kernel built on PoCL and run by
+// `stepgen check --probe` (checks/probe_check.hpp): each OpenCL kernel built on PoCL and run by
 // rt::probe_kernel over a small box, its arguments bound as the generated program binds them.
-#include "model/probe_check.hpp"
+#include "checks/probe_check.hpp"
 
 #include <algorithm>
 #include <cstdint>
@@ -12,12 +12,12 @@
 #include <sstream>
 
 #include "model/overlap.hpp"
-#include "model/plan.hpp"
+#include "plan/plan.hpp"
 #include "stepgen/description/init.hpp"
 #include "stepgen/exec/probe.hpp"
 
 #ifdef STEPGEN_HAVE_OPENCL
-#include "model/opencl_device.hpp"
+#include "checks/opencl_device.hpp"
 #endif
 
 namespace stepgen::model {

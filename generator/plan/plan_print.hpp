@@ -5,8 +5,8 @@
 
 #include <string>
 
-#include "model/plan.hpp"
-#include "model/program_plan.hpp"
+#include "plan/plan.hpp"
+#include "plan/program_plan.hpp"
 
 namespace stepgen::model {
 

@@ -1,6 +1,6 @@
-// The one OpenCL device of `stepgen check` (model/opencl_device.hpp).
+// The one OpenCL device of `stepgen check` (checks/opencl_device.hpp).
 #ifdef STEPGEN_HAVE_OPENCL
-#include "model/opencl_device.hpp"
+#include "checks/opencl_device.hpp"
 
 #include <vector>
 

@@ -7,9 +7,9 @@
 #include <cmath>
 #include <cstdlib>
 
+#include "checks/validate.hpp"
+#include "checks/validate_util.hpp"
 #include "model/groups.hpp"
-#include "model/validate.hpp"
-#include "model/validate_util.hpp"
 
 namespace stepgen::model::detail {
 

@@ -8,10 +8,10 @@
 #include <limits>
 #include <string>
 
+#include "checks/validate.hpp"
+#include "checks/validate_util.hpp"
 #include "model/groups.hpp"
 #include "model/overlap.hpp"
-#include "model/validate.hpp"
-#include "model/validate_util.hpp"
 
 namespace stepgen::model::detail {
 

@@ -5,9 +5,9 @@
 #include <tuple>
 #include <vector>
 
-#include "model/json_writer.hpp"
-#include "model/plan_format.hpp"
-#include "model/plan_print.hpp"
+#include "plan/json_writer.hpp"
+#include "plan/plan_format.hpp"
+#include "plan/plan_print.hpp"
 
 namespace stepgen::model {
 

@@ -6,9 +6,9 @@
 #include <filesystem>
 #include <set>
 
+#include "checks/validate.hpp"
+#include "checks/validate_util.hpp"
 #include "model/groups.hpp"
-#include "model/validate.hpp"
-#include "model/validate_util.hpp"
 
 namespace stepgen::model::detail {
 

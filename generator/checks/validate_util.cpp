@@ -1,4 +1,4 @@
-#include "model/validate_util.hpp"
+#include "checks/validate_util.hpp"
 
 #include <algorithm>
 #include <array>

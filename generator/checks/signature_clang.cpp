@@ -3,7 +3,7 @@
 // clang knows), function bodies skipped. Each __global__ function's parameters are read from
 // the AST with their canonical types, so typedefs (int64_t, a user's `real`) are resolved.
 
-#include "model/signature.hpp"
+#include "checks/signature.hpp"
 
 #ifdef STEPGEN_HAVE_LIBCLANG
 #include <clang-c/Index.h>

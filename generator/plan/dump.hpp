@@ -8,7 +8,7 @@
 #include <string>
 
 #include "model/model.hpp"
-#include "model/program_plan.hpp"
+#include "plan/program_plan.hpp"
 
 namespace stepgen::model {
 

@@ -2,7 +2,7 @@
 /// \file
 /// `stepgen check --probe`: the kernel probe of the generated programs
 /// (runtime/stepgen/exec/probe.hpp) run at check time, on the OpenCL kernels, on PoCL
-/// (model/opencl_device.hpp). A declared halo too small is an error at the kernel's element; one
+/// (checks/opencl_device.hpp). A declared halo too small is an error at the kernel's element; one
 /// wider than read, a warning; each kernel's measured rim is one line on `notes`.
 
 #include <ostream>

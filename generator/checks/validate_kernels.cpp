@@ -6,9 +6,9 @@
 #include <functional>
 #include <limits>
 
+#include "checks/validate.hpp"
+#include "checks/validate_util.hpp"
 #include "model/overlap.hpp"
-#include "model/validate.hpp"
-#include "model/validate_util.hpp"
 #include "spec/reader.hpp"
 
 namespace stepgen::model::detail {
