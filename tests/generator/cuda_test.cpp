@@ -207,7 +207,7 @@ TEST_CASE(
   const std::string& host = t.at("jacobi2d.cu");
   CHECK(has(host, "#include \"stepgen/exec/engine_mpi_cuda.hpp\""));
   CHECK(t.count("runtime/stepgen/exec/ranks.hpp") == 1);
-  CHECK(t.count("runtime/stepgen/mpi_main.hpp") == 0);  // one main program (main.hpp) for both
+  CHECK(t.count("runtime/stepgen/exec/mpi_main.hpp") == 0);  // one main program (main.hpp) for both
   // The runtime's main program runs the same time loop over the ranks' distribution (ranks.hpp)
   // on one rank's engine.
   CHECK(has(host, "using Run = rt::Ranks<Backend, cuda::MpiRank>;"));
