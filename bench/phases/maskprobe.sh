@@ -2,7 +2,7 @@
 # Phases `maskprobe-generate` and `maskprobe`: the kernel probe on kernels whose reads depend on
 # the values, on the GPU (CUDA), each with its right spec and a copy whose halo lacks the
 # points read only in the branch the probe's first values never take:
-#   - mask: bench/unseen/maskprobe/sw.xml, a user test's 2D shallow-water kernel; cells whose
+#   - mask: bench/unseen/maskprobe/sw.xml, a 2D shallow-water kernel written for one device; cells whose
 #     uchar mask is not 0 are copied, the others read their four neighbours of h, hu, hv. The
 #     copy's h lacks (0,-1) and (0,1). The probe fills integer arrays with 1..7, so it never took
 #     the sea branch and let that copy run, silently wrong on several devices; it now runs such

@@ -4,14 +4,14 @@
 #  - A float grid read through float4 pointers (global size extent(A, 0) / 4,
 #    tests/e2e/vector_items): nvcc must accept the launch (the array's pointer passed as
 #    const float4*), the parts are cut at multiples of 4 cells (4 MPI ranks with min-exchange
-#    cut x), out of core runs rows.xml and refuses line.xml (its slowest dimension is x). A
-#    user test had 11395 cells wrong on 4 devices with min-exchange, exit 0.
+#    cut x), out of core runs rows.xml and refuses line.xml (its slowest dimension is x): a part
+#    cut inside a float4 would leave cells wrong on 4 devices with min-exchange, exit 0.
 #  - A periodic wrap inside the kernel (tests/probe/wrap, (x + 1) % nx): the start-up probe
-#    refuses it (a user test: every mode but one device wrong, exit 0).
+#    refuses it (run, every mode but one device would be wrong, exit 0).
 #  - A template kernel and a float4 kernel in one program (tests/cuda_emu/forms): nvcc must
 #    compile the launches (jacobi<float>; the float4 parameter), with the emulation's bits.
 #  - The grid's size fixed in the kernel (tests/probe/fixed, #define NX 64): the probe's guard
-#    zone catches its writes past the buffer (a user test: a crash).
+#    zone catches its writes past the buffer (unchecked, they would crash the program).
 #
 #   bench/run.sh vecwrap-generate   HERE: the CUDA trees and the PoCL runs' arrays
 #   bench/run.sh vecwrap            ON THE GPU MACHINE: builds them, runs, compares with PoCL
