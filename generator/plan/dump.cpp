@@ -98,6 +98,11 @@ std::string init(const Model& m, const Init& i) {
   return "?";
 }
 
+const char* boundary_kind(Boundary::Kind k) {
+  static const char* const kNames[] = {"periodic", "value", "mirror", "copy"};
+  return kNames[static_cast<int>(k)];
+}
+
 const char* access(Access a) {
   return a == Access::kRead ? "read" : a == Access::kWrite ? "write" : "readwrite";
 }
@@ -161,9 +166,8 @@ void model_loop(std::ostream& o, const Model& m) {
 }
 
 void model_settings(std::ostream& o, const Model& m) {
-  static const char* const kBoundary[] = {"periodic", "value", "mirror", "copy"};
   for (const Boundary& b : m.boundaries) {
-    o << "boundary " << kBoundary[static_cast<int>(b.kind)]
+    o << "boundary " << boundary_kind(b.kind)
       << (b.kind == Boundary::Kind::kValue ? "(" + b.value + ")" : "") << ": " << names(m, b.arrays)
       << " in";
     for (int d = 0; d < 3; ++d)
@@ -272,11 +276,9 @@ std::string dump_plan(const ProgramPlan& p) {
                                                : "min-exchange")
     << "\n";
   if (!p.overlap_obstacle.empty()) o << "overlap: off (" << p.overlap_obstacle << ")\n";
-  static const char* const kBoundary[] = {"periodic", "value", "mirror", "copy"};
   for (const BoundaryPlan& b : p.boundaries)
     o << "frame " << m.arrays[static_cast<std::size_t>(b.array)].name << " "
-      << "xyz"[b.dim] << ": " << kBoundary[static_cast<int>(b.kind)]
-      << (b.implied ? " (implied)" : "") << "\n";
+      << "xyz"[b.dim] << ": " << boundary_kind(b.kind) << (b.implied ? " (implied)" : "") << "\n";
   return o.str();
 }
 

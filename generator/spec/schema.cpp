@@ -350,15 +350,20 @@ std::vector<std::string> xml_children(const std::string& parent) {
   return out;
 }
 
+std::vector<std::string> yaml_spellings(const Attribute& a) {
+  std::vector<std::string> out = {a.yaml};
+  for (const std::string& alias : a.aliases)
+    if (alias != a.yaml) out.push_back(alias);
+  if (a.yaml != a.name && underscored(a.name) == a.yaml) out.push_back(a.name);  // halo-lo
+  return out;
+}
+
 std::vector<std::string> yaml_keys(const Element& e) {
   std::vector<std::string> out;
   if (e.shape == Shape::kStep) out.push_back(e.yaml);
   for (const Attribute& a : e.attributes) {
     if (!in_yaml(a.form) || a.name == e.value_attribute) continue;
-    out.push_back(a.yaml);
-    for (const std::string& alias : a.aliases)
-      if (alias != a.yaml) out.push_back(alias);
-    if (a.yaml != a.name && underscored(a.name) == a.yaml) out.push_back(a.name);
+    for (const std::string& k : yaml_spellings(a)) out.push_back(k);
   }
   bool body = false;
   for (const Element* c : children(e.name)) {

@@ -91,6 +91,9 @@ std::vector<std::string> xml_attributes(const Element& e);
 /// The XML elements `parent` may hold.
 std::vector<std::string> xml_children(const std::string& parent);
 
+/// The YAML keys `a` may be written as: its key, then its other spellings (`halo_lo`, `halo-lo`).
+std::vector<std::string> yaml_spellings(const Attribute& a);
+
 /// The keys `e`'s YAML mapping accepts (attributes, aliases, children's keys, `body`; a step's
 /// own key first).
 std::vector<std::string> yaml_keys(const Element& e);

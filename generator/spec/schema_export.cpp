@@ -88,12 +88,8 @@ std::string json_object(const Element& e) {
   }
   for (const Attribute& a : e.attributes) {
     if (a.form == Form::kXml || a.name == e.value_attribute) continue;
-    std::vector<std::string> keys = {a.yaml};
-    for (const std::string& alias : a.aliases)
-      if (alias != a.yaml) keys.push_back(alias);
-    if (a.name != a.yaml && a.aliases.size() == 1 && a.aliases.front() == a.yaml)
-      keys.push_back(a.name);  // `halo-lo` beside `halo_lo`
-    for (const std::string& k : keys) props.push_back(json_string(k) + ": " + json_attribute(a));
+    for (const std::string& k : yaml_spellings(a))
+      props.push_back(json_string(k) + ": " + json_attribute(a));
     if (a.need == Need::kRequired) required.push_back(a.yaml);
   }
   bool body = false;
